@@ -1,0 +1,19 @@
+# Two stages: compile both binaries with Deno, then run them on a slim image as a non-root user.
+FROM denoland/deno:2.9.6 AS build
+WORKDIR /src
+COPY deno.json deno.lock ./
+RUN deno install --frozen
+COPY . .
+RUN deno task compile
+
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --home-dir /data app && mkdir -p /data && chown app /data
+COPY --from=build /src/bin/service /src/bin/runner /usr/local/bin/
+USER app
+WORKDIR /data
+ENV DATA_DIR=/data PORT=4000
+EXPOSE 4000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s CMD ["/usr/local/bin/service", "healthcheck"]
+# The agent runner: `docker run --entrypoint /usr/local/bin/runner ...`
+ENTRYPOINT ["/usr/local/bin/service"]
+CMD ["serve"]

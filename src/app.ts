@@ -1,0 +1,140 @@
+/**
+ * The composition root: builds the service from its dependencies and mounts the routes.
+ *
+ * Everything the service touches arrives in {@link Deps}, so a test builds the app with its own
+ * database, store, clock, logger and fakes.
+ */
+import type { Config } from "./config.ts";
+import type { Database } from "./platform/db.ts";
+import type { KvStore } from "./platform/kv.ts";
+import type { Logger } from "./platform/log.ts";
+import type { Clock } from "./platform/clock.ts";
+import type { ErrorTracker } from "./platform/errors.ts";
+import { type RequestStats, runWithRequestStats } from "./platform/request-context.ts";
+import { BodyTooLargeError, DEFAULT_BODY_LIMIT, readBoundedBody } from "./http/body.ts";
+import { createRouter, json, type Route } from "./http/router.ts";
+import type { RequestContext } from "./http/context.ts";
+import { writeRequestLog } from "./http/request-log.ts";
+import { healthResponse, type QueueFigures, upResponse } from "./http/health.ts";
+
+export interface Deps {
+  config: Config;
+  db: Database;
+  kv: KvStore;
+  log: Logger;
+  clock: Clock;
+  tracker: ErrorTracker;
+  /** Outbound HTTP (health probes, webhooks, delivery adapters). */
+  fetch: typeof fetch;
+}
+
+export interface App {
+  deps: Deps;
+  /** The `Deno.serve` handler. */
+  handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
+  /** Starts background work (job worker, scheduler). */
+  start(): Promise<void>;
+  /** Marks the instance as stopping (`/up` answers 503) and stops background work. */
+  stop(): Promise<void>;
+  readonly shuttingDown: boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function requestIdOf(req: Request): string {
+  const incoming = req.headers.get("x-request-id");
+  return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+const emptyQueue = (): Promise<QueueFigures> =>
+  Promise.resolve({ processed: 0, failed: 0, enqueued: 0, dead: 0, queues: [] });
+
+export function buildApp(deps: Deps): App {
+  let shuttingDown = false;
+  const routes: Route[] = [
+    { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
+    {
+      method: "GET",
+      path: "/health",
+      handler: () =>
+        healthResponse({
+          db: deps.db,
+          kv: deps.kv,
+          queueFigures: emptyQueue,
+          deadThreshold: deps.config.sidekiqDeadThreshold,
+          llmBaseUrl: deps.config.llmBaseUrl,
+          fetch: deps.fetch,
+          now: () => deps.clock.now(),
+        }),
+    },
+  ];
+  const router = createRouter(routes);
+
+  async function dispatch(req: Request, ctx: RequestContext): Promise<Response> {
+    // The limit applies to every route, known or not, before anything else reads the body.
+    if (req.body && req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      ctx.rawBody = await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+    }
+    const hit = router.match(req);
+    if (!hit) {
+      return router.hasPath(req)
+        ? json({ error: "method_not_allowed" }, 405)
+        : json({ error: "not_found", path: new URL(req.url).pathname }, 404);
+    }
+    ctx.params = hit.params;
+    return await hit.handler(req, ctx);
+  }
+
+  async function handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
+    const started = performance.now();
+    const url = new URL(req.url);
+    const stats: RequestStats = { requestId: requestIdOf(req), dbMs: 0, statements: 0 };
+    const ctx: RequestContext = {
+      requestId: stats.requestId,
+      params: {},
+      log: deps.log.child({ request_id: stats.requestId }),
+      stats,
+      rawBody: new Uint8Array(),
+      remoteAddr: info && "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined,
+      logParams: Object.fromEntries(url.searchParams),
+    };
+    let response: Response;
+    try {
+      response = await runWithRequestStats(stats, () => dispatch(req, ctx));
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) {
+        response = json({ error: "payload_too_large", limit_bytes: err.limit }, 413);
+      } else {
+        deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
+        response = json({ error: "internal_error", request_id: stats.requestId }, 500);
+      }
+    }
+    try {
+      response.headers.set("x-request-id", stats.requestId);
+    } catch {
+      // WebSocket upgrade responses have immutable headers.
+    }
+    writeRequestLog(deps.log, {
+      method: req.method,
+      path: url.pathname,
+      status: response.status,
+      durationMs: performance.now() - started,
+      stats,
+      params: ctx.logParams,
+    });
+    return response;
+  }
+
+  return {
+    deps,
+    handler,
+    async start() {},
+    async stop() {
+      shuttingDown = true;
+      await Promise.resolve();
+    },
+    get shuttingDown() {
+      return shuttingDown;
+    },
+  };
+}

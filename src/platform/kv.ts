@@ -1,0 +1,188 @@
+/**
+ * The key-value store: counters with expiry and publish/subscribe. Redis (`REDIS_URL`) when
+ * several instances share state, in-process memory otherwise. Both pass the same test suite.
+ *
+ * @example
+ * ```ts
+ * const kv = createMemoryKv();
+ * await kv.incr("hits", 60_000); // 1
+ * const stop = await kv.subscribe("news", (m) => console.log(m));
+ * await kv.publish("news", "hello");
+ * ```
+ */
+import { Redis } from "ioredis";
+import type { Logger } from "./log.ts";
+import { errorFields } from "./log.ts";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
+
+export type Unsubscribe = () => Promise<void>;
+
+export interface KvStore {
+  readonly mode: "redis" | "memory";
+  /** Adds 1 and returns the new value; a new counter expires after `ttlMs`. */
+  incr(key: string, ttlMs: number): Promise<number>;
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  del(key: string): Promise<void>;
+  publish(channel: string, message: string): Promise<void>;
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe>;
+  /** Throws when the store cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Key prefix in force (tests isolate themselves by prefix). */
+  readonly prefix: string;
+  /** The command connection, for libraries that take an ioredis client (Redis mode only). */
+  readonly redis?: Redis;
+}
+
+interface MemoryEntry {
+  value: string;
+  expiresAt?: number;
+}
+
+export function createMemoryKv(clock: Clock = systemClock): KvStore {
+  const data = new Map<string, MemoryEntry>();
+  const channels = new Map<string, Set<(message: string) => void>>();
+  const live = (key: string): MemoryEntry | undefined => {
+    const entry = data.get(key);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= clock.now().getTime()) {
+      data.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  return {
+    mode: "memory",
+    prefix: "",
+    incr(key, ttlMs) {
+      const entry = live(key);
+      if (!entry) {
+        data.set(key, { value: "1", expiresAt: clock.now().getTime() + ttlMs });
+        return Promise.resolve(1);
+      }
+      entry.value = String(Number(entry.value) + 1);
+      return Promise.resolve(Number(entry.value));
+    },
+    get: (key) => Promise.resolve(live(key)?.value ?? null),
+    set(key, value, ttlMs) {
+      data.set(key, {
+        value,
+        expiresAt: ttlMs === undefined ? undefined : clock.now().getTime() + ttlMs,
+      });
+      return Promise.resolve();
+    },
+    del(key) {
+      data.delete(key);
+      return Promise.resolve();
+    },
+    publish(channel, message) {
+      // Delivered on a later turn, as Redis would, so publishers never run subscriber code inline.
+      for (const handler of channels.get(channel) ?? []) queueMicrotask(() => handler(message));
+      return Promise.resolve();
+    },
+    subscribe(channel, onMessage) {
+      const set = channels.get(channel) ?? new Set();
+      set.add(onMessage);
+      channels.set(channel, set);
+      return Promise.resolve(() => {
+        set.delete(onMessage);
+        if (set.size === 0) channels.delete(channel);
+        return Promise.resolve();
+      });
+    },
+    ping: () => Promise.resolve(),
+    close() {
+      data.clear();
+      channels.clear();
+      return Promise.resolve();
+    },
+  };
+}
+
+export interface RedisKvOptions {
+  url: string;
+  log: Logger;
+  /** Prepended to every key and channel. */
+  prefix?: string;
+}
+
+export function createRedisKv(options: RedisKvOptions): KvStore {
+  const prefix = options.prefix ?? "";
+  let lastErrorLog = 0;
+  const onError = (err: unknown) => {
+    // ioredis retries on its own; one log line per 10 s keeps an outage readable.
+    if (Date.now() - lastErrorLog > 10_000) {
+      lastErrorLog = Date.now();
+      options.log.warn("redis connection error", errorFields(err));
+    }
+  };
+  const settings = {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (times: number) => Math.min(times * 200, 2000),
+  };
+  const redis = new Redis(options.url, settings);
+  const subscriber = new Redis(options.url, settings);
+  redis.on("error", onError);
+  subscriber.on("error", onError);
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  subscriber.on("message", (channel: string, message: string) => {
+    for (const handler of handlers.get(channel) ?? []) handler(message);
+  });
+  return {
+    mode: "redis",
+    prefix,
+    redis,
+    async incr(key, ttlMs) {
+      const k = prefix + key;
+      const [[incrErr, value]] = (await redis.multi().incr(k).pexpire(k, ttlMs, "NX").exec())!;
+      if (incrErr) throw incrErr;
+      return Number(value);
+    },
+    get: (key) => redis.get(prefix + key),
+    async set(key, value, ttlMs) {
+      if (ttlMs === undefined) await redis.set(prefix + key, value);
+      else await redis.set(prefix + key, value, "PX", ttlMs);
+    },
+    async del(key) {
+      await redis.del(prefix + key);
+    },
+    async publish(channel, message) {
+      await redis.publish(prefix + channel, message);
+    },
+    async subscribe(channel, onMessage) {
+      const full = prefix + channel;
+      let set = handlers.get(full);
+      if (!set) {
+        set = new Set();
+        handlers.set(full, set);
+        await subscriber.subscribe(full);
+      }
+      set.add(onMessage);
+      return async () => {
+        set!.delete(onMessage);
+        if (set!.size === 0 && handlers.get(full) === set) {
+          handlers.delete(full);
+          await subscriber.unsubscribe(full);
+        }
+      };
+    },
+    async ping() {
+      await redis.ping();
+    },
+    async close() {
+      redis.disconnect();
+      subscriber.disconnect();
+      await Promise.resolve();
+    },
+  };
+}
+
+export function openKv(
+  options: { redisUrl?: string; log: Logger; clock?: Clock; prefix?: string },
+): KvStore {
+  return options.redisUrl
+    ? createRedisKv({ url: options.redisUrl, log: options.log, prefix: options.prefix })
+    : createMemoryKv(options.clock);
+}

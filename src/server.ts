@@ -1,0 +1,104 @@
+/**
+ * Starting and stopping the service process: configuration, database, migrations, store,
+ * the HTTP server, and a graceful shutdown on SIGTERM/SIGINT.
+ */
+import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { createLogger, errorFields, type Logger } from "./platform/log.ts";
+import { createErrorTracker } from "./platform/errors.ts";
+import { openDatabase } from "./platform/db.ts";
+import { migrate } from "./platform/migrate.ts";
+import { openKv } from "./platform/kv.ts";
+import { systemClock } from "./platform/clock.ts";
+import { buildApp } from "./app.ts";
+
+/** Parses the environment, or prints one line naming the bad variable and exits with 2. */
+export function loadConfigOrExit(env = Deno.env.toObject()): Config {
+  try {
+    return parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      Deno.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function withDatabase<T>(
+  config: Config,
+  log: Logger,
+  fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>,
+) {
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    log,
+  });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+export async function runMigrations(config: Config): Promise<void> {
+  const log = createLogger({ level: config.logLevel });
+  await withDatabase(config, log, async (db) => {
+    const applied = await migrate(db.sql, log);
+    log.info("migrations done", { applied: applied.length });
+  });
+}
+
+export async function serve(config: Config): Promise<void> {
+  const log = createLogger({ level: config.logLevel });
+  const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    tracker.captureError(event.reason, { source: "unhandledrejection" });
+  });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    log,
+  });
+  await migrate(db.sql, log);
+  const kv = openKv({ redisUrl: config.redisUrl, log });
+  const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    onListen: ({ port, hostname }) =>
+      log.info("listening", {
+        port,
+        hostname,
+        database: db.mode,
+        kv: kv.mode,
+      }),
+  }, app.handler);
+  await app.start();
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    const deadline = new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs));
+    await app.stop();
+    const drained = await Promise.race([server.shutdown().then(() => true), deadline]);
+    if (!drained) log.warn("in-flight requests did not finish in time", {});
+    try {
+      await kv.close();
+      await db.close();
+      await tracker.flush();
+    } catch (err) {
+      log.error("error while closing", errorFields(err));
+    }
+    log.info("stopped", {});
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+  await server.finished;
+}

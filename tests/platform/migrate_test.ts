@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { loadMigrations, migrate, MigrationChecksumError } from "../../src/platform/migrate.ts";
+import { createLogger } from "../../src/platform/log.ts";
+import { createTestDatabase, DB_MODE, secondPool } from "../support/db.ts";
+
+const log = createLogger({ level: "error" });
+
+async function folder(files: Record<string, string>): Promise<string> {
+  const dir = await Deno.makeTempDir();
+  for (const [name, text] of Object.entries(files)) {
+    await Deno.writeTextFile(`${dir}/${name}`, text);
+  }
+  return dir + "/";
+}
+
+Deno.test("migrate: applies in order, records checksums, skips applied ones", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  try {
+    const dir = await folder({
+      "0002_second.sql": "alter table a add column b int;",
+      "0001_first.sql": "create table a (id int);",
+      "README.md": "not a migration",
+    });
+    const migrations = await loadMigrations(dir);
+    assert.deepEqual(migrations.map((m) => m.version), ["0001", "0002"]);
+    assert.deepEqual(await migrate(db.sql, log, migrations), ["0001", "0002"]);
+    assert.deepEqual(await migrate(db.sql, log, migrations), []);
+    const rows = await db
+      .sql`select version, name, checksum from schema_migrations order by version`;
+    assert.deepEqual(rows.map((r) => r.name), ["first", "second"]);
+    assert.match(rows[0].checksum, /^[0-9a-f]{64}$/);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("migrate: a changed, already-applied file is refused and nothing else runs", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  try {
+    await migrate(
+      db.sql,
+      log,
+      await loadMigrations(await folder({ "0001_a.sql": "create table a (id int);" })),
+    );
+    const changed = await loadMigrations(
+      await folder({
+        "0001_a.sql": "create table a (id bigint);",
+        "0002_b.sql": "create table b (id int);",
+      }),
+    );
+    await assert.rejects(() => migrate(db.sql, log, changed), (err: unknown) => {
+      assert.ok(err instanceof MigrationChecksumError);
+      assert.match(err.message, /0001_a\.sql was changed after it was applied/);
+      return true;
+    });
+    const [{ exists }] = await db.sql`select to_regclass('b') is not null as exists`;
+    assert.equal(exists, false);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("migrate: a failing migration leaves no trace", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  try {
+    const bad = await loadMigrations(
+      await folder({
+        "0001_ok.sql": "create table ok (id int);",
+        "0002_bad.sql": "create table broken (id nonsense_type);",
+      }),
+    );
+    await assert.rejects(() => migrate(db.sql, log, bad));
+    const [{ exists }] = await db.sql`select to_regclass('ok') is not null as exists`;
+    assert.equal(exists, false);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("migrate: concurrent start-ups apply each migration once", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  // Real PostgreSQL: separate pools, as two instances would have. Embedded: one process only.
+  const other = DB_MODE === "postgres" ? secondPool(db) : db.sql;
+  try {
+    const migrations = await loadMigrations(
+      await folder({
+        "0001_a.sql": "create table a (id int);",
+        "0002_b.sql": "insert into a values (1);",
+      }),
+    );
+    const results = await Promise.all([
+      migrate(db.sql, log, migrations),
+      migrate(other, log, migrations),
+      migrate(db.sql, log, migrations),
+    ]);
+    assert.deepEqual(results.flat().sort(), ["0001", "0002"]);
+    const [{ n }] = await db.sql`select count(*)::int as n from a`;
+    assert.equal(n, 1);
+  } finally {
+    if (other !== db.sql) await other.end();
+    await db.close();
+  }
+});
+
+Deno.test("migrate: the project's own migrations load with unique versions", async () => {
+  const migrations = await loadMigrations();
+  assert.ok(migrations.length >= 1);
+  assert.equal(new Set(migrations.map((m) => m.version)).size, migrations.length);
+});

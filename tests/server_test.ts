@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { createTestDatabase, TEST_DATABASE_URL } from "./support/db.ts";
+import { startProcess } from "./support/process.ts";
+import { startFakeServer } from "./support/http.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** The environment for a child service on the test's own database. */
+async function serviceEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  const dataDir = await Deno.makeTempDir();
+  if (!TEST_DATABASE_URL) {
+    return { env: { DATA_DIR: dataDir }, cleanup: () => Deno.remove(dataDir, { recursive: true }) };
+  }
+  const db = await createTestDatabase({ migrate: false });
+  const url = db.url;
+  await db.sql.end();
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: url },
+    cleanup: async () => {
+      await db.close().catch(() => {});
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("server: starts, serves /health, and on SIGTERM finishes in-flight requests and exits 0", async () => {
+  let releaseProbe = () => {};
+  const probeHeld = new Promise<void>((r) => (releaseProbe = r));
+  let probeArrived = () => {};
+  const arrived = new Promise<void>((r) => (probeArrived = r));
+  const llm = startFakeServer(async () => {
+    probeArrived();
+    await probeHeld;
+    return new Response("ok");
+  });
+  const { env, cleanup } = await serviceEnv();
+  const service = await startProcess(MAIN, { ...env, LLM_BASE_URL: llm.url });
+  try {
+    const listening = service.lines.find((l) => l.msg === "listening")!;
+    assert.equal(typeof listening.port, "number");
+    assert.notEqual(listening.port, 0);
+
+    const inFlight = fetch(`${service.url}/health`);
+    await arrived;
+    service.child.kill("SIGTERM");
+    await service.waitForLog("shutting down");
+    releaseProbe();
+    const res = await inFlight;
+    assert.equal(res.status, 200, "the request in flight at SIGTERM still completes");
+    assert.equal((await res.json()).status, "ok");
+    const code = await service.stop();
+    assert.equal(code, 0);
+    assert.ok(service.lines.some((l) => l.msg === "stopped"));
+  } finally {
+    releaseProbe();
+    await llm.close();
+    await cleanup();
+  }
+});

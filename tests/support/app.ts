@@ -1,0 +1,59 @@
+/**
+ * Builds the whole service in-process for a test, on the test's own database and store, and
+ * sends it requests without a network hop.
+ */
+import { type App, buildApp, type Deps } from "../../src/app.ts";
+import { parseConfig } from "../../src/config.ts";
+import { type Clock, ManualClock } from "../../src/platform/clock.ts";
+import { createErrorTracker } from "../../src/platform/errors.ts";
+import { memoryLogger } from "../../src/platform/log.ts";
+import type { KvStore } from "../../src/platform/kv.ts";
+import type { Database } from "../../src/platform/db.ts";
+import { createTestDatabase } from "./db.ts";
+import { createTestKv } from "./kv.ts";
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  db?: Database;
+  kv?: KvStore;
+}
+
+export interface TestApp {
+  app: App;
+  deps: Deps;
+  log: ReturnType<typeof memoryLogger>;
+  clock: Clock;
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const config = parseConfig({ DATA_DIR: "/nonexistent", LOG_LEVEL: "debug", ...options.env });
+  const log = memoryLogger();
+  const clock = options.clock ?? new ManualClock();
+  const db = options.db ?? await createTestDatabase();
+  const kv = options.kv ?? createTestKv(clock);
+  const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
+  const deps: Deps = { config, db, kv, log, clock, tracker, fetch: options.fetch ?? fetch };
+  const app = buildApp(deps);
+  return {
+    app,
+    deps,
+    log,
+    clock,
+    request: (path, init) => app.handler(new Request(new URL(path, "http://test.local"), init)),
+    async close() {
+      await app.stop();
+      await tracker.flush();
+      await kv.close();
+      await db.close();
+    },
+  };
+}
+
+/** Log entries whose `msg` equals `msg`. */
+export function logged(log: TestApp["log"], msg: string) {
+  return log.entries.filter((e) => e.msg === msg);
+}

@@ -1,0 +1,31 @@
+/** A key-value store of the test's own: Redis under a random prefix, or in-process memory. */
+import { createMemoryKv, createRedisKv, type KvStore } from "../../src/platform/kv.ts";
+import { createLogger } from "../../src/platform/log.ts";
+import type { Clock } from "../../src/platform/clock.ts";
+import { TEST_REDIS_URL } from "./db.ts";
+
+export function createTestKv(clock?: Clock): KvStore {
+  if (!TEST_REDIS_URL) return createMemoryKv(clock);
+  return createRedisKv({
+    url: TEST_REDIS_URL,
+    log: createLogger({ level: "error" }),
+    prefix: `test:${crypto.randomUUID()}:`,
+  });
+}
+
+/** Every implementation available in this run, for suites that must pass against each. */
+export function kvImplementations(): { name: string; make: (clock?: Clock) => KvStore }[] {
+  const list = [{ name: "memory", make: (clock?: Clock) => createMemoryKv(clock) }];
+  if (TEST_REDIS_URL) {
+    list.push({
+      name: "redis",
+      make: () =>
+        createRedisKv({
+          url: TEST_REDIS_URL!,
+          log: createLogger({ level: "error" }),
+          prefix: `test:${crypto.randomUUID()}:`,
+        }),
+    });
+  }
+  return list;
+}
