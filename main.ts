@@ -4,8 +4,11 @@
  * - `main.ts` or `main.ts serve`: start the service (default).
  * - `main.ts migrate`: apply pending migrations and exit.
  * - `main.ts healthcheck`: exit 0 when this host's `/up` answers 200 (container HEALTHCHECK).
+ * - `main.ts fallback-token --sub <sub> --ttl 1h`: mint a fallback admin token (spec 5.9).
  */
+import { parseArgs } from "node:util";
 import { loadConfigOrExit, runMigrations, serve } from "./src/server.ts";
+import { mintFallbackToken, parseTtl } from "./src/graphql/auth.ts";
 
 const [command = "serve"] = Deno.args;
 
@@ -24,7 +27,36 @@ switch (command) {
     Deno.exit(res?.status === 200 ? 0 : 1);
     break;
   }
+  case "fallback-token": {
+    const config = loadConfigOrExit();
+    const { values } = parseArgs({
+      args: Deno.args.slice(1),
+      options: { sub: { type: "string" }, ttl: { type: "string", default: "1h" } },
+    });
+    if (!config.fallbackAuthSecret) {
+      console.error("FALLBACK_AUTH_SECRET is not set: fallback authentication is disabled");
+      Deno.exit(2);
+    }
+    if (!values.sub) {
+      console.error("usage: main.ts fallback-token --sub <admin subject> [--ttl 1h] (at most 12h)");
+      Deno.exit(2);
+    }
+    if (!config.adminSubjects.includes(values.sub)) {
+      console.error(`warning: ${values.sub} is not in ADMIN_SUBJECTS; the service will refuse it`);
+    }
+    try {
+      console.log(
+        await mintFallbackToken(config.fallbackAuthSecret, values.sub, parseTtl(values.ttl!)),
+      );
+    } catch (err) {
+      console.error((err as Error).message);
+      Deno.exit(2);
+    }
+    break;
+  }
   default:
-    console.error(`unknown command: ${command} (expected serve, migrate or healthcheck)`);
+    console.error(
+      `unknown command: ${command} (expected serve, migrate, healthcheck or fallback-token)`,
+    );
     Deno.exit(2);
 }

@@ -16,6 +16,13 @@ import { createRouter, json, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
 import { writeRequestLog } from "./http/request-log.ts";
 import { healthResponse, type QueueFigures, upResponse } from "./http/health.ts";
+import { createTokenVerifier } from "./graphql/auth.ts";
+import type { Viewer } from "./graphql/context.ts";
+import type { GraphQLModule } from "./graphql/module.ts";
+import { createGraphQLServer, type GraphQLLimits, type GraphQLServer } from "./graphql/server.ts";
+import type { Plugin } from "graphql-yoga";
+import { ensureUser } from "./features/users/store.ts";
+import { usersModule } from "./features/users/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -28,8 +35,16 @@ export interface Deps {
   fetch: typeof fetch;
 }
 
+/** Extension points for tests (extra schema modules, plugins, limits). */
+export interface AppOptions {
+  extraModules?: GraphQLModule[];
+  graphqlPlugins?: Plugin[];
+  graphqlLimits?: Partial<GraphQLLimits>;
+}
+
 export interface App {
   deps: Deps;
+  graphql: GraphQLServer;
   /** The `Deno.serve` handler. */
   handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts background work (job worker, scheduler). */
@@ -49,8 +64,36 @@ function requestIdOf(req: Request): string {
 const emptyQueue = (): Promise<QueueFigures> =>
   Promise.resolve({ processed: 0, failed: 0, enqueued: 0, dead: 0, queues: [] });
 
-export function buildApp(deps: Deps): App {
+/** Verifies a session token, then finds or creates its user (spec 5.3). */
+function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
+  const verify = createTokenVerifier({ config: deps.config, clock: deps.clock, log: deps.log });
+  const admins = new Set(deps.config.adminSubjects);
+  return async (token) => {
+    const verified = await verify(token);
+    const { user, created } = await ensureUser(deps.db.sql, verified.subject, verified.claims);
+    return {
+      userId: user.id,
+      publicId: user.publicId,
+      subject: verified.subject,
+      isAdmin: admins.has(verified.subject),
+      fallback: verified.fallback,
+      firstSignIn: created,
+      timeZone: user.timeZone,
+      expiresAt: verified.expiresAt,
+    };
+  };
+}
+
+export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
+  const graphql = createGraphQLServer({
+    modules: [usersModule(deps), ...(options.extraModules ?? [])],
+    identify: createIdentify(deps),
+    tracker: deps.tracker,
+    log: deps.log,
+    limits: options.graphqlLimits,
+    plugins: options.graphqlPlugins,
+  });
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -67,6 +110,7 @@ export function buildApp(deps: Deps): App {
           now: () => deps.clock.now(),
         }),
     },
+    { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
   ];
   const router = createRouter(routes);
 
@@ -127,6 +171,7 @@ export function buildApp(deps: Deps): App {
 
   return {
     deps,
+    graphql,
     handler,
     async start() {},
     async stop() {

@@ -10,7 +10,10 @@ export class BodyTooLargeError extends Error {
 }
 
 /** Reads the whole body, refusing (before reading further) once it passes `limit` bytes. */
-export async function readBoundedBody(req: Request, limit: number): Promise<Uint8Array> {
+export async function readBoundedBody(
+  req: Request,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
   if (!req.body) return new Uint8Array();

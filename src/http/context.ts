@@ -9,7 +9,7 @@ export interface RequestContext {
   log: Logger;
   stats: RequestStats;
   /** The buffered request body (already bounded by the body limit); empty for GET. */
-  rawBody: Uint8Array;
+  rawBody: Uint8Array<ArrayBuffer>;
   remoteAddr?: string;
   /** What the request log shows as `params` (filtered before writing). */
   logParams: Record<string, unknown>;

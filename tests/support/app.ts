@@ -2,7 +2,8 @@
  * Builds the whole service in-process for a test, on the test's own database and store, and
  * sends it requests without a network hop.
  */
-import { type App, buildApp, type Deps } from "../../src/app.ts";
+import { type App, type AppOptions, buildApp, type Deps } from "../../src/app.ts";
+import { integerIdGuard } from "./id-guard.ts";
 import { parseConfig } from "../../src/config.ts";
 import { type Clock, ManualClock } from "../../src/platform/clock.ts";
 import { createErrorTracker } from "../../src/platform/errors.ts";
@@ -18,6 +19,7 @@ export interface TestAppOptions {
   fetch?: typeof fetch;
   db?: Database;
   kv?: KvStore;
+  app?: AppOptions;
 }
 
 export interface TestApp {
@@ -37,7 +39,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const kv = options.kv ?? createTestKv(clock);
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   const deps: Deps = { config, db, kv, log, clock, tracker, fetch: options.fetch ?? fetch };
-  const app = buildApp(deps);
+  const integerIds: string[] = [];
+  const app = buildApp(deps, {
+    ...options.app,
+    graphqlPlugins: [integerIdGuard(integerIds), ...(options.app?.graphqlPlugins ?? [])],
+  });
   return {
     app,
     deps,
@@ -49,6 +55,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await tracker.flush();
       await kv.close();
       await db.close();
+      if (integerIds.length) {
+        throw new Error(`integer-looking ids reached a client: ${integerIds.join("; ")}`);
+      }
     },
   };
 }

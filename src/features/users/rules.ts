@@ -1,0 +1,57 @@
+/** Pure rules about users: names from token claims, username and time-zone validation. */
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,30}$/;
+export const NAME_MAX = 50;
+
+type Claims = Record<string, unknown>;
+
+const text = (value: unknown): string | null =>
+  typeof value === "string" && value.trim() ? value.trim().slice(0, NAME_MAX) : null;
+
+/** First and last name from `given_name`/`family_name`, else `first_name`/`last_name`. */
+export function namesFromClaims(
+  claims: Claims,
+): { firstName: string | null; lastName: string | null } {
+  return {
+    firstName: text(claims.given_name) ?? text(claims.first_name),
+    lastName: text(claims.family_name) ?? text(claims.last_name),
+  };
+}
+
+/** The username a token suggests (`username`, else `preferred_username`), made valid; or null. */
+export function usernameFromClaims(claims: Claims): string | null {
+  for (const key of ["username", "preferred_username"]) {
+    const raw = claims[key];
+    if (typeof raw !== "string") continue;
+    const cleaned = raw.split("@")[0].replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 30);
+    if (USERNAME_PATTERN.test(cleaned)) return cleaned;
+  }
+  return null;
+}
+
+/** A generated username: `user_` and eight random base-36 characters. */
+export function generatedUsername(random: () => number = Math.random): string {
+  let suffix = "";
+  for (let i = 0; i < 8; i++) suffix += Math.floor(random() * 36).toString(36);
+  return `user_${suffix}`;
+}
+
+export function usernameError(username: string): string | null {
+  return USERNAME_PATTERN.test(username)
+    ? null
+    : "username must be 3 to 30 characters of letters, digits, '_', '.' or '-'";
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  if (!zone || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function nameError(field: string, value: string): string | null {
+  return value.length > NAME_MAX ? `${field} must be at most ${NAME_MAX} characters` : null;
+}

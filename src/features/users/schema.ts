@@ -1,0 +1,143 @@
+/** GraphQL for identity: `syncUser`, `me`, `updateMe`, `authzCheck`. */
+import type { Database } from "../../platform/db.ts";
+import type { GraphQLContext } from "../../graphql/context.ts";
+import { requireViewer } from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { byKeys } from "../../graphql/loaders.ts";
+import { isValidTimeZone, nameError, usernameError } from "./rules.ts";
+import { updateUser, type UserRow, usersByIds } from "./store.ts";
+
+export const PERMISSIONS = ["admin"] as const;
+
+const typeDefs = /* GraphQL */ `
+  "A person as other users see them."
+  type User {
+    id: ID!
+    username: String!
+    firstName: String
+    lastName: String
+  }
+
+  "The signed-in user."
+  type CurrentUser {
+    id: ID!
+    username: String!
+    firstName: String
+    lastName: String
+    "IANA time zone; a user's day boundaries follow it."
+    timeZone: String!
+    isSupporter: Boolean!
+    supporterTier: String
+    onboardingCompletedAt: String
+    createdAt: String!
+  }
+
+  type SyncUserPayload {
+    user: User
+    "True only on the user's very first authenticated request."
+    firstSignIn: Boolean!
+    errors: [String!]!
+  }
+
+  type UpdateMePayload {
+    user: CurrentUser
+    errors: [String!]!
+  }
+
+  extend type Query {
+    me: CurrentUser!
+    "Whether the current user holds a permission such as admin."
+    authzCheck(permission: String!): Boolean!
+  }
+
+  extend type Mutation {
+    syncUser: SyncUserPayload!
+    updateMe(firstName: String, lastName: String, username: String, timeZone: String): UpdateMePayload!
+  }
+`;
+
+/** Loads users by internal id through the request's DataLoader. */
+export function loadUser(ctx: GraphQLContext, sql: Database["sql"], id: string) {
+  return ctx.loader<string, UserRow | null>(
+    "userById",
+    async (ids) => byKeys(ids, await usersByIds(sql, ids), (u) => u.id),
+  ).load(id);
+}
+
+const iso = (d: Date | null) => d ? d.toISOString() : null;
+
+export const userResolvers = {
+  CurrentUser: {
+    id: (u: UserRow) => u.publicId,
+    isSupporter: (u: UserRow) => u.supporterTier !== null,
+    onboardingCompletedAt: (u: UserRow) => iso(u.onboardingCompletedAt),
+    createdAt: (u: UserRow) => u.createdAt.toISOString(),
+  },
+  User: { id: (u: UserRow) => u.publicId },
+};
+
+export function usersModule(deps: { db: Database }): GraphQLModule {
+  const sql = deps.db.sql;
+  const currentUser = async (ctx: GraphQLContext) => {
+    const viewer = requireViewer(ctx);
+    return (await loadUser(ctx, sql, viewer.userId))!;
+  };
+  return {
+    typeDefs,
+    resolvers: {
+      ...userResolvers,
+      Query: {
+        me: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),
+        authzCheck: (_: unknown, args: { permission: string }, ctx: GraphQLContext) => {
+          const viewer = requireViewer(ctx);
+          return args.permission === "admin" && viewer.isAdmin;
+        },
+      },
+      Mutation: {
+        syncUser: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
+          user: await currentUser(ctx),
+          firstSignIn: requireViewer(ctx).firstSignIn,
+          errors: [],
+        }),
+        updateMe: async (
+          _: unknown,
+          args: {
+            firstName?: string | null;
+            lastName?: string | null;
+            username?: string | null;
+            timeZone?: string | null;
+          },
+          ctx: GraphQLContext,
+        ) => {
+          const viewer = requireViewer(ctx);
+          const errors: string[] = [];
+          const firstName = args.firstName?.trim();
+          const lastName = args.lastName?.trim();
+          const username = args.username?.trim();
+          if (firstName) {
+            errors.push(...[nameError("firstName", firstName)].filter((e) => e !== null));
+          }
+          if (lastName) errors.push(...[nameError("lastName", lastName)].filter((e) => e !== null));
+          if (args.username !== undefined) {
+            const problem = username ? usernameError(username) : "username must not be empty";
+            if (problem) errors.push(problem);
+          }
+          if (args.timeZone !== undefined && !isValidTimeZone(args.timeZone ?? "")) {
+            errors.push(`timeZone must be an IANA time zone such as Europe/Berlin`);
+          }
+          if (errors.length) return { user: null, errors };
+          const result = await updateUser(sql, viewer.userId, {
+            firstName: args.firstName === undefined ? undefined : firstName || null,
+            lastName: args.lastName === undefined ? undefined : lastName || null,
+            username: username || undefined,
+            timeZone: args.timeZone ?? undefined,
+          });
+          if (result === "username_taken") {
+            return { user: null, errors: ["username is already taken"] };
+          }
+          return { user: result, errors: [] };
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/** SQL for users. */
+import type { Queryable } from "../../platform/db.ts";
+import { publicId } from "../../platform/ids.ts";
+import { generatedUsername, namesFromClaims, usernameFromClaims } from "./rules.ts";
+
+export interface UserRow {
+  id: string;
+  publicId: string;
+  subject: string;
+  username: string;
+  firstName: string | null;
+  lastName: string | null;
+  timeZone: string;
+  supporterTier: string | null;
+  onboardingCompletedAt: Date | null;
+  createdAt: Date;
+}
+
+const columns = (sql: Queryable) =>
+  sql`id, public_id as "publicId", subject, username, first_name as "firstName",
+      last_name as "lastName", time_zone as "timeZone", supporter_tier as "supporterTier",
+      onboarding_completed_at as "onboardingCompletedAt", created_at as "createdAt"`;
+
+export async function findUserBySubject(sql: Queryable, subject: string): Promise<UserRow | null> {
+  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where subject = ${subject}`;
+  return row ?? null;
+}
+
+export async function usersByIds(sql: Queryable, ids: readonly string[]): Promise<UserRow[]> {
+  return await sql<UserRow[]>`select ${columns(sql)} from users where id = any(${ids as string[]})`;
+}
+
+export async function userByPublicId(sql: Queryable, id: string): Promise<UserRow | null> {
+  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where public_id = ${id}`;
+  return row ?? null;
+}
+
+function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint_name?: string };
+  return e?.code === "23505" && (!constraint || e.constraint_name === constraint);
+}
+
+/**
+ * Finds the user of `subject`, creating it on first sight. Concurrent first requests create one
+ * user: the unique subject decides, and exactly one caller sees `created: true`.
+ */
+export async function ensureUser(
+  sql: Queryable,
+  subject: string,
+  claims: Record<string, unknown>,
+): Promise<{ user: UserRow; created: boolean }> {
+  const existing = await findUserBySubject(sql, subject);
+  if (existing) return { user: existing, created: false };
+  const { firstName, lastName } = namesFromClaims(claims);
+  let username = usernameFromClaims(claims) ?? generatedUsername();
+  for (let attempt = 0; attempt < 6; attempt++) {
+    try {
+      const [row] = await sql<UserRow[]>`
+        insert into users (public_id, subject, username, first_name, last_name)
+        values (${publicId()}, ${subject}, ${username}, ${firstName}, ${lastName})
+        on conflict (subject) do nothing
+        returning ${columns(sql)}`;
+      if (row) return { user: row, created: true };
+      return { user: (await findUserBySubject(sql, subject))!, created: false };
+    } catch (err) {
+      if (!isUniqueViolation(err, "users_username_key")) throw err;
+      username = attempt < 2
+        ? `${username.slice(0, 25)}_${generatedUsername().slice(5, 9)}`
+        : generatedUsername();
+    }
+  }
+  throw new Error("could not find a free username");
+}
+
+export interface UserPatch {
+  firstName?: string | null;
+  lastName?: string | null;
+  username?: string;
+  timeZone?: string;
+}
+
+/** Applies a patch; answers `username_taken` instead of throwing on a duplicate username. */
+export async function updateUser(
+  sql: Queryable,
+  userId: string,
+  patch: UserPatch,
+): Promise<UserRow | "username_taken"> {
+  try {
+    const [row] = await sql<UserRow[]>`
+      update users set
+        first_name = case when ${patch.firstName !== undefined} then ${
+      patch.firstName ?? null
+    } else first_name end,
+        last_name = case when ${patch.lastName !== undefined} then ${
+      patch.lastName ?? null
+    } else last_name end,
+        username = coalesce(${patch.username ?? null}, username),
+        time_zone = coalesce(${patch.timeZone ?? null}, time_zone),
+        updated_at = now()
+      where id = ${userId}
+      returning ${columns(sql)}`;
+    return row;
+  } catch (err) {
+    if (isUniqueViolation(err, "users_username_key")) return "username_taken";
+    throw err;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Session tokens (spec 5): the identity provider's RS256 JWT in the `SessionToken` header,
+ * verified against `AUTH_JWKS_URL` (keys cached; an unknown `kid` refetches, with a cooldown).
+ * Fallback tokens (spec 5.9): HS256 with `iss: "fallback"`, signed by `FALLBACK_AUTH_SECRET`,
+ * admin subjects only, at most 12 h, each use logged with `fallback_auth`.
+ */
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  type JWTPayload,
+  jwtVerify,
+  SignJWT,
+} from "jose";
+import type { Config } from "../config.ts";
+import type { Clock } from "../platform/clock.ts";
+import type { Logger } from "../platform/log.ts";
+
+export const SESSION_TOKEN_HEADER = "SessionToken";
+export const FALLBACK_ISSUER = "fallback";
+export const FALLBACK_MAX_TTL_SECONDS = 12 * 60 * 60;
+
+export interface VerifiedToken {
+  subject: string;
+  claims: JWTPayload & Record<string, unknown>;
+  fallback: boolean;
+  /** Seconds since the epoch; long-lived sockets end here. */
+  expiresAt?: number;
+}
+
+export class AuthError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AuthError";
+  }
+}
+
+export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
+
+export interface VerifierDeps {
+  config: Pick<
+    Config,
+    "authJwksUrl" | "authIssuer" | "authAudience" | "fallbackAuthSecret" | "adminSubjects"
+  >;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
+  const { config } = deps;
+  const jwks = config.authJwksUrl
+    ? createRemoteJWKSet(new URL(config.authJwksUrl), {
+      timeoutDuration: 3000,
+      cooldownDuration: 30_000,
+      cacheMaxAge: 10 * 60_000,
+    })
+    : undefined;
+  const fallbackKey = config.fallbackAuthSecret
+    ? new TextEncoder().encode(config.fallbackAuthSecret)
+    : undefined;
+
+  async function verifyFallback(token: string): Promise<VerifiedToken> {
+    if (!fallbackKey) throw new AuthError("fallback authentication is not enabled");
+    const { payload } = await jwtVerify(token, fallbackKey, {
+      algorithms: ["HS256"],
+      issuer: FALLBACK_ISSUER,
+      currentDate: deps.clock.now(),
+      requiredClaims: ["sub", "exp", "iat"],
+    }).catch((err) => {
+      throw new AuthError(`invalid fallback token: ${err.message}`);
+    });
+    if (payload.exp! - payload.iat! > FALLBACK_MAX_TTL_SECONDS) {
+      throw new AuthError("fallback token lifetime exceeds 12 hours");
+    }
+    if (!config.adminSubjects.includes(payload.sub!)) {
+      throw new AuthError("fallback tokens are for admin subjects only");
+    }
+    deps.log.warn("fallback authentication used", { fallback_auth: true, sub: payload.sub });
+    return { subject: payload.sub!, claims: payload, fallback: true, expiresAt: payload.exp };
+  }
+
+  async function verifyProvider(token: string): Promise<VerifiedToken> {
+    if (!jwks) throw new AuthError("no identity provider is configured");
+    const { payload } = await jwtVerify(token, jwks, {
+      algorithms: ["RS256"],
+      issuer: config.authIssuer,
+      audience: config.authAudience,
+      currentDate: deps.clock.now(),
+      requiredClaims: ["sub", "exp"],
+    }).catch((err) => {
+      throw new AuthError(`invalid session token: ${err.code ?? err.name}: ${err.message}`);
+    });
+    return { subject: payload.sub!, claims: payload, fallback: false, expiresAt: payload.exp };
+  }
+
+  return async (token) => {
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw new AuthError("session token is not a JWT");
+    }
+    if (header.alg === "HS256") return await verifyFallback(token);
+    if (header.alg !== "RS256") throw new AuthError(`unsupported token algorithm ${header.alg}`);
+    if (!header.kid) throw new AuthError("session token has no key id (kid)");
+    return await verifyProvider(token);
+  };
+}
+
+/** Parses `30m`, `1h`, `2d`-style lifetimes into seconds. */
+export function parseTtl(text: string): number {
+  const match = /^(\d+)\s*([smhd])$/.exec(text.trim());
+  if (!match) throw new Error(`invalid ttl ${JSON.stringify(text)} (use e.g. 30m or 1h)`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as "s" | "m" | "h" | "d"];
+  return Number(match[1]) * unit;
+}
+
+/** Mints a fallback token offline (operators only: `main.ts fallback-token`). */
+export async function mintFallbackToken(
+  secret: string,
+  subject: string,
+  ttlSeconds: number,
+  now = new Date(),
+): Promise<string> {
+  if (ttlSeconds <= 0 || ttlSeconds > FALLBACK_MAX_TTL_SECONDS) {
+    throw new Error("ttl must be between 1 second and 12 hours");
+  }
+  const iat = Math.floor(now.getTime() / 1000);
+  return await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(FALLBACK_ISSUER)
+    .setSubject(subject)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ttlSeconds)
+    .sign(new TextEncoder().encode(secret));
+}

@@ -1,0 +1,38 @@
+/** What every resolver receives: the request's viewer, its loaders, its id and logger. */
+import type DataLoader from "dataloader";
+import type { Logger } from "../platform/log.ts";
+import { forbidden, unauthenticated } from "./errors.ts";
+
+/** The authenticated caller. `userId` is the internal key and never leaves the service. */
+export interface Viewer {
+  userId: string;
+  publicId: string;
+  subject: string;
+  isAdmin: boolean;
+  fallback: boolean;
+  /** True on the user's very first authenticated request (spec 5.3). */
+  firstSignIn: boolean;
+  timeZone: string;
+  expiresAt?: number;
+}
+
+export type BatchLoad<K, V> = (keys: readonly K[]) => Promise<ArrayLike<V | Error>>;
+
+export interface GraphQLContext {
+  requestId: string;
+  log: Logger;
+  viewer: Viewer | null;
+  /** A DataLoader shared by every resolver of this request, created on first use per name. */
+  loader<K, V>(name: string, batch: BatchLoad<K, V>): DataLoader<K, V>;
+}
+
+export function requireViewer(ctx: GraphQLContext): Viewer {
+  if (!ctx.viewer) throw unauthenticated();
+  return ctx.viewer;
+}
+
+export function requireAdmin(ctx: GraphQLContext): Viewer {
+  const viewer = requireViewer(ctx);
+  if (!viewer.isAdmin) throw forbidden("admin permission required");
+  return viewer;
+}

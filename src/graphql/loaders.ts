@@ -1,0 +1,21 @@
+import DataLoader from "dataloader";
+import type { BatchLoad, GraphQLContext } from "./context.ts";
+
+/** A per-request loader registry: one DataLoader per name, so N lookups become one query. */
+export function createLoaderRegistry(): GraphQLContext["loader"] {
+  const loaders = new Map<string, DataLoader<unknown, unknown>>();
+  return <K, V>(name: string, batch: BatchLoad<K, V>) => {
+    let loader = loaders.get(name) as DataLoader<K, V> | undefined;
+    if (!loader) {
+      loader = new DataLoader<K, V>(batch, { maxBatchSize: 1000 });
+      loaders.set(name, loader as DataLoader<unknown, unknown>);
+    }
+    return loader;
+  };
+}
+
+/** Orders rows to match `keys`, as DataLoader requires (missing keys give `null`). */
+export function byKeys<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | null)[] {
+  const map = new Map(rows.map((row) => [keyOf(row), row]));
+  return keys.map((key) => map.get(key) ?? null);
+}
