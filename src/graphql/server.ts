@@ -105,9 +105,22 @@ function operationNames(): Plugin<GraphQLContext & ServerContext> {
 
 /**
  * Keeps errors we raised on purpose, masks everything else as INTERNAL (logged and reported once
- * with the request id), and gives validation failures (including armor's limits) BAD_USER_INPUT.
+ * with the request id), and gives request-level failures (parse, validation, armor's limits,
+ * batch size) BAD_USER_INPUT.
  */
 function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContext> {
+  // deno-lint-ignore no-explicit-any
+  const withCode = (error: any) =>
+    error?.extensions?.code && isCodedError(error) ? error : {
+      ...error,
+      message: error.message,
+      extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
+    };
+  // deno-lint-ignore no-explicit-any
+  const defaultCodes = (result: any) =>
+    result && Array.isArray(result.errors)
+      ? { ...result, errors: result.errors.map(withCode) }
+      : result;
   const mask = (result: ExecutionResult, ctx: ServerContext): ExecutionResult => {
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => {
@@ -132,19 +145,6 @@ function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContex
     return { ...result, errors };
   };
   return {
-    onValidate() {
-      return ({ result, setResult }) => {
-        if (result.length === 0) return;
-        setResult(result.map((e) =>
-          new GraphQLError(e.message, {
-            nodes: e.nodes,
-            source: e.source,
-            positions: e.positions,
-            extensions: { ...e.extensions, code: "BAD_USER_INPUT" },
-          })
-        ));
-      };
-    },
     onExecute({ args }) {
       return {
         onExecuteDone({ result, setResult }) {
@@ -152,6 +152,10 @@ function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContex
           setResult(mask(result, args.contextValue));
         },
       };
+    },
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result)) setResult(result.map(defaultCodes));
+      else if (!(Symbol.asyncIterator in result)) setResult(defaultCodes(result));
     },
     onSubscribe({ args }) {
       return {

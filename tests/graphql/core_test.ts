@@ -1,0 +1,316 @@
+import assert from "node:assert/strict";
+import { getNamedType, GraphQLObjectType, isObjectType } from "graphql";
+import { createTestApp, logged, type TestApp } from "../support/app.ts";
+import { dataOf, gql, gqlRaw } from "../support/graphql.ts";
+import { type IdentityProvider, startIdentityProvider } from "../support/identity.ts";
+import { startFakeServer } from "../support/http.ts";
+import { ManualClock } from "../../src/platform/clock.ts";
+import { type GraphQLContext, requireViewer } from "../../src/graphql/context.ts";
+import type { GraphQLModule } from "../../src/graphql/module.ts";
+import { loadUser } from "../../src/features/users/schema.ts";
+
+/** A module that exercises the core: deep types, a failing resolver, and N items with owners. */
+function probeModule(t: () => TestApp): GraphQLModule {
+  return {
+    typeDefs: `
+      type Node { value: Int! child: Node }
+      type Item { id: ID! owner: User! }
+      extend type Query {
+        node: Node!
+        broken: String
+        items(n: Int!): [Item!]!
+        ping: String!
+      }`,
+    resolvers: {
+      Node: { value: () => 1, child: () => ({}) },
+      Query: {
+        node: () => ({}),
+        broken: () => {
+          throw new Error("connection string postgres://secret@db leaked");
+        },
+        ping: () => "pong",
+        items: (_: unknown, args: { n: number }, ctx: GraphQLContext) =>
+          Array.from(
+            { length: args.n },
+            (_, i) => ({ id: `item-${i}`, ownerId: requireViewer(ctx).userId }),
+          ),
+      },
+      Item: {
+        owner: (item: { ownerId: string }, _: unknown, ctx: GraphQLContext) =>
+          loadUser(ctx, t().deps.db.sql, item.ownerId),
+      },
+    },
+    publicFields: ["node", "ping", "broken"],
+  };
+}
+
+async function setup(env: Record<string, string> = {}) {
+  const clock = new ManualClock();
+  const idp = await startIdentityProvider(clock);
+  const holder: { t?: TestApp } = {};
+  const t = await createTestApp({
+    clock,
+    env: { ...idp.env, ...env },
+    app: { extraModules: [probeModule(() => holder.t!)] },
+  });
+  holder.t = t;
+  return { t, idp, token: await idp.token({ sub: "user-1" }) };
+}
+
+async function teardown(ctx: { t: TestApp; idp: IdentityProvider }) {
+  await ctx.t.close();
+  await ctx.idp.close();
+}
+
+const deep = (levels: number) =>
+  `{ node { ${"child { ".repeat(levels)}value${" }".repeat(levels)} } }`;
+
+Deno.test("graphql: a JSON array is a batch answered in order; names are logged joined", async () => {
+  const ctx = await setup();
+  try {
+    const res = await gqlRaw(ctx.t, [
+      { query: "query First { ping }" },
+      { query: "{ a: ping }" },
+      { query: "query Third($x: Int!) { items(n: $x) { id } }", variables: { x: 1 } },
+    ], { token: ctx.token });
+    assert.equal(res.status, 200);
+    assert.ok(Array.isArray(res.body));
+    assert.deepEqual(res.body[0].data, { ping: "pong" });
+    assert.deepEqual(res.body[1].data, { a: "pong" });
+    assert.deepEqual(res.body[2].data, { items: [{ id: "item-0" }] });
+    const entry = logged(ctx.t.log, "request").at(-1)!;
+    assert.equal(entry.graphql_operation, "First,anonymous,Third");
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: batches over 10 operations are refused with a clear error", async () => {
+  const ctx = await setup();
+  try {
+    const res = await gqlRaw(ctx.t, Array.from({ length: 11 }, () => ({ query: "{ ping }" })));
+    assert.ok(res.status >= 400, `status ${res.status}`);
+    const message = JSON.stringify(res.body);
+    assert.match(message, /limited to 10/i);
+    const ok = await gqlRaw(ctx.t, Array.from({ length: 10 }, () => ({ query: "{ ping }" })));
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.length, 10);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: operation names reach the request log (named and anonymous)", async () => {
+  const ctx = await setup();
+  try {
+    await gql(ctx.t, "query Pinger { ping }");
+    await gql(ctx.t, "{ ping }");
+    const entries = logged(ctx.t.log, "request").slice(-2);
+    assert.deepEqual(entries.map((e) => e.graphql_operation), ["Pinger", "anonymous"]);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: depth over 12 is refused with BAD_USER_INPUT; 12 passes", async () => {
+  const ctx = await setup();
+  try {
+    assert.equal((await gql(ctx.t, deep(10))).status, 200);
+    const res = await gql(ctx.t, deep(13));
+    assert.equal(res.body.data, undefined);
+    assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    assert.match(res.body.errors[0].message, /depth/i);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: too many aliases are refused", async () => {
+  const ctx = await setup();
+  try {
+    const aliases = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `a${i}: ping`).join(" ")} }`;
+    assert.equal((await gql(ctx.t, aliases(15))).status, 200);
+    const res = await gql(ctx.t, aliases(16));
+    assert.match(res.body.errors[0].message, /alias/i);
+    assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: query cost above the limit is refused", async () => {
+  const ctx = await setup({});
+  try {
+    const fragments = Array.from(
+      { length: 15 },
+      (_, i) => `f${i}: node { ${"child { ".repeat(10)}value${" }".repeat(10)} }`,
+    );
+    const res = await gql(ctx.t, `{ ${fragments.join(" ")} }`);
+    assert.ok(res.body.errors?.length, JSON.stringify(res.body).slice(0, 200));
+    assert.ok(res.body.errors.some((e: { message: string }) => /cost/i.test(e.message)));
+    assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: too many tokens are refused", async () => {
+  const ctx = await setup();
+  try {
+    const res = await gql(ctx.t, `{ ${"__typename ".repeat(2100)} }`);
+    assert.ok(res.body.errors.some((e: { message: string }) => /token/i.test(e.message)));
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: bodies over 1 MiB answer 413", async () => {
+  const ctx = await setup();
+  try {
+    const res = await gqlRaw(ctx.t, {
+      query: "{ ping }",
+      variables: { pad: "x".repeat(1024 * 1024) },
+    });
+    assert.equal(res.status, 413);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: unexpected errors are masked as INTERNAL, logged with the request id and reported", async () => {
+  const receiver = startFakeServer(() => new Response("{}"));
+  const ctx = await setup({ ERROR_TRACKER_DSN: `http://key@127.0.0.1:${receiver.port}/1` });
+  try {
+    const res = await ctx.t.request("/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "req-broken" },
+      body: JSON.stringify({ query: "{ broken }" }),
+    });
+    const body = await res.json();
+    assert.equal(body.errors[0].message, "Unexpected error.");
+    assert.equal(body.errors[0].extensions.code, "INTERNAL");
+    assert.equal(body.errors[0].extensions.request_id, "req-broken");
+    assert.ok(!JSON.stringify(body).includes("secret"));
+    const logEntry = ctx.t.log.entries.find((e) =>
+      e.level === "error" && e.request_id === "req-broken"
+    );
+    assert.ok(logEntry, "logged with the request id");
+    await ctx.t.deps.tracker.flush();
+    assert.equal(receiver.requests.length, 1);
+    assert.match(receiver.requests[0].body, /leaked/);
+  } finally {
+    await teardown(ctx);
+    await receiver.close();
+  }
+});
+
+Deno.test("graphql: unknown fields are BAD_USER_INPUT without field suggestions", async () => {
+  const ctx = await setup();
+  try {
+    const res = await gql(ctx.t, "{ pin }");
+    assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    assert.ok(!/Did you mean/.test(res.body.errors[0].message));
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: a list of N items issues the same number of statements for any N", async () => {
+  const ctx = await setup();
+  try {
+    const count = async (n: number) => {
+      dataOf(
+        await gql(ctx.t, `{ items(n: ${n}) { id owner { id username } } }`, {}, {
+          token: ctx.token,
+        }),
+      );
+      return logged(ctx.t.log, "request").at(-1)!.statements as number;
+    };
+    await count(1); // the first request creates the user
+    const small = await count(2);
+    const large = await count(50);
+    assert.equal(large, small);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: GET /graphql serves GraphiQL to a browser", async () => {
+  const ctx = await setup();
+  try {
+    const res = await ctx.t.request("/graphql", { headers: { accept: "text/html" } });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /graphiql/i);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("graphql: every id-like output field in the schema is an ID", async () => {
+  const ctx = await setup();
+  try {
+    const offenders: string[] = [];
+    for (const type of Object.values(ctx.t.app.graphql.schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith("__")) continue;
+      for (const field of Object.values((type as GraphQLObjectType).getFields())) {
+        const idLike = field.name === "id" || field.name.endsWith("Id");
+        if (idLike && getNamedType(field.type).name !== "ID") {
+          offenders.push(`${type.name}.${field.name}`);
+        }
+      }
+    }
+    assert.deepEqual(offenders, []);
+  } finally {
+    await teardown(ctx);
+  }
+});
+
+Deno.test("users: updateMe validates every field and changes nothing on error", async () => {
+  const ctx = await setup();
+  try {
+    const other = await ctx.idp.token({ sub: "other", claims: { username: "taken_name" } });
+    dataOf(await gql(ctx.t, "{ me { id } }", {}, { token: other }));
+    const update = (args: string) =>
+      gql(
+        ctx.t,
+        `mutation { updateMe(${args}) { user { username firstName lastName timeZone } errors } }`,
+        {},
+        {
+          token: ctx.token,
+        },
+      );
+    const cases: [string, RegExp][] = [
+      [`timeZone: "Mars/Olympus"`, /timeZone/],
+      [`firstName: "${"x".repeat(51)}"`, /firstName must be at most 50/],
+      [`username: "a"`, /username must be 3 to 30/],
+      [`username: "bad name!"`, /username must be/],
+      [`username: "TAKEN_NAME"`, /already taken/],
+    ];
+    for (const [args, pattern] of cases) {
+      const payload = dataOf(await update(args)).updateMe;
+      assert.equal(payload.user, null, args);
+      assert.match(payload.errors.join(" "), pattern, args);
+    }
+    const before =
+      dataOf(await gql(ctx.t, "{ me { username timeZone firstName } }", {}, { token: ctx.token }))
+        .me;
+    assert.equal(before.timeZone, "UTC");
+    const ok =
+      dataOf(await update(`firstName: " Grace ", username: "grace_h", timeZone: "Europe/Berlin"`))
+        .updateMe;
+    assert.deepEqual(ok.errors, []);
+    assert.deepEqual(ok.user, {
+      username: "grace_h",
+      firstName: "Grace",
+      lastName: null,
+      timeZone: "Europe/Berlin",
+    });
+    const wrongType = await gql(ctx.t, `mutation { updateMe(timeZone: 5) { errors } }`, {}, {
+      token: ctx.token,
+    });
+    assert.equal(wrongType.body.errors[0].extensions.code, "BAD_USER_INPUT");
+  } finally {
+    await teardown(ctx);
+  }
+});
