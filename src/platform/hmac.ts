@@ -1,0 +1,58 @@
+/**
+ * HMAC-SHA256 signatures for service-to-service calls (`X-Workforce-Signature`, spec 5.6): the
+ * lowercase hex HMAC of the raw request body, keyed with the shared secret.
+ *
+ * @example
+ * ```ts
+ * const signature = await hmacSha256Hex("secret", body);
+ * await verifyHmacSignature("secret", body, signature); // true
+ * ```
+ */
+
+/** The header that carries the signature on the runner protocol and the integration endpoints. */
+export const SIGNATURE_HEADER = "X-Workforce-Signature";
+
+const encoder = new TextEncoder();
+
+function bytes(value: Uint8Array | string): Uint8Array<ArrayBuffer> {
+  if (typeof value === "string") return encoder.encode(value);
+  return new Uint8Array(value);
+}
+
+function importKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    [usage],
+  );
+}
+
+/** Lowercase hex HMAC-SHA256 of `body` keyed with `secret`. */
+export async function hmacSha256Hex(secret: string, body: Uint8Array | string): Promise<string> {
+  const key = await importKey(secret, "sign");
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, bytes(body)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * True when `signature` is the hex HMAC-SHA256 of `body` under `secret`. False when the secret is
+ * unset or empty, or the signature is missing or not 64 hex digits. The comparison is constant
+ * time (WebCrypto's HMAC verify), so the answer leaks nothing about how much of a guess matched.
+ */
+export async function verifyHmacSignature(
+  secret: string | undefined,
+  body: Uint8Array | string,
+  signature: string | null,
+): Promise<boolean> {
+  if (!secret || signature === null) return false;
+  const candidate = signature.trim();
+  if (!HEX_SHA256.test(candidate)) return false;
+  const mac = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) mac[i] = parseInt(candidate.slice(i * 2, i * 2 + 2), 16);
+  const key = await importKey(secret, "verify");
+  return await crypto.subtle.verify("HMAC", key, mac, bytes(body));
+}

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { hmacSha256Hex, verifyHmacSignature } from "../../src/platform/hmac.ts";
+
+// RFC 4231 test case 2.
+const KEY = "Jefe";
+const DATA = "what do ya want for nothing?";
+const EXPECTED = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+
+Deno.test("hmac: matches the RFC 4231 vector, lowercase hex", async () => {
+  assert.equal(await hmacSha256Hex(KEY, DATA), EXPECTED);
+  assert.equal(await hmacSha256Hex(KEY, new TextEncoder().encode(DATA)), EXPECTED);
+});
+
+Deno.test("hmac: a correct signature verifies, for strings and bytes", async () => {
+  assert.equal(await verifyHmacSignature(KEY, DATA, EXPECTED), true);
+  assert.equal(await verifyHmacSignature(KEY, new TextEncoder().encode(DATA), EXPECTED), true);
+  assert.equal(await verifyHmacSignature(KEY, DATA, EXPECTED.toUpperCase()), true);
+});
+
+Deno.test("hmac: wrong body, wrong secret or a changed digit fails", async () => {
+  assert.equal(await verifyHmacSignature(KEY, DATA + " ", EXPECTED), false);
+  assert.equal(await verifyHmacSignature("jefe", DATA, EXPECTED), false);
+  const flipped = (EXPECTED[0] === "5" ? "6" : "5") + EXPECTED.slice(1);
+  assert.equal(await verifyHmacSignature(KEY, DATA, flipped), false);
+});
+
+Deno.test("hmac: unset secret, missing or malformed signature is false", async () => {
+  assert.equal(await verifyHmacSignature(undefined, DATA, EXPECTED), false);
+  assert.equal(await verifyHmacSignature("", DATA, EXPECTED), false);
+  assert.equal(await verifyHmacSignature(KEY, DATA, null), false);
+  for (const bad of ["", "abc", EXPECTED.slice(0, 62), EXPECTED + "00", "z".repeat(64)]) {
+    assert.equal(await verifyHmacSignature(KEY, DATA, bad), false, bad);
+  }
+  assert.equal(await verifyHmacSignature(KEY, DATA, `sha256=${EXPECTED}`), false);
+});
