@@ -33,7 +33,7 @@ export interface ScriptedReply {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Sent as `x-litellm-response-cost` when set. */
   costUsd?: number;
-  /** Waits this long before answering (cut short when the client goes away). */
+  /** Waits this long before answering (cut short when the fake is closed). */
   delayMs?: number;
   /** HTTP status; a non-2xx status answers an OpenAI-style error body. */
   status?: number;
@@ -184,7 +184,7 @@ export function startFakeLlm(): FakeLlm {
       const source = queue.shift() ?? fake.fallback;
       const scripted = typeof source === "function" ? source(call) : source;
       fake.calls.push({ ...call, reply: scripted });
-      if (scripted.delayMs) await wait(scripted.delayMs, req.signal);
+      if (scripted.delayMs) await wait(scripted.delayMs, controller.signal);
       return render(scripted, body.model);
     },
   );
