@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { ConfigError, renderVariablesMarkdown } from "../../src/config.ts";
-import { DEFAULT_OIDC_TOKEN_URL, parseRunnerConfig, RUNNER_VARIABLES } from "../../runner/config.ts";
+import {
+  DEFAULT_OIDC_TOKEN_URL,
+  parseRunnerConfig,
+  RUNNER_VARIABLES,
+} from "../../runner/config.ts";
 
 const REQUIRED = {
   WEBHOOK_URL: "http://api.test/webhooks/ai-workforce",

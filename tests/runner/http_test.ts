@@ -5,7 +5,7 @@ import { createTestRunner, runRequest } from "../support/runner.ts";
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
 Deno.test("runner http: GET /health answers ok with a timestamp", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     const res = await t.request("/health");
     assert.equal(res.status, 200);
@@ -16,7 +16,7 @@ Deno.test("runner http: GET /health answers ok with a timestamp", async () => {
 });
 
 Deno.test("runner http: POST /runs answers 202 running, then status follows the run", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(reply.json(ARTIFACT, { delayMs: 200 }));
     const body = runRequest();
@@ -35,7 +35,7 @@ Deno.test("runner http: POST /runs answers 202 running, then status follows the 
 });
 
 Deno.test("runner http: a repeated POST /runs for the same run_id does not run it twice", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(reply.json(ARTIFACT, { delayMs: 100 }));
     const body = runRequest();
@@ -51,7 +51,7 @@ Deno.test("runner http: a repeated POST /runs for the same run_id does not run i
 });
 
 Deno.test("runner http: bad or missing signature is 401 and starts nothing", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     const body = JSON.stringify(runRequest());
     for (const signature of [null, "", "0".repeat(64), "not-hex"]) {
@@ -75,7 +75,7 @@ Deno.test("runner http: bad or missing signature is 401 and starts nothing", asy
 });
 
 Deno.test("runner http: malformed JSON and invalid bodies are 400 with a message", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     const cases: [string, string][] = [
       ["{not json", "the body is not JSON"],
@@ -102,7 +102,7 @@ Deno.test("runner http: malformed JSON and invalid bodies are 400 with a message
 });
 
 Deno.test("runner http: a body over 1 MiB is 413", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     const body = JSON.stringify(runRequest({ employee: { task_prompt: "x".repeat(1_100_000) } }));
     const res = await t.request("/runs", { method: "POST", body });
@@ -114,7 +114,7 @@ Deno.test("runner http: a body over 1 MiB is 413", async () => {
 });
 
 Deno.test("runner http: unknown runs are 404, unknown paths 404, wrong methods 405", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     assert.equal((await t.request("/runs/nope/status")).status, 404);
     assert.equal((await t.request("/runs/nope/cancel", { method: "POST" })).status, 404);
@@ -128,7 +128,7 @@ Deno.test("runner http: unknown runs are 404, unknown paths 404, wrong methods 4
 });
 
 Deno.test("runner http: cancel needs a signature; a running run becomes cancelled", async () => {
-  const t = await createTestRunner({ deps: { cancelPollMs: 20 } });
+  const t = createTestRunner({ deps: { cancelPollMs: 20 } });
   try {
     t.llm.script(reply.json(ARTIFACT, { delayMs: 5_000 }));
     const body = runRequest();
@@ -160,7 +160,7 @@ Deno.test("runner http: cancel needs a signature; a running run becomes cancelle
 });
 
 Deno.test("runner http: after shutdown new runs are refused with 503", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     await t.runner.shutdown(1000);
     const res = await t.startRun(runRequest());

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import type { ManualClock } from "../../src/platform/clock.ts";
+import { ManualClock } from "../../src/platform/clock.ts";
 import { reply } from "../support/fake-llm.ts";
 import { startFakeServer } from "../support/http.ts";
 import { createTestRunner, runRequest } from "../support/runner.ts";
@@ -10,11 +10,11 @@ const ISSUER = "https://idp.test";
 const RUNNER_AUDIENCE = "https://runner.test";
 
 /** A local stand-in for the metadata server (identity tokens) and the issuer's JWKS. */
-async function startIdentityProvider(clock: () => ManualClock) {
+async function startIdentityProvider(clock: ManualClock) {
   const { publicKey, privateKey } = await generateKeyPair("RS256");
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
   const mint = (audience: string, lifetimeS = 3600) => {
-    const now = Math.floor(clock().now().getTime() / 1000);
+    const now = Math.floor(clock.now().getTime() / 1000);
     return new SignJWT({ email: "runner@project.iam" })
       .setProtectedHeader({ alg: "RS256", kid: "k1" })
       .setIssuer(ISSUER)
@@ -34,9 +34,10 @@ async function startIdentityProvider(clock: () => ManualClock) {
 }
 
 async function oidcRunner() {
-  let clockRef: ManualClock | undefined;
-  const idp = await startIdentityProvider(() => clockRef!);
-  const t = await createTestRunner({
+  const clock = new ManualClock();
+  const idp = await startIdentityProvider(clock);
+  const t = createTestRunner({
+    clock,
     env: {
       AUTH_MODE: "oidc",
       LLM_AUTH_MODE: "oidc",
@@ -46,7 +47,6 @@ async function oidcRunner() {
       OIDC_AUDIENCE: RUNNER_AUDIENCE,
     },
   });
-  clockRef = t.clock;
   return {
     t,
     idp,
@@ -81,7 +81,11 @@ Deno.test("runner oidc: /runs needs both a valid bearer and the HMAC signature",
     assert.equal(t.llm.calls.length, 0);
 
     t.llm.script(reply.json(ARTIFACT));
-    const ok = await t.request("/runs", { method: "POST", body, headers: { authorization: bearer } });
+    const ok = await t.request("/runs", {
+      method: "POST",
+      body,
+      headers: { authorization: bearer },
+    });
     assert.equal(ok.status, 202);
     await t.runner.idle();
     const known = await t.request(`/runs/${JSON.parse(body).run_id}/status`, {
@@ -138,7 +142,7 @@ Deno.test("runner oidc: webhook and LLM calls carry cached identity tokens per a
 
 Deno.test("runner oidc: an unreachable token endpoint leaves the webhook undelivered, logged", async () => {
   const { closedPort } = await import("../support/http.ts");
-  const t = await createTestRunner({
+  const t = createTestRunner({
     env: { AUTH_MODE: "oidc", OIDC_AUDIENCE: RUNNER_AUDIENCE },
     deps: {
       bearer: { verify: () => Promise.resolve(true) },

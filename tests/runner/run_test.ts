@@ -5,7 +5,7 @@ import { createTestRunner, runRequest, SKILLS_DIR } from "../support/runner.ts";
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
 Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded result", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(
       reply.toolCall("read_skill_file", { skill: "weekly-report", path: "template.md" }),
@@ -47,10 +47,19 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
     const system = first.messages[0].content ?? "";
     assert.match(system, /weekly-report: Writes the weekly progress report/);
     assert.match(system, /template\.md/);
-    assert.match(system, /## Avoid these mistakes[\s\S]*- Invented a retention figure\n- Used emoji/);
+    assert.match(
+      system,
+      /## Avoid these mistakes[\s\S]*- Invented a retention figure\n- Used emoji/,
+    );
     assert.match(system, /"tone": "plain"/);
-    assert.equal(first.messages[1].content, body.employee && (body.employee as { task_prompt: string }).task_prompt);
-    assert.deepEqual(first.tools?.map((tool) => tool.function.name), ["read_skill_file", "remember"]);
+    assert.equal(
+      first.messages[1].content,
+      body.employee && (body.employee as { task_prompt: string }).task_prompt,
+    );
+    assert.deepEqual(first.tools?.map((tool) => tool.function.name), [
+      "read_skill_file",
+      "remember",
+    ]);
     assert.equal(t.llm.calls[0].headers.get("authorization"), "Bearer sk-test");
     // The tool results went back to the model.
     const second = t.llm.calls[1].body.messages;
@@ -77,7 +86,7 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
 });
 
 Deno.test("runner run: the proxy's reported cost wins over the price table", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(reply.json(ARTIFACT, { costUsd: 0.0123 }));
     await t.startRun(runRequest());
@@ -90,9 +99,11 @@ Deno.test("runner run: the proxy's reported cost wins over the price table", asy
 });
 
 Deno.test("runner run: the turn limit gives error_max_turns, a failed result", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
-    for (let i = 0; i < 3; i++) t.llm.script(reply.toolCall("remember", { key: `k${i}`, value: i }));
+    for (let i = 0; i < 3; i++) {
+      t.llm.script(reply.toolCall("remember", { key: `k${i}`, value: i }));
+    }
     await t.startRun(runRequest({ max_turns: 3 }));
     const [result] = await t.results();
     assert.equal(result.status, "failed");
@@ -108,7 +119,7 @@ Deno.test("runner run: the turn limit gives error_max_turns, a failed result", a
 });
 
 Deno.test("runner run: MAX_TURNS caps a larger max_turns in the request", async () => {
-  const t = await createTestRunner({ env: { MAX_TURNS: "2" } });
+  const t = createTestRunner({ env: { MAX_TURNS: "2" } });
   try {
     for (let i = 0; i < 5; i++) t.llm.script(reply.toolCall("remember", { key: "k", value: i }));
     await t.startRun(runRequest({ max_turns: 20 }));
@@ -121,7 +132,7 @@ Deno.test("runner run: MAX_TURNS caps a larger max_turns in the request", async 
 });
 
 Deno.test("runner run: the budget gives error_max_budget_usd after the call that crosses it", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(
       reply.toolCall("remember", { key: "a", value: 1 }, { costUsd: 0.3 }),
@@ -141,7 +152,7 @@ Deno.test("runner run: the budget gives error_max_budget_usd after the call that
 });
 
 Deno.test("runner run: MAX_RUN_BUDGET_USD caps the request's budget; unknown models cost", async () => {
-  const t = await createTestRunner({ env: { MAX_RUN_BUDGET_USD: "0.01" } });
+  const t = createTestRunner({ env: { MAX_RUN_BUDGET_USD: "0.01" } });
   try {
     // 1000 output tokens of an unknown model at the conservative 75 USD / M = 0.075 USD.
     t.llm.script(reply.json(ARTIFACT, { usage: { prompt_tokens: 0, completion_tokens: 1000 } }));
@@ -155,7 +166,7 @@ Deno.test("runner run: MAX_RUN_BUDGET_USD caps the request's budget; unknown mod
 });
 
 Deno.test("runner run: cancel stops an in-flight model call within the poll interval", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(reply.json(ARTIFACT, { delayMs: 10_000 }));
     const body = runRequest();
@@ -175,7 +186,7 @@ Deno.test("runner run: cancel stops an in-flight model call within the poll inte
 });
 
 Deno.test("runner run: a cancel between turns stops before the next call", async () => {
-  const t = await createTestRunner({ deps: { cancelPollMs: 60_000 } });
+  const t = createTestRunner({ deps: { cancelPollMs: 60_000 } });
   try {
     let cancel = () => {};
     t.llm.script(
@@ -199,7 +210,7 @@ Deno.test("runner run: a cancel between turns stops before the next call", async
 });
 
 Deno.test("runner run: a missing skill fails the run with a clear message and no model call", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     await t.startRun(runRequest({ employee: { skills: ["weekly-report", "no-such-skill"] } }));
     const [result] = await t.results();
@@ -216,7 +227,7 @@ Deno.test("runner run: a missing skill fails the run with a clear message and no
 });
 
 Deno.test("runner run: invalid JSON gets one repair turn, then succeeds", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(
       reply.text("Here is the report: it went well."),
@@ -236,7 +247,7 @@ Deno.test("runner run: invalid JSON gets one repair turn, then succeeds", async 
 });
 
 Deno.test("runner run: an artifact still invalid after the repair turn fails the run", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(
       reply.json({ kind: "poem", title: "x", payload: "y" }),
@@ -255,7 +266,7 @@ Deno.test("runner run: an artifact still invalid after the repair turn fails the
 });
 
 Deno.test("runner run: post-filter pass and fail", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     const filtered = { employee: { post_filter_skill: "brand-voice" } };
     t.llm.script(reply.json(ARTIFACT), reply.json({ passed: true, reason: null }));
@@ -284,7 +295,7 @@ Deno.test("runner run: post-filter pass and fail", async () => {
 });
 
 Deno.test("runner run: an unreadable post-filter answer fails closed after one repair", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(reply.json(ARTIFACT), reply.text("looks fine"), reply.text("yes"));
     await t.startRun(runRequest({ employee: { post_filter_skill: "brand-voice" } }));
@@ -298,10 +309,13 @@ Deno.test("runner run: an unreadable post-filter answer fails closed after one r
 });
 
 Deno.test("runner run: bad tool calls are answered with an error the model can read", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(
-      reply.toolCall("read_skill_file", { skill: "weekly-report", path: "../brand-voice/SKILL.md" }),
+      reply.toolCall("read_skill_file", {
+        skill: "weekly-report",
+        path: "../brand-voice/SKILL.md",
+      }),
       reply.toolCall("read_skill_file", { skill: "brand-voice", path: "SKILL.md" }),
       reply.toolCall("remember", { key: "recent_rejections", value: [] }),
       reply.toolCall("delete_everything", {}),
@@ -326,7 +340,7 @@ Deno.test("runner run: bad tool calls are answered with an error the model can r
 });
 
 Deno.test("runner run: a 5xx from the proxy is retried; a lasting one fails the run", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     // One run at a time: they share the fake's queue.
     t.llm.script(reply.error(503), reply.json(ARTIFACT));
@@ -351,7 +365,7 @@ Deno.test("runner run: a 5xx from the proxy is retried; a lasting one fails the 
 });
 
 Deno.test("runner run: a proxy body that is not JSON fails the run", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script({ rawBody: "<html>gateway</html>" });
     await t.startRun(runRequest());

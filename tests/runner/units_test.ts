@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { estimateCostUsd, priceOf, reportedCostUsd, UNKNOWN_MODEL_PRICE } from "../../runner/pricing.ts";
+import {
+  estimateCostUsd,
+  priceOf,
+  reportedCostUsd,
+  UNKNOWN_MODEL_PRICE,
+} from "../../runner/pricing.ts";
 import { loadSkill, parseFrontMatter, readSkillFile, SkillError } from "../../runner/skills.ts";
 import { buildSystemPrompt, parseAnswer } from "../../runner/agent.ts";
 import { ArtifactSchema, RunRequestSchema } from "../../runner/protocol.ts";
@@ -16,7 +21,8 @@ Deno.test("pricing: exact, provider-prefixed, dated and unknown models", () => {
 });
 
 Deno.test("pricing: the proxy's cost header is read when it is a number", () => {
-  const h = (value?: string) => new Headers(value === undefined ? {} : { "x-litellm-response-cost": value });
+  const h = (value?: string) =>
+    new Headers(value === undefined ? {} : { "x-litellm-response-cost": value });
   assert.equal(reportedCostUsd(h("0.0042")), 0.0042);
   assert.equal(reportedCostUsd(h("0")), 0);
   assert.equal(reportedCostUsd(h()), undefined);

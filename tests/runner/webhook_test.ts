@@ -10,7 +10,7 @@ import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts"
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
 Deno.test("runner webhook: signed with X-Workforce-Signature, verified by the service's verifier", async () => {
-  const t = await createTestRunner();
+  const t = createTestRunner();
   try {
     t.llm.script(reply.json(ARTIFACT));
     await t.startRun(runRequest());
@@ -31,7 +31,7 @@ Deno.test("runner webhook: signed with X-Workforce-Signature, verified by the se
 
 Deno.test("runner webhook: retried 3 times after 1 s, 2 s and 3 s", async () => {
   let calls = 0;
-  const t = await createTestRunner({
+  const t = createTestRunner({
     webhook: () => ++calls < 4 ? new Response("busy", { status: 503 }) : Response.json({}),
   });
   try {
@@ -50,7 +50,7 @@ Deno.test("runner webhook: retried 3 times after 1 s, 2 s and 3 s", async () => 
 });
 
 Deno.test("runner webhook: gives up after the last retry and logs it", async () => {
-  const t = await createTestRunner({ webhook: () => new Response("down", { status: 500 }) });
+  const t = createTestRunner({ webhook: () => new Response("down", { status: 500 }) });
   try {
     t.llm.script(reply.json(ARTIFACT));
     await t.startRun(runRequest());
@@ -65,7 +65,7 @@ Deno.test("runner webhook: gives up after the last retry and logs it", async () 
 
 Deno.test("runner webhook: a 4xx answer is final (not retried)", async () => {
   for (const status of [400, 401, 422]) {
-    const t = await createTestRunner({ webhook: () => new Response("no", { status }) });
+    const t = createTestRunner({ webhook: () => new Response("no", { status }) });
     try {
       t.llm.script(reply.json(ARTIFACT));
       await t.startRun(runRequest());

@@ -99,7 +99,9 @@ function render(reply: ScriptedReply, model: string): Response {
   if (reply.rawBody !== undefined) return new Response(reply.rawBody, { status, headers });
   if (status >= 300) {
     return new Response(
-      JSON.stringify({ error: { message: `fake LLM error ${status}`, type: "fake", code: status } }),
+      JSON.stringify({
+        error: { message: `fake LLM error ${status}`, type: "fake", code: status },
+      }),
       { status, headers },
     );
   }

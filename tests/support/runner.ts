@@ -58,11 +58,12 @@ export function runRequest(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-export async function createTestRunner(options: {
+export function createTestRunner(options: {
   env?: Record<string, string>;
   webhook?: FakeHandler;
   deps?: Partial<RunnerDeps>;
-} = {}): Promise<TestRunner> {
+  clock?: ManualClock;
+} = {}): TestRunner {
   const llm = startFakeLlm();
   const hook = startFakeServer(options.webhook ?? (() => Response.json({ ok: true })));
   const config = parseRunnerConfig({
@@ -73,7 +74,7 @@ export async function createTestRunner(options: {
     SKILLS_DIR,
     ...options.env,
   });
-  const clock = new ManualClock();
+  const clock = options.clock ?? new ManualClock();
   const log = memoryLogger();
   const sleeps: number[] = [];
   const runner = createRunner({
