@@ -5,7 +5,8 @@
  */
 import { ConfigError } from "../src/config.ts";
 import { systemClock } from "../src/platform/clock.ts";
-import { createLogger } from "../src/platform/log.ts";
+import { createLogger, type Logger } from "../src/platform/log.ts";
+import { fileURLToPath } from "node:url";
 import { createRunner } from "./app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
@@ -22,8 +23,34 @@ function loadConfigOrExit(): RunnerConfig {
   }
 }
 
-const config = loadConfigOrExit();
-const log = createLogger({ level: config.logLevel, fields: { service: "runner" } });
+/**
+ * With `SKILLS_DIR` unset and no `./skills` folder, the example skills bundled next to this file
+ * (and into `bin/runner` by `deno task compile`) are used, so a fresh install runs out of the box.
+ */
+function resolveSkillsDir(config: RunnerConfig, log: Logger): string {
+  if (isDirectory(config.skillsDir)) return config.skillsDir;
+  const bundled = fileURLToPath(new URL("./skills", import.meta.url));
+  if (!Deno.env.get("SKILLS_DIR") && isDirectory(bundled)) {
+    log.info("using the bundled example skills", { skills_dir: bundled });
+    return bundled;
+  }
+  log.warn("SKILLS_DIR is not a directory: every run with skills will fail", {
+    skills_dir: config.skillsDir,
+  });
+  return config.skillsDir;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+const parsed = loadConfigOrExit();
+const log = createLogger({ level: parsed.logLevel, fields: { service: "runner" } });
+const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
 const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
 const server = Deno.serve({
   port: config.port,
