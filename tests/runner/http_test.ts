@@ -133,6 +133,7 @@ Deno.test("runner http: cancel needs a signature; a running run becomes cancelle
     t.llm.script(reply.json(ARTIFACT, { delayMs: 5_000 }));
     const body = runRequest();
     await t.startRun(body);
+    while (t.llm.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const unsigned = await t.request(`/runs/${body.run_id}/cancel`, {
       method: "POST",
       signature: null,
