@@ -1,9 +1,79 @@
-/** The agent runner entry point (issue 8 fills it in): for now only its liveness endpoint. */
-const port = Number(Deno.env.get("PORT") ?? 4001);
-Deno.serve({ port }, (req) => {
-  const url = new URL(req.url);
-  if (req.method === "GET" && url.pathname === "/health") {
-    return Response.json({ status: "ok", timestamp: new Date().toISOString() });
+/**
+ * The agent runner entry point (`deno task runner`, `bin/runner`): reads the configuration
+ * (exit 2 with one line naming a bad variable), serves spec 4.8, and on SIGTERM/SIGINT cancels
+ * running runs, lets them report `failed` / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS`, and exits 0.
+ */
+import { ConfigError } from "../src/config.ts";
+import { systemClock } from "../src/platform/clock.ts";
+import { createLogger, type Logger } from "../src/platform/log.ts";
+import { fileURLToPath } from "node:url";
+import { createRunner } from "./app.ts";
+import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
+import { realSleep } from "./sleep.ts";
+
+function loadConfigOrExit(): RunnerConfig {
+  try {
+    return parseRunnerConfig(Deno.env.toObject());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      Deno.exit(2);
+    }
+    throw err;
   }
-  return Response.json({ error: "not_found" }, { status: 404 });
-});
+}
+
+/**
+ * With `SKILLS_DIR` unset and no `./skills` folder, the example skills bundled next to this file
+ * (and into `bin/runner` by `deno task compile`) are used, so a fresh install runs out of the box.
+ */
+function resolveSkillsDir(config: RunnerConfig, log: Logger): string {
+  if (isDirectory(config.skillsDir)) return config.skillsDir;
+  const bundled = fileURLToPath(new URL("./skills", import.meta.url));
+  if (!Deno.env.get("SKILLS_DIR") && isDirectory(bundled)) {
+    log.info("using the bundled example skills", { skills_dir: bundled });
+    return bundled;
+  }
+  log.warn("SKILLS_DIR is not a directory: every run with skills will fail", {
+    skills_dir: config.skillsDir,
+  });
+  return config.skillsDir;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+const parsed = loadConfigOrExit();
+const log = createLogger({ level: parsed.logLevel, fields: { service: "runner" } });
+const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
+const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
+const server = Deno.serve({
+  port: config.port,
+  hostname: config.host,
+  onListen: ({ port, hostname }) =>
+    log.info("listening", {
+      port,
+      hostname,
+      auth_mode: config.authMode,
+      skills_dir: config.skillsDir,
+    }),
+}, runner.handler);
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  await runner.shutdown(config.shutdownTimeoutMs);
+  await Promise.race([server.shutdown(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+  log.info("stopped", {});
+  Deno.exit(0);
+};
+Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+await server.finished;

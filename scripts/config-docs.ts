@@ -1,10 +1,13 @@
 /** Prints docs/configuration.md from the variable tables (`deno task docs:config`). */
 import { renderVariablesMarkdown, SERVICE_VARIABLES } from "../src/config.ts";
+import { RUNNER_VARIABLES } from "../runner/config.ts";
 
 console.log(`# Configuration
 
-Generated from \`src/config.ts\` by \`deno task docs:config\`; a test fails when the two differ.
-Every variable is read once at start-up; an invalid value stops the process with exit code 2 and
-one line naming the variable. An empty value counts as unset.
+Generated from \`src/config.ts\` and \`runner/config.ts\` by \`deno task docs:config\`; a test fails
+when the two differ. Every variable is read once at start-up; an invalid value stops the process
+with exit code 2 and one line naming the variable. An empty value counts as unset.
 
-${renderVariablesMarkdown("Service", SERVICE_VARIABLES)}`);
+${renderVariablesMarkdown("Service", SERVICE_VARIABLES)}
+${renderVariablesMarkdown("Runner", RUNNER_VARIABLES)}
+The runner (\`runner/main.ts\`, \`bin/runner\`) is described in [runner.md](runner.md).`);

@@ -1,0 +1,327 @@
+/**
+ * The runner's HTTP surface (spec 4.8, DESIGN 3.3) and its in-memory run registry.
+ *
+ * - `GET /health` → 200 `{status: "ok", timestamp}`
+ * - `POST /runs` (signed) → 202 `{run_id, status: "running"}`, the run executes in the background
+ * - `GET /runs/:run_id/status` → `{run_id, status}`
+ * - `POST /runs/:run_id/cancel` (signed) → 202 `{run_id, status: "cancelled"}`
+ *
+ * @example
+ * ```ts
+ * const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
+ * Deno.serve({ port: config.port }, runner.handler);
+ * ```
+ */
+import type { Clock } from "../src/platform/clock.ts";
+import { SIGNATURE_HEADER, verifyHmacSignature } from "../src/platform/hmac.ts";
+import type { Logger } from "../src/platform/log.ts";
+import { executeRun } from "./agent.ts";
+import type { RunnerConfig } from "./config.ts";
+import { createLlmClient, type LlmClient } from "./llm.ts";
+import {
+  type BearerVerifier,
+  createBearerVerifier,
+  createTokenSource,
+  type TokenSource,
+} from "./oidc.ts";
+import {
+  describeIssues,
+  type RunRequest,
+  RunRequestSchema,
+  type RunResult,
+  type RunStatus,
+} from "./protocol.ts";
+import type { Sleep } from "./sleep.ts";
+import { createWebhookSender, type WebhookSender } from "./webhook.ts";
+
+export interface RunnerDeps {
+  config: RunnerConfig;
+  log: Logger;
+  clock: Clock;
+  sleep: Sleep;
+  fetch: typeof fetch;
+  /** Interval of the cancel-flag poll (spec 8: 500 ms). */
+  cancelPollMs?: number;
+  /** Overrides for tests; built from `config` when absent. */
+  tokens?: TokenSource;
+  bearer?: BearerVerifier;
+  llm?: LlmClient;
+  webhook?: WebhookSender;
+}
+
+export interface Runner {
+  handler(req: Request): Promise<Response>;
+  /** Resolves when every started run has finished and reported. */
+  idle(): Promise<void>;
+  /**
+   * Refuses new runs, cancels the running ones and waits up to `timeoutMs` for them to report
+   * `failed` / `cancelled`. Resolves true when all reported in time.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
+
+interface RunEntry {
+  status: RunStatus;
+  cancelRequested: boolean;
+  cancelReason: string;
+  controller: AbortController;
+  done: Promise<void>;
+  finishedAt?: number;
+  /** The webhook has been sent (or given up). */
+  reported: boolean;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Finished runs stay visible to `GET /runs/:id/status` this long. */
+const KEEP_FINISHED_MS = 60 * 60_000;
+
+const json = (body: unknown, status = 200) => Response.json(body, { status });
+
+export function createRunner(deps: RunnerDeps): Runner {
+  const { config, log, clock } = deps;
+  const cancelPollMs = deps.cancelPollMs ?? 500;
+  const tokens = deps.tokens ??
+    createTokenSource({ tokenUrl: config.oidcTokenUrl, fetch: deps.fetch, clock });
+  const bearer = deps.bearer ?? (config.authMode === "oidc"
+    ? createBearerVerifier({
+      jwksUrl: config.oidcJwksUrl,
+      issuer: config.oidcIssuer,
+      audience: config.oidcAudience ?? "",
+      clock,
+    })
+    : undefined);
+  const llm = deps.llm ?? createLlmClient({
+    baseUrl: config.llmBaseUrl,
+    apiKey: config.llmApiKey,
+    authMode: config.llmAuthMode,
+    tokens,
+    fetch: deps.fetch,
+    sleep: deps.sleep,
+    timeoutMs: config.llmTimeoutMs,
+  });
+  const webhook = deps.webhook ?? createWebhookSender({
+    url: config.webhookUrl,
+    secret: config.webhookSecret,
+    authMode: config.authMode,
+    tokens,
+    fetch: deps.fetch,
+    sleep: deps.sleep,
+    log,
+  });
+  const runs = new Map<string, RunEntry>();
+  let accepting = true;
+
+  const prune = () => {
+    const cutoff = clock.now().getTime() - KEEP_FINISHED_MS;
+    for (const [id, entry] of runs) {
+      if (entry.finishedAt !== undefined && entry.finishedAt < cutoff) runs.delete(id);
+    }
+  };
+
+  const requestCancel = (entry: RunEntry, reason: string) => {
+    entry.cancelRequested = true;
+    entry.cancelReason = reason;
+    entry.status = "cancelled";
+  };
+
+  const start = (request: RunRequest): RunEntry => {
+    const controller = new AbortController();
+    const entry: RunEntry = {
+      status: "running",
+      cancelRequested: false,
+      cancelReason: "",
+      controller,
+      done: Promise.resolve(),
+      reported: false,
+    };
+    // Spec 4.8: the cancel flag is polled every 500 ms; the poll stops an in-flight model call.
+    const poll = setInterval(() => {
+      if (entry.cancelRequested && !controller.signal.aborted) {
+        controller.abort(new Error(entry.cancelReason));
+      }
+    }, cancelPollMs);
+    const limits = {
+      maxTurns: Math.min(request.max_turns, config.maxTurns),
+      budgetUsd: Math.min(request.budget_usd, config.maxRunBudgetUsd),
+    };
+    entry.done = (async () => {
+      let result: RunResult;
+      try {
+        result = await executeRun(
+          request,
+          limits,
+          { skillsDir: config.skillsDir, llm, clock, log },
+          {
+            signal: controller.signal,
+            cancelled: () => entry.cancelRequested,
+            cancelReason: () => entry.cancelReason,
+          },
+        );
+      } finally {
+        clearInterval(poll);
+      }
+      if (entry.cancelRequested && result.error?.subtype !== "cancelled") {
+        result = asCancelled(result, entry.cancelReason, clock);
+      }
+      entry.status = entry.cancelRequested ? "cancelled" : result.status;
+      entry.finishedAt = clock.now().getTime();
+      await webhook.send(result);
+    })().finally(() => {
+      entry.reported = true;
+    }).catch((err) =>
+      log.error("run bookkeeping failed", { run_id: request.run_id, error: String(err) })
+    );
+    runs.set(request.run_id, entry);
+    return entry;
+  };
+
+  const authenticate = async (req: Request, body: Uint8Array | null): Promise<boolean> => {
+    if (bearer && !(await bearer.verify(req.headers.get("authorization")))) return false;
+    if (body === null) return true;
+    return await verifyHmacSignature(config.webhookSecret, body, req.headers.get(SIGNATURE_HEADER));
+  };
+
+  const postRun = async (req: Request): Promise<Response> => {
+    const body = await readBody(req);
+    if (body === "too_large") return json({ error: "payload_too_large" }, 413);
+    if (!(await authenticate(req, body))) return json({ error: "unauthorized" }, 401);
+    if (!accepting) return json({ error: "shutting_down" }, 503);
+    let data: unknown;
+    try {
+      data = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      return json({ error: "bad_request", message: "the body is not JSON" }, 400);
+    }
+    const parsed = RunRequestSchema.safeParse(data);
+    if (!parsed.success) {
+      return json({ error: "bad_request", message: describeIssues(parsed.error) }, 400);
+    }
+    const request = parsed.data;
+    const existing = runs.get(request.run_id);
+    if (existing) {
+      // A dispatch retry of a run this instance already has: acknowledge, do not run it twice.
+      return json({ run_id: request.run_id, status: existing.status }, 202);
+    }
+    prune();
+    start(request);
+    log.info("run accepted", {
+      run_id: request.run_id,
+      employee_id: request.employee.id,
+      model: request.employee.model,
+    });
+    return json({ run_id: request.run_id, status: "running" }, 202);
+  };
+
+  const cancelRun = async (req: Request, runId: string): Promise<Response> => {
+    const body = await readBody(req);
+    if (body === "too_large") return json({ error: "payload_too_large" }, 413);
+    if (!(await authenticate(req, body))) return json({ error: "unauthorized" }, 401);
+    const entry = runs.get(runId);
+    if (!entry) return json({ error: "not_found" }, 404);
+    if (entry.status === "running") {
+      requestCancel(entry, "cancelled on request");
+      log.info("run cancel requested", { run_id: runId });
+      return json({ run_id: runId, status: entry.status }, 202);
+    }
+    return json({ run_id: runId, status: entry.status }, entry.status === "cancelled" ? 202 : 409);
+  };
+
+  const getStatus = async (req: Request, runId: string): Promise<Response> => {
+    if (!(await authenticate(req, null))) return json({ error: "unauthorized" }, 401);
+    const entry = runs.get(runId);
+    if (!entry) return json({ error: "not_found" }, 404);
+    return json({ run_id: runId, status: entry.status });
+  };
+
+  const route = (req: Request): Promise<Response> | Response => {
+    const path = new URL(req.url).pathname;
+    if (path === "/health") {
+      if (req.method !== "GET") return json({ error: "method_not_allowed" }, 405);
+      return json({ status: "ok", timestamp: clock.now().toISOString() });
+    }
+    if (path === "/runs") {
+      if (req.method !== "POST") return json({ error: "method_not_allowed" }, 405);
+      return postRun(req);
+    }
+    const match = /^\/runs\/([^/]+)\/(status|cancel)$/.exec(path);
+    if (match) {
+      const runId = decodeURIComponent(match[1]);
+      if (match[2] === "status") {
+        return req.method === "GET"
+          ? getStatus(req, runId)
+          : json({ error: "method_not_allowed" }, 405);
+      }
+      return req.method === "POST"
+        ? cancelRun(req, runId)
+        : json({ error: "method_not_allowed" }, 405);
+    }
+    return json({ error: "not_found" }, 404);
+  };
+
+  return {
+    async handler(req) {
+      const started = performance.now();
+      let res: Response;
+      try {
+        res = await route(req);
+      } catch (err) {
+        log.error("request failed", { error: (err as Error).message, stack: (err as Error).stack });
+        res = json({ error: "internal_error" }, 500);
+      }
+      log.info("request", {
+        method: req.method,
+        path: new URL(req.url).pathname,
+        status: res.status,
+        duration: Math.round(performance.now() - started),
+      });
+      return res;
+    },
+    async idle() {
+      await Promise.all([...runs.values()].map((entry) => entry.done));
+    },
+    async shutdown(timeoutMs) {
+      accepting = false;
+      const unreported = [...runs.values()].filter((entry) => !entry.reported);
+      const running = unreported.filter((entry) => entry.finishedAt === undefined);
+      for (const entry of running) {
+        if (!entry.cancelRequested) requestCancel(entry, "the runner is shutting down");
+        entry.controller.abort(new Error(entry.cancelReason));
+      }
+      if (running.length > 0) log.info("cancelling runs for shutdown", { runs: running.length });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const all = Promise.all(unreported.map((entry) => entry.done)).then(() => true as const);
+      const inTime = await Promise.race([all, deadline]);
+      clearTimeout(timer);
+      if (!inTime) log.warn("runs did not report before the shutdown deadline", {});
+      return inTime;
+    },
+  };
+}
+
+/** Reads the raw body, refusing more than {@link MAX_BODY_BYTES}. */
+async function readBody(req: Request): Promise<Uint8Array | "too_large"> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) return "too_large";
+  const body = new Uint8Array(await req.arrayBuffer());
+  return body.length > MAX_BODY_BYTES ? "too_large" : body;
+}
+
+/** A run that finished after a cancel was accepted reports `cancelled`, whatever it produced. */
+function asCancelled(result: RunResult, reason: string, clock: Clock): RunResult {
+  return {
+    ...result,
+    status: "failed",
+    artifact: null,
+    post_filter: null,
+    error: { subtype: "cancelled", message: reason },
+    run_log: [...result.run_log, {
+      at: clock.now().toISOString(),
+      type: "error",
+      subtype: "cancelled",
+      message: reason,
+    }],
+  };
+}

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { ConfigError, renderVariablesMarkdown } from "../../src/config.ts";
+import {
+  DEFAULT_OIDC_TOKEN_URL,
+  parseRunnerConfig,
+  RUNNER_VARIABLES,
+} from "../../runner/config.ts";
+
+const REQUIRED = {
+  WEBHOOK_URL: "http://api.test/webhooks/ai-workforce",
+  WEBHOOK_SECRET: "s",
+  LLM_BASE_URL: "http://litellm.test:4000/",
+  LLM_API_KEY: "sk-placeholder",
+};
+
+Deno.test("runner config: DESIGN 3.2 defaults", () => {
+  const config = parseRunnerConfig(REQUIRED);
+  assert.equal(config.port, 4001);
+  assert.equal(config.authMode, "secret");
+  assert.equal(config.llmAuthMode, undefined);
+  assert.equal(config.skillsDir, "./skills");
+  assert.equal(config.maxRunBudgetUsd, 1.0);
+  assert.equal(config.maxTurns, 20);
+  assert.equal(config.oidcTokenUrl, DEFAULT_OIDC_TOKEN_URL);
+  assert.equal(config.llmBaseUrl, "http://litellm.test:4000", "trailing slash dropped");
+});
+
+for (
+  const [name, env] of [
+    ["WEBHOOK_URL", { ...REQUIRED, WEBHOOK_URL: undefined }],
+    ["WEBHOOK_SECRET", { ...REQUIRED, WEBHOOK_SECRET: "" }],
+    ["LLM_BASE_URL", { ...REQUIRED, LLM_BASE_URL: "ftp://x" }],
+    ["LLM_API_KEY", { ...REQUIRED, LLM_API_KEY: undefined }],
+    ["AUTH_MODE", { ...REQUIRED, AUTH_MODE: "none" }],
+    ["LLM_AUTH_MODE", { ...REQUIRED, LLM_AUTH_MODE: "secret" }],
+    ["MAX_RUN_BUDGET_USD", { ...REQUIRED, MAX_RUN_BUDGET_USD: "0" }],
+    ["MAX_TURNS", { ...REQUIRED, MAX_TURNS: "many" }],
+    ["PORT", { ...REQUIRED, PORT: "-1" }],
+    ["OIDC_AUDIENCE", { ...REQUIRED, AUTH_MODE: "oidc" }],
+  ] as [string, Record<string, string | undefined>][]
+) {
+  Deno.test(`runner config: bad ${name} is refused naming the variable`, () => {
+    assert.throws(() => parseRunnerConfig(env), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.variable, name);
+      assert.ok(!err.message.includes("\n"));
+      return true;
+    });
+  });
+}
+
+Deno.test("runner config: docs/configuration.md has the Runner section", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/configuration.md", import.meta.url));
+  assert.ok(
+    doc.includes(renderVariablesMarkdown("Runner", RUNNER_VARIABLES)),
+    "docs/configuration.md is out of date: run `deno task docs:config`",
+  );
+});
+
+Deno.test("runner config: a missing required variable exits 2 with one line", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../runner/main.ts", import.meta.url).pathname],
+    env: { ...REQUIRED, WEBHOOK_URL: "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr).trim();
+  assert.equal(out.code, 2);
+  assert.match(stderr, /^invalid configuration: WEBHOOK_URL: [^\n]*\(got ""\)$/);
+});

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { ManualClock } from "../../src/platform/clock.ts";
+import { reply } from "../support/fake-llm.ts";
+import { startFakeServer } from "../support/http.ts";
+import { createTestRunner, runRequest } from "../support/runner.ts";
+
+const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
+const ISSUER = "https://idp.test";
+const RUNNER_AUDIENCE = "https://runner.test";
+
+/** A local stand-in for the metadata server (identity tokens) and the issuer's JWKS. */
+async function startIdentityProvider(clock: ManualClock) {
+  const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
+  const mint = (audience: string, lifetimeS = 3600) => {
+    const now = Math.floor(clock.now().getTime() / 1000);
+    return new SignJWT({ email: "runner@project.iam" })
+      .setProtectedHeader({ alg: "RS256", kid: "k1" })
+      .setIssuer(ISSUER)
+      .setAudience(audience)
+      .setSubject("runner-sa")
+      .setIssuedAt(now)
+      .setExpirationTime(now + lifetimeS)
+      .sign(privateKey);
+  };
+  const server = startFakeServer(async (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === "/jwks") return Response.json({ keys: [jwk] });
+    if (req.headers.get("metadata-flavor") !== "Google") return new Response("", { status: 403 });
+    return new Response(await mint(url.searchParams.get("audience") ?? ""));
+  });
+  return { server, mint };
+}
+
+async function oidcRunner() {
+  const clock = new ManualClock();
+  const idp = await startIdentityProvider(clock);
+  const t = createTestRunner({
+    clock,
+    env: {
+      AUTH_MODE: "oidc",
+      LLM_AUTH_MODE: "oidc",
+      OIDC_TOKEN_URL: `${idp.server.url}/identity`,
+      OIDC_JWKS_URL: `${idp.server.url}/jwks`,
+      OIDC_ISSUER: ISSUER,
+      OIDC_AUDIENCE: RUNNER_AUDIENCE,
+    },
+  });
+  return {
+    t,
+    idp,
+    async close() {
+      await t.close();
+      await idp.server.close();
+    },
+  };
+}
+
+Deno.test("runner oidc: /runs needs both a valid bearer and the HMAC signature", async () => {
+  const { t, idp, close } = await oidcRunner();
+  try {
+    const body = JSON.stringify(runRequest());
+    const bearer = `Bearer ${await idp.mint(RUNNER_AUDIENCE)}`;
+    const wrongAudience = `Bearer ${await idp.mint("https://elsewhere.test")}`;
+    const expired = `Bearer ${await idp.mint(RUNNER_AUDIENCE, -10)}`;
+    for (const authorization of [undefined, "Bearer garbage", wrongAudience, expired]) {
+      const headers = authorization ? { authorization } : undefined;
+      const res = await t.request("/runs", { method: "POST", body, headers });
+      assert.equal(res.status, 401, String(authorization).slice(0, 30));
+    }
+    const unsigned = await t.request("/runs", {
+      method: "POST",
+      body,
+      signature: null,
+      headers: { authorization: bearer },
+    });
+    assert.equal(unsigned.status, 401);
+    const status = await t.request("/runs/x/status");
+    assert.equal(status.status, 401);
+    assert.equal(t.llm.calls.length, 0);
+
+    t.llm.script(reply.json(ARTIFACT));
+    const ok = await t.request("/runs", {
+      method: "POST",
+      body,
+      headers: { authorization: bearer },
+    });
+    assert.equal(ok.status, 202);
+    await t.runner.idle();
+    const known = await t.request(`/runs/${JSON.parse(body).run_id}/status`, {
+      headers: { authorization: bearer },
+    });
+    assert.equal(known.status, 200);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("runner oidc: webhook and LLM calls carry cached identity tokens per audience", async () => {
+  const { t, idp, close } = await oidcRunner();
+  try {
+    const bearer = `Bearer ${await idp.mint(RUNNER_AUDIENCE)}`;
+    const run = async () => {
+      t.llm.script(reply.json(ARTIFACT));
+      const body = JSON.stringify(runRequest());
+      const res = await t.request("/runs", {
+        method: "POST",
+        body,
+        headers: { authorization: bearer },
+      });
+      assert.equal(res.status, 202);
+      await t.runner.idle();
+    };
+    await run();
+    await run();
+
+    const tokenCalls = () =>
+      idp.server.requests.filter((r) => r.path === "/identity").map((r) => r.headers);
+    assert.equal(tokenCalls().length, 2, "one token per audience, reused by the second run");
+    const hookOrigin = new URL(t.config.webhookUrl).origin;
+    const llmOrigin = new URL(t.config.llmBaseUrl).origin;
+
+    const hookAuth = t.hook.requests[0].headers.get("authorization") ?? "";
+    const llmCall = t.llm.calls[0];
+    const { decodeJwt } = await import("jose");
+    assert.equal(decodeJwt(hookAuth.replace("Bearer ", "")).aud, hookOrigin);
+    assert.equal(
+      decodeJwt((llmCall.headers.get("authorization") ?? "").replace("Bearer ", "")).aud,
+      llmOrigin,
+    );
+    assert.equal(llmCall.headers.get("x-litellm-api-key"), "Bearer sk-test");
+
+    // Shortly before expiry (less than a minute left) the token is fetched again.
+    t.clock.advance(3600_000 - 30_000);
+    await run();
+    assert.equal(tokenCalls().length, 4);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("runner oidc: an unreachable token endpoint leaves the webhook undelivered, logged", async () => {
+  const { closedPort } = await import("../support/http.ts");
+  const t = createTestRunner({
+    env: { AUTH_MODE: "oidc", OIDC_AUDIENCE: RUNNER_AUDIENCE },
+    deps: {
+      bearer: { verify: () => Promise.resolve(true) },
+      tokens: { token: () => fetch(`http://127.0.0.1:${closedPort()}/`).then(() => "never") },
+    },
+  });
+  try {
+    t.llm.script(reply.json(ARTIFACT));
+    await t.startRun(runRequest());
+    await t.runner.idle();
+    assert.equal(t.hook.requests.length, 0);
+    assert.ok(t.log.entries.some((e) => e.msg === "webhook not delivered"));
+  } finally {
+    await t.close();
+  }
+});

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
+import { reply, startFakeLlm } from "../support/fake-llm.ts";
+import { type FakeServer, startFakeServer } from "../support/http.ts";
+import { startProcess } from "../support/process.ts";
+import { runRequest, SKILLS_DIR, TEST_SECRET } from "../support/runner.ts";
+
+const ENTRY = new URL("../../runner/main.ts", import.meta.url).pathname;
+const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
+
+async function waitForRequests(server: FakeServer, count: number, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (server.requests.length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} webhook requests`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function post(url: string, body: unknown): Promise<Response> {
+  const text = JSON.stringify(body);
+  return await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      [SIGNATURE_HEADER]: await hmacSha256Hex(TEST_SECRET, text),
+    },
+    body: text,
+  });
+}
+
+Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running runs cancelled", async () => {
+  const llm = startFakeLlm();
+  const hook = startFakeServer(() => Response.json({ ok: true }));
+  const runner = await startProcess(ENTRY, {
+    WEBHOOK_URL: `${hook.url}/webhooks/ai-workforce`,
+    WEBHOOK_SECRET: TEST_SECRET,
+    LLM_BASE_URL: `${llm.url}/v1`,
+    LLM_API_KEY: "sk-test",
+    SKILLS_DIR,
+  });
+  try {
+    assert.ok(runner.port > 0);
+    const health = await fetch(`${runner.url}/health`);
+    assert.equal(health.status, 200);
+    assert.equal((await health.json()).status, "ok");
+
+    llm.script(
+      reply.toolCall("remember", { key: "week", value: 2 }, { costUsd: 0.001 }),
+      reply.json(ARTIFACT, { costUsd: 0.002 }),
+    );
+    const first = runRequest();
+    const accepted = await post(`${runner.url}/runs`, first);
+    assert.equal(accepted.status, 202);
+    assert.deepEqual(await accepted.json(), { run_id: first.run_id, status: "running" });
+    await waitForRequests(hook, 1);
+    const delivered = hook.requests[0];
+    assert.ok(
+      await verifyHmacSignature(
+        TEST_SECRET,
+        delivered.body,
+        delivered.headers.get(SIGNATURE_HEADER),
+      ),
+    );
+    const result = JSON.parse(delivered.body);
+    assert.equal(result.status, "succeeded");
+    assert.deepEqual(result.artifact, ARTIFACT);
+    assert.deepEqual(result.memory, { week: 2 });
+    assert.ok(Math.abs(result.usage.cost_usd - 0.003) < 1e-12);
+    const status = await fetch(`${runner.url}/runs/${first.run_id}/status`);
+    assert.deepEqual(await status.json(), { run_id: first.run_id, status: "succeeded" });
+
+    // A run stuck in a slow model call when SIGTERM arrives.
+    llm.script(reply.json(ARTIFACT, { delayMs: 30_000 }));
+    const second = runRequest();
+    assert.equal((await post(`${runner.url}/runs`, second)).status, 202);
+    while (llm.calls.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    const code = await runner.stop();
+    assert.equal(code, 0);
+    assert.equal(hook.requests.length, 2, "the cancelled run reported before exit");
+    const cancelled = JSON.parse(hook.requests[1].body);
+    assert.equal(cancelled.run_id, second.run_id);
+    assert.equal(cancelled.status, "failed");
+    assert.deepEqual(cancelled.error, {
+      subtype: "cancelled",
+      message: "the runner is shutting down",
+    });
+    assert.ok(runner.lines.some((line) => line.msg === "stopped"));
+  } finally {
+    await runner.stop();
+    await llm.close();
+    await hook.close();
+  }
+});
