@@ -24,6 +24,7 @@ import type { Plugin } from "graphql-yoga";
 import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
+import { createWorkforce } from "./features/workforce/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 
 export interface Deps {
@@ -100,8 +101,14 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     graceMs: deps.config.shutdownTimeoutMs,
   });
   const features: FeatureDeps = { ...deps, jobs };
+  const workforce = createWorkforce(features);
   const graphql = createGraphQLServer({
-    modules: [usersModule(features), jobsAdminModule(features), ...(options.extraModules ?? [])],
+    modules: [
+      usersModule(features),
+      jobsAdminModule(features),
+      workforce.module,
+      ...(options.extraModules ?? []),
+    ],
     identify: createIdentify(deps),
     tracker: deps.tracker,
     log: deps.log,
@@ -125,6 +132,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "POST", path: "/webhooks/ai-workforce", handler: workforce.webhook },
   ];
   const router = createRouter(routes);
 
