@@ -87,9 +87,10 @@ export function employeeInputErrors(input: EmployeeInput, creating: boolean): st
     value: string | undefined,
     min: number,
     max: number,
+    required = min > 0,
   ) => {
     if (value === undefined) {
-      if (creating && min > 0) errors.push(`${field} is required`);
+      if (creating && required) errors.push(`${field} is required`);
       return;
     }
     const length = value.trim().length;
@@ -99,7 +100,7 @@ export function employeeInputErrors(input: EmployeeInput, creating: boolean): st
   text("name", input.name, 1, 100);
   text("description", input.description, 0, 2_000);
   text("taskPrompt", input.taskPrompt, 1, 50_000);
-  text("modelPreference", input.modelPreference, 1, 200);
+  text("modelPreference", input.modelPreference, 1, 200, false);
   if (input.role !== undefined && !ROLE_PATTERN.test(input.role)) {
     errors.push(
       "role must be a slug: 2 to 63 lowercase letters, digits or '_', starting with a letter",
