@@ -86,11 +86,11 @@ export async function setupWorkforce(
 }
 
 /** GraphQL as the admin; throws on top-level errors. */
-// deno-lint-ignore no-explicit-any
 export async function asAdmin(
   ctx: WorkforceCtx,
   query: string,
   vars?: Record<string, unknown>,
+  // deno-lint-ignore no-explicit-any
 ): Promise<any> {
   return dataOf(await gql(ctx.t, query, vars, { token: ctx.admin }));
 }
