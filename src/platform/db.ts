@@ -36,33 +36,86 @@ export interface OpenDatabaseOptions {
   log: Logger;
 }
 
-/** Counts every statement sent and the time spent awaiting results, per request. */
+/**
+ * Counts every statement sent and the time spent awaiting results, per request.
+ *
+ * Statements are counted when awaited, in the caller's async context: the driver builds a queued
+ * query later, from the socket's callbacks, where the request's context is gone (with a small
+ * pool, concurrent loaders would otherwise go uncounted). A transaction counts its `begin` and
+ * `commit` plus each statement awaited on its `tx`.
+ */
 function instrument(sql: Sql): Sql {
   return new Proxy(sql, {
     apply(target, thisArg, args) {
       // deno-lint-ignore no-explicit-any
-      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args));
+      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args), 1);
     },
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (prop === "begin" || prop === "unsafe") {
+      if (prop === "unsafe") {
         // deno-lint-ignore no-explicit-any
-        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args));
+        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args), 1);
+      }
+      if (prop === "begin") {
+        return (...args: unknown[]) =>
+          timeWhenAwaited(
+            // deno-lint-ignore no-explicit-any
+            (value as any).apply(
+              target,
+              args.map((arg) =>
+                typeof arg === "function"
+                  ? (tx: TransactionSql) => arg(countingTransaction(tx))
+                  : arg
+              ),
+            ),
+            2,
+          );
       }
       return value;
     },
   });
 }
 
+/** A transaction handle whose awaited statements (and savepoints) count for the request. */
+function countingTransaction(tx: TransactionSql): TransactionSql {
+  return new Proxy(tx, {
+    apply(target, thisArg, args) {
+      // deno-lint-ignore no-explicit-any
+      return countWhenAwaited(Reflect.apply(target as any, thisArg, args));
+    },
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === "unsafe") {
+        // deno-lint-ignore no-explicit-any
+        return (...args: unknown[]) => countWhenAwaited((value as any).apply(target, args));
+      }
+      return value;
+    },
+  });
+}
+
+function countWhenAwaited<T>(query: T): T {
+  if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
+  const target = query as unknown as PromiseLike<unknown> & Record<string, unknown>;
+  const originalThen = target.then;
+  target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
+    const stats = currentRequestStats();
+    if (stats) stats.statements++;
+    return originalThen.call(target, onFulfilled as never, onRejected as never);
+  } as typeof target.then;
+  return query;
+}
+
 // A query only runs when awaited, and fragments nested in other queries are never awaited, so
 // timing starts at `then`: nothing is executed that the caller did not execute.
-function timeWhenAwaited<T>(query: T): T {
+function timeWhenAwaited<T>(query: T, statements: number): T {
   if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
   const target = query as unknown as PromiseLike<unknown> & Record<string, unknown>;
   const originalThen = target.then;
   target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
     const stats = currentRequestStats();
     if (!stats) return originalThen.call(target, onFulfilled as never, onRejected as never);
+    stats.statements += statements;
     const started = performance.now();
     const stop = () => {
       stats.dbMs += performance.now() - started;
@@ -83,17 +136,11 @@ function timeWhenAwaited<T>(query: T): T {
   return query;
 }
 
-function countStatement(): void {
-  const stats = currentRequestStats();
-  if (stats) stats.statements++;
-}
-
 /** Connects the `postgres` driver with the project's settings. */
 export function connect(url: string, poolSize: number, log: Logger): Sql {
   return instrument(postgres(url, {
     max: poolSize,
     onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
-    debug: countStatement,
     connection: { application_name: "goals-service" },
     transform: { undefined: null },
   }));

@@ -35,8 +35,10 @@ const REJECT = `mutation($id: String!, $reason: String!) {
   rejectAiArtifact(artifactId: $id, rejectionReason: $reason) { artifact { ${ARTIFACT_FIELDS} } errors } }`;
 
 async function deliveryJobs(ctx: WorkforceCtx) {
-  return await sqlOf(ctx)<{ payload: { artifactId: string } }[]>`
-    select payload from jobs where name = 'ai_workforce.deliver_artifact' order by id`;
+  return [
+    ...await sqlOf(ctx)<{ payload: { artifactId: string } }[]>`
+    select payload from jobs where name = 'ai_workforce.deliver_artifact' order by id`,
+  ];
 }
 
 async function memoryOf(ctx: WorkforceCtx, employeeId: string) {
@@ -90,7 +92,10 @@ Deno.test("review: approve with edits records distance, ratio, original and revi
     const again = await asAdmin(ctx, APPROVE, { id: artifact.id, edit: "other" });
     assert.match(again.approveAiArtifact.errors[0], /only pending/);
     assert.equal(again.approveAiArtifact.artifact.payload, "sitting");
-    const rejectApproved = await asAdmin(ctx, REJECT, { id: artifact.id, reason: "changed my mind now" });
+    const rejectApproved = await asAdmin(ctx, REJECT, {
+      id: artifact.id,
+      reason: "changed my mind now",
+    });
     assert.match(rejectApproved.rejectAiArtifact.errors[0], /only pending/);
     await ctx.t.app.jobs.runUntilIdle();
     assert.equal((await deliveryJobs(ctx)).length, 1);
@@ -138,7 +143,9 @@ Deno.test("review: rejection needs 10 characters; reasons feed recent_rejections
     assert.deepEqual((await memoryOf(ctx, employee.id)).recent_rejections, expected);
 
     // A run's memory cannot overwrite the service-owned key.
-    await completeRun(ctx, employee.id, { memory: { recent_rejections: ["forged"], tone: "calm" } });
+    await completeRun(ctx, employee.id, {
+      memory: { recent_rejections: ["forged"], tone: "calm" },
+    });
     const memory = await memoryOf(ctx, employee.id);
     assert.deepEqual(memory.recent_rejections, expected);
     assert.equal(memory.tone, "calm");
@@ -155,8 +162,12 @@ Deno.test("review: autonomy levels auto-approve through the same path with a sys
     const semi = await createEmployee(ctx);
     const auto = await createEmployee(ctx);
     // Fixture: levels set directly (promotion itself is covered in promotion tests).
-    await sqlOf(ctx)`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${semi.id}`;
-    await sqlOf(ctx)`update ai_employees set autonomy_level = 'autonomous' where public_id = ${auto.id}`;
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${semi.id}`;
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'autonomous' where public_id = ${auto.id}`;
 
     const report = await artifactOfRun(ctx, await completeRun(ctx, semi.id));
     assert.equal(report.approvalStatus, "approved");
@@ -197,7 +208,8 @@ Deno.test("review: aiEmployees and pendingArtifacts issue a constant number of s
       runs { id status artifacts { id employee { id } } employee { id } }
       approvalRate { weekStart approved rejected autoRejected }
       promotionCriteria { approvalRate weeksActive recentRejections promotable missing } } }`;
-    const PENDING = `{ pendingArtifacts { id title employee { id name } run { id status employee { id } } reviewer { id } } }`;
+    const PENDING =
+      `{ pendingArtifacts { id title employee { id name } run { id status employee { id } } reviewer { id } } }`;
     const statements = async (query: string) => {
       await asAdmin(ctx, query);
       return logged(ctx.t.log, "request").at(-1)!.statements as number;
