@@ -23,6 +23,9 @@ import { createGraphQLServer, type GraphQLLimits, type GraphQLServer } from "./g
 import type { Plugin } from "graphql-yoga";
 import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
+import { feedbackModule } from "./features/feedback/schema.ts";
+import { feedbackExportHandler } from "./features/feedback/export.ts";
+import { activationFunnelHandler } from "./features/funnel/http.ts";
 
 export interface Deps {
   config: Config;
@@ -87,7 +90,7 @@ function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
 export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
   const graphql = createGraphQLServer({
-    modules: [usersModule(deps), ...(options.extraModules ?? [])],
+    modules: [usersModule(deps), feedbackModule(deps), ...(options.extraModules ?? [])],
     identify: createIdentify(deps),
     tracker: deps.tracker,
     log: deps.log,
@@ -111,6 +114,12 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
+    {
+      method: "POST",
+      path: "/integrations/activation-funnel",
+      handler: activationFunnelHandler(deps),
+    },
   ];
   const router = createRouter(routes);
 
