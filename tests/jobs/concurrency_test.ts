@@ -128,7 +128,7 @@ Deno.test("jobs: a new job wakes an idle worker (PostgreSQL: by notification; em
   const { jobs } = createTestJobs(db, { clock: systemClock, pollIntervalMs });
   let done!: () => void;
   const ran = new Promise<void>((r) => done = r);
-  jobs.handle("wake", async () => done());
+  jobs.handle("wake", () => done());
   try {
     await jobs.start();
     await new Promise((r) => setTimeout(r, 100));

@@ -7,10 +7,10 @@ Deno.test("events: every subscriber receives a published event as its own job", 
   const db = await createTestDatabase();
   const { jobs } = createTestJobs(db);
   const got: string[] = [];
-  jobs.subscribe("thing.happened", "audit", async (p) => {
+  jobs.subscribe("thing.happened", "audit", (p) => {
     got.push(`audit:${(p as { id: string }).id}`);
   });
-  jobs.subscribe("thing.happened", "mailer", async (p) => {
+  jobs.subscribe("thing.happened", "mailer", (p) => {
     got.push(`mailer:${(p as { id: string }).id}`);
   });
   try {
@@ -30,7 +30,7 @@ Deno.test("events: an event published in a rolled-back transaction is never deli
   const db = await createTestDatabase();
   const { jobs } = createTestJobs(db);
   let delivered = 0;
-  jobs.subscribe("thing.happened", "audit", async () => {
+  jobs.subscribe("thing.happened", "audit", () => {
     delivered++;
   });
   try {
@@ -50,10 +50,10 @@ Deno.test("events: a failing subscriber retries alone; the others are not repeat
   const { jobs, clock } = createTestJobs(db);
   let audits = 0;
   let mails = 0;
-  jobs.subscribe("thing.happened", "audit", async () => {
+  jobs.subscribe("thing.happened", "audit", () => {
     audits++;
   });
-  jobs.subscribe("thing.happened", "mailer", async () => {
+  jobs.subscribe("thing.happened", "mailer", () => {
     mails++;
     if (mails === 1) throw new Error("smtp down");
   });

@@ -4,7 +4,7 @@ import { createTestJobs } from "../support/jobs.ts";
 import type { ManualClock } from "../../src/platform/clock.ts";
 
 async function withJobs(
-  fn: (ctx: Awaited<ReturnType<typeof setup>>) => Promise<void>,
+  fn: (ctx: Awaited<ReturnType<typeof setup>>) => void | Promise<void>,
 ): Promise<void> {
   const ctx = await setup();
   try {
@@ -23,7 +23,7 @@ async function setup() {
 Deno.test("jobs: an enqueued job runs once with its payload and counts as processed", async () => {
   await withJobs(async ({ db, jobs }) => {
     const seen: unknown[] = [];
-    jobs.handle("greet", async (payload, job) => {
+    jobs.handle("greet", (payload, job) => {
       seen.push({ payload, attempt: job.attempt, queue: job.queue });
     });
     await db.sql.begin((tx) => jobs.enqueue(tx, "greet", { to: "ada" }, { queue: "mail" }));
@@ -41,7 +41,7 @@ Deno.test("jobs: an enqueued job runs once with its payload and counts as proces
 Deno.test("jobs: a job enqueued in a rolled-back transaction never runs", async () => {
   await withJobs(async ({ db, jobs }) => {
     let runs = 0;
-    jobs.handle("count", async () => {
+    jobs.handle("count", () => {
       runs++;
     });
     await assert.rejects(
@@ -59,7 +59,7 @@ Deno.test("jobs: a job enqueued in a rolled-back transaction never runs", async 
 Deno.test("jobs: a key makes enqueue idempotent while the job exists", async () => {
   await withJobs(async ({ db, jobs }) => {
     let runs = 0;
-    jobs.handle("once", async () => {
+    jobs.handle("once", () => {
       runs++;
     });
     const first = await jobs.enqueue(db.sql, "once", {}, { key: "k1" });
@@ -74,7 +74,7 @@ Deno.test("jobs: a key makes enqueue idempotent while the job exists", async () 
 Deno.test("jobs: runAt delays a job until it is due", async () => {
   await withJobs(async ({ db, jobs, clock }) => {
     let runs = 0;
-    jobs.handle("later", async () => {
+    jobs.handle("later", () => {
       runs++;
     });
     await jobs.enqueue(db.sql, "later", {}, { runAt: new Date(clock.now().getTime() + 60_000) });
@@ -88,7 +88,7 @@ Deno.test("jobs: runAt delays a job until it is due", async () => {
 Deno.test("jobs: failures retry with backoff, then the job is dead", async () => {
   await withJobs(async ({ db, jobs, clock, log }) => {
     const attempts: number[] = [];
-    jobs.handle("flaky", async (_p, job) => {
+    jobs.handle("flaky", (_p, job) => {
       attempts.push(job.attempt);
       throw new Error(`boom ${job.attempt}`);
     });
@@ -127,7 +127,7 @@ Deno.test("jobs: a dead job can be retried or discarded, once", async () => {
   await withJobs(async ({ db, jobs }) => {
     let fail = true;
     let ok = 0;
-    jobs.handle("x", async () => {
+    jobs.handle("x", () => {
       if (fail) throw new Error("no");
       ok++;
     });
@@ -162,7 +162,7 @@ Deno.test("jobs: a job without a handler fails and is retried, not lost", async 
 Deno.test("jobs: a job locked by a dead worker is run again after the lock timeout", async () => {
   await withJobs(async ({ db, jobs, clock }) => {
     const ran: string[] = [];
-    jobs.handle("work", async (p) => {
+    jobs.handle("work", (p) => {
       ran.push((p as { tag: string }).tag);
     });
     const now = clock.now().getTime();
@@ -180,7 +180,7 @@ Deno.test("jobs: a job locked by a dead worker is run again after the lock timeo
 });
 
 Deno.test("jobs: handler names are unique", async () => {
-  await withJobs(async ({ jobs }) => {
+  await withJobs(({ jobs }) => {
     jobs.handle("a", async () => {});
     assert.throws(() => jobs.handle("a", async () => {}), /already registered/);
   });

@@ -12,7 +12,7 @@ Deno.test("schedule: a slot fired by two instances at once runs its task once", 
   const slots: string[] = [];
   const systems = [db, other].map((d) => createTestJobs(d).jobs);
   for (const jobs of systems) {
-    jobs.schedule("report", "*/5 * * * *", async (slot) => {
+    jobs.schedule("report", "*/5 * * * *", (slot) => {
       slots.push(slot.toISOString());
     });
   }
@@ -44,7 +44,7 @@ Deno.test("schedule: live cron ticks on two instances fire each slot once", asyn
     createTestJobs(d, { clock: systemClock, pollIntervalMs: 20 }).jobs
   );
   for (const jobs of systems) {
-    jobs.schedule("every-second", "* * * * * *", async (slot) => {
+    jobs.schedule("every-second", "* * * * * *", (slot) => {
       slots.push(slot.toISOString());
     });
   }

@@ -211,7 +211,11 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     }
   }
 
-  function subscribe(event: string, subscriber: string, handler: (p: unknown) => Promise<void>) {
+  function subscribe(
+    event: string,
+    subscriber: string,
+    handler: (p: unknown) => void | Promise<void>,
+  ) {
     register(eventJobName(event, subscriber), (payload) => handler(payload));
     subscribers.set(event, [...(subscribers.get(event) ?? []), subscriber]);
   }
@@ -232,7 +236,7 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     }, notify);
   }
 
-  function schedule(name: string, cron: string, task: (slot: Date) => Promise<void>) {
+  function schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>) {
     // Validates the expression at registration, not at the first tick.
     new Cron(cron, { paused: true, timezone });
     if (schedules.has(name)) throw new Error(`schedule "${name}" is already registered`);
