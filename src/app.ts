@@ -28,6 +28,7 @@ import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
 import { activationFunnelHandler } from "./features/funnel/http.ts";
+import { billingWebhook } from "./features/billing/webhook.ts";
 
 export interface Deps {
   config: Config;
@@ -139,6 +140,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       path: "/integrations/activation-funnel",
       handler: activationFunnelHandler(deps),
     },
+    { method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(features) },
   ];
   const router = createRouter(routes);
 

@@ -137,3 +137,22 @@ export async function countUserMilestones(
     current: { signedIn: row.sc, wizardCompleted: row.wc },
   };
 }
+
+/**
+ * Sets `supporter_tier` (null clears it) unless the current tier is one of `unlessTier`: one
+ * guarded statement, so a concurrent change cannot slip between a read and the write. False
+ * when nothing changed hands (no such user, or a protected tier).
+ */
+export async function setSupporterTier(
+  sql: Queryable,
+  userId: string,
+  tier: string | null,
+  unlessTier: string[],
+): Promise<boolean> {
+  const rows = await sql`
+    update users set supporter_tier = ${tier}, updated_at = now()
+    where id = ${userId}
+      and (supporter_tier is null or not (supporter_tier = any(${unlessTier}::text[])))
+    returning id`;
+  return rows.length === 1;
+}
