@@ -22,6 +22,7 @@ import {
   fireScheduleSlot,
   insertJob,
   insertJobs,
+  pruneScheduleSlots,
   queueFigures,
   READY_CHANNEL,
   releaseJobs,
@@ -278,6 +279,12 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
       crons.push(cron);
     }
   }
+
+  // Fired slots only guard against re-firing the current slot; a week of history is plenty.
+  schedule("jobs.prune_schedule_slots", "17 3 * * *", async (slot) => {
+    const pruned = await pruneScheduleSlots(sql, new Date(slot.getTime() - 7 * 86_400_000));
+    log.info("schedule slots pruned", { pruned });
+  });
 
   return {
     get wakeup() {

@@ -87,17 +87,18 @@ export async function claimJobs(
   now: Date,
   staleBefore: Date,
 ): Promise<ClaimedJob[]> {
+  // `= any(array(...))` rather than a join: the prepared statement's generic plan would
+  // otherwise hash-join against a sequential scan of the whole table on every claim.
   return await sql<ClaimedJob[]>`
-    with picked as (
+    update jobs j
+    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1
+    where j.id = any(array(
       select id from jobs
       where dead_at is null and run_at <= ${now}
         and (locked_at is null or locked_at < ${staleBefore})
       order by run_at, id
       limit ${limit}
-      for update skip locked)
-    update jobs j
-    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1
-    from picked where j.id = picked.id
+      for update skip locked))
     returning j.id, j.queue, j.name, j.payload, j.attempts, j.max_attempts as "maxAttempts"`;
 }
 
