@@ -24,6 +24,9 @@ import type { Plugin } from "graphql-yoga";
 import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
+import { notificationsModule } from "./features/notifications/schema.ts";
+import { aiRequestsModule } from "./features/ai-requests/schema.ts";
+import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 
 export interface Deps {
@@ -47,12 +50,15 @@ export interface AppOptions {
   extraModules?: GraphQLModule[];
   graphqlPlugins?: Plugin[];
   graphqlLimits?: Partial<GraphQLLimits>;
+  cableLimits?: Partial<CableLimits>;
 }
 
 export interface App {
   deps: Deps;
   jobs: ReturnType<typeof createJobSystem>;
   graphql: GraphQLServer;
+  /** `WS /cable`: connection and subscription counts. */
+  cable: Cable;
   /** The `Deno.serve` handler. */
   handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts background work (job worker, scheduler). */
@@ -101,13 +107,20 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   });
   const features: FeatureDeps = { ...deps, jobs };
   const graphql = createGraphQLServer({
-    modules: [usersModule(features), jobsAdminModule(features), ...(options.extraModules ?? [])],
+    modules: [
+      usersModule(features),
+      jobsAdminModule(features),
+      notificationsModule(features),
+      aiRequestsModule(features),
+      ...(options.extraModules ?? []),
+    ],
     identify: createIdentify(deps),
     tracker: deps.tracker,
     log: deps.log,
     limits: options.graphqlLimits,
     plugins: options.graphqlPlugins,
   });
+  const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -125,6 +138,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
   ];
   const router = createRouter(routes);
 
@@ -187,12 +201,14 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     deps,
     jobs,
     graphql,
+    cable,
     handler,
     async start() {
       await jobs.start();
     },
     async stop() {
       shuttingDown = true;
+      cable.close();
       await jobs.stop();
     },
     get shuttingDown() {

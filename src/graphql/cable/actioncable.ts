@@ -74,12 +74,17 @@ export function createActionCableProtocol(deps: ActionCableDeps) {
         channels.clear();
       });
 
-      const execute = async (identifier: string, channel: Channel, data: Record<string, unknown>) => {
+      const execute = async (
+        identifier: string,
+        channel: Channel,
+        data: Record<string, unknown>,
+      ) => {
         const active = [...channels.values()].reduce((n, c) => n + c.streams.size, 0);
         if (active >= connection.limits.maxSubscriptions) {
           await transmit(identifier, {
             errors: [{
-              message: `too many active operations on this connection (at most ${connection.limits.maxSubscriptions})`,
+              message:
+                `too many active operations on this connection (at most ${connection.limits.maxSubscriptions})`,
               extensions: { code: "BAD_USER_INPUT" },
             }],
           }, false);

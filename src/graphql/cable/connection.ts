@@ -69,7 +69,7 @@ export class Connection {
   /** Called when the instance shuts down. */
   onShutdown: () => void = () => this.close(CloseCodes.goingAway, "Server restart");
   #closed = false;
-  #expiryTimer: number | undefined;
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly socket: WebSocket,

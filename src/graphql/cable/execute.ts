@@ -5,9 +5,9 @@
 import { envelop, useEngine, useSchema } from "@envelop/core";
 import {
   type DocumentNode,
+  execute,
   type ExecutionArgs,
   type ExecutionResult,
-  execute,
   getOperationAST,
   GraphQLError,
   parse,
@@ -110,7 +110,13 @@ export function createCableExecutor(graphql: GraphQLServer): CableExecutor {
       } catch (err) {
         return { errors: [asUserInputError(err)] };
       }
-      const validationErrors = enveloped.validate(enveloped.schema, document);
+      let validationErrors: readonly GraphQLError[];
+      try {
+        validationErrors = enveloped.validate(enveloped.schema, document);
+      } catch (err) {
+        // Armor's limits throw from inside validation.
+        return { errors: [asUserInputError(err)] };
+      }
       if (validationErrors.length) return { errors: validationErrors.map(asUserInputError) };
       const operation = getOperationAST(document, operationName);
       if (!operation) return userInput("unable to identify the operation to run");

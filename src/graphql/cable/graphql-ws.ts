@@ -116,7 +116,7 @@ export function createGraphQLWsProtocol(deps: GraphQLWsDeps) {
       const closed = server.opened({
         protocol: connection.protocol,
         send: (message) => connection.send(message),
-        close: (code, reason) => connection.close(code, reason),
+        close: (code, reason) => connection.close(code ?? CloseCodes.normal, reason ?? ""),
         onMessage: (handle) => {
           connection.socket.onmessage = async (event) => {
             const text = connection.inbound(event.data);
