@@ -68,7 +68,7 @@ export function createActionCableProtocol(deps: ActionCableDeps) {
         () => void send({ type: "ping", message: Math.floor(deps.clock.now().getTime() / 1000) }),
         connection.limits.actionCablePingMs,
       );
-      connection.socket.addEventListener("close", () => {
+      connection.onClose(() => {
         clearInterval(ping);
         for (const channel of channels.values()) void stopChannel(channel);
         channels.clear();

@@ -55,7 +55,7 @@ export interface ConnectionDeps {
   log: Logger;
   clock: Clock;
   limits: CableLimits;
-  onClosed(connection: Connection): void;
+  onClosed(connection: Connection, code: number): void;
 }
 
 export class Connection {
@@ -69,6 +69,8 @@ export class Connection {
   /** Called when the instance shuts down. */
   onShutdown: () => void = () => this.close(CloseCodes.goingAway, "Server restart");
   #closed = false;
+  #finished = false;
+  #closeHandlers: ((code: number, reason: string) => void)[] = [];
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -78,11 +80,23 @@ export class Connection {
     readonly log: Logger,
     private readonly deps: ConnectionDeps,
   ) {
-    socket.addEventListener("close", () => {
-      this.#closed = true;
-      clearTimeout(this.#expiryTimer);
-      deps.onClosed(this);
-    });
+    socket.addEventListener("close", (event) => this.#finish(event.code, event.reason));
+  }
+
+  /** Runs `handler` once when the connection ends (closed by either side). */
+  onClose(handler: (code: number, reason: string) => void): void {
+    this.#closeHandlers.push(handler);
+  }
+
+  // A peer that no longer reads never completes the close handshake, so the connection counts
+  // as ended as soon as the server closes it: its subscriptions stop and it leaves the count.
+  #finish(code: number, reason: string): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#closed = true;
+    clearTimeout(this.#expiryTimer);
+    for (const handler of this.#closeHandlers) handler(code, reason);
+    this.deps.onClosed(this, code);
   }
 
   get closed(): boolean {
@@ -153,6 +167,7 @@ export class Connection {
     } catch {
       // already closing
     }
+    this.#finish(code, reason);
   }
 
   /** The text of an inbound message, or null after closing the socket for a bad one. */

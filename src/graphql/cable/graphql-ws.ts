@@ -135,9 +135,7 @@ export function createGraphQLWsProtocol(deps: GraphQLWsDeps) {
           };
         },
       }, { connection });
-      connection.socket.addEventListener("close", (event) => {
-        void closed(event.code, event.reason);
-      });
+      connection.onClose((code, reason) => void closed(code, reason));
     },
   };
 }

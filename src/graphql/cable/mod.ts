@@ -56,12 +56,13 @@ export function createCable(deps: CableDeps): Cable {
   });
   const connections = new Set<Connection>();
 
-  const onClosed = (connection: Connection) => {
+  const onClosed = (connection: Connection, code: number) => {
     if (!connections.delete(connection)) return;
     connection.log.info("cable disconnected", {
       connection_id: connection.id,
       protocol: connection.protocol || null,
       user_id: connection.viewer?.publicId ?? null,
+      code,
       duration_ms: connection.durationMs,
       connections: connections.size,
     });
