@@ -28,6 +28,10 @@ import { notificationsModule } from "./features/notifications/schema.ts";
 import { aiRequestsModule } from "./features/ai-requests/schema.ts";
 import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { feedbackModule } from "./features/feedback/schema.ts";
+import { feedbackExportHandler } from "./features/feedback/export.ts";
+import { activationFunnelHandler } from "./features/funnel/http.ts";
+import { billingWebhook } from "./features/billing/webhook.ts";
 
 export interface Deps {
   config: Config;
@@ -112,6 +116,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       jobsAdminModule(features),
       notificationsModule(features),
       aiRequestsModule(features),
+      feedbackModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
@@ -139,6 +144,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
+    { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
+    {
+      method: "POST",
+      path: "/integrations/activation-funnel",
+      handler: activationFunnelHandler(deps),
+    },
+    { method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(features) },
   ];
   const router = createRouter(routes);
 

@@ -75,3 +75,22 @@ Deno.test("schedule: an invalid cron expression or a duplicate name is refused a
     await db.close();
   }
 });
+
+Deno.test("schedule: fired-slot history older than a week is pruned daily", async () => {
+  const db = await createTestDatabase();
+  const { jobs } = createTestJobs(db);
+  jobs.schedule("report", "0 * * * *", () => {});
+  try {
+    await jobs.fireSchedule("report", new Date("2026-01-01T00:00:00Z"));
+    await jobs.fireSchedule("report", new Date("2026-01-05T00:00:00Z"));
+    await jobs.fireSchedule("jobs.prune_schedule_slots", new Date("2026-01-09T03:17:00Z"));
+    await jobs.runUntilIdle();
+    const rows = await db.sql`select name, slot from job_schedule_slots order by slot`;
+    assert.deepEqual(rows.map((r) => [r.name, r.slot.toISOString()]), [
+      ["report", "2026-01-05T00:00:00.000Z"],
+      ["jobs.prune_schedule_slots", "2026-01-09T03:17:00.000Z"],
+    ]);
+  } finally {
+    await db.close();
+  }
+});
