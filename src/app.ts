@@ -23,6 +23,10 @@ import { createGraphQLServer, type GraphQLLimits, type GraphQLServer } from "./g
 import type { Plugin } from "graphql-yoga";
 import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
+import { goalsModule } from "./features/goals/schema.ts";
+import { badgesModule } from "./features/badges/schema.ts";
+import { feedModule } from "./features/feed/schema.ts";
+import { moodModule } from "./features/mood/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -87,7 +91,14 @@ function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
 export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
   const graphql = createGraphQLServer({
-    modules: [usersModule(deps), ...(options.extraModules ?? [])],
+    modules: [
+      usersModule(deps),
+      goalsModule(deps),
+      badgesModule(deps),
+      feedModule(deps),
+      moodModule(deps),
+      ...(options.extraModules ?? []),
+    ],
     identify: createIdentify(deps),
     tracker: deps.tracker,
     log: deps.log,
