@@ -230,6 +230,11 @@ const typeDefs = /* GraphQL */ `
     errors: [String!]!
   }
 
+  extend type CurrentUser {
+    "Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held)."
+    streakFreezes: Int!
+  }
+
   extend type Query {
     "The current user's top-level goals, newest first; archived ones only with status: archived."
     goals(status: GoalStatus): [Goal!]!
@@ -400,6 +405,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         id: (c: { publicId: string }) => c.publicId,
         date: (c: { day: string }) => c.day,
         createdAt: (c: { createdAt: Date }) => c.createdAt.toISOString(),
+      },
+      CurrentUser: {
+        streakFreezes: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
+          (await ctx.loader<string, { available: number } | null>(
+            "freezeBalance",
+            async (ids) => byKeys(ids, await store.freezeBalances(sql, ids), (b) => b.userId),
+          ).load(u.id))?.available ?? 0,
       },
       Query: {
         goals: (_: unknown, args: { status?: GoalStatus | null }, ctx: GraphQLContext) =>
