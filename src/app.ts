@@ -15,7 +15,7 @@ import { BodyTooLargeError, DEFAULT_BODY_LIMIT, readBoundedBody } from "./http/b
 import { createRouter, json, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
 import { writeRequestLog } from "./http/request-log.ts";
-import { healthResponse, type QueueFigures, upResponse } from "./http/health.ts";
+import { healthResponse, upResponse } from "./http/health.ts";
 import { createTokenVerifier } from "./graphql/auth.ts";
 import type { Viewer } from "./graphql/context.ts";
 import type { GraphQLModule } from "./graphql/module.ts";
@@ -27,6 +27,8 @@ import { goalsModule } from "./features/goals/schema.ts";
 import { badgesModule } from "./features/badges/schema.ts";
 import { feedModule } from "./features/feed/schema.ts";
 import { moodModule } from "./features/mood/schema.ts";
+import { jobsAdminModule } from "./features/jobs/schema.ts";
+import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 
 export interface Deps {
   config: Config;
@@ -39,6 +41,11 @@ export interface Deps {
   fetch: typeof fetch;
 }
 
+/** What feature modules receive: the service's dependencies plus the job system. */
+export interface FeatureDeps extends Deps {
+  jobs: JobSystem;
+}
+
 /** Extension points for tests (extra schema modules, plugins, limits). */
 export interface AppOptions {
   extraModules?: GraphQLModule[];
@@ -48,6 +55,7 @@ export interface AppOptions {
 
 export interface App {
   deps: Deps;
+  jobs: ReturnType<typeof createJobSystem>;
   graphql: GraphQLServer;
   /** The `Deno.serve` handler. */
   handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
@@ -64,9 +72,6 @@ function requestIdOf(req: Request): string {
   const incoming = req.headers.get("x-request-id");
   return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
 }
-
-const emptyQueue = (): Promise<QueueFigures> =>
-  Promise.resolve({ processed: 0, failed: 0, enqueued: 0, dead: 0, queues: [] });
 
 /** Verifies a session token, then finds or creates its user (spec 5.3). */
 function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
@@ -90,13 +95,23 @@ function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
 
 export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
+  const jobs = createJobSystem({
+    db: deps.db,
+    log: deps.log.child({ component: "jobs" }),
+    tracker: deps.tracker,
+    clock: deps.clock,
+    concurrency: deps.config.jobConcurrency,
+    graceMs: deps.config.shutdownTimeoutMs,
+  });
+  const features: FeatureDeps = { ...deps, jobs };
   const graphql = createGraphQLServer({
     modules: [
-      usersModule(deps),
-      goalsModule(deps),
-      badgesModule(deps),
-      feedModule(deps),
-      moodModule(deps),
+      usersModule(features),
+      jobsAdminModule(features),
+      goalsModule(features),
+      badgesModule(features),
+      feedModule(features),
+      moodModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
@@ -114,7 +129,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         healthResponse({
           db: deps.db,
           kv: deps.kv,
-          queueFigures: emptyQueue,
+          queueFigures: () => jobs.figures(),
           deadThreshold: deps.config.sidekiqDeadThreshold,
           llmBaseUrl: deps.config.llmBaseUrl,
           fetch: deps.fetch,
@@ -182,12 +197,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
 
   return {
     deps,
+    jobs,
     graphql,
     handler,
-    async start() {},
+    async start() {
+      await jobs.start();
+    },
     async stop() {
       shuttingDown = true;
-      await Promise.resolve();
+      await jobs.stop();
     },
     get shuttingDown() {
       return shuttingDown;

@@ -53,20 +53,18 @@ export async function badgesOfUsers(sql: Queryable, userIds: readonly string[]) 
 
 /**
  * Applies the badge rules to a domain event inside the caller's transaction: awards what it
- * earns and publishes `badges.badge_earned` for each new badge (when the job system is wired).
+ * earns and publishes `badges.badge_earned` for each new badge.
  */
 export async function awardBadgesFor(
   tx: Queryable,
-  jobs: Pick<JobSystem, "publish"> | undefined,
+  jobs: Pick<JobSystem, "publish">,
   userId: string,
   event: BadgeEvent,
   at: Date,
 ): Promise<BadgeRow[]> {
   const awarded = await awardBadges(tx, userId, badgesFor(event), at);
-  if (jobs) {
-    for (const b of awarded) {
-      await jobs.publish(tx, "badges.badge_earned", { userId, code: b.code, badgeId: b.publicId });
-    }
+  for (const b of awarded) {
+    await jobs.publish(tx, "badges.badge_earned", { userId, code: b.code, badgeId: b.publicId });
   }
   return awarded;
 }

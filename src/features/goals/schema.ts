@@ -54,12 +54,12 @@ import {
 import * as store from "./store.ts";
 import type { GoalRow } from "./store.ts";
 
-/** What the goals feature needs. `jobs` publishes domain events once the job system is wired. */
+/** What the goals feature needs; `jobs` publishes domain events (transactional outbox). */
 export interface GoalsDeps {
   db: Database;
   clock: Clock;
   log: Logger;
-  jobs?: Pick<JobSystem, "publish">;
+  jobs: Pick<JobSystem, "publish">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -300,9 +300,8 @@ type Args = Record<string, unknown>;
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const publish = async (tx: Queryable, event: string, payload: unknown) => {
-    if (deps.jobs) await deps.jobs.publish(tx, event, payload);
-  };
+  const publish = (tx: Queryable, event: string, payload: unknown) =>
+    deps.jobs.publish(tx, event, payload);
 
   /** The time zone a goal's days follow: its owner's. */
   async function zoneOf(goal: GoalRow, ctx: GraphQLContext): Promise<string> {

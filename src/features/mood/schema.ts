@@ -47,7 +47,7 @@ const typeDefs = /* GraphQL */ `
 const DAY_MS = 86_400_000;
 
 export function moodModule(
-  deps: { db: Database; clock: Clock; jobs?: Pick<JobSystem, "publish"> },
+  deps: { db: Database; clock: Clock; jobs: Pick<JobSystem, "publish"> },
 ): GraphQLModule {
   const sql = deps.db.sql;
   return {
@@ -120,13 +120,11 @@ export function moodModule(
               tags: tags.tags,
               loggedAt,
             });
-            if (deps.jobs) {
-              await deps.jobs.publish(tx, "mood.logged", {
-                userId: viewer.userId,
-                moodLogId: moodLog.publicId,
-                mood: moodLog.mood,
-              });
-            }
+            await deps.jobs.publish(tx, "mood.logged", {
+              userId: viewer.userId,
+              moodLogId: moodLog.publicId,
+              mood: moodLog.mood,
+            });
             const badgesEarned = await awardBadgesFor(tx, deps.jobs, viewer.userId, {
               type: "mood_logged",
             }, now);

@@ -1,0 +1,375 @@
+/**
+ * The job system on PostgreSQL: a worker that claims jobs with `FOR UPDATE SKIP LOCKED`, retries
+ * with backoff and moves exhausted jobs to a dead set; domain events as a transactional outbox
+ * (one job per subscriber); and a croner scheduler whose ticks fire once across instances.
+ * See {@link JobSystem} for the API and docs/jobs.md for the behaviour.
+ */
+import { Cron } from "croner";
+import type { Database, Queryable } from "../db.ts";
+import type { Logger } from "../log.ts";
+import { errorFields } from "../log.ts";
+import type { Clock } from "../clock.ts";
+import type { ErrorTracker } from "../errors.ts";
+import { publicId } from "../ids.ts";
+import { retryDelayMs } from "./backoff.ts";
+import {
+  type ClaimedJob,
+  claimJobs,
+  completeJobs,
+  deadJobs,
+  discardDead,
+  failJob,
+  fireScheduleSlot,
+  insertJob,
+  insertJobs,
+  pruneScheduleSlots,
+  queueFigures,
+  READY_CHANNEL,
+  releaseJobs,
+  retryDead,
+} from "./store.ts";
+import type { EnqueueOptions, JobHandler, JobInfo, JobSystem } from "./types.ts";
+
+export type { DeadJob, EnqueueOptions, JobHandler, JobInfo, JobSystem } from "./types.ts";
+
+export interface JobSystemOptions {
+  db: Database;
+  log: Logger;
+  tracker: ErrorTracker;
+  clock: Clock;
+  /** Jobs run at once by this instance's worker (0: this instance runs no worker). */
+  concurrency?: number;
+  /** How long `stop()` waits for running jobs before releasing them. */
+  graceMs?: number;
+  /** A job locked longer than this belongs to a dead worker and is claimed again. */
+  lockTimeoutMs?: number;
+  /** Wake-up interval when no notification arrives. */
+  pollIntervalMs?: number;
+  /** Source of randomness for backoff jitter. */
+  random?: () => number;
+  /** Cron time zone (default UTC). */
+  timezone?: string;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 25;
+const EVENT_QUEUE = "events";
+const SCHEDULE_QUEUE = "scheduled";
+const COUNTER_SHARDS = 16;
+
+const eventJobName = (event: string, subscriber: string) => `event:${event}:${subscriber}`;
+const scheduleJobName = (name: string) => `schedule:${name}`;
+
+function errorMessage(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, 4_000);
+}
+
+export function createJobSystem(options: JobSystemOptions): JobSystem & {
+  /** Fires one slot of a registered schedule; false when it was already fired. */
+  fireSchedule(name: string, slot: Date): Promise<boolean>;
+  readonly wakeup: "listen/notify" | "polling";
+} {
+  const { db, log, tracker, clock } = options;
+  const sql = db.sql;
+  const concurrency = options.concurrency ?? 4;
+  const graceMs = options.graceMs ?? 10_000;
+  const lockTimeoutMs = options.lockTimeoutMs ?? 15 * 60_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const random = options.random ?? Math.random;
+  const timezone = options.timezone ?? "UTC";
+  const notify = db.supportsListen;
+  const workerId = `${Deno.hostname()}:${Deno.pid}:${publicId(6)}`;
+  const shard = Math.floor(random() * COUNTER_SHARDS);
+
+  const handlers = new Map<string, JobHandler>();
+  const subscribers = new Map<string, string[]>();
+  const schedules = new Map<string, string>();
+  const running = new Map<string, Promise<void>>();
+  const crons: Cron[] = [];
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+  // A wake-up that arrives while the loop is busy is remembered, not lost.
+  let wakeRequested = false;
+  let resolveSleep: (() => void) | undefined;
+  const wake = () => {
+    wakeRequested = true;
+    resolveSleep?.();
+  };
+
+  // Finished jobs are deleted in batches: while one delete is in flight, the next ones gather.
+  const finished: { id: string; worker: string }[] = [];
+  let flushing: Promise<void> | undefined;
+  function flushCompletions(): Promise<void> {
+    flushing ??= (async () => {
+      while (finished.length) {
+        const batch = finished.splice(0);
+        for (const worker of new Set(batch.map((f) => f.worker))) {
+          const ids = batch.filter((f) => f.worker === worker).map((f) => f.id);
+          try {
+            const done = await completeJobs(sql, ids, worker, shard);
+            if (done < ids.length) {
+              log.warn("jobs finished after their lock was lost", { lost: ids.length - done });
+            }
+          } catch (err) {
+            // The jobs stay locked; after the lock timeout they run again (at-least-once).
+            log.error("job completion could not be recorded", { ...errorFields(err), ids });
+          }
+        }
+      }
+    })().finally(() => {
+      flushing = undefined;
+      if (finished.length) flushCompletions();
+    });
+    return flushing;
+  }
+  async function drainCompletions(): Promise<void> {
+    while (flushing || finished.length) await (flushing ?? flushCompletions());
+  }
+
+  const staleBefore = (now: Date) => new Date(now.getTime() - lockTimeoutMs);
+
+  async function enqueue(
+    tx: Queryable,
+    name: string,
+    payload: unknown,
+    opts: EnqueueOptions = {},
+  ): Promise<string | null> {
+    const now = clock.now();
+    return await insertJob(tx, {
+      queue: opts.queue ?? "default",
+      name,
+      payload: payload ?? {},
+      runAt: opts.runAt ?? now,
+      maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      key: opts.key ?? null,
+      now,
+    }, notify);
+  }
+
+  function register(name: string, handler: JobHandler) {
+    if (handlers.has(name)) throw new Error(`a handler for job "${name}" is already registered`);
+    handlers.set(name, handler);
+  }
+
+  /** Runs one claimed job to its outcome; never throws. */
+  async function execute(job: ClaimedJob, worker: string): Promise<void> {
+    const info: JobInfo = {
+      id: job.id,
+      name: job.name,
+      queue: job.queue,
+      attempt: job.attempts,
+      maxAttempts: job.maxAttempts,
+    };
+    const fields = { job_id: job.id, job: job.name, queue: job.queue, attempt: job.attempts };
+    const started = performance.now();
+    try {
+      const handler = handlers.get(job.name);
+      if (!handler) throw new Error(`no handler registered for job "${job.name}"`);
+      await handler(job.payload, info);
+      log.debug("job done", { ...fields, duration_ms: performance.now() - started });
+      finished.push({ id: job.id, worker });
+      flushCompletions();
+    } catch (err) {
+      const now = clock.now();
+      const dead = job.attempts >= job.maxAttempts;
+      try {
+        await failJob(sql, {
+          id: job.id,
+          worker,
+          shard,
+          error: errorMessage(err),
+          now,
+          retryAt: new Date(now.getTime() + retryDelayMs(job.attempts, random)),
+          deadPublicId: dead ? publicId() : null,
+        });
+      } catch (recordErr) {
+        log.error("job failure could not be recorded", { ...fields, ...errorFields(recordErr) });
+      }
+      if (dead) {
+        log.error("job dead", { ...fields, ...errorFields(err) });
+        tracker.captureError(err, { job: job.name, job_id: job.id, attempts: job.attempts });
+      } else {
+        log.warn("job failed, will retry", { ...fields, ...errorFields(err) });
+      }
+    }
+  }
+
+  async function runUntilIdle(): Promise<number> {
+    const worker = `${workerId}:drain`;
+    let total = 0;
+    for (;;) {
+      const now = clock.now();
+      const batch = await claimJobs(sql, worker, Math.max(1, concurrency), now, staleBefore(now));
+      if (!batch.length) return total;
+      total += batch.length;
+      await Promise.all(batch.map((job) => execute(job, worker)));
+      await drainCompletions();
+    }
+  }
+
+  async function workLoop(): Promise<void> {
+    while (!stopping) {
+      const free = concurrency - running.size;
+      let claimed: ClaimedJob[] = [];
+      if (free > 0) {
+        try {
+          const now = clock.now();
+          claimed = await claimJobs(sql, workerId, free, now, staleBefore(now));
+        } catch (err) {
+          if (stopping) break;
+          log.error("job claim failed", errorFields(err));
+        }
+      }
+      for (const job of claimed) {
+        const run = execute(job, workerId).finally(() => {
+          running.delete(job.id);
+          wake();
+        });
+        running.set(job.id, run);
+      }
+      // A full batch suggests more are ready: claim again at once.
+      if (free > 0 && claimed.length === free) continue;
+      if (!wakeRequested) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          resolveSleep = resolve;
+          timer = setTimeout(resolve, pollIntervalMs);
+        });
+        clearTimeout(timer);
+        resolveSleep = undefined;
+      }
+      wakeRequested = false;
+    }
+  }
+
+  function subscribe(
+    event: string,
+    subscriber: string,
+    handler: (p: unknown) => void | Promise<void>,
+  ) {
+    register(eventJobName(event, subscriber), (payload) => handler(payload));
+    subscribers.set(event, [...(subscribers.get(event) ?? []), subscriber]);
+  }
+
+  async function publish(tx: Queryable, event: string, payload: unknown): Promise<void> {
+    const names = (subscribers.get(event) ?? []).map((s) => eventJobName(event, s));
+    if (!names.length) {
+      log.debug("event has no subscribers", { event });
+      return;
+    }
+    const now = clock.now();
+    await insertJobs(tx, names, {
+      queue: EVENT_QUEUE,
+      payload: payload ?? {},
+      runAt: now,
+      maxAttempts: DEFAULT_MAX_ATTEMPTS,
+      now,
+    }, notify);
+  }
+
+  function schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>) {
+    // Validates the expression at registration, not at the first tick.
+    new Cron(cron, { paused: true, timezone });
+    if (schedules.has(name)) throw new Error(`schedule "${name}" is already registered`);
+    schedules.set(name, cron);
+    register(
+      scheduleJobName(name),
+      (payload) => task(new Date((payload as { slot: string }).slot)),
+    );
+  }
+
+  async function fireSchedule(name: string, slot: Date): Promise<boolean> {
+    if (!schedules.has(name)) throw new Error(`unknown schedule "${name}"`);
+    const key = `${scheduleJobName(name)}:${slot.toISOString()}`;
+    const fired = await fireScheduleSlot(
+      sql,
+      name,
+      slot,
+      clock.now(),
+      (tx) =>
+        enqueue(tx, scheduleJobName(name), { slot: slot.toISOString() }, {
+          queue: SCHEDULE_QUEUE,
+          key,
+        }),
+    );
+    if (fired) log.info("schedule fired", { schedule: name, slot: slot.toISOString() });
+    return fired;
+  }
+
+  function startScheduler() {
+    for (const [name, pattern] of schedules) {
+      const cron = new Cron(pattern, { timezone, protect: true }, async (self: Cron) => {
+        const slot = self.currentRun() ?? clock.now();
+        try {
+          await fireSchedule(name, slot);
+        } catch (err) {
+          log.error("schedule tick failed", { schedule: name, ...errorFields(err) });
+        }
+      });
+      crons.push(cron);
+    }
+  }
+
+  // Fired slots only guard against re-firing the current slot; a week of history is plenty.
+  schedule("jobs.prune_schedule_slots", "17 3 * * *", async (slot) => {
+    const pruned = await pruneScheduleSlots(sql, new Date(slot.getTime() - 7 * 86_400_000));
+    log.info("schedule slots pruned", { pruned });
+  });
+
+  return {
+    get wakeup() {
+      return notify ? "listen/notify" as const : "polling" as const;
+    },
+    enqueue,
+    handle: register,
+    publish,
+    subscribe,
+    schedule,
+    fireSchedule,
+    figures: () => queueFigures(sql, clock.now()),
+    listDeadJobs: (limit = 50) => deadJobs(sql, Math.min(Math.max(1, limit), 500)),
+    retryDeadJob: (id) => retryDead(sql, id, clock.now()),
+    discardDeadJob: (id) => discardDead(sql, id),
+    runUntilIdle,
+    async start() {
+      stopping = false;
+      startScheduler();
+      if (concurrency <= 0) {
+        log.info("job worker disabled on this instance", { schedules: schedules.size });
+        return;
+      }
+      if (notify) {
+        const listener = await sql.listen(READY_CHANNEL, () => wake());
+        unlisten = () => listener.unlisten();
+      }
+      log.info("job worker started", {
+        worker: workerId,
+        concurrency,
+        wakeup: notify ? "listen/notify" : `polling every ${pollIntervalMs} ms`,
+        schedules: [...schedules.keys()],
+      });
+      loop = workLoop();
+    },
+    async stop() {
+      stopping = true;
+      for (const cron of crons.splice(0)) cron.stop();
+      wake();
+      await loop;
+      loop = undefined;
+      if (running.size) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
+        await Promise.race([Promise.all(running.values()), grace]);
+        clearTimeout(timer);
+      }
+      await drainCompletions();
+      if (running.size) {
+        const released = await releaseJobs(sql, workerId, [...running.keys()], clock.now());
+        log.warn("jobs released at shutdown", { released });
+      }
+      await unlisten?.();
+      unlisten = undefined;
+    },
+  };
+}

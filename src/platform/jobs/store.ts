@@ -1,0 +1,250 @@
+/**
+ * The job queue's SQL. Every state change is one statement that carries its own guard (a job is
+ * completed, failed or released only `where locked_by = <this worker>`), so a worker that lost
+ * its lock cannot touch a job another worker has since claimed.
+ */
+import type { Queryable, Sql } from "../db.ts";
+import type { QueueFigures } from "../../http/health.ts";
+import type { DeadJob } from "./types.ts";
+
+export const READY_CHANNEL = "jobs_ready";
+
+export interface NewJob {
+  queue: string;
+  name: string;
+  payload: unknown;
+  runAt: Date;
+  maxAttempts: number;
+  key: string | null;
+  now: Date;
+}
+
+export interface ClaimedJob {
+  id: string;
+  queue: string;
+  name: string;
+  payload: unknown;
+  attempts: number;
+  maxAttempts: number;
+}
+
+/** Inserts a job (no-op on a duplicate key); with `notify`, wakes listening workers at commit. */
+export async function insertJob(
+  tx: Queryable,
+  job: NewJob,
+  notify: boolean,
+): Promise<string | null> {
+  const rows = notify
+    ? await tx<{ id: string }[]>`
+        with inserted as (
+          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+          values (${job.queue}, ${job.name}, ${tx.json(job.payload as never)}, ${job.runAt},
+                  ${job.maxAttempts}, ${job.key}, ${job.now})
+          on conflict (key) do nothing
+          returning id, queue)
+        select id, pg_notify(${READY_CHANNEL}, queue) from inserted`
+    : await tx<{ id: string }[]>`
+        insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+        values (${job.queue}, ${job.name}, ${tx.json(job.payload as never)}, ${job.runAt},
+                ${job.maxAttempts}, ${job.key}, ${job.now})
+        on conflict (key) do nothing
+        returning id`;
+  return rows[0]?.id ?? null;
+}
+
+/** Inserts one job per name with the same payload (an event's subscribers). */
+export async function insertJobs(
+  tx: Queryable,
+  names: string[],
+  job: Omit<NewJob, "name" | "key">,
+  notify: boolean,
+): Promise<void> {
+  const payload = tx.json(job.payload as never);
+  if (notify) {
+    await tx`
+      with inserted as (
+        insert into jobs (queue, name, payload, run_at, max_attempts, created_at)
+        select ${job.queue}, n, ${payload}, ${job.runAt}, ${job.maxAttempts}, ${job.now}
+        from unnest(${names}::text[]) as n
+        returning queue)
+      select pg_notify(${READY_CHANNEL}, queue) from inserted limit 1`;
+  } else {
+    await tx`
+      insert into jobs (queue, name, payload, run_at, max_attempts, created_at)
+      select ${job.queue}, n, ${payload}, ${job.runAt}, ${job.maxAttempts}, ${job.now}
+      from unnest(${names}::text[]) as n`;
+  }
+}
+
+/**
+ * Locks up to `limit` due jobs for `worker`. A job locked before `staleBefore` belongs to a worker
+ * that died and is claimed again.
+ */
+export async function claimJobs(
+  sql: Sql,
+  worker: string,
+  limit: number,
+  now: Date,
+  staleBefore: Date,
+): Promise<ClaimedJob[]> {
+  // `= any(array(...))` rather than a join: the prepared statement's generic plan would
+  // otherwise hash-join against a sequential scan of the whole table on every claim.
+  return await sql<ClaimedJob[]>`
+    update jobs j
+    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1
+    where j.id = any(array(
+      select id from jobs
+      where dead_at is null and run_at <= ${now}
+        and (locked_at is null or locked_at < ${staleBefore})
+      order by run_at, id
+      limit ${limit}
+      for update skip locked))
+    returning j.id, j.queue, j.name, j.payload, j.attempts, j.max_attempts as "maxAttempts"`;
+}
+
+/**
+ * Deletes finished jobs and counts them as processed; returns how many this worker still held
+ * (a job whose lock was lost is left to its new holder).
+ */
+export async function completeJobs(
+  sql: Sql,
+  ids: string[],
+  worker: string,
+  shard: number,
+): Promise<number> {
+  const rows = await sql<{ done: number }[]>`
+    with done as (
+      delete from jobs where id = any(${ids}::bigint[]) and locked_by = ${worker} returning id),
+    counted as (
+      insert into job_counters (name, shard, value)
+      select 'processed', ${shard}, count(*) from done having count(*) > 0
+      on conflict (name, shard) do update set value = job_counters.value + excluded.value)
+    select count(*)::int as done from done`;
+  return rows[0].done;
+}
+
+export interface FailedAttempt {
+  id: string;
+  worker: string;
+  shard: number;
+  error: string;
+  retryAt: Date;
+  now: Date;
+  /** Set when this was the last attempt: the job moves to the dead set under this id. */
+  deadPublicId: string | null;
+}
+
+/** Unlocks a failed job for a later retry, or moves it to the dead set; counts the failure. */
+export async function failJob(sql: Sql, f: FailedAttempt): Promise<boolean> {
+  const dead = f.deadPublicId !== null;
+  const rows = await sql`
+    with failed as (
+      update jobs
+      set locked_at = null, locked_by = null, last_error = ${f.error}, run_at = ${f.retryAt},
+          dead_at = ${dead ? f.now : null}, public_id = ${f.deadPublicId}
+      where id = ${f.id} and locked_by = ${f.worker}
+      returning id)
+    insert into job_counters (name, shard, value)
+    select c.name, ${f.shard}, 1 from failed, (values ('processed'), ('failed')) as c(name)
+    on conflict (name, shard) do update set value = job_counters.value + 1
+    returning value`;
+  return rows.length > 0;
+}
+
+/** Hands jobs this worker still holds back to the queue, without spending an attempt. */
+export async function releaseJobs(sql: Sql, worker: string, ids: string[], now: Date) {
+  if (!ids.length) return 0;
+  const rows = await sql`
+    update jobs
+    set locked_at = null, locked_by = null, run_at = ${now}, attempts = greatest(attempts - 1, 0)
+    where locked_by = ${worker} and id = any(${ids}::bigint[])
+    returning id`;
+  return rows.length;
+}
+
+export async function queueFigures(sql: Sql, now: Date): Promise<QueueFigures> {
+  const [totals] = await sql<
+    { processed: string; failed: string; enqueued: number; dead: number }[]
+  >`
+    select
+      (select coalesce(sum(value), 0) from job_counters where name = 'processed') as processed,
+      (select coalesce(sum(value), 0) from job_counters where name = 'failed') as failed,
+      (select count(*)::int from jobs
+        where dead_at is null and locked_at is null and run_at <= ${now}) as enqueued,
+      (select count(*)::int from jobs where dead_at is not null) as dead`;
+  const queues = await sql<{ name: string; size: number; oldest: Date | null }[]>`
+    select queue as name,
+           count(*) filter (where locked_at is null and run_at <= ${now})::int as size,
+           min(run_at) filter (where locked_at is null and run_at <= ${now}) as oldest
+    from jobs where dead_at is null
+    group by queue order by queue`;
+  return {
+    processed: Number(totals.processed),
+    failed: Number(totals.failed),
+    enqueued: totals.enqueued,
+    dead: totals.dead,
+    queues: queues.map((q) => ({
+      name: q.name,
+      size: q.size,
+      latency: q.oldest ? Math.max(0, (now.getTime() - q.oldest.getTime()) / 1000) : 0,
+    })),
+  };
+}
+
+export async function deadJobs(sql: Sql, limit: number): Promise<DeadJob[]> {
+  return await sql<DeadJob[]>`
+    select public_id as id, queue, name, payload, attempts, last_error as "lastError",
+           dead_at as "failedAt", created_at as "createdAt"
+    from jobs where dead_at is not null
+    order by dead_at desc, id desc
+    limit ${limit}`;
+}
+
+/** Puts a dead job back in the queue with fresh attempts. */
+export async function retryDead(sql: Sql, publicId: string, now: Date): Promise<boolean> {
+  const rows = await sql`
+    update jobs set dead_at = null, public_id = null, attempts = 0, run_at = ${now}
+    where public_id = ${publicId} and dead_at is not null
+    returning id`;
+  return rows.length > 0;
+}
+
+export async function discardDead(sql: Sql, publicId: string): Promise<boolean> {
+  const rows = await sql`
+    delete from jobs where public_id = ${publicId} and dead_at is not null returning id`;
+  return rows.length > 0;
+}
+
+const SCHEDULE_LOCK_NAMESPACE = 7_240_311;
+
+/**
+ * Records `slot` of schedule `name` and enqueues its job, once across instances: the advisory
+ * lock keeps concurrent ticks from racing, the slot row keeps late or repeated ticks from firing
+ * again. Returns whether this call fired the slot.
+ */
+export async function fireScheduleSlot(
+  sql: Sql,
+  name: string,
+  slot: Date,
+  now: Date,
+  enqueue: (tx: Queryable) => Promise<unknown>,
+): Promise<boolean> {
+  return await sql.begin(async (tx) => {
+    const [{ locked }] = await tx<{ locked: boolean }[]>`
+      select pg_try_advisory_xact_lock(${SCHEDULE_LOCK_NAMESPACE}, hashtext(${name})) as locked`;
+    if (!locked) return false;
+    const inserted = await tx`
+      insert into job_schedule_slots (name, slot, fired_at) values (${name}, ${slot}, ${now})
+      on conflict (name, slot) do nothing
+      returning slot`;
+    if (!inserted.length) return false;
+    await enqueue(tx);
+    return true;
+  });
+}
+
+/** Forgets fired slots older than `before` (they can no longer fire again anyway). */
+export async function pruneScheduleSlots(sql: Sql, before: Date): Promise<number> {
+  const rows = await sql`delete from job_schedule_slots where slot < ${before} returning slot`;
+  return rows.length;
+}
