@@ -105,4 +105,4 @@ create table if not exists feed_items (
   created_at timestamptz not null default now()
 );
 create index if not exists feed_items_user_order_idx
-  on feed_items (user_id, occurred_at desc, public_id desc);
+  on feed_items (user_id, occurred_at desc, id desc);

@@ -27,23 +27,24 @@ Deno.test("feed: activity newest first, paged by stable cursors, private to its 
 
     const all = (await g.data(FEED, { first: 50 })).unifiedFeed;
     const kinds = all.edges.map((e: { node: { kind: string } }) => e.node.kind);
+    // Newest first; within one moment, the later-recorded item first.
     assert.deepEqual(kinds, [
-      "goal_event",
+      "badge_earned",
       "goal_completed",
+      "goal_event",
       "badge_earned",
       "check_in",
       "badge_earned",
       "goal_event",
       "badge_earned",
-      "badge_earned",
     ]);
-    const [last, completed] = all.edges.map((e: { node: unknown }) => e.node);
+    const [, completed, last] = all.edges.map((e: { node: unknown }) => e.node);
     assert.equal(last.activity.__typename, "GoalEventActivity");
     assert.equal(last.activity.goal.id, target.id);
     assert.equal(last.activity.value, 2);
     assert.equal(last.activity.unit, "km");
     assert.equal(completed.activity.goalTitle, "Run");
-    const checkIn = all.edges[3].node.activity;
+    const checkIn = all.edges[4].node.activity;
     assert.deepEqual(checkIn, {
       __typename: "CheckInActivity",
       goal: { id: habit.id },

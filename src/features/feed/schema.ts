@@ -79,7 +79,7 @@ type Activity = FeedItemRow["data"] & { __kind: string; __viewer: string };
 
 export function feedModule(deps: { db: Database }): GraphQLModule {
   const sql = deps.db.sql;
-  const goalOf = async (a: Activity, ctx: GraphQLContext) => {
+  const goalOf = async (a: Activity, _: unknown, ctx: GraphQLContext) => {
     if (typeof a.goalId !== "string") return null;
     const goal = await loadGoal(ctx, sql, a.goalId);
     return goal && goal.userId === ctx.viewer?.userId ? goal : null;
@@ -112,12 +112,12 @@ export function feedModule(deps: { db: Database }): GraphQLModule {
         ) => {
           const viewer = requireViewer(ctx);
           const first = clampFirst(args.first);
-          const after = decodeCursor(args.after, 2);
-          if (after && (typeof after[0] !== "string" || Number.isNaN(Date.parse(after[0])))) {
+          const after = decodeCursor(args.after, 1);
+          if (after && typeof after[0] !== "string") {
             throw badUserInput("invalid cursor in `after`");
           }
-          const rows = await feedPage(sql, viewer.userId, first + 1, after as [string, string]);
-          return toConnection(rows, first, (r) => [r.cursorAt, r.publicId]);
+          const rows = await feedPage(sql, viewer.userId, first + 1, after?.[0] as string ?? null);
+          return toConnection(rows, first, (r) => [r.publicId]);
         },
       },
     },

@@ -1,4 +1,8 @@
-/** SQL for the unified activity feed: one row per item, paged newest first by a keyset. */
+/**
+ * SQL for the unified activity feed: one row per item, newest first by (occurred_at, id), paged
+ * by a keyset. The cursor is the last item's public id; the page continues strictly below that
+ * item's key, so items inserted meanwhile never shift or repeat later pages.
+ */
 import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 
@@ -8,8 +12,6 @@ export interface FeedItemRow {
   userId: string;
   kind: string;
   occurredAt: Date;
-  /** `occurred_at` to the microsecond, for cursors. */
-  cursorAt: string;
   data: Record<string, unknown>;
 }
 
@@ -29,20 +31,25 @@ export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<
             ${tx.json(item.data as never)})`;
 }
 
-/** One page, newest first; `after` is the `[cursorAt, publicId]` of the last item seen. */
+/**
+ * One page, newest first; `after` is the public id of the last item seen (an unknown one, or
+ * another user's, gives an empty page).
+ */
 export async function feedPage(
   sql: Queryable,
   userId: string,
   limit: number,
-  after: [string, string] | null,
+  after: string | null,
 ): Promise<FeedItemRow[]> {
+  const below = after
+    ? sql`and (occurred_at, id) < (select occurred_at, id from feed_items
+                                   where public_id = ${after} and user_id = ${userId})`
+    : sql``;
   return await sql<FeedItemRow[]>`
     select id, public_id as "publicId", user_id as "userId", kind, occurred_at as "occurredAt",
-           to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "cursorAt",
            data
     from feed_items
-    where user_id = ${userId}
-      ${after ? sql`and (occurred_at, public_id) < (${after[0]}::timestamptz, ${after[1]})` : sql``}
-    order by occurred_at desc, public_id desc
+    where user_id = ${userId} ${below}
+    order by occurred_at desc, id desc
     limit ${limit}`;
 }
