@@ -29,6 +29,10 @@ import { feedModule } from "./features/feed/schema.ts";
 import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { feedbackModule } from "./features/feedback/schema.ts";
+import { feedbackExportHandler } from "./features/feedback/export.ts";
+import { activationFunnelHandler } from "./features/funnel/http.ts";
+import { billingWebhook } from "./features/billing/webhook.ts";
 
 export interface Deps {
   config: Config;
@@ -112,6 +116,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       badgesModule(features),
       feedModule(features),
       moodModule(features),
+      feedbackModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
@@ -137,6 +142,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
+    {
+      method: "POST",
+      path: "/integrations/activation-funnel",
+      handler: activationFunnelHandler(deps),
+    },
+    { method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(features) },
   ];
   const router = createRouter(routes);
 
