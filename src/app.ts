@@ -23,6 +23,10 @@ import { createGraphQLServer, type GraphQLLimits, type GraphQLServer } from "./g
 import type { Plugin } from "graphql-yoga";
 import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
+import { goalsModule } from "./features/goals/schema.ts";
+import { badgesModule } from "./features/badges/schema.ts";
+import { feedModule } from "./features/feed/schema.ts";
+import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 
@@ -101,7 +105,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   });
   const features: FeatureDeps = { ...deps, jobs };
   const graphql = createGraphQLServer({
-    modules: [usersModule(features), jobsAdminModule(features), ...(options.extraModules ?? [])],
+    modules: [
+      usersModule(features),
+      jobsAdminModule(features),
+      goalsModule(features),
+      badgesModule(features),
+      feedModule(features),
+      moodModule(features),
+      ...(options.extraModules ?? []),
+    ],
     identify: createIdentify(deps),
     tracker: deps.tracker,
     log: deps.log,
