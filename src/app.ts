@@ -29,6 +29,8 @@ import { feedModule } from "./features/feed/schema.ts";
 import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { type Ai, createAi, type Moderation } from "./features/coaching/ai.ts";
+import { coachingModule } from "./features/coaching/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -41,9 +43,13 @@ export interface Deps {
   fetch: typeof fetch;
 }
 
-/** What feature modules receive: the service's dependencies plus the job system. */
+/** What feature modules receive: the service's dependencies plus the job system and AI. */
 export interface FeatureDeps extends Deps {
   jobs: JobSystem;
+  /** AI feature flags and the LLM client (null when `LLM_BASE_URL` is unset). */
+  ai: Ai;
+  /** The moderation hook for user posts (docs/ai-coaching.md). */
+  moderation: Moderation;
 }
 
 /** Extension points for tests (extra schema modules, plugins, limits). */
@@ -103,7 +109,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     concurrency: deps.config.jobConcurrency,
     graceMs: deps.config.shutdownTimeoutMs,
   });
-  const features: FeatureDeps = { ...deps, jobs };
+  const { moderation, ...ai } = createAi(deps);
+  const features: FeatureDeps = { ...deps, jobs, ai, moderation };
   const graphql = createGraphQLServer({
     modules: [
       usersModule(features),
@@ -112,6 +119,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       badgesModule(features),
       feedModule(features),
       moodModule(features),
+      coachingModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
