@@ -164,7 +164,11 @@ const SYSTEM = [
   "Mood is 1 (low) to 5 (high). Answer only with JSON matching the schema you are given.",
 ].join(" ");
 
-const data = (context: CoachingContext) => `<data>${JSON.stringify(context)}</data>`;
+/** JSON with `<` escaped, so nothing inside can close the `<data>` fence. */
+const data = (context: CoachingContext) =>
+  `<data>${JSON.stringify(context).replaceAll("<", "\\u003c")}</data>`;
+/** Free text inside a tag fence: a `<` becomes a full-width one, so it cannot close the fence. */
+const fenced = (text: string) => text.replaceAll("<", "\uFF1C");
 
 export function insightMessages(context: CoachingContext) {
   return [
@@ -183,7 +187,8 @@ export function adviceMessages(context: CoachingContext, question: string) {
     { role: "system" as const, content: SYSTEM },
     {
       role: "user" as const,
-      content: `${data(context)}\n<question>${question}</question>\nAnswer the question about ` +
+      content:
+        `${data(context)}\n<question>${fenced(question)}</question>\nAnswer the question about ` +
         `this goal with advice and up to 5 concrete next steps. JSON: ` +
         `{"answer": string, "steps": string[]}`,
     },
@@ -217,8 +222,8 @@ export function moderationMessages(text: string, context: string) {
     },
     {
       role: "user" as const,
-      content: `Context: ${context.slice(0, 100)}\n<post>${
-        text.slice(0, MODERATION_TEXT_MAX)
+      content: `Context: ${fenced(context.slice(0, 100))}\n<post>${
+        fenced(text.slice(0, MODERATION_TEXT_MAX))
       }</post>`,
     },
   ];
