@@ -31,6 +31,10 @@ import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { type Ai, createAi, type Moderation } from "./features/coaching/ai.ts";
 import { coachingModule } from "./features/coaching/schema.ts";
+import { feedbackModule } from "./features/feedback/schema.ts";
+import { feedbackExportHandler } from "./features/feedback/export.ts";
+import { activationFunnelHandler } from "./features/funnel/http.ts";
+import { billingWebhook } from "./features/billing/webhook.ts";
 
 export interface Deps {
   config: Config;
@@ -120,6 +124,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       feedModule(features),
       moodModule(features),
       coachingModule(features),
+      feedbackModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
@@ -145,6 +150,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
+    {
+      method: "POST",
+      path: "/integrations/activation-funnel",
+      handler: activationFunnelHandler(deps),
+    },
+    { method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(features) },
   ];
   const router = createRouter(routes);
 
