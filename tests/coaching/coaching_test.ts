@@ -49,6 +49,13 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
   const c = await setup();
   try {
     const id = await c.goal({ title: "Meditate", kind: "habit" });
+    for (const date of ["2026-01-03", "2026-01-04"]) {
+      await c.data(
+        `mutation($id: String!, $date: String) { checkInHabit(goalId: $id, date: $date) {
+        errors } }`,
+        { id, date },
+      );
+    }
     c.llm.script(reply.json({ answer: "Start with two minutes.", steps: ["Set a timer"] }));
     const res = await c.data(ADVICE, { id, q: "  How do I start?  " });
     assert.deepEqual(res.getAdvice, {
@@ -61,6 +68,10 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
       c.llm.calls[0].body.messages[1].content!,
       /<question>How do I start\?<\/question>/,
     );
+    const data = c.llm.calls[0].body.messages[1].content!;
+    assert.match(data, /\{"day":"2026-01-04","total":1,"entries":1\}/);
+    assert.match(data, /\{"day":"2026-01-05","total":0,"entries":0\}/);
+    assert.match(data, /"streak":\{"current":2,"longest":2\}/);
     for (const q of ["", "   ", "x".repeat(501)]) {
       assert.equal(codeOf(await c.run(ADVICE, { id, q })), "BAD_USER_INPUT");
     }

@@ -28,6 +28,8 @@ export const COACHING_MODEL = "gpt-4o-mini";
 
 export const QUESTION_MAX = 500;
 export const RECENT_EVENTS = 20;
+/** Days of per-day progress totals (check-ins for habits) in a prompt. */
+export const RECENT_DAYS = 14;
 export const RECENT_MOOD_DAYS = 14;
 export const RECENT_MOODS = 14;
 export const MILESTONES_MAX = 8;
@@ -151,6 +153,8 @@ export interface CoachingContext {
     createdOn: string;
   };
   streak: { current: number; longest: number };
+  /** The last {@link RECENT_DAYS} days: totals of events, or check-ins for habits. */
+  dailyProgress: { day: string; total: number; entries: number }[];
   recentProgress: { on: string; value: number; note: string | null }[];
   recentMoods: { on: string; mood: number; note: string | null; tags: string[] }[];
   subGoals: { title: string; status: string }[];

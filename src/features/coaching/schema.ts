@@ -24,7 +24,7 @@ import type { GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
 import * as goals from "../goals/store.ts";
 import { currentStreak, newGoalErrors, streakPeriod, todayIndex } from "../goals/rules.ts";
-import { isoWeekStart, localDate } from "../goals/dates.ts";
+import { addDays, isoWeekStart, localDate } from "../goals/dates.ts";
 import { moodLogsBetween } from "../mood/store.ts";
 import type { Ai } from "./ai.ts";
 import {
@@ -41,6 +41,7 @@ import {
   milestonesProblem,
   milestoneSubGoal,
   QUESTION_MAX,
+  RECENT_DAYS,
   RECENT_EVENTS,
   RECENT_MOOD_DAYS,
   RECENT_MOODS,
@@ -148,9 +149,10 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
     const zone = viewer.timeZone;
     const at = now();
     const today = localDate(at, zone);
-    const [[figures], [runs], events, moods, subGoals] = await Promise.all([
+    const [[figures], [runs], days, events, moods, subGoals] = await Promise.all([
       goals.goalFigures(sql, [goal.id], today, isoWeekStart(today)),
       goals.streakRuns(sql, [goal.id], zone),
+      goals.progressBuckets(sql, goal, "DAY", addDays(today, 1 - RECENT_DAYS), today, zone),
       goals.recentEventsOf(sql, [goal.id], RECENT_EVENTS),
       moodLogsBetween(
         sql,
@@ -183,6 +185,7 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
         current: currentStreak(runs ?? empty, todayIndex(today, streakPeriod(goal))),
         longest: runs?.longest ?? 0,
       },
+      dailyProgress: days.map((d) => ({ day: d.periodStart, total: d.sum, entries: d.count })),
       recentProgress: events.map((e) => ({
         on: localDate(e.occurredAt, zone),
         value: e.value,
