@@ -68,7 +68,7 @@ const typeDefs = /* GraphQL */ `
 
   type GenerateMilestonesPayload {
     "Pass it to acceptMilestones to store the milestones as sub-goals."
-    suggestionId: String
+    suggestionId: ID
     milestones: [Milestone!]!
     errors: [String!]!
   }
@@ -80,14 +80,14 @@ const typeDefs = /* GraphQL */ `
   }
 
   type Insight {
-    goalId: String!
+    goalId: ID!
     summary: String!
     highlights: [String!]!
     generatedAt: String!
   }
 
   type Advice {
-    goalId: String!
+    goalId: ID!
     question: String!
     answer: String!
     steps: [String!]!
