@@ -33,6 +33,8 @@ import { notificationsModule } from "./features/notifications/schema.ts";
 import { aiRequestsModule } from "./features/ai-requests/schema.ts";
 import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { type Ai, createAi, type Moderation } from "./features/coaching/ai.ts";
+import { coachingModule } from "./features/coaching/schema.ts";
 import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
 import { activationFunnelHandler } from "./features/funnel/http.ts";
@@ -49,9 +51,13 @@ export interface Deps {
   fetch: typeof fetch;
 }
 
-/** What feature modules receive: the service's dependencies plus the job system. */
+/** What feature modules receive: the service's dependencies plus the job system and AI. */
 export interface FeatureDeps extends Deps {
   jobs: JobSystem;
+  /** AI feature flags and the LLM client (null when `LLM_BASE_URL` is unset). */
+  ai: Ai;
+  /** The moderation hook for user posts (docs/ai-coaching.md). */
+  moderation: Moderation;
 }
 
 /** Extension points for tests (extra schema modules, plugins, limits). */
@@ -114,7 +120,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     concurrency: deps.config.jobConcurrency,
     graceMs: deps.config.shutdownTimeoutMs,
   });
-  const features: FeatureDeps = { ...deps, jobs };
+  const { moderation, ...ai } = createAi(deps);
+  const features: FeatureDeps = { ...deps, jobs, ai, moderation };
   const workforce = createWorkforce(features);
   const graphql = createGraphQLServer({
     modules: [
@@ -127,6 +134,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       badgesModule(features),
       feedModule(features),
       moodModule(features),
+      coachingModule(features),
       feedbackModule(features),
       ...(options.extraModules ?? []),
     ],
