@@ -16,10 +16,11 @@ import {
 } from "../support/workforce.ts";
 
 Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> review -> next run", async () => {
-  let service: TestApp | undefined;
+  // The runner's webhook needs the service, which is built after the runner it points at.
+  const service: { t?: TestApp } = {};
   const tr = createTestRunner({
     webhook: async (req, body) => {
-      const res = await service!.app.handler(
+      const res = await service.t!.app.handler(
         new Request("http://service.test/webhooks/ai-workforce", {
           method: "POST",
           headers: req.headers,
@@ -40,7 +41,7 @@ Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> r
       RUNNER_URL: `http://127.0.0.1:${runnerServer.addr.port}`,
     },
   });
-  service = ctx.t;
+  service.t = ctx.t;
   try {
     const employee = await createEmployee(ctx, {
       taskPrompt: "Write this week's report. Sign-ups: 120 (last week 100).",
