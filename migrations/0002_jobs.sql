@@ -19,7 +19,7 @@ create table if not exists jobs (
   created_at timestamptz not null
 );
 
-create index if not exists jobs_ready_idx on jobs (queue, run_at, id) where dead_at is null;
+create index if not exists jobs_ready_idx on jobs (run_at, id) where dead_at is null;
 create index if not exists jobs_dead_idx on jobs (dead_at desc) where dead_at is not null;
 
 -- Cumulative counters (`processed`, `failed`), sharded per worker slot so concurrent workers

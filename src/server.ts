@@ -97,7 +97,6 @@ export async function serve(config: Config): Promise<void> {
         kv: kv.mode,
       }),
   }, app.handler);
-  await app.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -120,5 +119,7 @@ export async function serve(config: Config): Promise<void> {
   };
   Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+  // After the signal handlers: a SIGTERM during start-up must still shut down gracefully.
+  await app.start();
   await server.finished;
 }

@@ -15,13 +15,14 @@ import { retryDelayMs } from "./backoff.ts";
 import {
   type ClaimedJob,
   claimJobs,
-  completeJob,
+  completeJobs,
   deadJobs,
   discardDead,
   failJob,
   fireScheduleSlot,
   insertJob,
   insertJobs,
+  pruneScheduleSlots,
   queueFigures,
   READY_CHANNEL,
   releaseJobs,
@@ -96,6 +97,36 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     resolveSleep?.();
   };
 
+  // Finished jobs are deleted in batches: while one delete is in flight, the next ones gather.
+  const finished: { id: string; worker: string }[] = [];
+  let flushing: Promise<void> | undefined;
+  function flushCompletions(): Promise<void> {
+    flushing ??= (async () => {
+      while (finished.length) {
+        const batch = finished.splice(0);
+        for (const worker of new Set(batch.map((f) => f.worker))) {
+          const ids = batch.filter((f) => f.worker === worker).map((f) => f.id);
+          try {
+            const done = await completeJobs(sql, ids, worker, shard);
+            if (done < ids.length) {
+              log.warn("jobs finished after their lock was lost", { lost: ids.length - done });
+            }
+          } catch (err) {
+            // The jobs stay locked; after the lock timeout they run again (at-least-once).
+            log.error("job completion could not be recorded", { ...errorFields(err), ids });
+          }
+        }
+      }
+    })().finally(() => {
+      flushing = undefined;
+      if (finished.length) flushCompletions();
+    });
+    return flushing;
+  }
+  async function drainCompletions(): Promise<void> {
+    while (flushing || finished.length) await (flushing ?? flushCompletions());
+  }
+
   const staleBefore = (now: Date) => new Date(now.getTime() - lockTimeoutMs);
 
   async function enqueue(
@@ -136,9 +167,9 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
       const handler = handlers.get(job.name);
       if (!handler) throw new Error(`no handler registered for job "${job.name}"`);
       await handler(job.payload, info);
-      const kept = await completeJob(sql, job.id, worker, shard);
       log.debug("job done", { ...fields, duration_ms: performance.now() - started });
-      if (!kept) log.warn("job finished after its lock was lost", fields);
+      finished.push({ id: job.id, worker });
+      flushCompletions();
     } catch (err) {
       const now = clock.now();
       const dead = job.attempts >= job.maxAttempts;
@@ -173,6 +204,7 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
       if (!batch.length) return total;
       total += batch.length;
       await Promise.all(batch.map((job) => execute(job, worker)));
+      await drainCompletions();
     }
   }
 
@@ -211,7 +243,11 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     }
   }
 
-  function subscribe(event: string, subscriber: string, handler: (p: unknown) => Promise<void>) {
+  function subscribe(
+    event: string,
+    subscriber: string,
+    handler: (p: unknown) => void | Promise<void>,
+  ) {
     register(eventJobName(event, subscriber), (payload) => handler(payload));
     subscribers.set(event, [...(subscribers.get(event) ?? []), subscriber]);
   }
@@ -232,7 +268,7 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     }, notify);
   }
 
-  function schedule(name: string, cron: string, task: (slot: Date) => Promise<void>) {
+  function schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>) {
     // Validates the expression at registration, not at the first tick.
     new Cron(cron, { paused: true, timezone });
     if (schedules.has(name)) throw new Error(`schedule "${name}" is already registered`);
@@ -274,6 +310,12 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
       crons.push(cron);
     }
   }
+
+  // Fired slots only guard against re-firing the current slot; a week of history is plenty.
+  schedule("jobs.prune_schedule_slots", "17 3 * * *", async (slot) => {
+    const pruned = await pruneScheduleSlots(sql, new Date(slot.getTime() - 7 * 86_400_000));
+    log.info("schedule slots pruned", { pruned });
+  });
 
   return {
     get wakeup() {
@@ -321,6 +363,7 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
         await Promise.race([Promise.all(running.values()), grace]);
         clearTimeout(timer);
       }
+      await drainCompletions();
       if (running.size) {
         const released = await releaseJobs(sql, workerId, [...running.keys()], clock.now());
         log.warn("jobs released at shutdown", { released });

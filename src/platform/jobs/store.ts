@@ -87,34 +87,40 @@ export async function claimJobs(
   now: Date,
   staleBefore: Date,
 ): Promise<ClaimedJob[]> {
+  // `= any(array(...))` rather than a join: the prepared statement's generic plan would
+  // otherwise hash-join against a sequential scan of the whole table on every claim.
   return await sql<ClaimedJob[]>`
-    with picked as (
+    update jobs j
+    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1
+    where j.id = any(array(
       select id from jobs
       where dead_at is null and run_at <= ${now}
         and (locked_at is null or locked_at < ${staleBefore})
       order by run_at, id
       limit ${limit}
-      for update skip locked)
-    update jobs j
-    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1
-    from picked where j.id = picked.id
+      for update skip locked))
     returning j.id, j.queue, j.name, j.payload, j.attempts, j.max_attempts as "maxAttempts"`;
 }
 
-/** Deletes a finished job and counts it as processed. False when the lock was lost. */
-export async function completeJob(
+/**
+ * Deletes finished jobs and counts them as processed; returns how many this worker still held
+ * (a job whose lock was lost is left to its new holder).
+ */
+export async function completeJobs(
   sql: Sql,
-  id: string,
+  ids: string[],
   worker: string,
   shard: number,
-): Promise<boolean> {
-  const rows = await sql`
-    with done as (delete from jobs where id = ${id} and locked_by = ${worker} returning id)
-    insert into job_counters (name, shard, value)
-    select 'processed', ${shard}, 1 from done
-    on conflict (name, shard) do update set value = job_counters.value + 1
-    returning value`;
-  return rows.length > 0;
+): Promise<number> {
+  const rows = await sql<{ done: number }[]>`
+    with done as (
+      delete from jobs where id = any(${ids}::bigint[]) and locked_by = ${worker} returning id),
+    counted as (
+      insert into job_counters (name, shard, value)
+      select 'processed', ${shard}, count(*) from done having count(*) > 0
+      on conflict (name, shard) do update set value = job_counters.value + excluded.value)
+    select count(*)::int as done from done`;
+  return rows[0].done;
 }
 
 export interface FailedAttempt {

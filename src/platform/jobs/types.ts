@@ -38,7 +38,7 @@ export interface JobInfo {
   maxAttempts: number;
 }
 
-export type JobHandler = (payload: unknown, job: JobInfo) => Promise<void>;
+export type JobHandler = (payload: unknown, job: JobInfo) => void | Promise<void>;
 
 export interface DeadJob {
   id: string;
@@ -66,9 +66,13 @@ export interface JobSystem {
    * its own. */
   publish(tx: Queryable, event: string, payload: unknown): Promise<void>;
   /** Subscribes `subscriber` (a stable name) to `event`. */
-  subscribe(event: string, subscriber: string, handler: (payload: unknown) => Promise<void>): void;
+  subscribe(
+    event: string,
+    subscriber: string,
+    handler: (payload: unknown) => void | Promise<void>,
+  ): void;
   /** Runs `task` at each cron slot, once per slot across all instances. */
-  schedule(name: string, cron: string, task: (slot: Date) => Promise<void>): void;
+  schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>): void;
   figures(): Promise<QueueFigures>;
   listDeadJobs(limit?: number): Promise<DeadJob[]>;
   /** Moves a dead job back to the queue; false when there is no such dead job. */
