@@ -25,6 +25,7 @@ import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createWorkforce } from "./features/workforce/mod.ts";
+import { createDelivery } from "./features/delivery/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 
 export interface Deps {
@@ -102,11 +103,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   });
   const features: FeatureDeps = { ...deps, jobs };
   const workforce = createWorkforce(features);
+  const delivery = createDelivery(features);
   const graphql = createGraphQLServer({
     modules: [
       usersModule(features),
       jobsAdminModule(features),
       workforce.module,
+      delivery.module,
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),

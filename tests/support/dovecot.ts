@@ -152,7 +152,9 @@ service imap-login {
     port,
     user,
     password,
-    url: `imap://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/Drafts`,
+    url: `imap://${encodeURIComponent(user)}:${
+      encodeURIComponent(password)
+    }@127.0.0.1:${port}/Drafts`,
     async stop() {
       if (!exited) child.kill("SIGTERM");
       await status;
