@@ -77,7 +77,7 @@ export async function startFakeGitHub(
   branches.set("main", root);
 
   const prefix = `/repos/${GITHUB_REPO}`;
-  let server: FakeGitHub;
+  const server = startFakeServer((req, raw) => handle(req, raw)) as FakeGitHub;
 
   function isAncestor(ancestor: string, sha: string): boolean {
     const seen = [sha];
@@ -202,7 +202,6 @@ export async function startFakeGitHub(
     return error(404, "Not Found");
   }
 
-  server = startFakeServer(handle) as FakeGitHub;
   server.env = {
     GITHUB_API_URL: server.url,
     GITHUB_TOKEN: GITHUB_TOKEN,
