@@ -27,6 +27,10 @@ import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createWorkforce } from "./features/workforce/mod.ts";
 import { createDelivery } from "./features/delivery/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { feedbackModule } from "./features/feedback/schema.ts";
+import { feedbackExportHandler } from "./features/feedback/export.ts";
+import { activationFunnelHandler } from "./features/funnel/http.ts";
+import { billingWebhook } from "./features/billing/webhook.ts";
 
 export interface Deps {
   config: Config;
@@ -110,6 +114,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       jobsAdminModule(features),
       workforce.module,
       delivery.module,
+      feedbackModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
@@ -136,6 +141,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
     { method: "POST", path: "/webhooks/ai-workforce", handler: workforce.webhook },
+    { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
+    {
+      method: "POST",
+      path: "/integrations/activation-funnel",
+      handler: activationFunnelHandler(deps),
+    },
+    { method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(features) },
   ];
   const router = createRouter(routes);
 

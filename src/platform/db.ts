@@ -76,7 +76,7 @@ function instrument(sql: Sql): Sql {
   });
 }
 
-/** A transaction handle whose awaited statements (and savepoints) count for the request. */
+/** A transaction handle whose awaited statements count for the request. */
 function countingTransaction(tx: TransactionSql): TransactionSql {
   return new Proxy(tx, {
     apply(target, thisArg, args) {

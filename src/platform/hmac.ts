@@ -56,3 +56,25 @@ export async function verifyHmacSignature(
   const key = await importKey(secret, "verify");
   return await crypto.subtle.verify("HMAC", key, mac, bytes(body));
 }
+
+let comparisonKey: Promise<CryptoKey> | undefined;
+
+/**
+ * True when `given` equals the configured `expected` secret (e.g. a static `Authorization`
+ * header). False when the secret is unset or empty or nothing was given. Constant time: both
+ * values go through HMAC under a random per-process key and WebCrypto's verify compares the
+ * digests, so neither the length nor the matching prefix of a guess shows in the timing.
+ */
+export async function secretsMatch(
+  expected: string | undefined,
+  given: string | null,
+): Promise<boolean> {
+  if (!expected || given === null) return false;
+  comparisonKey ??= crypto.subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]) as Promise<CryptoKey>;
+  const key = await comparisonKey;
+  const mac = await crypto.subtle.sign("HMAC", key, bytes(expected));
+  return await crypto.subtle.verify("HMAC", key, mac, bytes(given));
+}

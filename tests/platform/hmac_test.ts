@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hmacSha256Hex, verifyHmacSignature } from "../../src/platform/hmac.ts";
+import { hmacSha256Hex, secretsMatch, verifyHmacSignature } from "../../src/platform/hmac.ts";
 
 // RFC 4231 test case 2.
 const KEY = "Jefe";
@@ -32,4 +32,15 @@ Deno.test("hmac: unset secret, missing or malformed signature is false", async (
     assert.equal(await verifyHmacSignature(KEY, DATA, bad), false, bad);
   }
   assert.equal(await verifyHmacSignature(KEY, DATA, `sha256=${EXPECTED}`), false);
+});
+
+Deno.test("hmac: secretsMatch compares whole values; unset or missing is false", async () => {
+  assert.equal(await secretsMatch("s3cret-value", "s3cret-value"), true);
+  assert.equal(await secretsMatch("s3cret-value", "s3cret-valu"), false);
+  assert.equal(await secretsMatch("s3cret-value", "s3cret-value "), false);
+  assert.equal(await secretsMatch("s3cret-value", "Bearer s3cret-value"), false);
+  assert.equal(await secretsMatch("s3cret-value", ""), false);
+  assert.equal(await secretsMatch("s3cret-value", null), false);
+  assert.equal(await secretsMatch(undefined, "anything"), false);
+  assert.equal(await secretsMatch("", ""), false);
 });

@@ -105,3 +105,54 @@ export async function updateUser(
     throw err;
   }
 }
+
+export interface UserMilestoneCounts {
+  signedIn: number;
+  wizardCompleted: number;
+}
+
+/**
+ * For the activation funnel: users whose first sign-in (`created_at`) and whose onboarding
+ * completion fell in previous = (start, middle] and current = (middle, end]. One statement.
+ */
+export async function countUserMilestones(
+  sql: Queryable,
+  start: Date,
+  middle: Date,
+  end: Date,
+): Promise<{ previous: UserMilestoneCounts; current: UserMilestoneCounts }> {
+  const [row] = await sql<Record<string, number>[]>`
+    select
+      count(*) filter (where created_at > ${start} and created_at <= ${middle})::int as sp,
+      count(*) filter (where created_at > ${middle} and created_at <= ${end})::int as sc,
+      count(*) filter (
+        where onboarding_completed_at > ${start} and onboarding_completed_at <= ${middle})::int as wp,
+      count(*) filter (
+        where onboarding_completed_at > ${middle} and onboarding_completed_at <= ${end})::int as wc
+    from users
+    where (created_at > ${start} and created_at <= ${end})
+       or (onboarding_completed_at > ${start} and onboarding_completed_at <= ${end})`;
+  return {
+    previous: { signedIn: row.sp, wizardCompleted: row.wp },
+    current: { signedIn: row.sc, wizardCompleted: row.wc },
+  };
+}
+
+/**
+ * Sets `supporter_tier` (null clears it) unless the current tier is one of `unlessTier`: one
+ * guarded statement, so a concurrent change cannot slip between a read and the write. False
+ * when nothing changed hands (no such user, or a protected tier).
+ */
+export async function setSupporterTier(
+  sql: Queryable,
+  userId: string,
+  tier: string | null,
+  unlessTier: string[],
+): Promise<boolean> {
+  const rows = await sql`
+    update users set supporter_tier = ${tier}, updated_at = now()
+    where id = ${userId}
+      and (supporter_tier is null or not (supporter_tier = any(${unlessTier}::text[])))
+    returning id`;
+  return rows.length === 1;
+}

@@ -1,0 +1,234 @@
+/** GraphQL for the feedback board: posts, votes, comments, soft delete, admin status. */
+import type { Database } from "../../platform/db.ts";
+import type { GraphQLContext } from "../../graphql/context.ts";
+import { requireAdmin, requireViewer } from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { forbidden, notFound } from "../../graphql/errors.ts";
+import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import { loadUser } from "../users/schema.ts";
+import {
+  type FeedbackCategory,
+  type FeedbackStatus,
+  mayDelete,
+  validateComment,
+  validatePost,
+} from "./rules.ts";
+import {
+  addComment,
+  type CommentRow,
+  commentsOf,
+  createPost,
+  listPosts,
+  postByPublicId,
+  type PostRow,
+  softDeletePost,
+  toggleVote,
+  updatePostStatus,
+  votedPostIds,
+} from "./store.ts";
+
+const typeDefs = /* GraphQL */ `
+  enum FeedbackCategory { feature improvement bug other }
+  enum FeedbackStatus { open planned in_progress completed declined }
+  enum FeedbackSort { TOP NEW }
+
+  "A post on the feedback board."
+  type FeedbackPost {
+    id: ID!
+    title: String!
+    description: String!
+    category: FeedbackCategory!
+    status: FeedbackStatus!
+    voteCount: Int!
+    commentCount: Int!
+    author: User!
+    "Whether the signed-in user has voted for the post."
+    viewerHasVoted: Boolean!
+    "ISO 8601 UTC with microseconds."
+    createdAt: String!
+    "Comments, oldest first."
+    comments(first: Int, after: String): FeedbackCommentConnection!
+  }
+
+  type FeedbackComment {
+    id: ID!
+    body: String!
+    author: User!
+    createdAt: String!
+  }
+
+  type FeedbackPostEdge { cursor: String! node: FeedbackPost! }
+  type FeedbackPostConnection { edges: [FeedbackPostEdge!]! pageInfo: PageInfo! }
+  type FeedbackCommentEdge { cursor: String! node: FeedbackComment! }
+  type FeedbackCommentConnection { edges: [FeedbackCommentEdge!]! pageInfo: PageInfo! }
+
+  type FeedbackPostPayload { post: FeedbackPost errors: [String!]! }
+  type VoteFeedbackPostPayload {
+    post: FeedbackPost
+    "True when the call added the vote, false when it removed it."
+    voted: Boolean!
+    errors: [String!]!
+  }
+  type AddFeedbackCommentPayload {
+    comment: FeedbackComment
+    post: FeedbackPost
+    errors: [String!]!
+  }
+  type DeleteFeedbackPostPayload { deletedPostId: ID errors: [String!]! }
+
+  extend type Query {
+    "Board posts (soft-deleted ones never appear); sort NEW (default) or TOP (most votes)."
+    feedbackPosts(
+      category: FeedbackCategory
+      status: FeedbackStatus
+      sort: FeedbackSort = NEW
+      first: Int
+      after: String
+    ): FeedbackPostConnection!
+    feedbackPost(id: String!): FeedbackPost
+  }
+
+  extend type Mutation {
+    createFeedbackPost(
+      title: String!
+      description: String!
+      category: FeedbackCategory!
+    ): FeedbackPostPayload!
+    "Adds the caller's vote, or removes it when present (one vote per user)."
+    voteFeedbackPost(postId: String!): VoteFeedbackPostPayload!
+    addFeedbackComment(postId: String!, body: String!): AddFeedbackCommentPayload!
+    "Soft delete; the author or an admin."
+    deleteFeedbackPost(postId: String!): DeleteFeedbackPostPayload!
+    "Admin only."
+    updateFeedbackStatus(postId: String!, status: FeedbackStatus!): FeedbackPostPayload!
+  }
+`;
+
+export function feedbackModule(deps: { db: Database }): GraphQLModule {
+  const sql = deps.db.sql;
+
+  const findPost = async (id: string): Promise<PostRow> => {
+    const post = looksLikePublicId(id) ? await postByPublicId(sql, id) : null;
+    if (!post) throw notFound("feedback post");
+    return post;
+  };
+
+  const hasVoted = (ctx: GraphQLContext, postId: string) => {
+    const viewer = requireViewer(ctx);
+    return ctx.loader<string, boolean>("feedbackVoted", async (ids) => {
+      const voted = await votedPostIds(sql, viewer.userId, ids);
+      return ids.map((id) => voted.has(id));
+    }).load(postId);
+  };
+
+  return {
+    typeDefs,
+    resolvers: {
+      FeedbackPost: {
+        id: (p: PostRow) => p.publicId,
+        author: (p: PostRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, p.authorId),
+        viewerHasVoted: (p: PostRow, _: unknown, ctx: GraphQLContext) => hasVoted(ctx, p.id),
+        comments: async (p: PostRow, args: { first?: number | null; after?: string | null }) => {
+          const first = clampFirst(args.first);
+          const rows = await commentsOf(sql, p.id, first + 1, decodeCursor(args.after, 2));
+          return toConnection(rows, first, (c) => [c.createdAt, c.publicId]);
+        },
+      },
+      FeedbackComment: {
+        id: (c: CommentRow) => c.publicId,
+        author: (c: CommentRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, c.authorId),
+      },
+      Query: {
+        feedbackPosts: async (
+          _: unknown,
+          args: {
+            category?: FeedbackCategory | null;
+            status?: FeedbackStatus | null;
+            sort?: "TOP" | "NEW" | null;
+            first?: number | null;
+            after?: string | null;
+          },
+          ctx: GraphQLContext,
+        ) => {
+          requireViewer(ctx);
+          const sort = args.sort ?? "NEW";
+          const first = clampFirst(args.first);
+          const rows = await listPosts(sql, {
+            category: args.category ?? null,
+            status: args.status ?? null,
+            sort,
+            limit: first + 1,
+            after: decodeCursor(args.after, sort === "TOP" ? 3 : 2),
+          });
+          return toConnection(
+            rows,
+            first,
+            (p) =>
+              sort === "TOP" ? [p.voteCount, p.createdAt, p.publicId] : [p.createdAt, p.publicId],
+          );
+        },
+        feedbackPost: (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
+          requireViewer(ctx);
+          return findPost(args.id);
+        },
+      },
+      Mutation: {
+        createFeedbackPost: async (
+          _: unknown,
+          args: { title: string; description: string; category: FeedbackCategory },
+          ctx: GraphQLContext,
+        ) => {
+          const viewer = requireViewer(ctx);
+          const { value, errors } = validatePost(args);
+          if (errors.length) return { post: null, errors };
+          const post = await createPost(sql, {
+            authorId: viewer.userId,
+            title: value.title,
+            description: value.description,
+            category: value.category as FeedbackCategory,
+          });
+          return { post, errors: [] };
+        },
+        voteFeedbackPost: async (_: unknown, args: { postId: string }, ctx: GraphQLContext) => {
+          const viewer = requireViewer(ctx);
+          const post = await findPost(args.postId);
+          const result = await toggleVote(sql, post.id, viewer.userId);
+          if (!result) throw notFound("feedback post");
+          return { ...result, errors: [] };
+        },
+        addFeedbackComment: async (
+          _: unknown,
+          args: { postId: string; body: string },
+          ctx: GraphQLContext,
+        ) => {
+          const viewer = requireViewer(ctx);
+          const post = await findPost(args.postId);
+          const { value, errors } = validateComment(args.body);
+          if (errors.length) return { comment: null, post: null, errors };
+          const result = await addComment(sql, post.id, viewer.userId, value);
+          if (!result) throw notFound("feedback post");
+          return { ...result, errors: [] };
+        },
+        deleteFeedbackPost: async (_: unknown, args: { postId: string }, ctx: GraphQLContext) => {
+          const viewer = requireViewer(ctx);
+          const post = await findPost(args.postId);
+          if (!mayDelete(post, viewer)) throw forbidden("only the author or an admin may delete");
+          if (!await softDeletePost(sql, post.id)) throw notFound("feedback post");
+          return { deletedPostId: post.publicId, errors: [] };
+        },
+        updateFeedbackStatus: async (
+          _: unknown,
+          args: { postId: string; status: FeedbackStatus },
+          ctx: GraphQLContext,
+        ) => {
+          requireAdmin(ctx);
+          const post = await findPost(args.postId);
+          const updated = await updatePostStatus(sql, post.id, args.status);
+          if (!updated) throw notFound("feedback post");
+          return { post: updated, errors: [] };
+        },
+      },
+    },
+  };
+}

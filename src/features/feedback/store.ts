@@ -1,0 +1,220 @@
+/** SQL for the feedback board: posts, votes, comments, and the export's read. */
+import type { Queryable, Sql } from "../../platform/db.ts";
+import { publicId } from "../../platform/ids.ts";
+import type { FeedbackCategory, FeedbackStatus } from "./rules.ts";
+
+export interface PostRow {
+  id: string;
+  publicId: string;
+  authorId: string;
+  title: string;
+  description: string;
+  category: FeedbackCategory;
+  status: FeedbackStatus;
+  voteCount: number;
+  commentCount: number;
+  /** ISO 8601 UTC with microseconds, formatted by the database (JavaScript dates drop them). */
+  createdAt: string;
+}
+
+export interface CommentRow {
+  id: string;
+  publicId: string;
+  postId: string;
+  authorId: string;
+  body: string;
+  createdAt: string;
+}
+
+// Timestamps travel as text both ways: the driver would turn a parameter typed `timestamptz` into
+// a JavaScript Date and drop its microseconds, so parameters are cast `::text::timestamptz`.
+
+/** `timestamptz` as `YYYY-MM-DDTHH:MI:SS.ffffffZ`. */
+const isoMicros = (sql: Queryable, column: string) =>
+  sql`to_char(${sql(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const postColumns = (sql: Queryable) =>
+  sql`id, public_id as "publicId", author_id as "authorId", title, description, category, status,
+      vote_count as "voteCount", comment_count as "commentCount",
+      ${isoMicros(sql, "created_at")} as "createdAt"`;
+
+export async function createPost(
+  sql: Queryable,
+  input: { authorId: string; title: string; description: string; category: FeedbackCategory },
+): Promise<PostRow> {
+  const [row] = await sql<PostRow[]>`
+    insert into feedback_posts (public_id, author_id, title, description, category)
+    values (${publicId()}, ${input.authorId}, ${input.title}, ${input.description}, ${input.category})
+    returning ${postColumns(sql)}`;
+  return row;
+}
+
+/** A post that is not deleted, by public id. */
+export async function postByPublicId(sql: Queryable, id: string): Promise<PostRow | null> {
+  const [row] = await sql<PostRow[]>`
+    select ${postColumns(sql)} from feedback_posts where public_id = ${id} and deleted_at is null`;
+  return row ?? null;
+}
+
+export interface ListPostsOptions {
+  category: FeedbackCategory | null;
+  status: FeedbackStatus | null;
+  sort: "TOP" | "NEW";
+  /** Rows to fetch (page size + 1). */
+  limit: number;
+  /** Decoded cursor: `[createdAt, publicId]` (NEW) or `[voteCount, createdAt, publicId]` (TOP). */
+  after: (string | number)[] | null;
+}
+
+/** Posts newest first (NEW) or most voted first (TOP, then newest), keyset-paginated. */
+export async function listPosts(sql: Queryable, o: ListPostsOptions): Promise<PostRow[]> {
+  const filter = sql`deleted_at is null
+    and (${o.category}::text is null or category = ${o.category})
+    and (${o.status}::text is null or status = ${o.status})`;
+  if (o.sort === "TOP") {
+    const after = o.after
+      ? sql`and (vote_count, created_at, public_id) <
+            (${Number(o.after[0])}::int, ${String(o.after[1])}::text::timestamptz, ${
+        String(o.after[2])
+      })`
+      : sql``;
+    return await sql<PostRow[]>`
+      select ${postColumns(sql)} from feedback_posts where ${filter} ${after}
+      order by vote_count desc, created_at desc, public_id desc limit ${o.limit}`;
+  }
+  const after = o.after
+    ? sql`and (created_at, public_id) < (${String(o.after[0])}::text::timestamptz, ${
+      String(o.after[1])
+    })`
+    : sql``;
+  return await sql<PostRow[]>`
+    select ${postColumns(sql)} from feedback_posts where ${filter} ${after}
+    order by created_at desc, public_id desc limit ${o.limit}`;
+}
+
+/**
+ * Toggles the user's vote: adds it when absent, removes it when present. The vote row and the
+ * counter change in one transaction with relative updates, so concurrent votes keep
+ * `vote_count` equal to the number of vote rows. Null when the post is gone.
+ */
+export async function toggleVote(
+  sql: Sql,
+  postId: string,
+  userId: string,
+): Promise<{ post: PostRow; voted: boolean } | null> {
+  return await sql.begin(async (tx) => {
+    const [added] = await tx`
+      insert into feedback_votes (post_id, user_id) values (${postId}, ${userId})
+      on conflict do nothing returning post_id`;
+    const removed = added ? undefined : (await tx`
+      delete from feedback_votes where post_id = ${postId} and user_id = ${userId}
+      returning post_id`)[0];
+    const delta = added ? 1 : removed ? -1 : 0;
+    const [post] = await tx<PostRow[]>`
+      update feedback_posts set vote_count = vote_count + ${delta}
+      where id = ${postId} and deleted_at is null
+      returning ${postColumns(tx)}`;
+    if (!post) throw new PostGone();
+    return { post, voted: !!added };
+  }).catch((err) => {
+    if (err instanceof PostGone) return null;
+    throw err;
+  });
+}
+
+class PostGone extends Error {}
+
+/** Adds a comment and counts it, in one transaction. Null when the post is gone. */
+export async function addComment(
+  sql: Sql,
+  postId: string,
+  authorId: string,
+  body: string,
+): Promise<{ post: PostRow; comment: CommentRow } | null> {
+  return await sql.begin(async (tx) => {
+    const [post] = await tx<PostRow[]>`
+      update feedback_posts set comment_count = comment_count + 1
+      where id = ${postId} and deleted_at is null
+      returning ${postColumns(tx)}`;
+    if (!post) return null;
+    const [comment] = await tx<CommentRow[]>`
+      insert into feedback_comments (public_id, post_id, author_id, body)
+      values (${publicId()}, ${postId}, ${authorId}, ${body})
+      returning id, public_id as "publicId", post_id as "postId", author_id as "authorId", body,
+        ${isoMicros(tx, "created_at")} as "createdAt"`;
+    return { post, comment };
+  });
+}
+
+/** Soft-deletes a post; false when it was already gone. */
+export async function softDeletePost(sql: Queryable, postId: string): Promise<boolean> {
+  const rows = await sql`
+    update feedback_posts set deleted_at = now(), updated_at = now()
+    where id = ${postId} and deleted_at is null returning id`;
+  return rows.length === 1;
+}
+
+export async function updatePostStatus(
+  sql: Queryable,
+  postId: string,
+  status: FeedbackStatus,
+): Promise<PostRow | null> {
+  const [row] = await sql<PostRow[]>`
+    update feedback_posts set status = ${status}, updated_at = now()
+    where id = ${postId} and deleted_at is null
+    returning ${postColumns(sql)}`;
+  return row ?? null;
+}
+
+/** Which of `postIds` the user has voted for. */
+export async function votedPostIds(
+  sql: Queryable,
+  userId: string,
+  postIds: readonly string[],
+): Promise<Set<string>> {
+  const rows = await sql<{ postId: string }[]>`
+    select post_id as "postId" from feedback_votes
+    where user_id = ${userId} and post_id = any(${postIds as string[]})`;
+  return new Set(rows.map((r) => r.postId));
+}
+
+/** Comments of a post, oldest first, after the cursor `[createdAt, publicId]`. */
+export async function commentsOf(
+  sql: Queryable,
+  postId: string,
+  limit: number,
+  after: (string | number)[] | null,
+): Promise<CommentRow[]> {
+  const cursor = after
+    ? sql`and (created_at, public_id) > (${String(after[0])}::text::timestamptz, ${
+      String(after[1])
+    })`
+    : sql``;
+  return await sql<CommentRow[]>`
+    select id, public_id as "publicId", post_id as "postId", author_id as "authorId", body,
+      ${isoMicros(sql, "created_at")} as "createdAt"
+    from feedback_comments where post_id = ${postId} ${cursor}
+    order by created_at, public_id limit ${limit}`;
+}
+
+/**
+ * Export read: posts created strictly after `since` (compared by the database at microsecond
+ * precision), oldest first, soft-deleted never included.
+ */
+export async function postsCreatedAfter(
+  sql: Queryable,
+  since: string | null,
+  limit: number,
+): Promise<PostRow[]> {
+  return await sql<PostRow[]>`
+    select ${postColumns(sql)} from feedback_posts
+    where deleted_at is null and (${since}::text::timestamptz is null or created_at > ${since}::text::timestamptz)
+    order by created_at, id limit ${limit}`;
+}
+
+/** Every post created at exactly `createdAt` (a timestamp that filled a whole export page). */
+export async function postsCreatedAt(sql: Queryable, createdAt: string): Promise<PostRow[]> {
+  return await sql<PostRow[]>`
+    select ${postColumns(sql)} from feedback_posts
+    where deleted_at is null and created_at = ${createdAt}::text::timestamptz order by id`;
+}

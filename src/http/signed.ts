@@ -1,0 +1,43 @@
+/**
+ * Service-to-service JSON endpoints signed with `X-Workforce-Signature` (spec 5.6): the signature
+ * is checked first (401 for a missing or bad one, or an unset secret), then the body must be JSON
+ * (400 otherwise).
+ *
+ * @example
+ * ```ts
+ * const read = await readSignedJson(req, ctx, config.workforceWebhookSecret);
+ * if (!read.ok) return read.response;
+ * use(read.body);
+ * ```
+ */
+import { SIGNATURE_HEADER, verifyHmacSignature } from "../platform/hmac.ts";
+import type { RequestContext } from "./context.ts";
+import { json } from "./router.ts";
+
+export type SignedJson = { ok: true; body: unknown } | { ok: false; response: Response };
+
+export async function readSignedJson(
+  req: Request,
+  ctx: RequestContext,
+  secret: string | undefined,
+): Promise<SignedJson> {
+  const signature = req.headers.get(SIGNATURE_HEADER);
+  if (!await verifyHmacSignature(secret, ctx.rawBody, signature)) {
+    ctx.log.warn("signature rejected", {
+      reason: !secret ? "secret unset" : signature === null ? "missing" : "mismatch",
+    });
+    return { ok: false, response: json({ error: "invalid_signature" }, 401) };
+  }
+  const parsed = parseJson(ctx.rawBody);
+  if (!parsed.ok) return { ok: false, response: json({ error: "malformed_json" }, 400) };
+  return { ok: true, body: parsed.value };
+}
+
+/** Parses UTF-8 JSON bytes without throwing. */
+export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+  } catch {
+    return { ok: false };
+  }
+}
