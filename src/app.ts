@@ -26,6 +26,9 @@ import { usersModule } from "./features/users/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createWorkforce } from "./features/workforce/mod.ts";
 import { createDelivery } from "./features/delivery/mod.ts";
+import { notificationsModule } from "./features/notifications/schema.ts";
+import { aiRequestsModule } from "./features/ai-requests/schema.ts";
+import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
@@ -53,12 +56,15 @@ export interface AppOptions {
   extraModules?: GraphQLModule[];
   graphqlPlugins?: Plugin[];
   graphqlLimits?: Partial<GraphQLLimits>;
+  cableLimits?: Partial<CableLimits>;
 }
 
 export interface App {
   deps: Deps;
   jobs: ReturnType<typeof createJobSystem>;
   graphql: GraphQLServer;
+  /** `WS /cable`: connection and subscription counts. */
+  cable: Cable;
   /** The `Deno.serve` handler. */
   handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts background work (job worker, scheduler). */
@@ -114,6 +120,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       jobsAdminModule(features),
       workforce.module,
       delivery.module,
+      notificationsModule(features),
+      aiRequestsModule(features),
       feedbackModule(features),
       ...(options.extraModules ?? []),
     ],
@@ -123,6 +131,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     limits: options.graphqlLimits,
     plugins: options.graphqlPlugins,
   });
+  const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -141,6 +150,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
     { method: "POST", path: "/webhooks/ai-workforce", handler: workforce.webhook },
+    { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
     { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
     {
       method: "POST",
@@ -210,12 +220,14 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     deps,
     jobs,
     graphql,
+    cable,
     handler,
     async start() {
       await jobs.start();
     },
     async stop() {
       shuttingDown = true;
+      cable.close();
       await jobs.stop();
     },
     get shuttingDown() {
