@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import type { Logger } from "./log.ts";
-import { currentRequestStats } from "./request-context.ts";
+import { currentRequestStats, type RequestStats, runWithRequestStats } from "./request-context.ts";
 
 // deno-lint-ignore ban-types
 export type Sql = postgres.Sql<{}>;
@@ -37,85 +37,56 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Counts every statement sent and the time spent awaiting results, per request.
- *
- * Statements are counted when awaited, in the caller's async context: the driver builds a queued
- * query later, from the socket's callbacks, where the request's context is gone (with a small
- * pool, concurrent loaders would otherwise go uncounted). A transaction counts its `begin` and
- * `commit` plus each statement awaited on its `tx`.
+ * Counts every statement executed and the time spent awaiting results, per request. Counting
+ * happens where the caller awaits (its async context), not where the driver writes to a
+ * connection: a query queued behind others is sent from another query's callback, whose context
+ * belongs to whichever request ran that one.
  */
-function instrument(sql: Sql): Sql {
+function instrument<S extends Sql | TransactionSql>(sql: S, fixed?: RequestStats): S {
   return new Proxy(sql, {
     apply(target, thisArg, args) {
       // deno-lint-ignore no-explicit-any
-      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args), 1);
+      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args), fixed);
     },
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (prop === "unsafe") {
         // deno-lint-ignore no-explicit-any
-        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args), 1);
+        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args), fixed);
       }
-      if (prop === "begin") {
-        return (...args: unknown[]) =>
-          timeWhenAwaited(
-            // deno-lint-ignore no-explicit-any
-            (value as any).apply(
-              target,
-              args.map((arg) =>
-                typeof arg === "function"
-                  ? (tx: TransactionSql) => arg(countingTransaction(tx))
-                  : arg
-              ),
-            ),
-            2,
-          );
-      }
-      return value;
-    },
-  });
-}
-
-/** A transaction handle whose awaited statements count for the request. */
-function countingTransaction(tx: TransactionSql): TransactionSql {
-  return new Proxy(tx, {
-    apply(target, thisArg, args) {
-      // deno-lint-ignore no-explicit-any
-      return countWhenAwaited(Reflect.apply(target as any, thisArg, args));
-    },
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (prop === "unsafe") {
-        // deno-lint-ignore no-explicit-any
-        return (...args: unknown[]) => countWhenAwaited((value as any).apply(target, args));
+      if (prop === "begin" || prop === "savepoint") {
+        return (...args: unknown[]) => {
+          const stats = fixed ?? currentRequestStats();
+          const fn = args.at(-1);
+          if (typeof fn === "function") {
+            args[args.length - 1] = (tx: TransactionSql) => {
+              const run = () => fn(instrument(tx, stats));
+              return stats ? runWithRequestStats(stats, run) : run();
+            };
+          }
+          // deno-lint-ignore no-explicit-any
+          return (value as any).apply(target, args);
+        };
       }
       return value;
     },
   });
-}
-
-function countWhenAwaited<T>(query: T): T {
-  if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
-  const target = query as unknown as PromiseLike<unknown> & Record<string, unknown>;
-  const originalThen = target.then;
-  target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
-    const stats = currentRequestStats();
-    if (stats) stats.statements++;
-    return originalThen.call(target, onFulfilled as never, onRejected as never);
-  } as typeof target.then;
-  return query;
 }
 
 // A query only runs when awaited, and fragments nested in other queries are never awaited, so
-// timing starts at `then`: nothing is executed that the caller did not execute.
-function timeWhenAwaited<T>(query: T, statements: number): T {
+// counting and timing start at `then`: nothing is counted that the caller did not execute.
+function timeWhenAwaited<T>(query: T, fixed?: RequestStats): T {
   if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
   const target = query as unknown as PromiseLike<unknown> & Record<string, unknown>;
   const originalThen = target.then;
+  let counted = false;
   target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
-    const stats = currentRequestStats();
+    const stats = fixed ?? currentRequestStats();
     if (!stats) return originalThen.call(target, onFulfilled as never, onRejected as never);
-    stats.statements += statements;
+    if (!counted) {
+      counted = true;
+      stats.statements++;
+    }
     const started = performance.now();
     const stop = () => {
       stats.dbMs += performance.now() - started;
