@@ -29,6 +29,7 @@ import { feedModule } from "./features/feed/schema.ts";
 import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createWorkforce } from "./features/workforce/mod.ts";
+import { createDelivery } from "./features/delivery/mod.ts";
 import { notificationsModule } from "./features/notifications/schema.ts";
 import { aiRequestsModule } from "./features/ai-requests/schema.ts";
 import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
@@ -123,11 +124,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   const { moderation, ...ai } = createAi(deps);
   const features: FeatureDeps = { ...deps, jobs, ai, moderation };
   const workforce = createWorkforce(features);
+  const delivery = createDelivery(features);
   const graphql = createGraphQLServer({
     modules: [
       usersModule(features),
       jobsAdminModule(features),
       workforce.module,
+      delivery.module,
       notificationsModule(features),
       aiRequestsModule(features),
       goalsModule(features),

@@ -34,10 +34,15 @@ const APPROVE = `mutation($id: String!, $edit: String) {
 const REJECT = `mutation($id: String!, $reason: String!) {
   rejectAiArtifact(artifactId: $id, rejectionReason: $reason) { artifact { ${ARTIFACT_FIELDS} } errors } }`;
 
+/** Delivery jobs queued, or run: the delivery handler (issue 7) consumes the job and leaves a
+ * `delivery_status` (here `failed`: this harness configures no GitHub or IMAP). */
 async function deliveryJobs(ctx: WorkforceCtx) {
   return [
     ...await sqlOf(ctx)<{ payload: { artifactId: string } }[]>`
-    select payload from jobs where name = 'ai_workforce.deliver_artifact' order by id`,
+    select payload from jobs where name = 'ai_workforce.deliver_artifact'
+    union all
+    select jsonb_build_object('artifactId', public_id) from ai_artifacts
+    where delivery_status is not null`,
   ];
 }
 
