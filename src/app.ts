@@ -23,6 +23,10 @@ import { createGraphQLServer, type GraphQLLimits, type GraphQLServer } from "./g
 import type { Plugin } from "graphql-yoga";
 import { ensureUser } from "./features/users/store.ts";
 import { usersModule } from "./features/users/schema.ts";
+import { goalsModule } from "./features/goals/schema.ts";
+import { badgesModule } from "./features/badges/schema.ts";
+import { feedModule } from "./features/feed/schema.ts";
+import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { feedbackModule } from "./features/feedback/schema.ts";
@@ -109,6 +113,10 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       usersModule(features),
       jobsAdminModule(features),
       feedbackModule(features),
+      goalsModule(features),
+      badgesModule(features),
+      feedModule(features),
+      moodModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),

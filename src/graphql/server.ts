@@ -125,6 +125,16 @@ function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContex
     if (!result.errors?.length) return result;
     const errors = result.errors.map((error) => {
       const original = error.originalError ?? error;
+      // Variable coercion (wrong type, unknown enum value) fails before any resolver runs.
+      if (
+        !error.path && !error.extensions?.code &&
+        (!error.originalError || error.originalError instanceof GraphQLError)
+      ) {
+        return new GraphQLError(error.message, {
+          nodes: error.nodes,
+          extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
+        });
+      }
       if (isCodedError(original)) {
         return original === error ? error : new GraphQLError(original.message, {
           nodes: error.nodes,

@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import type { Logger } from "./log.ts";
-import { currentRequestStats } from "./request-context.ts";
+import { currentRequestStats, type RequestStats, runWithRequestStats } from "./request-context.ts";
 
 // deno-lint-ignore ban-types
 export type Sql = postgres.Sql<{}>;
@@ -36,18 +36,37 @@ export interface OpenDatabaseOptions {
   log: Logger;
 }
 
-/** Counts every statement sent and the time spent awaiting results, per request. */
-function instrument(sql: Sql): Sql {
+/**
+ * Counts every statement executed and the time spent awaiting results, per request. Counting
+ * happens where the caller awaits (its async context), not where the driver writes to a
+ * connection: a query queued behind others is sent from another query's callback, whose context
+ * belongs to whichever request ran that one.
+ */
+function instrument<S extends Sql | TransactionSql>(sql: S, fixed?: RequestStats): S {
   return new Proxy(sql, {
     apply(target, thisArg, args) {
       // deno-lint-ignore no-explicit-any
-      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args));
+      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args), fixed);
     },
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (prop === "begin" || prop === "unsafe") {
+      if (prop === "unsafe") {
         // deno-lint-ignore no-explicit-any
-        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args));
+        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args), fixed);
+      }
+      if (prop === "begin" || prop === "savepoint") {
+        return (...args: unknown[]) => {
+          const stats = fixed ?? currentRequestStats();
+          const fn = args.at(-1);
+          if (typeof fn === "function") {
+            args[args.length - 1] = (tx: TransactionSql) => {
+              const run = () => fn(instrument(tx, stats));
+              return stats ? runWithRequestStats(stats, run) : run();
+            };
+          }
+          // deno-lint-ignore no-explicit-any
+          return (value as any).apply(target, args);
+        };
       }
       return value;
     },
@@ -55,14 +74,19 @@ function instrument(sql: Sql): Sql {
 }
 
 // A query only runs when awaited, and fragments nested in other queries are never awaited, so
-// timing starts at `then`: nothing is executed that the caller did not execute.
-function timeWhenAwaited<T>(query: T): T {
+// counting and timing start at `then`: nothing is counted that the caller did not execute.
+function timeWhenAwaited<T>(query: T, fixed?: RequestStats): T {
   if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
   const target = query as unknown as PromiseLike<unknown> & Record<string, unknown>;
   const originalThen = target.then;
+  let counted = false;
   target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
-    const stats = currentRequestStats();
+    const stats = fixed ?? currentRequestStats();
     if (!stats) return originalThen.call(target, onFulfilled as never, onRejected as never);
+    if (!counted) {
+      counted = true;
+      stats.statements++;
+    }
     const started = performance.now();
     const stop = () => {
       stats.dbMs += performance.now() - started;
@@ -83,17 +107,11 @@ function timeWhenAwaited<T>(query: T): T {
   return query;
 }
 
-function countStatement(): void {
-  const stats = currentRequestStats();
-  if (stats) stats.statements++;
-}
-
 /** Connects the `postgres` driver with the project's settings. */
 export function connect(url: string, poolSize: number, log: Logger): Sql {
   return instrument(postgres(url, {
     max: poolSize,
     onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
-    debug: countStatement,
     connection: { application_name: "goals-service" },
     transform: { undefined: null },
   }));

@@ -1,11 +1,12 @@
 /** GraphQL for identity: `syncUser`, `me`, `updateMe`, `authzCheck`. */
 import type { Database } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
 import { isValidTimeZone, nameError, usernameError } from "./rules.ts";
-import { updateUser, type UserRow, usersByIds } from "./store.ts";
+import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
 
 export const PERMISSIONS = ["admin"] as const;
 
@@ -53,6 +54,8 @@ const typeDefs = /* GraphQL */ `
   extend type Mutation {
     syncUser: SyncUserPayload!
     updateMe(firstName: String, lastName: String, username: String, timeZone: String): UpdateMePayload!
+    "Marks onboarding as completed; only the first call sets onboardingCompletedAt."
+    completeOnboarding: UpdateMePayload!
   }
 `;
 
@@ -76,7 +79,7 @@ export const userResolvers = {
   User: { id: (u: UserRow) => u.publicId },
 };
 
-export function usersModule(deps: { db: Database }): GraphQLModule {
+export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule {
   const sql = deps.db.sql;
   const currentUser = async (ctx: GraphQLContext) => {
     const viewer = requireViewer(ctx);
@@ -97,6 +100,10 @@ export function usersModule(deps: { db: Database }): GraphQLModule {
         syncUser: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
           user: await currentUser(ctx),
           firstSignIn: requireViewer(ctx).firstSignIn,
+          errors: [],
+        }),
+        completeOnboarding: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
+          user: await completeOnboarding(sql, requireViewer(ctx).userId, deps.clock.now()),
           errors: [],
         }),
         updateMe: async (

@@ -1,0 +1,49 @@
+/** GraphQL for badges: the `Badge` type and `me.badges`. */
+import type { Database } from "../../platform/db.ts";
+import type { GraphQLContext } from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { badgeDefinition } from "./rules.ts";
+import { type BadgeRow, badgesOfUsers } from "./store.ts";
+
+const typeDefs = /* GraphQL */ `
+  "A badge a user earned (each at most once)."
+  type Badge {
+    id: ID!
+    "Stable code, e.g. first_goal, streak_7."
+    code: String!
+    name: String!
+    description: String!
+    earnedAt: String!
+  }
+
+  extend type CurrentUser {
+    "Badges earned, oldest first."
+    badges: [Badge!]!
+  }
+`;
+
+/** A user's badges through the request's DataLoader. */
+export function loadBadges(ctx: GraphQLContext, sql: Database["sql"], userId: string) {
+  return ctx.loader<string, BadgeRow[]>("badgesOfUser", async (ids) => {
+    const rows = await badgesOfUsers(sql, ids);
+    return ids.map((id) => rows.filter((r) => r.userId === id));
+  }).load(userId);
+}
+
+export function badgesModule(deps: { db: Database }): GraphQLModule {
+  const sql = deps.db.sql;
+  return {
+    typeDefs,
+    resolvers: {
+      Badge: {
+        id: (b: BadgeRow) => b.publicId,
+        name: (b: BadgeRow) => badgeDefinition(b.code)?.name ?? b.code,
+        description: (b: BadgeRow) => badgeDefinition(b.code)?.description ?? "",
+        earnedAt: (b: BadgeRow) => b.earnedAt.toISOString(),
+      },
+      CurrentUser: {
+        badges: (u: { id: string }, _: unknown, ctx: GraphQLContext) => loadBadges(ctx, sql, u.id),
+      },
+    },
+  };
+}

@@ -1,0 +1,305 @@
+/**
+ * Pure rules for goals, habits and progress: input validation, status transitions, percent
+ * complete, streaks (in the user's time zone), streak freezes and pace. No database here; see
+ * docs/domain.md for the reasoning behind each rule.
+ */
+import { addDays, daysBetween, isDate, isoWeekStart, periodIndex } from "./dates.ts";
+
+export const TITLE_MAX = 120;
+export const DESCRIPTION_MAX = 2000;
+export const UNIT_MAX = 20;
+export const NOTE_MAX = 500;
+export const VALUE_LIMIT = 1_000_000_000;
+/** A check-in may be recorded for today or up to this many days back. */
+export const BACKFILL_DAYS = 7;
+/** A freeze may cover a missed day up to this many days back (yesterday = 1). */
+export const FREEZE_WINDOW_DAYS = 7;
+/** A freeze is earned each time a habit's streak reaches a multiple of this many periods. */
+export const FREEZE_EARN_EVERY = 7;
+/** Freezes held at most. */
+export const FREEZE_CAP = 3;
+/** Progress events may be dated up to this many days back. */
+export const EVENT_BACKDATE_DAYS = 366;
+/** Clock skew tolerated for "not in the future" checks on client timestamps. */
+export const FUTURE_SKEW_MS = 5 * 60_000;
+/** Days of events that make up the "recent rate" of the pace. */
+export const PACE_WINDOW_DAYS = 14;
+
+export type GoalKind = "habit" | "target";
+export type GoalStatus = "active" | "completed" | "archived";
+export type Visibility = "private" | "public";
+export type Cadence = "daily" | "weekly";
+export type GroupBy = "DAY" | "WEEK" | "MONTH";
+
+/** The fields of a goal the rules look at. */
+export interface GoalShape {
+  kind: GoalKind;
+  status: GoalStatus;
+  unit: string | null;
+  startValue: number | null;
+  targetValue: number | null;
+  dueDate: string | null;
+  cadence: Cadence | null;
+  timesPerWeek: number | null;
+}
+
+export interface NewGoalInput {
+  title: string;
+  description?: string | null;
+  kind: GoalKind;
+  unit?: string | null;
+  startValue?: number | null;
+  targetValue?: number | null;
+  dueDate?: string | null;
+  cadence?: Cadence | null;
+  timesPerWeek?: number | null;
+}
+
+const finite = (v: number) => Number.isFinite(v) && Math.abs(v) <= VALUE_LIMIT;
+
+export function titleError(title: string): string | null {
+  const t = title.trim();
+  if (!t) return "title must not be empty";
+  if (t.length > TITLE_MAX) return `title must be at most ${TITLE_MAX} characters`;
+  return null;
+}
+
+export function textError(field: string, value: string | null | undefined, max: number) {
+  return value && value.length > max ? `${field} must be at most ${max} characters` : null;
+}
+
+export function valueError(field: string, value: number | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return finite(value) ? null : `${field} must be a number between -1e9 and 1e9`;
+}
+
+export function dueDateError(dueDate: string | null | undefined, today: string): string | null {
+  if (dueDate === null || dueDate === undefined) return null;
+  if (!isDate(dueDate)) return "dueDate must be a date written YYYY-MM-DD";
+  if (dueDate < today) return "dueDate must not be in the past";
+  return null;
+}
+
+/** Problems with a new goal, as user-facing messages (empty = valid). */
+export function newGoalErrors(input: NewGoalInput, today: string): string[] {
+  const errors: (string | null)[] = [
+    titleError(input.title),
+    textError("description", input.description, DESCRIPTION_MAX),
+    textError("unit", input.unit, UNIT_MAX),
+    valueError("startValue", input.startValue),
+    valueError("targetValue", input.targetValue),
+    dueDateError(input.dueDate, today),
+  ];
+  if (input.kind === "target") {
+    if (input.targetValue === null || input.targetValue === undefined) {
+      errors.push("targetValue is required for a target goal");
+    } else if ((input.startValue ?? 0) === input.targetValue) {
+      errors.push("targetValue must differ from startValue");
+    }
+    if (input.cadence || input.timesPerWeek != null) {
+      errors.push("cadence and timesPerWeek apply to habits only");
+    }
+  } else {
+    if (input.targetValue != null || input.startValue != null || input.unit) {
+      errors.push("unit, startValue and targetValue apply to targets only");
+    }
+    errors.push(...cadenceErrors(input.cadence ?? "daily", input.timesPerWeek));
+  }
+  return errors.filter((e): e is string => e !== null);
+}
+
+export function cadenceErrors(cadence: Cadence, timesPerWeek: number | null | undefined): string[] {
+  if (cadence === "daily") {
+    return timesPerWeek != null ? ["timesPerWeek applies to weekly habits only"] : [];
+  }
+  if (timesPerWeek == null) return ["timesPerWeek is required for a weekly habit"];
+  if (!Number.isInteger(timesPerWeek) || timesPerWeek < 1 || timesPerWeek > 7) {
+    return ["timesPerWeek must be between 1 and 7"];
+  }
+  return [];
+}
+
+/** Status changes a goal may make (same status = no change). */
+const TRANSITIONS: Record<GoalStatus, GoalStatus[]> = {
+  active: ["completed", "archived"],
+  completed: ["active", "archived"],
+  archived: ["active"],
+};
+
+export function canTransition(from: GoalStatus, to: GoalStatus): boolean {
+  return from === to || TRANSITIONS[from].includes(to);
+}
+
+/** The statuses from which a goal may move to `to` (the guard of the update statement). */
+export function statusesLeadingTo(to: GoalStatus): GoalStatus[] {
+  return (Object.keys(TRANSITIONS) as GoalStatus[]).filter((from) => canTransition(from, to));
+}
+
+/** Required check-ins per period: 1 a day, or `timesPerWeek` an ISO week. */
+export function requiredPerPeriod(goal: Pick<GoalShape, "cadence" | "timesPerWeek">): number {
+  return goal.cadence === "weekly" ? goal.timesPerWeek ?? 1 : 1;
+}
+
+export function streakPeriod(goal: Pick<GoalShape, "kind" | "cadence">): "day" | "week" {
+  return goal.kind === "habit" && goal.cadence === "weekly" ? "week" : "day";
+}
+
+/**
+ * Percent complete, 0..100. Targets: the share of the way from start to target (either
+ * direction, so a weight-loss goal works). Habits: the share of the current period's required
+ * check-ins (today for daily habits, this ISO week for weekly ones).
+ */
+export function percentComplete(goal: GoalShape, currentValue: number): number {
+  let ratio: number;
+  if (goal.kind === "target") {
+    const start = goal.startValue ?? 0;
+    const span = (goal.targetValue ?? start) - start;
+    ratio = span === 0 ? 1 : (currentValue - start) / span;
+  } else {
+    ratio = currentValue / requiredPerPeriod(goal);
+  }
+  const pct = Math.min(1, Math.max(0, ratio)) * 100;
+  return Math.round(pct * 10) / 10;
+}
+
+/** True when `value` has reached the target, in the target's direction. */
+export function targetReached(goal: GoalShape, value: number): boolean {
+  if (goal.kind !== "target" || goal.targetValue === null) return false;
+  const start = goal.startValue ?? 0;
+  return goal.targetValue >= start ? value >= goal.targetValue : value <= goal.targetValue;
+}
+
+/** The latest run of consecutive qualifying periods and the longest one, as SQL reports them. */
+export interface StreakRuns {
+  /** Period index (see `periodIndex`) of the last period of the latest run; null = none. */
+  lastIndex: number | null;
+  lastLength: number;
+  longest: number;
+}
+
+/**
+ * The current streak: the latest run counts while it ends in the current period or the one
+ * before (today not yet checked in does not break it).
+ */
+export function currentStreak(runs: StreakRuns, todayIndex: number): number {
+  if (runs.lastIndex === null) return 0;
+  return runs.lastIndex >= todayIndex - 1 ? runs.lastLength : 0;
+}
+
+export function todayIndex(today: string, period: "day" | "week"): number {
+  return periodIndex(today, period);
+}
+
+/** Why a check-in for `date` is refused, or null. */
+export function checkInDateError(date: string, today: string): string | null {
+  if (!isDate(date)) return "date must be a date written YYYY-MM-DD";
+  if (date > today) return "date must not be in the future";
+  if (daysBetween(date, today) > BACKFILL_DAYS) {
+    return `date must be within the last ${BACKFILL_DAYS} days`;
+  }
+  return null;
+}
+
+/** Why a streak freeze for `date` is refused before looking at check-ins, or null. */
+export function freezeDateError(date: string, today: string): string | null {
+  if (!isDate(date)) return "date must be a date written YYYY-MM-DD";
+  if (date >= today) return "date must be a past day: only a missed day can be covered";
+  if (daysBetween(date, today) > FREEZE_WINDOW_DAYS) {
+    return `date must be within the last ${FREEZE_WINDOW_DAYS} days`;
+  }
+  return null;
+}
+
+/** True when a streak of `streak` periods earns a freeze (each multiple of 7). */
+export function earnsFreeze(streak: number): boolean {
+  return streak > 0 && streak % FREEZE_EARN_EVERY === 0;
+}
+
+/** The first period of a progress bucket holding `date`. */
+export function bucketStart(date: string, groupBy: GroupBy): string {
+  if (groupBy === "DAY") return date;
+  if (groupBy === "WEEK") return isoWeekStart(date);
+  return `${date.slice(0, 7)}-01`;
+}
+
+/** Most buckets one progress request may return. */
+export const MAX_BUCKETS = 400;
+
+/** The range of a progress request, defaulted: the last 30 days, 12 weeks or 12 months. */
+export function progressRange(
+  groupBy: GroupBy,
+  today: string,
+  from?: string | null,
+  to?: string | null,
+): { from: string; to: string } | { error: string } {
+  if (from != null && !isDate(from)) return { error: "from must be a date written YYYY-MM-DD" };
+  if (to != null && !isDate(to)) return { error: "to must be a date written YYYY-MM-DD" };
+  const end = to ?? today;
+  const defaultSpan = groupBy === "DAY" ? 29 : groupBy === "WEEK" ? 7 * 11 : 366;
+  const start = bucketStart(from ?? addDays(end, -defaultSpan), groupBy);
+  if (start > end) return { error: "from must not be after to" };
+  const days = daysBetween(start, end);
+  const buckets = groupBy === "DAY" ? days + 1 : groupBy === "WEEK" ? days / 7 + 1 : days / 28;
+  if (buckets > MAX_BUCKETS) return { error: `the range may hold at most ${MAX_BUCKETS} buckets` };
+  return { from: start, to: end };
+}
+
+export interface Pace {
+  /** Change per day needed from today to reach the target on the due date; null without one. */
+  requiredPerDay: number | null;
+  /** Average change per day over the last 14 days. */
+  actualPerDay: number;
+  /** What is left to reach the target (in the target's direction, never negative). */
+  remaining: number;
+  /** Days from today to the due date (0 = due today, negative = overdue); null without one. */
+  daysLeft: number | null;
+  /** When the target is reached at the actual rate; null when the rate never gets there. */
+  projectedCompletionDate: string | null;
+  /** The actual rate meets the required one (or the target is already reached). */
+  onTrack: boolean;
+}
+
+/** The pace of a target goal; null for habits. */
+export function pace(
+  goal: GoalShape,
+  currentValue: number,
+  recentSum: number,
+  today: string,
+): Pace | null {
+  if (goal.kind !== "target" || goal.targetValue === null) return null;
+  const direction = goal.targetValue >= (goal.startValue ?? 0) ? 1 : -1;
+  const remaining = Math.max(0, (goal.targetValue - currentValue) * direction);
+  const actual = recentSum / PACE_WINDOW_DAYS;
+  const towards = actual * direction;
+  const daysLeft = goal.dueDate ? daysBetween(today, goal.dueDate) : null;
+  const required = daysLeft === null
+    ? null
+    : remaining === 0
+    ? 0
+    : (remaining / Math.max(1, daysLeft + 1)) * direction;
+  const projected = remaining === 0
+    ? today
+    : towards > 0
+    ? addDays(today, Math.min(Math.ceil(remaining / towards), 365_000))
+    : null;
+  const onTrack = remaining === 0 ||
+    (required !== null ? towards >= Math.abs(required) && daysLeft! >= 0 : towards > 0);
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  return {
+    requiredPerDay: required === null ? null : round(required),
+    actualPerDay: round(actual),
+    remaining: round(remaining),
+    daysLeft,
+    projectedCompletionDate: projected && projected <= "2999-12-31" ? projected : null,
+    onTrack,
+  };
+}
+
+/** An ISO 8601 date-time with a zone (Z or an offset), or null. */
+export function parseInstant(value: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
+    return null;
+  }
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}

@@ -1,0 +1,777 @@
+/**
+ * GraphQL for goals, habits and progress: `goals`, `goal`, `publicGoal`, `goalProgressData`,
+ * `addGoal`, `updateGoal`, `addGoalEvent`, `generateMilestones`, `checkInHabit`,
+ * `useStreakFreeze`. Resolvers validate with the rules, run SQL from the store, and load
+ * per-goal figures through DataLoaders so a list costs a fixed number of statements.
+ */
+import type { Database, Queryable } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Logger } from "../../platform/log.ts";
+import type { JobSystem } from "../../platform/jobs/types.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { byKeys } from "../../graphql/loaders.ts";
+import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
+import { loadUser } from "../users/schema.ts";
+import { awardBadgesFor, type BadgeRow } from "../badges/store.ts";
+import type { BadgeEvent } from "../badges/rules.ts";
+import { recordFeedItem } from "../feed/store.ts";
+import { isoWeekStart, localDate, periodIndexStart } from "./dates.ts";
+import {
+  type Cadence,
+  cadenceErrors,
+  canTransition,
+  checkInDateError,
+  currentStreak,
+  DESCRIPTION_MAX,
+  dueDateError,
+  earnsFreeze,
+  EVENT_BACKDATE_DAYS,
+  freezeDateError,
+  FUTURE_SKEW_MS,
+  type GoalKind,
+  type GoalStatus,
+  type GroupBy,
+  newGoalErrors,
+  NOTE_MAX,
+  pace,
+  PACE_WINDOW_DAYS,
+  parseInstant,
+  percentComplete,
+  progressRange,
+  statusesLeadingTo,
+  streakPeriod,
+  type StreakRuns,
+  targetReached,
+  textError,
+  titleError,
+  todayIndex,
+  UNIT_MAX,
+  valueError,
+  type Visibility,
+} from "./rules.ts";
+import * as store from "./store.ts";
+import type { GoalRow } from "./store.ts";
+
+/** What the goals feature needs; `jobs` publishes domain events (transactional outbox). */
+export interface GoalsDeps {
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  jobs: Pick<JobSystem, "publish">;
+}
+
+const typeDefs = /* GraphQL */ `
+  enum GoalKind { habit target }
+  enum GoalStatus { active completed archived }
+  enum GoalVisibility { private public }
+  "How often a habit is due: every day, or timesPerWeek times per ISO week (Monday to Sunday)."
+  enum HabitCadence { daily weekly }
+  enum ProgressGroupBy { DAY WEEK MONTH }
+
+  "A goal of the signed-in user: a habit (check-ins, streaks) or a target (a value to reach)."
+  type Goal {
+    id: ID!
+    title: String!
+    description: String
+    kind: GoalKind!
+    status: GoalStatus!
+    visibility: GoalVisibility!
+    "Targets: the unit of the values, e.g. km."
+    unit: String
+    "Targets: the value at the start (default 0)."
+    startValue: Float
+    "Targets: the value to reach (above or below startValue)."
+    targetValue: Float
+    "YYYY-MM-DD, optional."
+    dueDate: String
+    "Habits only."
+    cadence: HabitCadence
+    "Weekly habits only: check-ins needed per ISO week."
+    timesPerWeek: Int
+    "The goal this one is a sub-goal of."
+    parent: Goal
+    subGoals: [Goal!]!
+    "Targets: startValue plus every progress event. Habits: check-ins in the current period (today, or this week for weekly habits)."
+    currentValue: Float!
+    "0..100. Targets: share of the way from startValue to targetValue. Habits: share of the current period's required check-ins."
+    percentComplete: Float!
+    "Consecutive periods (days; ISO weeks for weekly habits) up to now; an unchecked today does not break it. Targets count days with progress."
+    currentStreak: Int!
+    longestStreak: Int!
+    "Habits: whether today (in the user's time zone) is checked in."
+    checkedInToday: Boolean!
+    "The latest progress events, newest first (first: 1..50, default 5)."
+    recentEvents(first: Int = 5): [GoalEvent!]!
+    completedAt: String
+    createdAt: String!
+    updatedAt: String!
+  }
+
+  "A progress event of a target: value is an increment (negative corrects)."
+  type GoalEvent {
+    id: ID!
+    value: Float!
+    note: String
+    occurredAt: String!
+    createdAt: String!
+  }
+
+  "What anyone may see of a public goal: no notes, events or other goals of the owner."
+  type PublicGoal {
+    id: ID!
+    title: String!
+    description: String
+    kind: GoalKind!
+    status: GoalStatus!
+    unit: String
+    startValue: Float
+    targetValue: Float
+    dueDate: String
+    cadence: HabitCadence
+    timesPerWeek: Int
+    currentValue: Float!
+    percentComplete: Float!
+    currentStreak: Int!
+    owner: User!
+    completedAt: String
+    createdAt: String!
+  }
+
+  type CheckIn {
+    id: ID!
+    "The local day checked in, YYYY-MM-DD."
+    date: String!
+    createdAt: String!
+  }
+
+  type ProgressBucket {
+    "First day of the period, YYYY-MM-DD in the user's time zone."
+    periodStart: String!
+    "Sum of event values (check-ins count 1 each)."
+    sum: Float!
+    count: Int!
+    "The goal's value at the end of the period (targets include startValue)."
+    cumulativeValue: Float!
+  }
+
+  type Pace {
+    "Change per day needed to reach the target by dueDate; null without a due date."
+    requiredPerDay: Float
+    "Average change per day over the last 14 days."
+    actualPerDay: Float!
+    remaining: Float!
+    "Days until dueDate (negative = overdue); null without a due date."
+    daysLeft: Int
+    "When the target is reached at the actual rate; null when it never is."
+    projectedCompletionDate: String
+    onTrack: Boolean!
+  }
+
+  type GoalProgressData {
+    goal: Goal!
+    groupBy: ProgressGroupBy!
+    "The range covered (from is aligned to a period start), YYYY-MM-DD."
+    from: String!
+    to: String!
+    timeZone: String!
+    buckets: [ProgressBucket!]!
+    "Targets only."
+    pace: Pace
+    currentStreak: Int!
+    longestStreak: Int!
+    "Habits: share (0..1) of the periods in the range, from the habit's first day to today, that met the cadence. Targets: null."
+    completionRate: Float
+  }
+
+  type Milestone {
+    title: String!
+    targetValue: Float
+    dueDate: String
+  }
+
+  type GoalPayload {
+    goal: Goal
+    "Badges the action earned (shown as a celebration)."
+    badgesEarned: [Badge!]!
+    errors: [String!]!
+  }
+
+  type AddGoalEventPayload {
+    event: GoalEvent
+    goal: Goal
+    "True when this event completed the target."
+    goalCompleted: Boolean!
+    badgesEarned: [Badge!]!
+    errors: [String!]!
+  }
+
+  type CheckInHabitPayload {
+    checkIn: CheckIn
+    goal: Goal
+    "True when the day was already checked in (nothing changed)."
+    alreadyCheckedIn: Boolean!
+    "True when this check-in earned a streak freeze."
+    freezeEarned: Boolean!
+    badgesEarned: [Badge!]!
+    errors: [String!]!
+  }
+
+  type UseStreakFreezePayload {
+    goal: Goal
+    "Freezes the user holds after this one."
+    freezesLeft: Int!
+    errors: [String!]!
+  }
+
+  type GenerateMilestonesPayload {
+    milestones: [Milestone!]!
+    errors: [String!]!
+  }
+
+  extend type CurrentUser {
+    "Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held)."
+    streakFreezes: Int!
+  }
+
+  extend type Query {
+    "The current user's top-level goals, newest first; archived ones only with status: archived."
+    goals(status: GoalStatus): [Goal!]!
+    goal(id: String!): Goal!
+    "A public goal; no session needed."
+    publicGoal(id: String!): PublicGoal!
+    "Progress grouped in the user's time zone; from/to are YYYY-MM-DD (default: the last 30 days, 12 weeks or 12 months)."
+    goalProgressData(goalId: String!, groupBy: ProgressGroupBy! = DAY, from: String, to: String): GoalProgressData!
+  }
+
+  extend type Mutation {
+    addGoal(
+      title: String!
+      kind: GoalKind!
+      description: String
+      unit: String
+      startValue: Float
+      targetValue: Float
+      dueDate: String
+      cadence: HabitCadence
+      timesPerWeek: Int
+      visibility: GoalVisibility = private
+      parentGoalId: String
+    ): GoalPayload!
+    updateGoal(
+      goalId: String!
+      title: String
+      description: String
+      status: GoalStatus
+      visibility: GoalVisibility
+      unit: String
+      startValue: Float
+      targetValue: Float
+      dueDate: String
+      timesPerWeek: Int
+    ): GoalPayload!
+    "Records progress on a target; occurredAt (ISO 8601) defaults to now."
+    addGoalEvent(goalId: String!, value: Float!, note: String, occurredAt: String): AddGoalEventPayload!
+    "AI-suggested milestones (answers AI_DISABLED until AI coaching is wired)."
+    generateMilestones(goalId: String!): GenerateMilestonesPayload!
+    "Checks in a habit for a local day (YYYY-MM-DD, default today; up to 7 days back)."
+    checkInHabit(goalId: String!, date: String): CheckInHabitPayload!
+    "Spends a streak freeze to cover a missed day (YYYY-MM-DD, within the last 7 days)."
+    useStreakFreeze(goalId: String!, date: String!): UseStreakFreezePayload!
+  }
+`;
+
+/** A goal by internal id through the request's DataLoader (no access check). */
+export function loadGoal(ctx: GraphQLContext, sql: Database["sql"], id: string) {
+  return ctx.loader<string, GoalRow | null>(
+    "goalById",
+    async (ids) => byKeys(ids, await store.goalsByIds(sql, ids), (g) => g.id),
+  ).load(id);
+}
+
+const iso = (d: Date | null) => d ? d.toISOString() : null;
+
+/** Thrown inside a transaction to roll it back with a user error. */
+class UserError extends Error {}
+
+type Args = Record<string, unknown>;
+
+export function goalsModule(deps: GoalsDeps): GraphQLModule {
+  const sql = deps.db.sql;
+  const now = () => deps.clock.now();
+  const publish = (tx: Queryable, event: string, payload: unknown) =>
+    deps.jobs.publish(tx, event, payload);
+
+  /** The time zone a goal's days follow: its owner's. */
+  async function zoneOf(goal: GoalRow, ctx: GraphQLContext): Promise<string> {
+    if (ctx.viewer?.userId === goal.userId) return ctx.viewer.timeZone;
+    return (await loadUser(ctx, sql, goal.userId))?.timeZone ?? "UTC";
+  }
+
+  async function figures(goal: GoalRow, ctx: GraphQLContext) {
+    const zone = await zoneOf(goal, ctx);
+    const today = localDate(now(), zone);
+    return await ctx.loader<string, store.GoalFigures | null>(
+      `goalFigures:${zone}`,
+      async (ids) =>
+        byKeys(
+          ids,
+          await store.goalFigures(sql, ids, today, isoWeekStart(today)),
+          (f) => f.goalId,
+        ),
+    ).load(goal.id);
+  }
+
+  async function streaks(goal: GoalRow, ctx: GraphQLContext) {
+    const zone = await zoneOf(goal, ctx);
+    const runs = await ctx.loader<string, StreakRuns | null>(
+      `streakRuns:${zone}`,
+      async (ids) => byKeys(ids, await store.streakRuns(sql, ids, zone), (r) => r.goalId),
+    ).load(goal.id);
+    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
+    const period = streakPeriod(goal);
+    return {
+      current: currentStreak(runs ?? empty, todayIndex(localDate(now(), zone), period)),
+      longest: runs?.longest ?? 0,
+    };
+  }
+
+  /** The viewer's goal of `id`, or NOT_FOUND (another user's goal included). */
+  async function requireOwnGoal(viewer: Viewer, id: unknown): Promise<GoalRow> {
+    const goal = typeof id === "string" && looksLikePublicId(id)
+      ? await store.ownGoal(sql, viewer.userId, id)
+      : null;
+    if (!goal) throw notFound("goal");
+    return goal;
+  }
+
+  const award = (tx: Queryable, userId: string, event: BadgeEvent): Promise<BadgeRow[]> =>
+    awardBadgesFor(tx, deps.jobs, userId, event, now());
+
+  const goalFields = {
+    id: (g: GoalRow) => g.publicId,
+    completedAt: (g: GoalRow) => iso(g.completedAt),
+    createdAt: (g: GoalRow) => g.createdAt.toISOString(),
+    currentValue: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      (await figures(g, ctx))?.currentValue ?? 0,
+    percentComplete: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      percentComplete(g, (await figures(g, ctx))?.currentValue ?? 0),
+    currentStreak: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      (await streaks(g, ctx)).current,
+  };
+
+  const Goal = {
+    ...goalFields,
+    updatedAt: (g: GoalRow) => g.updatedAt.toISOString(),
+    longestStreak: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      (await streaks(g, ctx)).longest,
+    checkedInToday: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      (await figures(g, ctx))?.checkedInToday ?? false,
+    parent: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      g.parentId ? loadGoal(ctx, sql, g.parentId) : null,
+    subGoals: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      ctx.loader<string, GoalRow[]>("subGoals", async (ids) => {
+        const rows = await store.subGoalsOf(sql, ids);
+        return ids.map((id) => rows.filter((r) => r.parentId === id));
+      }).load(g.id),
+    recentEvents: (g: GoalRow, args: { first: number }, ctx: GraphQLContext) => {
+      if (!Number.isInteger(args.first) || args.first < 1 || args.first > 50) {
+        throw badUserInput("first must be between 1 and 50");
+      }
+      return ctx.loader<string, store.GoalEventRow[]>(`recentEvents:${args.first}`, async (ids) => {
+        const rows = await store.recentEventsOf(sql, ids, args.first);
+        return ids.map((id) => rows.filter((r) => r.goalId === id));
+      }).load(g.id);
+    },
+  };
+
+  return {
+    typeDefs,
+    publicFields: ["publicGoal"],
+    resolvers: {
+      Goal,
+      PublicGoal: {
+        ...goalFields,
+        owner: (g: GoalRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, g.userId),
+      },
+      GoalEvent: {
+        id: (e: store.GoalEventRow) => e.publicId,
+        occurredAt: (e: store.GoalEventRow) => e.occurredAt.toISOString(),
+        createdAt: (e: store.GoalEventRow) => e.createdAt.toISOString(),
+      },
+      CheckIn: {
+        id: (c: { publicId: string }) => c.publicId,
+        date: (c: { day: string }) => c.day,
+        createdAt: (c: { createdAt: Date }) => c.createdAt.toISOString(),
+      },
+      CurrentUser: {
+        streakFreezes: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
+          (await ctx.loader<string, { available: number } | null>(
+            "freezeBalance",
+            async (ids) => byKeys(ids, await store.freezeBalances(sql, ids), (b) => b.userId),
+          ).load(u.id))?.available ?? 0,
+      },
+      Query: {
+        goals: (_: unknown, args: { status?: GoalStatus | null }, ctx: GraphQLContext) =>
+          store.topLevelGoals(sql, requireViewer(ctx).userId, args.status ?? null),
+        goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
+          requireOwnGoal(requireViewer(ctx), args.id),
+        publicGoal: async (_: unknown, args: { id: string }) => {
+          const goal = looksLikePublicId(args.id) ? await store.publicGoal(sql, args.id) : null;
+          if (!goal) throw notFound("goal");
+          return goal;
+        },
+        goalProgressData: async (
+          _: unknown,
+          args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
+          ctx: GraphQLContext,
+        ) => {
+          const viewer = requireViewer(ctx);
+          const goal = await requireOwnGoal(viewer, args.goalId);
+          const zone = viewer.timeZone;
+          const today = localDate(now(), zone);
+          const range = progressRange(args.groupBy, today, args.from, args.to);
+          if ("error" in range) throw badUserInput(range.error);
+          const [buckets, streak, fig] = await Promise.all([
+            store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
+            streaks(goal, ctx),
+            figures(goal, ctx),
+          ]);
+          let paceData = null;
+          let completionRate = null;
+          if (goal.kind === "target") {
+            const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
+            const recent = await store.sumSince(sql, goal.id, since);
+            paceData = pace(goal, fig?.currentValue ?? 0, recent, today);
+          } else {
+            completionRate = await habitCompletionRate(goal, range.from, range.to, today, zone);
+          }
+          return {
+            goal,
+            groupBy: args.groupBy,
+            from: range.from,
+            to: range.to,
+            timeZone: zone,
+            buckets,
+            pace: paceData,
+            currentStreak: streak.current,
+            longestStreak: streak.longest,
+            completionRate,
+          };
+        },
+      },
+      Mutation: {
+        addGoal: (_: unknown, args: Args, ctx: GraphQLContext) => addGoal(requireViewer(ctx), args),
+        updateGoal: (_: unknown, args: Args, ctx: GraphQLContext) =>
+          updateGoal(requireViewer(ctx), args),
+        addGoalEvent: (_: unknown, args: Args, ctx: GraphQLContext) =>
+          addGoalEvent(requireViewer(ctx), args),
+        generateMilestones: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
+          const viewer = requireViewer(ctx);
+          await requireOwnGoal(viewer, args.goalId);
+          ctx.log.warn("ai feature disabled", {
+            flag: "coaching",
+            category: "milestones",
+            context: { operation: "generateMilestones", user_id: viewer.publicId },
+          });
+          throw codedError("AI_DISABLED", "AI coaching is not enabled");
+        },
+        checkInHabit: (_: unknown, args: Args, ctx: GraphQLContext) =>
+          checkInHabit(requireViewer(ctx), args),
+        useStreakFreeze: (_: unknown, args: Args, ctx: GraphQLContext) =>
+          useStreakFreeze(requireViewer(ctx), args),
+      },
+    },
+  };
+
+  async function habitCompletionRate(
+    goal: GoalRow,
+    from: string,
+    to: string,
+    today: string,
+    zone: string,
+  ): Promise<number> {
+    const weekly = goal.cadence === "weekly";
+    const firstDay = localDate(goal.createdAt, zone);
+    const start = [from, weekly ? isoWeekStart(firstDay) : firstDay].sort().at(-1)!;
+    const end = [to, today].sort()[0];
+    if (start > end) return 0;
+    const possible = weekly
+      ? Math.floor((Date.parse(isoWeekStart(end)) - Date.parse(isoWeekStart(start))) / 6048e5) + 1
+      : (Date.parse(end) - Date.parse(start)) / 864e5 + 1;
+    const met = await store.qualifyingPeriods(sql, goal, start, end);
+    return Math.round(Math.min(1, met / possible) * 1000) / 1000;
+  }
+
+  async function parentError(viewer: Viewer, parentGoalId: unknown) {
+    if (parentGoalId === null || parentGoalId === undefined) return { parentId: null };
+    const parent = typeof parentGoalId === "string" && looksLikePublicId(parentGoalId)
+      ? await store.ownGoal(sql, viewer.userId, parentGoalId)
+      : null;
+    if (!parent) return { error: "parentGoalId does not name one of your goals" };
+    if (parent.parentId) return { error: "a sub-goal cannot have sub-goals" };
+    if (parent.status === "archived") return { error: "the parent goal is archived" };
+    return { parentId: parent.id };
+  }
+
+  async function addGoal(viewer: Viewer, args: Args) {
+    const input = {
+      title: String(args.title ?? ""),
+      description: args.description as string | null,
+      kind: args.kind as GoalKind,
+      unit: args.unit as string | null,
+      startValue: args.startValue as number | null,
+      targetValue: args.targetValue as number | null,
+      dueDate: args.dueDate as string | null,
+      cadence: args.cadence as Cadence | null,
+      timesPerWeek: args.timesPerWeek as number | null,
+    };
+    const errors = newGoalErrors(input, localDate(now(), viewer.timeZone));
+    const parent = await parentError(viewer, args.parentGoalId);
+    if ("error" in parent) errors.push(parent.error!);
+    if (errors.length) return { goal: null, badgesEarned: [], errors };
+    return await sql.begin(async (tx) => {
+      const goal = await store.insertGoal(tx, viewer.userId, {
+        ...input,
+        parentId: parent.parentId ?? null,
+        visibility: (args.visibility as Visibility | null) ?? "private",
+      }, now());
+      await publish(tx, "goals.goal_created", { userId: viewer.userId, goalId: goal.publicId });
+      const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
+      return { goal, badgesEarned, errors: [] };
+    });
+  }
+
+  async function updateGoal(viewer: Viewer, args: Args) {
+    const goal = await requireOwnGoal(viewer, args.goalId);
+    const errors: (string | null)[] = [];
+    const patch: store.GoalPatch = {};
+    if (args.title !== undefined) {
+      errors.push(titleError(String(args.title ?? "")));
+      patch.title = String(args.title ?? "").trim();
+    }
+    if (args.description !== undefined) {
+      errors.push(textError("description", args.description as string, DESCRIPTION_MAX));
+      patch.description = (args.description as string | null)?.trim() || null;
+    }
+    if (args.visibility != null) patch.visibility = args.visibility as Visibility;
+    if (args.status != null) {
+      const to = args.status as GoalStatus;
+      if (!canTransition(goal.status, to)) {
+        errors.push(`a goal cannot go from ${goal.status} to ${to}`);
+      }
+      patch.status = to;
+    }
+    const targetOnly = ["unit", "startValue", "targetValue"].filter((k) => args[k] != null);
+    if (goal.kind === "habit" && targetOnly.length) {
+      errors.push("unit, startValue and targetValue apply to targets only");
+    }
+    if (args.unit !== undefined) {
+      errors.push(textError("unit", args.unit as string, UNIT_MAX));
+      patch.unit = (args.unit as string | null)?.trim() || null;
+    }
+    for (const key of ["startValue", "targetValue"] as const) {
+      if (args[key] === null) errors.push(`${key} cannot be cleared`);
+      else if (args[key] !== undefined) {
+        errors.push(valueError(key, args[key] as number));
+        patch[key] = args[key] as number;
+      }
+    }
+    if (
+      goal.kind === "target" && (patch.startValue ?? goal.startValue ?? 0) ===
+        (patch.targetValue ?? goal.targetValue)
+    ) {
+      errors.push("targetValue must differ from startValue");
+    }
+    if (args.dueDate !== undefined) {
+      const due = args.dueDate as string | null;
+      errors.push(
+        due === goal.dueDate ? null : dueDateError(due, localDate(now(), viewer.timeZone)),
+      );
+      patch.dueDate = due;
+    }
+    if (args.timesPerWeek != null) {
+      if (goal.cadence !== "weekly") errors.push("timesPerWeek applies to weekly habits only");
+      else errors.push(...cadenceErrors("weekly", args.timesPerWeek as number));
+      patch.timesPerWeek = args.timesPerWeek as number;
+    }
+    const problems = errors.filter((e): e is string => e !== null);
+    if (problems.length) return { goal: null, badgesEarned: [], errors: problems };
+    const changesStatus = patch.status !== undefined && patch.status !== goal.status;
+    return await sql.begin(async (tx) => {
+      const updated = await store.updateGoal(
+        tx,
+        goal.id,
+        patch,
+        changesStatus ? statusesLeadingTo(patch.status!) : null,
+        now(),
+      );
+      if (!updated) {
+        return { goal: null, badgesEarned: [], errors: ["the goal changed meanwhile; reload it"] };
+      }
+      let badgesEarned: BadgeRow[] = [];
+      if (changesStatus && updated.status === "completed") {
+        badgesEarned = await completed(tx, updated);
+      }
+      return { goal: updated, badgesEarned, errors: [] };
+    });
+  }
+
+  /** What follows a goal's completion: feed item, domain event, badges. */
+  async function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
+    await recordFeedItem(tx, {
+      userId: goal.userId,
+      kind: "goal_completed",
+      occurredAt: goal.completedAt ?? now(),
+      data: { goalId: goal.id, goalTitle: goal.title },
+    });
+    await publish(tx, "goals.goal_completed", { userId: goal.userId, goalId: goal.publicId });
+    return await award(tx, goal.userId, { type: "goal_completed" });
+  }
+
+  async function addGoalEvent(viewer: Viewer, args: Args) {
+    const goal = await requireOwnGoal(viewer, args.goalId);
+    const fail = (errors: string[]) => ({
+      event: null,
+      goal: null,
+      goalCompleted: false,
+      badgesEarned: [],
+      errors,
+    });
+    const errors: (string | null)[] = [];
+    if (goal.kind !== "target") errors.push("habits record progress with checkInHabit");
+    if (goal.status === "archived") errors.push("the goal is archived");
+    const value = args.value as number;
+    errors.push(valueError("value", value));
+    if (value === 0) errors.push("value must not be 0");
+    const note = (args.note as string | null)?.trim() || null;
+    errors.push(textError("note", note, NOTE_MAX));
+    let occurredAt = now();
+    if (args.occurredAt != null) {
+      const at = parseInstant(String(args.occurredAt));
+      if (!at) errors.push("occurredAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z");
+      else if (at.getTime() > now().getTime() + FUTURE_SKEW_MS) {
+        errors.push("occurredAt must not be in the future");
+      } else if (at.getTime() < now().getTime() - EVENT_BACKDATE_DAYS * 86_400_000) {
+        errors.push(`occurredAt must be within the last ${EVENT_BACKDATE_DAYS} days`);
+      } else occurredAt = at;
+    }
+    const problems = errors.filter((e): e is string => e !== null);
+    if (problems.length) return fail(problems);
+    return await sql.begin(async (tx) => {
+      const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
+      await recordFeedItem(tx, {
+        userId: goal.userId,
+        kind: "goal_event",
+        occurredAt,
+        data: { goalId: goal.id, goalTitle: goal.title, value, unit: goal.unit, note },
+      });
+      await publish(tx, "goals.progress_recorded", {
+        userId: goal.userId,
+        goalId: goal.publicId,
+        eventId: event.publicId,
+        value,
+      });
+      const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
+      let current = goal;
+      let goalCompleted = false;
+      if (goal.status === "active" && targetReached(goal, await store.targetValueNow(tx, goal))) {
+        const done = await store.completeGoal(tx, goal.id, now());
+        if (done) {
+          current = done;
+          goalCompleted = true;
+          badgesEarned.push(...await completed(tx, done));
+        }
+      }
+      return { event, goal: current, goalCompleted, badgesEarned, errors: [] };
+    });
+  }
+
+  async function checkInHabit(viewer: Viewer, args: Args) {
+    const goal = await requireOwnGoal(viewer, args.goalId);
+    const today = localDate(now(), viewer.timeZone);
+    const date = args.date == null ? today : String(args.date);
+    const fail = (errors: string[]) => ({
+      checkIn: null,
+      goal: null,
+      alreadyCheckedIn: false,
+      freezeEarned: false,
+      badgesEarned: [],
+      errors,
+    });
+    const errors: (string | null)[] = [];
+    if (goal.kind !== "habit") errors.push("only habits take check-ins; use addGoalEvent");
+    else if (goal.status !== "active") errors.push(`the habit is ${goal.status}`);
+    errors.push(checkInDateError(date, today));
+    const problems = errors.filter((e): e is string => e !== null);
+    if (problems.length) return fail(problems);
+    return await sql.begin(async (tx) => {
+      const checkIn = await store.insertCheckIn(tx, goal, date);
+      if (!checkIn) {
+        return {
+          checkIn: await store.checkInOn(tx, goal.id, date),
+          goal,
+          alreadyCheckedIn: true,
+          freezeEarned: false,
+          badgesEarned: [],
+          errors: [],
+        };
+      }
+      const period = streakPeriod(goal);
+      const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
+      const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
+      const freezeEarned = earnsFreeze(streak) &&
+        await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
+      await recordFeedItem(tx, {
+        userId: goal.userId,
+        kind: "check_in",
+        occurredAt: now(),
+        data: { goalId: goal.id, goalTitle: goal.title, date, streak },
+      });
+      await publish(tx, "habits.checked_in", {
+        userId: goal.userId,
+        goalId: goal.publicId,
+        date,
+        streak,
+      });
+      const badgesEarned = await award(tx, goal.userId, {
+        type: "habit_checked_in",
+        streak,
+        period,
+      });
+      return { checkIn, goal, alreadyCheckedIn: false, freezeEarned, badgesEarned, errors: [] };
+    });
+  }
+
+  async function useStreakFreeze(viewer: Viewer, args: Args) {
+    const goal = await requireOwnGoal(viewer, args.goalId);
+    const today = localDate(now(), viewer.timeZone);
+    const date = String(args.date);
+    const errors: (string | null)[] = [];
+    if (goal.kind !== "habit") errors.push("streak freezes apply to habits only");
+    else if (goal.status !== "active") errors.push(`the habit is ${goal.status}`);
+    errors.push(freezeDateError(date, today));
+    if (!errors.some(Boolean) && date < localDate(goal.createdAt, viewer.timeZone)) {
+      errors.push("date is before the habit started");
+    }
+    const balance = async () =>
+      (await store.freezeBalances(sql, [viewer.userId]))[0]?.available ?? 0;
+    const problems = errors.filter((e): e is string => e !== null);
+    if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
+    try {
+      await sql.begin(async (tx) => {
+        if (!(await store.insertFreezeUse(tx, goal, date))) {
+          throw new UserError("date was not missed: it is checked in or already covered");
+        }
+        if (!(await store.spendFreeze(tx, viewer.userId))) {
+          throw new UserError("no streak freezes left");
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      return { goal: null, freezesLeft: await balance(), errors: [err.message] };
+    }
+    return { goal, freezesLeft: await balance(), errors: [] };
+  }
+}

@@ -1,0 +1,449 @@
+/**
+ * SQL for goals, progress events, habit check-ins, streak freezes and progress data. Streaks and
+ * progress buckets are computed in SQL (gaps and islands, generate_series), never by loading
+ * every event; batched functions take many goal ids so lists cost one statement.
+ */
+import type { Queryable } from "../../platform/db.ts";
+import { publicId } from "../../platform/ids.ts";
+import type {
+  Cadence,
+  GoalKind,
+  GoalStatus,
+  GroupBy,
+  NewGoalInput,
+  StreakRuns,
+  Visibility,
+} from "./rules.ts";
+import { FREEZE_CAP, requiredPerPeriod } from "./rules.ts";
+import { PERIOD_EPOCH } from "./dates.ts";
+
+export interface GoalRow {
+  id: string;
+  publicId: string;
+  userId: string;
+  parentId: string | null;
+  title: string;
+  description: string | null;
+  kind: GoalKind;
+  unit: string | null;
+  startValue: number | null;
+  targetValue: number | null;
+  dueDate: string | null;
+  cadence: Cadence | null;
+  timesPerWeek: number | null;
+  status: GoalStatus;
+  visibility: Visibility;
+  completedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const columns = (sql: Queryable) =>
+  sql`id, public_id as "publicId", user_id as "userId", parent_id as "parentId", title,
+      description, kind, unit, start_value as "startValue", target_value as "targetValue",
+      due_date::text as "dueDate", cadence, times_per_week as "timesPerWeek", status, visibility,
+      completed_at as "completedAt", created_at as "createdAt", updated_at as "updatedAt"`;
+
+export async function insertGoal(
+  tx: Queryable,
+  userId: string,
+  input: NewGoalInput & { parentId: string | null; visibility: Visibility },
+  at: Date,
+): Promise<GoalRow> {
+  const habit = input.kind === "habit";
+  const cadence = habit ? input.cadence ?? "daily" : null;
+  const [row] = await tx<GoalRow[]>`
+    insert into goals (public_id, user_id, parent_id, title, description, kind, unit, start_value,
+                       target_value, due_date, cadence, times_per_week, visibility, created_at,
+                       updated_at)
+    values (${publicId()}, ${userId}, ${input.parentId}, ${input.title.trim()},
+            ${input.description?.trim() || null}, ${input.kind}, ${input.unit?.trim() || null},
+            ${habit ? null : input.startValue ?? 0}, ${input.targetValue ?? null},
+            ${input.dueDate ?? null}, ${cadence},
+            ${
+    cadence === "weekly" ? input.timesPerWeek ?? null : null
+  }, ${input.visibility}, ${at}, ${at})
+    returning ${columns(tx)}`;
+  return row;
+}
+
+export async function goalsByIds(sql: Queryable, ids: readonly string[]): Promise<GoalRow[]> {
+  return await sql<GoalRow[]>`select ${columns(sql)} from goals where id = any(${ids as string[]})`;
+}
+
+/** The user's goal with this public id, or null (another user's goal is null too). */
+export async function ownGoal(
+  sql: Queryable,
+  userId: string,
+  goalPublicId: string,
+): Promise<GoalRow | null> {
+  const [row] = await sql<GoalRow[]>`
+    select ${columns(sql)} from goals where public_id = ${goalPublicId} and user_id = ${userId}`;
+  return row ?? null;
+}
+
+/** A public, not archived goal, or null. */
+export async function publicGoal(sql: Queryable, goalPublicId: string): Promise<GoalRow | null> {
+  const [row] = await sql<GoalRow[]>`
+    select ${columns(sql)} from goals
+    where public_id = ${goalPublicId} and visibility = 'public' and status <> 'archived'`;
+  return row ?? null;
+}
+
+/** Top-level goals of a user, newest first; archived ones only when asked for by status. */
+export async function topLevelGoals(
+  sql: Queryable,
+  userId: string,
+  status: GoalStatus | null,
+): Promise<GoalRow[]> {
+  return await sql<GoalRow[]>`
+    select ${columns(sql)} from goals
+    where user_id = ${userId} and parent_id is null
+      and ${status ? sql`status = ${status}` : sql`status <> 'archived'`}
+    order by created_at desc, id desc`;
+}
+
+/** Sub-goals of several parents, oldest first. */
+export async function subGoalsOf(sql: Queryable, parentIds: readonly string[]) {
+  return await sql<GoalRow[]>`
+    select ${columns(sql)} from goals where parent_id = any(${parentIds as string[]})
+    order by created_at, id`;
+}
+
+export interface GoalPatch {
+  title?: string;
+  description?: string | null;
+  status?: GoalStatus;
+  visibility?: Visibility;
+  unit?: string | null;
+  startValue?: number;
+  targetValue?: number;
+  dueDate?: string | null;
+  timesPerWeek?: number;
+}
+
+/**
+ * Applies a patch in one statement. A status change carries its guard (`status = any(from)`), so
+ * a concurrent change makes it match nothing: null is returned and nothing changes.
+ */
+export async function updateGoal(
+  sql: Queryable,
+  goalId: string,
+  patch: GoalPatch,
+  allowedFrom: GoalStatus[] | null,
+  at: Date,
+): Promise<GoalRow | null> {
+  const has = (key: keyof GoalPatch) => patch[key] !== undefined;
+  const [row] = await sql<GoalRow[]>`
+    update goals set
+      title = coalesce(${patch.title ?? null}, title),
+      description = case when ${has("description")} then ${patch.description ?? null}
+                    else description end,
+      unit = case when ${has("unit")} then ${patch.unit ?? null} else unit end,
+      start_value = coalesce(${patch.startValue ?? null}::double precision, start_value),
+      target_value = coalesce(${patch.targetValue ?? null}::double precision, target_value),
+      due_date = case when ${has("dueDate")} then ${patch.dueDate ?? null}::date else due_date end,
+      times_per_week = coalesce(${patch.timesPerWeek ?? null}::integer, times_per_week),
+      visibility = coalesce(${patch.visibility ?? null}, visibility),
+      status = coalesce(${patch.status ?? null}, status),
+      completed_at = case
+        when ${patch.status ?? null}::text is null or ${patch.status ?? null} = status
+          then completed_at
+        when ${patch.status ?? null} = 'completed' then ${at}::timestamptz
+        else null end,
+      updated_at = ${at}
+    where id = ${goalId}
+      ${allowedFrom ? sql`and status = any(${allowedFrom})` : sql``}
+    returning ${columns(sql)}`;
+  return row ?? null;
+}
+
+/** Marks a target completed when it is still active (the guard of the transition). */
+export async function completeGoal(tx: Queryable, goalId: string, at: Date) {
+  const [row] = await tx<GoalRow[]>`
+    update goals set status = 'completed', completed_at = ${at}, updated_at = ${at}
+    where id = ${goalId} and status = 'active'
+    returning ${columns(tx)}`;
+  return row ?? null;
+}
+
+export interface GoalEventRow {
+  id: string;
+  publicId: string;
+  goalId: string;
+  value: number;
+  note: string | null;
+  occurredAt: Date;
+  createdAt: Date;
+}
+
+export async function insertGoalEvent(
+  tx: Queryable,
+  goal: GoalRow,
+  value: number,
+  note: string | null,
+  occurredAt: Date,
+): Promise<GoalEventRow> {
+  const [row] = await tx<GoalEventRow[]>`
+    insert into goal_events (public_id, goal_id, user_id, value, note, occurred_at)
+    values (${publicId()}, ${goal.id}, ${goal.userId}, ${value}, ${note}, ${occurredAt})
+    returning id, public_id as "publicId", goal_id as "goalId", value, note,
+              occurred_at as "occurredAt", created_at as "createdAt"`;
+  return row;
+}
+
+/** Recent events of several goals (up to `limit` each), newest first. */
+export async function recentEventsOf(
+  sql: Queryable,
+  goalIds: readonly string[],
+  limit: number,
+): Promise<GoalEventRow[]> {
+  return await sql<GoalEventRow[]>`
+    select id, "publicId", "goalId", value, note, "occurredAt", "createdAt" from (
+      select id, public_id as "publicId", goal_id as "goalId", value, note,
+             occurred_at as "occurredAt", created_at as "createdAt",
+             row_number() over (partition by goal_id order by occurred_at desc, id desc) as n
+      from goal_events where goal_id = any(${goalIds as string[]})
+    ) e where n <= ${limit}
+    order by "occurredAt" desc, id desc`;
+}
+
+export interface GoalFigures {
+  goalId: string;
+  /** Targets: start value plus every event. Habits: check-ins in the current period. */
+  currentValue: number;
+  checkedInToday: boolean;
+}
+
+/** Current values of several goals in one statement. */
+export async function goalFigures(
+  sql: Queryable,
+  goalIds: readonly string[],
+  today: string,
+  weekStart: string,
+): Promise<GoalFigures[]> {
+  const ids = goalIds as string[];
+  return await sql<GoalFigures[]>`
+    select g.id as "goalId",
+      case when g.kind = 'target'
+        then coalesce(g.start_value, 0) + coalesce(
+          (select sum(e.value) from goal_events e where e.goal_id = g.id), 0)
+        else (select count(*) from habit_check_ins c
+              where c.goal_id = g.id
+                and c.day >= case when g.cadence = 'weekly' then ${weekStart}::date
+                                  else ${today}::date end
+                and c.day <= ${today}::date)::double precision
+      end as "currentValue",
+      exists (select 1 from habit_check_ins c where c.goal_id = g.id and c.day = ${today}::date)
+        as "checkedInToday"
+    from goals g where g.id = any(${ids})`;
+}
+
+/** Sum of a target's events, plus its start value. */
+export async function targetValueNow(tx: Queryable, goal: GoalRow): Promise<number> {
+  const [row] = await tx<{ v: number }[]>`
+    select ${goal.startValue ?? 0}::double precision + coalesce(sum(value), 0) as v
+    from goal_events where goal_id = ${goal.id}`;
+  return row.v;
+}
+
+/**
+ * Streak runs of several goals of one user, by gaps and islands: a period qualifies when its
+ * distinct days (check-ins and frozen days for habits, days with events for targets, in
+ * `timeZone`) reach the goal's requirement; consecutive qualifying periods form a run.
+ */
+export async function streakRuns(
+  sql: Queryable,
+  goalIds: readonly string[],
+  timeZone: string,
+): Promise<(StreakRuns & { goalId: string })[]> {
+  const ids = goalIds as string[];
+  return await sql<(StreakRuns & { goalId: string })[]>`
+    with g as (
+      select id, kind, cadence,
+             case when cadence = 'weekly' then times_per_week else 1 end as required
+      from goals where id = any(${ids})
+    ), days as (
+      select goal_id, day from habit_check_ins where goal_id = any(${ids})
+      union
+      select goal_id, day from streak_freeze_uses where goal_id = any(${ids})
+      union
+      select goal_id, (occurred_at at time zone ${timeZone})::date from goal_events
+      where goal_id = any(${ids})
+    ), periods as (
+      select d.goal_id,
+             case when g.cadence = 'weekly'
+               then floor((d.day - ${PERIOD_EPOCH}::date) / 7.0)::int
+               else d.day - ${PERIOD_EPOCH}::date end as idx
+      from days d join g on g.id = d.goal_id
+      group by d.goal_id, 2, g.required
+      having count(*) >= g.required
+    ), islands as (
+      select goal_id, idx, idx - row_number() over (partition by goal_id order by idx) as grp
+      from periods
+    ), runs as (
+      select goal_id, max(idx) as last_idx, count(*)::int as len from islands group by goal_id, grp
+    )
+    select goal_id as "goalId", max(len)::int as longest,
+           (array_agg(len order by last_idx desc))[1] as "lastLength",
+           max(last_idx) as "lastIndex"
+    from runs group by goal_id`;
+}
+
+/** Records a check-in; null when that day is already checked in (a repeat is idempotent). */
+export async function insertCheckIn(
+  tx: Queryable,
+  goal: GoalRow,
+  day: string,
+): Promise<{ publicId: string; day: string; createdAt: Date } | null> {
+  const [row] = await tx<{ publicId: string; day: string; createdAt: Date }[]>`
+    insert into habit_check_ins (public_id, goal_id, user_id, day)
+    values (${publicId()}, ${goal.id}, ${goal.userId}, ${day})
+    on conflict (goal_id, day) do nothing
+    returning public_id as "publicId", day::text as day, created_at as "createdAt"`;
+  return row ?? null;
+}
+
+export async function checkInOn(sql: Queryable, goalId: string, day: string) {
+  const [row] = await sql<{ publicId: string; day: string; createdAt: Date }[]>`
+    select public_id as "publicId", day::text as day, created_at as "createdAt"
+    from habit_check_ins where goal_id = ${goalId} and day = ${day}`;
+  return row ?? null;
+}
+
+/** The freezes a user holds, for several users. */
+export async function freezeBalances(sql: Queryable, userIds: readonly string[]) {
+  return await sql<{ userId: string; available: number }[]>`
+    select user_id as "userId", available from streak_freeze_balances
+    where user_id = any(${userIds as string[]})`;
+}
+
+/**
+ * Grants one freeze for the run that reached `streak` on `reachedOn`, once per (goal, day), and
+ * never above the cap. True when a freeze was added.
+ */
+export async function grantFreeze(
+  tx: Queryable,
+  goal: GoalRow,
+  reachedOn: string,
+  streak: number,
+): Promise<boolean> {
+  const [granted] = await tx`
+    insert into streak_freeze_grants (goal_id, reached_on, streak)
+    values (${goal.id}, ${reachedOn}, ${streak})
+    on conflict do nothing returning goal_id`;
+  if (!granted) return false;
+  const [row] = await tx<{ available: number }[]>`
+    insert into streak_freeze_balances (user_id, available, earned_total)
+    values (${goal.userId}, 1, 1)
+    on conflict (user_id) do update set
+      available = least(streak_freeze_balances.available + 1, ${FREEZE_CAP}),
+      earned_total = streak_freeze_balances.earned_total + 1, updated_at = now()
+    returning available`;
+  return row !== undefined;
+}
+
+/** Spends one freeze; false when none is left (the guard: `available > 0`). */
+export async function spendFreeze(tx: Queryable, userId: string): Promise<boolean> {
+  const rows = await tx`
+    update streak_freeze_balances set available = available - 1, updated_at = now()
+    where user_id = ${userId} and available > 0 returning available`;
+  return rows.length === 1;
+}
+
+/** Covers a missed day; false when the day is already checked in or covered. */
+export async function insertFreezeUse(tx: Queryable, goal: GoalRow, day: string) {
+  const rows = await tx`
+    insert into streak_freeze_uses (goal_id, user_id, day)
+    select ${goal.id}, ${goal.userId}, ${day}::date
+    where not exists (select 1 from habit_check_ins where goal_id = ${goal.id} and day = ${day})
+    on conflict (goal_id, day) do nothing
+    returning id`;
+  return rows.length === 1;
+}
+
+export interface BucketRow {
+  periodStart: string;
+  sum: number;
+  count: number;
+  cumulativeValue: number;
+}
+
+const intervalOf = (groupBy: GroupBy) =>
+  groupBy === "DAY" ? "1 day" : groupBy === "WEEK" ? "1 week" : "1 month";
+const truncOf = (groupBy: GroupBy) =>
+  groupBy === "DAY" ? "day" : groupBy === "WEEK" ? "week" : "month";
+
+/**
+ * Progress buckets from `from` (a bucket start) to `to`, zero-filled. Targets bucket their
+ * events by the local time of `occurred_at`; habits bucket check-ins (value 1 each). The
+ * cumulative value includes everything before `from` (and a target's start value).
+ */
+export async function progressBuckets(
+  sql: Queryable,
+  goal: GoalRow,
+  groupBy: GroupBy,
+  from: string,
+  to: string,
+  timeZone: string,
+): Promise<BucketRow[]> {
+  const trunc = truncOf(groupBy);
+  const source = goal.kind === "target"
+    ? sql`select (occurred_at at time zone ${timeZone})::date as day, value
+          from goal_events where goal_id = ${goal.id}
+            and occurred_at < ((${to}::date + 1)::timestamp at time zone ${timeZone})`
+    : sql`select day, 1::double precision as value from habit_check_ins
+          where goal_id = ${goal.id} and day <= ${to}::date`;
+  return await sql<BucketRow[]>`
+    with src as (${source}),
+    before as (select coalesce(sum(value), 0) as v from src where day < ${from}::date),
+    agg as (
+      select date_trunc(${trunc}, day::timestamp)::date as p, sum(value) as s, count(*)::int as n
+      from src where day >= ${from}::date group by 1
+    ),
+    series as (
+      select generate_series(${from}::timestamp, ${to}::timestamp, ${
+    intervalOf(groupBy)
+  }::interval)::date
+        as p
+    )
+    select s.p::text as "periodStart", coalesce(a.s, 0)::double precision as sum,
+           coalesce(a.n, 0) as count,
+           (${goal.kind === "target" ? goal.startValue ?? 0 : 0}::double precision
+             + (select v from before)
+             + sum(coalesce(a.s, 0)) over (order by s.p))::double precision as "cumulativeValue"
+    from series s left join agg a on a.p = s.p
+    order by s.p`;
+}
+
+/**
+ * Habits: periods in [from, to] that met the requirement, and periods that could have (from the
+ * goal's first day, up to today). Targets: not applicable.
+ */
+export async function qualifyingPeriods(
+  sql: Queryable,
+  goal: GoalRow,
+  from: string,
+  to: string,
+): Promise<number> {
+  const weekly = goal.cadence === "weekly";
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from (
+      select ${weekly ? sql`date_trunc('week', day::timestamp)::date` : sql`day`} as p
+      from (
+        select day from habit_check_ins where goal_id = ${goal.id}
+        union select day from streak_freeze_uses where goal_id = ${goal.id}
+      ) d
+      where day between ${from}::date and ${to}::date
+      group by 1 having count(*) >= ${requiredPerPeriod(goal)}
+    ) q`;
+  return row.n;
+}
+
+/** Sum of a target's events since `since` (the pace window). */
+export async function sumSince(sql: Queryable, goalId: string, since: Date): Promise<number> {
+  const [row] = await sql<{ v: number }[]>`
+    select coalesce(sum(value), 0)::double precision as v from goal_events
+    where goal_id = ${goalId} and occurred_at >= ${since}`;
+  return row.v;
+}
