@@ -28,6 +28,9 @@ import { badgesModule } from "./features/badges/schema.ts";
 import { feedModule } from "./features/feed/schema.ts";
 import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
+import { notificationsModule } from "./features/notifications/schema.ts";
+import { aiRequestsModule } from "./features/ai-requests/schema.ts";
+import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
@@ -55,12 +58,15 @@ export interface AppOptions {
   extraModules?: GraphQLModule[];
   graphqlPlugins?: Plugin[];
   graphqlLimits?: Partial<GraphQLLimits>;
+  cableLimits?: Partial<CableLimits>;
 }
 
 export interface App {
   deps: Deps;
   jobs: ReturnType<typeof createJobSystem>;
   graphql: GraphQLServer;
+  /** `WS /cable`: connection and subscription counts. */
+  cable: Cable;
   /** The `Deno.serve` handler. */
   handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response>;
   /** Starts background work (job worker, scheduler). */
@@ -112,6 +118,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     modules: [
       usersModule(features),
       jobsAdminModule(features),
+      notificationsModule(features),
+      aiRequestsModule(features),
       feedbackModule(features),
       goalsModule(features),
       badgesModule(features),
@@ -125,6 +133,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     limits: options.graphqlLimits,
     plugins: options.graphqlPlugins,
   });
+  const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -142,6 +151,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
     { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
     {
       method: "POST",
@@ -211,12 +221,14 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     deps,
     jobs,
     graphql,
+    cable,
     handler,
     async start() {
       await jobs.start();
     },
     async stop() {
       shuttingDown = true;
+      cable.close();
       await jobs.stop();
     },
     get shuttingDown() {

@@ -13,6 +13,7 @@ export interface GraphQLModule {
 export const baseTypeDefs = /* GraphQL */ `
   type Query
   type Mutation
+  type Subscription
 
   "Relay-style page information for cursor connections."
   type PageInfo {

@@ -142,6 +142,14 @@ function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContex
           extensions: original.extensions,
         });
       }
+      // No path and no foreign cause: refused before any resolver ran (for example a variable of
+      // the wrong type). That is the caller's input, not an internal failure.
+      if (!error.path && (!error.originalError || error.originalError instanceof GraphQLError)) {
+        return new GraphQLError(error.message, {
+          nodes: error.nodes,
+          extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
+        });
+      }
       tracker.captureError(original, {
         request_id: ctx.requestId,
         graphql_path: error.path?.join("."),

@@ -1,0 +1,137 @@
+/**
+ * Async AI requests (spec 2.5): a request row is created and its job enqueued in one
+ * transaction; the job moves it queued → running → succeeded/failed, one guarded statement per
+ * step, and broadcasts each state to `aiRequestUpdate` subscribers on every instance.
+ *
+ * What a request does depends on its `kind`: a feature registers a processor for its kind (the
+ * job system is the registry: one job name per kind). No mutation dispatches a request yet;
+ * {@link createAiRequest} is the internal entry point. Without an LLM (`LLM_BASE_URL` unset) every
+ * request fails with `AI_DISABLED`, as AI features do (DESIGN 1).
+ *
+ * @example
+ * ```ts
+ * registerAiRequestKind(deps, "coaching.insight", async (input, { userId }) => ({ text: "..." }));
+ * const request = await createAiRequest(deps, { userId, kind: "coaching.insight", input: {} });
+ * // clients: subscription { aiRequestUpdate(requestId: request.id) { status resultJson } }
+ * ```
+ */
+import type { Config } from "../../config.ts";
+import type { Database, Queryable } from "../../platform/db.ts";
+import type { ErrorTracker } from "../../platform/errors.ts";
+import type { JobSystem } from "../../platform/jobs/types.ts";
+import type { KvStore } from "../../platform/kv.ts";
+import type { Logger } from "../../platform/log.ts";
+import { createPubSub } from "../../platform/pubsub.ts";
+import { isCodedError } from "../../graphql/errors.ts";
+import { AI_DISABLED, aiRequestTopic, type AiRequestView, INTERNAL, isValidKind } from "./rules.ts";
+import {
+  type AiRequestRow,
+  failAiRequest,
+  insertAiRequest,
+  startAiRequest,
+  succeedAiRequest,
+  toView,
+} from "./store.ts";
+
+/** A failure the processor wants the client to see, with its code (e.g. `AI_RATE_LIMITED`). */
+export class AiRequestError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = "AiRequestError";
+  }
+}
+
+export interface ProcessorContext {
+  /** Internal key of the requesting user. */
+  userId: string;
+  requestId: string;
+  log: Logger;
+}
+
+/** Turns a request's input into its result (any JSON value). */
+export type AiRequestProcessor = (input: unknown, context: ProcessorContext) => Promise<unknown>;
+
+export interface AiRequestDeps {
+  config: Pick<Config, "llmBaseUrl">;
+  db: Database;
+  kv: KvStore;
+  jobs: JobSystem;
+  log: Logger;
+  tracker: ErrorTracker;
+}
+
+const jobName = (kind: string) => `ai_request:${kind}`;
+
+async function broadcast(kv: KvStore, row: AiRequestRow | null): Promise<void> {
+  if (row) await createPubSub(kv).publish(aiRequestTopic(row.publicId), toView(row));
+}
+
+/**
+ * Creates a queued request for `userId` (internal key) and enqueues its processing, inside `tx`
+ * when given (nothing is queued if that transaction rolls back).
+ */
+export async function createAiRequest(
+  deps: Pick<AiRequestDeps, "db" | "jobs">,
+  input: { userId: string; kind: string; input?: unknown },
+  tx?: Queryable,
+): Promise<AiRequestView> {
+  if (!isValidKind(input.kind)) throw new TypeError(`invalid AI request kind ${input.kind}`);
+  const create = async (sql: Queryable) => {
+    const row = await insertAiRequest(sql, {
+      userId: input.userId,
+      kind: input.kind,
+      input: input.input ?? {},
+    });
+    // One attempt: a processor failure is recorded on the request, not retried behind its back.
+    await deps.jobs.enqueue(sql, jobName(input.kind), { id: row.id }, {
+      queue: "ai",
+      key: `ai_request:${row.id}`,
+      maxAttempts: 2,
+    });
+    return toView(row);
+  };
+  return tx ? await create(tx) : await deps.db.sql.begin(create);
+}
+
+/** Registers the processor of a request kind (once per app). */
+export function registerAiRequestKind(
+  deps: AiRequestDeps,
+  kind: string,
+  processor: AiRequestProcessor,
+): void {
+  if (!isValidKind(kind)) throw new TypeError(`invalid AI request kind ${kind}`);
+  const sql = deps.db.sql;
+  deps.jobs.handle(jobName(kind), async (payload, job) => {
+    const { id } = payload as { id: string };
+    if (!deps.config.llmBaseUrl) {
+      await broadcast(
+        deps.kv,
+        await failAiRequest(sql, id, AI_DISABLED, "AI features are not configured on this service"),
+      );
+      return;
+    }
+    // A second attempt means the first worker died mid-run: the request may be taken again.
+    const started = await startAiRequest(sql, id, job.attempt > 1);
+    if (!started) return;
+    await broadcast(deps.kv, started);
+    let finished: AiRequestRow | null;
+    try {
+      const result = await processor(started.input, {
+        userId: started.userId,
+        requestId: started.publicId,
+        log: deps.log,
+      });
+      finished = await succeedAiRequest(sql, id, result);
+    } catch (err) {
+      if (err instanceof AiRequestError) {
+        finished = await failAiRequest(sql, id, err.code, err.message);
+      } else if (isCodedError(err)) {
+        finished = await failAiRequest(sql, id, String(err.extensions.code), err.message);
+      } else {
+        deps.tracker.captureError(err, { ai_request: started.publicId, kind });
+        finished = await failAiRequest(sql, id, INTERNAL, "the AI request failed");
+      }
+    }
+    await broadcast(deps.kv, finished);
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * Runs GraphQL operations that arrive over `/cable` with the schema, envelop plugins (armor limits,
+ * public-operation gate, error codes and masking) and context of `POST /graphql`.
+ */
+import { envelop, useEngine, useSchema } from "@envelop/core";
+import {
+  type DocumentNode,
+  execute,
+  type ExecutionArgs,
+  type ExecutionResult,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  subscribe,
+  validate,
+} from "graphql";
+import type { Logger } from "../../platform/log.ts";
+import type { Viewer } from "../context.ts";
+import { isCodedError } from "../errors.ts";
+import type { GraphQLServer } from "../server.ts";
+
+/** What a client sends for one operation (either protocol). */
+export interface OperationRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+export type OperationKind = "query" | "mutation" | "subscription";
+
+export interface PreparedOperation {
+  kind: OperationKind;
+  name: string;
+  args: ExecutionArgs;
+  /** Executes (query, mutation) or subscribes; a subscription yields an async iterable. */
+  run(): Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
+}
+
+export interface OperationBase {
+  requestId: string;
+  log: Logger;
+  viewer: Viewer;
+}
+
+export interface CableExecutor {
+  /** Parses and validates; answers the errors (coded BAD_USER_INPUT) or a runnable operation. */
+  prepare(
+    request: OperationRequest,
+    base: OperationBase,
+  ): Promise<{ errors: GraphQLError[] } | PreparedOperation>;
+}
+
+/** Request-level failures (malformed payload, parse, validation, limits) are BAD_USER_INPUT. */
+function asUserInputError(error: unknown): GraphQLError {
+  if (isCodedError(error)) return error;
+  if (error instanceof GraphQLError) {
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
+    });
+  }
+  return new GraphQLError("invalid operation", { extensions: { code: "BAD_USER_INPUT" } });
+}
+
+const userInput = (message: string) => ({
+  errors: [new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT" } })],
+});
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function createCableExecutor(graphql: GraphQLServer): CableExecutor {
+  const getEnveloped = envelop({
+    plugins: [
+      useEngine({ parse, validate, specifiedRules, execute, subscribe }),
+      useSchema(graphql.schema),
+      // deno-lint-ignore no-explicit-any
+      ...(graphql.plugins as any[]),
+    ],
+  });
+
+  return {
+    async prepare(request, base) {
+      if (typeof request.query !== "string" || request.query.trim() === "") {
+        return userInput("`query` must be a non-empty string");
+      }
+      if (request.variables !== undefined && request.variables !== null) {
+        if (!isPlainObject(request.variables)) return userInput("`variables` must be an object");
+      }
+      if (
+        request.operationName !== undefined && request.operationName !== null &&
+        typeof request.operationName !== "string"
+      ) {
+        return userInput("`operationName` must be a string");
+      }
+      const operationName = (request.operationName as string | null | undefined) ?? undefined;
+      const context = graphql.contextFor({
+        requestId: base.requestId,
+        log: base.log,
+        viewer: base.viewer,
+        stats: { requestId: base.requestId, dbMs: 0, statements: 0, userId: base.viewer.publicId },
+      });
+      const enveloped = getEnveloped(context);
+      let document: DocumentNode;
+      try {
+        document = enveloped.parse(request.query);
+      } catch (err) {
+        return { errors: [asUserInputError(err)] };
+      }
+      let validationErrors: readonly GraphQLError[];
+      try {
+        validationErrors = enveloped.validate(enveloped.schema, document);
+      } catch (err) {
+        // Armor's limits throw from inside validation.
+        return { errors: [asUserInputError(err)] };
+      }
+      if (validationErrors.length) return { errors: validationErrors.map(asUserInputError) };
+      const operation = getOperationAST(document, operationName);
+      if (!operation) return userInput("unable to identify the operation to run");
+      const args: ExecutionArgs = {
+        schema: enveloped.schema,
+        document,
+        operationName,
+        variableValues: (request.variables as Record<string, unknown> | null) ?? undefined,
+        contextValue: await enveloped.contextFactory(context),
+      };
+      const kind = operation.operation as OperationKind;
+      return {
+        kind,
+        name: operation.name?.value ?? "anonymous",
+        args,
+        run: async () =>
+          kind === "subscription"
+            ? await enveloped.subscribe(args)
+            : await enveloped.execute(args) as ExecutionResult,
+      };
+    },
+  };
+}

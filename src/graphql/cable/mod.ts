@@ -1,0 +1,127 @@
+/**
+ * `WS /cable` (spec 4.1, 4.3): one endpoint, two client protocols chosen by the offered
+ * subprotocol: `graphql-transport-ws` (the graphql-ws library) and `actioncable-v1-json` (Rails
+ * clients). Both run operations through the schema, plugins and context of `POST /graphql`.
+ *
+ * The session token comes from the `SessionToken` header of the upgrade request, a `token` query
+ * parameter (browsers cannot set headers on a WebSocket) or, for graphql-ws,
+ * `connectionParams.SessionToken`. Connections are counted in the log (`cable connected` /
+ * `cable disconnected` carry `connections`).
+ */
+import type { Clock } from "../../platform/clock.ts";
+import type { ErrorTracker } from "../../platform/errors.ts";
+import type { Logger } from "../../platform/log.ts";
+import type { RequestContext } from "../../http/context.ts";
+import { json } from "../../http/router.ts";
+import { SESSION_TOKEN_HEADER } from "../auth.ts";
+import type { GraphQLServer } from "../server.ts";
+import { ACTION_CABLE_V1_JSON, createActionCableProtocol } from "./actioncable.ts";
+import { type CableLimits, CloseCodes, Connection, DEFAULT_CABLE_LIMITS } from "./connection.ts";
+import { createCableExecutor } from "./execute.ts";
+import { createGraphQLWsProtocol, GRAPHQL_TRANSPORT_WS } from "./graphql-ws.ts";
+
+export { ACTION_CABLE_V1_JSON, GRAPHQL_TRANSPORT_WS };
+export type { CableLimits };
+
+export interface CableDeps {
+  graphql: GraphQLServer;
+  log: Logger;
+  clock: Clock;
+  tracker: ErrorTracker;
+  limits?: Partial<CableLimits>;
+}
+
+export interface Cable {
+  /** The `/cable` route handler. */
+  handle(req: Request, ctx: RequestContext): Promise<Response>;
+  stats(): { connections: number; subscriptions: number };
+  /** Says goodbye to every connection (instance shutdown). */
+  close(): void;
+}
+
+const SUPPORTED = [GRAPHQL_TRANSPORT_WS, ACTION_CABLE_V1_JSON];
+
+export function createCable(deps: CableDeps): Cable {
+  const limits = { ...DEFAULT_CABLE_LIMITS, ...deps.limits };
+  const executor = createCableExecutor(deps.graphql);
+  const graphqlWs = createGraphQLWsProtocol({
+    executor,
+    tracker: deps.tracker,
+    connectionInitWaitMs: limits.connectionInitWaitMs,
+  });
+  const actionCable = createActionCableProtocol({
+    executor,
+    tracker: deps.tracker,
+    clock: deps.clock,
+  });
+  const connections = new Set<Connection>();
+
+  const onClosed = (connection: Connection, code: number) => {
+    if (!connections.delete(connection)) return;
+    connection.log.info("cable disconnected", {
+      connection_id: connection.id,
+      protocol: connection.protocol || null,
+      user_id: connection.viewer?.publicId ?? null,
+      code,
+      duration_ms: connection.durationMs,
+      connections: connections.size,
+    });
+  };
+
+  return {
+    async handle(req, ctx) {
+      if (req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+        return json({ error: "upgrade_required", protocols: SUPPORTED }, 426);
+      }
+      // Headers must be read before the upgrade response is returned.
+      const offered = (req.headers.get("sec-websocket-protocol") ?? "")
+        .split(",").map((p) => p.trim()).filter(Boolean);
+      const protocol = offered.find((p) => SUPPORTED.includes(p));
+      const token = req.headers.get(SESSION_TOKEN_HEADER) ||
+        new URL(req.url).searchParams.get("token") || null;
+      const { socket, response } = Deno.upgradeWebSocket(req, {
+        protocol,
+        idleTimeout: limits.idleTimeoutSeconds,
+      });
+      const connection = new Connection(socket, protocol ?? "", token, ctx.log, {
+        graphql: deps.graphql,
+        log: ctx.log,
+        clock: deps.clock,
+        limits,
+        onClosed,
+      });
+      connections.add(connection);
+      ctx.logParams = { ...ctx.logParams, protocol: protocol ?? null };
+      const viewer = token ? await connection.authenticate(token) : null;
+      ctx.stats.userId = viewer?.publicId;
+
+      socket.onopen = () => {
+        connection.log.info("cable connected", {
+          connection_id: connection.id,
+          protocol: protocol ?? null,
+          user_id: viewer?.publicId ?? null,
+          connections: connections.size,
+        });
+        if (!protocol) {
+          connection.close(CloseCodes.subprotocolNotAcceptable, "Subprotocol not acceptable");
+        } else if (protocol === ACTION_CABLE_V1_JSON) {
+          // Refuses (disconnect `unauthorized`) when no valid token came with the upgrade.
+          actionCable.open(connection);
+        } else if (token && !viewer) {
+          connection.close(CloseCodes.unauthorized, "Unauthorized");
+        } else {
+          graphqlWs.open(connection);
+        }
+      };
+      return response;
+    },
+    stats() {
+      let subscriptions = 0;
+      for (const c of connections) subscriptions += c.streams.size;
+      return { connections: connections.size, subscriptions };
+    },
+    close() {
+      for (const connection of connections) connection.onShutdown();
+    },
+  };
+}

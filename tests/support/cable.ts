@@ -1,0 +1,198 @@
+/**
+ * Real WebSocket clients for `/cable`: the test app served by `Deno.serve` on a free port, the
+ * `graphql-ws` client library, and a raw ActionCable client that records every frame.
+ */
+import { type Client, createClient, type ExecutionResult } from "graphql-ws";
+import type { TestApp } from "./app.ts";
+
+export interface Served {
+  url: string;
+  wsUrl: string;
+  close(): Promise<void>;
+}
+
+/** Serves the test app on 127.0.0.1 and a free port. */
+export function serveApp(t: TestApp): Served {
+  const controller = new AbortController();
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
+    (req, info) => t.app.handler(req, info),
+  );
+  const port = server.addr.port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}/cable`,
+    async close() {
+      t.app.cable.close();
+      controller.abort();
+      await server.finished;
+    },
+  };
+}
+
+/** Polls until `check` holds (or fails after `ms`). */
+export async function waitFor(check: () => boolean, ms = 5000, what = "condition") {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A WebSocket class that sends extra headers on the upgrade (Deno's constructor option). */
+export function webSocketWithHeaders(headers: Record<string, string>): typeof WebSocket {
+  return class extends WebSocket {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      const list = protocols === undefined
+        ? []
+        : Array.isArray(protocols)
+        ? protocols
+        : [protocols];
+      // deno-lint-ignore no-explicit-any
+      super(url, { protocols: list, headers } as any);
+    }
+  };
+}
+
+export interface WsClientOptions {
+  /** Sent as the `SessionToken` upgrade header. */
+  headerToken?: string;
+  /** Sent as `connectionParams.SessionToken`. */
+  paramsToken?: string;
+  /** Appended as `?token=`. */
+  queryToken?: string;
+}
+
+export interface WsClient {
+  client: Client;
+  /** Close events seen by the client. */
+  closes: { code: number; reason: string }[];
+  dispose(): Promise<void>;
+}
+
+export function wsClient(wsUrl: string, options: WsClientOptions = {}): WsClient {
+  const closes: { code: number; reason: string }[] = [];
+  const url = options.queryToken
+    ? `${wsUrl}?token=${encodeURIComponent(options.queryToken)}`
+    : wsUrl;
+  const client = createClient({
+    url,
+    webSocketImpl: options.headerToken
+      ? webSocketWithHeaders({ SessionToken: options.headerToken })
+      : WebSocket,
+    connectionParams: options.paramsToken ? { SessionToken: options.paramsToken } : undefined,
+    retryAttempts: 0,
+    lazy: true,
+    on: {
+      closed: (event) => {
+        const e = event as CloseEvent;
+        closes.push({ code: e.code, reason: e.reason });
+      },
+    },
+  });
+  return { client, closes, dispose: async () => await client.dispose() };
+}
+
+export interface Stream {
+  results: ExecutionResult[];
+  /** Errors (GraphQL errors array or a CloseEvent). */
+  // deno-lint-ignore no-explicit-any
+  error: any;
+  completed: boolean;
+  done: Promise<void>;
+  unsubscribe(): void;
+}
+
+/** Subscribes (or runs a query) and records everything that comes back. */
+export function stream(
+  client: Client,
+  query: string,
+  variables?: Record<string, unknown>,
+): Stream {
+  let settle: () => void;
+  const done = new Promise<void>((resolve) => (settle = resolve));
+  const s: Stream = {
+    results: [],
+    error: undefined,
+    completed: false,
+    done,
+    unsubscribe: () => {},
+  };
+  s.unsubscribe = client.subscribe({ query, variables }, {
+    next: (value) => void s.results.push(value as ExecutionResult),
+    error: (err) => {
+      s.error = err;
+      settle();
+    },
+    complete: () => {
+      s.completed = true;
+      settle();
+    },
+  });
+  return s;
+}
+
+/** A raw ActionCable client: records every frame and lets the test send commands. */
+export interface RawCable {
+  socket: WebSocket;
+  // deno-lint-ignore no-explicit-any
+  frames: any[];
+  opened: Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  send(message: unknown): void;
+  /** Resolves with the first recorded frame (from `from` on) matching `match`. */
+  // deno-lint-ignore no-explicit-any
+  next(match: (frame: any) => boolean, ms?: number): Promise<any>;
+  subscribe(identifier: string): void;
+  execute(
+    identifier: string,
+    query: string,
+    variables?: Record<string, unknown>,
+    operationName?: string,
+  ): void;
+  close(): void;
+}
+
+export const graphqlChannel = (channelId = crypto.randomUUID()) =>
+  JSON.stringify({ channel: "GraphqlChannel", channelId });
+
+export function rawCable(
+  wsUrl: string,
+  options: { headerToken?: string; queryToken?: string; protocols?: string[] } = {},
+): RawCable {
+  const url = options.queryToken
+    ? `${wsUrl}?token=${encodeURIComponent(options.queryToken)}`
+    : wsUrl;
+  const protocols = options.protocols ?? ["actioncable-v1-json", "actioncable-unsupported"];
+  const socket = options.headerToken
+    ? new (webSocketWithHeaders({ SessionToken: options.headerToken }))(url, protocols)
+    : new WebSocket(url, protocols);
+  // deno-lint-ignore no-explicit-any
+  const frames: any[] = [];
+  const opened = new Promise<void>((resolve) => socket.addEventListener("open", () => resolve()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason }))
+  );
+  socket.addEventListener("message", (e) => frames.push(JSON.parse(e.data)));
+  const send = (message: unknown) => socket.send(JSON.stringify(message));
+  return {
+    socket,
+    frames,
+    opened,
+    closed,
+    send,
+    async next(match, ms = 5000) {
+      let found;
+      await waitFor(() => (found = frames.find(match)) !== undefined, ms, "a matching frame");
+      return found;
+    },
+    subscribe: (identifier) => send({ command: "subscribe", identifier }),
+    execute: (identifier, query, variables, operationName) =>
+      send({
+        command: "message",
+        identifier,
+        data: JSON.stringify({ action: "execute", query, variables, operationName }),
+      }),
+    close: () => socket.close(),
+  };
+}
