@@ -106,7 +106,6 @@ export async function updateUser(
   }
 }
 
-<<<<<<< HEAD
 export interface UserMilestoneCounts {
   signedIn: number;
   wizardCompleted: number;
@@ -156,7 +155,8 @@ export async function setSupporterTier(
       and (supporter_tier is null or not (supporter_tier = any(${unlessTier}::text[])))
     returning id`;
   return rows.length === 1;
-=======
+}
+
 /**
  * Sets `onboarding_completed_at` the first time only (the guard: still null); later calls
  * change nothing. Returns the user either way.
@@ -167,5 +167,4 @@ export async function completeOnboarding(sql: Queryable, userId: string, at: Dat
     where id = ${userId} and onboarding_completed_at is null`;
   const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where id = ${userId}`;
   return row;
->>>>>>> goals
 }
