@@ -36,6 +36,9 @@ import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
 import { activationFunnelHandler } from "./features/funnel/http.ts";
 import { billingWebhook } from "./features/billing/webhook.ts";
+import { communitiesModule } from "./features/communities/schema.ts";
+import { partnersModule } from "./features/partners/schema.ts";
+import { challengesModule } from "./features/challenges/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -125,6 +128,9 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       badgesModule(features),
       feedModule(features),
       moodModule(features),
+      communitiesModule(features),
+      partnersModule(features),
+      challengesModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
