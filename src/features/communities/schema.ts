@@ -154,6 +154,10 @@ export function loadRelation(
   sql: Queryable,
   communityId: string,
 ): Promise<Relation> {
+  return relationLoader(ctx, sql).load(communityId);
+}
+
+function relationLoader(ctx: GraphQLContext, sql: Queryable) {
   const viewer = requireViewer(ctx);
   return ctx.loader<string, Relation>(
     "communityRelation",
@@ -162,7 +166,12 @@ export function loadRelation(
         r,
         i,
       ) => r ?? { communityId: ids[i], role: null, invited: false }),
-  ).load(communityId);
+  );
+}
+
+/** Drops what this request loaded about a community the viewer just joined or left. */
+function forget(ctx: GraphQLContext, sql: Queryable, communityId: string) {
+  relationLoader(ctx, sql).clear(communityId);
 }
 
 export function loadCommunity(ctx: GraphQLContext, sql: Queryable, id: string) {
@@ -248,6 +257,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       now(),
       (tx) => followAudiences(tx, viewer.userId, [communityAudience(community.id)]),
     );
+    forget(ctx, sql, community.id);
     switch (result) {
       case "joined":
         return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
@@ -270,6 +280,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       await unfollowAudiences(tx, viewer.userId, [communityAudience(community.id)]);
       return true;
     });
+    forget(ctx, sql, community.id);
     if (!left) return fail(["not_member: you are not a member of this community"]);
     return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
   }

@@ -129,7 +129,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
   const now = () => deps.clock.now();
   const notify = createNotifier(deps);
 
-  async function otherUser(viewer: Viewer, id: unknown) {
+  async function otherUser(id: unknown) {
     const user = typeof id === "string" && looksLikePublicId(id)
       ? await userByPublicId(sql, id)
       : null;
@@ -164,7 +164,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
 
   async function sendAllyRequest(ctx: GraphQLContext, args: { userId: string }) {
     const viewer = requireViewer(ctx);
-    const other = await otherUser(viewer, args.userId);
+    const other = await otherUser(args.userId);
     if (other.id === viewer.userId) {
       return { request: null, errors: ["userId must be another user"] };
     }
@@ -215,7 +215,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
 
   async function removeAlly(ctx: GraphQLContext, args: { userId: string }) {
     const viewer = requireViewer(ctx);
-    const other = await otherUser(viewer, args.userId);
+    const other = await otherUser(args.userId);
     const removed = await sql.begin(async (tx) => {
       if (!(await store.removeAllyLink(tx, viewer.userId, other.id, now()))) return false;
       const active = await store.activePartnership(tx, viewer.userId);
@@ -229,7 +229,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
 
   async function sendPartnerRequest(ctx: GraphQLContext, args: { userId: string }) {
     const viewer = requireViewer(ctx);
-    const other = await otherUser(viewer, args.userId);
+    const other = await otherUser(args.userId);
     const [allies, taken] = await Promise.all([
       store.areAllies(sql, viewer.userId, other.id),
       store.withPartners(sql, [viewer.userId, other.id]),
