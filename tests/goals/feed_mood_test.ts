@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ADD_EVENT, addGoal, CHECK_IN, codeOf, setup } from "./setup.ts";
+import { signedPost, TEST_WORKFORCE_SECRET } from "../support/signed.ts";
 
 const FEED = `query F($first: Int, $after: String) {
   unifiedFeed(first: $first, after: $after) {
@@ -184,6 +185,31 @@ Deno.test("onboarding: completeOnboarding sets the time once", async () => {
     assert.equal(second.user.onboardingCompletedAt, "2026-01-05T12:00:00.000Z");
     const bob = (await g.data(`{ me { onboardingCompletedAt } }`, {}, g.bob)).me;
     assert.equal(bob.onboardingCompletedAt, null);
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("funnel: first goal, check-in, badge and onboarding reach the activation funnel", async () => {
+  const g = await setup("2026-01-05T12:00:00Z", {
+    WORKFORCE_WEBHOOK_SECRET: TEST_WORKFORCE_SECRET,
+  });
+  try {
+    const habit = await addGoal(g, { title: "Walk", kind: "habit" });
+    await g.data(CHECK_IN, { goalId: habit.id });
+    await g.data(CHECK_IN, { goalId: habit.id, date: "2026-01-04" });
+    await addGoal(g, { title: "Read", kind: "habit" });
+    await g.data(`mutation { completeOnboarding { errors } }`);
+    const res = await signedPost(g.t, "/integrations/activation-funnel", {});
+    assert.equal(res.status, 200);
+    // (signed_in follows users.created_at, set by the database clock, not the test clock.)
+    const { signed_in: _, ...steps } = res.body.current;
+    assert.deepEqual(steps, {
+      wizard_completed: 1,
+      first_goal: 1,
+      first_check_in: 1,
+      first_badge: 1,
+    });
   } finally {
     await g.close();
   }

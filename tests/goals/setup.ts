@@ -21,10 +21,13 @@ export interface GoalsTest {
   close(): Promise<void>;
 }
 
-export async function setup(start = "2026-01-05T12:00:00Z"): Promise<GoalsTest> {
+export async function setup(
+  start = "2026-01-05T12:00:00Z",
+  env: Record<string, string> = {},
+): Promise<GoalsTest> {
   const clock = new ManualClock(start);
   const idp = await startIdentityProvider(clock);
-  const t = await createTestApp({ clock, env: idp.env });
+  const t = await createTestApp({ clock, env: { ...idp.env, ...env } });
   const alice = await idp.token({ sub: "alice", expiresIn: 3600 * 24 * 400 });
   const bob = await idp.token({ sub: "bob", expiresIn: 3600 * 24 * 400 });
   const run = (query: string, variables?: Record<string, unknown>, token = alice) =>

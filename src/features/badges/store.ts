@@ -3,6 +3,7 @@ import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { JobSystem } from "../../platform/jobs/types.ts";
 import { recordFeedItem } from "../feed/store.ts";
+import { recordActivationStep } from "../funnel/store.ts";
 import { type BadgeEvent, badgesFor } from "./rules.ts";
 
 export interface BadgeRow {
@@ -63,6 +64,7 @@ export async function awardBadgesFor(
   at: Date,
 ): Promise<BadgeRow[]> {
   const awarded = await awardBadges(tx, userId, badgesFor(event), at);
+  if (awarded.length) await recordActivationStep(tx, userId, "first_badge", at);
   for (const b of awarded) {
     await jobs.publish(tx, "badges.badge_earned", { userId, code: b.code, badgeId: b.publicId });
   }

@@ -17,6 +17,7 @@ import { loadUser } from "../users/schema.ts";
 import { awardBadgesFor, type BadgeRow } from "../badges/store.ts";
 import type { BadgeEvent } from "../badges/rules.ts";
 import { recordFeedItem } from "../feed/store.ts";
+import { recordActivationStep } from "../funnel/store.ts";
 import { isoWeekStart, localDate, periodIndexStart } from "./dates.ts";
 import {
   type Cadence,
@@ -538,6 +539,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         visibility: (args.visibility as Visibility | null) ?? "private",
       }, now());
       await publish(tx, "goals.goal_created", { userId: viewer.userId, goalId: goal.publicId });
+      await recordActivationStep(tx, viewer.userId, "first_goal", now());
       const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
       return { goal, badgesEarned, errors: [] };
     });
@@ -718,6 +720,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           errors: [],
         };
       }
+      await recordActivationStep(tx, goal.userId, "first_check_in", now());
       const period = streakPeriod(goal);
       const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
       const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
