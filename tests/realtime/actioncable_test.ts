@@ -117,6 +117,13 @@ Deno.test("actioncable: a refused subscription and a bad query answer errors wit
     cable.send({ command: "dance", identifier: id });
     cable.execute(id, "{ me { id } }");
     await cable.next((f) => f.identifier === id && f.message?.result?.data?.me);
+
+    // Channel subscriptions per connection are bounded (100).
+    const extra = Array.from({ length: 100 }, () => graphqlChannel());
+    for (const identifier of extra) cable.subscribe(identifier);
+    const last = extra.at(-1);
+    await cable.next((f) => f.identifier === last && f.type === "reject_subscription");
+    assert.equal(cable.frames.filter((f) => f.type === "confirm_subscription").length, 100);
   } finally {
     cable.close();
     await cable.closed;

@@ -15,6 +15,8 @@ import type { CableExecutor } from "./execute.ts";
 
 export const ACTION_CABLE_V1_JSON = "actioncable-v1-json";
 export const GRAPHQL_CHANNEL = "GraphqlChannel";
+/** Channel subscriptions one connection may hold (clients open one per operation). */
+export const MAX_CHANNELS = 100;
 
 export interface ActionCableDeps {
   executor: CableExecutor;
@@ -156,7 +158,10 @@ export function createActionCableProtocol(deps: ActionCableDeps) {
         switch (message.command) {
           case "subscribe": {
             if (channels.has(identifier)) return;
-            if (parseObject(identifier)?.channel !== GRAPHQL_CHANNEL) {
+            if (
+              parseObject(identifier)?.channel !== GRAPHQL_CHANNEL ||
+              channels.size >= MAX_CHANNELS
+            ) {
               void send({ identifier, type: "reject_subscription" });
               return;
             }

@@ -92,7 +92,15 @@ export function createCable(deps: CableDeps): Cable {
       });
       connections.add(connection);
       ctx.logParams = { ...ctx.logParams, protocol: protocol ?? null };
-      const viewer = token ? await connection.authenticate(token) : null;
+      let viewer = null;
+      let failed = false;
+      try {
+        viewer = token ? await connection.authenticate(token) : null;
+      } catch (err) {
+        // Not a refused token but a failure (the database, say): the client may retry.
+        deps.tracker.captureError(err, { request_id: ctx.requestId, path: "/cable" });
+        failed = true;
+      }
       ctx.stats.userId = viewer?.publicId;
 
       socket.onopen = () => {
@@ -102,7 +110,9 @@ export function createCable(deps: CableDeps): Cable {
           user_id: viewer?.publicId ?? null,
           connections: connections.size,
         });
-        if (!protocol) {
+        if (failed) {
+          connection.close(CloseCodes.internal, "Internal server error");
+        } else if (!protocol) {
           connection.close(CloseCodes.subprotocolNotAcceptable, "Subprotocol not acceptable");
         } else if (protocol === ACTION_CABLE_V1_JSON) {
           // Refuses (disconnect `unauthorized`) when no valid token came with the upgrade.
