@@ -37,7 +37,11 @@ const sql = connect(url.href, 5, log);
 const results: Record<string, unknown> = {};
 try {
   await migrate(sql, log);
-  const config = parseConfig({ DATA_DIR: "/nonexistent", FALLBACK_AUTH_SECRET: SECRET });
+  const config = parseConfig({
+    DATA_DIR: "/nonexistent",
+    FALLBACK_AUTH_SECRET: SECRET,
+    ADMIN_SUBJECTS: SUBJECT,
+  });
   const deps: Deps = {
     config,
     db: {
