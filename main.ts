@@ -5,9 +5,10 @@
  * - `main.ts migrate`: apply pending migrations and exit.
  * - `main.ts healthcheck`: exit 0 when this host's `/up` answers 200 (container HEALTHCHECK).
  * - `main.ts fallback-token --sub <sub> --ttl 1h`: mint a fallback admin token (spec 5.9).
+ * - `main.ts seed-employees FILE.json`: create or update AI employees by role (docs/workforce.md).
  */
 import { parseArgs } from "node:util";
-import { loadConfigOrExit, runMigrations, serve } from "./src/server.ts";
+import { loadConfigOrExit, runMigrations, runSeedEmployees, serve } from "./src/server.ts";
 import { mintFallbackToken, parseTtl } from "./src/graphql/auth.ts";
 
 const [command = "serve"] = Deno.args;
@@ -54,9 +55,18 @@ switch (command) {
     }
     break;
   }
+  case "seed-employees": {
+    const file = Deno.args[1];
+    if (!file) {
+      console.error("usage: main.ts seed-employees FILE.json");
+      Deno.exit(2);
+    }
+    Deno.exit(await runSeedEmployees(loadConfigOrExit(), file));
+    break;
+  }
   default:
     console.error(
-      `unknown command: ${command} (expected serve, migrate, healthcheck or fallback-token)`,
+      `unknown command: ${command} (expected serve, migrate, healthcheck, fallback-token or seed-employees)`,
     );
     Deno.exit(2);
 }

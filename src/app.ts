@@ -28,10 +28,13 @@ import { badgesModule } from "./features/badges/schema.ts";
 import { feedModule } from "./features/feed/schema.ts";
 import { moodModule } from "./features/mood/schema.ts";
 import { jobsAdminModule } from "./features/jobs/schema.ts";
+import { createWorkforce } from "./features/workforce/mod.ts";
 import { notificationsModule } from "./features/notifications/schema.ts";
 import { aiRequestsModule } from "./features/ai-requests/schema.ts";
 import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { type Ai, createAi, type Moderation } from "./features/coaching/ai.ts";
+import { coachingModule } from "./features/coaching/schema.ts";
 import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
 import { activationFunnelHandler } from "./features/funnel/http.ts";
@@ -51,9 +54,13 @@ export interface Deps {
   fetch: typeof fetch;
 }
 
-/** What feature modules receive: the service's dependencies plus the job system. */
+/** What feature modules receive: the service's dependencies plus the job system and AI. */
 export interface FeatureDeps extends Deps {
   jobs: JobSystem;
+  /** AI feature flags and the LLM client (null when `LLM_BASE_URL` is unset). */
+  ai: Ai;
+  /** The moderation hook for user posts (docs/ai-coaching.md). */
+  moderation: Moderation;
 }
 
 /** Extension points for tests (extra schema modules, plugins, limits). */
@@ -116,11 +123,14 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     concurrency: deps.config.jobConcurrency,
     graceMs: deps.config.shutdownTimeoutMs,
   });
-  const features: FeatureDeps = { ...deps, jobs };
+  const { moderation, ...ai } = createAi(deps);
+  const features: FeatureDeps = { ...deps, jobs, ai, moderation };
+  const workforce = createWorkforce(features);
   const graphql = createGraphQLServer({
     modules: [
       usersModule(features),
       jobsAdminModule(features),
+      workforce.module,
       notificationsModule(features),
       aiRequestsModule(features),
       feedbackModule(features),
@@ -128,6 +138,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       badgesModule(features),
       feedModule(features),
       moodModule(features),
+      coachingModule(features),
       communitiesModule(features),
       partnersModule(features),
       challengesModule(features),
@@ -157,6 +168,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    { method: "POST", path: "/webhooks/ai-workforce", handler: workforce.webhook },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
     { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
     {

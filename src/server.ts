@@ -10,6 +10,7 @@ import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import { buildApp } from "./app.ts";
+import { parseSeedFile, seedEmployees } from "./features/workforce/seed.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
 export function loadConfigOrExit(env = Deno.env.toObject()): Config {
@@ -47,6 +48,25 @@ export async function runMigrations(config: Config): Promise<void> {
   await withDatabase(config, log, async (db) => {
     const applied = await migrate(db.sql, log);
     log.info("migrations done", { applied: applied.length });
+  });
+}
+
+/** `main.ts seed-employees FILE.json`: exit code 0 when every record was saved, else 1 (2: bad file). */
+export async function runSeedEmployees(config: Config, file: string): Promise<number> {
+  const log = createLogger({ level: config.logLevel });
+  const records = parseSeedFile(await Deno.readTextFile(file));
+  if (typeof records === "string") {
+    console.error(`${file}: ${records}`);
+    return 2;
+  }
+  return await withDatabase(config, log, async (db) => {
+    await migrate(db.sql, log);
+    const report = await seedEmployees({ sql: db.sql, clock: systemClock }, records);
+    console.log(JSON.stringify(report));
+    for (const failure of report.failed) {
+      console.error(`${failure.role}: ${failure.errors.join("; ")}`);
+    }
+    return report.failed.length ? 1 : 0;
   });
 }
 

@@ -19,10 +19,13 @@ export interface SocialTest {
   close(): Promise<void>;
 }
 
-export async function setup(start = "2026-03-02T12:00:00Z"): Promise<SocialTest> {
+export async function setup(
+  start = "2026-03-02T12:00:00Z",
+  env: Record<string, string> = {},
+): Promise<SocialTest> {
   const clock = new ManualClock(start);
   const idp = await startIdentityProvider(clock);
-  const t = await createTestApp({ clock, env: idp.env });
+  const t = await createTestApp({ clock, env: { ...idp.env, ...env } });
   const tokens = new Map<string, string>();
   const ids = new Map<string, string>();
   const token = async (name: string) => {

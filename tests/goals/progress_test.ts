@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ADD_EVENT, addGoal, CHECK_IN, codeOf, DAY_MS, setup } from "./setup.ts";
+import { ADD_EVENT, addGoal, CHECK_IN, codeOf, setup } from "./setup.ts";
 
 const PROGRESS =
   `query P($goalId: String!, $groupBy: ProgressGroupBy!, $from: String, $to: String) {

@@ -31,9 +31,9 @@ import * as store from "./store.ts";
 import type { CommunityRow, PostRow } from "./store.ts";
 
 /**
- * The moderation hook of the AI coaching issue (`deps.moderation`, issue 11). When the app's
- * deps carry one, every post passes through it (it applies the `moderation` flag itself); until
- * then posts are stored unchecked. See docs/domain.md, "Moderation seam".
+ * The moderation hook of the AI coaching issue (`FeatureDeps.moderation`, docs/ai-coaching.md),
+ * typed by its shape: every post passes through it (it applies the `moderation` flag itself).
+ * Optional so the module can be built without AI (then posts are stored unchecked).
  */
 export interface PostModeration {
   check(

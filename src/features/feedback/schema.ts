@@ -2,6 +2,7 @@
 import type { Database } from "../../platform/db.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireAdmin, requireViewer } from "../../graphql/context.ts";
+import type { Moderation } from "../coaching/ai.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
@@ -105,7 +106,13 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-export function feedbackModule(deps: { db: Database }): GraphQLModule {
+/** A refusal by the moderation hook, as a payload error. */
+const refused = (reason: string | null) =>
+  `content_rejected: ${reason ?? "the content breaks the community rules"}`;
+
+export function feedbackModule(
+  deps: { db: Database; moderation: Pick<Moderation, "check"> },
+): GraphQLModule {
   const sql = deps.db.sql;
 
   const findPost = async (id: string): Promise<PostRow> => {
@@ -182,6 +189,12 @@ export function feedbackModule(deps: { db: Database }): GraphQLModule {
           const viewer = requireViewer(ctx);
           const { value, errors } = validatePost(args);
           if (errors.length) return { post: null, errors };
+          const verdict = await deps.moderation.check(
+            `${value.title}\n\n${value.description}`,
+            { category: "feedback_post", userId: viewer.userId },
+            ctx.log,
+          );
+          if (!verdict.allowed) return { post: null, errors: [refused(verdict.reason)] };
           const post = await createPost(sql, {
             authorId: viewer.userId,
             title: value.title,
@@ -206,6 +219,14 @@ export function feedbackModule(deps: { db: Database }): GraphQLModule {
           const post = await findPost(args.postId);
           const { value, errors } = validateComment(args.body);
           if (errors.length) return { comment: null, post: null, errors };
+          const verdict = await deps.moderation.check(
+            value,
+            { category: "feedback_comment", userId: viewer.userId, post_id: post.publicId },
+            ctx.log,
+          );
+          if (!verdict.allowed) {
+            return { comment: null, post: null, errors: [refused(verdict.reason)] };
+          }
           const result = await addComment(sql, post.id, viewer.userId, value);
           if (!result) throw notFound("feedback post");
           return { ...result, errors: [] };

@@ -1,7 +1,7 @@
 /**
  * GraphQL for goals, habits and progress: `goals`, `goal`, `publicGoal`, `goalProgressData`,
- * `addGoal`, `updateGoal`, `addGoalEvent`, `generateMilestones`, `checkInHabit`,
- * `useStreakFreeze`. Resolvers validate with the rules, run SQL from the store, and load
+ * `addGoal`, `updateGoal`, `addGoalEvent`, `checkInHabit`, `useStreakFreeze`
+ * (`generateMilestones` is AI coaching's, in `src/features/coaching/`). Resolvers validate with the rules, run SQL from the store, and load
  * per-goal figures through DataLoaders so a list costs a fixed number of statements.
  */
 import type { Database, Queryable } from "../../platform/db.ts";
@@ -12,7 +12,7 @@ import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
-import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
+import { badUserInput, notFound } from "../../graphql/errors.ts";
 import { loadUser } from "../users/schema.ts";
 import { awardBadgesFor, type BadgeRow } from "../badges/store.ts";
 import type { BadgeEvent } from "../badges/rules.ts";
@@ -186,12 +186,6 @@ const typeDefs = /* GraphQL */ `
     completionRate: Float
   }
 
-  type Milestone {
-    title: String!
-    targetValue: Float
-    dueDate: String
-  }
-
   type GoalPayload {
     goal: Goal
     "Badges the action earned (shown as a celebration)."
@@ -223,11 +217,6 @@ const typeDefs = /* GraphQL */ `
     goal: Goal
     "Freezes the user holds after this one."
     freezesLeft: Int!
-    errors: [String!]!
-  }
-
-  type GenerateMilestonesPayload {
-    milestones: [Milestone!]!
     errors: [String!]!
   }
 
@@ -274,8 +263,6 @@ const typeDefs = /* GraphQL */ `
     ): GoalPayload!
     "Records progress on a target; occurredAt (ISO 8601) defaults to now."
     addGoalEvent(goalId: String!, value: Float!, note: String, occurredAt: String): AddGoalEventPayload!
-    "AI-suggested milestones (answers AI_DISABLED until AI coaching is wired)."
-    generateMilestones(goalId: String!): GenerateMilestonesPayload!
     "Checks in a habit for a local day (YYYY-MM-DD, default today; up to 7 days back)."
     checkInHabit(goalId: String!, date: String): CheckInHabitPayload!
     "Spends a streak freeze to cover a missed day (YYYY-MM-DD, within the last 7 days)."
@@ -468,16 +455,6 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           updateGoal(requireViewer(ctx), args),
         addGoalEvent: (_: unknown, args: Args, ctx: GraphQLContext) =>
           addGoalEvent(requireViewer(ctx), args),
-        generateMilestones: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
-          await requireOwnGoal(viewer, args.goalId);
-          ctx.log.warn("ai feature disabled", {
-            flag: "coaching",
-            category: "milestones",
-            context: { operation: "generateMilestones", user_id: viewer.publicId },
-          });
-          throw codedError("AI_DISABLED", "AI coaching is not enabled");
-        },
         checkInHabit: (_: unknown, args: Args, ctx: GraphQLContext) =>
           checkInHabit(requireViewer(ctx), args),
         useStreakFreeze: (_: unknown, args: Args, ctx: GraphQLContext) =>

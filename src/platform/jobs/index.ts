@@ -65,8 +65,6 @@ function errorMessage(err: unknown): string {
 }
 
 export function createJobSystem(options: JobSystemOptions): JobSystem & {
-  /** Fires one slot of a registered schedule; false when it was already fired. */
-  fireSchedule(name: string, slot: Date): Promise<boolean>;
   readonly wakeup: "listen/notify" | "polling";
 } {
   const { db, log, tracker, clock } = options;

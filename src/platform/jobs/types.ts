@@ -78,7 +78,11 @@ export interface JobSystem {
   /** Moves a dead job back to the queue; false when there is no such dead job. */
   retryDeadJob(id: string): Promise<boolean>;
   discardDeadJob(id: string): Promise<boolean>;
-  /** Runs due jobs (and due schedule slots) until none is left; for tests and the CLI. */
+  /** Fires one slot of a registered schedule (what each cron tick does); false when the slot
+   * was already fired, by this or another instance. */
+  fireSchedule(name: string, slot: Date): Promise<boolean>;
+  /** Runs due jobs until none is left (schedule slots fire only by tick or `fireSchedule`); for
+   * tests and the CLI. */
   runUntilIdle(): Promise<number>;
   /** Starts the worker and scheduler loops. */
   start(): Promise<void>;

@@ -1,0 +1,402 @@
+/**
+ * GraphQL for AI coaching: `getInsight`, `getAdvice`, `generateMilestones`, `acceptMilestones`
+ * and the admin's `aiFlags` / `setAiFlag`.
+ *
+ * Each AI operation: the goal must be the viewer's (else NOT_FOUND), the `coaching` flag on
+ * (else AI_DISABLED), the viewer within the rate limit (else AI_RATE_LIMITED with `retryAfter`
+ * seconds), then one validated model call (an invalid answer is asked for once more).
+ */
+import type { Database, Queryable } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Logger } from "../../platform/log.ts";
+import type { KvStore } from "../../platform/kv.ts";
+import type { JobSystem } from "../../platform/jobs/types.ts";
+import { LlmError, type LlmUsage } from "../../platform/llm.ts";
+import { createRateLimiter, type RateLimit } from "../../platform/rate-limit.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import {
+  type GraphQLContext,
+  requireAdmin,
+  requireViewer,
+  type Viewer,
+} from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
+import * as goals from "../goals/store.ts";
+import { currentStreak, newGoalErrors, streakPeriod, todayIndex } from "../goals/rules.ts";
+import { addDays, isoWeekStart, localDate } from "../goals/dates.ts";
+import { moodLogsBetween } from "../mood/store.ts";
+import type { Ai } from "./ai.ts";
+import {
+  adviceAnswer,
+  adviceMessages,
+  COACHING_LIMIT,
+  COACHING_MODEL,
+  type CoachingContext,
+  insightAnswer,
+  insightMessages,
+  MILESTONES_LIMIT,
+  milestonesAnswer,
+  milestonesMessages,
+  milestonesProblem,
+  milestoneSubGoal,
+  QUESTION_MAX,
+  RECENT_DAYS,
+  RECENT_EVENTS,
+  RECENT_MOOD_DAYS,
+  RECENT_MOODS,
+} from "./rules.ts";
+import * as store from "./store.ts";
+import type { z } from "zod";
+
+export interface CoachingDeps {
+  db: Database;
+  kv: KvStore;
+  clock: Clock;
+  log: Logger;
+  jobs: Pick<JobSystem, "publish">;
+  ai: Ai;
+}
+
+const typeDefs = /* GraphQL */ `
+  "A milestone the AI coach proposes: a target value on the goal's scale, a date, or both."
+  type Milestone {
+    title: String!
+    targetValue: Float
+    dueDate: String
+  }
+
+  type GenerateMilestonesPayload {
+    "Pass it to acceptMilestones to store the milestones as sub-goals."
+    suggestionId: ID
+    milestones: [Milestone!]!
+    errors: [String!]!
+  }
+
+  type AcceptMilestonesPayload {
+    "The sub-goals created, in the order of the milestones."
+    goals: [Goal!]!
+    errors: [String!]!
+  }
+
+  type Insight {
+    goalId: ID!
+    summary: String!
+    highlights: [String!]!
+    generatedAt: String!
+  }
+
+  type Advice {
+    goalId: ID!
+    question: String!
+    answer: String!
+    steps: [String!]!
+    generatedAt: String!
+  }
+
+  "An AI feature flag as calls see it."
+  type AiFlag {
+    name: String!
+    "On for calls: the setting, and an LLM is configured."
+    enabled: Boolean!
+    "The setting: the admin's override, else AI_FLAGS."
+    configured: Boolean!
+    "database (an admin's override) or environment (AI_FLAGS)."
+    source: String!
+  }
+
+  type SetAiFlagPayload {
+    flag: AiFlag
+    errors: [String!]!
+  }
+
+  extend type Query {
+    "Admin: the AI feature flags."
+    aiFlags: [AiFlag!]!
+  }
+
+  extend type Mutation {
+    "AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice)."
+    getInsight(goalId: String!): Insight!
+    "AI: advice on a question about a goal (at most 500 characters)."
+    getAdvice(goalId: String!, question: String!): Advice!
+    "AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted."
+    generateMilestones(goalId: String!): GenerateMilestonesPayload!
+    "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals."
+    acceptMilestones(suggestionId: String!, indexes: [Int!]): AcceptMilestonesPayload!
+    "Admin: turns an AI feature flag on or off (overrides AI_FLAGS)."
+    setAiFlag(name: String!, enabled: Boolean!): SetAiFlagPayload!
+  }
+`;
+
+type Args = Record<string, unknown>;
+
+export function coachingModule(deps: CoachingDeps): GraphQLModule {
+  const sql = deps.db.sql;
+  const now = () => deps.clock.now();
+  const limiter = createRateLimiter({ kv: deps.kv, clock: deps.clock });
+
+  async function ownGoal(viewer: Viewer, id: unknown): Promise<goals.GoalRow> {
+    const goal = typeof id === "string" && looksLikePublicId(id)
+      ? await goals.ownGoal(sql, viewer.userId, id)
+      : null;
+    if (!goal) throw notFound("goal");
+    return goal;
+  }
+
+  /** The viewer's own records about one goal, bounded (spec: no other user's data). */
+  async function contextOf(viewer: Viewer, goal: goals.GoalRow): Promise<CoachingContext> {
+    const zone = viewer.timeZone;
+    const at = now();
+    const today = localDate(at, zone);
+    const [[figures], [runs], days, events, moods, subGoals] = await Promise.all([
+      goals.goalFigures(sql, [goal.id], today, isoWeekStart(today)),
+      goals.streakRuns(sql, [goal.id], zone),
+      goals.progressBuckets(sql, goal, "DAY", addDays(today, 1 - RECENT_DAYS), today, zone),
+      goals.recentEventsOf(sql, [goal.id], RECENT_EVENTS),
+      moodLogsBetween(
+        sql,
+        viewer.userId,
+        new Date(at.getTime() - RECENT_MOOD_DAYS * 86_400_000),
+        new Date(at.getTime() + 1),
+        RECENT_MOODS,
+      ),
+      goals.subGoalsOf(sql, [goal.id]),
+    ]);
+    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
+    return {
+      today,
+      timeZone: zone,
+      goal: {
+        title: goal.title,
+        description: goal.description,
+        kind: goal.kind,
+        status: goal.status,
+        unit: goal.unit,
+        startValue: goal.startValue,
+        targetValue: goal.targetValue,
+        currentValue: figures?.currentValue ?? 0,
+        dueDate: goal.dueDate,
+        cadence: goal.cadence,
+        timesPerWeek: goal.timesPerWeek,
+        createdOn: localDate(goal.createdAt, zone),
+      },
+      streak: {
+        current: currentStreak(runs ?? empty, todayIndex(today, streakPeriod(goal))),
+        longest: runs?.longest ?? 0,
+      },
+      dailyProgress: days.map((d) => ({ day: d.periodStart, total: d.sum, entries: d.count })),
+      recentProgress: events.map((e) => ({
+        on: localDate(e.occurredAt, zone),
+        value: e.value,
+        note: e.note,
+      })),
+      recentMoods: moods.map((m) => ({
+        on: localDate(m.loggedAt, zone),
+        mood: m.mood,
+        note: m.note,
+        tags: m.tags,
+      })),
+      subGoals: subGoals.map((s) => ({ title: s.title, status: s.status })),
+    };
+  }
+
+  /** Flag, rate limit, one validated model call, and its line in the ledger. */
+  async function coach<S extends z.ZodType>(
+    ctx: GraphQLContext,
+    viewer: Viewer,
+    call: {
+      category: string;
+      limit: RateLimit;
+      context: Record<string, unknown>;
+      messages: () => Promise<{ role: "system" | "user"; content: string }[]>;
+      schema: S;
+    },
+  ): Promise<z.output<S>> {
+    await deps.ai.flags.require("coaching", call.category, call.context, ctx.log);
+    const verdict = await limiter.consume(call.limit, viewer.publicId);
+    if (!verdict.allowed) {
+      ctx.log.info("ai rate limited", {
+        category: call.category,
+        limit: call.limit.points,
+        retry_after: verdict.retryAfterSeconds,
+      });
+      throw codedError(
+        "AI_RATE_LIMITED",
+        `too many ${call.category} requests; try again in ${verdict.retryAfterSeconds} s`,
+        { retryAfter: verdict.retryAfterSeconds, limit: call.limit.points },
+      );
+    }
+    const record = (outcome: string, usage?: LlmUsage) =>
+      store.recordAiCall(sql, {
+        userId: viewer.userId,
+        feature: call.category,
+        model: COACHING_MODEL,
+        outcome,
+        usage,
+      });
+    try {
+      const result = await deps.ai.llm!.chatJson({
+        model: COACHING_MODEL,
+        messages: await call.messages(),
+        temperature: 0.4,
+      }, call.schema);
+      await record("ok", result.usage);
+      return result.value;
+    } catch (err) {
+      if (!(err instanceof LlmError)) throw err;
+      await record(err.kind, err.usage);
+      ctx.log.warn("ai call failed", {
+        category: call.category,
+        kind: err.kind,
+        error: err.message,
+      });
+      throw codedError(
+        "INTERNAL",
+        err.kind === "invalid_output"
+          ? "the AI coach gave an answer that could not be used; please try again"
+          : "the AI coach is not available right now; please try again later",
+        { reason: err.kind === "invalid_output" ? "ai_invalid_output" : "ai_unavailable" },
+      );
+    }
+  }
+
+  const operation = (viewer: Viewer, name: string, goal: goals.GoalRow) => ({
+    operation: name,
+    user_id: viewer.publicId,
+    goal_id: goal.publicId,
+  });
+
+  async function acceptMilestones(viewer: Viewer, args: Args) {
+    const fail = (errors: string[]) => ({ goals: [], errors });
+    const id = args.suggestionId;
+    const suggestion = typeof id === "string" && looksLikePublicId(id)
+      ? await store.ownSuggestion(sql, viewer.userId, id)
+      : null;
+    if (!suggestion) throw notFound("milestone suggestion");
+    const all = suggestion.milestones;
+    const indexes = (args.indexes as number[] | null | undefined) ?? all.map((_, i) => i);
+    if (!indexes.length) return fail(["indexes must name at least one milestone"]);
+    if (new Set(indexes).size !== indexes.length) return fail(["indexes must not repeat"]);
+    if (indexes.some((i) => i < 0 || i >= all.length)) {
+      return fail([`indexes must be between 0 and ${all.length - 1}`]);
+    }
+    if (suggestion.acceptedAt) return fail(["these milestones were already accepted"]);
+    const [parent] = await goals.goalsByIds(sql, [suggestion.goalId]);
+    if (!parent || parent.status === "archived") return fail(["the goal is archived"]);
+    const today = localDate(now(), viewer.timeZone);
+    const inputs = indexes.sort((a, b) => a - b).map((i) => milestoneSubGoal(parent, all[i]));
+    const problems = inputs.flatMap((input, i) =>
+      newGoalErrors(input, today).map((e) => `milestone ${indexes[i]}: ${e}`)
+    );
+    if (problems.length) return fail(problems);
+    return await sql.begin(async (tx: Queryable) => {
+      if (!(await store.markAccepted(tx, suggestion.id, now()))) {
+        return fail(["these milestones were already accepted"]);
+      }
+      const created: goals.GoalRow[] = [];
+      for (const input of inputs) {
+        const goal = await goals.insertGoal(tx, viewer.userId, {
+          ...input,
+          parentId: parent.id,
+          visibility: parent.visibility,
+        }, now());
+        await deps.jobs.publish(tx, "goals.goal_created", {
+          userId: viewer.userId,
+          goalId: goal.publicId,
+          source: "ai_milestones",
+        });
+        created.push(goal);
+      }
+      return { goals: created, errors: [] };
+    });
+  }
+
+  return {
+    typeDefs,
+    resolvers: {
+      Query: {
+        aiFlags: (_: unknown, __: Args, ctx: GraphQLContext) => {
+          requireAdmin(ctx);
+          return deps.ai.flags.list();
+        },
+      },
+      Mutation: {
+        getInsight: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
+          const viewer = requireViewer(ctx);
+          const goal = await ownGoal(viewer, args.goalId);
+          const answer = await coach(ctx, viewer, {
+            category: "insight",
+            limit: COACHING_LIMIT,
+            context: operation(viewer, "getInsight", goal),
+            messages: async () => insightMessages(await contextOf(viewer, goal)),
+            schema: insightAnswer,
+          });
+          return { goalId: goal.publicId, ...answer, generatedAt: now().toISOString() };
+        },
+        getAdvice: async (
+          _: unknown,
+          args: { goalId: string; question: string },
+          ctx: GraphQLContext,
+        ) => {
+          const viewer = requireViewer(ctx);
+          const goal = await ownGoal(viewer, args.goalId);
+          const question = args.question.trim();
+          if (!question) throw badUserInput("question must not be empty");
+          if (question.length > QUESTION_MAX) {
+            throw badUserInput(`question must be at most ${QUESTION_MAX} characters`);
+          }
+          const answer = await coach(ctx, viewer, {
+            category: "advice",
+            limit: COACHING_LIMIT,
+            context: operation(viewer, "getAdvice", goal),
+            messages: async () => adviceMessages(await contextOf(viewer, goal), question),
+            schema: adviceAnswer,
+          });
+          return { goalId: goal.publicId, question, ...answer, generatedAt: now().toISOString() };
+        },
+        generateMilestones: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
+          const viewer = requireViewer(ctx);
+          const goal = await ownGoal(viewer, args.goalId);
+          if (goal.status !== "active") {
+            return { suggestionId: null, milestones: [], errors: [`the goal is ${goal.status}`] };
+          }
+          const today = localDate(now(), viewer.timeZone);
+          const schema = milestonesAnswer.superRefine((value, issue) => {
+            const problem = milestonesProblem(goal, value.milestones, today);
+            if (problem) issue.addIssue({ code: "custom", message: problem });
+          });
+          const { milestones } = await coach(ctx, viewer, {
+            category: "milestones",
+            limit: MILESTONES_LIMIT,
+            context: operation(viewer, "generateMilestones", goal),
+            messages: async () => milestonesMessages(await contextOf(viewer, goal)),
+            schema,
+          });
+          const suggestion = await store.insertSuggestion(
+            sql,
+            viewer.userId,
+            goal.id,
+            milestones,
+            now(),
+          );
+          return { suggestionId: suggestion.publicId, milestones, errors: [] };
+        },
+        acceptMilestones: (_: unknown, args: Args, ctx: GraphQLContext) =>
+          acceptMilestones(requireViewer(ctx), args),
+        setAiFlag: async (
+          _: unknown,
+          args: { name: string; enabled: boolean },
+          ctx: GraphQLContext,
+        ) => {
+          const admin = requireAdmin(ctx);
+          const flag = await deps.ai.flags.set(args.name, args.enabled, admin.userId);
+          if (!flag) {
+            return { flag: null, errors: [`unknown AI flag ${JSON.stringify(args.name)}`] };
+          }
+          return { flag, errors: [] };
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,409 @@
+/**
+ * Pure rules of the AI workforce: field validation, the monthly budget, autonomy and promotion,
+ * artifact review (edit ratio, rejection memory), run and artifact status transitions, schedule
+ * slots and budget alert levels. No I/O: every input (including "now") is an argument.
+ */
+import { distance } from "fastest-levenshtein";
+import { Cron } from "croner";
+
+export const AUTONOMY_LEVELS = ["shadow", "semi_autonomous", "autonomous"] as const;
+export type AutonomyLevel = typeof AUTONOMY_LEVELS[number];
+
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
+export type RunStatus = typeof RUN_STATUSES[number];
+
+export const ARTIFACT_KINDS = [
+  "code_patch",
+  "email_template",
+  "slack_message",
+  "report",
+  "draft_post",
+  "recommendation",
+  "other",
+] as const;
+export type ArtifactKind = typeof ARTIFACT_KINDS[number];
+
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "auto_rejected"] as const;
+export type ApprovalStatus = typeof APPROVAL_STATUSES[number];
+
+/** Kinds that `semi_autonomous` employees publish without review (spec 3.4). */
+export const LOW_RISK_KINDS: readonly ArtifactKind[] = [
+  "report",
+  "recommendation",
+  "slack_message",
+];
+
+/** The role that can never leave `shadow` (spec 2.2). */
+export const LOCKED_SHADOW_ROLE = "customer_support_drafter";
+
+export const DEFAULT_MONTHLY_BUDGET_CENTS = 3000;
+export const DEFAULT_MODEL = "gpt-4o-mini";
+export const RECENT_REJECTIONS_KEY = "recent_rejections";
+export const RECENT_REJECTIONS_CAP = 5;
+export const MIN_REJECTION_REASON = 10;
+export const MAX_REJECTION_REASON = 2_000;
+export const HEAVY_EDIT_RATIO = 0.3;
+export const STALE_RUN_MS = 15 * 60_000;
+export const SCHEDULER_INTERVAL_MS = 5 * 60_000;
+/** Per-run limits sent to the runner (DESIGN 3.3; spec 8: 1.0 USD per run). */
+export const RUN_BUDGET_USD = 1.0;
+export const RUN_MAX_TURNS = 20;
+export const MAX_PAYLOAD = 200_000;
+
+// ---------------------------------------------------------------------------------------------
+// Employee fields
+
+export const ROLE_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
+export const SKILL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export interface EmployeeInput {
+  name?: string;
+  role?: string;
+  description?: string;
+  taskPrompt?: string;
+  monthlyBudgetCents?: number;
+  modelPreference?: string;
+  scheduleCron?: string | null;
+  skills?: string[];
+  postFilterSkill?: string | null;
+}
+
+/** True when croner accepts `expr` as a 5- or 6-field cron pattern. */
+export function isValidCron(expr: string): boolean {
+  if (expr.length > 100) return false;
+  try {
+    new Cron(expr, { paused: true, timezone: "UTC" }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** User errors for the fields present in `input`; `creating` requires the mandatory ones. */
+export function employeeInputErrors(input: EmployeeInput, creating: boolean): string[] {
+  const errors: string[] = [];
+  const text = (
+    field: keyof EmployeeInput,
+    value: string | undefined,
+    min: number,
+    max: number,
+    required = min > 0,
+  ) => {
+    if (value === undefined) {
+      if (creating && required) errors.push(`${field} is required`);
+      return;
+    }
+    const length = value.trim().length;
+    if (length < min) errors.push(`${field} must not be empty`);
+    else if (value.length > max) errors.push(`${field} must be at most ${max} characters`);
+  };
+  text("name", input.name, 1, 100);
+  text("description", input.description, 0, 2_000);
+  text("taskPrompt", input.taskPrompt, 1, 50_000);
+  text("modelPreference", input.modelPreference, 1, 200, false);
+  if (input.role !== undefined && !ROLE_PATTERN.test(input.role)) {
+    errors.push(
+      "role must be a slug: 2 to 63 lowercase letters, digits or '_', starting with a letter",
+    );
+  } else if (input.role === undefined && creating) {
+    errors.push("role is required");
+  }
+  const budget = input.monthlyBudgetCents;
+  if (budget !== undefined && (!Number.isInteger(budget) || budget < 0 || budget > 10_000_000)) {
+    errors.push("monthlyBudgetCents must be an integer from 0 to 10000000");
+  }
+  if (input.scheduleCron && !isValidCron(input.scheduleCron)) {
+    errors.push("scheduleCron is not a valid cron expression");
+  }
+  if (input.skills !== undefined) {
+    if (input.skills.length > 20) errors.push("skills must hold at most 20 names");
+    const bad = input.skills.filter((s) => !SKILL_PATTERN.test(s));
+    if (bad.length) errors.push(`skills must be skill folder names (bad: ${bad.join(", ")})`);
+  }
+  if (input.postFilterSkill && !SKILL_PATTERN.test(input.postFilterSkill)) {
+    errors.push("postFilterSkill must be a skill folder name");
+  }
+  return errors;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Budget
+
+/** The UTC calendar month holding `now`: `[start, end)`, and its `YYYY-MM` label. */
+export function monthOf(now: Date): { start: Date; end: Date; label: string } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return { start, end, label: start.toISOString().slice(0, 7) };
+}
+
+/** Spend is compared in cents, rounded up, so a fraction of a cent over the cap counts. */
+export function spendCents(spendUsd: number): number {
+  return Math.ceil(Math.round(spendUsd * 1_000_000) / 10_000);
+}
+
+/** Spec 3.1: no run once this month's spend has reached the cap. */
+export function budgetExceeded(spendUsd: number, capCents: number): boolean {
+  return spendCents(spendUsd) >= capCents;
+}
+
+export type AlertLevel = "warning" | "critical";
+
+/** Spec 6.3: `warning` from 80% of the cap, `critical` from 100%; null below. */
+export function budgetAlertLevel(spendUsd: number, capUsd: number): AlertLevel | null {
+  if (capUsd <= 0) return spendUsd > 0 ? "critical" : null;
+  const ratio = spendUsd / capUsd;
+  if (ratio >= 1) return "critical";
+  if (ratio >= 0.8) return "warning";
+  return null;
+}
+
+/** Levels recorded when `level` is reached: a critical alert also settles the warning. */
+export function levelsSettledBy(level: AlertLevel): AlertLevel[] {
+  return level === "critical" ? ["warning", "critical"] : ["warning"];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Autonomy and promotion (spec 3.4)
+
+export interface PromotionStats {
+  /** approved / (approved + rejected + auto_rejected) over human and filter decisions; null = none. */
+  approvalRate: number | null;
+  weeksActive: number;
+  /** Human rejections in the last 14 days. */
+  recentRejections: number;
+}
+
+export interface PromotionCheck {
+  from: AutonomyLevel;
+  to: AutonomyLevel;
+  role: string;
+  stats: PromotionStats;
+  confirmPromotion: boolean;
+}
+
+/** Approval rate as a fraction; null when nothing was decided. */
+export function approvalRate(
+  approved: number,
+  rejected: number,
+  autoRejected: number,
+): number | null {
+  const total = approved + rejected + autoRejected;
+  return total === 0 ? null : approved / total;
+}
+
+/** Whole weeks since `firstRunAt` (0 without runs). */
+export function weeksActive(firstRunAt: Date | null, now: Date): number {
+  if (!firstRunAt) return 0;
+  return Math.max(0, Math.floor((now.getTime() - firstRunAt.getTime()) / (7 * 86_400_000)));
+}
+
+const rank = (level: AutonomyLevel) => AUTONOMY_LEVELS.indexOf(level);
+
+/** The level a promotion would go to next, or null at the top (or for the locked role). */
+export function nextLevel(level: AutonomyLevel, role: string): AutonomyLevel | null {
+  if (role === LOCKED_SHADOW_ROLE) return null;
+  return AUTONOMY_LEVELS[rank(level) + 1] ?? null;
+}
+
+/** What stops a promotion from `from` to the next level; empty = the criteria are met. */
+export function missingCriteria(
+  from: AutonomyLevel,
+  role: string,
+  stats: PromotionStats,
+): string[] {
+  if (role === LOCKED_SHADOW_ROLE) return [`the ${LOCKED_SHADOW_ROLE} role is locked to shadow`];
+  const rate = stats.approvalRate;
+  const pct = rate === null ? "none" : `${(rate * 100).toFixed(1)}%`;
+  const missing: string[] = [];
+  if (from === "shadow") {
+    if (rate === null || rate <= 0.8) missing.push(`approval rate must be above 80% (is ${pct})`);
+    if (stats.weeksActive < 4) {
+      missing.push(`weeks active must be at least 4 (is ${stats.weeksActive})`);
+    }
+    if (stats.recentRejections > 0) {
+      missing.push(
+        `no rejections allowed in the last 2 weeks (has ${stats.recentRejections})`,
+      );
+    }
+  } else if (from === "semi_autonomous") {
+    if (rate === null || rate <= 0.95) missing.push(`approval rate must be above 95% (is ${pct})`);
+    if (stats.weeksActive < 8) {
+      missing.push(`weeks active must be at least 8 (is ${stats.weeksActive})`);
+    }
+  } else {
+    missing.push("autonomous is the highest level");
+  }
+  return missing;
+}
+
+/**
+ * The model validation `promotion_requirements_met`: null when the change from `from` to `to` is
+ * allowed, else the reason. Demotion (and no change) is always allowed, except that the locked
+ * role can only be `shadow`; a promotion moves one level and needs its criteria (and for
+ * `autonomous` the operator's confirmation).
+ */
+export function promotionRequirementsMet(check: PromotionCheck): string | null {
+  const { from, to, role } = check;
+  if (role === LOCKED_SHADOW_ROLE && to !== "shadow") {
+    return `promotion_requirements_met: the ${LOCKED_SHADOW_ROLE} role is locked to shadow`;
+  }
+  if (rank(to) <= rank(from)) return null;
+  if (rank(to) - rank(from) > 1) {
+    return `promotion_requirements_met: promote one level at a time (${from} -> ${
+      AUTONOMY_LEVELS[rank(from) + 1]
+    })`;
+  }
+  const missing = missingCriteria(from, role, check.stats);
+  if (to === "autonomous" && !check.confirmPromotion) {
+    missing.push("confirmPromotion: true is required to become autonomous");
+  }
+  return missing.length ? `promotion_requirements_met: ${missing.join("; ")}` : null;
+}
+
+/** Spec 3.4: whether an artifact of `kind` skips review at `level`. */
+export function autoApproves(level: AutonomyLevel, kind: ArtifactKind): boolean {
+  if (level === "autonomous") return true;
+  if (level === "semi_autonomous") return LOW_RISK_KINDS.includes(kind);
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Review
+
+export interface EditMeasure {
+  editDistance: number;
+  /** distance / length of the longer text (0 when both are empty). */
+  editRatio: number;
+  heavy: boolean;
+}
+
+/** Spec 3.2 / 8: Levenshtein distance and ratio of an approval with edits. */
+export function measureEdit(original: string, edited: string): EditMeasure {
+  const editDistance = distance(original, edited);
+  const longer = Math.max(original.length, edited.length);
+  const editRatio = longer === 0 ? 0 : editDistance / longer;
+  return { editDistance, editRatio, heavy: isHeavyEdit(editRatio) };
+}
+
+export const isHeavyEdit = (ratio: number | null): boolean =>
+  ratio !== null && ratio > HEAVY_EDIT_RATIO;
+
+export function rejectionReasonError(reason: string): string | null {
+  const trimmed = reason.trim();
+  if (trimmed.length < MIN_REJECTION_REASON) {
+    return `rejectionReason must be at least ${MIN_REJECTION_REASON} characters`;
+  }
+  if (trimmed.length > MAX_REJECTION_REASON) {
+    return `rejectionReason must be at most ${MAX_REJECTION_REASON} characters`;
+  }
+  return null;
+}
+
+/** Appends `reason` to the FIFO memory list, keeping the newest `cap` entries. */
+export function appendRejection(
+  current: unknown,
+  reason: string,
+  cap = RECENT_REJECTIONS_CAP,
+): string[] {
+  const list = Array.isArray(current) ? current.filter((x) => typeof x === "string") : [];
+  return [...list, reason].slice(-cap);
+}
+
+export function editedPayloadError(edited: string): string | null {
+  if (edited.trim().length === 0) return "editedPayload must not be empty";
+  if (edited.length > MAX_PAYLOAD) return `editedPayload must be at most ${MAX_PAYLOAD} characters`;
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status transitions
+
+const RUN_TRANSITIONS: Record<RunStatus, RunStatus[]> = {
+  // A fast runner can report before the dispatch job has recorded `running`: the result wins.
+  queued: ["running", "succeeded", "failed"],
+  running: ["succeeded", "failed"],
+  succeeded: [],
+  failed: [],
+};
+
+export function canTransitionRun(from: RunStatus, to: RunStatus): boolean {
+  return RUN_TRANSITIONS[from].includes(to);
+}
+
+/** The statuses a run may conclude from (the guard of the result and sweep updates). */
+export const CONCLUDABLE: RunStatus[] = ["queued", "running"];
+
+export const isConcluded = (status: RunStatus) => status === "succeeded" || status === "failed";
+
+const ARTIFACT_TRANSITIONS: Record<ApprovalStatus, ApprovalStatus[]> = {
+  pending: ["approved", "rejected"],
+  approved: [],
+  rejected: [],
+  auto_rejected: [],
+};
+
+export function canTransitionArtifact(from: ApprovalStatus, to: ApprovalStatus): boolean {
+  return ARTIFACT_TRANSITIONS[from].includes(to);
+}
+
+/** The status a new artifact gets from the post-filter verdict (spec 3.2). */
+export function initialApprovalStatus(postFilter: { passed: boolean } | null): ApprovalStatus {
+  return postFilter && !postFilter.passed ? "auto_rejected" : "pending";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduling
+
+/** The latest slot of `cron` in `(from, to]` (UTC), or null when none falls in it. */
+export function dueSlot(cron: string, from: Date, to: Date): Date | null {
+  let job: Cron;
+  try {
+    job = new Cron(cron, { paused: true, timezone: "UTC" });
+  } catch {
+    return null;
+  }
+  try {
+    let latest: Date | null = null;
+    let cursor = from;
+    for (let i = 0; i < 400; i++) {
+      const next = job.nextRun(cursor);
+      if (!next || next.getTime() > to.getTime()) break;
+      latest = next;
+      cursor = next;
+    }
+    return latest;
+  } finally {
+    job.stop();
+  }
+}
+
+/** Start of the ISO week (Monday 00:00 UTC) holding `at`. */
+export function weekStart(at: Date): Date {
+  const day = (at.getUTCDay() + 6) % 7;
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() - day));
+}
+
+export interface WeekCounts {
+  weekStart: Date;
+  approved: number;
+  rejected: number;
+  autoRejected: number;
+}
+
+/** The last `weeks` ISO weeks up to `now`, oldest first, with zero weeks filled in. */
+export function weeklySeries(rows: WeekCounts[], now: Date, weeks = 12): WeekCounts[] {
+  const byWeek = new Map(rows.map((r) => [weekStart(r.weekStart).getTime(), r]));
+  const current = weekStart(now).getTime();
+  const out: WeekCounts[] = [];
+  for (let i = weeks - 1; i >= 0; i--) {
+    const start = current - i * 7 * 86_400_000;
+    const row = byWeek.get(start);
+    out.push({
+      weekStart: new Date(start),
+      approved: row?.approved ?? 0,
+      rejected: row?.rejected ?? 0,
+      autoRejected: row?.autoRejected ?? 0,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,415 @@
+/**
+ * The AI workforce's behaviour on top of its store: triggering and dispatching runs, concluding
+ * them from the runner's result, review (approve, reject, auto-approval), the scheduler tick, the
+ * stale-run sweep and budget alerts. Registers its jobs, schedules and event subscriber.
+ *
+ * Job and event names (docs/workforce.md):
+ * - `ai_workforce.dispatch_run` `{runId}`: POST the run to the runner (3 attempts).
+ * - `ai_workforce.chat_alert` `{subject, level, text}`: one chat post.
+ * - event `ai_workforce.artifact_approved` `{artifactId, kind, employeeId}`; its subscriber
+ *   `ai_workforce.enqueue_delivery` enqueues `ai_workforce.deliver_artifact` `{artifactId}`
+ *   (handled by the delivery feature).
+ */
+import type { FeatureDeps } from "../../app.ts";
+import type { Queryable } from "../../platform/db.ts";
+import { hmacSha256Hex, SIGNATURE_HEADER } from "../../platform/hmac.ts";
+import { errorFields } from "../../platform/log.ts";
+import {
+  type AlertLevel,
+  autoApproves,
+  budgetAlertLevel,
+  budgetExceeded,
+  dueSlot,
+  initialApprovalStatus,
+  levelsSettledBy,
+  measureEdit,
+  monthOf,
+  SCHEDULER_INTERVAL_MS,
+  STALE_RUN_MS,
+} from "./rules.ts";
+import { buildRunRequest, type RunResultBody } from "./protocol.ts";
+import {
+  activeScheduledEmployees,
+  appendRecentRejection,
+  approveArtifact,
+  type ArtifactRow,
+  claimAlert,
+  claimScheduleSlot,
+  concludeRun,
+  type EmployeeRow,
+  employeesByIds,
+  failRun,
+  failStaleRuns,
+  insertArtifact,
+  insertQueuedRun,
+  listEmployees,
+  markRunStarted,
+  memoriesByEmployeeIds,
+  monthSpendByIds,
+  rejectArtifact,
+  runByPublicId,
+  type RunRow,
+  upsertMemories,
+  workforceMonthSpend,
+} from "./store.ts";
+
+export const DISPATCH_JOB = "ai_workforce.dispatch_run";
+export const CHAT_ALERT_JOB = "ai_workforce.chat_alert";
+export const DELIVERY_JOB = "ai_workforce.deliver_artifact";
+export const APPROVED_EVENT = "ai_workforce.artifact_approved";
+export const DELIVERY_SUBSCRIBER = "ai_workforce.enqueue_delivery";
+export const SCHEDULER_TICK = "ai_workforce.scheduler_tick";
+export const STALE_SWEEP = "ai_workforce.stale_sweep";
+export const BUDGET_ALERTS = "ai_workforce.budget_alerts";
+export const DISPATCH_ATTEMPTS = 3;
+const DISPATCH_TIMEOUT_MS = 10_000;
+const CHAT_TIMEOUT_MS = 10_000;
+
+export interface TriggerOutcome {
+  run: RunRow | null;
+  errors: string[];
+}
+
+export type Workforce = ReturnType<typeof createWorkforceService>;
+
+export function createWorkforceService(deps: FeatureDeps) {
+  const { db, jobs, clock, config } = deps;
+  const sql = db.sql;
+  const log = deps.log.child({ component: "workforce" });
+
+  // ------------------------------------------------------------------------------------------
+  // Alerts
+
+  /** Claims the alert once per (subject, month, level) and enqueues the chat post. */
+  async function alertOnce(
+    tx: Queryable,
+    subject: string,
+    level: AlertLevel | "trigger_blocked",
+    text: string,
+  ): Promise<boolean> {
+    const now = clock.now();
+    const month = monthOf(now).label;
+    const first = await claimAlert(tx, subject, month, level, now);
+    if (level !== "trigger_blocked") {
+      for (const lower of levelsSettledBy(level)) {
+        if (lower !== level) await claimAlert(tx, subject, month, lower, now);
+      }
+    }
+    if (first) await jobs.enqueue(tx, CHAT_ALERT_JOB, { subject, level, text });
+    return first;
+  }
+
+  /** Posts to the chat webhook when its host is the allowed one; otherwise logs and refuses. */
+  async function sendChat(payload: unknown): Promise<void> {
+    const { text, subject, level } = payload as { text: string; subject: string; level: string };
+    const url = config.chatWebhookUrl;
+    if (!url) {
+      log.warn("chat alert not sent: CHAT_WEBHOOK_URL is not set", { subject, level, text });
+      return;
+    }
+    const host = new URL(url).hostname.toLowerCase();
+    if (host !== config.chatWebhookAllowedHost.toLowerCase()) {
+      log.warn("chat alert refused: host is not CHAT_WEBHOOK_ALLOWED_HOST", {
+        host,
+        allowed_host: config.chatWebhookAllowedHost,
+        subject,
+        level,
+        text,
+      });
+      return;
+    }
+    const res = await deps.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text }),
+      signal: AbortSignal.timeout(CHAT_TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    if (!res.ok) throw new Error(`chat webhook answered ${res.status}`);
+    log.info("chat alert sent", { subject, level });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Runs
+
+  /** Spec 3.1: creates a queued run (and its dispatch job) inside `tx`, or says why not. */
+  async function startRunIn(
+    tx: Queryable,
+    employee: EmployeeRow,
+    trigger: "schedule" | "manual",
+  ): Promise<TriggerOutcome> {
+    if (!employee.active) {
+      return { run: null, errors: ["paused: the employee is paused; resume it to run"] };
+    }
+    const now = clock.now();
+    const spend = (await monthSpendByIds(tx, [employee.id], now)).get(employee.id) ?? 0;
+    if (budgetExceeded(spend, employee.monthlyBudgetCents)) {
+      const cap = (employee.monthlyBudgetCents / 100).toFixed(2);
+      await alertOnce(
+        tx,
+        employee.publicId,
+        "trigger_blocked",
+        `:no_entry: AI employee ${employee.name} (${employee.role}) was not run: monthly budget of ${cap} USD reached (spent ${
+          spend.toFixed(2)
+        } USD)`,
+      );
+      return {
+        run: null,
+        errors: [
+          `monthly_budget_exceeded: ${spend.toFixed(2)} USD spent this month of a ${cap} USD cap`,
+        ],
+      };
+    }
+    const run = await insertQueuedRun(tx, employee.id, trigger, now);
+    if (!run) {
+      return { run: null, errors: ["already_running: a run of this employee is in flight"] };
+    }
+    await jobs.enqueue(tx, DISPATCH_JOB, { runId: run.publicId }, {
+      maxAttempts: DISPATCH_ATTEMPTS,
+      key: `dispatch:${run.publicId}`,
+    });
+    log.info("run queued", { run_id: run.publicId, employee_id: employee.publicId, trigger });
+    return { run, errors: [] };
+  }
+
+  function triggerRun(employee: EmployeeRow, trigger: "schedule" | "manual") {
+    return sql.begin((tx) => startRunIn(tx, employee, trigger));
+  }
+
+  async function dispatchRun(payload: unknown, attempt: number, maxAttempts: number) {
+    const runId = (payload as { runId: string }).runId;
+    const run = await runByPublicId(sql, runId);
+    if (!run || run.status !== "queued") return;
+    const [employee] = await employeesByIds(sql, [run.employeeId]);
+    const memories = await memoriesByEmployeeIds(sql, [employee.id]);
+    const giveUp = (message: string) => failRun(sql, run.id, message, clock.now());
+    if (!config.runnerUrl) {
+      return void await giveUp("agent runner unreachable: RUNNER_URL is not set");
+    }
+    if (!config.workforceWebhookSecret) {
+      return void await giveUp("agent runner unreachable: WORKFORCE_WEBHOOK_SECRET is not set");
+    }
+    const body = JSON.stringify(buildRunRequest(run, employee, memories));
+    const url = new URL(
+      "runs",
+      config.runnerUrl.endsWith("/") ? config.runnerUrl : `${config.runnerUrl}/`,
+    );
+    let problem: string;
+    try {
+      const res = await deps.fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          [SIGNATURE_HEADER]: await hmacSha256Hex(config.workforceWebhookSecret, body),
+        },
+        body,
+        signal: AbortSignal.timeout(DISPATCH_TIMEOUT_MS),
+      });
+      await res.body?.cancel();
+      if (res.status === 202) {
+        await markRunStarted(sql, run.id, clock.now());
+        log.info("run dispatched", { run_id: runId, attempt });
+        return;
+      }
+      problem = `the runner answered ${res.status}`;
+    } catch (err) {
+      problem = err instanceof Error ? err.message : String(err);
+    }
+    if (attempt >= maxAttempts) {
+      await giveUp(`agent runner unreachable after ${attempt} attempts: ${problem}`);
+      log.error("run dispatch gave up", { run_id: runId, attempts: attempt, problem });
+      return;
+    }
+    throw new Error(`dispatch of run ${runId} failed (attempt ${attempt}): ${problem}`);
+  }
+
+  /** Concludes a run from the runner's result; false when it was already concluded. */
+  async function concludeFromResult(run: RunRow, result: RunResultBody): Promise<boolean> {
+    return await sql.begin(async (tx) => {
+      const now = clock.now();
+      const concluded = await concludeRun(tx, run.id, {
+        status: result.status,
+        inputTokens: result.usage.input_tokens,
+        outputTokens: result.usage.output_tokens,
+        numTurns: result.usage.num_turns,
+        costUsd: result.usage.cost_usd,
+        errorMessage: result.status === "failed"
+          ? (result.error
+            ? `${result.error.subtype}: ${result.error.message}`
+            : "the runner reported a failure")
+          : null,
+        runLog: result.run_log,
+      }, now);
+      if (!concluded) return false;
+      if (result.status !== "succeeded" || !result.artifact) return true;
+      const [employee] = await employeesByIds(tx, [run.employeeId]);
+      await upsertMemories(tx, employee.id, result.memory, now);
+      const artifact = await insertArtifact(tx, {
+        runId: run.id,
+        employeeId: employee.id,
+        kind: result.artifact.kind,
+        title: result.artifact.title,
+        payload: result.artifact.payload,
+        approvalStatus: initialApprovalStatus(result.post_filter),
+        postFilterReason: result.post_filter?.passed === false ? result.post_filter.reason : null,
+      }, now);
+      if (
+        artifact?.approvalStatus === "pending" &&
+        autoApproves(employee.autonomyLevel, artifact.kind)
+      ) {
+        await approveIn(tx, artifact, employee, null, null);
+      }
+      return true;
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Review
+
+  /** The one approval path (admin or system reviewer): update, then publish in the same tx. */
+  async function approveIn(
+    tx: Queryable,
+    artifact: ArtifactRow,
+    employee: EmployeeRow,
+    reviewerId: string | null,
+    editedPayload: string | null,
+  ): Promise<ArtifactRow | null> {
+    const edited = editedPayload === null
+      ? null
+      : { payload: editedPayload, ...measureEdit(artifact.payload, editedPayload) };
+    const approved = await approveArtifact(tx, artifact.id, { reviewerId, edited }, clock.now());
+    if (!approved) return null;
+    await jobs.publish(tx, APPROVED_EVENT, {
+      artifactId: approved.publicId,
+      kind: approved.kind,
+      employeeId: employee.publicId,
+    });
+    log.info("artifact approved", {
+      artifact_id: approved.publicId,
+      reviewer: reviewerId === null ? "system" : "admin",
+      heavy_edit: edited?.heavy ?? false,
+    });
+    return approved;
+  }
+
+  function approve(artifact: ArtifactRow, reviewerId: string, editedPayload: string | null) {
+    return sql.begin(async (tx) => {
+      const [employee] = await employeesByIds(tx, [artifact.employeeId]);
+      return await approveIn(tx, artifact, employee, reviewerId, editedPayload);
+    });
+  }
+
+  function reject(artifact: ArtifactRow, reviewerId: string, reason: string) {
+    return sql.begin(async (tx) => {
+      const now = clock.now();
+      const rejected = await rejectArtifact(tx, artifact.id, reviewerId, reason, now);
+      if (rejected) await appendRecentRejection(tx, artifact.employeeId, reason, now);
+      return rejected;
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Scheduled work
+
+  /** Starts a run for every active employee whose cron has a slot in the tick's window. */
+  async function schedulerTick(slot: Date): Promise<number> {
+    const from = new Date(slot.getTime() - SCHEDULER_INTERVAL_MS);
+    let started = 0;
+    for (const employee of await activeScheduledEmployees(sql)) {
+      const due = dueSlot(employee.scheduleCron!, from, slot);
+      if (!due) continue;
+      const outcome = await sql.begin(async (tx) => {
+        if (!(await claimScheduleSlot(tx, employee.id, due, clock.now()))) return null;
+        return await startRunIn(tx, employee, "schedule");
+      });
+      if (outcome?.run) started++;
+      else if (outcome) {
+        log.info("scheduled run not started", {
+          employee_id: employee.publicId,
+          slot: due.toISOString(),
+          errors: outcome.errors,
+        });
+      }
+    }
+    return started;
+  }
+
+  async function sweepStaleRuns(): Promise<string[]> {
+    const now = clock.now();
+    const failed = await failStaleRuns(
+      sql,
+      new Date(now.getTime() - STALE_RUN_MS),
+      "stale: no result within 15 minutes of starting",
+      now,
+    );
+    if (failed.length) log.warn("stale runs failed", { run_ids: failed });
+    return failed;
+  }
+
+  async function budgetAlerts(): Promise<void> {
+    const now = clock.now();
+    const employees = await listEmployees(sql);
+    const spend = await monthSpendByIds(sql, employees.map((e) => e.id), now);
+    const total = await workforceMonthSpend(sql, now);
+    await sql.begin(async (tx) => {
+      for (const e of employees) {
+        const spent = spend.get(e.id) ?? 0;
+        const cap = e.monthlyBudgetCents / 100;
+        const level = budgetAlertLevel(spent, cap);
+        if (!level) continue;
+        await alertOnce(
+          tx,
+          e.publicId,
+          level,
+          `${
+            level === "critical" ? ":rotating_light:" : ":warning:"
+          } AI employee ${e.name} (${e.role}) has spent ${spent.toFixed(2)} of ${
+            cap.toFixed(2)
+          } USD this month (${Math.floor((spent / cap) * 100)}%)`,
+        );
+      }
+      const cap = config.aiMonthlyBudgetUsd;
+      const level = budgetAlertLevel(total, cap);
+      if (level) {
+        await alertOnce(
+          tx,
+          "workforce",
+          level,
+          `${level === "critical" ? ":rotating_light:" : ":warning:"} The AI workforce has spent ${
+            total.toFixed(2)
+          } of ${cap.toFixed(2)} USD this month (${Math.floor((total / cap) * 100)}%)`,
+        );
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Registration
+
+  jobs.handle(DISPATCH_JOB, (payload, job) => dispatchRun(payload, job.attempt, job.maxAttempts));
+  jobs.handle(CHAT_ALERT_JOB, (payload) => sendChat(payload));
+  jobs.subscribe(APPROVED_EVENT, DELIVERY_SUBSCRIBER, async (payload) => {
+    const { artifactId } = payload as { artifactId: string };
+    await jobs.enqueue(sql, DELIVERY_JOB, { artifactId }, { key: `deliver:${artifactId}` });
+  });
+  jobs.schedule(SCHEDULER_TICK, "*/5 * * * *", async (slot) => {
+    try {
+      await schedulerTick(slot);
+    } catch (err) {
+      log.error("scheduler tick failed", errorFields(err));
+      throw err;
+    }
+  });
+  jobs.schedule(STALE_SWEEP, "*/15 * * * *", async () => void await sweepStaleRuns());
+  jobs.schedule(BUDGET_ALERTS, "0 * * * *", () => budgetAlerts());
+
+  return {
+    triggerRun,
+    concludeFromResult,
+    approve,
+    reject,
+    schedulerTick,
+    sweepStaleRuns,
+    budgetAlerts,
+  };
+}

@@ -1,0 +1,605 @@
+/** SQL for the AI workforce. Every state transition is one guarded statement. */
+import type { Queryable } from "../../platform/db.ts";
+import { publicId } from "../../platform/ids.ts";
+import {
+  appendRejection,
+  approvalRate,
+  type ApprovalStatus,
+  type ArtifactKind,
+  type AutonomyLevel,
+  CONCLUDABLE,
+  type EmployeeInput,
+  monthOf,
+  promotionRequirementsMet,
+  type PromotionStats,
+  RECENT_REJECTIONS_KEY,
+  type RunStatus,
+  weeksActive,
+} from "./rules.ts";
+
+export interface EmployeeRow {
+  id: string;
+  publicId: string;
+  name: string;
+  role: string;
+  description: string;
+  taskPrompt: string;
+  monthlyBudgetCents: number;
+  modelPreference: string;
+  scheduleCron: string | null;
+  autonomyLevel: AutonomyLevel;
+  active: boolean;
+  skills: string[];
+  postFilterSkill: string | null;
+  promotionConfirmedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface RunRow {
+  id: string;
+  publicId: string;
+  employeeId: string;
+  status: RunStatus;
+  trigger: "schedule" | "manual";
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  inputTokens: number;
+  outputTokens: number;
+  numTurns: number;
+  costUsd: number;
+  errorMessage: string | null;
+  runLog: unknown[] | null;
+  createdAt: Date;
+}
+
+export interface ArtifactRow {
+  id: string;
+  publicId: string;
+  runId: string;
+  employeeId: string;
+  kind: ArtifactKind;
+  title: string;
+  payload: string;
+  originalPayload: string | null;
+  approvalStatus: ApprovalStatus;
+  postFilterReason: string | null;
+  editDistance: number | null;
+  editRatio: number | null;
+  reviewerId: string | null;
+  autoApproved: boolean;
+  reviewedAt: Date | null;
+  rejectionReason: string | null;
+  deliveredAt: Date | null;
+  deliveryStatus: "delivered" | "failed" | null;
+  deliveryMetadata: unknown;
+  createdAt: Date;
+}
+
+export interface MemoryRow {
+  employeeId: string;
+  key: string;
+  value: unknown;
+  updatedAt: Date;
+}
+
+const employeeColumns = (sql: Queryable) =>
+  sql`id::text as id, public_id as "publicId", name, role, description, task_prompt as "taskPrompt",
+      monthly_budget_cents as "monthlyBudgetCents", model_preference as "modelPreference",
+      schedule_cron as "scheduleCron", autonomy_level as "autonomyLevel", active, skills,
+      post_filter_skill as "postFilterSkill", promotion_confirmed_at as "promotionConfirmedAt",
+      created_at as "createdAt"`;
+
+const runColumns = (sql: Queryable) =>
+  sql`id::text as id, public_id as "publicId", employee_id::text as "employeeId", status, trigger,
+      started_at as "startedAt", finished_at as "finishedAt", input_tokens as "inputTokens",
+      output_tokens as "outputTokens", num_turns as "numTurns", cost_usd::float8 as "costUsd",
+      error_message as "errorMessage", run_log as "runLog", created_at as "createdAt"`;
+
+const artifactColumns = (sql: Queryable) =>
+  sql`id::text as id, public_id as "publicId", run_id::text as "runId",
+      employee_id::text as "employeeId", kind, title, payload, original_payload as "originalPayload",
+      approval_status as "approvalStatus", post_filter_reason as "postFilterReason",
+      edit_distance as "editDistance", edit_ratio as "editRatio",
+      reviewer_id::text as "reviewerId", auto_approved as "autoApproved",
+      reviewed_at as "reviewedAt", rejection_reason as "rejectionReason",
+      delivered_at as "deliveredAt", delivery_status as "deliveryStatus",
+      delivery_metadata as "deliveryMetadata", created_at as "createdAt"`;
+
+// ---------------------------------------------------------------------------------------------
+// Employees
+
+export async function listEmployees(sql: Queryable): Promise<EmployeeRow[]> {
+  return await sql<EmployeeRow[]>`select ${employeeColumns(sql)} from ai_employees order by id`;
+}
+
+export async function employeesByIds(
+  sql: Queryable,
+  ids: readonly string[],
+): Promise<EmployeeRow[]> {
+  return await sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees where id = any(${ids as string[]}::bigint[])`;
+}
+
+export async function employeeByPublicId(sql: Queryable, id: string): Promise<EmployeeRow | null> {
+  const [row] = await sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees where public_id = ${id}`;
+  return row ?? null;
+}
+
+export async function employeeByRole(sql: Queryable, role: string): Promise<EmployeeRow | null> {
+  const [row] = await sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees where role = ${role}`;
+  return row ?? null;
+}
+
+export async function activeScheduledEmployees(sql: Queryable): Promise<EmployeeRow[]> {
+  return await sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees
+    where active and schedule_cron is not null order by id`;
+}
+
+/** Promotion figures of several employees at `now` (docs/workforce.md defines them). */
+export async function promotionStatsByIds(
+  sql: Queryable,
+  ids: readonly string[],
+  now: Date,
+): Promise<Map<string, PromotionStats>> {
+  const twoWeeksAgo = new Date(now.getTime() - 14 * 86_400_000);
+  const rows = await sql<
+    {
+      employeeId: string;
+      approved: number;
+      rejected: number;
+      autoRejected: number;
+      recentRejections: number;
+      firstRunAt: Date | null;
+    }[]
+  >`
+    select e.id::text as "employeeId",
+      coalesce(a.approved, 0)::int as approved,
+      coalesce(a.rejected, 0)::int as rejected,
+      coalesce(a.auto_rejected, 0)::int as "autoRejected",
+      coalesce(a.recent_rejections, 0)::int as "recentRejections",
+      (select min(r.created_at) from ai_runs r where r.employee_id = e.id) as "firstRunAt"
+    from ai_employees e
+    left join (
+      select employee_id,
+        count(*) filter (where approval_status = 'approved' and not auto_approved) as approved,
+        count(*) filter (where approval_status = 'rejected') as rejected,
+        count(*) filter (where approval_status = 'auto_rejected') as auto_rejected,
+        count(*) filter (where approval_status = 'rejected'
+                         and reviewed_at > ${twoWeeksAgo}) as recent_rejections
+      from ai_artifacts
+      where employee_id = any(${ids as string[]}::bigint[])
+      group by employee_id
+    ) a on a.employee_id = e.id
+    where e.id = any(${ids as string[]}::bigint[])`;
+  return new Map(rows.map((r) => [r.employeeId, {
+    approvalRate: approvalRate(r.approved, r.rejected, r.autoRejected),
+    weeksActive: weeksActive(r.firstRunAt, now),
+    recentRejections: r.recentRejections,
+  }]));
+}
+
+const ZERO_STATS: PromotionStats = { approvalRate: null, weeksActive: 0, recentRejections: 0 };
+
+export type EmployeeWrite =
+  & EmployeeInput
+  & { autonomyLevel?: AutonomyLevel; active?: boolean; confirmPromotion?: boolean };
+
+/** `promotion_requirements_met` failed: the message is the user error. */
+export class PromotionRefused extends Error {}
+
+/**
+ * Inserts an employee. The autonomy validation applies here too: a new employee has no history,
+ * so only `shadow` passes.
+ */
+export async function insertEmployee(
+  tx: Queryable,
+  input: EmployeeWrite & { name: string; role: string; taskPrompt: string },
+  now: Date,
+): Promise<EmployeeRow | "role_taken"> {
+  const level = input.autonomyLevel ?? "shadow";
+  const refused = promotionRequirementsMet({
+    from: "shadow",
+    to: level,
+    role: input.role,
+    stats: ZERO_STATS,
+    confirmPromotion: input.confirmPromotion ?? false,
+  });
+  if (refused) throw new PromotionRefused(refused);
+  const [row] = await tx<EmployeeRow[]>`
+    insert into ai_employees (public_id, name, role, description, task_prompt,
+      monthly_budget_cents, model_preference, schedule_cron, autonomy_level, active, skills,
+      post_filter_skill, created_at, updated_at)
+    values (${publicId()}, ${input.name.trim()}, ${input.role}, ${input.description ?? ""},
+      ${input.taskPrompt}, ${input.monthlyBudgetCents ?? 3000},
+      ${input.modelPreference ?? "gpt-4o-mini"}, ${input.scheduleCron || null}, ${level},
+      ${input.active ?? true}, ${input.skills ?? []}, ${input.postFilterSkill || null},
+      ${now}, ${now})
+    on conflict (role) do nothing
+    returning ${employeeColumns(tx)}`;
+  return row ?? "role_taken";
+}
+
+/**
+ * Updates an employee. Every change of `autonomyLevel` goes through `promotion_requirements_met`
+ * with figures read in the same transaction (the row is locked first), so no caller can skip it.
+ */
+export async function updateEmployee(
+  tx: Queryable,
+  id: string,
+  patch: EmployeeWrite,
+  now: Date,
+): Promise<EmployeeRow | "role_taken"> {
+  const [current] = await tx<EmployeeRow[]>`
+    select ${employeeColumns(tx)} from ai_employees where id = ${id} for update`;
+  if (!current) throw new Error(`employee ${id} vanished`);
+  const to = patch.autonomyLevel ?? current.autonomyLevel;
+  const role = patch.role ?? current.role;
+  let confirmed: Date | null = current.promotionConfirmedAt;
+  if (to !== current.autonomyLevel || role !== current.role) {
+    const stats = (await promotionStatsByIds(tx, [id], now)).get(id) ?? ZERO_STATS;
+    const refused = promotionRequirementsMet({
+      from: current.autonomyLevel,
+      to,
+      role,
+      stats,
+      confirmPromotion: patch.confirmPromotion ?? false,
+    });
+    if (refused) throw new PromotionRefused(refused);
+    if (to === "autonomous" && current.autonomyLevel !== "autonomous") confirmed = now;
+  }
+  const set = <T>(value: T | undefined) => value === undefined ? null : value;
+  try {
+    const [row] = await tx<EmployeeRow[]>`
+      update ai_employees set
+        name = coalesce(${set(patch.name?.trim())}, name),
+        role = coalesce(${set(patch.role)}, role),
+        description = coalesce(${set(patch.description)}, description),
+        task_prompt = coalesce(${set(patch.taskPrompt)}, task_prompt),
+        monthly_budget_cents = coalesce(${set(patch.monthlyBudgetCents)}, monthly_budget_cents),
+        model_preference = coalesce(${set(patch.modelPreference)}, model_preference),
+        schedule_cron = case when ${patch.scheduleCron !== undefined}
+          then ${patch.scheduleCron || null} else schedule_cron end,
+        skills = coalesce(${set(patch.skills)}::text[], skills),
+        post_filter_skill = case when ${patch.postFilterSkill !== undefined}
+          then ${patch.postFilterSkill || null} else post_filter_skill end,
+        active = coalesce(${set(patch.active)}, active),
+        autonomy_level = ${to},
+        promotion_confirmed_at = ${confirmed},
+        updated_at = ${now}
+      where id = ${id}
+      returning ${employeeColumns(tx)}`;
+    return row;
+  } catch (err) {
+    if ((err as { code?: string }).code === "23505") return "role_taken";
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memories
+
+export async function memoriesByEmployeeIds(
+  sql: Queryable,
+  ids: readonly string[],
+): Promise<MemoryRow[]> {
+  return await sql<MemoryRow[]>`
+    select employee_id::text as "employeeId", key, value, updated_at as "updatedAt"
+    from ai_employee_memories where employee_id = any(${ids as string[]}::bigint[])
+    order by employee_id, key`;
+}
+
+/** Upserts the keys a run stored; `recent_rejections` belongs to the service and is skipped. */
+export async function upsertMemories(
+  tx: Queryable,
+  employeeId: string,
+  memory: Record<string, unknown>,
+  now: Date,
+): Promise<void> {
+  const entries = Object.entries(memory).filter(([key]) => key !== RECENT_REJECTIONS_KEY);
+  if (!entries.length) return;
+  await tx`
+    insert into ai_employee_memories (employee_id, key, value, updated_at)
+    select ${employeeId}, e.key, e.value, ${now}
+    from jsonb_each(${tx.json(Object.fromEntries(entries) as never)}::jsonb) as e(key, value)
+    on conflict (employee_id, key) do update set value = excluded.value,
+      updated_at = excluded.updated_at`;
+}
+
+/** Appends a rejection reason to `recent_rejections` (FIFO, newest five) under a row lock. */
+export async function appendRecentRejection(
+  tx: Queryable,
+  employeeId: string,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  await tx`
+    insert into ai_employee_memories (employee_id, key, value, updated_at)
+    values (${employeeId}, ${RECENT_REJECTIONS_KEY}, '[]'::jsonb, ${now})
+    on conflict (employee_id, key) do nothing`;
+  const [row] = await tx<{ value: unknown }[]>`
+    select value from ai_employee_memories
+    where employee_id = ${employeeId} and key = ${RECENT_REJECTIONS_KEY} for update`;
+  const next = appendRejection(row?.value, reason);
+  await tx`
+    update ai_employee_memories set value = ${tx.json(next)}::jsonb, updated_at = ${now}
+    where employee_id = ${employeeId} and key = ${RECENT_REJECTIONS_KEY}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+/** Latest `limit` runs of each employee, newest first. */
+export async function runsByEmployeeIds(
+  sql: Queryable,
+  ids: readonly string[],
+  limit: number,
+): Promise<RunRow[]> {
+  return await sql<RunRow[]>`
+    select ${runColumns(sql)} from (
+      select r.*, row_number() over (partition by employee_id order by created_at desc, id desc) n
+      from ai_runs r where employee_id = any(${ids as string[]}::bigint[])
+    ) ranked where n <= ${limit} order by employee_id, created_at desc, id desc`;
+}
+
+export async function runsByIds(sql: Queryable, ids: readonly string[]): Promise<RunRow[]> {
+  return await sql<RunRow[]>`
+    select ${runColumns(sql)} from ai_runs where id = any(${ids as string[]}::bigint[])`;
+}
+
+export async function runByPublicId(sql: Queryable, id: string): Promise<RunRow | null> {
+  const [row] = await sql<RunRow[]>`select ${runColumns(sql)} from ai_runs where public_id = ${id}`;
+  return row ?? null;
+}
+
+/** Spend (USD) of each employee in the UTC month of `now`. */
+export async function monthSpendByIds(
+  sql: Queryable,
+  ids: readonly string[],
+  now: Date,
+): Promise<Map<string, number>> {
+  const { start, end } = monthOf(now);
+  const rows = await sql<{ employeeId: string; spend: number }[]>`
+    select employee_id::text as "employeeId", sum(cost_usd)::float8 as spend from ai_runs
+    where employee_id = any(${ids as string[]}::bigint[])
+      and created_at >= ${start} and created_at < ${end}
+    group by employee_id`;
+  return new Map(rows.map((r) => [r.employeeId, r.spend]));
+}
+
+/** Spend (USD) of the whole workforce in the UTC month of `now`. */
+export async function workforceMonthSpend(sql: Queryable, now: Date): Promise<number> {
+  const { start, end } = monthOf(now);
+  const [row] = await sql<{ spend: number }[]>`
+    select coalesce(sum(cost_usd), 0)::float8 as spend from ai_runs
+    where created_at >= ${start} and created_at < ${end}`;
+  return row.spend;
+}
+
+/**
+ * Creates a `queued` run, or answers null when one of the employee's runs is in flight: the
+ * partial unique index `ai_runs_one_in_flight` decides, so two instances cannot both insert.
+ */
+export async function insertQueuedRun(
+  tx: Queryable,
+  employeeId: string,
+  trigger: "schedule" | "manual",
+  now: Date,
+): Promise<RunRow | null> {
+  const [row] = await tx<RunRow[]>`
+    insert into ai_runs (public_id, employee_id, status, trigger, created_at)
+    values (${publicId()}, ${employeeId}, 'queued', ${trigger}, ${now})
+    on conflict (employee_id) where status in ('queued', 'running') do nothing
+    returning ${runColumns(tx)}`;
+  return row ?? null;
+}
+
+/** queued → running (the runner accepted the run). */
+export async function markRunStarted(sql: Queryable, id: string, now: Date): Promise<boolean> {
+  const rows = await sql`
+    update ai_runs set status = 'running', started_at = ${now}
+    where id = ${id} and status = 'queued' returning id`;
+  return rows.length === 1;
+}
+
+/** queued/running → failed with a message (dispatch gave up, or the stale sweep). */
+export async function failRun(
+  sql: Queryable,
+  id: string,
+  message: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    update ai_runs set status = 'failed', error_message = ${message}, finished_at = ${now}
+    where id = ${id} and status = any(${CONCLUDABLE}) returning id`;
+  return rows.length === 1;
+}
+
+/** running → failed for every run started before `cutoff`; returns the failed runs' ids. */
+export async function failStaleRuns(
+  sql: Queryable,
+  cutoff: Date,
+  message: string,
+  now: Date,
+): Promise<string[]> {
+  const rows = await sql<{ publicId: string }[]>`
+    update ai_runs set status = 'failed', error_message = ${message}, finished_at = ${now}
+    where status = 'running' and started_at < ${cutoff}
+    returning public_id as "publicId"`;
+  return rows.map((r) => r.publicId);
+}
+
+export interface RunOutcome {
+  status: "succeeded" | "failed";
+  inputTokens: number;
+  outputTokens: number;
+  numTurns: number;
+  costUsd: number;
+  errorMessage: string | null;
+  runLog: unknown[];
+}
+
+/** queued/running → succeeded/failed with the runner's figures; null when already concluded. */
+export async function concludeRun(
+  tx: Queryable,
+  id: string,
+  outcome: RunOutcome,
+  now: Date,
+): Promise<RunRow | null> {
+  const [row] = await tx<RunRow[]>`
+    update ai_runs set status = ${outcome.status}, finished_at = ${now},
+      started_at = coalesce(started_at, ${now}),
+      input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
+      num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
+      error_message = ${outcome.errorMessage}, run_log = ${tx.json(outcome.runLog as never)}::jsonb
+    where id = ${id} and status = any(${CONCLUDABLE})
+    returning ${runColumns(tx)}`;
+  return row ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Artifacts
+
+export async function artifactsByRunIds(
+  sql: Queryable,
+  ids: readonly string[],
+): Promise<ArtifactRow[]> {
+  return await sql<ArtifactRow[]>`
+    select ${
+    artifactColumns(sql)
+  } from ai_artifacts where run_id = any(${ids as string[]}::bigint[])
+    order by id`;
+}
+
+export async function artifactByPublicId(sql: Queryable, id: string): Promise<ArtifactRow | null> {
+  const [row] = await sql<ArtifactRow[]>`
+    select ${artifactColumns(sql)} from ai_artifacts where public_id = ${id}`;
+  return row ?? null;
+}
+
+export async function pendingArtifacts(sql: Queryable): Promise<ArtifactRow[]> {
+  return await sql<ArtifactRow[]>`
+    select ${artifactColumns(sql)} from ai_artifacts where approval_status = 'pending'
+    order by created_at, id`;
+}
+
+export async function insertArtifact(
+  tx: Queryable,
+  input: {
+    runId: string;
+    employeeId: string;
+    kind: ArtifactKind;
+    title: string;
+    payload: string;
+    approvalStatus: ApprovalStatus;
+    postFilterReason: string | null;
+  },
+  now: Date,
+): Promise<ArtifactRow | null> {
+  const [row] = await tx<ArtifactRow[]>`
+    insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
+      approval_status, post_filter_reason, created_at)
+    values (${publicId()}, ${input.runId}, ${input.employeeId}, ${input.kind}, ${input.title},
+      ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason}, ${now})
+    on conflict (run_id) do nothing
+    returning ${artifactColumns(tx)}`;
+  return row ?? null;
+}
+
+/** pending → approved; with an edit, the payload becomes the edit and the original is kept. */
+export async function approveArtifact(
+  tx: Queryable,
+  id: string,
+  review: {
+    reviewerId: string | null;
+    edited: { payload: string; editDistance: number; editRatio: number } | null;
+  },
+  now: Date,
+): Promise<ArtifactRow | null> {
+  const edited = review.edited;
+  const [row] = await tx<ArtifactRow[]>`
+    update ai_artifacts set approval_status = 'approved',
+      original_payload = case when ${edited !== null} then payload else original_payload end,
+      payload = coalesce(${edited?.payload ?? null}, payload),
+      edit_distance = ${edited?.editDistance ?? null},
+      edit_ratio = ${edited?.editRatio ?? null},
+      reviewer_id = ${review.reviewerId}, auto_approved = ${review.reviewerId === null},
+      reviewed_at = ${now}
+    where id = ${id} and approval_status = 'pending'
+    returning ${artifactColumns(tx)}`;
+  return row ?? null;
+}
+
+/** pending → rejected with the reason. */
+export async function rejectArtifact(
+  tx: Queryable,
+  id: string,
+  reviewerId: string,
+  reason: string,
+  now: Date,
+): Promise<ArtifactRow | null> {
+  const [row] = await tx<ArtifactRow[]>`
+    update ai_artifacts set approval_status = 'rejected', rejection_reason = ${reason},
+      reviewer_id = ${reviewerId}, reviewed_at = ${now}
+    where id = ${id} and approval_status = 'pending'
+    returning ${artifactColumns(tx)}`;
+  return row ?? null;
+}
+
+export interface WeeklyCounts {
+  employeeId: string;
+  weekStart: Date;
+  approved: number;
+  rejected: number;
+  autoRejected: number;
+}
+
+/** Decisions per employee and ISO week (by artifact creation) since `since`. */
+export async function weeklyCountsByIds(
+  sql: Queryable,
+  ids: readonly string[],
+  since: Date,
+): Promise<WeeklyCounts[]> {
+  return await sql<WeeklyCounts[]>`
+    select employee_id::text as "employeeId",
+      (date_trunc('week', created_at at time zone 'UTC') at time zone 'UTC') as "weekStart",
+      count(*) filter (where approval_status = 'approved')::int as approved,
+      count(*) filter (where approval_status = 'rejected')::int as rejected,
+      count(*) filter (where approval_status = 'auto_rejected')::int as "autoRejected"
+    from ai_artifacts
+    where employee_id = any(${ids as string[]}::bigint[]) and created_at >= ${since}
+    group by 1, 2 order by 1, 2`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduler and alerts
+
+/** Claims (employee, slot); true only for the one caller that inserted it. */
+export async function claimScheduleSlot(
+  tx: Queryable,
+  employeeId: string,
+  slot: Date,
+  now: Date,
+): Promise<boolean> {
+  const rows = await tx`
+    insert into ai_schedule_fires (employee_id, slot, fired_at) values (${employeeId}, ${slot}, ${now})
+    on conflict do nothing returning slot`;
+  return rows.length === 1;
+}
+
+/** Claims an alert (subject, month, level); true only the first time. */
+export async function claimAlert(
+  tx: Queryable,
+  subject: string,
+  month: string,
+  level: string,
+  now: Date,
+): Promise<boolean> {
+  const rows = await tx`
+    insert into ai_budget_alerts (subject, month, level, sent_at)
+    values (${subject}, ${month}, ${level}, ${now})
+    on conflict do nothing returning level`;
+  return rows.length === 1;
+}

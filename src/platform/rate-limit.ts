@@ -1,0 +1,59 @@
+/**
+ * Fixed-window rate limits counted in the {@link KvStore} (Redis across instances, memory on
+ * one), with windows taken from the injected {@link Clock}.
+ *
+ * Why not `rate-limiter-flexible`: its memory limiter reads `Date.now()` and its Redis limiter
+ * lets Redis expire the window, so neither follows an injected clock and a test could only check
+ * recovery by waiting a real minute. Its fixed window is what this does: the window's index
+ * (`floor(now / duration)`) is part of the key, `kv.incr` counts atomically (one `INCR` in Redis),
+ * and the key expires a little after its window (garbage collection only; the clock decides).
+ *
+ * @example
+ * ```ts
+ * const limiter = createRateLimiter({ kv, clock });
+ * const verdict = await limiter.consume({ name: "coaching", points: 10, durationMs: 60_000 }, userId);
+ * if (!verdict.allowed) console.log(`retry after ${verdict.retryAfterSeconds} s`);
+ * ```
+ */
+import type { KvStore } from "./kv.ts";
+import type { Clock } from "./clock.ts";
+
+export interface RateLimit {
+  /** Part of the key; one counter per (name, subject, window). */
+  name: string;
+  /** Calls allowed per window. */
+  points: number;
+  durationMs: number;
+}
+
+export interface RateVerdict {
+  allowed: boolean;
+  /** Calls left in this window after this one (0 when refused). */
+  remaining: number;
+  /** Whole seconds until the window ends (at least 1). */
+  retryAfterSeconds: number;
+  resetAt: Date;
+}
+
+export interface RateLimiter {
+  /** Counts one call of `subject` and says whether it is within the limit. */
+  consume(limit: RateLimit, subject: string): Promise<RateVerdict>;
+}
+
+export function createRateLimiter(deps: { kv: KvStore; clock: Clock }): RateLimiter {
+  return {
+    async consume(limit, subject) {
+      const now = deps.clock.now().getTime();
+      const window = Math.floor(now / limit.durationMs);
+      const resetAt = (window + 1) * limit.durationMs;
+      const key = `rl:${limit.name}:${subject}:${window}`;
+      const count = await deps.kv.incr(key, limit.durationMs * 2);
+      return {
+        allowed: count <= limit.points,
+        remaining: Math.max(0, limit.points - count),
+        retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+        resetAt: new Date(resetAt),
+      };
+    },
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * Workforce test harness: the service with an admin and a non-admin token, a fake agent runner
+ * (records `POST /runs`, answers 202 or a scripted status) and a fake chat endpoint, both local
+ * HTTP servers; plus helpers to sign webhook results and to create employees.
+ */
+import { createTestApp, type TestApp } from "./app.ts";
+import { dataOf, gql } from "./graphql.ts";
+import { type IdentityProvider, startIdentityProvider } from "./identity.ts";
+import { type FakeServer, startFakeServer } from "./http.ts";
+import { ManualClock } from "../../src/platform/clock.ts";
+import type { Database } from "../../src/platform/db.ts";
+import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
+
+export const WORKFORCE_SECRET = "workforce-test-secret";
+
+export interface FakeRunner extends FakeServer {
+  /** Status `POST /runs` answers (default 202). */
+  status: number;
+  /** Parsed bodies of `POST /runs`. */
+  runs(): Record<string, unknown>[];
+}
+
+export function startFakeRunner(): FakeRunner {
+  const runner = startFakeServer((_req, body) => {
+    if (runner.status !== 202) return Response.json({ error: "down" }, { status: runner.status });
+    const { run_id } = JSON.parse(body);
+    return Response.json({ run_id, status: "running" }, { status: 202 });
+  }) as FakeRunner;
+  runner.status = 202;
+  runner.runs = () =>
+    runner.requests.filter((r) => r.path === "/runs").map((r) => JSON.parse(r.body));
+  return runner;
+}
+
+export interface WorkforceCtx {
+  t: TestApp;
+  clock: ManualClock;
+  idp: IdentityProvider;
+  runner: FakeRunner;
+  chat: FakeServer;
+  admin: string;
+  user: string;
+  close(): Promise<void>;
+}
+
+export async function setupWorkforce(
+  options: { env?: Record<string, string>; db?: Database; start?: string } = {},
+): Promise<WorkforceCtx> {
+  const clock = new ManualClock(options.start ?? "2026-01-05T12:00:00Z");
+  const idp = await startIdentityProvider(clock);
+  const runner = startFakeRunner();
+  const chat = startFakeServer(() => Response.json({ ok: true }));
+  const t = await createTestApp({
+    clock,
+    db: options.db,
+    env: {
+      ...idp.env,
+      ADMIN_SUBJECTS: "admin-1",
+      WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,
+      RUNNER_URL: runner.url,
+      CHAT_WEBHOOK_URL: `${chat.url}/services/T000/B000/xyz`,
+      CHAT_WEBHOOK_ALLOWED_HOST: "127.0.0.1",
+      ...options.env,
+    },
+  });
+  const admin = await idp.token({ sub: "admin-1", expiresIn: 30 * 86_400 * 12 });
+  const user = await idp.token({ sub: "user-1", expiresIn: 30 * 86_400 * 12 });
+  return {
+    t,
+    clock,
+    idp,
+    runner,
+    chat,
+    admin,
+    user,
+    async close() {
+      try {
+        await t.close();
+      } finally {
+        await idp.close();
+        await runner.close();
+        await chat.close();
+      }
+    },
+  };
+}
+
+/** GraphQL as the admin; throws on top-level errors. */
+export async function asAdmin(
+  ctx: WorkforceCtx,
+  query: string,
+  vars?: Record<string, unknown>,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  return dataOf(await gql(ctx.t, query, vars, { token: ctx.admin }));
+}
+
+export const EMPLOYEE_FIELDS =
+  `id name role autonomyLevel active monthlyBudgetCents scheduleCron skills postFilterSkill`;
+
+export async function createEmployee(
+  ctx: WorkforceCtx,
+  overrides: Record<string, unknown> = {},
+): Promise<{ id: string; role: string; [k: string]: unknown }> {
+  const data = await asAdmin(
+    ctx,
+    `mutation($name: String!, $role: String!, $taskPrompt: String!, $monthlyBudgetCents: Int,
+      $scheduleCron: String, $skills: [String!], $postFilterSkill: String) {
+      createAiEmployee(name: $name, role: $role, taskPrompt: $taskPrompt,
+        monthlyBudgetCents: $monthlyBudgetCents, scheduleCron: $scheduleCron, skills: $skills,
+        postFilterSkill: $postFilterSkill) { employee { ${EMPLOYEE_FIELDS} } errors } }`,
+    {
+      name: "Reporter",
+      role: `reporter_${crypto.randomUUID().slice(0, 8)}`,
+      taskPrompt: "Write the weekly report.",
+      skills: ["weekly-report"],
+      ...overrides,
+    },
+  );
+  if (data.createAiEmployee.errors.length) {
+    throw new Error(data.createAiEmployee.errors.join("; "));
+  }
+  return data.createAiEmployee.employee;
+}
+
+export async function triggerRun(ctx: WorkforceCtx, employeeId: string) {
+  const data = await asAdmin(
+    ctx,
+    `mutation($id: String!) { triggerAiRun(employeeId: $id) { run { id status trigger } errors } }`,
+    { id: employeeId },
+  );
+  return data.triggerAiRun as { run: { id: string; status: string } | null; errors: string[] };
+}
+
+/** A DESIGN 3.4 success body; `overrides` replace top-level keys. */
+export function resultBody(runId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    run_id: runId,
+    status: "succeeded",
+    artifact: { kind: "report", title: "Weekly report", payload: "Sign-ups grew 20% this week." },
+    post_filter: null,
+    memory: { last_signups: 120 },
+    usage: { input_tokens: 1200, output_tokens: 300, cost_usd: 0.0123, num_turns: 2 },
+    error: null,
+    run_log: [{ at: "2026-01-05T12:00:01.000Z", type: "start", model: "gpt-4o-mini" }],
+    ...overrides,
+  };
+}
+
+/** Posts a body to the webhook, signed with the test secret unless `signature` is given. */
+export async function postResult(
+  ctx: { t: TestApp },
+  body: unknown,
+  options: { signature?: string | null; secret?: string } = {},
+): Promise<Response> {
+  const raw = typeof body === "string" ? body : JSON.stringify(body);
+  const headers = new Headers({ "content-type": "application/json" });
+  const signature = options.signature !== undefined
+    ? options.signature
+    : await hmacSha256Hex(options.secret ?? WORKFORCE_SECRET, raw);
+  if (signature !== null) headers.set(SIGNATURE_HEADER, signature);
+  return await ctx.t.request("/webhooks/ai-workforce", { method: "POST", headers, body: raw });
+}
+
+/** Triggers a run, dispatches it to the fake runner and answers it with `body` overrides. */
+export async function completeRun(
+  ctx: WorkforceCtx,
+  employeeId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const { run, errors } = await triggerRun(ctx, employeeId);
+  if (!run) throw new Error(errors.join("; "));
+  await ctx.t.app.jobs.runUntilIdle();
+  const res = await postResult(ctx, resultBody(run.id, overrides));
+  await res.body?.cancel();
+  if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
+  await ctx.t.app.jobs.runUntilIdle();
+  return run.id;
+}
+
+export const ARTIFACT_FIELDS =
+  `id kind title approvalStatus payload originalPayload editDistance editRatio heavyEdit
+   reviewedBy reviewedAt rejectionReason reviewer { id } run { id status } employee { id }`;
+
+/** Runs a statement on the test database (for fixtures and assertions on stored rows). */
+export function sqlOf(ctx: { t: TestApp }) {
+  return ctx.t.deps.db.sql;
+}
