@@ -40,6 +40,9 @@ import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
 import { activationFunnelHandler } from "./features/funnel/http.ts";
 import { billingWebhook } from "./features/billing/webhook.ts";
+import { communitiesModule } from "./features/communities/schema.ts";
+import { partnersModule } from "./features/partners/schema.ts";
+import { challengesModule } from "./features/challenges/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -133,12 +136,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       delivery.module,
       notificationsModule(features),
       aiRequestsModule(features),
+      feedbackModule(features),
       goalsModule(features),
       badgesModule(features),
       feedModule(features),
       moodModule(features),
       coachingModule(features),
-      feedbackModule(features),
+      communitiesModule(features),
+      partnersModule(features),
+      challengesModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),

@@ -2,6 +2,11 @@
  * SQL for the unified activity feed: one row per item, newest first by (occurred_at, id), paged
  * by a keyset. The cursor is the last item's public id; the page continues strictly below that
  * item's key, so items inserted meanwhile never shift or repeat later pages.
+ *
+ * A viewer's feed is their own items plus the items of the audiences they follow: every item has
+ * an `audience` (by default `<kind>:<actor id>`, e.g. `check_in:42`; community posts use
+ * `community:<id>`), and features follow or unfollow audiences for a user (`followAudience`), e.g.
+ * on joining a community or starting a partnership.
  */
 import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
@@ -21,19 +26,50 @@ export interface NewFeedItem {
   kind: string;
   occurredAt: Date;
   data: Record<string, unknown>;
+  /** Who else may see it: followers of this audience (default `<kind>:<userId>`). */
+  audience?: string;
 }
+
+/** The default audience of a user's items of one kind (e.g. a partner follows `check_in`). */
+export const audienceOf = (kind: string, userId: string) => `${kind}:${userId}`;
 
 /** Adds an item to a user's feed, inside the caller's transaction. */
 export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<void> {
   await tx`
-    insert into feed_items (public_id, user_id, kind, occurred_at, data)
+    insert into feed_items (public_id, user_id, kind, occurred_at, data, audience)
     values (${publicId()}, ${item.userId}, ${item.kind}, ${item.occurredAt},
-            ${tx.json(item.data as never)})`;
+            ${tx.json(item.data as never)}, ${
+    item.audience ?? audienceOf(item.kind, item.userId)
+  })`;
+}
+
+/** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
+export async function followAudiences(
+  tx: Queryable,
+  userId: string,
+  audiences: string[],
+): Promise<void> {
+  if (!audiences.length) return;
+  await tx`
+    insert into feed_follows (user_id, audience)
+    select ${userId}, unnest(${audiences}::text[])
+    on conflict do nothing`;
+}
+
+export async function unfollowAudiences(
+  tx: Queryable,
+  userId: string,
+  audiences: string[],
+): Promise<void> {
+  if (!audiences.length) return;
+  await tx`
+    delete from feed_follows where user_id = ${userId} and audience = any(${audiences}::text[])`;
 }
 
 /**
- * One page, newest first; `after` is the public id of the last item seen (an unknown one, or
- * another user's, gives an empty page).
+ * One page, newest first; `after` is the public id of the last item seen (an unknown one, or one
+ * the viewer cannot see, gives an empty page). One statement: the viewer's own items and, per
+ * followed audience, its newest `limit` items (each an index range scan), merged.
  */
 export async function feedPage(
   sql: Queryable,
@@ -41,15 +77,31 @@ export async function feedPage(
   limit: number,
   after: string | null,
 ): Promise<FeedItemRow[]> {
-  const below = after
-    ? sql`and (occurred_at, id) < (select occurred_at, id from feed_items
-                                   where public_id = ${after} and user_id = ${userId})`
-    : sql``;
+  const below = (alias: string) =>
+    after
+      ? sql`and (${sql(alias)}.occurred_at, ${sql(alias)}.id) < (
+          select c.occurred_at, c.id from feed_items c
+          where c.public_id = ${after}
+            and (c.user_id = ${userId} or c.audience in (
+              select audience from feed_follows where user_id = ${userId})))`
+      : sql``;
   return await sql<FeedItemRow[]>`
     select id, public_id as "publicId", user_id as "userId", kind, occurred_at as "occurredAt",
            data
-    from feed_items
-    where user_id = ${userId} ${below}
+    from (
+      (select o.* from feed_items o
+       where o.user_id = ${userId} ${below("o")}
+       order by o.occurred_at desc, o.id desc
+       limit ${limit})
+      union all
+      (select f.* from feed_follows ff
+       cross join lateral (
+         select a.* from feed_items a
+         where a.audience = ff.audience and a.user_id <> ${userId} ${below("a")}
+         order by a.occurred_at desc, a.id desc
+         limit ${limit}) f
+       where ff.user_id = ${userId})
+    ) items
     order by occurred_at desc, id desc
     limit ${limit}`;
 }

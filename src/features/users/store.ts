@@ -106,18 +106,6 @@ export async function updateUser(
   }
 }
 
-/**
- * Sets `onboarding_completed_at` the first time only (the guard: still null); later calls
- * change nothing. Returns the user either way.
- */
-export async function completeOnboarding(sql: Queryable, userId: string, at: Date) {
-  await sql`
-    update users set onboarding_completed_at = ${at}, updated_at = ${at}
-    where id = ${userId} and onboarding_completed_at is null`;
-  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where id = ${userId}`;
-  return row;
-}
-
 export interface UserMilestoneCounts {
   signedIn: number;
   wizardCompleted: number;
@@ -167,4 +155,16 @@ export async function setSupporterTier(
       and (supporter_tier is null or not (supporter_tier = any(${unlessTier}::text[])))
     returning id`;
   return rows.length === 1;
+}
+
+/**
+ * Sets `onboarding_completed_at` the first time only (the guard: still null); later calls
+ * change nothing. Returns the user either way.
+ */
+export async function completeOnboarding(sql: Queryable, userId: string, at: Date) {
+  await sql`
+    update users set onboarding_completed_at = ${at}, updated_at = ${at}
+    where id = ${userId} and onboarding_completed_at is null`;
+  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where id = ${userId}`;
+  return row;
 }

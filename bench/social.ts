@@ -1,0 +1,206 @@
+/**
+ * `deno task bench:social`: a community challenge with 10,000 participants (leaderboard first
+ * page, a deep page, the viewer's own rank) and a community feed with 100,000 posts (first and a
+ * deep page, and the member's `unifiedFeed`), through the whole app on a real PostgreSQL. Reports
+ * server time per request (median and p95 of the request log's `duration`) and SQL statements
+ * per request.
+ *
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server; the
+ * benchmark creates and drops its own database there. Figures go to bench/results/social.json.
+ */
+import postgres from "postgres";
+import { buildApp, type Deps } from "../src/app.ts";
+import { parseConfig } from "../src/config.ts";
+import { connect } from "../src/platform/db.ts";
+import { migrate } from "../src/platform/migrate.ts";
+import { memoryLogger } from "../src/platform/log.ts";
+import { createErrorTracker } from "../src/platform/errors.ts";
+import { systemClock } from "../src/platform/clock.ts";
+import { createMemoryKv } from "../src/platform/kv.ts";
+import { mintFallbackToken } from "../src/graphql/auth.ts";
+import { encodeCursor } from "../src/graphql/pagination.ts";
+
+const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 30);
+const SECRET = "bench-fallback-secret-0123456789abcdef";
+const SUBJECT = "bench-user";
+const PARTICIPANTS = 10_000;
+const POSTS = 100_000;
+
+const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`;
+const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+await admin.unsafe(`create database ${name}`);
+const url = new URL(SERVER);
+url.pathname = `/${name}`;
+const log = memoryLogger("info");
+const sql = connect(url.href, 5, log);
+const results: Record<string, unknown> = {};
+try {
+  await migrate(sql, log);
+  const config = parseConfig({
+    DATA_DIR: "/nonexistent",
+    FALLBACK_AUTH_SECRET: SECRET,
+    ADMIN_SUBJECTS: SUBJECT,
+  });
+  const deps: Deps = {
+    config,
+    db: {
+      sql,
+      mode: "postgres",
+      url: url.href,
+      poolSize: 5,
+      supportsListen: true,
+      close: () => sql.end(),
+    },
+    kv: createMemoryKv(systemClock),
+    log,
+    clock: systemClock,
+    tracker: createErrorTracker({ log }),
+    fetch,
+  };
+  const app = buildApp(deps);
+  const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
+  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+    const res = await app.handler(
+      new Request("http://bench.local/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json", SessionToken: token },
+        body: JSON.stringify({ query, variables }),
+      }),
+    );
+    const body = await res.json();
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+    const entry = log.entries.filter((e) => e.msg === "request").at(-1)!;
+    return {
+      data: body.data,
+      ms: entry.duration as number,
+      statements: entry.statements as number,
+    };
+  };
+
+  const community = (await gql(`mutation { createCommunity(name: "Bench club") {
+    community { id } errors } }`)).data.createCommunity.community.id as string;
+  const now = new Date();
+  const challenge = (await gql(
+    `mutation($c: String!, $s: String!, $e: String!) { createCommunityChallenge(communityId: $c,
+      title: "Bench", metric: check_ins, startsAt: $s, endsAt: $e) { challenge { id } errors } }`,
+    {
+      c: community,
+      s: new Date(now.getTime() - 3_600_000).toISOString(),
+      e: new Date(now.getTime() + 7 * 864e5).toISOString(),
+    },
+  )).data.createCommunityChallenge.challenge.id as string;
+  await gql(`mutation($id: String!) { joinCommunityChallenge(challengeId: $id) { errors } }`, {
+    id: challenge,
+  });
+
+  // 10,000 other members and participants (scores 0..499: many ties), 100,000 posts.
+  await sql`
+    insert into users (public_id, subject, username)
+    select 'bu' || lpad(n::text, 20, '0'), 'bench-' || n, 'bench_' || n
+    from generate_series(1, ${PARTICIPANTS - 1}) n`;
+  await sql`
+    insert into community_members (community_id, user_id)
+    select c.id, u.id from communities c, users u
+    where c.public_id = ${community} and u.subject like 'bench-%' and u.subject <> ${SUBJECT}`;
+  await sql`update communities set member_count = ${PARTICIPANTS} where public_id = ${community}`;
+  await sql`
+    insert into challenge_participants (public_id, challenge_id, user_id, score)
+    select 'cp' || lpad(u.id::text, 20, '0'), ch.id, u.id, (hashtext(u.subject) & 511) % 500
+    from community_challenges ch, users u
+    where ch.public_id = ${challenge} and u.subject like 'bench-%' and u.subject <> ${SUBJECT}`;
+  await sql`
+    update challenge_participants set score = 250
+    where user_id = (select id from users where subject = ${SUBJECT})`;
+  await sql`
+    update community_challenges set participant_count = ${PARTICIPANTS}
+    where public_id = ${challenge}`;
+  await sql`
+    with c as (select id from communities where public_id = ${community}),
+         authors as (select id, row_number() over (order by id) - 1 as k from users
+                     where subject like 'bench-%' and subject <> ${SUBJECT})
+    insert into community_posts (public_id, community_id, author_id, body, created_at)
+    select 'po' || lpad(n::text, 20, '0'), c.id, a.id, 'Post number ' || n,
+           now() - n * interval '1 second'
+    from c, generate_series(1, ${POSTS}) n
+    join authors a on a.k = n % ${PARTICIPANTS - 1}`;
+  await sql`
+    insert into feed_items (public_id, user_id, kind, occurred_at, data, audience)
+    select 'fi' || p.public_id, p.author_id, 'community_post', p.created_at,
+           jsonb_build_object('postId', p.id::text, 'communityId', p.community_id::text),
+           'community:' || p.community_id
+    from community_posts p`;
+  await sql`vacuum analyze`;
+
+  const measure = async (query: string, variables: Record<string, unknown>) => {
+    await gql(query, variables); // warm-up
+    const times: number[] = [];
+    let statements = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      const r = await gql(query, variables);
+      times.push(r.ms);
+      statements = r.statements;
+    }
+    times.sort((a, b) => a - b);
+    return {
+      median_ms: Math.round(times[Math.floor(times.length / 2)] * 100) / 100,
+      p95_ms: Math.round(times[Math.floor(times.length * 0.95)] * 100) / 100,
+      statements,
+    };
+  };
+
+  const BOARD = `query($id: String!, $after: String) {
+    communityChallengeLeaderboard(challengeId: $id, first: 20, after: $after) {
+      edges { cursor node { rank score user { id username } } } pageInfo { hasNextPage } } }`;
+  const VIEWER = `query($id: String!) { communityChallengeLeaderboard(challengeId: $id, first: 0) {
+    viewerEntry { rank score user { username } } } }`;
+  const [deep] = await sql<{ score: number; publicId: string }[]>`
+    select p.score, p.public_id as "publicId" from challenge_participants p
+    join community_challenges c on c.id = p.challenge_id where c.public_id = ${challenge}
+    order by p.score desc, p.public_id offset 9000 limit 1`;
+  const deepCursor = encodeCursor([deep.score, deep.publicId]);
+  const check = await gql(BOARD, { id: challenge, after: deepCursor });
+  const firstDeepRank = check.data.communityChallengeLeaderboard.edges[0].node.rank;
+  results.leaderboard = {
+    participants: PARTICIPANTS,
+    first_page: await measure(BOARD, { id: challenge }),
+    deep_page_after_9000: {
+      ...(await measure(BOARD, { id: challenge, after: deepCursor })),
+      first_rank: firstDeepRank,
+    },
+    viewer_rank: await measure(VIEWER, { id: challenge }),
+  };
+
+  const FEED = `query($id: String!, $after: String) {
+    communityFeed(communityId: $id, first: 20, after: $after) {
+      edges { node { id body author { username } createdAt } } pageInfo { endCursor } } }`;
+  const [deepPost] = await sql<{ publicId: string }[]>`
+    select public_id as "publicId" from community_posts order by created_at desc, id desc
+    offset 90000 limit 1`;
+  const UNIFIED = `{ unifiedFeed(first: 20) { edges { node { id kind actor { username }
+    activity { ... on CommunityPostActivity { post { id body } community { id } } } } } } }`;
+  results.community_feed = {
+    posts: POSTS,
+    first_page: await measure(FEED, { id: community }),
+    deep_page_after_90000: await measure(FEED, {
+      id: community,
+      after: encodeCursor([deepPost.publicId]),
+    }),
+    unified_feed_of_a_member: await measure(UNIFIED, {}),
+  };
+  results.rounds = ROUNDS;
+  results.measured_at = new Date().toISOString();
+  results.note =
+    "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup";
+  await app.stop();
+} finally {
+  await sql.end({ timeout: 5 });
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
+await Deno.writeTextFile(
+  new URL("./results/social.json", import.meta.url),
+  JSON.stringify(results, null, 2) + "\n",
+);
+console.log(JSON.stringify(results, null, 2));

@@ -1,0 +1,100 @@
+/**
+ * Community challenges and points: input limits, the join and leave windows, what activity is
+ * worth, and leaderboard ranks (pure; see docs/domain.md, "Challenges" and "Points").
+ */
+
+export type ChallengeMetric = "check_ins" | "goal_event_value";
+
+export const TITLE_MAX = 120;
+export const DESCRIPTION_MAX = 1000;
+export const ENTRY_COST_MAX = 100_000;
+/** A challenge lasts at most this long. */
+export const MAX_DURATION_DAYS = 366;
+/** A challenge may start at most this long before its creation (a "started this morning"). */
+export const START_BACKDATE_MS = 24 * 3_600_000;
+
+/** Points earned per habit check-in and per progress event on a target. */
+export const CHECK_IN_POINTS = 10;
+export const GOAL_EVENT_POINTS = 5;
+
+export interface NewChallengeInput {
+  title: string;
+  description: string | null;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  entryCost: number;
+}
+
+/** User errors of `createCommunityChallenge` (empty when it may be stored). */
+export function newChallengeErrors(input: NewChallengeInput, now: Date): string[] {
+  const errors: string[] = [];
+  const title = input.title.trim();
+  if (!title) errors.push("title must not be empty");
+  else if (title.length > TITLE_MAX) errors.push(`title must be at most ${TITLE_MAX} characters`);
+  if ((input.description ?? "").length > DESCRIPTION_MAX) {
+    errors.push(`description must be at most ${DESCRIPTION_MAX} characters`);
+  }
+  if (
+    !Number.isInteger(input.entryCost) || input.entryCost < 0 || input.entryCost > ENTRY_COST_MAX
+  ) {
+    errors.push(`entryCost must be a whole number of points between 0 and ${ENTRY_COST_MAX}`);
+  }
+  const { startsAt, endsAt } = input;
+  if (!startsAt) errors.push("startsAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z");
+  if (!endsAt) errors.push("endsAt must be an ISO 8601 date-time such as 2026-01-12T08:00:00Z");
+  if (startsAt && endsAt) {
+    if (endsAt.getTime() <= startsAt.getTime()) errors.push("endsAt must be after startsAt");
+    else if (endsAt.getTime() - startsAt.getTime() > MAX_DURATION_DAYS * 86_400_000) {
+      errors.push(`a challenge lasts at most ${MAX_DURATION_DAYS} days`);
+    }
+    if (startsAt.getTime() < now.getTime() - START_BACKDATE_MS) {
+      errors.push("startsAt must not be more than 24 hours in the past");
+    }
+    if (startsAt.getTime() > now.getTime() + MAX_DURATION_DAYS * 86_400_000) {
+      errors.push(`startsAt must be within the next ${MAX_DURATION_DAYS} days`);
+    }
+  }
+  return errors;
+}
+
+/** Why joining at `now` is refused (outside [startsAt, endsAt)), or null. */
+export function joinWindowError(now: Date, startsAt: Date, endsAt: Date): string | null {
+  if (now.getTime() < startsAt.getTime()) return "not_started: the challenge has not started";
+  if (now.getTime() >= endsAt.getTime()) return "ended: the challenge is over";
+  return null;
+}
+
+/** Why leaving at `now` is refused (a finished challenge keeps its results), or null. */
+export function leaveWindowError(now: Date, endsAt: Date): string | null {
+  return now.getTime() >= endsAt.getTime() ? "ended: a finished challenge cannot be left" : null;
+}
+
+/**
+ * Standard competition ranks (1-2-2-4) of one leaderboard page, sorted by score descending.
+ * `above` counts all participants scoring more than the page's first score; `atOrAbove` those
+ * scoring at least it (so ties straddling the previous page are counted). One rank per score.
+ */
+export function pageRanks(scores: number[], above: number, atOrAbove: number): number[] {
+  const ranks: number[] = [];
+  if (!scores.length) return ranks;
+  const top = scores[0];
+  let belowTopBefore = 0;
+  for (let i = 0; i < scores.length; i++) {
+    if (i > 0 && scores[i] === scores[i - 1]) {
+      ranks.push(ranks[i - 1]);
+    } else {
+      ranks.push(scores[i] === top ? above + 1 : atOrAbove + belowTopBefore + 1);
+    }
+    if (scores[i] < top) belowTopBefore++;
+  }
+  return ranks;
+}
+
+/** What an activity adds to a challenge of `metric` (null: it does not count there). */
+export function contribution(
+  metric: ChallengeMetric,
+  activity: { kind: "check_in" } | { kind: "goal_event"; value: number },
+): number | null {
+  if (metric === "check_ins") return activity.kind === "check_in" ? 1 : null;
+  return activity.kind === "goal_event" ? activity.value : null;
+}

@@ -1,0 +1,305 @@
+/**
+ * SQL for community challenges, their participants and leaderboards, and points. Joining and
+ * leaving are one transaction each whose every step is a guarded statement (unique participant,
+ * balance >= cost, challenge still open); a leaderboard page is one statement whatever its depth.
+ */
+import type { Queryable, Sql } from "../../platform/db.ts";
+import { publicId } from "../../platform/ids.ts";
+import type { ChallengeMetric } from "./rules.ts";
+
+export interface ChallengeRow {
+  id: string;
+  publicId: string;
+  communityId: string;
+  creatorId: string;
+  title: string;
+  description: string | null;
+  metric: ChallengeMetric;
+  startsAt: Date;
+  endsAt: Date;
+  entryCost: number;
+  participantCount: number;
+  createdAt: Date;
+}
+
+export interface LeaderboardRow {
+  publicId: string;
+  userId: string;
+  score: number;
+  joinedAt: Date;
+  above: number;
+  atOrAbove: number;
+}
+
+export interface ParticipationRow {
+  challengeId: string;
+  score: number;
+  rank: number;
+  entryCostPaid: number;
+  joinedAt: Date;
+}
+
+const columns = (sql: Queryable) =>
+  sql`id, public_id as "publicId", community_id as "communityId", creator_id as "creatorId",
+      title, description, metric, starts_at as "startsAt", ends_at as "endsAt",
+      entry_cost as "entryCost", participant_count as "participantCount",
+      created_at as "createdAt"`;
+
+export async function insertChallenge(
+  sql: Queryable,
+  input: {
+    communityId: string;
+    creatorId: string;
+    title: string;
+    description: string | null;
+    metric: ChallengeMetric;
+    startsAt: Date;
+    endsAt: Date;
+    entryCost: number;
+  },
+  at: Date,
+): Promise<ChallengeRow> {
+  const [row] = await sql<ChallengeRow[]>`
+    insert into community_challenges (public_id, community_id, creator_id, title, description,
+                                      metric, starts_at, ends_at, entry_cost, created_at)
+    values (${publicId()}, ${input.communityId}, ${input.creatorId}, ${input.title},
+            ${input.description}, ${input.metric}, ${input.startsAt}, ${input.endsAt},
+            ${input.entryCost}, ${at})
+    returning ${columns(sql)}`;
+  return row;
+}
+
+export async function challengeByPublicId(sql: Queryable, id: string) {
+  const [row] = await sql<ChallengeRow[]>`
+    select ${columns(sql)} from community_challenges where public_id = ${id}`;
+  return row ?? null;
+}
+
+/** A community's challenges, latest start first; `after` is a challenge public id. */
+export async function challengePage(
+  sql: Queryable,
+  communityId: string,
+  limit: number,
+  after: string | null,
+) {
+  const below = after
+    ? sql`and (starts_at, id) < (select starts_at, id from community_challenges
+                                 where public_id = ${after} and community_id = ${communityId})`
+    : sql``;
+  return await sql<ChallengeRow[]>`
+    select ${columns(sql)} from community_challenges
+    where community_id = ${communityId} ${below}
+    order by starts_at desc, id desc
+    limit ${limit}`;
+}
+
+/** The user's participation (with rank) in each challenge; one statement for a list. */
+export async function participations(
+  sql: Queryable,
+  userId: string,
+  challengeIds: readonly string[],
+): Promise<ParticipationRow[]> {
+  return await sql<ParticipationRow[]>`
+    select p.challenge_id as "challengeId", p.score, p.entry_cost_paid as "entryCostPaid",
+           p.joined_at as "joinedAt",
+           1 + (select count(*) from challenge_participants q
+                where q.challenge_id = p.challenge_id and q.score > p.score)::int as rank
+    from challenge_participants p
+    where p.user_id = ${userId} and p.challenge_id = any(${challengeIds as string[]}::bigint[])`;
+}
+
+export type JoinResult = "joined" | "already_joined" | "insufficient_points" | "closed";
+export type LeaveResult = "left" | "not_participating" | "closed";
+
+class Refused<R> extends Error {
+  constructor(readonly result: R) {
+    super(String(result));
+  }
+}
+
+async function refusable<R>(run: () => Promise<R>): Promise<R> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Refused) return err.result as R;
+    throw err;
+  }
+}
+
+/** Joins: participant row (unique), entry cost spent (balance >= cost), count raised in window. */
+export function join(
+  sql: Sql,
+  challenge: ChallengeRow,
+  userId: string,
+  at: Date,
+): Promise<JoinResult> {
+  return refusable(() =>
+    sql.begin(async (tx) => {
+      const [participant] = await tx<{ publicId: string }[]>`
+        insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
+                                            joined_at)
+        values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
+        on conflict do nothing
+        returning public_id as "publicId"`;
+      if (!participant) throw new Refused<JoinResult>("already_joined");
+      if (challenge.entryCost > 0) {
+        const spent = await spendPoints(
+          tx,
+          userId,
+          challenge.entryCost,
+          "challenge_entry",
+          `challenge_entry:${participant.publicId}`,
+          at,
+        );
+        if (!spent) throw new Refused<JoinResult>("insufficient_points");
+      }
+      const open = await tx`
+        update community_challenges set participant_count = participant_count + 1
+        where id = ${challenge.id} and starts_at <= ${at} and ends_at > ${at}
+        returning id`;
+      if (!open.length) throw new Refused<JoinResult>("closed");
+      return "joined" as const;
+    })
+  );
+}
+
+/** Leaves: deletes the participation (its contributions cascade), refunds, lowers the count. */
+export function leave(
+  sql: Sql,
+  challenge: ChallengeRow,
+  userId: string,
+  at: Date,
+): Promise<LeaveResult> {
+  return refusable(() =>
+    sql.begin(async (tx) => {
+      const [gone] = await tx<{ publicId: string; paid: number }[]>`
+        delete from challenge_participants
+        where challenge_id = ${challenge.id} and user_id = ${userId}
+        returning public_id as "publicId", entry_cost_paid as paid`;
+      if (!gone) throw new Refused<LeaveResult>("not_participating");
+      const open = await tx`
+        update community_challenges set participant_count = participant_count - 1
+        where id = ${challenge.id} and ends_at > ${at}
+        returning id`;
+      if (!open.length) throw new Refused<LeaveResult>("closed");
+      if (gone.paid > 0) {
+        await earnPoints(tx, userId, gone.paid, "challenge_refund", `refund:${gone.publicId}`, at);
+      }
+      return "left" as const;
+    })
+  );
+}
+
+/**
+ * Adds one activity to the user's running challenges of `metric` (joined before `at`, and `at`
+ * within the dates): one statement; `source` makes a retried event count once.
+ */
+export async function contribute(
+  sql: Queryable,
+  userId: string,
+  metric: ChallengeMetric,
+  source: string,
+  amount: number,
+  at: Date,
+): Promise<number> {
+  const rows = await sql`
+    with eligible as (
+      select p.id from challenge_participants p
+      join community_challenges c on c.id = p.challenge_id
+      where p.user_id = ${userId} and c.metric = ${metric}
+        and c.starts_at <= ${at} and c.ends_at > ${at} and p.joined_at <= ${at}
+    ), added as (
+      insert into challenge_contributions (participant_id, source, amount, created_at)
+      select id, ${source}, ${amount}, ${at} from eligible
+      on conflict do nothing
+      returning participant_id
+    )
+    update challenge_participants set score = score + ${amount}
+    where id in (select participant_id from added)
+    returning id`;
+  return rows.length;
+}
+
+/**
+ * One leaderboard page, best first (score desc, then participant public id), after the
+ * (score, publicId) of the previous page's last row; with the counts `pageRanks` needs.
+ */
+export async function leaderboardPage(
+  sql: Queryable,
+  challengeId: string,
+  limit: number,
+  after: [number, string] | null,
+): Promise<LeaderboardRow[]> {
+  const below = after
+    ? sql`and p.score <= ${after[0]} and (p.score < ${after[0]} or p.public_id > ${after[1]})`
+    : sql``;
+  return await sql<LeaderboardRow[]>`
+    with page as (
+      select p.public_id, p.user_id, p.score, p.joined_at from challenge_participants p
+      where p.challenge_id = ${challengeId} ${below}
+      order by p.score desc, p.public_id
+      limit ${limit}
+    ), top as (select max(score) as score from page)
+    select page.public_id as "publicId", page.user_id as "userId", page.score,
+           page.joined_at as "joinedAt", counts.above, counts.at_or_above as "atOrAbove"
+    from page, (
+      select count(*) filter (where q.score > top.score)::int as above,
+             count(*)::int as at_or_above
+      from top, challenge_participants q
+      where q.challenge_id = ${challengeId} and q.score >= top.score
+    ) counts
+    order by page.score desc, page.public_id`;
+}
+
+// Points ---------------------------------------------------------------------------------------
+
+/** Adds points once per `ref` (a repeat changes nothing); true when added now. */
+export async function earnPoints(
+  sql: Queryable,
+  userId: string,
+  points: number,
+  reason: string,
+  ref: string,
+  at: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    with entry as (
+      insert into point_ledger (user_id, delta, reason, ref, created_at)
+      values (${userId}, ${points}, ${reason}, ${ref}, ${at})
+      on conflict (ref) do nothing
+      returning user_id, delta
+    )
+    insert into user_points (user_id, balance, updated_at)
+    select user_id, delta, ${at} from entry
+    on conflict (user_id) do update
+      set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
+    returning user_id`;
+  return rows.length > 0;
+}
+
+/** Spends points when the balance covers them (one guarded statement); false otherwise. */
+export async function spendPoints(
+  sql: Queryable,
+  userId: string,
+  points: number,
+  reason: string,
+  ref: string,
+  at: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    with spent as (
+      update user_points set balance = balance - ${points}, updated_at = ${at}
+      where user_id = ${userId} and balance >= ${points}
+      returning user_id
+    )
+    insert into point_ledger (user_id, delta, reason, ref, created_at)
+    select user_id, ${-points}, ${reason}, ${ref}, ${at} from spent
+    returning id`;
+  return rows.length > 0;
+}
+
+export async function pointBalances(sql: Queryable, userIds: readonly string[]) {
+  return await sql<{ userId: string; balance: number }[]>`
+    select user_id as "userId", balance from user_points
+    where user_id = any(${userIds as string[]}::bigint[])`;
+}

@@ -1,0 +1,93 @@
+/** Communities: input limits and membership rules (pure; see docs/domain.md, "Communities"). */
+
+export type CommunityVisibility = "public" | "private";
+export type MemberRole = "owner" | "member";
+
+export const NAME_MIN = 3;
+export const NAME_MAX = 60;
+export const DESCRIPTION_MAX = 1000;
+export const POST_MAX = 2000;
+export const MEMBER_LIMIT_MIN = 2;
+export const MEMBER_LIMIT_MAX = 100_000;
+
+// Control characters (other than newlines and tabs in long text) are refused everywhere.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+// deno-lint-ignore no-control-regex
+const LINE_BREAK_OR_CONTROL = /[\u0000-\u001f\u007f]/;
+
+export interface NewCommunityInput {
+  name: string;
+  description: string | null;
+  memberLimit: number | null;
+}
+
+/** User errors of `createCommunity` (empty when the input may be stored). */
+export function newCommunityErrors(input: NewCommunityInput): string[] {
+  const errors: string[] = [];
+  const name = input.name.trim();
+  if (name.length < NAME_MIN || name.length > NAME_MAX) {
+    errors.push(`name must be ${NAME_MIN}-${NAME_MAX} characters`);
+  } else if (LINE_BREAK_OR_CONTROL.test(name)) {
+    errors.push("name must be a single line without control characters");
+  }
+  const description = input.description?.trim() ?? "";
+  if (description.length > DESCRIPTION_MAX) {
+    errors.push(`description must be at most ${DESCRIPTION_MAX} characters`);
+  } else if (CONTROL.test(description)) {
+    errors.push("description must not contain control characters");
+  }
+  if (
+    input.memberLimit !== null &&
+    (!Number.isInteger(input.memberLimit) || input.memberLimit < MEMBER_LIMIT_MIN ||
+      input.memberLimit > MEMBER_LIMIT_MAX)
+  ) {
+    errors.push(`memberLimit must be between ${MEMBER_LIMIT_MIN} and ${MEMBER_LIMIT_MAX}`);
+  }
+  return errors;
+}
+
+/** The error of a post body, or null; the body is trimmed before storing. */
+export function postBodyError(body: string): string | null {
+  const text = body.trim();
+  if (!text) return "body must not be empty";
+  if (text.length > POST_MAX) return `body must be at most ${POST_MAX} characters`;
+  if (CONTROL.test(text)) return "body must not contain control characters";
+  return null;
+}
+
+export interface CommunityAccess {
+  visibility: CommunityVisibility;
+  /** The viewer's role, or null when not a member. */
+  role: MemberRole | null;
+  /** The viewer holds an unused invite. */
+  invited: boolean;
+}
+
+/** Whether the viewer may know the community exists (others get NOT_FOUND). */
+export function canSee(a: CommunityAccess): boolean {
+  return a.visibility === "public" || a.role !== null || a.invited;
+}
+
+/** Whether the viewer may read posts and leaderboards (members only for private communities). */
+export function canRead(a: CommunityAccess): boolean {
+  return a.visibility === "public" || a.role !== null;
+}
+
+/** Why the viewer cannot join, or null. Capacity is checked by the guarded SQL statement. */
+export function joinError(a: CommunityAccess): string | null {
+  if (a.role !== null) return "already_member: you are a member of this community";
+  if (a.visibility === "private" && !a.invited) {
+    return "invite_required: this community is private; ask a member for an invite";
+  }
+  return null;
+}
+
+export function leaveError(a: CommunityAccess): string | null {
+  if (a.role === null) return "not_member: you are not a member of this community";
+  if (a.role === "owner") return "owner_cannot_leave: the owner cannot leave their community";
+  return null;
+}
+
+/** The feed audience a community's posts are written to and its members follow. */
+export const communityAudience = (communityId: string) => `community:${communityId}`;

@@ -1,0 +1,419 @@
+/**
+ * GraphQL for communities: `communities`, `community`, `communityFeed`, `createCommunity`,
+ * `joinCommunity`, `leaveCommunity`, `inviteToCommunity`, `createCommunityPost`. Posts reach
+ * members' `unifiedFeed` through the feed feature (audience `community:<id>`, followed on join).
+ */
+import type { Database, Queryable } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { JobSystem } from "../../platform/jobs/types.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { byKeys } from "../../graphql/loaders.ts";
+import { notFound } from "../../graphql/errors.ts";
+import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
+import { loadUser } from "../users/schema.ts";
+import { userByPublicId } from "../users/store.ts";
+import { followAudiences, recordFeedItem, unfollowAudiences } from "../feed/store.ts";
+import { createNotifier } from "../notifications/notify.ts";
+import {
+  canRead,
+  canSee,
+  type CommunityAccess,
+  communityAudience,
+  type CommunityVisibility,
+  joinError,
+  leaveError,
+  newCommunityErrors,
+  postBodyError,
+} from "./rules.ts";
+import * as store from "./store.ts";
+import type { CommunityRow, PostRow } from "./store.ts";
+
+/**
+ * The moderation hook of the AI coaching issue (`FeatureDeps.moderation`, docs/ai-coaching.md),
+ * typed by its shape: every post passes through it (it applies the `moderation` flag itself).
+ * Optional so the module can be built without AI (then posts are stored unchecked).
+ */
+export interface PostModeration {
+  check(
+    text: string,
+    context: { category: string; userId?: string | null },
+  ): Promise<{ allowed: boolean; reason: string | null }>;
+}
+
+export interface CommunitiesDeps {
+  db: Database;
+  clock: Clock;
+  jobs: JobSystem;
+  moderation?: PostModeration;
+}
+
+const typeDefs = /* GraphQL */ `
+  enum CommunityVisibility { public private }
+  enum CommunityRole { owner member }
+  "JOINED: the viewer's communities. DISCOVER: public ones the viewer is not in, and private ones the viewer is invited to."
+  enum CommunityScope { JOINED DISCOVER }
+
+  type Community {
+    id: ID!
+    name: String!
+    description: String
+    "public: anyone may read and join. private: members read; joining needs an invite."
+    visibility: CommunityVisibility!
+    memberCount: Int!
+    "Null: no cap."
+    memberLimit: Int
+    owner: User!
+    "The viewer's role; null when the viewer is not a member."
+    viewerRole: CommunityRole
+    "The viewer holds an unused invite."
+    viewerInvited: Boolean!
+    createdAt: String!
+  }
+
+  type CommunityPost {
+    id: ID!
+    body: String!
+    author: User!
+    community: Community!
+    createdAt: String!
+  }
+
+  type CommunityEdge {
+    cursor: String!
+    node: Community!
+  }
+
+  type CommunityConnection {
+    edges: [CommunityEdge!]!
+    pageInfo: PageInfo!
+  }
+
+  type CommunityPostEdge {
+    cursor: String!
+    node: CommunityPost!
+  }
+
+  type CommunityPostConnection {
+    edges: [CommunityPostEdge!]!
+    pageInfo: PageInfo!
+  }
+
+  "A post in a community the viewer belongs to (or the viewer's own)."
+  type CommunityPostActivity {
+    post: CommunityPost
+    community: Community
+  }
+
+  extend union FeedActivity = CommunityPostActivity
+
+  type CommunityPayload {
+    community: Community
+    errors: [String!]!
+  }
+
+  type CreateCommunityPostPayload {
+    post: CommunityPost
+    errors: [String!]!
+  }
+
+  extend type Query {
+    "Communities with member counts (first: 0..100, default 20)."
+    communities(scope: CommunityScope = DISCOVER, first: Int, after: String): CommunityConnection!
+    community(id: String!): Community!
+    "Posts newest first; private communities: members only."
+    communityFeed(communityId: String!, first: Int, after: String): CommunityPostConnection!
+  }
+
+  extend type Mutation {
+    "Creates a community; the creator is its owner and first member."
+    createCommunity(
+      name: String!
+      description: String
+      visibility: CommunityVisibility = public
+      "2..100000; omitted: no cap."
+      memberLimit: Int
+    ): CommunityPayload!
+    "Public communities: joins at once. Private ones: needs an invite."
+    joinCommunity(communityId: String!): CommunityPayload!
+    "Leaves a community (the owner cannot)."
+    leaveCommunity(communityId: String!): CommunityPayload!
+    "A member invites another user (needed to join a private community); the user is notified."
+    inviteToCommunity(communityId: String!, userId: String!): CommunityPayload!
+    "Members only; body 1..2000 characters."
+    createCommunityPost(communityId: String!, body: String!): CreateCommunityPostPayload!
+  }
+`;
+
+type Relation = store.ViewerRelation;
+
+/** The viewer's relation to a community through the request's DataLoader. */
+export function loadRelation(
+  ctx: GraphQLContext,
+  sql: Queryable,
+  communityId: string,
+): Promise<Relation> {
+  return relationLoader(ctx, sql).load(communityId);
+}
+
+function relationLoader(ctx: GraphQLContext, sql: Queryable) {
+  const viewer = requireViewer(ctx);
+  return ctx.loader<string, Relation>(
+    "communityRelation",
+    async (ids) =>
+      byKeys(ids, await store.relations(sql, viewer.userId, ids), (r) => r.communityId).map((
+        r,
+        i,
+      ) => r ?? { communityId: ids[i], role: null, invited: false }),
+  );
+}
+
+/** Drops what this request loaded about a community the viewer just joined or left. */
+function forget(ctx: GraphQLContext, sql: Queryable, communityId: string) {
+  relationLoader(ctx, sql).clear(communityId);
+}
+
+export function loadCommunity(ctx: GraphQLContext, sql: Queryable, id: string) {
+  return ctx.loader<string, CommunityRow | null>(
+    "communityById",
+    async (ids) => byKeys(ids, await store.communitiesByIds(sql, ids), (c) => c.id),
+  ).load(id);
+}
+
+function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
+  return ctx.loader<string, PostRow | null>(
+    "communityPostById",
+    async (ids) => byKeys(ids, await store.postsByIds(sql, ids), (p) => p.id),
+  ).load(id);
+}
+
+/** What the viewer may do in a community (internal id), for other features (challenges). */
+export async function communityAccess(
+  ctx: GraphQLContext,
+  sql: Queryable,
+  communityId: string,
+): Promise<{ community: CommunityRow; access: CommunityAccess } | null> {
+  const [community, relation] = await Promise.all([
+    loadCommunity(ctx, sql, communityId),
+    loadRelation(ctx, sql, communityId),
+  ]);
+  if (!community) return null;
+  return {
+    community,
+    access: { visibility: community.visibility, role: relation.role, invited: relation.invited },
+  };
+}
+
+/** The community of a public id the viewer may see, or NOT_FOUND (private ones included). */
+export async function visibleCommunity(
+  ctx: GraphQLContext,
+  sql: Queryable,
+  id: unknown,
+): Promise<{ community: CommunityRow; access: CommunityAccess }> {
+  const row = typeof id === "string" && looksLikePublicId(id)
+    ? await store.communityByPublicId(sql, id)
+    : null;
+  const found = row ? await communityAccess(ctx, sql, row.id) : null;
+  if (!found || !canSee(found.access)) throw notFound("community");
+  return found;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
+  const sql = deps.db.sql;
+  const now = () => deps.clock.now();
+  const notify = createNotifier(deps);
+
+  const fail = (errors: string[]) => ({ community: null, errors });
+
+  async function createCommunity(viewer: Viewer, args: Record<string, unknown>) {
+    const input = {
+      name: String(args.name ?? "").trim(),
+      description: (args.description as string | null | undefined)?.trim() || null,
+      visibility: (args.visibility ?? "public") as CommunityVisibility,
+      memberLimit: (args.memberLimit ?? null) as number | null,
+    };
+    const errors = newCommunityErrors(input);
+    if (errors.length) return fail(errors);
+    return await sql.begin(async (tx) => {
+      const community = await store.insertCommunity(tx, viewer.userId, input, now());
+      if (!community) return fail(["name_taken: a community with this name exists"]);
+      await followAudiences(tx, viewer.userId, [communityAudience(community.id)]);
+      return { community, errors: [] };
+    });
+  }
+
+  async function joinCommunity(ctx: GraphQLContext, id: unknown) {
+    const viewer = requireViewer(ctx);
+    const { community, access } = await visibleCommunity(ctx, sql, id);
+    const problem = joinError(access);
+    if (problem) return fail([problem]);
+    const result = await store.join(
+      sql,
+      community,
+      viewer.userId,
+      now(),
+      (tx) => followAudiences(tx, viewer.userId, [communityAudience(community.id)]),
+    );
+    forget(ctx, sql, community.id);
+    switch (result) {
+      case "joined":
+        return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
+      case "already_member":
+        return fail(["already_member: you are a member of this community"]);
+      case "invite_required":
+        return fail(["invite_required: this community is private; ask a member for an invite"]);
+      case "full":
+        return fail(["community_full: this community has reached its member limit"]);
+    }
+  }
+
+  async function leaveCommunity(ctx: GraphQLContext, id: unknown) {
+    const viewer = requireViewer(ctx);
+    const { community, access } = await visibleCommunity(ctx, sql, id);
+    const problem = leaveError(access);
+    if (problem) return fail([problem]);
+    const left = await sql.begin(async (tx) => {
+      if (!(await store.leave(tx, community.id, viewer.userId))) return false;
+      await unfollowAudiences(tx, viewer.userId, [communityAudience(community.id)]);
+      return true;
+    });
+    forget(ctx, sql, community.id);
+    if (!left) return fail(["not_member: you are not a member of this community"]);
+    return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
+  }
+
+  async function inviteToCommunity(ctx: GraphQLContext, args: Record<string, unknown>) {
+    const viewer = requireViewer(ctx);
+    const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
+    if (access.role === null) return fail(["not_member: only members can invite"]);
+    const userId = args.userId;
+    const invitee = typeof userId === "string" && looksLikePublicId(userId)
+      ? await userByPublicId(sql, userId)
+      : null;
+    if (!invitee) throw notFound("user");
+    if (invitee.id === viewer.userId) return fail(["userId must be another user"]);
+    const invited = await sql.begin(async (tx) => {
+      if (!(await store.invite(tx, community.id, invitee.id, viewer.userId, now()))) return false;
+      await notify(
+        tx,
+        invitee.id,
+        "community.invite",
+        `You are invited to join the community ${community.name}.`,
+      );
+      return true;
+    });
+    if (!invited) return fail(["already_member: that user is a member of this community"]);
+    return { community, errors: [] };
+  }
+
+  async function createCommunityPost(ctx: GraphQLContext, args: Record<string, unknown>) {
+    const viewer = requireViewer(ctx);
+    const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
+    const failPost = (errors: string[]) => ({ post: null, errors });
+    if (access.role === null) return failPost(["not_member: only members can post"]);
+    const body = String(args.body ?? "").trim();
+    const problem = postBodyError(body);
+    if (problem) return failPost([problem]);
+    if (deps.moderation) {
+      const verdict = await deps.moderation.check(body, {
+        category: "community_post",
+        userId: viewer.userId,
+      });
+      if (!verdict.allowed) {
+        return failPost([`content_rejected: ${verdict.reason ?? "the post was not allowed"}`]);
+      }
+    }
+    const post = await sql.begin(async (tx) => {
+      const post = await store.insertPost(tx, community.id, viewer.userId, body, now());
+      await recordFeedItem(tx, {
+        userId: viewer.userId,
+        kind: "community_post",
+        occurredAt: post.createdAt,
+        data: { postId: post.id, communityId: community.id },
+        audience: communityAudience(community.id),
+      });
+      return post;
+    });
+    return { post, errors: [] };
+  }
+
+  type PageArgs = { first?: number | null; after?: string | null };
+  const cursorId = (after: string | null | undefined) => {
+    const key = decodeCursor(after, 1);
+    return key ? String(key[0]) : null;
+  };
+
+  return {
+    typeDefs,
+    resolvers: {
+      Community: {
+        id: (c: CommunityRow) => c.publicId,
+        createdAt: (c: CommunityRow) => iso(c.createdAt),
+        owner: (c: CommunityRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, c.ownerId),
+        viewerRole: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
+          (await loadRelation(ctx, sql, c.id)).role,
+        viewerInvited: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
+          (await loadRelation(ctx, sql, c.id)).invited,
+      },
+      CommunityPost: {
+        id: (p: PostRow) => p.publicId,
+        createdAt: (p: PostRow) => iso(p.createdAt),
+        author: (p: PostRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, p.authorId),
+        community: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
+          loadCommunity(ctx, sql, p.communityId),
+      },
+      CommunityPostActivity: {
+        post: (a: { postId?: unknown }, _: unknown, ctx: GraphQLContext) =>
+          typeof a.postId === "string" ? loadPost(ctx, sql, a.postId) : null,
+        community: (a: { communityId?: unknown }, _: unknown, ctx: GraphQLContext) =>
+          typeof a.communityId === "string" ? loadCommunity(ctx, sql, a.communityId) : null,
+      },
+      Query: {
+        communities: async (
+          _: unknown,
+          args: PageArgs & { scope: store.CommunityScope },
+          ctx: GraphQLContext,
+        ) => {
+          const viewer = requireViewer(ctx);
+          const first = clampFirst(args.first);
+          const rows = await store.communityPage(
+            sql,
+            viewer.userId,
+            args.scope,
+            first + 1,
+            cursorId(args.after),
+          );
+          return toConnection(rows, first, (r) => [r.publicId]);
+        },
+        community: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
+          (await visibleCommunity(ctx, sql, args.id)).community,
+        communityFeed: async (
+          _: unknown,
+          args: PageArgs & { communityId: string },
+          ctx: GraphQLContext,
+        ) => {
+          const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
+          if (!canRead(access)) throw notFound("community");
+          const first = clampFirst(args.first);
+          const rows = await store.postPage(sql, community.id, first + 1, cursorId(args.after));
+          return toConnection(rows, first, (r) => [r.publicId]);
+        },
+      },
+      Mutation: {
+        createCommunity: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
+          createCommunity(requireViewer(ctx), args),
+        joinCommunity: (_: unknown, args: { communityId: string }, ctx: GraphQLContext) =>
+          joinCommunity(ctx, args.communityId),
+        leaveCommunity: (_: unknown, args: { communityId: string }, ctx: GraphQLContext) =>
+          leaveCommunity(ctx, args.communityId),
+        inviteToCommunity: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
+          inviteToCommunity(ctx, args),
+        createCommunityPost: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
+          createCommunityPost(ctx, args),
+      },
+    },
+  };
+}
