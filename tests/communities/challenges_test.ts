@@ -361,3 +361,24 @@ Deno.test("challenges: leaderboard ranks ties 1-2-2-4, pages, viewer's rank, con
     await s.close();
   }
 });
+
+Deno.test("challenges: a check-in made before joining does not count, even when processed after", async () => {
+  const s = await setup(START);
+  try {
+    const c = await community(s, ["bob"]);
+    const ch = await challenge(s, c.id);
+    const habit = (await s.data("bob", ADD_HABIT, { title: "Stretch" })).addGoal.goal;
+    assert.deepEqual((await s.data("bob", CHECK_IN, { goalId: habit.id })).checkInHabit.errors, []);
+    // The event's job has not run yet when Bob joins an hour later.
+    s.clock.advance(3_600_000);
+    assert.deepEqual(
+      (await s.data("bob", JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
+      [],
+    );
+    await s.t.app.jobs.runUntilIdle();
+    const board = (await s.data("bob", BOARD, { id: ch.id })).communityChallengeLeaderboard;
+    assert.deepEqual(board.viewerEntry, { rank: 1, score: 0, user: { username: "bob" } });
+  } finally {
+    await s.close();
+  }
+});

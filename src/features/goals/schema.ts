@@ -651,6 +651,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         goalId: goal.publicId,
         eventId: event.publicId,
         value,
+        occurredAt: occurredAt.toISOString(),
       });
       const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
       let current = goal;
@@ -714,6 +715,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         goalId: goal.publicId,
         date,
         streak,
+        occurredAt: now().toISOString(),
       });
       const badgesEarned = await award(tx, goal.userId, {
         type: "habit_checked_in",
