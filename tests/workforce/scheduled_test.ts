@@ -1,3 +1,4 @@
+import { createAi } from "../../src/features/coaching/ai.ts";
 import assert from "node:assert/strict";
 import { buildApp } from "../../src/app.ts";
 import { memoryLogger } from "../../src/platform/log.ts";
@@ -78,8 +79,11 @@ Deno.test("scheduler: a due slot fires once across two instances; paused and off
 Deno.test("scheduler: an employee slot is claimed once even if a tick runs again", () =>
   withCtx(async (ctx) => {
     const employee = await createEmployee(ctx, { scheduleCron: "*/5 * * * *" });
+    const { moderation, ...ai } = createAi(ctx.t.deps);
     const instance = createWorkforceService({
       ...ctx.t.deps,
+      ai,
+      moderation,
       jobs: createJobSystem({
         db: ctx.t.deps.db,
         log: memoryLogger(),
