@@ -39,6 +39,7 @@ import { feedbackModule } from "./features/feedback/schema.ts";
 import { feedbackExportHandler } from "./features/feedback/export.ts";
 import { activationFunnelHandler } from "./features/funnel/http.ts";
 import { billingWebhook } from "./features/billing/webhook.ts";
+import { teamsModule } from "./features/teams/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -136,6 +137,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       moodModule(features),
       coachingModule(features),
       feedbackModule(features),
+      teamsModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),
