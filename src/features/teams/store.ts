@@ -189,7 +189,7 @@ export async function insertInvite(
   },
 ): Promise<InviteRow> {
   const [row] = await sql<InviteRow[]>`
-    insert into team_invites i (public_id, team_id, token_hash, created_by, expires_at, max_uses,
+    insert into team_invites as i (public_id, team_id, token_hash, created_by, expires_at, max_uses,
                                 created_at)
     values (${publicId()}, ${input.teamId}, ${input.hash}, ${input.createdBy}, ${input.expiresAt},
             ${input.maxUses}, ${input.at})
