@@ -10,6 +10,7 @@ import {
   rolesOf,
   setup,
 } from "./setup.ts";
+import { gql } from "../support/graphql.ts";
 
 Deno.test("teams: createTeam, myTeam, teamHome; one team per user; bad names", async () => {
   const g = await setup();
@@ -173,7 +174,6 @@ Deno.test("teams: concurrent accepts of a one-use invite admit exactly one user"
   try {
     const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId, maxUses: 1 })).createTeamInvite;
     const tokens = await Promise.all(["p1", "p2", "p3", "p4", "p5"].map((s) => g.token(s)));
-    const { gql } = await import("../support/graphql.ts");
     const results = await Promise.all(
       tokens.map((token) => gql(g.t, ACCEPT, { token: inv.token }, { token })),
     );
