@@ -43,6 +43,7 @@ import { billingWebhook } from "./features/billing/webhook.ts";
 import { communitiesModule } from "./features/communities/schema.ts";
 import { partnersModule } from "./features/partners/schema.ts";
 import { challengesModule } from "./features/challenges/schema.ts";
+import { teamsModule } from "./features/teams/schema.ts";
 
 export interface Deps {
   config: Config;
@@ -145,6 +146,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       communitiesModule(features),
       partnersModule(features),
       challengesModule(features),
+      teamsModule(features),
       ...(options.extraModules ?? []),
     ],
     identify: createIdentify(deps),

@@ -1,0 +1,662 @@
+/**
+ * SQL for teams. Data-modifying CTEs run to completion whether or not the final select reads
+ * them. Every state transition is one statement whose `where` is its guard; the
+ * database constraints (owner_count >= 1, the default sub-community foreign key, one team per
+ * user) make the guards hold when two requests race.
+ */
+import type { Queryable, Sql } from "../../platform/db.ts";
+import { publicId } from "../../platform/ids.ts";
+import { encodeBase64Url } from "../../platform/base64url.ts";
+import { INVITE_TOKEN_BYTES, RECENT_ACTIVITY_LIMIT, type TeamRole } from "./rules.ts";
+
+export interface TeamRow {
+  id: string;
+  publicId: string;
+  name: string;
+  defaultSubCommunityId: string | null;
+  createdAt: Date;
+}
+
+export interface MembershipRow {
+  teamId: string;
+  role: TeamRole;
+  leaderboardVisible: boolean;
+  joinedAt: Date;
+}
+
+export interface SubCommunityRow {
+  id: string;
+  publicId: string;
+  teamId: string;
+  name: string;
+  description: string | null;
+  open: boolean;
+  archived: boolean;
+  archivedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface InviteRow {
+  id: string;
+  publicId: string;
+  teamId: string;
+  createdBy: string;
+  expiresAt: Date;
+  maxUses: number | null;
+  uses: number;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface MemberRow {
+  userId: string;
+  userPublicId: string;
+  role: TeamRole;
+  joinedAt: Date;
+}
+
+export interface LeaderboardRow {
+  userId: string;
+  userPublicId: string;
+  score: number;
+  rank: number;
+}
+
+export interface ActivityRow {
+  kind: "MEMBER_JOINED" | "SUB_COMMUNITY_CREATED";
+  at: Date;
+  userId: string;
+  subCommunityId: string | null;
+}
+
+/** A fresh invite token (URL-safe base64 of 32 random bytes) and the hash that is stored. */
+export async function newInviteToken(): Promise<{ token: string; hash: string }> {
+  const token = encodeBase64Url(crypto.getRandomValues(new Uint8Array(INVITE_TOKEN_BYTES)));
+  return { token, hash: await hashInviteToken(token) };
+}
+
+/** Hex SHA-256 of a token: what the database holds instead of the token. */
+export async function hashInviteToken(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const teamColumns = (sql: Queryable) =>
+  sql`t.id, t.public_id as "publicId", t.name,
+      t.default_sub_community_id as "defaultSubCommunityId", t.created_at as "createdAt"`;
+
+const scColumns = (sql: Queryable) =>
+  sql`s.id, s.public_id as "publicId", s.team_id as "teamId", s.name, s.description, s.open,
+      s.archived, s.archived_at as "archivedAt", s.created_at as "createdAt"`;
+
+const inviteColumns = (sql: Queryable) =>
+  sql`i.id, i.public_id as "publicId", i.team_id as "teamId", i.created_by as "createdBy",
+      i.expires_at as "expiresAt", i.max_uses as "maxUses", i.uses, i.revoked_at as "revokedAt",
+      i.created_at as "createdAt"`;
+
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === "23505";
+}
+/** owner_count would drop below one: the last owner. */
+export function isCheckViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === "23514";
+}
+export function isForeignKeyViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === "23503";
+}
+
+export async function membershipOf(sql: Queryable, userId: string): Promise<MembershipRow | null> {
+  const [row] = await sql<MembershipRow[]>`
+    select team_id as "teamId", role, leaderboard_visible as "leaderboardVisible",
+           joined_at as "joinedAt"
+    from team_members where user_id = ${userId}`;
+  return row ?? null;
+}
+
+/** The team with that public id and the viewer's membership of it (null role: not a member). */
+export async function teamWithRole(
+  sql: Queryable,
+  teamPublicId: string,
+  userId: string,
+): Promise<{ team: TeamRow; role: TeamRole | null } | null> {
+  const [row] = await sql<(TeamRow & { role: TeamRole | null })[]>`
+    select ${teamColumns(sql)}, m.role
+    from teams t left join team_members m on m.team_id = t.id and m.user_id = ${userId}
+    where t.public_id = ${teamPublicId}`;
+  if (!row) return null;
+  const { role, ...team } = row;
+  return { team, role };
+}
+
+export async function teamsByIds(sql: Queryable, ids: readonly string[]): Promise<TeamRow[]> {
+  return await sql<TeamRow[]>`
+    select ${teamColumns(sql)} from teams t where t.id = any(${ids as string[]})`;
+}
+
+export async function memberCounts(
+  sql: Queryable,
+  teamIds: readonly string[],
+): Promise<{ teamId: string; count: number }[]> {
+  return await sql<{ teamId: string; count: number }[]>`
+    select team_id as "teamId", count(*)::int as count from team_members
+    where team_id = any(${teamIds as string[]}) group by team_id`;
+}
+
+/**
+ * Creates a team with its creator as the owner and a default open sub-community "General".
+ * Returns null when the user already belongs to a team.
+ */
+export async function createTeam(
+  db: Sql,
+  userId: string,
+  name: string,
+  at: Date,
+): Promise<TeamRow | null> {
+  try {
+    return await db.begin(async (tx) => {
+      const [team] = await tx<{ id: string }[]>`
+        insert into teams (public_id, name, owner_count, created_by, created_at, updated_at)
+        values (${publicId()}, ${name}, 1, ${userId}, ${at}, ${at}) returning id`;
+      await tx`insert into team_members (user_id, team_id, role, joined_at)
+               values (${userId}, ${team.id}, 'owner', ${at})`;
+      const [sc] = await tx<{ id: string }[]>`
+        insert into team_sub_communities (public_id, team_id, name, open, created_by, created_at)
+        values (${publicId()}, ${team.id}, 'General', true, ${userId}, ${at}) returning id`;
+      await tx`insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+               values (${sc.id}, ${userId}, ${at})`;
+      const [row] = await tx<TeamRow[]>`
+        update teams t set default_sub_community_id = ${sc.id} where t.id = ${team.id}
+        returning ${teamColumns(tx)}`;
+      return row;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+// --- invites -----------------------------------------------------------------------------------
+
+export async function insertInvite(
+  sql: Queryable,
+  input: {
+    teamId: string;
+    createdBy: string;
+    hash: string;
+    expiresAt: Date;
+    maxUses: number | null;
+    at: Date;
+  },
+): Promise<InviteRow> {
+  const [row] = await sql<InviteRow[]>`
+    insert into team_invites as i (public_id, team_id, token_hash, created_by, expires_at, max_uses,
+                                created_at)
+    values (${publicId()}, ${input.teamId}, ${input.hash}, ${input.createdBy}, ${input.expiresAt},
+            ${input.maxUses}, ${input.at})
+    returning ${inviteColumns(sql)}`;
+  return row;
+}
+
+/** Revokes an invite of the team that is not revoked yet; null when there is none. */
+export async function revokeInvite(
+  sql: Queryable,
+  teamId: string,
+  invitePublicId: string,
+  at: Date,
+): Promise<InviteRow | null> {
+  const [row] = await sql<InviteRow[]>`
+    update team_invites i set revoked_at = ${at}
+    where i.public_id = ${invitePublicId} and i.team_id = ${teamId} and i.revoked_at is null
+    returning ${inviteColumns(sql)}`;
+  return row ?? null;
+}
+
+export async function inviteOfTeam(
+  sql: Queryable,
+  teamId: string,
+  invitePublicId: string,
+): Promise<InviteRow | null> {
+  const [row] = await sql<InviteRow[]>`
+    select ${inviteColumns(sql)} from team_invites i
+    where i.public_id = ${invitePublicId} and i.team_id = ${teamId}`;
+  return row ?? null;
+}
+
+/** Invites still usable (not revoked, not expired, not used up), newest first. */
+export async function activeInvites(sql: Queryable, teamId: string, now: Date) {
+  return await sql<InviteRow[]>`
+    select ${inviteColumns(sql)} from team_invites i
+    where i.team_id = ${teamId} and i.revoked_at is null and i.expires_at > ${now}
+      and (i.max_uses is null or i.uses < i.max_uses)
+    order by i.created_at desc, i.id desc limit 100`;
+}
+
+export interface InvitePreviewRow {
+  teamName: string;
+  memberCount: number;
+  inviterId: string;
+  expiresAt: Date;
+}
+
+/** What a usable invite shows before sign-in; null for unknown, expired, revoked, used up. */
+export async function invitePreview(
+  sql: Queryable,
+  hash: string,
+  now: Date,
+): Promise<InvitePreviewRow | null> {
+  const [row] = await sql<InvitePreviewRow[]>`
+    select t.name as "teamName", i.created_by as "inviterId", i.expires_at as "expiresAt",
+           (select count(*)::int from team_members m where m.team_id = t.id) as "memberCount"
+    from team_invites i join teams t on t.id = i.team_id
+    where i.token_hash = ${hash} and i.revoked_at is null and i.expires_at > ${now}
+      and (i.max_uses is null or i.uses < i.max_uses)`;
+  return row ?? null;
+}
+
+/**
+ * Accepts an invite in one statement: uses one use only while the invite is usable and the user
+ * is in no team, adds the member and joins the team's default sub-community. A racing second
+ * join by the same user hits the team_members key and the whole statement rolls back.
+ */
+export async function acceptInvite(
+  sql: Queryable,
+  hash: string,
+  userId: string,
+  now: Date,
+): Promise<{ teamId: string } | "refused" | "already_member"> {
+  try {
+    const [row] = await sql<{ teamId: string }[]>`
+      with inv as (
+        update team_invites set uses = uses + 1
+        where token_hash = ${hash} and revoked_at is null and expires_at > ${now}
+          and (max_uses is null or uses < max_uses)
+          and not exists (select 1 from team_members where user_id = ${userId})
+        returning team_id
+      ), mem as (
+        insert into team_members (user_id, team_id, role, joined_at)
+        select ${userId}, team_id, 'member', ${now} from inv
+        returning team_id
+      ), sc as (
+        insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+        select t.default_sub_community_id, ${userId}, ${now}
+        from teams t join mem on mem.team_id = t.id
+        where t.default_sub_community_id is not null
+        returning 1
+      )
+      select team_id as "teamId" from mem`;
+    if (row) return row;
+    return (await membershipOf(sql, userId)) ? "already_member" : "refused";
+  } catch (err) {
+    if (isUniqueViolation(err)) return "already_member";
+    throw err;
+  }
+}
+
+// --- members -----------------------------------------------------------------------------------
+
+export async function memberOfTeam(
+  sql: Queryable,
+  teamId: string,
+  userPublicId: string,
+): Promise<MemberRow | null> {
+  const [row] = await sql<MemberRow[]>`
+    select m.user_id as "userId", u.public_id as "userPublicId", m.role, m.joined_at as "joinedAt"
+    from team_members m join users u on u.id = m.user_id
+    where m.team_id = ${teamId} and u.public_id = ${userPublicId}`;
+  return row ?? null;
+}
+
+/** Members in join order, keyset-paged by (joined_at, user public id). */
+export async function membersPage(
+  sql: Queryable,
+  teamId: string,
+  after: [string, string] | null,
+  limit: number,
+): Promise<MemberRow[]> {
+  return await sql<MemberRow[]>`
+    select m.user_id as "userId", u.public_id as "userPublicId", m.role, m.joined_at as "joinedAt"
+    from team_members m join users u on u.id = m.user_id
+    where m.team_id = ${teamId}
+      ${
+    after
+      ? sql`and (m.joined_at, u.public_id) > (${after[0]}::text::timestamptz, ${after[1]})`
+      : sql``
+  }
+    order by m.joined_at, u.public_id limit ${limit}`;
+}
+
+const ownerDelta = (from: TeamRole, to: TeamRole | null) =>
+  (to === "owner" ? 1 : 0) - (from === "owner" ? 1 : 0);
+
+/**
+ * Sets a member's role if it is still `from`, adjusting the team's owner count in the same
+ * statement. Returns "changed", "stale" (the role changed meanwhile) or "last_owner".
+ */
+export async function changeRole(
+  sql: Queryable,
+  teamId: string,
+  userId: string,
+  from: TeamRole,
+  to: TeamRole,
+): Promise<"changed" | "stale" | "last_owner"> {
+  try {
+    const [row] = await sql<{ n: number }[]>`
+      with m as (
+        update team_members set role = ${to}
+        where team_id = ${teamId} and user_id = ${userId} and role = ${from}
+        returning user_id
+      ), c as (
+        update teams set owner_count = owner_count + ${ownerDelta(from, to)}, updated_at = now()
+        where id = ${teamId} and exists (select 1 from m)
+        returning id
+      )
+      select count(*)::int as n from m`;
+    return row.n > 0 ? "changed" : "stale";
+  } catch (err) {
+    if (isCheckViolation(err)) return "last_owner";
+    throw err;
+  }
+}
+
+/**
+ * Removes a member whose role is still `from` (and their sub-community memberships), lowering
+ * the owner count when an owner goes; the check on owner_count refuses the last owner even when
+ * two owners remove each other at the same moment.
+ */
+export async function removeMember(
+  sql: Queryable,
+  teamId: string,
+  userId: string,
+  from: TeamRole,
+): Promise<"removed" | "stale" | "last_owner"> {
+  try {
+    const [row] = await sql<{ n: number }[]>`
+      with m as (
+        delete from team_members
+        where team_id = ${teamId} and user_id = ${userId} and role = ${from}
+        returning user_id
+      ), c as (
+        update teams set owner_count = owner_count + ${ownerDelta(from, null)}, updated_at = now()
+        where id = ${teamId} and exists (select 1 from m)
+        returning id
+      ), s as (
+        delete from team_sub_community_members sm
+        using team_sub_communities sc, m
+        where sc.team_id = ${teamId} and sm.sub_community_id = sc.id and sm.user_id = m.user_id
+        returning 1
+      )
+      select count(*)::int as n from m`;
+    return row.n > 0 ? "removed" : "stale";
+  } catch (err) {
+    if (isCheckViolation(err)) return "last_owner";
+    throw err;
+  }
+}
+
+export async function setLeaderboardVisibility(
+  sql: Queryable,
+  userId: string,
+  visible: boolean,
+): Promise<boolean> {
+  const rows = await sql`
+    update team_members set leaderboard_visible = ${visible} where user_id = ${userId}
+    returning user_id`;
+  return rows.length > 0;
+}
+
+// --- sub-communities ---------------------------------------------------------------------------
+
+/** Creates a sub-community with its creator as the first member (one statement). */
+export async function createSubCommunity(
+  sql: Queryable,
+  input: {
+    teamId: string;
+    userId: string;
+    name: string;
+    description: string | null;
+    open: boolean;
+    at: Date;
+  },
+): Promise<SubCommunityRow> {
+  const [row] = await sql<SubCommunityRow[]>`
+    with s as (
+      insert into team_sub_communities (public_id, team_id, name, description, open, created_by,
+                                        created_at)
+      values (${publicId()}, ${input.teamId}, ${input.name}, ${input.description}, ${input.open},
+              ${input.userId}, ${input.at})
+      returning *
+    ), m as (
+      insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+      select id, ${input.userId}, ${input.at} from s
+      returning 1
+    )
+    select ${scColumns(sql)} from s`;
+  return row;
+}
+
+export async function subCommunityOfTeam(
+  sql: Queryable,
+  teamId: string,
+  scPublicId: string,
+): Promise<SubCommunityRow | null> {
+  const [row] = await sql<SubCommunityRow[]>`
+    select ${scColumns(sql)} from team_sub_communities s
+    where s.public_id = ${scPublicId} and s.team_id = ${teamId}`;
+  return row ?? null;
+}
+
+/** Sub-communities of a team by internal id (for the team's default). */
+export async function subCommunitiesByIds(sql: Queryable, ids: readonly string[]) {
+  return await sql<SubCommunityRow[]>`
+    select ${scColumns(sql)} from team_sub_communities s where s.id = any(${ids as string[]})`;
+}
+
+export async function subCommunitiesOfTeam(
+  sql: Queryable,
+  teamId: string,
+  includeArchived: boolean,
+): Promise<SubCommunityRow[]> {
+  return await sql<SubCommunityRow[]>`
+    select ${scColumns(sql)} from team_sub_communities s
+    where s.team_id = ${teamId} ${includeArchived ? sql`` : sql`and not s.archived`}
+    order by s.created_at, s.id`;
+}
+
+/**
+ * Archives a sub-community that is not archived and not the team's default. The default check
+ * also runs as a foreign key, so a racing setDefaultSubCommunity cannot slip past it.
+ */
+export async function archiveSubCommunity(
+  sql: Queryable,
+  teamId: string,
+  scId: string,
+  at: Date,
+): Promise<"archived" | "refused"> {
+  try {
+    const rows = await sql`
+      update team_sub_communities s set archived = true, archived_at = ${at}
+      where s.id = ${scId} and s.team_id = ${teamId} and not s.archived
+        and not exists (select 1 from teams t where t.id = s.team_id
+                          and t.default_sub_community_id = s.id)
+      returning s.id`;
+    return rows.length ? "archived" : "refused";
+  } catch (err) {
+    if (isForeignKeyViolation(err)) return "refused";
+    throw err;
+  }
+}
+
+export async function unarchiveSubCommunity(
+  sql: Queryable,
+  teamId: string,
+  scId: string,
+): Promise<boolean> {
+  const rows = await sql`
+    update team_sub_communities set archived = false, archived_at = null
+    where id = ${scId} and team_id = ${teamId} and archived
+    returning id`;
+  return rows.length > 0;
+}
+
+/** Makes a non-archived sub-community of the team its default (the foreign key re-checks it). */
+export async function setDefaultSubCommunity(
+  sql: Queryable,
+  teamId: string,
+  scId: string,
+): Promise<boolean> {
+  try {
+    const rows = await sql`
+      update teams t set default_sub_community_id = s.id, updated_at = now()
+      from team_sub_communities s
+      where t.id = ${teamId} and s.id = ${scId} and s.team_id = t.id and not s.archived
+      returning t.id`;
+    return rows.length > 0;
+  } catch (err) {
+    if (isForeignKeyViolation(err)) return false;
+    throw err;
+  }
+}
+
+/** Joins an open, non-archived sub-community of the user's own team. */
+export async function joinSubCommunity(
+  sql: Queryable,
+  teamId: string,
+  scId: string,
+  userId: string,
+  at: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+    select s.id, ${userId}, ${at} from team_sub_communities s
+    where s.id = ${scId} and s.team_id = ${teamId} and s.open and not s.archived
+      and exists (select 1 from team_members m where m.user_id = ${userId} and m.team_id = s.team_id)
+    on conflict do nothing
+    returning sub_community_id`;
+  return rows.length > 0;
+}
+
+/** Leaves an open, non-archived sub-community that is not the team's default. */
+export async function leaveSubCommunity(
+  sql: Queryable,
+  teamId: string,
+  scId: string,
+  userId: string,
+): Promise<boolean> {
+  const rows = await sql`
+    delete from team_sub_community_members sm using team_sub_communities s
+    where sm.sub_community_id = s.id and sm.user_id = ${userId}
+      and s.id = ${scId} and s.team_id = ${teamId} and s.open and not s.archived
+      and not exists (select 1 from teams t where t.id = s.team_id
+                        and t.default_sub_community_id = s.id)
+    returning sm.user_id`;
+  return rows.length > 0;
+}
+
+/** For each sub-community: member count and whether `userId` is a member (one statement). */
+export async function subCommunityFigures(
+  sql: Queryable,
+  scIds: readonly string[],
+  userId: string,
+): Promise<{ id: string; memberCount: number; viewerIsMember: boolean }[]> {
+  return await sql<{ id: string; memberCount: number; viewerIsMember: boolean }[]>`
+    select s.id, count(sm.user_id)::int as "memberCount",
+           coalesce(bool_or(sm.user_id = ${userId}), false) as "viewerIsMember"
+    from team_sub_communities s
+    left join team_sub_community_members sm on sm.sub_community_id = s.id
+    where s.id = any(${scIds as string[]})
+    group by s.id`;
+}
+
+// --- activity and leaderboards -----------------------------------------------------------------
+
+/** The latest joins and sub-community creations of a team, newest first. */
+export async function recentActivity(sql: Queryable, teamId: string): Promise<ActivityRow[]> {
+  return await sql<ActivityRow[]>`
+    select * from (
+      (select 'MEMBER_JOINED' as kind, joined_at as at, user_id as "userId",
+              null::bigint as "subCommunityId"
+       from team_members where team_id = ${teamId}
+       order by joined_at desc limit ${RECENT_ACTIVITY_LIMIT})
+      union all
+      (select 'SUB_COMMUNITY_CREATED', created_at, created_by, id
+       from team_sub_communities where team_id = ${teamId}
+       order by created_at desc limit ${RECENT_ACTIVITY_LIMIT})
+    ) a order by at desc limit ${RECENT_ACTIVITY_LIMIT}`;
+}
+
+/**
+ * The ranked, opted-in members of a team (or of one of its sub-communities) for a period: score
+ * = check-ins on days from `start` (UTC date) + goal events at or after `start`; ties share a
+ * rank (1, 1, 3). The rank is computed over everyone before the page is cut, so any page is one
+ * statement.
+ */
+function rankedMembers(
+  sql: Queryable,
+  teamId: string,
+  scId: string | null,
+  start: Date | null,
+) {
+  const startDay = start?.toISOString().slice(0, 10) ?? null;
+  return sql`
+    with members as (
+      select m.user_id from team_members m
+      where m.team_id = ${teamId} and m.leaderboard_visible
+      ${
+    scId
+      ? sql`and exists (select 1 from team_sub_community_members sm
+                        where sm.sub_community_id = ${scId} and sm.user_id = m.user_id)`
+      : sql``
+  }
+    ), scores as (
+      select mb.user_id,
+        (select count(*) from habit_check_ins c where c.user_id = mb.user_id
+           ${startDay ? sql`and c.day >= ${startDay}::date` : sql``})
+        + (select count(*) from goal_events e where e.user_id = mb.user_id
+           ${start ? sql`and e.occurred_at >= ${start}` : sql``}) as score
+      from members mb
+    ), ranked as (
+      select s.user_id as "userId", u.public_id as "userPublicId", s.score::int as score,
+             (rank() over (order by s.score desc))::int as rank
+      from scores s join users u on u.id = s.user_id
+    )`;
+}
+
+export async function leaderboardPage(
+  sql: Queryable,
+  scope: { teamId: string; scId: string | null },
+  start: Date | null,
+  after: [number, string] | null,
+  limit: number,
+): Promise<LeaderboardRow[]> {
+  return await sql<LeaderboardRow[]>`
+    ${rankedMembers(sql, scope.teamId, scope.scId, start)}
+    select * from ranked
+    ${
+    after
+      ? sql`where score < ${after[0]} or (score = ${after[0]} and "userPublicId" > ${after[1]})`
+      : sql``
+  }
+    order by score desc, "userPublicId" limit ${limit}`;
+}
+
+/** One member's entry on the team leaderboard (null when opted out). */
+export async function standingOf(
+  sql: Queryable,
+  teamId: string,
+  userId: string,
+  start: Date | null,
+): Promise<LeaderboardRow | null> {
+  const [row] = await sql<LeaderboardRow[]>`
+    ${rankedMembers(sql, teamId, null, start)}
+    select * from ranked where "userId" = ${userId}`;
+  return row ?? null;
+}
+
+/** Raw opt-out counts per team (teams with none included), by team name. */
+export async function optOutStats(sql: Queryable) {
+  return await sql<{ teamId: string; teamPublicId: string; name: string; optedOut: number }[]>`
+    select t.id as "teamId", t.public_id as "teamPublicId", t.name,
+           count(m.user_id) filter (where not m.leaderboard_visible)::int as "optedOut"
+    from teams t left join team_members m on m.team_id = t.id
+    group by t.id order by t.name, t.id`;
+}
