@@ -95,7 +95,7 @@ try {
   await sql`analyze`;
 
   const measure = async (query: string, variables: Record<string, unknown>) => {
-    await gql(query, variables); // warm-up
+    for (let i = 0; i < 5; i++) await gql(query, variables); // warm-up: JIT, pool, summaries
     const times: number[] = [];
     let statements = 0;
     for (let i = 0; i < ROUNDS; i++) {
@@ -120,6 +120,8 @@ try {
     new Date(today.getTime() - days * 864e5).toISOString().slice(0, 10);
   const ranges = { DAY: back(365), WEEK: back(7 * 390), MONTH: back(10_500) };
   const progress: Record<string, unknown> = {};
+  // The floor: the smallest authenticated request (session lookup, parse, validate, execute).
+  results.baseline_me = await measure(`{ me { id } }`, {});
   for (
     const [label, goalId] of [["habit_10000_check_ins", habitId], ["target_10000_events", targetId]]
   ) {

@@ -421,20 +421,18 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           const today = localDate(now(), zone);
           const range = progressRange(args.groupBy, today, args.from, args.to);
           if ("error" in range) throw badUserInput(range.error);
-          const [buckets, streak, fig] = await Promise.all([
+          const target = goal.kind === "target";
+          const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
+          const [buckets, streak, fig, recent, completionRate] = await Promise.all([
             store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
             streaks(goal, ctx),
             figures(goal, ctx),
+            target ? store.sumSince(sql, goal.id, since) : null,
+            target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
           ]);
-          let paceData = null;
-          let completionRate = null;
-          if (goal.kind === "target") {
-            const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
-            const recent = await store.sumSince(sql, goal.id, since);
-            paceData = pace(goal, fig?.currentValue ?? 0, recent, today);
-          } else {
-            completionRate = await habitCompletionRate(goal, range.from, range.to, today, zone);
-          }
+          const paceData = recent === null
+            ? null
+            : pace(goal, fig?.currentValue ?? 0, recent, today);
           return {
             goal,
             groupBy: args.groupBy,

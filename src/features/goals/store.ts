@@ -199,13 +199,14 @@ export async function recentEventsOf(
   limit: number,
 ): Promise<GoalEventRow[]> {
   return await sql<GoalEventRow[]>`
-    select id, "publicId", "goalId", value, note, "occurredAt", "createdAt" from (
-      select id, public_id as "publicId", goal_id as "goalId", value, note,
-             occurred_at as "occurredAt", created_at as "createdAt",
-             row_number() over (partition by goal_id order by occurred_at desc, id desc) as n
-      from goal_events where goal_id = any(${goalIds as string[]})
-    ) e where n <= ${limit}
-    order by "occurredAt" desc, id desc`;
+    select e.id, e.public_id as "publicId", e.goal_id as "goalId", e.value, e.note,
+           e.occurred_at as "occurredAt", e.created_at as "createdAt"
+    from unnest(${goalIds as string[]}::bigint[]) as g(id)
+    cross join lateral (
+      select * from goal_events where goal_id = g.id
+      order by occurred_at desc, id desc limit ${limit}
+    ) e
+    order by e.occurred_at desc, e.id desc`;
 }
 
 export interface GoalFigures {
@@ -225,18 +226,22 @@ export async function goalFigures(
   const ids = goalIds as string[];
   return await sql<GoalFigures[]>`
     select g.id as "goalId",
-      case when g.kind = 'target'
-        then coalesce(g.start_value, 0) + coalesce(
+      case when g.kind = 'target' then coalesce(g.start_value, 0) + coalesce(
+          (select s.event_total from goal_streak_summaries s
+           where s.goal_id = g.id and s.activity_version = g.activity_version),
           (select sum(e.value) from goal_events e where e.goal_id = g.id), 0)
-        else (select count(*) from habit_check_ins c
-              where c.goal_id = g.id
-                and c.day >= case when g.cadence = 'weekly' then ${weekStart}::date
-                                  else ${today}::date end
-                and c.day <= ${today}::date)::double precision
-      end as "currentValue",
-      exists (select 1 from habit_check_ins c where c.goal_id = g.id and c.day = ${today}::date)
-        as "checkedInToday"
-    from goals g where g.id = any(${ids})`;
+        else coalesce(c.in_period, 0)::double precision end as "currentValue",
+      coalesce(c.today, false) as "checkedInToday"
+    from goals g
+    left join (
+      select c.goal_id, bool_or(c.day = ${today}::date) as today,
+             count(*) filter (
+               where g.cadence = 'weekly' or c.day = ${today}::date) as in_period
+      from habit_check_ins c join goals g on g.id = c.goal_id
+      where c.goal_id = any(${ids}) and c.day between ${weekStart}::date and ${today}::date
+      group by c.goal_id
+    ) c on c.goal_id = g.id
+    where g.id = any(${ids})`;
 }
 
 /** Sum of a target's events, plus its start value. */
@@ -251,6 +256,10 @@ export async function targetValueNow(tx: Queryable, goal: GoalRow): Promise<numb
  * Streak runs of several goals of one user, by gaps and islands: a period qualifies when its
  * distinct days (check-ins and frozen days for habits, days with events for targets, in
  * `timeZone`) reach the goal's requirement; consecutive qualifying periods form a run.
+ *
+ * One statement: goals whose stored summary still matches (activity version, time zone,
+ * requirement; see migration 0012) read it; the others are computed, one ordered pass per goal,
+ * and their summaries stored, never over a newer one.
  */
 export async function streakRuns(
   sql: Queryable,
@@ -260,34 +269,64 @@ export async function streakRuns(
   const ids = goalIds as string[];
   return await sql<(StreakRuns & { goalId: string })[]>`
     with g as (
-      select id, kind, cadence,
+      select id, kind, cadence, activity_version,
              case when cadence = 'weekly' then times_per_week else 1 end as required
       from goals where id = any(${ids})
-    ), days as (
-      select goal_id, day from habit_check_ins where goal_id = any(${ids})
-      union
-      select goal_id, day from streak_freeze_uses where goal_id = any(${ids})
-      union
-      select goal_id, (occurred_at at time zone ${timeZone})::date from goal_events
-      where goal_id = any(${ids})
-    ), periods as (
-      select d.goal_id,
-             case when g.cadence = 'weekly'
-               then floor((d.day - ${PERIOD_EPOCH}::date) / 7.0)::int
-               else d.day - ${PERIOD_EPOCH}::date end as idx
-      from days d join g on g.id = d.goal_id
-      group by d.goal_id, 2, g.required
-      having count(*) >= g.required
-    ), islands as (
-      select goal_id, idx, idx - row_number() over (partition by goal_id order by idx) as grp
-      from periods
-    ), runs as (
-      select goal_id, max(idx) as last_idx, count(*)::int as len from islands group by goal_id, grp
+    ), kept as (
+      select s.goal_id, s.longest, s.last_length, s.last_index
+      from goal_streak_summaries s join g on g.id = s.goal_id
+      where s.activity_version = g.activity_version and s.time_zone = ${timeZone}
+        and s.required = g.required
+    ), stale as materialized (
+      select * from g where not exists (select 1 from kept where kept.goal_id = g.id)
+    ), computed as (
+      select g.id as goal_id, g.activity_version, g.required,
+             coalesce(r.longest, 0) as longest, coalesce(r.last_length, 0) as last_length,
+             r.last_index,
+             case when g.kind = 'target' then
+               (select coalesce(sum(value), 0) from goal_events where goal_id = g.id) end
+               as event_total
+      from stale g cross join lateral (
+        select max(len)::int as longest, (array_agg(len order by last_idx desc))[1] as last_length,
+               max(last_idx) as last_index
+        from (
+          select max(idx) as last_idx, count(*)::int as len
+          from (select idx, idx - row_number() over (order by idx) as grp from (
+            select d.day - ${PERIOD_EPOCH}::date as idx from (
+              select day from habit_check_ins where goal_id = g.id
+              union select day from streak_freeze_uses where goal_id = g.id
+            ) d where g.kind = 'habit' and g.cadence is distinct from 'weekly'
+            union all
+            select floor((d.day - ${PERIOD_EPOCH}::date) / 7.0)::int from (
+              select day from habit_check_ins where goal_id = g.id
+              union select day from streak_freeze_uses where goal_id = g.id
+            ) d where g.kind = 'habit' and g.cadence = 'weekly'
+            group by 1 having count(*) >= g.required
+            union all
+            select distinct (occurred_at at time zone ${timeZone})::date - ${PERIOD_EPOCH}::date
+            from goal_events where goal_id = g.id and g.kind = 'target'
+          ) periods) islands
+          group by grp
+        ) runs
+      ) r
+    ), stored as (
+      insert into goal_streak_summaries as s
+        (goal_id, activity_version, time_zone, required, longest, last_length, last_index,
+         event_total)
+      select goal_id, activity_version, ${timeZone}, required, longest, last_length, last_index,
+             event_total
+      from computed
+      on conflict (goal_id) do update set
+        activity_version = excluded.activity_version, time_zone = excluded.time_zone,
+        required = excluded.required, longest = excluded.longest,
+        last_length = excluded.last_length, last_index = excluded.last_index,
+        event_total = excluded.event_total, computed_at = now()
+      where s.activity_version <= excluded.activity_version
     )
-    select goal_id as "goalId", max(len)::int as longest,
-           (array_agg(len order by last_idx desc))[1] as "lastLength",
-           max(last_idx) as "lastIndex"
-    from runs group by goal_id`;
+    select goal_id as "goalId", longest, last_length as "lastLength", last_index as "lastIndex"
+    from kept
+    union all
+    select goal_id, longest, last_length, last_index from computed`;
 }
 
 /** Records a check-in; null when that day is already checked in (a repeat is idempotent). */
@@ -371,8 +410,6 @@ export interface BucketRow {
 
 const intervalOf = (groupBy: GroupBy) =>
   groupBy === "DAY" ? "1 day" : groupBy === "WEEK" ? "1 week" : "1 month";
-const truncOf = (groupBy: GroupBy) =>
-  groupBy === "DAY" ? "day" : groupBy === "WEEK" ? "week" : "month";
 
 /**
  * Progress buckets from `from` (a bucket start) to `to`, zero-filled. Targets bucket their
@@ -387,33 +424,32 @@ export async function progressBuckets(
   to: string,
   timeZone: string,
 ): Promise<BucketRow[]> {
-  const trunc = truncOf(groupBy);
-  const source = goal.kind === "target"
-    ? sql`select (occurred_at at time zone ${timeZone})::date as day, value
+  const interval = intervalOf(groupBy);
+  // Each bucket reads its own index range ([start, next start) in local time, the last one cut
+  // at the end of `to`): no per-row time zone conversion, no hashing of every event.
+  const bucket = goal.kind === "target"
+    ? sql`select sum(value) as s, count(*)::int as n from goal_events
+          where goal_id = ${goal.id} and occurred_at >= (b.p at time zone ${timeZone})
+            and occurred_at < (b.next at time zone ${timeZone})`
+    : sql`select count(*)::double precision as s, count(*)::int as n from habit_check_ins
+          where goal_id = ${goal.id} and day >= b.p::date and day < b.next::date`;
+  const before = goal.kind === "target"
+    ? sql`select ${goal.startValue ?? 0}::double precision + coalesce(sum(value), 0)
           from goal_events where goal_id = ${goal.id}
-            and occurred_at < ((${to}::date + 1)::timestamp at time zone ${timeZone})`
-    : sql`select day, 1::double precision as value from habit_check_ins
-          where goal_id = ${goal.id} and day <= ${to}::date`;
+            and occurred_at < (${from}::timestamp at time zone ${timeZone})`
+    : sql`select count(*)::double precision from habit_check_ins
+          where goal_id = ${goal.id} and day < ${from}::date`;
   return await sql<BucketRow[]>`
-    with src as (${source}),
-    before as (select coalesce(sum(value), 0) as v from src where day < ${from}::date),
-    agg as (
-      select date_trunc(${trunc}, day::timestamp)::date as p, sum(value) as s, count(*)::int as n
-      from src where day >= ${from}::date group by 1
-    ),
-    series as (
-      select generate_series(${from}::timestamp, ${to}::timestamp, ${
-    intervalOf(groupBy)
-  }::interval)::date
-        as p
+    with b as (
+      select p, least(p + ${interval}::interval, (${to}::date + 1)::timestamp) as next
+      from generate_series(${from}::timestamp, ${to}::timestamp, ${interval}::interval) p
     )
-    select s.p::text as "periodStart", coalesce(a.s, 0)::double precision as sum,
-           coalesce(a.n, 0) as count,
-           (${goal.kind === "target" ? goal.startValue ?? 0 : 0}::double precision
-             + (select v from before)
-             + sum(coalesce(a.s, 0)) over (order by s.p))::double precision as "cumulativeValue"
-    from series s left join agg a on a.p = s.p
-    order by s.p`;
+    select b.p::date::text as "periodStart", coalesce(a.s, 0)::double precision as sum,
+           a.n as count,
+           ((${before}) + sum(coalesce(a.s, 0)) over (order by b.p))::double precision
+             as "cumulativeValue"
+    from b cross join lateral (${bucket}) a
+    order by b.p`;
 }
 
 /**
