@@ -587,8 +587,9 @@ export async function recentActivity(sql: Queryable, teamId: string): Promise<Ac
 /**
  * The ranked, opted-in members of a team (or of one of its sub-communities) for a period: score
  * = the member's `activity_points` row of that period (see points.ts), 0 without one; ties share
- * a rank (1, 1, 3). The rank is computed over everyone before the page is cut, so any page is one
- * statement.
+ * a rank (1, 1, 3) and are ordered by user (internal id, so only the page's 20 or so users are
+ * looked up; the cursor carries the public id). The rank is computed over everyone before the
+ * page is cut, so any page is one statement.
  */
 function rankedMembers(
   sql: Queryable,
@@ -612,9 +613,8 @@ function rankedMembers(
       left join activity_points p on p.period = ${key.period}
         and p.starts = ${key.starts}::text::date and p.user_id = mb.user_id
     ), ranked as (
-      select s.user_id as "userId", u.public_id as "userPublicId", s.score::int as score,
-             (rank() over (order by s.score desc))::int as rank
-      from scores s join users u on u.id = s.user_id
+      select s.user_id, s.score::int as score, (rank() over (order by s.score desc))::int as rank
+      from scores s
     )`;
 }
 
@@ -627,13 +627,18 @@ export async function leaderboardPage(
 ): Promise<LeaderboardRow[]> {
   return await sql<LeaderboardRow[]>`
     ${rankedMembers(sql, scope.teamId, scope.scId, key)}
-    select * from ranked
-    ${
+    select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
+    from (
+      select * from ranked
+      ${
     after
-      ? sql`where score < ${after[0]} or (score = ${after[0]} and "userPublicId" > ${after[1]})`
+      ? sql`where score < ${after[0]} or (score = ${after[0]} and user_id >
+              (select id from users where public_id = ${after[1]}))`
       : sql``
   }
-    order by score desc, "userPublicId" limit ${limit}`;
+      order by score desc, user_id limit ${limit}
+    ) r join users u on u.id = r.user_id
+    order by r.score desc, r.user_id`;
 }
 
 /** One member's entry on the team leaderboard (null when opted out). */
@@ -645,7 +650,8 @@ export async function standingOf(
 ): Promise<LeaderboardRow | null> {
   const [row] = await sql<LeaderboardRow[]>`
     ${rankedMembers(sql, teamId, null, key)}
-    select * from ranked where "userId" = ${userId}`;
+    select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
+    from ranked r join users u on u.id = r.user_id where r.user_id = ${userId}`;
   return row ?? null;
 }
 
