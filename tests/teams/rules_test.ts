@@ -4,6 +4,7 @@ import {
   inviteInputErrors,
   looksLikeInviteToken,
   periodStart,
+  pointsKey,
   removalAllowed,
   roleChangeError,
 } from "../../src/features/teams/rules.ts";
@@ -17,6 +18,13 @@ Deno.test("teams rules: period starts are UTC Monday and month start", () => {
   );
   assert.equal(periodStart("MONTHLY", sunday)!.toISOString(), "2026-03-01T00:00:00.000Z");
   assert.equal(periodStart("ALL_TIME", sunday), null);
+});
+
+Deno.test("teams rules: leaderboards read the points row of their period", () => {
+  const sunday = new Date("2026-03-08T23:59:59Z");
+  assert.deepEqual(pointsKey("WEEKLY", sunday), { period: "week", starts: "2026-03-02" });
+  assert.deepEqual(pointsKey("MONTHLY", sunday), { period: "month", starts: "2026-03-01" });
+  assert.deepEqual(pointsKey("ALL_TIME", sunday), { period: "all", starts: "-infinity" });
 });
 
 Deno.test("teams rules: role changes and removals", () => {

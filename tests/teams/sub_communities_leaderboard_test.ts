@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ACCEPT, codeOf, CREATE_INVITE, setup, type TeamsTest } from "./setup.ts";
 import { gql } from "../support/graphql.ts";
-import { ADD_GOAL, CHECK_IN } from "../goals/setup.ts";
+import { ADD_EVENT, ADD_GOAL, CHECK_IN } from "../goals/setup.ts";
 
 const CREATE_SC =
   `mutation C($teamId: String!, $name: String!, $description: String, $open: Boolean!) {
@@ -290,6 +290,38 @@ Deno.test("teams: a leaderboard page costs a constant number of statements", asy
     const many = await statementsFor();
     assert.equal(many, few);
     assert.ok(many <= 4, `statements: ${many}`);
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("teams: goal events score by their UTC day; a repeated check-in scores once", async () => {
+  const g = await setup("2026-03-04T12:00:00Z");
+  try {
+    const target =
+      (await g.data(ADD_GOAL, { title: "Run", kind: "target", targetValue: 100 }, "member"))
+        .addGoal.goal;
+    // Sunday 23:30 UTC belongs to last week but this month; Monday 00:30 UTC to this week.
+    for (const occurredAt of ["2026-03-01T23:30:00Z", "2026-03-02T00:30:00Z"]) {
+      const res = await g.run(ADD_EVENT, { goalId: target.id, value: 1, occurredAt }, "member");
+      assert.deepEqual(res.body.data.addGoalEvent.errors, []);
+    }
+    const habit = (await g.data(ADD_GOAL, { title: "Read", kind: "habit" }, "member")).addGoal.goal;
+    for (let i = 0; i < 2; i++) await g.run(CHECK_IN, { goalId: habit.id }, "member");
+    const scores = async (period: string) =>
+      Object.fromEntries(
+        (await g.data(BOARD, { teamId: g.teamId, period }, "member")).teamLeaderboard.edges.map(
+          (e: { node: { score: number; user: { id: string } } }) => [e.node.user.id, e.node.score],
+        ),
+      );
+    const expected = (member: number) => ({
+      [g.ids.owner]: 0,
+      [g.ids.admin]: 0,
+      [g.ids.member]: member,
+    });
+    assert.deepEqual(await scores("WEEKLY"), expected(2));
+    assert.deepEqual(await scores("MONTHLY"), expected(3));
+    assert.deepEqual(await scores("ALL_TIME"), expected(3));
   } finally {
     await g.close();
   }

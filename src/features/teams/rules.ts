@@ -86,6 +86,19 @@ export function periodStart(period: LeaderboardPeriod, now: Date): Date | null {
   return null;
 }
 
+/** The `activity_points` row a leaderboard reads: its period and first day (YYYY-MM-DD). */
+export function pointsKey(
+  period: LeaderboardPeriod,
+  now: Date,
+): { period: "week" | "month" | "all"; starts: string } {
+  const start = periodStart(period, now);
+  if (!start) return { period: "all", starts: "-infinity" };
+  return {
+    period: period === "WEEKLY" ? "week" : "month",
+    starts: start.toISOString().slice(0, 10),
+  };
+}
+
 /** How a person is shown to others who are not their friends: names, else the username. */
 export function displayName(
   u: { firstName: string | null; lastName: string | null; username: string },

@@ -23,6 +23,7 @@ import {
   looksLikeInviteToken,
   nameError,
   periodStart,
+  pointsKey,
   removalAllowed,
   roleChangeError,
   SUB_COMMUNITY_NAME_MAX,
@@ -307,11 +308,12 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       scope = { teamId: sc.teamId, scId: sc.id };
     }
     const period = args.period as LeaderboardPeriod;
-    const start = periodStart(period, now());
+    const at = now();
+    const start = periodStart(period, at);
     const rows = await store.leaderboardPage(
       sql,
       scope,
-      start,
+      pointsKey(period, at),
       after as [number, string] | null,
       first + 1,
     );
@@ -391,7 +393,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             sql,
             a.team.id,
             a.userId,
-            periodStart("WEEKLY", now()),
+            pointsKey("WEEKLY", now()),
           );
           return {
             team: a.team,

@@ -586,17 +586,17 @@ export async function recentActivity(sql: Queryable, teamId: string): Promise<Ac
 
 /**
  * The ranked, opted-in members of a team (or of one of its sub-communities) for a period: score
- * = check-ins on days from `start` (UTC date) + goal events at or after `start`; ties share a
- * rank (1, 1, 3). The rank is computed over everyone before the page is cut, so any page is one
- * statement.
+ * = the member's `activity_points` row of that period (see points.ts), 0 without one; ties share
+ * a rank (1, 1, 3) and are ordered by user (internal id, so only the page's 20 or so users are
+ * looked up; the cursor carries the public id). The rank is computed over everyone before the
+ * page is cut, so any page is one statement.
  */
 function rankedMembers(
   sql: Queryable,
   teamId: string,
   scId: string | null,
-  start: Date | null,
+  key: { period: string; starts: string },
 ) {
-  const startDay = start?.toISOString().slice(0, 10) ?? null;
   return sql`
     with members as (
       select m.user_id from team_members m
@@ -608,35 +608,37 @@ function rankedMembers(
       : sql``
   }
     ), scores as (
-      select mb.user_id,
-        (select count(*) from habit_check_ins c where c.user_id = mb.user_id
-           ${startDay ? sql`and c.day >= ${startDay}::date` : sql``})
-        + (select count(*) from goal_events e where e.user_id = mb.user_id
-           ${start ? sql`and e.occurred_at >= ${start}` : sql``}) as score
+      select mb.user_id, coalesce(p.points, 0) as score
       from members mb
+      left join activity_points p on p.period = ${key.period}
+        and p.starts = ${key.starts}::text::date and p.user_id = mb.user_id
     ), ranked as (
-      select s.user_id as "userId", u.public_id as "userPublicId", s.score::int as score,
-             (rank() over (order by s.score desc))::int as rank
-      from scores s join users u on u.id = s.user_id
+      select s.user_id, s.score::int as score, (rank() over (order by s.score desc))::int as rank
+      from scores s
     )`;
 }
 
 export async function leaderboardPage(
   sql: Queryable,
   scope: { teamId: string; scId: string | null },
-  start: Date | null,
+  key: { period: string; starts: string },
   after: [number, string] | null,
   limit: number,
 ): Promise<LeaderboardRow[]> {
   return await sql<LeaderboardRow[]>`
-    ${rankedMembers(sql, scope.teamId, scope.scId, start)}
-    select * from ranked
-    ${
+    ${rankedMembers(sql, scope.teamId, scope.scId, key)}
+    select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
+    from (
+      select * from ranked
+      ${
     after
-      ? sql`where score < ${after[0]} or (score = ${after[0]} and "userPublicId" > ${after[1]})`
+      ? sql`where score < ${after[0]} or (score = ${after[0]} and user_id >
+              (select id from users where public_id = ${after[1]}))`
       : sql``
   }
-    order by score desc, "userPublicId" limit ${limit}`;
+      order by score desc, user_id limit ${limit}
+    ) r join users u on u.id = r.user_id
+    order by r.score desc, r.user_id`;
 }
 
 /** One member's entry on the team leaderboard (null when opted out). */
@@ -644,11 +646,12 @@ export async function standingOf(
   sql: Queryable,
   teamId: string,
   userId: string,
-  start: Date | null,
+  key: { period: string; starts: string },
 ): Promise<LeaderboardRow | null> {
   const [row] = await sql<LeaderboardRow[]>`
-    ${rankedMembers(sql, teamId, null, start)}
-    select * from ranked where "userId" = ${userId}`;
+    ${rankedMembers(sql, teamId, null, key)}
+    select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
+    from ranked r join users u on u.id = r.user_id where r.user_id = ${userId}`;
   return row ?? null;
 }
 

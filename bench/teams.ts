@@ -1,0 +1,238 @@
+/**
+ * `deno task bench:teams`: `teamLeaderboard` first pages (first: 20) for WEEKLY, MONTHLY and
+ * ALL_TIME, for a team of 5,000 members and for a 500-member sub-community of it, over 12 months
+ * of activity (each member: two habits checked in on about half the days, one target with events
+ * on about a third of the days; 5% opted out), through the whole app on a real PostgreSQL.
+ * Reports server time per request (median and p95 of the request log's `duration`), SQL
+ * statements per request, and as the same run's baseline the leaderboard statement alone, run
+ * directly with postgres.js.
+ *
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server; the
+ * benchmark creates and drops its own database there. Figures go to bench/results/teams.json.
+ */
+import postgres from "postgres";
+import { buildApp, type Deps } from "../src/app.ts";
+import { parseConfig } from "../src/config.ts";
+import { connect } from "../src/platform/db.ts";
+import { loadMigrations, migrate } from "../src/platform/migrate.ts";
+import { memoryLogger } from "../src/platform/log.ts";
+import { createErrorTracker } from "../src/platform/errors.ts";
+import { systemClock } from "../src/platform/clock.ts";
+import { createMemoryKv } from "../src/platform/kv.ts";
+import { mintFallbackToken } from "../src/graphql/auth.ts";
+import { type LeaderboardPeriod, pointsKey } from "../src/features/teams/rules.ts";
+import { leaderboardPage } from "../src/features/teams/store.ts";
+
+const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 30);
+const MEMBERS = Number(Deno.env.get("BENCH_MEMBERS") ?? 5000);
+const DAYS = 365;
+const SECRET = "bench-fallback-secret-0123456789abcdef";
+const SUBJECT = "bench-user";
+const PERIODS: LeaderboardPeriod[] = ["WEEKLY", "MONTHLY", "ALL_TIME"];
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const summary = (times: number[]) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    median_ms: round2(sorted[Math.floor(sorted.length / 2)]),
+    p95_ms: round2(sorted[Math.floor(sorted.length * 0.95)]),
+  };
+};
+
+const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`;
+const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+await admin.unsafe(`create database ${name}`);
+const url = new URL(SERVER);
+url.pathname = `/${name}`;
+const log = memoryLogger("info");
+const sql = connect(url.href, 5, log);
+const results: Record<string, unknown> = {};
+try {
+  // The activity is seeded before the leaderboard-points migration, so that its backfill runs
+  // (and is timed) the way it would on an existing database.
+  const migrations = await loadMigrations();
+  const ROLLUP = "0013";
+  await migrate(sql, log, migrations.filter((m) => m.version < ROLLUP));
+  // Fallback tokens are for admin subjects only; being a service admin changes nothing here.
+  const config = parseConfig({
+    DATA_DIR: "/nonexistent",
+    FALLBACK_AUTH_SECRET: SECRET,
+    ADMIN_SUBJECTS: SUBJECT,
+  });
+  const deps: Deps = {
+    config,
+    db: {
+      sql,
+      mode: "postgres",
+      url: url.href,
+      poolSize: 5,
+      supportsListen: true,
+      close: () => sql.end(),
+    },
+    kv: createMemoryKv(systemClock),
+    log,
+    clock: systemClock,
+    tracker: createErrorTracker({ log }),
+    fetch,
+  };
+  const app = buildApp(deps);
+  const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
+  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+    const res = await app.handler(
+      new Request("http://bench.local/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json", SessionToken: token },
+        body: JSON.stringify({ query, variables }),
+      }),
+    );
+    const body = await res.json();
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+    const entry = log.entries.filter((e) => e.msg === "request").at(-1)!;
+    return {
+      data: body.data,
+      ms: entry.duration as number,
+      statements: entry.statements as number,
+    };
+  };
+
+  // The bench user owns the team (its default sub-community "General") and a sub-community.
+  await gql(`mutation { syncUser { user { id } } }`);
+  const team = (await gql(`mutation { createTeam(name: "Bench") { team { id } errors } }`)).data
+    .createTeam.team.id as string;
+  const scId = (await gql(
+    `mutation($t: String!) { createSubCommunity(teamId: $t, name: "Runners", open: true) {
+      subCommunity { id } errors } }`,
+    { t: team },
+  )).data.createSubCommunity.subCommunity.id as string;
+
+  const started = performance.now();
+  const [{ teamId, generalId, runnersId }] = await sql<
+    { teamId: string; generalId: string; runnersId: string }[]
+  >`
+    select t.id as "teamId", t.default_sub_community_id as "generalId", s.id as "runnersId"
+    from teams t join team_sub_communities s on s.team_id = t.id
+    where t.public_id = ${team} and s.public_id = ${scId}`;
+  await sql`
+    insert into users (public_id, subject, username, created_at)
+    select 'bu' || n, 'm-' || n, 'member' || n, now() - interval '400 days'
+    from generate_series(2, ${MEMBERS}) n`;
+  // Every 20th member has opted out; every 10th is in "Runners".
+  await sql`
+    insert into team_members (user_id, team_id, role, leaderboard_visible, joined_at)
+    select u.id, ${teamId}, 'member', (u.id % 20 <> 0), now() - interval '380 days'
+    from users u where u.subject like 'm-%'`;
+  await sql`
+    insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+    select ${generalId}, u.id, now() from users u where u.subject like 'm-%'`;
+  await sql`
+    insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+    select ${runnersId}, u.id, now() from users u
+    where u.subject like 'm-%' and u.id % 10 = 0`;
+  // Two habits and one target each, for every member (the bench user included).
+  await sql`
+    insert into goals (public_id, user_id, title, kind, cadence, target_value, created_at,
+                       updated_at)
+    select 'bg' || m.user_id || '-' || k, m.user_id, 'Goal ' || k,
+           case when k < 2 then 'habit' else 'target' end,
+           case when k < 2 then 'daily' end,
+           case when k < 2 then null else 1000 end,
+           now() - interval '380 days', now() - interval '380 days'
+    from team_members m, generate_series(0, 2) k where m.team_id = ${teamId}`;
+  await sql`
+    insert into habit_check_ins (public_id, goal_id, user_id, day, created_at)
+    select 'bc' || g.id || '-' || d, g.id, g.user_id, current_date - d,
+           (current_date - d) + time '19:00'
+    from goals g, generate_series(0, ${DAYS - 1}) d
+    where g.kind = 'habit' and random() < 0.5`;
+  await sql`
+    insert into goal_events (public_id, goal_id, user_id, value, occurred_at, created_at)
+    select 'be' || g.id || '-' || d, g.id, g.user_id, 1 + (d % 5),
+           (current_date - d) + time '07:30', (current_date - d) + time '07:30'
+    from goals g, generate_series(0, ${DAYS - 1}) d
+    where g.kind = 'target' and random() < 0.33`;
+  const backfillStarted = performance.now();
+  await migrate(sql, log, migrations);
+  const backfillSeconds = (performance.now() - backfillStarted) / 1000;
+  await sql`analyze`;
+  const [counts] = await sql<{ members: number; checkIns: number; events: number }[]>`
+    select (select count(*)::int from team_members) as members,
+           (select count(*)::int from activity_points) as "pointRows",
+           (select count(*)::int from team_members where not leaderboard_visible) as "optedOut",
+           (select count(*)::int from team_sub_community_members
+            where sub_community_id = ${runnersId}) as "subCommunityMembers",
+           (select count(*)::int from habit_check_ins) as "checkIns",
+           (select count(*)::int from goal_events) as events`;
+  results.data = {
+    ...counts,
+    days: DAYS,
+    seed_seconds: round2((performance.now() - started) / 1000 - backfillSeconds),
+    rollup_backfill_seconds: round2(backfillSeconds),
+  };
+
+  const BOARD = `query($t: String, $s: String, $p: LeaderboardPeriod!) {
+    teamLeaderboard(teamId: $t, subCommunityId: $s, period: $p, first: 20) {
+      edges { cursor node { rank score user { id username } } } pageInfo { hasNextPage endCursor }
+    } }`;
+  const scopes = {
+    team_5000: { vars: { t: team }, scope: { teamId, scId: null } },
+    sub_community_500: { vars: { s: scId }, scope: { teamId, scId: runnersId } },
+  };
+  // The points rows must give the scores that counting the raw rows gives.
+  const page: { node: { score: number; user: { username: string } } }[] =
+    (await gql(BOARD, { t: team, p: "ALL_TIME" })).data.teamLeaderboard.edges;
+  const [counted] = await sql<{ mismatches: number }[]>`
+    select count(*)::int as mismatches
+    from unnest(${page.map((e) => e.node.user.username)}::text[],
+                ${page.map((e) => e.node.score)}::int[]) as p(username, score)
+    join users u on u.username = p.username
+    where p.score <> (select count(*) from habit_check_ins c where c.user_id = u.id)
+                   + (select count(*) from goal_events e where e.user_id = u.id)`;
+  if (counted.mismatches) throw new Error(`${counted.mismatches} scores differ from raw counts`);
+  const leaderboard: Record<string, unknown> = {};
+  for (const [label, { vars, scope }] of Object.entries(scopes)) {
+    for (const p of PERIODS) {
+      const server: number[] = [];
+      const raw: number[] = [];
+      let statements = 0;
+      await gql(BOARD, { ...vars, p }); // warm-up
+      for (let i = 0; i < ROUNDS; i++) {
+        const r = await gql(BOARD, { ...vars, p });
+        if (r.data.teamLeaderboard.edges.length !== 20) throw new Error("short page");
+        server.push(r.ms);
+        statements = r.statements;
+        const t0 = performance.now();
+        await leaderboardPage(sql, scope, pointsKey(p, new Date()), null, 21);
+        raw.push(performance.now() - t0);
+      }
+      const s = summary(server);
+      const b = summary(raw);
+      leaderboard[`${label}.${p}`] = {
+        server: s,
+        statements,
+        raw_sql: b,
+        ratio_median: round2(s.median_ms / b.median_ms),
+        under_10_ms: s.median_ms < 10,
+      };
+    }
+  }
+  results.teamLeaderboard_first_20 = leaderboard;
+  results.rounds = ROUNDS;
+  results.measured_at = new Date().toISOString();
+  results.machine = `${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores`;
+  results.load_average = Deno.loadavg().map(round2);
+  results.target = "each period's first page under 10 ms server time";
+  results.note =
+    "server time = the request log's duration (in-process, no network); statements = SQL statements of the request, including the session's user lookup; raw_sql = the leaderboard statement alone (store.leaderboardPage), run directly with postgres.js on the same pool";
+  await app.stop();
+} finally {
+  await sql.end({ timeout: 5 });
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
+await Deno.writeTextFile(
+  new URL("./results/teams.json", import.meta.url),
+  JSON.stringify(results, null, 2) + "\n",
+);
+console.log(JSON.stringify(results, null, 2));
