@@ -11,6 +11,9 @@ create table if not exists activity_points (
   points integer not null check (points >= 0),
   primary key (period, starts, user_id)
 );
+-- A leaderboard's first page walks a period's points from the top.
+create index if not exists activity_points_board_idx
+  on activity_points (period, starts, points desc, user_id);
 
 insert into activity_points (period, starts, user_id, points)
 select b.period, b.starts, a.user_id, count(*)::int

@@ -326,3 +326,42 @@ Deno.test("teams: goal events score by their UTC day; a repeated check-in scores
     await g.close();
   }
 });
+
+Deno.test("teams: members without points rank after everyone else, tied, on first and later pages", async () => {
+  const g = await setup("2026-03-02T12:00:00Z");
+  try {
+    await checkIns(g, "admin", ["2026-03-02", "2026-03-03"]);
+    g.clock.set("2026-03-04T18:00:00Z");
+    const board = async (vars: Record<string, unknown>) =>
+      (await g.data(BOARD, { teamId: g.teamId, period: "WEEKLY", ...vars })).teamLeaderboard;
+    const view = (b: { edges: { node: { rank: number; score: number } }[] }) =>
+      b.edges.map((e) => [e.node.rank, e.node.score]);
+    const whole = await board({});
+    assert.deepEqual(view(whole), [[1, 2], [2, 0], [2, 0]]);
+    assert.equal(whole.edges[0].node.user.id, g.ids.admin);
+    assert.deepEqual(
+      new Set(whole.edges.slice(1).map((e: { node: { user: { id: string } } }) => e.node.user.id)),
+      new Set([g.ids.owner, g.ids.member]),
+    );
+
+    // A first page that ends among the members without points, then the rest by cursor.
+    const p1 = await board({ first: 2 });
+    assert.deepEqual(view(p1), [[1, 2], [2, 0]]);
+    assert.equal(p1.pageInfo.hasNextPage, true);
+    const p2 = await board({ first: 2, after: p1.pageInfo.endCursor });
+    assert.deepEqual(view(p2), [[2, 0]]);
+    assert.equal(p2.pageInfo.hasNextPage, false);
+    assert.deepEqual(
+      [...p1.edges, ...p2.edges].map((e: { cursor: string }) => e.cursor),
+      whole.edges.map((e: { cursor: string }) => e.cursor),
+    );
+
+    // A first page of only members without points (nobody scored this month's first day yet).
+    assert.deepEqual(view(await board({ period: "MONTHLY", first: 1 })), [[1, 2]]);
+    g.clock.set("2026-04-01T09:00:00Z");
+    const april = await board({ period: "MONTHLY" });
+    assert.deepEqual(view(april), [[1, 0], [1, 0], [1, 0]]);
+  } finally {
+    await g.close();
+  }
+});

@@ -599,13 +599,14 @@ function rankedMembers(
 ) {
   return sql`
     with members as (
-      select m.user_id from team_members m
-      where m.team_id = ${teamId} and m.leaderboard_visible
       ${
     scId
-      ? sql`and exists (select 1 from team_sub_community_members sm
-                        where sm.sub_community_id = ${scId} and sm.user_id = m.user_id)`
-      : sql``
+      ? sql`select m.user_id from team_sub_community_members sm
+            join team_members m on m.user_id = sm.user_id
+            where sm.sub_community_id = ${scId} and m.team_id = ${teamId}
+              and m.leaderboard_visible`
+      : sql`select m.user_id from team_members m
+            where m.team_id = ${teamId} and m.leaderboard_visible`
   }
     ), scores as (
       select mb.user_id, coalesce(p.points, 0) as score
@@ -625,6 +626,7 @@ export async function leaderboardPage(
   after: [number, string] | null,
   limit: number,
 ): Promise<LeaderboardRow[]> {
+  if (!after && !scope.scId) return await firstTeamLeaderboardPage(sql, scope.teamId, key, limit);
   return await sql<LeaderboardRow[]>`
     ${rankedMembers(sql, scope.teamId, scope.scId, key)}
     select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
@@ -638,6 +640,47 @@ export async function leaderboardPage(
   }
       order by score desc, user_id limit ${limit}
     ) r join users u on u.id = r.user_id
+    order by r.score desc, r.user_id`;
+}
+
+/**
+ * A team board's first page walks the period's points index from the top and stops after
+ * `limit` members, then fills with members without points (score 0) only when the page is short.
+ * Every member ranked above an entry of the first page is on it, so ranking the page ranks the
+ * board. (A sub-community's board starts from its own members instead: they are few.)
+ */
+async function firstTeamLeaderboardPage(
+  sql: Queryable,
+  teamId: string,
+  key: { period: string; starts: string },
+  limit: number,
+): Promise<LeaderboardRow[]> {
+  return await sql<LeaderboardRow[]>`
+    with scored as materialized (
+      select p.user_id, p.points as score
+      from activity_points p join team_members m on m.user_id = p.user_id
+      where p.period = ${key.period} and p.starts = ${key.starts}::text::date and p.points > 0
+        and m.team_id = ${teamId} and m.leaderboard_visible
+      order by p.points desc, p.user_id
+      limit ${limit}
+    ), unscored as (
+      select m.user_id, 0 as score from team_members m
+      where (select count(*) from scored) < ${limit}
+        and m.team_id = ${teamId} and m.leaderboard_visible
+        and not exists (
+          select 1 from activity_points p where p.period = ${key.period}
+            and p.starts = ${key.starts}::text::date and p.user_id = m.user_id and p.points > 0)
+      order by m.user_id
+      limit ${limit}
+    ), page as (
+      select user_id, score::int as score, (rank() over (order by score desc))::int as rank
+      from (
+        select * from scored union all select * from unscored
+        order by score desc, user_id limit ${limit}
+      ) top
+    )
+    select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
+    from page r join users u on u.id = r.user_id
     order by r.score desc, r.user_id`;
 }
 
