@@ -152,6 +152,7 @@ try {
   results.goals = { goals_10: ten, goals_100: hundred };
   results.rounds = ROUNDS;
   results.measured_at = new Date().toISOString();
+  results.load_average = Deno.loadavg();
   results.note =
     "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup";
   await app.stop();
