@@ -474,14 +474,14 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           const at = now();
           const hours = args.expiresInHours ?? INVITE_DEFAULT_HOURS;
           const { token, hash } = await store.newInviteToken();
-          const invite = await store.insertInvite(sql, {
+          const invite = await store.insertInvite(sql, a, {
             teamId: a.team.id,
-            createdBy: a.userId,
             hash,
             expiresAt: new Date(at.getTime() + hours * 3_600_000),
             maxUses: args.maxUses ?? null,
             at,
           });
+          if (!invite) throw forbidden("team owner or admin required");
           return { invite, token, errors: [] };
         },
         revokeTeamInvite: async (_: unknown, args: { inviteId: string }, ctx: GraphQLContext) => {
@@ -490,8 +490,15 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           const existing = await store.inviteOfTeam(sql, m.teamId, args.inviteId);
           if (!existing) throw notFound("invite");
           if (!isAdminRole(m.role)) throw forbidden("team owner or admin required");
-          const invite = await store.revokeInvite(sql, m.teamId, args.inviteId, now());
-          return invite
+          const { result, invite } = await store.revokeInvite(
+            sql,
+            m,
+            m.teamId,
+            args.inviteId,
+            now(),
+          );
+          if (result === "forbidden") throw forbidden("team owner or admin required");
+          return result === "done"
             ? { invite, errors: [] }
             : { invite: null, errors: ["invite is already revoked"] };
         },
@@ -529,6 +536,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           if (problem === "unchanged") return { member: target, errors: [] };
           const result = await store.changeRole(
             sql,
+            a,
             a.team.id,
             target.userId,
             target.role,
@@ -538,7 +546,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             return { member: null, errors: ["a team needs at least one owner"] };
           }
           if (result === "stale") {
-            return { member: null, errors: ["the member's role changed meanwhile; try again"] };
+            return { member: null, errors: ["the member's role or yours changed meanwhile; try again"] };
           }
           return { member: { ...target, role: args.role }, errors: [] };
         },
@@ -555,7 +563,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           if (!removalAllowed(a.role, target.role, self)) {
             throw forbidden("not allowed to remove this member");
           }
-          const result = await store.removeMember(sql, a.team.id, target.userId, target.role);
+          const result = await store.removeMember(sql, a, a.team.id, target.userId, target.role);
           if (result === "last_owner") {
             return {
               removed: false,
@@ -563,7 +571,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             };
           }
           if (result === "stale") {
-            return { removed: false, errors: ["the member changed meanwhile; try again"] };
+            return { removed: false, errors: ["the member's role or yours changed meanwhile; try again"] };
           }
           return { removed: true, errors: [] };
         },
@@ -578,20 +586,21 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             descriptionError(args.description),
           ].filter((e): e is string => e !== null);
           if (errors.length) return { subCommunity: null, errors };
-          const sc = await store.createSubCommunity(sql, {
+          const sc = await store.createSubCommunity(sql, a, {
             teamId: a.team.id,
-            userId: a.userId,
             name: args.name.trim(),
             description: args.description?.trim() || null,
             open: args.open,
             at: now(),
           });
+          if (!sc) throw forbidden("team owner or admin required");
           return { subCommunity: sc, errors: [] };
         },
         archiveSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
-          const result = await store.archiveSubCommunity(sql, m.teamId, sc.id, now());
-          return result === "archived"
+          const result = await store.archiveSubCommunity(sql, m, m.teamId, sc.id, now());
+          if (result === "forbidden") throw forbidden("team owner or admin required");
+          return result === "done"
             ? scPayload(await store.subCommunityOfTeam(sql, m.teamId, sc.publicId))
             : scPayload(
               null,
@@ -602,15 +611,17 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
         },
         unarchiveSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
-          const ok = await store.unarchiveSubCommunity(sql, m.teamId, sc.id);
-          return ok
+          const result = await store.unarchiveSubCommunity(sql, m, m.teamId, sc.id);
+          if (result === "forbidden") throw forbidden("team owner or admin required");
+          return result === "done"
             ? scPayload({ ...sc, archived: false, archivedAt: null })
             : scPayload(null, "sub-community is not archived");
         },
         setDefaultSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
-          const ok = await store.setDefaultSubCommunity(sql, m.teamId, sc.id);
-          return ok
+          const result = await store.setDefaultSubCommunity(sql, m, m.teamId, sc.id);
+          if (result === "forbidden") throw forbidden("team owner or admin required");
+          return result === "done"
             ? scPayload(sc)
             : scPayload(null, "an archived sub-community cannot be the default");
         },

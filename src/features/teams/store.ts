@@ -4,6 +4,7 @@
  * database constraints (owner_count >= 1, the default sub-community foreign key, one team per
  * user) make the guards hold when two requests race.
  */
+import type postgres from "postgres";
 import type { Queryable, Sql } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import { encodeBase64Url } from "../../platform/base64url.ts";
@@ -175,40 +176,88 @@ export async function createTeam(
   }
 }
 
+/** Who acts, with the role the request was authorised with. */
+export interface Actor {
+  userId: string;
+  role: TeamRole;
+}
+
+/**
+ * Guards a write with the actor's authority at the moment of the write, not of the earlier read:
+ * an admin demoted while the request runs is refused by the statement itself. `exact` requires
+ * the very role the rules were applied to (role changes and removals depend on it); otherwise
+ * any owner or admin passes.
+ */
+function actorMay(sql: Queryable, teamId: string, actor: Actor, exact = false) {
+  return sql`exists (
+    select 1 from team_members a where a.team_id = ${teamId} and a.user_id = ${actor.userId}
+      and ${exact ? sql`a.role = ${actor.role}` : sql`a.role in ('owner', 'admin')`})`;
+}
+
+/** A guarded write's outcome: done, refused by its own rule, or the actor may no longer act. */
+export type GuardedResult = "done" | "refused" | "forbidden";
+
+/** Runs `update ... where ...` (the fragment) only while the actor may act, in one statement. */
+async function guardedUpdate(
+  sql: Queryable,
+  teamId: string,
+  actor: Actor,
+  update: postgres.PendingQuery<postgres.Row[]>,
+): Promise<GuardedResult> {
+  const [row] = await sql<{ ok: boolean; n: number }[]>`
+    with allowed as (select ${actorMay(sql, teamId, actor)} as ok),
+    w as (${update} and (select ok from allowed) returning 1)
+    select (select ok from allowed) as ok, (select count(*) from w)::int as n`;
+  return !row.ok ? "forbidden" : row.n > 0 ? "done" : "refused";
+}
+
 // --- invites -----------------------------------------------------------------------------------
 
+/** Creates an invite; null when the actor is no longer a team owner or admin. */
 export async function insertInvite(
   sql: Queryable,
+  actor: Actor,
   input: {
     teamId: string;
-    createdBy: string;
     hash: string;
     expiresAt: Date;
     maxUses: number | null;
     at: Date;
   },
-): Promise<InviteRow> {
+): Promise<InviteRow | null> {
   const [row] = await sql<InviteRow[]>`
     insert into team_invites as i (public_id, team_id, token_hash, created_by, expires_at, max_uses,
                                 created_at)
-    values (${publicId()}, ${input.teamId}, ${input.hash}, ${input.createdBy}, ${input.expiresAt},
-            ${input.maxUses}, ${input.at})
+    select ${publicId()}, ${input.teamId}, ${input.hash}, ${actor.userId}, ${input.expiresAt},
+           ${input.maxUses}, ${input.at}
+    where ${actorMay(sql, input.teamId, actor)}
     returning ${inviteColumns(sql)}`;
-  return row;
+  return row ?? null;
 }
 
-/** Revokes an invite of the team that is not revoked yet; null when there is none. */
+/** Revokes an invite of the team that is not revoked yet ("refused" when it already is). */
 export async function revokeInvite(
   sql: Queryable,
+  actor: Actor,
   teamId: string,
   invitePublicId: string,
   at: Date,
-): Promise<InviteRow | null> {
-  const [row] = await sql<InviteRow[]>`
-    update team_invites i set revoked_at = ${at}
-    where i.public_id = ${invitePublicId} and i.team_id = ${teamId} and i.revoked_at is null
-    returning ${inviteColumns(sql)}`;
-  return row ?? null;
+): Promise<{ result: GuardedResult; invite: InviteRow | null }> {
+  const rows = await sql<(InviteRow & { allowed: boolean })[]>`
+    with allowed as (select ${actorMay(sql, teamId, actor)} as ok),
+    revoked as (
+      update team_invites i set revoked_at = ${at}
+      where i.public_id = ${invitePublicId} and i.team_id = ${teamId} and i.revoked_at is null
+        and (select ok from allowed)
+      returning ${inviteColumns(sql)}
+    )
+    select r.*, (select ok from allowed) as allowed
+    from (select 1) one left join revoked r on true`;
+  const row = rows[0];
+  if (!row.allowed) return { result: "forbidden", invite: null };
+  if (row.id === null || row.id === undefined) return { result: "refused", invite: null };
+  const { allowed: _, ...invite } = row;
+  return { result: "done", invite: invite as InviteRow };
 }
 
 export async function inviteOfTeam(
@@ -334,6 +383,7 @@ const ownerDelta = (from: TeamRole, to: TeamRole | null) =>
  */
 export async function changeRole(
   sql: Queryable,
+  actor: Actor,
   teamId: string,
   userId: string,
   from: TeamRole,
@@ -344,6 +394,7 @@ export async function changeRole(
       with m as (
         update team_members set role = ${to}
         where team_id = ${teamId} and user_id = ${userId} and role = ${from}
+          and ${actorMay(sql, teamId, actor, true)}
         returning user_id
       ), c as (
         update teams set owner_count = owner_count + ${ownerDelta(from, to)}, updated_at = now()
@@ -365,6 +416,7 @@ export async function changeRole(
  */
 export async function removeMember(
   sql: Queryable,
+  actor: Actor,
   teamId: string,
   userId: string,
   from: TeamRole,
@@ -374,6 +426,7 @@ export async function removeMember(
       with m as (
         delete from team_members
         where team_id = ${teamId} and user_id = ${userId} and role = ${from}
+          and ${actorMay(sql, teamId, actor, true)}
         returning user_id
       ), c as (
         update teams set owner_count = owner_count + ${ownerDelta(from, null)}, updated_at = now()
@@ -406,32 +459,36 @@ export async function setLeaderboardVisibility(
 
 // --- sub-communities ---------------------------------------------------------------------------
 
-/** Creates a sub-community with its creator as the first member (one statement). */
+/**
+ * Creates a sub-community with its creator as the first member (one statement); null when the
+ * actor is no longer a team owner or admin.
+ */
 export async function createSubCommunity(
   sql: Queryable,
+  actor: Actor,
   input: {
     teamId: string;
-    userId: string;
     name: string;
     description: string | null;
     open: boolean;
     at: Date;
   },
-): Promise<SubCommunityRow> {
+): Promise<SubCommunityRow | null> {
   const [row] = await sql<SubCommunityRow[]>`
     with s as (
       insert into team_sub_communities (public_id, team_id, name, description, open, created_by,
                                         created_at)
-      values (${publicId()}, ${input.teamId}, ${input.name}, ${input.description}, ${input.open},
-              ${input.userId}, ${input.at})
+      select ${publicId()}, ${input.teamId}, ${input.name}, ${input.description}, ${input.open},
+             ${actor.userId}, ${input.at}
+      where ${actorMay(sql, input.teamId, actor)}
       returning *
     ), m as (
       insert into team_sub_community_members (sub_community_id, user_id, joined_at)
-      select id, ${input.userId}, ${input.at} from s
+      select id, ${actor.userId}, ${input.at} from s
       returning 1
     )
     select ${scColumns(sql)} from s`;
-  return row;
+  return row ?? null;
 }
 
 export async function subCommunityOfTeam(
@@ -468,18 +525,21 @@ export async function subCommunitiesOfTeam(
  */
 export async function archiveSubCommunity(
   sql: Queryable,
+  actor: Actor,
   teamId: string,
   scId: string,
   at: Date,
-): Promise<"archived" | "refused"> {
+): Promise<GuardedResult> {
   try {
-    const rows = await sql`
-      update team_sub_communities s set archived = true, archived_at = ${at}
-      where s.id = ${scId} and s.team_id = ${teamId} and not s.archived
-        and not exists (select 1 from teams t where t.id = s.team_id
-                          and t.default_sub_community_id = s.id)
-      returning s.id`;
-    return rows.length ? "archived" : "refused";
+    return await guardedUpdate(
+      sql,
+      teamId,
+      actor,
+      sql`update team_sub_communities s set archived = true, archived_at = ${at}
+          where s.id = ${scId} and s.team_id = ${teamId} and not s.archived
+            and not exists (select 1 from teams t where t.id = s.team_id
+                              and t.default_sub_community_id = s.id)`,
+    );
   } catch (err) {
     if (isForeignKeyViolation(err)) return "refused";
     throw err;
@@ -488,31 +548,37 @@ export async function archiveSubCommunity(
 
 export async function unarchiveSubCommunity(
   sql: Queryable,
+  actor: Actor,
   teamId: string,
   scId: string,
-): Promise<boolean> {
-  const rows = await sql`
-    update team_sub_communities set archived = false, archived_at = null
-    where id = ${scId} and team_id = ${teamId} and archived
-    returning id`;
-  return rows.length > 0;
+): Promise<GuardedResult> {
+  return await guardedUpdate(
+    sql,
+    teamId,
+    actor,
+    sql`update team_sub_communities set archived = false, archived_at = null
+        where id = ${scId} and team_id = ${teamId} and archived`,
+  );
 }
 
 /** Makes a non-archived sub-community of the team its default (the foreign key re-checks it). */
 export async function setDefaultSubCommunity(
   sql: Queryable,
+  actor: Actor,
   teamId: string,
   scId: string,
-): Promise<boolean> {
+): Promise<GuardedResult> {
   try {
-    const rows = await sql`
-      update teams t set default_sub_community_id = s.id, updated_at = now()
-      from team_sub_communities s
-      where t.id = ${teamId} and s.id = ${scId} and s.team_id = t.id and not s.archived
-      returning t.id`;
-    return rows.length > 0;
+    return await guardedUpdate(
+      sql,
+      teamId,
+      actor,
+      sql`update teams t set default_sub_community_id = s.id, updated_at = now()
+          from team_sub_communities s
+          where t.id = ${teamId} and s.id = ${scId} and s.team_id = t.id and not s.archived`,
+    );
   } catch (err) {
-    if (isForeignKeyViolation(err)) return false;
+    if (isForeignKeyViolation(err)) return "refused";
     throw err;
   }
 }
