@@ -546,7 +546,10 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             return { member: null, errors: ["a team needs at least one owner"] };
           }
           if (result === "stale") {
-            return { member: null, errors: ["the member's role or yours changed meanwhile; try again"] };
+            return {
+              member: null,
+              errors: ["the member's role or yours changed meanwhile; try again"],
+            };
           }
           return { member: { ...target, role: args.role }, errors: [] };
         },
@@ -571,7 +574,10 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             };
           }
           if (result === "stale") {
-            return { removed: false, errors: ["the member's role or yours changed meanwhile; try again"] };
+            return {
+              removed: false,
+              errors: ["the member's role or yours changed meanwhile; try again"],
+            };
           }
           return { removed: true, errors: [] };
         },
