@@ -193,6 +193,28 @@ const OPERATIONS: Record<string, Operation> = {
     vars: scId({ joined: ["admin", "member"] }),
     allowed: (r) => assert.equal(r.subCommunity.viewerIsMember, false),
   },
+  addSubCommunityMember: {
+    query: `mutation A($id: String!, $userId: String!) {
+      addSubCommunityMember(subCommunityId: $id, userId: $userId) {
+        subCommunity { memberCount } errors } }`,
+    mutation: true,
+    vars: async (w) => ({
+      id: await w.newSubCommunity({ open: false }),
+      userId: await w.newMember("member"),
+    }),
+    allowed: (r) => assert.equal(r.subCommunity.memberCount, 2),
+  },
+  removeSubCommunityMember: {
+    query: `mutation R($id: String!, $userId: String!) {
+      removeSubCommunityMember(subCommunityId: $id, userId: $userId) {
+        subCommunity { memberCount } errors } }`,
+    mutation: true,
+    vars: async (w) => ({
+      id: await w.newSubCommunity({ open: false, joined: ["member"] }),
+      userId: w.id("member"),
+    }),
+    allowed: (r) => assert.equal(r.subCommunity.memberCount, 1),
+  },
   "teamLeaderboard (team)": {
     query: BOARD,
     vars: (w) => Promise.resolve({ teamId: w.g.teamId, period: "WEEKLY" }),
@@ -376,6 +398,22 @@ const MATRIX: [keyof typeof OPERATIONS, Actor, Outcome][] = [
   ["setDefaultSubCommunity", "staff", "NOT_FOUND"],
   ["setDefaultSubCommunity", "anonymous", "UNAUTHENTICATED"],
 
+  ["addSubCommunityMember", "owner", "ok"],
+  ["addSubCommunityMember", "admin", "ok"],
+  ["addSubCommunityMember", "member", "FORBIDDEN"],
+  ["addSubCommunityMember", "outsider", "NOT_FOUND"],
+  ["addSubCommunityMember", "loner", "NOT_FOUND"],
+  ["addSubCommunityMember", "staff", "NOT_FOUND"],
+  ["addSubCommunityMember", "anonymous", "UNAUTHENTICATED"],
+
+  ["removeSubCommunityMember", "owner", "ok"],
+  ["removeSubCommunityMember", "admin", "ok"],
+  ["removeSubCommunityMember", "member", "FORBIDDEN"],
+  ["removeSubCommunityMember", "outsider", "NOT_FOUND"],
+  ["removeSubCommunityMember", "loner", "NOT_FOUND"],
+  ["removeSubCommunityMember", "staff", "NOT_FOUND"],
+  ["removeSubCommunityMember", "anonymous", "UNAUTHENTICATED"],
+
   ["joinSubCommunity (open)", "owner", "noop"], // its creator is already a member
   ["joinSubCommunity (open)", "admin", "ok"],
   ["joinSubCommunity (open)", "member", "ok"],
@@ -480,7 +518,14 @@ function world(g: TeamsTest): World {
         { teamId: g.teamId, name: `Sub ${++n}`, open },
       )).createSubCommunity.subCommunity.id;
       for (const who of joined) {
-        await g.data(scOp("joinSubCommunity"), { id: created }, who);
+        if (open) await g.data(scOp("joinSubCommunity"), { id: created }, who);
+        else {
+          await owner(
+            `mutation A($id: String!, $userId: String!) {
+              addSubCommunityMember(subCommunityId: $id, userId: $userId) { errors } }`,
+            { id: created, userId: g.ids[who] },
+          );
+        }
       }
       if (archived) await owner(scOp("archiveSubCommunity"), { id: created });
       return created;

@@ -365,3 +365,53 @@ Deno.test("teams: members without points rank after everyone else, tied, on firs
     await g.close();
   }
 });
+
+Deno.test("teams: owners and admins add members to closed sub-communities and remove them", async () => {
+  const g = await setup();
+  try {
+    const ADD = `mutation A($id: String!, $userId: String!) {
+      addSubCommunityMember(subCommunityId: $id, userId: $userId) {
+        subCommunity { memberCount viewerIsMember } errors } }`;
+    const REMOVE_SC = `mutation R($id: String!, $userId: String!) {
+      removeSubCommunityMember(subCommunityId: $id, userId: $userId) {
+        subCommunity { memberCount } errors } }`;
+    const sc = (await g.data(CREATE_SC, { teamId: g.teamId, name: "Leads", open: false }, "admin"))
+      .createSubCommunity.subCommunity;
+    const add = (userId: string, who: "owner" | "admin" | "member" = "admin") =>
+      g.run(ADD, { id: sc.id, userId }, who);
+
+    const added = (await add(g.ids.member)).body.data.addSubCommunityMember;
+    assert.deepEqual(added, { subCommunity: { memberCount: 2, viewerIsMember: true }, errors: [] });
+    const again = (await add(g.ids.member, "owner")).body.data.addSubCommunityMember;
+    assert.deepEqual(again.errors, []);
+    assert.equal(again.subCommunity.memberCount, 2, "adding twice is idempotent");
+    const mine = (await g.data(op("joinSubCommunity"), { id: sc.id }, "member")).joinSubCommunity;
+    assert.match(mine.errors[0], /only open/, "a member still cannot join or leave a closed one");
+
+    assert.equal(codeOf(await add(g.ids.owner, "member")), "FORBIDDEN");
+    assert.equal(codeOf(await add(g.ids.outsider)), "NOT_FOUND");
+    assert.equal(codeOf(await add("not an id")), "NOT_FOUND");
+    assert.equal(
+      codeOf(await g.run(ADD, { id: sc.id, userId: 42 }, "admin")),
+      "BAD_USER_INPUT",
+    );
+
+    const general = (await g.data(`{ myTeam { defaultSubCommunity { id } } }`)).myTeam
+      .defaultSubCommunity.id;
+    const fromDefault = (await g.data(REMOVE_SC, { id: general, userId: g.ids.member }, "admin"))
+      .removeSubCommunityMember;
+    assert.match(fromDefault.errors[0], /default/);
+    const removed = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
+      .removeSubCommunityMember;
+    assert.deepEqual(removed, { subCommunity: { memberCount: 1 }, errors: [] });
+    const twice = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
+      .removeSubCommunityMember;
+    assert.match(twice.errors[0], /not a member/);
+
+    await g.data(op("archiveSubCommunity"), { id: sc.id }, "admin");
+    const archived = (await add(g.ids.member)).body.data.addSubCommunityMember;
+    assert.match(archived.errors[0], /archived/);
+  } finally {
+    await g.close();
+  }
+});

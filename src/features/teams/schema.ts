@@ -202,6 +202,10 @@ const typeDefs = /* GraphQL */ `
     setDefaultSubCommunity(subCommunityId: String!): SubCommunityPayload!
     joinSubCommunity(subCommunityId: String!): SubCommunityPayload!
     leaveSubCommunity(subCommunityId: String!): SubCommunityPayload!
+    "Team owners and admins: adds a team member to a sub-community, open or closed (idempotent)."
+    addSubCommunityMember(subCommunityId: String!, userId: String!): SubCommunityPayload!
+    "Team owners and admins: removes someone from a sub-community other than the default."
+    removeSubCommunityMember(subCommunityId: String!, userId: String!): SubCommunityPayload!
     "Opts the signed-in member out of (false) or back into (true) every team leaderboard."
     setLeaderboardVisibility(visible: Boolean!): LeaderboardVisibilityPayload!
   }
@@ -252,6 +256,15 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     if (!sc) throw notFound("sub-community");
     if (admin && !isAdminRole(m.role)) throw forbidden("team owner or admin required");
     return { m, sc };
+  }
+
+  /** A member of the team by public user id; anyone else (or a malformed id) is NOT_FOUND. */
+  async function teamMemberArg(teamId: string, userPublicId: unknown) {
+    const target = typeof userPublicId === "string" && looksLikePublicId(userPublicId)
+      ? await store.memberOfTeam(sql, teamId, userPublicId)
+      : null;
+    if (!target) throw notFound("member");
+    return target;
   }
 
   const loadTeam = (ctx: GraphQLContext, id: string) =>
@@ -648,6 +661,41 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           return ok ? scPayload(sc) : scPayload(
             null,
             "you are not a member, or it is the team's default sub-community",
+          );
+        },
+        addSubCommunityMember: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+          const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
+          const target = await teamMemberArg(m.teamId, args.userId);
+          if (sc.archived) return scPayload(null, "an archived sub-community takes no members");
+          const result = await store.addSubCommunityMember(
+            sql,
+            m,
+            m.teamId,
+            sc.id,
+            target.userId,
+            now(),
+          );
+          if (result === "forbidden") throw forbidden("team owner or admin required");
+          const fresh = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
+          return fresh && !fresh.archived
+            ? scPayload(fresh)
+            : scPayload(null, "an archived sub-community takes no members");
+        },
+        removeSubCommunityMember: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+          const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
+          const target = await teamMemberArg(m.teamId, args.userId);
+          if (sc.archived) return scPayload(null, "an archived sub-community cannot change");
+          const result = await store.removeSubCommunityMember(
+            sql,
+            m,
+            m.teamId,
+            sc.id,
+            target.userId,
+          );
+          if (result === "forbidden") throw forbidden("team owner or admin required");
+          return result === "done" ? scPayload(sc) : scPayload(
+            null,
+            "not a member of this sub-community, or it is the team's default",
           );
         },
         setLeaderboardVisibility: async (

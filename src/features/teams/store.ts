@@ -197,7 +197,10 @@ function actorMay(sql: Queryable, teamId: string, actor: Actor, exact = false) {
 /** A guarded write's outcome: done, refused by its own rule, or the actor may no longer act. */
 export type GuardedResult = "done" | "refused" | "forbidden";
 
-/** Runs `update ... where ...` (the fragment) only while the actor may act, in one statement. */
+/**
+ * Runs a write ending in its `where` clause (`update`, `delete`, `insert ... select`) only while
+ * the actor may act, in one statement.
+ */
 async function guardedUpdate(
   sql: Queryable,
   teamId: string,
@@ -616,6 +619,60 @@ export async function leaveSubCommunity(
                         and t.default_sub_community_id = s.id)
     returning sm.user_id`;
   return rows.length > 0;
+}
+
+/**
+ * An owner or admin adds a member of the team to a non-archived sub-community, open or closed
+ * ("refused" when they already belong to it or it was archived meanwhile).
+ */
+export async function addSubCommunityMember(
+  sql: Queryable,
+  actor: Actor,
+  teamId: string,
+  scId: string,
+  userId: string,
+  at: Date,
+): Promise<GuardedResult> {
+  try {
+    return await guardedUpdate(
+      sql,
+      teamId,
+      actor,
+      sql`insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+          select s.id, ${userId}, ${at} from team_sub_communities s
+          where s.id = ${scId} and s.team_id = ${teamId} and not s.archived
+            and exists (select 1 from team_members m
+                        where m.user_id = ${userId} and m.team_id = s.team_id)
+            and not exists (select 1 from team_sub_community_members sm
+                            where sm.sub_community_id = s.id and sm.user_id = ${userId})`,
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) return "refused";
+    throw err;
+  }
+}
+
+/**
+ * An owner or admin removes someone from a non-archived sub-community other than the team's
+ * default (everyone belongs to that one); "refused" when they are not in it.
+ */
+export async function removeSubCommunityMember(
+  sql: Queryable,
+  actor: Actor,
+  teamId: string,
+  scId: string,
+  userId: string,
+): Promise<GuardedResult> {
+  return await guardedUpdate(
+    sql,
+    teamId,
+    actor,
+    sql`delete from team_sub_community_members sm using team_sub_communities s
+        where sm.sub_community_id = s.id and sm.user_id = ${userId}
+          and s.id = ${scId} and s.team_id = ${teamId} and not s.archived
+          and not exists (select 1 from teams t where t.id = s.team_id
+                            and t.default_sub_community_id = s.id)`,
+  );
 }
 
 /** For each sub-community: member count and whether `userId` is a member (one statement). */
