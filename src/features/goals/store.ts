@@ -236,8 +236,8 @@ export async function goalFigures(
     left join (
       select c.goal_id, bool_or(c.day = ${today}::date) as today,
              count(*) filter (
-               where g.cadence = 'weekly' or c.day = ${today}::date) as in_period
-      from habit_check_ins c join goals g on g.id = c.goal_id
+               where habit.cadence = 'weekly' or c.day = ${today}::date) as in_period
+      from habit_check_ins c join goals habit on habit.id = c.goal_id
       where c.goal_id = any(${ids}) and c.day between ${weekStart}::date and ${today}::date
       group by c.goal_id
     ) c on c.goal_id = g.id
