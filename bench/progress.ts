@@ -7,72 +7,15 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server; the
  * benchmark creates and drops its own database there. Figures go to bench/results/progress.json.
  */
-import postgres from "postgres";
-import { buildApp, type Deps } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
-import { connect } from "../src/platform/db.ts";
-import { migrate } from "../src/platform/migrate.ts";
-import { memoryLogger } from "../src/platform/log.ts";
-import { createErrorTracker } from "../src/platform/errors.ts";
-import { systemClock } from "../src/platform/clock.ts";
-import { createMemoryKv } from "../src/platform/kv.ts";
-import { mintFallbackToken } from "../src/graphql/auth.ts";
+import { ROUNDS, runAppBenchmark } from "./support.ts";
 
-const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 30);
-const SECRET = "bench-fallback-secret-0123456789abcdef";
-const SUBJECT = "bench-user";
+// Warm-up requests before timing: JIT, the pool's connections, the stored streak summaries.
+const WARMUPS = 5;
 
-const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`;
-const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-await admin.unsafe(`create database ${name}`);
-const url = new URL(SERVER);
-url.pathname = `/${name}`;
-const log = memoryLogger("info");
-const sql = connect(url.href, 5, log);
-const results: Record<string, unknown> = {};
-try {
-  await migrate(sql, log);
-  const config = parseConfig({
-    DATA_DIR: "/nonexistent",
-    FALLBACK_AUTH_SECRET: SECRET,
-    ADMIN_SUBJECTS: SUBJECT,
-  });
-  const deps: Deps = {
-    config,
-    db: {
-      sql,
-      mode: "postgres",
-      url: url.href,
-      poolSize: 5,
-      supportsListen: true,
-      close: () => sql.end(),
-    },
-    kv: createMemoryKv(systemClock),
-    log,
-    clock: systemClock,
-    tracker: createErrorTracker({ log }),
-    fetch,
-  };
-  const app = buildApp(deps);
-  const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
-  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
-    const res = await app.handler(
-      new Request("http://bench.local/graphql", {
-        method: "POST",
-        headers: { "content-type": "application/json", SessionToken: token },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
-    const body = await res.json();
-    if (body.errors) throw new Error(JSON.stringify(body.errors));
-    const entry = log.entries.filter((e) => e.msg === "request").at(-1)!;
-    return {
-      data: body.data,
-      ms: entry.duration as number,
-      statements: entry.statements as number,
-    };
-  };
+await runAppBenchmark("progress", async ({ sql, gql, measure: measureRounds }) => {
+  const results: Record<string, unknown> = {};
+  const measure = (query: string, variables: Record<string, unknown>) =>
+    measureRounds(query, variables, WARMUPS);
   const addGoal = async (vars: Record<string, unknown>) =>
     (await gql(
       `mutation($title: String!, $kind: GoalKind!, $targetValue: Float) {
@@ -94,22 +37,6 @@ try {
     from goals g, generate_series(0, 9999) n where g.public_id = ${targetId}`;
   await sql`analyze`;
 
-  const measure = async (query: string, variables: Record<string, unknown>) => {
-    for (let i = 0; i < 5; i++) await gql(query, variables); // warm-up: JIT, pool, summaries
-    const times: number[] = [];
-    let statements = 0;
-    for (let i = 0; i < ROUNDS; i++) {
-      const r = await gql(query, variables);
-      times.push(r.ms);
-      statements = r.statements;
-    }
-    times.sort((a, b) => a - b);
-    return {
-      median_ms: Math.round(times[Math.floor(times.length / 2)] * 100) / 100,
-      p95_ms: Math.round(times[Math.floor(times.length * 0.95)] * 100) / 100,
-      statements,
-    };
-  };
   const PROGRESS = `query($goalId: String!, $groupBy: ProgressGroupBy!, $from: String) {
     goalProgressData(goalId: $goalId, groupBy: $groupBy, from: $from) {
       buckets { periodStart sum count cumulativeValue }
@@ -150,20 +77,12 @@ try {
   }
   const hundred = await measure(GOALS, {});
   results.goals = { goals_10: ten, goals_100: hundred };
-  results.rounds = ROUNDS;
-  results.measured_at = new Date().toISOString();
-  results.load_average = Deno.loadavg();
-  results.note =
-    "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup";
-  await app.stop();
-} finally {
-  await sql.end({ timeout: 5 });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
-await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
-await Deno.writeTextFile(
-  new URL("./results/progress.json", import.meta.url),
-  JSON.stringify(results, null, 2) + "\n",
-);
-console.log(JSON.stringify(results, null, 2));
+  return {
+    ...results,
+    rounds: ROUNDS,
+    measured_at: new Date().toISOString(),
+    load_average: Deno.loadavg(),
+    note:
+      "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup",
+  };
+});

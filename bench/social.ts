@@ -8,76 +8,14 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server; the
  * benchmark creates and drops its own database there. Figures go to bench/results/social.json.
  */
-import postgres from "postgres";
-import { buildApp, type Deps } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
-import { connect } from "../src/platform/db.ts";
-import { migrate } from "../src/platform/migrate.ts";
-import { memoryLogger } from "../src/platform/log.ts";
-import { createErrorTracker } from "../src/platform/errors.ts";
-import { systemClock } from "../src/platform/clock.ts";
-import { createMemoryKv } from "../src/platform/kv.ts";
-import { mintFallbackToken } from "../src/graphql/auth.ts";
 import { encodeCursor } from "../src/graphql/pagination.ts";
+import { ROUNDS, runAppBenchmark, SUBJECT } from "./support.ts";
 
-const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 30);
-const SECRET = "bench-fallback-secret-0123456789abcdef";
-const SUBJECT = "bench-user";
 const PARTICIPANTS = 10_000;
 const POSTS = 100_000;
 
-const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`;
-const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-await admin.unsafe(`create database ${name}`);
-const url = new URL(SERVER);
-url.pathname = `/${name}`;
-const log = memoryLogger("info");
-const sql = connect(url.href, 5, log);
-const results: Record<string, unknown> = {};
-try {
-  await migrate(sql, log);
-  const config = parseConfig({
-    DATA_DIR: "/nonexistent",
-    FALLBACK_AUTH_SECRET: SECRET,
-    ADMIN_SUBJECTS: SUBJECT,
-  });
-  const deps: Deps = {
-    config,
-    db: {
-      sql,
-      mode: "postgres",
-      url: url.href,
-      poolSize: 5,
-      supportsListen: true,
-      close: () => sql.end(),
-    },
-    kv: createMemoryKv(systemClock),
-    log,
-    clock: systemClock,
-    tracker: createErrorTracker({ log }),
-    fetch,
-  };
-  const app = buildApp(deps);
-  const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
-  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
-    const res = await app.handler(
-      new Request("http://bench.local/graphql", {
-        method: "POST",
-        headers: { "content-type": "application/json", SessionToken: token },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
-    const body = await res.json();
-    if (body.errors) throw new Error(JSON.stringify(body.errors));
-    const entry = log.entries.filter((e) => e.msg === "request").at(-1)!;
-    return {
-      data: body.data,
-      ms: entry.duration as number,
-      statements: entry.statements as number,
-    };
-  };
-
+await runAppBenchmark("social", async ({ sql, gql, measure }) => {
+  const results: Record<string, unknown> = {};
   const community = (await gql(`mutation { createCommunity(name: "Bench club") {
     community { id } errors } }`)).data.createCommunity.community.id as string;
   const now = new Date();
@@ -132,23 +70,6 @@ try {
     from community_posts p`;
   await sql`vacuum analyze`;
 
-  const measure = async (query: string, variables: Record<string, unknown>) => {
-    await gql(query, variables); // warm-up
-    const times: number[] = [];
-    let statements = 0;
-    for (let i = 0; i < ROUNDS; i++) {
-      const r = await gql(query, variables);
-      times.push(r.ms);
-      statements = r.statements;
-    }
-    times.sort((a, b) => a - b);
-    return {
-      median_ms: Math.round(times[Math.floor(times.length / 2)] * 100) / 100,
-      p95_ms: Math.round(times[Math.floor(times.length * 0.95)] * 100) / 100,
-      statements,
-    };
-  };
-
   const BOARD = `query($id: String!, $after: String) {
     communityChallengeLeaderboard(challengeId: $id, first: 20, after: $after) {
       edges { cursor node { rank score user { id username } } } pageInfo { hasNextPage } } }`;
@@ -188,19 +109,11 @@ try {
     }),
     unified_feed_of_a_member: await measure(UNIFIED, {}),
   };
-  results.rounds = ROUNDS;
-  results.measured_at = new Date().toISOString();
-  results.note =
-    "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup";
-  await app.stop();
-} finally {
-  await sql.end({ timeout: 5 });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
-await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
-await Deno.writeTextFile(
-  new URL("./results/social.json", import.meta.url),
-  JSON.stringify(results, null, 2) + "\n",
-);
-console.log(JSON.stringify(results, null, 2));
+  return {
+    ...results,
+    rounds: ROUNDS,
+    measured_at: new Date().toISOString(),
+    note:
+      "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup",
+  };
+});

@@ -10,92 +10,20 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server; the
  * benchmark creates and drops its own database there. Figures go to bench/results/teams.json.
  */
-import postgres from "postgres";
-import { buildApp, type Deps } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
-import { connect } from "../src/platform/db.ts";
 import { loadMigrations, migrate } from "../src/platform/migrate.ts";
-import { memoryLogger } from "../src/platform/log.ts";
-import { createErrorTracker } from "../src/platform/errors.ts";
-import { systemClock } from "../src/platform/clock.ts";
-import { createMemoryKv } from "../src/platform/kv.ts";
-import { mintFallbackToken } from "../src/graphql/auth.ts";
 import { type LeaderboardPeriod, pointsKey } from "../src/features/teams/rules.ts";
 import { leaderboardPage } from "../src/features/teams/store.ts";
+import { round2, ROUNDS, runAppBenchmark, summary } from "./support.ts";
 
-const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 30);
 const MEMBERS = Number(Deno.env.get("BENCH_MEMBERS") ?? 5000);
 const DAYS = 365;
-const SECRET = "bench-fallback-secret-0123456789abcdef";
-const SUBJECT = "bench-user";
 const PERIODS: LeaderboardPeriod[] = ["WEEKLY", "MONTHLY", "ALL_TIME"];
+// The activity is seeded before the leaderboard-points migration, so that its backfill runs (and
+// is timed) the way it would on an existing database.
+const ROLLUP = "0013";
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
-const summary = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    median_ms: round2(sorted[Math.floor(sorted.length / 2)]),
-    p95_ms: round2(sorted[Math.floor(sorted.length * 0.95)]),
-  };
-};
-
-const name = `bench_${crypto.randomUUID().replaceAll("-", "")}`;
-const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-await admin.unsafe(`create database ${name}`);
-const url = new URL(SERVER);
-url.pathname = `/${name}`;
-const log = memoryLogger("info");
-const sql = connect(url.href, 5, log);
-const results: Record<string, unknown> = {};
-try {
-  // The activity is seeded before the leaderboard-points migration, so that its backfill runs
-  // (and is timed) the way it would on an existing database.
-  const migrations = await loadMigrations();
-  const ROLLUP = "0013";
-  await migrate(sql, log, migrations.filter((m) => m.version < ROLLUP));
-  // Fallback tokens are for admin subjects only; being a service admin changes nothing here.
-  const config = parseConfig({
-    DATA_DIR: "/nonexistent",
-    FALLBACK_AUTH_SECRET: SECRET,
-    ADMIN_SUBJECTS: SUBJECT,
-  });
-  const deps: Deps = {
-    config,
-    db: {
-      sql,
-      mode: "postgres",
-      url: url.href,
-      poolSize: 5,
-      supportsListen: true,
-      close: () => sql.end(),
-    },
-    kv: createMemoryKv(systemClock),
-    log,
-    clock: systemClock,
-    tracker: createErrorTracker({ log }),
-    fetch,
-  };
-  const app = buildApp(deps);
-  const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
-  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
-    const res = await app.handler(
-      new Request("http://bench.local/graphql", {
-        method: "POST",
-        headers: { "content-type": "application/json", SessionToken: token },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
-    const body = await res.json();
-    if (body.errors) throw new Error(JSON.stringify(body.errors));
-    const entry = log.entries.filter((e) => e.msg === "request").at(-1)!;
-    return {
-      data: body.data,
-      ms: entry.duration as number,
-      statements: entry.statements as number,
-    };
-  };
-
+await runAppBenchmark("teams", async ({ sql, log, gql }) => {
+  const results: Record<string, unknown> = {};
   // The bench user owns the team (its default sub-community "General") and a sub-community.
   await gql(`mutation { syncUser { user { id } } }`);
   const team = (await gql(`mutation { createTeam(name: "Bench") { team { id } errors } }`)).data
@@ -152,7 +80,7 @@ try {
     from goals g, generate_series(0, ${DAYS - 1}) d
     where g.kind = 'target' and random() < 0.33`;
   const backfillStarted = performance.now();
-  await migrate(sql, log, migrations);
+  await migrate(sql, log, await loadMigrations());
   const backfillSeconds = (performance.now() - backfillStarted) / 1000;
   await sql`analyze`;
   const [counts] = await sql<{ members: number; checkIns: number; events: number }[]>`
@@ -217,22 +145,14 @@ try {
     }
   }
   results.teamLeaderboard_first_20 = leaderboard;
-  results.rounds = ROUNDS;
-  results.measured_at = new Date().toISOString();
-  results.machine = `${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores`;
-  results.load_average = Deno.loadavg().map(round2);
-  results.target = "each period's first page under 10 ms server time";
-  results.note =
-    "server time = the request log's duration (in-process, no network); statements = SQL statements of the request, including the session's user lookup; raw_sql = the leaderboard statement alone (store.leaderboardPage), run directly with postgres.js on the same pool";
-  await app.stop();
-} finally {
-  await sql.end({ timeout: 5 });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
-await Deno.mkdir(new URL("./results/", import.meta.url), { recursive: true });
-await Deno.writeTextFile(
-  new URL("./results/teams.json", import.meta.url),
-  JSON.stringify(results, null, 2) + "\n",
-);
-console.log(JSON.stringify(results, null, 2));
+  return {
+    ...results,
+    rounds: ROUNDS,
+    measured_at: new Date().toISOString(),
+    machine: `${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} cores`,
+    load_average: Deno.loadavg().map(round2),
+    target: "each period's first page under 10 ms server time",
+    note:
+      "server time = the request log's duration (in-process, no network); statements = SQL statements of the request, including the session's user lookup; raw_sql = the leaderboard statement alone (store.leaderboardPage), run directly with postgres.js on the same pool",
+  };
+}, { migrateBefore: ROLLUP });
