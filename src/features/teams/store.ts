@@ -199,19 +199,34 @@ export type GuardedResult = "done" | "refused" | "forbidden";
 
 /**
  * Runs a write ending in its `where` clause (`update`, `delete`, `insert ... select`) only while
- * the actor may act, in one statement.
+ * the actor may act, in one statement, and says which of the two refused it; `returning` gives
+ * the written row (the first, for writes of one row).
  */
+async function guardedWrite<T extends object>(
+  sql: Queryable,
+  teamId: string,
+  actor: Actor,
+  write: postgres.PendingQuery<postgres.Row[]>,
+  returning: postgres.PendingQuery<postgres.Row[]>,
+): Promise<{ result: GuardedResult; row: T | null }> {
+  const [row] = await sql<(T & { allowedNow: boolean; written: number })[]>`
+    with allowed as (select ${actorMay(sql, teamId, actor)} as ok),
+    w as (${write} and (select ok from allowed) returning ${returning})
+    select w.*, (select ok from allowed) as "allowedNow", (select count(*) from w)::int as written
+    from (select 1) one left join w on true`;
+  const { allowedNow, written, ...rest } = row;
+  if (!allowedNow) return { result: "forbidden", row: null };
+  return written > 0 ? { result: "done", row: rest as T } : { result: "refused", row: null };
+}
+
+/** {@link guardedWrite} when only the outcome matters. */
 async function guardedUpdate(
   sql: Queryable,
   teamId: string,
   actor: Actor,
-  update: postgres.PendingQuery<postgres.Row[]>,
+  write: postgres.PendingQuery<postgres.Row[]>,
 ): Promise<GuardedResult> {
-  const [row] = await sql<{ ok: boolean; n: number }[]>`
-    with allowed as (select ${actorMay(sql, teamId, actor)} as ok),
-    w as (${update} and (select ok from allowed) returning 1)
-    select (select ok from allowed) as ok, (select count(*) from w)::int as n`;
-  return !row.ok ? "forbidden" : row.n > 0 ? "done" : "refused";
+  return (await guardedWrite(sql, teamId, actor, write, sql`1 as done`)).result;
 }
 
 // --- invites -----------------------------------------------------------------------------------
@@ -246,21 +261,15 @@ export async function revokeInvite(
   invitePublicId: string,
   at: Date,
 ): Promise<{ result: GuardedResult; invite: InviteRow | null }> {
-  const rows = await sql<(InviteRow & { allowed: boolean })[]>`
-    with allowed as (select ${actorMay(sql, teamId, actor)} as ok),
-    revoked as (
-      update team_invites i set revoked_at = ${at}
-      where i.public_id = ${invitePublicId} and i.team_id = ${teamId} and i.revoked_at is null
-        and (select ok from allowed)
-      returning ${inviteColumns(sql)}
-    )
-    select r.*, (select ok from allowed) as allowed
-    from (select 1) one left join revoked r on true`;
-  const row = rows[0];
-  if (!row.allowed) return { result: "forbidden", invite: null };
-  if (row.id === null || row.id === undefined) return { result: "refused", invite: null };
-  const { allowed: _, ...invite } = row;
-  return { result: "done", invite: invite as InviteRow };
+  const { result, row } = await guardedWrite<InviteRow>(
+    sql,
+    teamId,
+    actor,
+    sql`update team_invites i set revoked_at = ${at}
+        where i.public_id = ${invitePublicId} and i.team_id = ${teamId} and i.revoked_at is null`,
+    inviteColumns(sql),
+  );
+  return { result, invite: row };
 }
 
 export async function inviteOfTeam(
