@@ -295,7 +295,7 @@ Deno.test("teams: a leaderboard page costs a constant number of statements", asy
   }
 });
 
-Deno.test("teams: goal events score by their UTC day; a repeated check-in scores once", async () => {
+Deno.test("teams: goal events score by their UTC day; a repeated check-in scores once; points follow every insert and delete", async () => {
   const g = await setup("2026-03-04T12:00:00Z");
   try {
     const target =
@@ -321,6 +321,20 @@ Deno.test("teams: goal events score by their UTC day; a repeated check-in scores
     });
     assert.deepEqual(await scores("WEEKLY"), expected(2));
     assert.deepEqual(await scores("MONTHLY"), expected(3));
+    assert.deepEqual(await scores("ALL_TIME"), expected(3));
+
+    // Points follow rows written or deleted outside the app's code paths too.
+    const sql = g.t.deps.db.sql;
+    await sql`
+      delete from goal_events
+      where goal_id = (select id from goals where public_id = ${target.id})
+        and occurred_at = '2026-03-02T00:30:00Z'`;
+    assert.deepEqual(await scores("WEEKLY"), expected(1));
+    assert.deepEqual(await scores("MONTHLY"), expected(2));
+    await sql`
+      insert into habit_check_ins (public_id, goal_id, user_id, day)
+      select 'by-hand-1', id, user_id, '2026-03-03' from goals where public_id = ${habit.id}`;
+    assert.deepEqual(await scores("WEEKLY"), expected(2));
     assert.deepEqual(await scores("ALL_TIME"), expected(3));
   } finally {
     await g.close();

@@ -18,7 +18,6 @@ import { awardBadgesFor, type BadgeRow } from "../badges/store.ts";
 import type { BadgeEvent } from "../badges/rules.ts";
 import { recordFeedItem } from "../feed/store.ts";
 import { recordActivationStep } from "../funnel/store.ts";
-import { addActivityPoint } from "../teams/points.ts";
 import { isoWeekStart, localDate, periodIndexStart } from "./dates.ts";
 import {
   type Cadence,
@@ -639,7 +638,6 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     if (problems.length) return fail(problems);
     return await sql.begin(async (tx) => {
       const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
-      await addActivityPoint(tx, goal.userId, occurredAt.toISOString().slice(0, 10));
       await recordFeedItem(tx, {
         userId: goal.userId,
         kind: "goal_event",
@@ -698,7 +696,6 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           errors: [],
         };
       }
-      await addActivityPoint(tx, goal.userId, date);
       await recordActivationStep(tx, goal.userId, "first_check_in", now());
       const period = streakPeriod(goal);
       const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);

@@ -718,7 +718,7 @@ export async function recentActivity(sql: Queryable, teamId: string): Promise<Ac
 
 /**
  * The ranked, opted-in members of a team (or of one of its sub-communities) for a period: score
- * = the member's `activity_points` row of that period (see points.ts), 0 without one; ties share
+ * = the member's `activity_points` row of that period (migration 0013), 0 without one; ties share
  * a rank (1, 1, 3) and are ordered by user (internal id, so only the page's 20 or so users are
  * looked up; the cursor carries the public id). The rank is computed over everyone before the
  * page is cut, so any page is one statement.
