@@ -34,3 +34,40 @@ export function isCodedError(err: unknown): err is GraphQLError {
   return err instanceof GraphQLError &&
     ERROR_CODES.includes(err.extensions?.code as ErrorCode);
 }
+
+/**
+ * What a client sees of `error`: an error we raised on purpose keeps its message and code; one
+ * refused before any resolver ran (parse, validation, limits, a variable of the wrong type) is
+ * the caller's input, `BAD_USER_INPUT`; anything else is masked as `INTERNAL` and returned as
+ * `hidden`, for the caller to report once. Masking an already masked error changes nothing.
+ */
+export function maskError(
+  error: GraphQLError,
+  requestId: string | undefined,
+): { error: GraphQLError; hidden: unknown | null } {
+  const original = error.originalError ?? error;
+  const located = (message: string, extensions: Record<string, unknown>) =>
+    new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      extensions,
+    });
+  if (isCodedError(original)) {
+    return {
+      error: original === error ? error : located(original.message, original.extensions),
+      hidden: null,
+    };
+  }
+  if (!error.path && (!error.originalError || error.originalError instanceof GraphQLError)) {
+    return {
+      error: located(error.message, { ...error.extensions, code: "BAD_USER_INPUT" }),
+      hidden: null,
+    };
+  }
+  return {
+    error: located("Unexpected error.", { code: "INTERNAL", request_id: requestId }),
+    hidden: original,
+  };
+}

@@ -20,7 +20,7 @@ import { json } from "../http/router.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
-import { codedError, isCodedError, unauthenticated } from "./errors.ts";
+import { maskError, unauthenticated } from "./errors.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
 
@@ -104,61 +104,21 @@ function operationNames(): Plugin<GraphQLContext & ServerContext> {
 }
 
 /**
- * Keeps errors we raised on purpose, masks everything else as INTERNAL (logged and reported once
- * with the request id), and gives request-level failures (parse, validation, armor's limits,
- * batch size) BAD_USER_INPUT.
+ * Applies {@link maskError} to every error of every result (execution, subscription events and
+ * request-level failures), reporting each hidden failure once with the request id.
  */
-function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContext> {
-  // deno-lint-ignore no-explicit-any
-  const withCode = (error: any) =>
-    error?.extensions?.code && isCodedError(error) ? error : {
-      ...error,
-      message: error.message,
-      extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
-    };
-  // deno-lint-ignore no-explicit-any
-  const defaultCodes = (result: any) =>
-    result && Array.isArray(result.errors)
-      ? { ...result, errors: result.errors.map(withCode) }
-      : result;
-  const mask = (result: ExecutionResult, ctx: ServerContext): ExecutionResult => {
-    if (!result.errors?.length) return result;
+function errorMasking(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContext> {
+  const masked = (result: ExecutionResult, requestId: string | undefined): ExecutionResult => {
+    if (!result || !Array.isArray(result.errors) || !result.errors.length) return result;
     const errors = result.errors.map((error) => {
-      const original = error.originalError ?? error;
-      // Variable coercion (wrong type, unknown enum value) fails before any resolver runs.
-      if (
-        !error.path && !error.extensions?.code &&
-        (!error.originalError || error.originalError instanceof GraphQLError)
-      ) {
-        return new GraphQLError(error.message, {
-          nodes: error.nodes,
-          extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
+      const { error: shown, hidden } = maskError(error, requestId);
+      if (hidden !== null) {
+        tracker.captureError(hidden, {
+          request_id: requestId,
+          graphql_path: error.path?.join("."),
         });
       }
-      if (isCodedError(original)) {
-        return original === error ? error : new GraphQLError(original.message, {
-          nodes: error.nodes,
-          path: error.path,
-          extensions: original.extensions,
-        });
-      }
-      // No path and no foreign cause: refused before any resolver ran (for example a variable of
-      // the wrong type). That is the caller's input, not an internal failure.
-      if (!error.path && (!error.originalError || error.originalError instanceof GraphQLError)) {
-        return new GraphQLError(error.message, {
-          nodes: error.nodes,
-          extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
-        });
-      }
-      tracker.captureError(original, {
-        request_id: ctx.requestId,
-        graphql_path: error.path?.join("."),
-      });
-      return new GraphQLError("Unexpected error.", {
-        nodes: error.nodes,
-        path: error.path,
-        extensions: { code: "INTERNAL", request_id: ctx.requestId },
-      });
+      return shown;
     });
     return { ...result, errors };
   };
@@ -167,21 +127,26 @@ function errorCodes(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContex
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) return;
-          setResult(mask(result, args.contextValue));
+          setResult(masked(result, args.contextValue.requestId));
         },
       };
     },
     onResultProcess({ result, setResult }) {
-      if (Array.isArray(result)) setResult(result.map(defaultCodes));
-      else if (!(Symbol.asyncIterator in result)) setResult(defaultCodes(result));
+      // Request-level failures (parse, validation, limits, batch size) never reach onExecute.
+      if (Array.isArray(result)) {
+        setResult(result.map((r) => masked(r as ExecutionResult, undefined)));
+      } else if (!(Symbol.asyncIterator in result)) {
+        setResult(masked(result as ExecutionResult, undefined));
+      }
     },
     onSubscribe({ args }) {
       return {
         onSubscribeResult({ result, setResult }) {
+          const requestId = args.contextValue.requestId;
           if (Symbol.asyncIterator in result) {
-            return { onNext: ({ result: r, setResult: set }) => set(mask(r, args.contextValue)) };
+            return { onNext: ({ result: r, setResult: set }) => set(masked(r, requestId)) };
           }
-          setResult(mask(result, args.contextValue));
+          setResult(masked(result, requestId));
         },
       };
     },
@@ -236,7 +201,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     }),
     publicOperationGate(publicFields),
     operationNames(),
-    errorCodes(deps.tracker),
+    errorMasking(deps.tracker),
     ...(deps.plugins ?? []),
   ] as Plugin[];
 
@@ -288,6 +253,3 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     },
   };
 }
-
-/** An INTERNAL error for code paths that must never be reached with user input. */
-export const internalError = (message: string) => codedError("INTERNAL", message);

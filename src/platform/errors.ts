@@ -15,8 +15,6 @@ export class SystemError extends Error {
   }
 }
 
-export type TrackerLevel = "error" | "warning";
-
 export interface ErrorTracker {
   /** Reports an unexpected error. */
   captureError(err: unknown, context?: LogFields): void;

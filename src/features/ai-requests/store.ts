@@ -44,11 +44,6 @@ export async function insertAiRequest(
   return row;
 }
 
-export async function aiRequestById(sql: Queryable, id: string) {
-  const [row] = await sql<AiRequestRow[]>`select ${columns(sql)} from ai_requests where id = ${id}`;
-  return row ?? null;
-}
-
 /** The user's request with this public id (another user's behaves as missing). */
 export async function ownAiRequest(sql: Queryable, userId: string, id: string) {
   const [row] = await sql<AiRequestRow[]>`

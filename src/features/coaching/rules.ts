@@ -42,13 +42,11 @@ export const insightAnswer = z.object({
   summary: line(1200),
   highlights: z.array(line(300)).max(5),
 });
-export type InsightAnswer = z.output<typeof insightAnswer>;
 
 export const adviceAnswer = z.object({
   answer: line(2000),
   steps: z.array(line(300)).max(5),
 });
-export type AdviceAnswer = z.output<typeof adviceAnswer>;
 
 export const milestone = z.object({
   title: line(TITLE_MAX),
@@ -68,7 +66,6 @@ export const moderationAnswer = z.object({
   categories: z.array(z.string().max(40)).max(10),
   reason: z.string().max(300).nullable(),
 });
-export type ModerationAnswer = z.output<typeof moderationAnswer>;
 
 /** What the milestone rules need of the goal. */
 export interface MilestoneGoal {

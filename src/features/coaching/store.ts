@@ -10,11 +10,6 @@ export interface FlagOverride {
   updatedAt: Date;
 }
 
-export async function flagOverrides(sql: Queryable): Promise<FlagOverride[]> {
-  return await sql<FlagOverride[]>`
-    select name, enabled, updated_at as "updatedAt" from ai_flags order by name`;
-}
-
 export async function flagOverride(sql: Queryable, name: string): Promise<boolean | null> {
   const [row] = await sql<
     { enabled: boolean }[]

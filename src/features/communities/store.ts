@@ -96,13 +96,6 @@ export async function relations(
       on i.community_id = c.id and i.user_id = ${userId} and i.accepted_at is null`;
 }
 
-/** The user's role in a community, or null. */
-export async function roleOf(sql: Queryable, communityId: string, userId: string) {
-  const [row] = await sql<{ role: MemberRole }[]>`
-    select role from community_members where community_id = ${communityId} and user_id = ${userId}`;
-  return row?.role ?? null;
-}
-
 export type JoinResult = "joined" | "already_member" | "full" | "invite_required";
 
 /**

@@ -21,10 +21,6 @@ export function isCategory(value: unknown): value is FeedbackCategory {
   return (FEEDBACK_CATEGORIES as readonly unknown[]).includes(value);
 }
 
-export function isStatus(value: unknown): value is FeedbackStatus {
-  return (FEEDBACK_STATUSES as readonly unknown[]).includes(value);
-}
-
 export interface PostInput {
   title: string;
   description: string;

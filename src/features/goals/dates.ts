@@ -53,15 +53,6 @@ export function isoWeekStart(date: string): string {
   return addDays(date, -weekday);
 }
 
-export function monthStart(date: string): string {
-  return `${date.slice(0, 7)}-01`;
-}
-
-export function addMonths(date: string, months: number): string {
-  const d = new Date(toMs(date));
-  return fromMs(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
-}
-
 // A Monday, so day and week indexes share an origin.
 const EPOCH = "2000-01-03";
 

@@ -6,6 +6,11 @@
  */
 import type postgres from "postgres";
 import type { Queryable, Sql } from "../../platform/db.ts";
+import {
+  isCheckViolation,
+  isForeignKeyViolation,
+  isUniqueViolation,
+} from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { encodeBase64Url } from "../../platform/base64url.ts";
 import { INVITE_TOKEN_BYTES, RECENT_ACTIVITY_LIMIT, type TeamRole } from "./rules.ts";
@@ -94,17 +99,6 @@ const inviteColumns = (sql: Queryable) =>
   sql`i.id, i.public_id as "publicId", i.team_id as "teamId", i.created_by as "createdBy",
       i.expires_at as "expiresAt", i.max_uses as "maxUses", i.uses, i.revoked_at as "revokedAt",
       i.created_at as "createdAt"`;
-
-export function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === "23505";
-}
-/** owner_count would drop below one: the last owner. */
-export function isCheckViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === "23514";
-}
-export function isForeignKeyViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === "23503";
-}
 
 export async function membershipOf(sql: Queryable, userId: string): Promise<MembershipRow | null> {
   const [row] = await sql<MembershipRow[]>`

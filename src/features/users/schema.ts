@@ -8,8 +8,6 @@ import { byKeys } from "../../graphql/loaders.ts";
 import { isValidTimeZone, nameError, usernameError } from "./rules.ts";
 import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
 
-export const PERMISSIONS = ["admin"] as const;
-
 const typeDefs = /* GraphQL */ `
   "A person as other users see them."
   type User {

@@ -1,5 +1,6 @@
 /** SQL for users. */
 import type { Queryable } from "../../platform/db.ts";
+import { isUniqueViolation } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { generatedUsername, namesFromClaims, usernameFromClaims } from "./rules.ts";
 
@@ -33,11 +34,6 @@ export async function usersByIds(sql: Queryable, ids: readonly string[]): Promis
 export async function userByPublicId(sql: Queryable, id: string): Promise<UserRow | null> {
   const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where public_id = ${id}`;
   return row ?? null;
-}
-
-function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint_name?: string };
-  return e?.code === "23505" && (!constraint || e.constraint_name === constraint);
 }
 
 /**

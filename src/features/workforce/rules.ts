@@ -36,8 +36,6 @@ export const LOW_RISK_KINDS: readonly ArtifactKind[] = [
 /** The role that can never leave `shadow` (spec 2.2). */
 export const LOCKED_SHADOW_ROLE = "customer_support_drafter";
 
-export const DEFAULT_MONTHLY_BUDGET_CENTS = 3000;
-export const DEFAULT_MODEL = "gpt-4o-mini";
 export const RECENT_REJECTIONS_KEY = "recent_rejections";
 export const RECENT_REJECTIONS_CAP = 5;
 export const MIN_REJECTION_REASON = 10;

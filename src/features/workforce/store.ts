@@ -1,5 +1,6 @@
 /** SQL for the AI workforce. Every state transition is one guarded statement. */
 import type { Queryable } from "../../platform/db.ts";
+import { isUniqueViolation } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import {
   appendRejection,
@@ -273,7 +274,7 @@ export async function updateEmployee(
       returning ${employeeColumns(tx)}`;
     return row;
   } catch (err) {
-    if ((err as { code?: string }).code === "23505") return "role_taken";
+    if (isUniqueViolation(err)) return "role_taken";
     throw err;
   }
 }
