@@ -9,7 +9,6 @@ import {
   type DocumentNode,
   type ExecutionResult,
   getOperationAST,
-  GraphQLError,
   type GraphQLSchema,
   Kind,
 } from "graphql";
