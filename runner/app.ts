@@ -13,7 +13,6 @@
  * ```
  */
 import type { Clock } from "../src/platform/clock.ts";
-import { SIGNATURE_HEADER, verifyHmacSignature } from "../src/platform/hmac.ts";
 import type { Logger } from "../src/platform/log.ts";
 import { executeRun } from "./agent.ts";
 import type { RunnerConfig } from "./config.ts";
@@ -25,12 +24,17 @@ import {
   type TokenSource,
 } from "./oidc.ts";
 import {
+  BodyTooLargeError,
+  DEFAULT_BODY_LIMIT,
   describeIssues,
+  readBoundedBody,
+  type RunnerRunStatus,
   type RunRequest,
   RunRequestSchema,
   type RunResult,
-  type RunStatus,
-} from "./protocol.ts";
+  SIGNATURE_HEADER,
+  verifyHmacSignature,
+} from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 import { createWebhookSender, type WebhookSender } from "./webhook.ts";
 
@@ -61,7 +65,7 @@ export interface Runner {
 }
 
 interface RunEntry {
-  status: RunStatus;
+  status: RunnerRunStatus;
   cancelRequested: boolean;
   cancelReason: string;
   controller: AbortController;
@@ -71,7 +75,6 @@ interface RunEntry {
   reported: boolean;
 }
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 /** Finished runs stay visible to `GET /runs/:id/status` this long. */
 const KEEP_FINISHED_MS = 60 * 60_000;
 
@@ -301,12 +304,14 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 }
 
-/** Reads the raw body, refusing more than {@link MAX_BODY_BYTES}. */
+/** Reads the raw body, refusing (before reading further) one over the body limit. */
 async function readBody(req: Request): Promise<Uint8Array | "too_large"> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) return "too_large";
-  const body = new Uint8Array(await req.arrayBuffer());
-  return body.length > MAX_BODY_BYTES ? "too_large" : body;
+  try {
+    return await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return "too_large";
+    throw err;
+  }
 }
 
 /** A run that finished after a cancel was accepted reports `cancelled`, whatever it produced. */

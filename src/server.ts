@@ -10,7 +10,7 @@ import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import { buildApp } from "./app.ts";
-import { parseSeedFile, seedEmployees } from "./features/workforce/seed.ts";
+import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
 export function loadConfigOrExit(env = Deno.env.toObject()): Config {

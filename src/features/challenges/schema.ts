@@ -1,27 +1,22 @@
 /**
  * GraphQL for community challenges and points: `communityChallenge`, `communityChallenges`,
  * `communityChallengeLeaderboard`, `createCommunityChallenge`, `joinCommunityChallenge`,
- * `leaveCommunityChallenge`, `me.points`. Scores and points follow check-ins and progress events
- * through domain events (`habits.checked_in`, `goals.progress_recorded`).
+ * `leaveCommunityChallenge`, `me.points`.
  */
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
 import { badUserInput, notFound } from "../../graphql/errors.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { parseInstant } from "../goals/rules.ts";
-import { communityAccess, loadCommunity, visibleCommunity } from "../communities/schema.ts";
+import { parseInstant } from "../../platform/dates.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
 import {
   type ChallengeMetric,
-  CHECK_IN_POINTS,
-  contribution,
-  GOAL_EVENT_POINTS,
   joinWindowError,
   leaveWindowError,
   newChallengeErrors,
@@ -33,7 +28,8 @@ import type { ChallengeRow, LeaderboardRow, ParticipationRow } from "./store.ts"
 export interface ChallengesDeps {
   db: Database;
   clock: Clock;
-  jobs: JobSystem;
+  users: Pick<UsersApi, "loadUser">;
+  communities: Pick<CommunitiesApi, "communityAccess" | "visibleCommunity" | "loadCommunity">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -135,45 +131,18 @@ const iso = (d: Date) => d.toISOString();
 
 type Args = Record<string, unknown>;
 
-/** When an event's activity happened: its `occurredAt` when the payload has one, else now. */
-function eventTime(payload: Record<string, unknown>, now: Date): Date {
-  return typeof payload.occurredAt === "string" ? parseInstant(payload.occurredAt) ?? now : now;
-}
-
 export function challengesModule(deps: ChallengesDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-
-  deps.jobs.subscribe("habits.checked_in", "challenges.check_in", async (raw) => {
-    const p = raw as { userId: string; goalId: string; date: string };
-    const at = eventTime(raw as Record<string, unknown>, now());
-    const source = `check_in:${p.goalId}:${p.date}`;
-    await sql.begin(async (tx) => {
-      await store.earnPoints(tx, p.userId, CHECK_IN_POINTS, "check_in", `earn:${source}`, at);
-      const amount = contribution("check_ins", { kind: "check_in" })!;
-      await store.contribute(tx, p.userId, "check_ins", source, amount, at);
-    });
-  });
-
-  deps.jobs.subscribe("goals.progress_recorded", "challenges.goal_event", async (raw) => {
-    const p = raw as { userId: string; eventId: string; value: number };
-    const at = eventTime(raw as Record<string, unknown>, now());
-    const source = `goal_event:${p.eventId}`;
-    await sql.begin(async (tx) => {
-      await store.earnPoints(tx, p.userId, GOAL_EVENT_POINTS, "goal_event", `earn:${source}`, at);
-      const amount = contribution("goal_event_value", { kind: "goal_event", value: p.value });
-      if (amount !== null && Number.isFinite(amount)) {
-        await store.contribute(tx, p.userId, "goal_event_value", source, amount, at);
-      }
-    });
-  });
 
   /** The challenge of a public id whose community the viewer may read, or NOT_FOUND. */
   async function readableChallenge(ctx: GraphQLContext, id: unknown) {
     const challenge = typeof id === "string" && looksLikePublicId(id)
       ? await store.challengeByPublicId(sql, id)
       : null;
-    const found = challenge ? await communityAccess(ctx, sql, challenge.communityId) : null;
+    const found = challenge
+      ? await deps.communities.communityAccess(ctx, challenge.communityId)
+      : null;
     if (!challenge || !found || !canRead(found.access)) throw notFound("challenge");
     return { challenge, access: found.access };
   }
@@ -195,7 +164,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   async function createChallenge(ctx: GraphQLContext, args: Args) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
+    const { community, access } = await deps.communities.visibleCommunity(ctx, args.communityId);
     if (access.role === null) return fail(["not_member: only members can create challenges"]);
     const input = {
       title: String(args.title ?? "").trim(),
@@ -263,8 +232,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
         endsAt: (c: ChallengeRow) => iso(c.endsAt),
         createdAt: (c: ChallengeRow) => iso(c.createdAt),
         community: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
-          loadCommunity(ctx, sql, c.communityId),
-        creator: (c: ChallengeRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, c.creatorId),
+          deps.communities.loadCommunity(ctx, c.communityId),
+        creator: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, c.creatorId),
         viewerParticipation: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
           loadParticipation(ctx, c.id),
       },
@@ -273,7 +243,8 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       },
       LeaderboardEntry: {
         joinedAt: (r: LeaderboardRow) => iso(r.joinedAt),
-        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, r.userId),
+        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, r.userId),
       },
       ChallengeLeaderboard: {
         viewerEntry: async (
@@ -302,7 +273,10 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           args: { communityId: string; first?: number | null; after?: string | null },
           ctx: GraphQLContext,
         ) => {
-          const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
+          const { community, access } = await deps.communities.visibleCommunity(
+            ctx,
+            args.communityId,
+          );
           if (!canRead(access)) throw notFound("community");
           const first = clampFirst(args.first);
           const key = decodeCursor(args.after, 1);

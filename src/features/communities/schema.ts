@@ -5,17 +5,15 @@
  */
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
 import { notFound } from "../../graphql/errors.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { userByPublicId } from "../users/store.ts";
-import { followAudiences, recordFeedItem, unfollowAudiences } from "../feed/store.ts";
-import { createNotifier } from "../notifications/notify.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { FeedApi } from "../feed/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import {
   canRead,
   canSee,
@@ -31,9 +29,9 @@ import * as store from "./store.ts";
 import type { CommunityRow, PostRow } from "./store.ts";
 
 /**
- * The moderation hook of the AI coaching issue (`FeatureDeps.moderation`, docs/ai-coaching.md),
- * typed by its shape: every post passes through it (it applies the `moderation` flag itself).
- * Optional so the module can be built without AI (then posts are stored unchecked).
+ * The moderation hook of AI coaching (its API's `moderation`, docs/ai-coaching.md), typed by its
+ * shape: every post passes through it (it applies the `moderation` flag itself). Optional so the
+ * feature can be built without AI (then posts are stored unchecked).
  */
 export interface PostModeration {
   check(
@@ -45,7 +43,9 @@ export interface PostModeration {
 export interface CommunitiesDeps {
   db: Database;
   clock: Clock;
-  jobs: JobSystem;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId">;
+  feed: Pick<FeedApi, "record" | "follow" | "unfollow">;
+  notifications: Pick<NotificationsApi, "notify">;
   moderation?: PostModeration;
 }
 
@@ -149,7 +149,7 @@ const typeDefs = /* GraphQL */ `
 type Relation = store.ViewerRelation;
 
 /** The viewer's relation to a community through the request's DataLoader. */
-export function loadRelation(
+function loadRelation(
   ctx: GraphQLContext,
   sql: Queryable,
   communityId: string,
@@ -224,7 +224,7 @@ const iso = (d: Date) => d.toISOString();
 export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const notify = createNotifier(deps);
+  const notify = deps.notifications.notify;
 
   const fail = (errors: string[]) => ({ community: null, errors });
 
@@ -240,7 +240,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     return await sql.begin(async (tx) => {
       const community = await store.insertCommunity(tx, viewer.userId, input, now());
       if (!community) return fail(["name_taken: a community with this name exists"]);
-      await followAudiences(tx, viewer.userId, [communityAudience(community.id)]);
+      await deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]);
       return { community, errors: [] };
     });
   }
@@ -255,7 +255,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       community,
       viewer.userId,
       now(),
-      (tx) => followAudiences(tx, viewer.userId, [communityAudience(community.id)]),
+      (tx) => deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]),
     );
     forget(ctx, sql, community.id);
     switch (result) {
@@ -277,7 +277,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     if (problem) return fail([problem]);
     const left = await sql.begin(async (tx) => {
       if (!(await store.leave(tx, community.id, viewer.userId))) return false;
-      await unfollowAudiences(tx, viewer.userId, [communityAudience(community.id)]);
+      await deps.feed.unfollow(tx, viewer.userId, [communityAudience(community.id)]);
       return true;
     });
     forget(ctx, sql, community.id);
@@ -289,10 +289,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     const viewer = requireViewer(ctx);
     const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
     if (access.role === null) return fail(["not_member: only members can invite"]);
-    const userId = args.userId;
-    const invitee = typeof userId === "string" && looksLikePublicId(userId)
-      ? await userByPublicId(sql, userId)
-      : null;
+    const invitee = await deps.users.userByPublicId(args.userId);
     if (!invitee) throw notFound("user");
     if (invitee.id === viewer.userId) return fail(["userId must be another user"]);
     const invited = await sql.begin(async (tx) => {
@@ -328,7 +325,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     }
     const post = await sql.begin(async (tx) => {
       const post = await store.insertPost(tx, community.id, viewer.userId, body, now());
-      await recordFeedItem(tx, {
+      await deps.feed.record(tx, {
         userId: viewer.userId,
         kind: "community_post",
         occurredAt: post.createdAt,
@@ -352,7 +349,8 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       Community: {
         id: (c: CommunityRow) => c.publicId,
         createdAt: (c: CommunityRow) => iso(c.createdAt),
-        owner: (c: CommunityRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, c.ownerId),
+        owner: (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, c.ownerId),
         viewerRole: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
           (await loadRelation(ctx, sql, c.id)).role,
         viewerInvited: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
@@ -361,7 +359,8 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       CommunityPost: {
         id: (p: PostRow) => p.publicId,
         createdAt: (p: PostRow) => iso(p.createdAt),
-        author: (p: PostRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, p.authorId),
+        author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, p.authorId),
         community: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
           loadCommunity(ctx, sql, p.communityId),
       },

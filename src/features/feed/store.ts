@@ -10,6 +10,7 @@
  */
 import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
+import { audienceOf } from "./rules.ts";
 
 export interface FeedItemRow {
   id: string;
@@ -29,9 +30,6 @@ export interface NewFeedItem {
   /** Who else may see it: followers of this audience (default `<kind>:<userId>`). */
   audience?: string;
 }
-
-/** The default audience of a user's items of one kind (e.g. a partner follows `check_in`). */
-export const audienceOf = (kind: string, userId: string) => `${kind}:${userId}`;
 
 /** Adds an item to a user's feed, inside the caller's transaction. */
 export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<void> {

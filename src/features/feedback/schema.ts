@@ -2,12 +2,12 @@
 import type { Database } from "../../platform/db.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireAdmin, requireViewer } from "../../graphql/context.ts";
-import type { Moderation } from "../coaching/ai.ts";
+import type { CoachingApi } from "../coaching/mod.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { loadUser } from "../users/schema.ts";
+import type { UsersApi } from "../users/mod.ts";
 import {
   type FeedbackCategory,
   type FeedbackStatus,
@@ -110,9 +110,13 @@ const typeDefs = /* GraphQL */ `
 const refused = (reason: string | null) =>
   `content_rejected: ${reason ?? "the content breaks the community rules"}`;
 
-export function feedbackModule(
-  deps: { db: Database; moderation: Pick<Moderation, "check"> },
-): GraphQLModule {
+export interface FeedbackSchemaDeps {
+  db: Database;
+  users: Pick<UsersApi, "loadUser">;
+  moderation: Pick<CoachingApi["moderation"], "check">;
+}
+
+export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
   const sql = deps.db.sql;
 
   const findPost = async (id: string): Promise<PostRow> => {
@@ -134,7 +138,8 @@ export function feedbackModule(
     resolvers: {
       FeedbackPost: {
         id: (p: PostRow) => p.publicId,
-        author: (p: PostRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, p.authorId),
+        author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, p.authorId),
         viewerHasVoted: (p: PostRow, _: unknown, ctx: GraphQLContext) => hasVoted(ctx, p.id),
         comments: async (p: PostRow, args: { first?: number | null; after?: string | null }) => {
           const first = clampFirst(args.first);
@@ -144,7 +149,8 @@ export function feedbackModule(
       },
       FeedbackComment: {
         id: (c: CommentRow) => c.publicId,
-        author: (c: CommentRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, c.authorId),
+        author: (c: CommentRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, c.authorId),
       },
       Query: {
         feedbackPosts: async (

@@ -8,6 +8,7 @@ import { publicId } from "../../platform/ids.ts";
 import type {
   Cadence,
   GoalKind,
+  GoalPatch,
   GoalStatus,
   GroupBy,
   NewGoalInput,
@@ -15,7 +16,7 @@ import type {
   Visibility,
 } from "./rules.ts";
 import { FREEZE_CAP, requiredPerPeriod } from "./rules.ts";
-import { PERIOD_EPOCH } from "./dates.ts";
+import { PERIOD_EPOCH } from "../../platform/dates.ts";
 
 export interface GoalRow {
   id: string;
@@ -108,18 +109,6 @@ export async function subGoalsOf(sql: Queryable, parentIds: readonly string[]) {
   return await sql<GoalRow[]>`
     select ${columns(sql)} from goals where parent_id = any(${parentIds as string[]})
     order by created_at, id`;
-}
-
-export interface GoalPatch {
-  title?: string;
-  description?: string | null;
-  status?: GoalStatus;
-  visibility?: Visibility;
-  unit?: string | null;
-  startValue?: number;
-  targetValue?: number;
-  dueDate?: string | null;
-  timesPerWeek?: number;
 }
 
 /**

@@ -39,7 +39,11 @@ const typeDefs = /* GraphQL */ `
 
 const outcome = (ok: boolean) => ({ ok, errors: ok ? [] : ["no dead job with this id"] });
 
-export function jobsAdminModule(deps: { jobs: JobSystem }): GraphQLModule {
+export interface JobsAdminDeps {
+  jobs: Pick<JobSystem, "listDeadJobs" | "retryDeadJob" | "discardDeadJob">;
+}
+
+export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
   return {
     typeDefs,
     resolvers: {

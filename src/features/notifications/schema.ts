@@ -8,10 +8,11 @@ import { requireViewer } from "../../graphql/context.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import type { FeatureDeps } from "../../app.ts";
+import type { Database } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { createPubSub } from "../../platform/pubsub.ts";
-import { publishNotification, registerNotificationJobs } from "./notify.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
+import type { JobQueue } from "../feature.ts";
+import { publishNotification } from "./notify.ts";
 import { notificationTopic, type NotificationView } from "./rules.ts";
 import { acknowledge, listNotifications, ownNotification, toView } from "./store.ts";
 
@@ -57,10 +58,15 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-export function notificationsModule(deps: FeatureDeps): GraphQLModule {
+export interface NotificationsDeps {
+  db: Database;
+  pubsub: PubSub;
+  jobs: JobQueue;
+}
+
+export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
   const sql = deps.db.sql;
-  const pubsub = createPubSub(deps.kv);
-  registerNotificationJobs(deps);
+  const pubsub = deps.pubsub;
   return {
     typeDefs,
     resolvers: {
@@ -87,7 +93,7 @@ export function notificationsModule(deps: FeatureDeps): GraphQLModule {
           if (!looksLikePublicId(args.id)) throw notFound("notification");
           const updated = await acknowledge(sql, viewer.userId, args.id);
           if (updated) {
-            await publishNotification(deps.kv, updated);
+            await publishNotification(pubsub, updated);
             return { notification: toView(updated), errors: [] };
           }
           const existing = await ownNotification(sql, viewer.userId, args.id);

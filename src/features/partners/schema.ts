@@ -7,16 +7,14 @@
  */
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput, notFound } from "../../graphql/errors.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { userByPublicId } from "../users/store.ts";
-import { audienceOf, followAudiences, unfollowAudiences } from "../feed/store.ts";
-import { createNotifier } from "../notifications/notify.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { FeedApi } from "../feed/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import { answerError, existingAllyError, otherSide, partnerRequestError } from "./rules.ts";
 import * as store from "./store.ts";
 import type { LinkRow } from "./store.ts";
@@ -24,11 +22,13 @@ import type { LinkRow } from "./store.ts";
 export interface PartnersDeps {
   db: Database;
   clock: Clock;
-  jobs: JobSystem;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId">;
+  feed: Pick<FeedApi, "follow" | "unfollow" | "audienceOf">;
+  notifications: Pick<NotificationsApi, "notify">;
 }
 
 /** Pending request lists are short by nature; longer ones are cut here. */
-export const PENDING_LIST_MAX = 100;
+const PENDING_LIST_MAX = 100;
 
 const typeDefs = /* GraphQL */ `
   enum AllyRequestStatus { pending accepted declined removed }
@@ -127,18 +127,16 @@ class UserError extends Error {}
 export function partnersModule(deps: PartnersDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const notify = createNotifier(deps);
+  const notify = deps.notifications.notify;
 
   async function otherUser(id: unknown) {
-    const user = typeof id === "string" && looksLikePublicId(id)
-      ? await userByPublicId(sql, id)
-      : null;
+    const user = await deps.users.userByPublicId(id);
     if (!user) throw notFound("user");
     return user;
   }
 
   async function nameOf(ctx: GraphQLContext, userId: string) {
-    return (await loadUser(ctx, sql, userId))?.username ?? "Someone";
+    return (await deps.users.loadUser(ctx, userId))?.username ?? "Someone";
   }
 
   async function requestOf(table: "ally_links" | "partnerships", viewer: Viewer, id: unknown) {
@@ -149,15 +147,15 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     return link;
   }
 
-  const checkIns = (userId: string) => audienceOf("check_in", userId);
+  const checkIns = (userId: string) => deps.feed.audienceOf("check_in", userId);
 
   /** Unfollows each other's check-ins when the viewer's partnership ends. */
   async function endActive(tx: Queryable, viewer: Viewer) {
     const ended = await store.endPartnership(tx, viewer.userId, now());
     if (ended) {
       const other = otherSide(ended, viewer.userId);
-      await unfollowAudiences(tx, viewer.userId, [checkIns(other)]);
-      await unfollowAudiences(tx, other, [checkIns(viewer.userId)]);
+      await deps.feed.unfollow(tx, viewer.userId, [checkIns(other)]);
+      await deps.feed.unfollow(tx, other, [checkIns(viewer.userId)]);
     }
     return ended;
   }
@@ -278,8 +276,8 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
         if (!(await store.takeSlots(tx, row, now()))) {
           throw new UserError("has_partner: one of you already has an active partner");
         }
-        await followAudiences(tx, row.requesterId, [checkIns(row.addresseeId)]);
-        await followAudiences(tx, row.addresseeId, [checkIns(row.requesterId)]);
+        await deps.feed.follow(tx, row.requesterId, [checkIns(row.addresseeId)]);
+        await deps.feed.follow(tx, row.addresseeId, [checkIns(row.requesterId)]);
         await notify(
           tx,
           row.requesterId,
@@ -321,23 +319,27 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     resolvers: {
       AllyRequest: {
         id: (l: LinkRow) => l.publicId,
-        from: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.requesterId),
-        to: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.addresseeId),
+        from: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, l.requesterId),
+        to: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, l.addresseeId),
         createdAt: (l: LinkRow) => iso(l.createdAt),
         respondedAt: (l: LinkRow) => iso(l.respondedAt),
       },
       Ally: {
         id: (l: LinkRow) => l.publicId,
         user: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
-          loadUser(ctx, sql, otherSide(l, requireViewer(ctx).userId)),
+          deps.users.loadUser(ctx, otherSide(l, requireViewer(ctx).userId)),
         since: (l: LinkRow) => iso(l.respondedAt ?? l.createdAt),
       },
       Partnership: {
         id: (l: LinkRow) => l.publicId,
-        from: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.requesterId),
-        to: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.addresseeId),
+        from: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, l.requesterId),
+        to: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, l.addresseeId),
         partner: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
-          loadUser(ctx, sql, otherSide(l, requireViewer(ctx).userId)),
+          deps.users.loadUser(ctx, otherSide(l, requireViewer(ctx).userId)),
         createdAt: (l: LinkRow) => iso(l.createdAt),
         respondedAt: (l: LinkRow) => iso(l.respondedAt),
         endedAt: (l: LinkRow) => iso(l.endedAt),

@@ -11,8 +11,7 @@ import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
 import { badUserInput, forbidden, notFound } from "../../graphql/errors.ts";
 import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { usersByIds } from "../users/store.ts";
+import type { UsersApi } from "../users/mod.ts";
 import {
   descriptionError,
   displayName,
@@ -36,6 +35,7 @@ import type { InviteRow, LeaderboardRow, MemberRow, SubCommunityRow, TeamRow } f
 export interface TeamsDeps {
   db: Database;
   clock: Clock;
+  users: Pick<UsersApi, "loadUser" | "usersByIds">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -364,7 +364,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
         },
       },
       TeamMember: {
-        user: (m: MemberRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, m.userId),
+        user: (m: MemberRow, _: Args, ctx: GraphQLContext) => deps.users.loadUser(ctx, m.userId),
         joinedAt: (m: MemberRow) => m.joinedAt.toISOString(),
       },
       SubCommunity: {
@@ -380,7 +380,8 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       },
       TeamActivity: {
         at: (a: store.ActivityRow) => a.at.toISOString(),
-        user: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, a.userId),
+        user: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, a.userId),
         subCommunity: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) =>
           a.subCommunityId ? loadSubCommunity(ctx, a.subCommunityId) : null,
       },
@@ -388,11 +389,13 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
         id: (i: InviteRow) => i.publicId,
         expiresAt: (i: InviteRow) => i.expiresAt.toISOString(),
         revoked: (i: InviteRow) => i.revokedAt !== null,
-        createdBy: (i: InviteRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, i.createdBy),
+        createdBy: (i: InviteRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, i.createdBy),
         createdAt: (i: InviteRow) => i.createdAt.toISOString(),
       },
       TeamLeaderboardEntry: {
-        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, r.userId),
+        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, r.userId),
       },
       Query: {
         myTeam: async (_: unknown, __: Args, ctx: GraphQLContext) => {
@@ -446,7 +449,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             now(),
           );
           if (!row) return invalid;
-          const [inviter] = await usersByIds(sql, [row.inviterId]);
+          const [inviter] = await deps.users.usersByIds([row.inviterId]);
           return {
             valid: true,
             teamName: row.teamName,

@@ -5,7 +5,7 @@ import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
-import { isValidTimeZone, nameError, usernameError } from "./rules.ts";
+import { type ProfileInput, profilePatch } from "./rules.ts";
 import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
 
 const typeDefs = /* GraphQL */ `
@@ -67,7 +67,7 @@ export function loadUser(ctx: GraphQLContext, sql: Database["sql"], id: string) 
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
 
-export const userResolvers = {
+const userResolvers = {
   CurrentUser: {
     id: (u: UserRow) => u.publicId,
     isSupporter: (u: UserRow) => u.supporterTier !== null,
@@ -104,39 +104,11 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
           user: await completeOnboarding(sql, requireViewer(ctx).userId, deps.clock.now()),
           errors: [],
         }),
-        updateMe: async (
-          _: unknown,
-          args: {
-            firstName?: string | null;
-            lastName?: string | null;
-            username?: string | null;
-            timeZone?: string | null;
-          },
-          ctx: GraphQLContext,
-        ) => {
+        updateMe: async (_: unknown, args: ProfileInput, ctx: GraphQLContext) => {
           const viewer = requireViewer(ctx);
-          const errors: string[] = [];
-          const firstName = args.firstName?.trim();
-          const lastName = args.lastName?.trim();
-          const username = args.username?.trim();
-          if (firstName) {
-            errors.push(...[nameError("firstName", firstName)].filter((e) => e !== null));
-          }
-          if (lastName) errors.push(...[nameError("lastName", lastName)].filter((e) => e !== null));
-          if (args.username !== undefined) {
-            const problem = username ? usernameError(username) : "username must not be empty";
-            if (problem) errors.push(problem);
-          }
-          if (args.timeZone !== undefined && !isValidTimeZone(args.timeZone ?? "")) {
-            errors.push(`timeZone must be an IANA time zone such as Europe/Berlin`);
-          }
+          const { patch, errors } = profilePatch(args);
           if (errors.length) return { user: null, errors };
-          const result = await updateUser(sql, viewer.userId, {
-            firstName: args.firstName === undefined ? undefined : firstName || null,
-            lastName: args.lastName === undefined ? undefined : lastName || null,
-            username: username || undefined,
-            timeZone: args.timeZone ?? undefined,
-          });
+          const result = await updateUser(sql, viewer.userId, patch);
           if (result === "username_taken") {
             return { user: null, errors: ["username is already taken"] };
           }

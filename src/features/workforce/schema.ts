@@ -2,7 +2,7 @@
  * GraphQL for the AI workforce (spec 4.4, admin only). Nested fields load through DataLoaders,
  * so `aiEmployees` and `pendingArtifacts` issue a constant number of statements.
  */
-import type { FeatureDeps } from "../../app.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireAdmin } from "../../graphql/context.ts";
 import { notFound } from "../../graphql/errors.ts";
@@ -10,7 +10,8 @@ import type { GraphQLModule } from "../../graphql/module.ts";
 import { byKeys } from "../../graphql/loaders.ts";
 import type { Database } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { loadUser } from "../users/schema.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { Delivery } from "./delivery/service.ts";
 import { createEmployee, editEmployee, type EmployeeFields } from "./employees.ts";
 import {
   editedPayloadError,
@@ -215,6 +216,8 @@ const typeDefs = /* GraphQL */ `
     ): AiEmployeePayload!
     approveAiArtifact(artifactId: String!, editedPayload: String): AiArtifactPayload!
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
+    "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
+    retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
   }
 `;
 
@@ -289,7 +292,17 @@ function logEntries(log: unknown[] | null) {
   });
 }
 
-export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQLModule {
+export interface WorkforceSchemaDeps {
+  db: Database;
+  clock: Clock;
+  users: Pick<UsersApi, "loadUser">;
+}
+
+export function workforceModule(
+  deps: WorkforceSchemaDeps,
+  workforce: Workforce,
+  delivery: Pick<Delivery, "retry">,
+): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const load = loaders(sql, now);
@@ -351,7 +364,7 @@ export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQ
       id: (a: ArtifactRow) => a.publicId,
       heavyEdit: (a: ArtifactRow) => isHeavyEdit(a.editRatio),
       reviewer: (a: ArtifactRow, _: unknown, ctx: Ctx) =>
-        a.reviewerId ? loadUser(ctx, sql, a.reviewerId) : null,
+        a.reviewerId ? deps.users.loadUser(ctx, a.reviewerId) : null,
       reviewedBy: (a: ArtifactRow) =>
         a.reviewedAt === null ? null : a.autoApproved ? "system" : "admin",
       reviewedAt: (a: ArtifactRow) => iso(a.reviewedAt),
@@ -467,6 +480,10 @@ export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQ
           };
         }
         return { artifact: rejected, errors: [] };
+      },
+      retryAiArtifactDelivery: async (_: unknown, args: { artifactId: string }, ctx: Ctx) => {
+        requireAdmin(ctx);
+        return await delivery.retry(await findArtifact(args.artifactId));
       },
     },
   };

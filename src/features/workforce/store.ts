@@ -1,19 +1,18 @@
 /** SQL for the AI workforce. Every state transition is one guarded statement. */
 import type { Queryable } from "../../platform/db.ts";
 import { isUniqueViolation } from "../../platform/db-errors.ts";
+import { type ArtifactKind, RECENT_REJECTIONS_KEY } from "../../platform/contract/mod.ts";
 import { publicId } from "../../platform/ids.ts";
 import {
   appendRejection,
   approvalRate,
   type ApprovalStatus,
-  type ArtifactKind,
   type AutonomyLevel,
   CONCLUDABLE,
   type EmployeeInput,
   monthOf,
   promotionRequirementsMet,
   type PromotionStats,
-  RECENT_REJECTIONS_KEY,
   type RunStatus,
   weeksActive,
 } from "./rules.ts";

@@ -7,11 +7,15 @@
  */
 import type { RequestContext } from "../../http/context.ts";
 import { json } from "../../http/router.ts";
-import { SIGNATURE_HEADER, verifyHmacSignature } from "../../platform/hmac.ts";
+import {
+  describeIssues,
+  RunResultSchema,
+  SIGNATURE_HEADER,
+  verifyHmacSignature,
+} from "../../platform/contract/mod.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Database } from "../../platform/db.ts";
-import { describeIssues, RunResultSchema } from "./protocol.ts";
 import { isConcluded } from "./rules.ts";
 import type { Workforce } from "./service.ts";
 import { runByPublicId } from "./store.ts";

@@ -1,8 +1,11 @@
 /**
- * Calendar dates (`YYYY-MM-DD`) in a user's time zone: pure helpers for day boundaries, ISO
- * weeks and months. A date is a plain string; arithmetic goes through UTC midnight so daylight
- * saving changes never shift a day.
+ * Calendar dates (`YYYY-MM-DD`) in a time zone and ISO 8601 instants: pure helpers for day
+ * boundaries, ISO weeks and periods. A date is a plain string; arithmetic goes through UTC
+ * midnight so daylight saving changes never shift a day.
  */
+
+/** Clock skew tolerated for "not in the future" checks on client timestamps. */
+export const FUTURE_SKEW_MS = 5 * 60_000;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
@@ -67,3 +70,12 @@ export function periodIndexStart(index: number, period: "day" | "week"): string 
 }
 
 export { EPOCH as PERIOD_EPOCH };
+
+/** An ISO 8601 date-time with a zone (Z or an offset), or null. */
+export function parseInstant(value: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
+    return null;
+  }
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}

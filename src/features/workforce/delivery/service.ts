@@ -1,17 +1,22 @@
 /**
- * Delivery of approved artifacts (issue 7, spec 3.3): the handler of the job
- * `ai_workforce.deliver_artifact` `{artifactId}` that the workforce's `artifact_approved`
- * subscriber enqueues, and the manual retry of a failed delivery.
+ * Delivery of approved artifacts (issue 7, spec 3.3): what the job
+ * `ai_workforce.deliver_artifact` `{artifactId}` does (the workforce's `artifact_approved`
+ * subscriber enqueues it), and the manual retry of a failed delivery.
  *
  * The job is a no-op once `delivered_at` is set. Otherwise it runs the kind's steps in order
  * (rules.ts `ROUTES`), skipping steps an earlier attempt recorded in `delivery_metadata`, and ends
  * `delivered` or `failed` (error in `delivery_metadata.error`, reported to the error tracker).
  * A failure is final until an admin retries: the job itself does not throw for it.
  */
-import type { FeatureDeps } from "../../app.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import { DELIVERY_JOB } from "../workforce/service.ts";
-import { artifactByPublicId, type ArtifactRow, employeesByIds } from "../workforce/store.ts";
+import type { Config } from "../../../config.ts";
+import type { Clock } from "../../../platform/clock.ts";
+import type { Database } from "../../../platform/db.ts";
+import type { ErrorTracker } from "../../../platform/errors.ts";
+import { looksLikePublicId } from "../../../platform/ids.ts";
+import type { Logger } from "../../../platform/log.ts";
+import type { JobQueue } from "../../feature.ts";
+import { deliveryJob } from "../jobs.ts";
+import { artifactByPublicId, type ArtifactRow, employeesByIds } from "../store.ts";
 import { type Adapters, createAdapters } from "./adapters.ts";
 import { type DeliveryItem, parseImapUrl, redact, routeFor, STEP_KEYS } from "./rules.ts";
 import {
@@ -23,13 +28,25 @@ import {
 
 export type DeliveryOutcome = "delivered" | "failed" | "skipped";
 
-export type Delivery = ReturnType<typeof createDeliveryService>;
+export interface DeliveryDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  tracker: ErrorTracker;
+  fetch: typeof fetch;
+  jobs: JobQueue;
+  /** Where artifacts go; built from the configuration when absent. */
+  adapters?: Adapters;
+}
 
-export function createDeliveryService(deps: FeatureDeps, adapters?: Adapters) {
+export type Delivery = ReturnType<typeof createDelivery>;
+
+export function createDelivery(deps: DeliveryDeps) {
   const { db, jobs, clock, config, tracker } = deps;
   const sql = db.sql;
   const log = deps.log.child({ component: "delivery" });
-  const destinations = adapters ?? createAdapters(config, deps.fetch);
+  const destinations = deps.adapters ?? createAdapters(config, deps.fetch);
   const secrets = secretsOf(config);
 
   /** Delivers one artifact; every outcome is recorded on the artifact, none is thrown. */
@@ -100,7 +117,7 @@ export function createDeliveryService(deps: FeatureDeps, adapters?: Adapters) {
     }
     const reopened = await sql.begin(async (tx) => {
       if (!(await reopenFailedDelivery(tx, artifact.id))) return false;
-      await jobs.enqueue(tx, DELIVERY_JOB, { artifactId: artifact.publicId }, {
+      await jobs.enqueue(tx, deliveryJob, { artifactId: artifact.publicId }, {
         key: `deliver:${artifact.publicId}`,
       });
       return true;
@@ -110,15 +127,6 @@ export function createDeliveryService(deps: FeatureDeps, adapters?: Adapters) {
     log.info("delivery retry queued", { artifact_id: artifact.publicId });
     return { artifact: current, errors: [] };
   }
-
-  jobs.handle(DELIVERY_JOB, async (payload) => {
-    const artifactId = (payload as { artifactId?: unknown } | null)?.artifactId;
-    if (typeof artifactId !== "string") {
-      log.warn("delivery job without an artifactId", {});
-      return;
-    }
-    await deliver(artifactId);
-  });
 
   return { deliver, retry };
 }
@@ -151,7 +159,7 @@ function earlierSteps(metadata: unknown): Record<string, unknown> {
 }
 
 /** Values that must never reach a log line, the metadata or the error tracker. */
-function secretsOf(config: FeatureDeps["config"]): string[] {
+function secretsOf(config: Config): string[] {
   const out: string[] = [];
   if (config.githubToken) out.push(config.githubToken);
   if (config.sandboxImapUrl) {

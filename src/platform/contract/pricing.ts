@@ -1,6 +1,7 @@
 /**
- * What a model call cost. The LLM proxy (LiteLLM) reports it in `x-litellm-response-cost`; when
- * that header is missing the runner estimates it from token usage and this table.
+ * What a model call cost, the same for the service and the runner (DESIGN 3.2). The LLM proxy
+ * (LiteLLM) reports it in `x-litellm-response-cost`; when that header is missing the cost is
+ * estimated from token usage and this table.
  *
  * @example
  * ```ts

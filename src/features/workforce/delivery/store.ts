@@ -3,7 +3,7 @@
  * `delivery_metadata`), which belong to this part of the workforce feature. Every transition is
  * one guarded statement; none of them touches an artifact already delivered.
  */
-import type { Queryable } from "../../platform/db.ts";
+import type { Queryable } from "../../../platform/db.ts";
 
 type Json = Record<string, unknown>;
 

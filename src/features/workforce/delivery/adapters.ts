@@ -4,7 +4,7 @@
  * inbox or chat service stands behind them is decided here, so swapping GitHub for another forge
  * means another {@link Forge}, not another router.
  */
-import type { Config } from "../../config.ts";
+import type { Config } from "../../../config.ts";
 import { createGitHubForge, type Forge, HTTP_TIMEOUT_MS } from "./github.ts";
 import { createImapDraftStore, type DraftStore } from "./imap.ts";
 import {

@@ -1,4 +1,8 @@
-/** Request bodies are read once, bounded, before any handler sees them. */
+/**
+ * Request bodies are read once, bounded, before any handler sees them: the declared length is
+ * checked first, then the stream is read only until it passes the limit (a chunked body larger
+ * than the limit is never held whole). Both programs read every body through it.
+ */
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 

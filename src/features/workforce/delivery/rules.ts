@@ -4,7 +4,7 @@
  * check, the draft message, and redaction of secrets from recorded errors. Pure functions.
  */
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
-import type { ArtifactKind } from "../workforce/rules.ts";
+import type { ArtifactKind } from "../../../platform/contract/mod.ts";
 
 /** One adapter each; a kind is delivered to a list of them, in order. */
 export type Destination = "pull_request" | "commit" | "email_draft" | "chat";
