@@ -1,6 +1,6 @@
 /**
  * Every environment variable of the agent runner (DESIGN 3.2 plus a few operational ones), parsed
- * once with the service's {@link parseVariables} into a typed {@link RunnerConfig}.
+ * once with the shared {@link parseVariables} into a typed {@link RunnerConfig}.
  * `docs/configuration.md` renders {@link RUNNER_VARIABLES} in its "Runner" section.
  *
  * @example
@@ -12,13 +12,7 @@
  * ```
  */
 import { z } from "zod";
-import { ConfigError, parseVariables, type VariableSpec } from "../src/config.ts";
-
-function variable<T>(spec: VariableSpec<T>): VariableSpec<T> {
-  return spec;
-}
-
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
 
 /** The Google metadata server's identity-token endpoint (Cloud Run, GCE, GKE). */
 export const DEFAULT_OIDC_TOKEN_URL =

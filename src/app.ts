@@ -13,9 +13,14 @@ import type { ErrorTracker } from "./platform/errors.ts";
 import { createLlmClient } from "./platform/llm.ts";
 import { createPubSub } from "./platform/pubsub.ts";
 import { type RequestStats, runWithRequestStats } from "./platform/request-context.ts";
-import { BodyTooLargeError, DEFAULT_BODY_LIMIT, readBoundedBody } from "./platform/contract/mod.ts";
+import {
+  BodyTooLargeError,
+  DEFAULT_BODY_LIMIT,
+  errorResponse,
+  readBoundedBody,
+} from "./platform/contract/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
-import { createRouter, json, type Route } from "./http/router.ts";
+import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
 import { writeRequestLog } from "./http/request-log.ts";
 import { healthResponse, upResponse } from "./http/health.ts";
@@ -283,8 +288,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     const hit = router.match(req);
     if (!hit) {
       return router.hasPath(req)
-        ? json({ error: "method_not_allowed" }, 405)
-        : json({ error: "not_found", path: new URL(req.url).pathname }, 404);
+        ? errorResponse("method_not_allowed", `${req.method} is not allowed here`)
+        : errorResponse("not_found", "no such route", { path: new URL(req.url).pathname });
     }
     ctx.params = hit.params;
     return await hit.handler(req, ctx);
@@ -308,10 +313,12 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       response = await runWithRequestStats(stats, () => dispatch(req, ctx));
     } catch (err) {
       if (err instanceof BodyTooLargeError) {
-        response = json({ error: "payload_too_large", limit_bytes: err.limit }, 413);
+        response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
       } else {
         deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
-        response = json({ error: "internal_error", request_id: stats.requestId }, 500);
+        response = errorResponse("internal_error", "the request failed", {
+          request_id: stats.requestId,
+        });
       }
     }
     try {

@@ -10,26 +10,13 @@
  * ```
  */
 import { z } from "zod";
-
-/** One documented environment variable and how to parse it. */
-export interface VariableSpec<T = unknown> {
-  name: string;
-  /** Shown in the docs; `undefined` means "unset". */
-  defaultText?: string;
-  description: string;
-  schema: z.ZodType<T>;
-}
+import { integer, parseVariables, variable } from "./platform/env.ts";
 
 const optionalString = z.string().min(1).optional();
 const optionalUrl = z.url().optional();
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const csv = z.string().transform((s) =>
   s.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
 );
-
-function variable<T>(spec: VariableSpec<T>): VariableSpec<T> {
-  return spec;
-}
 
 /** DESIGN 3.1 plus the variables later issues add. Order is the order of the docs. */
 export const SERVICE_VARIABLES = {
@@ -240,37 +227,6 @@ export interface Config {
   shutdownTimeoutMs: number;
 }
 
-/** Thrown when a variable is invalid; `message` is one line that names the variable. */
-export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
-    super(`invalid configuration: ${variable}: ${reason}`);
-    this.name = "ConfigError";
-  }
-}
-
-/** Parses variables with the table's schemas. An empty string counts as unset. */
-export function parseVariables<T extends Record<string, VariableSpec>>(
-  table: T,
-  env: Record<string, string | undefined>,
-): { [K in keyof T]: z.output<T[K]["schema"]> } {
-  const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(table)) {
-    const raw = env[spec.name];
-    const result = spec.schema.safeParse(raw === "" ? undefined : raw);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new ConfigError(spec.name, `${issue?.message ?? "invalid value"} (got ${show(raw)})`);
-    }
-    out[key] = result.data;
-  }
-  return out as { [K in keyof T]: z.output<T[K]["schema"]> };
-}
-
-function show(raw: string | undefined): string {
-  if (raw === undefined) return "nothing";
-  return raw.length > 40 ? `${JSON.stringify(raw.slice(0, 40))}...` : JSON.stringify(raw);
-}
-
 /** Parses the service configuration from an environment map. Throws {@link ConfigError}. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const v: Parsed = parseVariables(SERVICE_VARIABLES, env);
@@ -306,18 +262,4 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
   };
-}
-
-/** Renders a variable table as the Markdown of `docs/configuration.md`. */
-export function renderVariablesMarkdown(
-  title: string,
-  table: Record<string, VariableSpec>,
-): string {
-  const rows = Object.values(table).map((spec) =>
-    `| \`${spec.name}\` | ${spec.defaultText ? `\`${spec.defaultText}\`` : "unset"} | ${
-      spec.description.replaceAll("|", "\\|")
-    } |`
-  );
-  return [`## ${title}`, "", "| variable | default | meaning |", "|---|---|---|", ...rows, ""]
-    .join("\n");
 }

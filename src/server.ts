@@ -2,7 +2,8 @@
  * Starting and stopping the service process: configuration, database, migrations, store,
  * the HTTP server, and a graceful shutdown on SIGTERM/SIGINT.
  */
-import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { type Config, parseConfig } from "./config.ts";
+import { ConfigError } from "./platform/env.ts";
 import { createLogger, errorFields, type Logger } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
 import { openDatabase } from "./platform/db.ts";

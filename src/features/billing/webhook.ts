@@ -6,9 +6,9 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../platform/db.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { secretsMatch } from "../../platform/hmac.ts";
+import { errorResponse, parseJson } from "../../platform/contract/mod.ts";
 import type { RouteHandler } from "../../http/router.ts";
 import { json } from "../../http/router.ts";
-import { parseJson } from "../../http/signed.ts";
 import type { EventPublisher } from "../events.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
@@ -43,12 +43,12 @@ export function billingWebhook(deps: BillingWebhookDeps): RouteHandler {
         path: "/webhooks/billing-provider",
         reason,
       });
-      return json({ error: "unauthorized" }, 401);
+      return errorResponse("unauthorized", "missing or wrong Authorization");
     }
     const parsed = parseJson(ctx.rawBody);
-    if (!parsed.ok) return json({ error: "malformed_json" }, 400);
+    if (!parsed.ok) return errorResponse("malformed_json", "the body is not JSON");
     const event = parseBillingEvent(parsed.value);
-    if (typeof event === "string") return json({ error: "invalid_body", message: event }, 400);
+    if (typeof event === "string") return errorResponse("invalid_body", event);
 
     const action = tierAction(event.type);
     const plan = planForProduct(event.productId);

@@ -3,6 +3,7 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../platform/db.ts";
 import type { RouteHandler } from "../../http/router.ts";
 import { json } from "../../http/router.ts";
+import { errorResponse } from "../../platform/contract/mod.ts";
 import { readSignedJson } from "../../http/signed.ts";
 import type { UsersApi } from "../users/mod.ts";
 import { adminUrl, cutExportPage, nextSince, parseExportRequest } from "./rules.ts";
@@ -20,7 +21,7 @@ export function feedbackExportHandler(deps: FeedbackExportDeps): RouteHandler {
     const read = await readSignedJson(req, ctx, deps.config.workforceWebhookSecret);
     if (!read.ok) return read.response;
     const request = parseExportRequest(read.body);
-    if (typeof request === "string") return json({ error: "invalid_body", message: request }, 400);
+    if (typeof request === "string") return errorResponse("invalid_body", request);
 
     const rows = await postsCreatedAfter(sql, request.since, request.limit + 1);
     const cut = cutExportPage(rows, request.limit);

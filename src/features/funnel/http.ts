@@ -5,6 +5,7 @@ import type { Clock } from "../../platform/clock.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import type { RouteHandler } from "../../http/router.ts";
 import { json } from "../../http/router.ts";
+import { errorResponse } from "../../platform/contract/mod.ts";
 import { readSignedJson } from "../../http/signed.ts";
 import type { UsersApi } from "../users/mod.ts";
 import { buildReport, funnelWindows, stepCountsOf, validCounts } from "./rules.ts";
@@ -23,7 +24,7 @@ export function activationFunnelHandler(deps: FunnelDeps): RouteHandler {
     const read = await readSignedJson(req, ctx, deps.config.workforceWebhookSecret);
     if (!read.ok) return read.response;
     if (!read.body || typeof read.body !== "object" || Array.isArray(read.body)) {
-      return json({ error: "invalid_body", message: "body must be the JSON object {}" }, 400);
+      return errorResponse("invalid_body", "body must be the JSON object {}");
     }
     const asOf = deps.clock.now();
     try {
@@ -42,11 +43,11 @@ export function activationFunnelHandler(deps: FunnelDeps): RouteHandler {
         request_id: ctx.requestId,
         path: "/integrations/activation-funnel",
       });
-      return json({
-        error: "funnel_computation_failed",
-        message: "the activation funnel could not be computed",
-        request_id: ctx.requestId,
-      }, 422);
+      return errorResponse(
+        "computation_failed",
+        "the activation funnel could not be computed",
+        { request_id: ctx.requestId },
+      );
     }
   };
 }

@@ -4,6 +4,15 @@
  * than the limit is never held whole). Both programs read every body through it.
  */
 
+/** Parses UTF-8 JSON bytes without throwing (invalid UTF-8 is not JSON). */
+export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export class BodyTooLargeError extends Error {

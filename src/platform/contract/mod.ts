@@ -6,4 +6,5 @@
 export * from "./runs.ts";
 export * from "./pricing.ts";
 export * from "./body.ts";
+export * from "./errors.ts";
 export { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../hmac.ts";
