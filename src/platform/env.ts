@@ -5,9 +5,8 @@
  */
 import { z } from "zod";
 
-/** One documented environment variable and how to parse it. */
+/** One documented environment variable (its name is its key in the table) and how to parse it. */
 export interface VariableSpec<T = unknown> {
-  name: string;
   /** Shown in the docs; `undefined` means "unset". */
   defaultText?: string;
   description: string;
@@ -36,14 +35,14 @@ export function parseVariables<T extends Record<string, VariableSpec>>(
   env: Record<string, string | undefined>,
 ): { [K in keyof T]: z.output<T[K]["schema"]> } {
   const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(table)) {
-    const raw = env[spec.name];
+  for (const [name, spec] of Object.entries(table)) {
+    const raw = env[name];
     const result = spec.schema.safeParse(raw === "" ? undefined : raw);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw new ConfigError(spec.name, `${issue?.message ?? "invalid value"} (got ${show(raw)})`);
+      throw new ConfigError(name, `${issue?.message ?? "invalid value"} (got ${show(raw)})`);
     }
-    out[key] = result.data;
+    out[name] = result.data;
   }
   return out as { [K in keyof T]: z.output<T[K]["schema"]> };
 }
@@ -58,8 +57,8 @@ export function renderVariablesMarkdown(
   title: string,
   table: Record<string, VariableSpec>,
 ): string {
-  const rows = Object.values(table).map((spec) =>
-    `| \`${spec.name}\` | ${spec.defaultText ? `\`${spec.defaultText}\`` : "unset"} | ${
+  const rows = Object.entries(table).map(([name, spec]) =>
+    `| \`${name}\` | ${spec.defaultText ? `\`${spec.defaultText}\`` : "unset"} | ${
       spec.description.replaceAll("|", "\\|")
     } |`
   );

@@ -86,8 +86,7 @@ function updatesFrom(
 }
 
 export function aiRequestsModule(deps: { db: Database; pubsub: PubSub }): GraphQLModule {
-  const sql = deps.db.sql;
-  const pubsub = deps.pubsub;
+  const { db: { sql }, pubsub } = deps;
   return {
     typeDefs,
     resolvers: {

@@ -13,36 +13,47 @@ export type { ChallengesDeps };
 
 export function challengesFeature(deps: ChallengesDeps): Feature {
   const sql = deps.db.sql;
-  /** When an event's activity happened: its `occurredAt` when valid, else now. */
-  const happenedAt = (occurredAt: string) => parseInstant(occurredAt) ?? deps.clock.now();
+
+  /**
+   * Credits one activity, counted by when it happened (its `occurredAt` when valid, else now):
+   * its points once per `source`, and its contribution to the user's running challenges.
+   */
+  async function credit(
+    userId: string,
+    activity: { kind: "check_in" } | { kind: "goal_event"; value: number },
+    source: string,
+    occurredAt: string,
+  ) {
+    const at = parseInstant(occurredAt) ?? deps.clock.now();
+    const [points, metric] = activity.kind === "check_in"
+      ? [CHECK_IN_POINTS, "check_ins" as const]
+      : [GOAL_EVENT_POINTS, "goal_event_value" as const];
+    const amount = contribution(metric, activity);
+    await sql.begin(async (tx) => {
+      await earnPoints(tx, { userId, points, reason: activity.kind, ref: `earn:${source}`, at });
+      if (amount !== null && Number.isFinite(amount)) {
+        await contribute(tx, userId, metric, source, amount, at);
+      }
+    });
+  }
 
   return {
     name: "challenges",
     graphql: challengesModule(deps),
     subscriptions: [
-      on("habits.checked_in", "challenges.check_in", async (event) => {
-        const at = happenedAt(event.occurredAt);
-        const source = `check_in:${event.goalId}:${event.date}`;
-        await sql.begin(async (tx) => {
-          await earnPoints(tx, event.userId, CHECK_IN_POINTS, "check_in", `earn:${source}`, at);
-          const amount = contribution("check_ins", { kind: "check_in" })!;
-          await contribute(tx, event.userId, "check_ins", source, amount, at);
-        });
-      }),
-      on("goals.progress_recorded", "challenges.goal_event", async (event) => {
-        const at = happenedAt(event.occurredAt);
-        const source = `goal_event:${event.eventId}`;
-        await sql.begin(async (tx) => {
-          await earnPoints(tx, event.userId, GOAL_EVENT_POINTS, "goal_event", `earn:${source}`, at);
-          const amount = contribution("goal_event_value", {
-            kind: "goal_event",
-            value: event.value,
-          });
-          if (amount !== null && Number.isFinite(amount)) {
-            await contribute(tx, event.userId, "goal_event_value", source, amount, at);
-          }
-        });
-      }),
+      on(
+        "habits.checked_in",
+        "challenges.check_in",
+        (e) =>
+          credit(e.userId, { kind: "check_in" }, `check_in:${e.goalId}:${e.date}`, e.occurredAt),
+      ),
+      on("goals.progress_recorded", "challenges.goal_event", (e) =>
+        credit(
+          e.userId,
+          { kind: "goal_event", value: e.value },
+          `goal_event:${e.eventId}`,
+          e.occurredAt,
+        )),
     ],
     api: {},
   };

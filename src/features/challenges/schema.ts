@@ -8,16 +8,18 @@ import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
-import { badUserInput, notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
+import { loadByKey } from "../../graphql/loaders.ts";
+import { notFound } from "../../graphql/errors.ts";
+import { paginate } from "../../graphql/pagination.ts";
 import { parseInstant } from "../../platform/dates.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
 import {
   type ChallengeMetric,
+  joinRefusal,
   joinWindowError,
+  leaveRefusal,
   leaveWindowError,
   newChallengeErrors,
   pageRanks,
@@ -149,11 +151,13 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   function loadParticipation(ctx: GraphQLContext, challengeId: string) {
     const viewer = requireViewer(ctx);
-    return ctx.loader<string, ParticipationRow | null>(
+    return loadByKey(
+      ctx,
       "challengeParticipation",
-      async (ids) =>
-        byKeys(ids, await store.participations(sql, viewer.userId, ids), (p) => p.challengeId),
-    ).load(challengeId);
+      (ids) => store.participations(sql, viewer.userId, ids),
+      (r) => r.challengeId,
+      challengeId,
+    );
   }
 
   const fail = (errors: string[]) => ({ challenge: null, errors });
@@ -192,17 +196,11 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     if (access.role === null) return fail(["not_member: only community members can join"]);
     const window = joinWindowError(now(), challenge.startsAt, challenge.endsAt);
     if (window) return fail([window]);
-    const result = await store.join(sql, challenge, viewer.userId, now());
-    switch (result) {
-      case "joined":
-        return await reload(challenge);
-      case "already_joined":
-        return fail(["already_joined: you are in this challenge"]);
-      case "insufficient_points":
-        return fail([`insufficient_points: joining costs ${challenge.entryCost} points`]);
-      case "closed":
-        return fail(["ended: the challenge is not open"]);
-    }
+    const refusal = joinRefusal(
+      await store.join(sql, challenge, viewer.userId, now()),
+      challenge.entryCost,
+    );
+    return refusal ? fail([refusal]) : await reload(challenge);
   }
 
   async function leaveChallenge(ctx: GraphQLContext, id: unknown) {
@@ -210,18 +208,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     const { challenge } = await readableChallenge(ctx, id);
     const window = leaveWindowError(now(), challenge.endsAt);
     if (window) return fail([window]);
-    const result = await store.leave(sql, challenge, viewer.userId, now());
-    switch (result) {
-      case "left":
-        return await reload(challenge);
-      case "not_participating":
-        return fail(["not_participating: you are not in this challenge"]);
-      case "closed":
-        return fail(["ended: a finished challenge cannot be left"]);
-    }
+    const refusal = leaveRefusal(await store.leave(sql, challenge, viewer.userId, now()));
+    return refusal ? fail([refusal]) : await reload(challenge);
   }
-
-  const entry = (r: LeaderboardRow & { rank: number }) => r;
 
   return {
     typeDefs,
@@ -260,10 +249,13 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       },
       CurrentUser: {
         points: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
-          (await ctx.loader<string, { balance: number } | null>(
+          (await loadByKey(
+            ctx,
             "pointBalance",
-            async (ids) => byKeys(ids, await store.pointBalances(sql, ids), (b) => b.userId),
-          ).load(u.id))?.balance ?? 0,
+            (ids) => store.pointBalances(sql, ids),
+            (r) => r.userId,
+            u.id,
+          ))?.balance ?? 0,
       },
       Query: {
         communityChallenge: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
@@ -278,15 +270,12 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
             args.communityId,
           );
           if (!canRead(access)) throw notFound("community");
-          const first = clampFirst(args.first);
-          const key = decodeCursor(args.after, 1);
-          const rows = await store.challengePage(
-            sql,
-            community.id,
-            first + 1,
-            key ? String(key[0]) : null,
+          return await paginate(
+            args,
+            ["string"],
+            (limit, after) => store.challengePage(sql, community.id, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
           );
-          return toConnection(rows, first, (r) => [r.publicId]);
         },
         communityChallengeLeaderboard: async (
           _: unknown,
@@ -294,27 +283,16 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           ctx: GraphQLContext,
         ) => {
           const { challenge } = await readableChallenge(ctx, args.challengeId);
-          const first = clampFirst(args.first);
-          const key = decodeCursor(args.after, 2);
-          if (key && (typeof key[0] !== "number" || typeof key[1] !== "string")) {
-            throw badUserInput("invalid cursor in `after`");
-          }
-          const rows = await store.leaderboardPage(
-            sql,
-            challenge.id,
-            first + 1,
-            key as [number, string] | null,
-          );
-          const ranks = pageRanks(
-            rows.map((r) => r.score),
-            rows[0]?.above ?? 0,
-            rows[0]?.atOrAbove ?? 0,
-          );
-          const ranked = rows.map((r, i) => entry({ ...r, rank: ranks[i] }));
-          return {
-            challenge,
-            ...toConnection(ranked, first, (r) => [r.score, r.publicId]),
-          };
+          const connection = await paginate(args, ["number", "string"], async (limit, after) => {
+            const rows = await store.leaderboardPage(sql, challenge.id, limit, after);
+            const ranks = pageRanks(
+              rows.map((r) => r.score),
+              rows[0]?.above ?? 0,
+              rows[0]?.atOrAbove ?? 0,
+            );
+            return rows.map((r, i) => ({ ...r, rank: ranks[i] }));
+          }, (r) => [r.score, r.publicId]);
+          return { challenge, ...connection };
         },
       },
       Mutation: {

@@ -14,10 +14,11 @@ import { createRateLimiter, type RateLimit } from "../../platform/rate-limit.ts"
 import { localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import {
+  adminField,
   type GraphQLContext,
-  requireAdmin,
   requireViewer,
   type Viewer,
+  viewerField,
 } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
@@ -293,14 +294,12 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
     typeDefs,
     resolvers: {
       Query: {
-        aiFlags: (_: unknown, __: Args, ctx: GraphQLContext) => {
-          requireAdmin(ctx);
+        aiFlags: adminField(() => {
           return deps.ai.flags.list();
-        },
+        }),
       },
       Mutation: {
-        getInsight: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        getInsight: viewerField(async (viewer, args: { goalId: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
           const answer = await coach(ctx, viewer, {
             category: "insight",
@@ -310,13 +309,8 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
             schema: insightAnswer,
           });
           return { goalId: goal.publicId, ...answer, generatedAt: now().toISOString() };
-        },
-        getAdvice: async (
-          _: unknown,
-          args: { goalId: string; question: string },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
+        }),
+        getAdvice: viewerField(async (viewer, args: { goalId: string; question: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
           const question = args.question.trim();
           if (!question) throw badUserInput("question must not be empty");
@@ -331,9 +325,8 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
             schema: adviceAnswer,
           });
           return { goalId: goal.publicId, question, ...answer, generatedAt: now().toISOString() };
-        },
-        generateMilestones: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        }),
+        generateMilestones: viewerField(async (viewer, args: { goalId: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
           if (goal.status !== "active") {
             return { suggestionId: null, milestones: [], errors: [`the goal is ${goal.status}`] };
@@ -358,21 +351,16 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
             now(),
           );
           return { suggestionId: suggestion.publicId, milestones, errors: [] };
-        },
+        }),
         acceptMilestones: (_: unknown, args: Args, ctx: GraphQLContext) =>
           acceptMilestones(requireViewer(ctx), args),
-        setAiFlag: async (
-          _: unknown,
-          args: { name: string; enabled: boolean },
-          ctx: GraphQLContext,
-        ) => {
-          const admin = requireAdmin(ctx);
+        setAiFlag: adminField(async (admin, args: { name: string; enabled: boolean }) => {
           const flag = await deps.ai.flags.set(args.name, args.enabled, admin.userId);
           if (!flag) {
             return { flag: null, errors: [`unknown AI flag ${JSON.stringify(args.name)}`] };
           }
           return { flag, errors: [] };
-        },
+        }),
       },
     },
   };

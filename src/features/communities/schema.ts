@@ -6,11 +6,16 @@
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import {
+  type GraphQLContext,
+  requireViewer,
+  type Viewer,
+  viewerField,
+} from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
+import { byKeys, loadByKey } from "../../graphql/loaders.ts";
 import { notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
 import type { NotificationsApi } from "../notifications/mod.ts";
@@ -175,17 +180,17 @@ function forget(ctx: GraphQLContext, sql: Queryable, communityId: string) {
 }
 
 export function loadCommunity(ctx: GraphQLContext, sql: Queryable, id: string) {
-  return ctx.loader<string, CommunityRow | null>(
+  return loadByKey(
+    ctx,
     "communityById",
-    async (ids) => byKeys(ids, await store.communitiesByIds(sql, ids), (c) => c.id),
-  ).load(id);
+    (ids) => store.communitiesByIds(sql, ids),
+    (r) => r.id,
+    id,
+  );
 }
 
 function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
-  return ctx.loader<string, PostRow | null>(
-    "communityPostById",
-    async (ids) => byKeys(ids, await store.postsByIds(sql, ids), (p) => p.id),
-  ).load(id);
+  return loadByKey(ctx, "communityPostById", (ids) => store.postsByIds(sql, ids), (r) => r.id, id);
 }
 
 /** What the viewer may do in a community (internal id), for other features (challenges). */
@@ -337,12 +342,6 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     return { post, errors: [] };
   }
 
-  type PageArgs = { first?: number | null; after?: string | null };
-  const cursorId = (after: string | null | undefined) => {
-    const key = decodeCursor(after, 1);
-    return key ? String(key[0]) : null;
-  };
-
   return {
     typeDefs,
     resolvers: {
@@ -371,22 +370,15 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           typeof a.communityId === "string" ? loadCommunity(ctx, sql, a.communityId) : null,
       },
       Query: {
-        communities: async (
-          _: unknown,
-          args: PageArgs & { scope: store.CommunityScope },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const first = clampFirst(args.first);
-          const rows = await store.communityPage(
-            sql,
-            viewer.userId,
-            args.scope,
-            first + 1,
-            cursorId(args.after),
-          );
-          return toConnection(rows, first, (r) => [r.publicId]);
-        },
+        communities: viewerField((viewer, args: PageArgs & { scope: store.CommunityScope }) =>
+          paginate(
+            args,
+            ["string"],
+            (limit, after) =>
+              store.communityPage(sql, viewer.userId, args.scope, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          )
+        ),
         community: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
           (await visibleCommunity(ctx, sql, args.id)).community,
         communityFeed: async (
@@ -396,9 +388,12 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
         ) => {
           const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
           if (!canRead(access)) throw notFound("community");
-          const first = clampFirst(args.first);
-          const rows = await store.postPage(sql, community.id, first + 1, cursorId(args.after));
-          return toConnection(rows, first, (r) => [r.publicId]);
+          return await paginate(
+            args,
+            ["string"],
+            (limit, after) => store.postPage(sql, community.id, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          );
         },
       },
       Mutation: {

@@ -5,10 +5,9 @@
  * (goals, badges, communities); the activity object is the item's `data`.
  */
 import type { Database } from "../../platform/db.ts";
-import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+import { type GraphQLContext, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { badUserInput } from "../../graphql/errors.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import { activityTypeName } from "./rules.ts";
 import { type FeedItemRow, feedPage } from "./store.ts";
@@ -62,20 +61,14 @@ export function feedModule(deps: FeedDeps): GraphQLModule {
       },
       FeedActivity: { __resolveType: (a: { __kind: string }) => activityTypeName(a.__kind) },
       Query: {
-        unifiedFeed: async (
-          _: unknown,
-          args: { first?: number | null; after?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const first = clampFirst(args.first);
-          const after = decodeCursor(args.after, 1);
-          if (after && typeof after[0] !== "string") {
-            throw badUserInput("invalid cursor in `after`");
-          }
-          const rows = await feedPage(sql, viewer.userId, first + 1, after?.[0] as string ?? null);
-          return toConnection(rows, first, (r) => [r.publicId]);
-        },
+        unifiedFeed: viewerField((viewer, args: PageArgs) =>
+          paginate(
+            args,
+            ["string"],
+            (limit, after) => feedPage(sql, viewer.userId, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          )
+        ),
       },
     },
   };

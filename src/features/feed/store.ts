@@ -42,11 +42,7 @@ export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<
 }
 
 /** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
-export async function followAudiences(
-  tx: Queryable,
-  userId: string,
-  audiences: string[],
-): Promise<void> {
+export async function followAudiences(tx: Queryable, userId: string, audiences: string[]) {
   if (!audiences.length) return;
   await tx`
     insert into feed_follows (user_id, audience)
@@ -54,11 +50,7 @@ export async function followAudiences(
     on conflict do nothing`;
 }
 
-export async function unfollowAudiences(
-  tx: Queryable,
-  userId: string,
-  audiences: string[],
-): Promise<void> {
+export async function unfollowAudiences(tx: Queryable, userId: string, audiences: string[]) {
   if (!audiences.length) return;
   await tx`
     delete from feed_follows where user_id = ${userId} and audience = any(${audiences}::text[])`;

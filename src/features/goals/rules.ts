@@ -419,17 +419,22 @@ export function goalEventInput(
   return { value: input.value, note, occurredAt, errors: problems(errors) };
 }
 
+/** Why `goal` is not an active habit (`notHabit` when it is a target), or null. */
+function activeHabitError(goal: Pick<GoalShape, "kind" | "status">, notHabit: string) {
+  if (goal.kind !== "habit") return notHabit;
+  return goal.status === "active" ? null : `the habit is ${goal.status}`;
+}
+
 /** Why a check-in of `goal` for `date` is refused (empty = allowed). */
 export function checkInErrors(
   goal: Pick<GoalShape, "kind" | "status">,
   date: string,
   today: string,
 ): string[] {
-  const errors: (string | null)[] = [];
-  if (goal.kind !== "habit") errors.push("only habits take check-ins; use addGoalEvent");
-  else if (goal.status !== "active") errors.push(`the habit is ${goal.status}`);
-  errors.push(checkInDateError(date, today));
-  return problems(errors);
+  return problems([
+    activeHabitError(goal, "only habits take check-ins; use addGoalEvent"),
+    checkInDateError(date, today),
+  ]);
 }
 
 /**
@@ -442,10 +447,10 @@ export function freezeErrors(
   today: string,
   startedOn: string,
 ): string[] {
-  const errors: (string | null)[] = [];
-  if (goal.kind !== "habit") errors.push("streak freezes apply to habits only");
-  else if (goal.status !== "active") errors.push(`the habit is ${goal.status}`);
-  errors.push(freezeDateError(date, today));
-  if (!errors.some(Boolean) && date < startedOn) errors.push("date is before the habit started");
-  return problems(errors);
+  const errors = problems([
+    activeHabitError(goal, "streak freezes apply to habits only"),
+    freezeDateError(date, today),
+  ]);
+  if (!errors.length && date < startedOn) errors.push("date is before the habit started");
+  return errors;
 }

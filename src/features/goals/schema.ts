@@ -4,14 +4,19 @@
  * (`generateMilestones` is AI coaching's, in `src/features/coaching/`). Resolvers validate with the rules, run SQL from the store, and load
  * per-goal figures through DataLoaders so a list costs a fixed number of statements.
  */
-import type { Database, Queryable } from "../../platform/db.ts";
+import { type Database, type Queryable, Rollback, transaction } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
 import { isoWeekStart, localDate, periodIndexStart } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import {
+  type GraphQLContext,
+  requireViewer,
+  type Viewer,
+  viewerField,
+} from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
+import { byKeys, loadByKey } from "../../graphql/loaders.ts";
 import { badUserInput, notFound } from "../../graphql/errors.ts";
 import type { EventPublisher } from "../events.ts";
 import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
@@ -36,7 +41,6 @@ import {
   progressRange,
   statusesLeadingTo,
   streakPeriod,
-  type StreakRuns,
   targetReached,
   todayIndex,
   type Visibility,
@@ -292,16 +296,10 @@ const typeDefs = /* GraphQL */ `
 
 /** A goal by internal id through the request's DataLoader (no access check). */
 export function loadGoal(ctx: GraphQLContext, sql: Database["sql"], id: string) {
-  return ctx.loader<string, GoalRow | null>(
-    "goalById",
-    async (ids) => byKeys(ids, await store.goalsByIds(sql, ids), (g) => g.id),
-  ).load(id);
+  return loadByKey(ctx, "goalById", (ids) => store.goalsByIds(sql, ids), (r) => r.id, id);
 }
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
-
-/** Thrown inside a transaction to roll it back with a user error. */
-class UserError extends Error {}
 
 type Args = Record<string, unknown>;
 
@@ -333,10 +331,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   async function streaks(goal: GoalRow, ctx: GraphQLContext) {
     const zone = await zoneOf(goal, ctx);
-    const runs = await ctx.loader<string, StreakRuns | null>(
+    const runs = await loadByKey(
+      ctx,
       `streakRuns:${zone}`,
-      async (ids) => byKeys(ids, await store.streakRuns(sql, ids, zone), (r) => r.goalId),
-    ).load(goal.id);
+      (ids) => store.streakRuns(sql, ids, zone),
+      (r) => r.goalId,
+      goal.id,
+    );
     const empty = { lastIndex: null, lastLength: 0, longest: 0 };
     const period = streakPeriod(goal);
     return {
@@ -425,10 +426,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       },
       CurrentUser: {
         streakFreezes: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
-          (await ctx.loader<string, { available: number } | null>(
+          (await loadByKey(
+            ctx,
             "freezeBalance",
-            async (ids) => byKeys(ids, await store.freezeBalances(sql, ids), (b) => b.userId),
-          ).load(u.id))?.available ?? 0,
+            (ids) => store.freezeBalances(sql, ids),
+            (r) => r.userId,
+            u.id,
+          ))?.available ?? 0,
       },
       Query: {
         goals: (_: unknown, args: { status?: GoalStatus | null }, ctx: GraphQLContext) =>
@@ -440,42 +444,43 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           if (!goal) throw notFound("goal");
           return goal;
         },
-        goalProgressData: async (
-          _: unknown,
-          args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const goal = await requireOwnGoal(viewer, args.goalId);
-          const zone = viewer.timeZone;
-          const today = localDate(now(), zone);
-          const range = progressRange(args.groupBy, today, args.from, args.to);
-          if ("error" in range) throw badUserInput(range.error);
-          const target = goal.kind === "target";
-          const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
-          const [buckets, streak, fig, recent, completionRate] = await Promise.all([
-            store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
-            streaks(goal, ctx),
-            figures(goal, ctx),
-            target ? store.sumSince(sql, goal.id, since) : null,
-            target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
-          ]);
-          const paceData = recent === null
-            ? null
-            : pace(goal, fig?.currentValue ?? 0, recent, today);
-          return {
-            goal,
-            groupBy: args.groupBy,
-            from: range.from,
-            to: range.to,
-            timeZone: zone,
-            buckets,
-            pace: paceData,
-            currentStreak: streak.current,
-            longestStreak: streak.longest,
-            completionRate,
-          };
-        },
+        goalProgressData: viewerField(
+          async (
+            viewer,
+            args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
+            ctx,
+          ) => {
+            const goal = await requireOwnGoal(viewer, args.goalId);
+            const zone = viewer.timeZone;
+            const today = localDate(now(), zone);
+            const range = progressRange(args.groupBy, today, args.from, args.to);
+            if ("error" in range) throw badUserInput(range.error);
+            const target = goal.kind === "target";
+            const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
+            const [buckets, streak, fig, recent, completionRate] = await Promise.all([
+              store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
+              streaks(goal, ctx),
+              figures(goal, ctx),
+              target ? store.sumSince(sql, goal.id, since) : null,
+              target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
+            ]);
+            const paceData = recent === null
+              ? null
+              : pace(goal, fig?.currentValue ?? 0, recent, today);
+            return {
+              goal,
+              groupBy: args.groupBy,
+              from: range.from,
+              to: range.to,
+              timeZone: zone,
+              buckets,
+              pace: paceData,
+              currentStreak: streak.current,
+              longestStreak: streak.longest,
+              completionRate,
+            };
+          },
+        ),
       },
       Mutation: {
         addGoal: (_: unknown, args: NewGoalArgs, ctx: GraphQLContext) =>
@@ -695,19 +700,16 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     const balance = async () =>
       (await store.freezeBalances(sql, [viewer.userId]))[0]?.available ?? 0;
     if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-    try {
-      await sql.begin(async (tx) => {
-        if (!(await store.insertFreezeUse(tx, goal, date))) {
-          throw new UserError("date was not missed: it is checked in or already covered");
-        }
-        if (!(await store.spendFreeze(tx, viewer.userId))) {
-          throw new UserError("no streak freezes left");
-        }
-      });
-    } catch (err) {
-      if (!(err instanceof UserError)) throw err;
-      return { goal: null, freezesLeft: await balance(), errors: [err.message] };
-    }
+    const refusal = await transaction<string | null>(sql, async (tx) => {
+      if (!(await store.insertFreezeUse(tx, goal, date))) {
+        throw new Rollback("date was not missed: it is checked in or already covered");
+      }
+      if (!(await store.spendFreeze(tx, viewer.userId))) {
+        throw new Rollback("no streak freezes left");
+      }
+      return null;
+    });
+    if (refusal) return { goal: null, freezesLeft: await balance(), errors: [refusal] };
     return { goal, freezesLeft: await balance(), errors: [] };
   }
 }

@@ -1,7 +1,7 @@
 /** GraphQL for mood logs: `addMoodLog` and `moodLogs`. */
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+import { viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import type { EventPublisher } from "../events.ts";
@@ -55,30 +55,22 @@ export function moodModule(deps: MoodDeps): GraphQLModule {
         createdAt: (m: MoodLogRow) => m.createdAt.toISOString(),
       },
       Query: {
-        moodLogs: async (
-          _: unknown,
-          args: { from?: string | null; to?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const range = moodRange(args, deps.clock.now());
-          if ("error" in range) throw badUserInput(range.error);
-          const { from, to } = range;
-          return await moodLogsBetween(sql, viewer.userId, from, to, MOOD_LIST_LIMIT);
-        },
+        moodLogs: viewerField(
+          async (viewer, args: { from?: string | null; to?: string | null }) => {
+            const range = moodRange(args, deps.clock.now());
+            if ("error" in range) throw badUserInput(range.error);
+            const { from, to } = range;
+            return await moodLogsBetween(sql, viewer.userId, from, to, MOOD_LIST_LIMIT);
+          },
+        ),
       },
       Mutation: {
-        addMoodLog: async (
-          _: unknown,
-          args: {
-            mood: number;
-            note?: string | null;
-            tags?: string[] | null;
-            loggedAt?: string | null;
-          },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
+        addMoodLog: viewerField(async (viewer, args: {
+          mood: number;
+          note?: string | null;
+          tags?: string[] | null;
+          loggedAt?: string | null;
+        }) => {
           const now = deps.clock.now();
           const { errors, ...input } = moodLogInput(args, now);
           if (errors.length) return { moodLog: null, badgesEarned: [], errors };
@@ -94,7 +86,7 @@ export function moodModule(deps: MoodDeps): GraphQLModule {
             }, now);
             return { moodLog, badgesEarned, errors: [] };
           });
-        },
+        }),
       },
     },
   };

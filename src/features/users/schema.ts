@@ -2,9 +2,9 @@
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireViewer } from "../../graphql/context.ts";
+import { requireViewer, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
+import { loadByKey } from "../../graphql/loaders.ts";
 import { type ProfileInput, profilePatch } from "./rules.ts";
 import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
 
@@ -59,10 +59,7 @@ const typeDefs = /* GraphQL */ `
 
 /** Loads users by internal id through the request's DataLoader. */
 export function loadUser(ctx: GraphQLContext, sql: Database["sql"], id: string) {
-  return ctx.loader<string, UserRow | null>(
-    "userById",
-    async (ids) => byKeys(ids, await usersByIds(sql, ids), (u) => u.id),
-  ).load(id);
+  return loadByKey(ctx, "userById", (ids) => usersByIds(sql, ids), (r) => r.id, id);
 }
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
@@ -89,10 +86,9 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
       ...userResolvers,
       Query: {
         me: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),
-        authzCheck: (_: unknown, args: { permission: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        authzCheck: viewerField((viewer, args: { permission: string }) => {
           return args.permission === "admin" && viewer.isAdmin;
-        },
+        }),
       },
       Mutation: {
         syncUser: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
@@ -104,8 +100,7 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
           user: await completeOnboarding(sql, requireViewer(ctx).userId, deps.clock.now()),
           errors: [],
         }),
-        updateMe: async (_: unknown, args: ProfileInput, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        updateMe: viewerField(async (viewer, args: ProfileInput) => {
           const { patch, errors } = profilePatch(args);
           if (errors.length) return { user: null, errors };
           const result = await updateUser(sql, viewer.userId, patch);
@@ -113,7 +108,7 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
             return { user: null, errors: ["username is already taken"] };
           }
           return { user: result, errors: [] };
-        },
+        }),
       },
     },
   };

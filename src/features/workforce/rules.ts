@@ -54,6 +54,24 @@ export interface EmployeeInput {
   postFilterSkill?: string | null;
 }
 
+/** Why an artifact in `status` cannot be `decision` now (only pending ones are reviewed), or null. */
+export function reviewError(
+  status: ApprovalStatus,
+  decision: "approved" | "rejected",
+): string | null {
+  return status === "pending"
+    ? null
+    : `only pending artifacts can be ${decision} (this one is ${status})`;
+}
+
+/** A client's autonomy level: one of the levels, absent (undefined), or "invalid". */
+export function autonomyLevelOf(level: string | undefined): AutonomyLevel | undefined | "invalid" {
+  if (level === undefined) return undefined;
+  return (AUTONOMY_LEVELS as readonly string[]).includes(level)
+    ? level as AutonomyLevel
+    : "invalid";
+}
+
 /** True when croner accepts `expr` as a 5- or 6-field cron pattern. */
 export function isValidCron(expr: string): boolean {
   if (expr.length > 100) return false;
