@@ -22,8 +22,6 @@ import {
   statusesLeadingTo,
   targetReached,
 } from "../../../src/features/goals/rules.ts";
-import { badgesFor } from "../../../src/features/badges/rules.ts";
-import { moodError, normalizeTags } from "../../../src/features/mood/rules.ts";
 
 const target = (over: Partial<GoalShape> = {}): GoalShape => ({
   kind: "target",
@@ -166,25 +164,11 @@ Deno.test("rules: pace compares the required and the actual rate", () => {
   assert.equal(pace(habit(), 1, 1, "2026-01-05"), null);
 });
 
-Deno.test("rules: instants, badges and mood input", () => {
+Deno.test("rules: instants", () => {
   assert.equal(
     parseInstant("2026-01-05T08:00:00+01:00")?.toISOString(),
     "2026-01-05T07:00:00.000Z",
   );
   assert.equal(parseInstant("2026-01-05"), null);
   assert.equal(parseInstant("2026-13-05T08:00:00Z"), null);
-  assert.deepEqual(badgesFor({ type: "habit_checked_in", streak: 30, period: "day" }), [
-    "first_check_in",
-    "streak_7",
-    "streak_30",
-  ]);
-  assert.deepEqual(badgesFor({ type: "habit_checked_in", streak: 30, period: "week" }), [
-    "first_check_in",
-  ]);
-  assert.equal(moodError(3), null);
-  assert.ok(moodError(0) && moodError(2.5));
-  assert.deepEqual(normalizeTags([" Work ", "work", "Family time"]), {
-    tags: ["work", "family time"],
-  });
-  assert.ok("error" in normalizeTags(["a;b"]));
 });
