@@ -24,7 +24,7 @@ export async function withDelivery(
   let ctx: WorkforceCtx | undefined;
   try {
     ctx = await setupWorkforce({ env: { ...github.env, ...options.env } });
-    await fn({ ...ctx, github });
+    await fn(Object.assign(ctx, { github }));
   } finally {
     try {
       await ctx?.close();

@@ -1,32 +1,30 @@
 /** Async AI requests: the job, `aiRequest`, and `aiRequestUpdate` over both protocols. */
 import assert from "node:assert/strict";
 import { graphqlChannel, rawCable, stream, waitFor, wsClient } from "../../support/cable.ts";
-import { reply, startFakeLlm } from "../../support/fake-llm.ts";
+import { reply } from "../../support/fake-llm.ts";
 import { gql } from "../../support/graphql.ts";
-import { setupCable } from "../../graphql/cable/setup.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
 import {
   AiRequestError,
   createAiRequest,
   registerAiRequestKind,
 } from "../../../src/features/ai-requests/service.ts";
-import type { CableSetup } from "../../graphql/cable/setup.ts";
 
 const UPDATES = `subscription($requestId: String) {
   aiRequestUpdate(requestId: $requestId) { id status resultJson errorCode errorMessage }
 }`;
 const QUERY = `query($id: String!) { aiRequest(id: $id) { id status resultJson errorCode } }`;
 
-const featureDeps = (s: CableSetup) => ({ ...s.t.deps, jobs: s.t.app.jobs });
+const featureDeps = (s: TestSetup) => ({ ...s.t.deps, jobs: s.t.app.jobs });
 
-async function signIn(s: CableSetup, sub: string) {
-  const token = await s.idp.token({ sub });
-  await gql(s.t, "mutation { syncUser { errors } }", {}, { token });
-  return { token, userId: await s.userId(sub) };
+async function signIn(s: TestSetup, sub: string) {
+  await s.data("mutation { syncUser { errors } }", {}, sub);
+  return { token: await s.token(sub), userId: await s.userId(sub) };
 }
 
 Deno.test("ai requests: queued → running → succeeded with the result, on graphql-ws and ActionCable", async () => {
-  const llm = startFakeLlm();
-  const s = await setupCable({ env: { LLM_BASE_URL: `${llm.url}/v1` } });
+  const s = await setup({ serve: true, llm: true });
+  const llm = s.llm;
   // A processor as a feature would register one: it asks the LLM and returns JSON.
   registerAiRequestKind(featureDeps(s), "test.summary", async (input) => {
     const res = await fetch(`${llm.url}/v1/chat/completions`, {
@@ -91,12 +89,11 @@ Deno.test("ai requests: queued → running → succeeded with the result, on gra
     cable.close();
     await ws.dispose();
     await s.close();
-    await llm.close();
   }
 });
 
 Deno.test("ai requests: without an LLM the request fails with AI_DISABLED", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   let called = false;
   registerAiRequestKind(featureDeps(s), "test.summary", () => {
     called = true;
@@ -123,7 +120,7 @@ Deno.test("ai requests: without an LLM the request fails with AI_DISABLED", asyn
 });
 
 Deno.test("ai requests: processor failures are recorded with their code, unexpected ones masked", async () => {
-  const s = await setupCable({ env: { LLM_BASE_URL: "http://127.0.0.1:9/v1" } });
+  const s = await setup({ serve: true, env: { LLM_BASE_URL: "http://127.0.0.1:9/v1" } });
   registerAiRequestKind(featureDeps(s), "test.limited", () => {
     throw new AiRequestError("AI_RATE_LIMITED", "try again in 30 seconds");
   });
@@ -160,7 +157,7 @@ Deno.test("ai requests: processor failures are recorded with their code, unexpec
 });
 
 Deno.test("ai requests: only the owner may read or follow a request", async () => {
-  const s = await setupCable({ env: { LLM_BASE_URL: "http://127.0.0.1:9/v1" } });
+  const s = await setup({ serve: true, env: { LLM_BASE_URL: "http://127.0.0.1:9/v1" } });
   const owner = await signIn(s, "jack");
   const other = await signIn(s, "kim");
   const ws = wsClient(s.served.wsUrl, { headerToken: other.token });

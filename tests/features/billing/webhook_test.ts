@@ -1,41 +1,45 @@
 import assert from "node:assert/strict";
-import { createTestApp, type TestApp } from "../../support/app.ts";
-import { dataOf, gql } from "../../support/graphql.ts";
-import { startIdentityProvider } from "../../support/identity.ts";
+import type { TestApp } from "../../support/app.ts";
 import { startFakeServer } from "../../support/http.ts";
 import { seedUser } from "../../support/seed.ts";
-import { ManualClock } from "../../../src/platform/clock.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
 
 const PATH = "/webhooks/billing-provider";
 const SECRET = "billing-secret-value";
 
-interface Setup {
-  t: TestApp;
+interface BillingTest extends TestSetup {
   /** Warnings and errors the error tracker sent (via a local Sentry-compatible receiver). */
   tracked(): Promise<{ level: string; message?: string; extra: Record<string, unknown> }[]>;
-  close(): Promise<void>;
 }
 
-async function setup(env: Record<string, string> = { BILLING_WEBHOOK_SECRET: SECRET }) {
+/** The shared setup with an error tracker that reports to a local receiver. */
+async function setupBilling(
+  env: Record<string, string> = { BILLING_WEBHOOK_SECRET: SECRET },
+): Promise<BillingTest> {
   const receiver = startFakeServer(() => new Response("{}"));
-  const t = await createTestApp({
+  const s = await setup({
     env: { ERROR_TRACKER_DSN: `http://key@127.0.0.1:${receiver.port}/9`, ...env },
+  }).catch(async (err) => {
+    await receiver.close();
+    throw err;
   });
-  const s: Setup = {
-    t,
+  const close = s.close;
+  return Object.assign(s, {
     async tracked() {
-      await t.deps.tracker.flush();
+      await s.t.deps.tracker.flush();
       return receiver.requests.map((r) => {
         const event = JSON.parse(r.body.split("\n")[2]);
         return { level: event.level, message: event.message?.formatted, extra: event.extra };
       });
     },
     async close() {
-      await t.close();
-      await receiver.close();
+      try {
+        await close();
+      } finally {
+        await receiver.close();
+      }
     },
-  };
-  return s;
+  });
 }
 
 function event(fields: Record<string, unknown>) {
@@ -82,13 +86,11 @@ async function records(t: TestApp) {
 }
 
 Deno.test("billing webhook: a purchase is recorded once and its event grants the tier seen by me.isSupporter", async () => {
-  const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
-  const t = await createTestApp({ clock, env: { ...idp.env, BILLING_WEBHOOK_SECRET: SECRET } });
+  const s = await setupBilling();
+  const t = s.t;
   try {
-    const token = await idp.token({ sub: "buyer" });
     const ME = `{ me { id isSupporter supporterTier } }`;
-    const before = dataOf(await gql(t, ME, {}, { token })).me;
+    const before = (await s.data(ME, {}, "buyer")).me;
     assert.equal(before.isSupporter, false);
 
     const body = event({ app_user_id: before.id, product_id: "app_supporter_yearly:p1y" });
@@ -111,19 +113,18 @@ Deno.test("billing webhook: a purchase is recorded once and its event grants the
     assert.equal((record.occurred_at as Date).toISOString(), "2026-01-05T12:00:00.000Z");
 
     // The tier changes when the subscriber's job runs.
-    assert.equal(dataOf(await gql(t, ME, {}, { token })).me.isSupporter, false);
+    assert.equal((await s.data(ME, {}, "buyer")).me.isSupporter, false);
     assert.equal(await t.app.jobs.runUntilIdle(), 1);
-    const after = dataOf(await gql(t, ME, {}, { token })).me;
+    const after = (await s.data(ME, {}, "buyer")).me;
     assert.equal(after.isSupporter, true);
     assert.equal(after.supporterTier, "supporter_yearly");
   } finally {
-    await t.close();
-    await idp.close();
+    await s.close();
   }
 });
 
 Deno.test("billing webhook: a replay answers 200 and changes nothing", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     const user = await seedUser(s.t.deps.db.sql);
     const body = event({ app_user_id: user.publicId });
@@ -152,7 +153,7 @@ Deno.test("billing webhook: a replay answers 200 and changes nothing", async () 
 });
 
 Deno.test("billing webhook: replays arriving at the same time record and publish once", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     const user = await seedUser(s.t.deps.db.sql);
     const body = event({ app_user_id: user.publicId, product_id: "app_lifetime_99" });
@@ -169,7 +170,7 @@ Deno.test("billing webhook: replays arriving at the same time record and publish
 });
 
 Deno.test("billing webhook: renewals grant, CANCELLATION keeps, EXPIRATION revokes", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     const user = await seedUser(s.t.deps.db.sql);
     const send = async (type: string, product = "app_supporter_monthly") => {
@@ -204,7 +205,7 @@ Deno.test("billing webhook: renewals grant, CANCELLATION keeps, EXPIRATION revok
 });
 
 Deno.test("billing webhook: lifetime survives subscription purchases and expirations", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     const user = await seedUser(s.t.deps.db.sql);
     for (
@@ -225,7 +226,7 @@ Deno.test("billing webhook: lifetime survives subscription purchases and expirat
 });
 
 Deno.test("billing webhook: unknown users and products answer 200, are recorded and reported, and change no tier", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     const user = await seedUser(s.t.deps.db.sql);
     const ghost = await post(s.t, event({ app_user_id: "AAAAAAAAAAAAAAAAAAAAAA" }));
@@ -266,7 +267,7 @@ Deno.test("billing webhook: unknown users and products answer 200, are recorded 
 });
 
 Deno.test("billing webhook: a wrong or missing Authorization is 401 with a warning, and records nothing", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     const user = await seedUser(s.t.deps.db.sql);
     const body = event({ app_user_id: user.publicId });
@@ -289,7 +290,7 @@ Deno.test("billing webhook: a wrong or missing Authorization is 401 with a warni
 });
 
 Deno.test("billing webhook: an unset secret answers 401 to everyone, with a warning", async () => {
-  const s = await setup({});
+  const s = await setupBilling({});
   try {
     const res = await post(s.t, event({}), "anything");
     assert.equal(res.status, 401);
@@ -303,7 +304,7 @@ Deno.test("billing webhook: an unset secret answers 401 to everyone, with a warn
 });
 
 Deno.test("billing webhook: malformed JSON and bodies without event.id are 400 and record nothing", async () => {
-  const s = await setup();
+  const s = await setupBilling();
   try {
     for (const bad of ["{", "", "nope", '{"event":'] as const) {
       const res = await post(s.t, bad);

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
+import { codeOf } from "../../support/graphql.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
 import {
   ADD_EVENT,
   ADD_HABIT,
   ADD_TARGET,
   CHECK_IN,
-  codeOf,
   createCommunity,
   JOIN,
-  setup,
-  type SocialTest,
-} from "../communities/setup.ts";
+  SOCIAL,
+} from "../../support/social.ts";
 
 const CREATE = `mutation C($communityId: String!, $title: String!, $description: String,
   $metric: ChallengeMetric!, $startsAt: String!, $endsAt: String!, $entryCost: Int) {
@@ -35,15 +35,14 @@ const LIST = `query L($id: String!) { communityChallenges(communityId: $id) {
 const START = "2026-03-02T12:00:00Z";
 const WEEK = { startsAt: "2026-03-02T00:00:00Z", endsAt: "2026-03-09T00:00:00Z" };
 
-async function community(s: SocialTest, members: string[], visibility = "public") {
+async function community(s: TestSetup, members: string[], visibility = "public") {
   const c = await createCommunity(s, "owner", {
     name: `Club ${crypto.randomUUID().slice(0, 6)}`,
     visibility,
   });
   for (const m of members) {
     if (visibility === "private") {
-      await s.data(
-        "owner",
+      await s.as("owner").data(
         `mutation I($id: String!, $u: String!) {
         inviteToCommunity(communityId: $id, userId: $u) { errors } }`,
         {
@@ -52,13 +51,13 @@ async function community(s: SocialTest, members: string[], visibility = "public"
         },
       );
     }
-    assert.deepEqual((await s.data(m, JOIN, { id: c.id })).joinCommunity.errors, []);
+    assert.deepEqual((await s.as(m).data(JOIN, { id: c.id })).joinCommunity.errors, []);
   }
   return c;
 }
 
-async function challenge(s: SocialTest, communityId: string, vars: Record<string, unknown> = {}) {
-  const res = (await s.data("owner", CREATE, {
+async function challenge(s: TestSetup, communityId: string, vars: Record<string, unknown> = {}) {
+  const res = (await s.as("owner").data(CREATE, {
     communityId,
     title: "March miles",
     metric: "check_ins",
@@ -70,13 +69,13 @@ async function challenge(s: SocialTest, communityId: string, vars: Record<string
 }
 
 /** Checks in `n` distinct days (today and back) on a fresh habit, then runs the jobs. */
-async function checkIns(s: SocialTest, name: string, n: number) {
-  const habit = (await s.data(name, ADD_HABIT, { title: `H ${crypto.randomUUID()}` })).addGoal
+async function checkIns(s: TestSetup, name: string, n: number) {
+  const habit = (await s.as(name).data(ADD_HABIT, { title: `H ${crypto.randomUUID()}` })).addGoal
     .goal;
   for (let i = 0; i < n; i++) {
     const date = new Date(s.clock.now().getTime() - i * 86_400_000).toISOString().slice(0, 10);
     assert.deepEqual(
-      (await s.data(name, CHECK_IN, { goalId: habit.id, date })).checkInHabit
+      (await s.as(name).data(CHECK_IN, { goalId: habit.id, date })).checkInHabit
         .errors,
       [],
     );
@@ -85,7 +84,7 @@ async function checkIns(s: SocialTest, name: string, n: number) {
 }
 
 Deno.test("challenges: create validates input, members only; private ones are NOT_FOUND", async () => {
-  const s = await setup(START);
+  const s = await setup({ ...SOCIAL, start: START });
   try {
     const c = await community(s, ["bob"]);
     const bad: [Record<string, unknown>, string][] = [
@@ -107,7 +106,7 @@ Deno.test("challenges: create validates input, members only; private ones are NO
       [{ entryCost: 100_001 }, "entryCost must be a whole number of points between 0 and 100000"],
     ];
     for (const [vars, error] of bad) {
-      const res = (await s.data("owner", CREATE, {
+      const res = (await s.as("owner").data(CREATE, {
         communityId: c.id,
         title: "T",
         metric: "check_ins",
@@ -118,13 +117,18 @@ Deno.test("challenges: create validates input, members only; private ones are NO
     }
     assert.equal(
       codeOf(
-        await s.run("owner", CREATE, { communityId: c.id, title: "T", metric: "steps", ...WEEK }),
+        await s.as("owner").run(CREATE, {
+          communityId: c.id,
+          title: "T",
+          metric: "steps",
+          ...WEEK,
+        }),
       ),
       "BAD_USER_INPUT",
     );
     assert.equal(
       codeOf(
-        await s.run("owner", CREATE, {
+        await s.as("owner").run(CREATE, {
           communityId: c.id,
           title: "T",
           metric: "check_ins",
@@ -134,7 +138,7 @@ Deno.test("challenges: create validates input, members only; private ones are NO
       ),
       "BAD_USER_INPUT",
     );
-    const notMember = (await s.data("carol", CREATE, {
+    const notMember = (await s.as("carol").data(CREATE, {
       communityId: c.id,
       title: "T",
       metric: "check_ins",
@@ -157,11 +161,11 @@ Deno.test("challenges: create validates input, members only; private ones are NO
         { id: p.id },
       ]] as const
     ) {
-      assert.equal(codeOf(await s.run("carol", q, v)), "NOT_FOUND");
+      assert.equal(codeOf(await s.as("carol").run(q, v)), "NOT_FOUND");
     }
     assert.equal(
       codeOf(
-        await s.run("carol", CREATE, {
+        await s.as("carol").run(CREATE, {
           communityId: p.id,
           title: "T",
           metric: "check_ins",
@@ -171,9 +175,9 @@ Deno.test("challenges: create validates input, members only; private ones are NO
       "NOT_FOUND",
     );
     for (const id of ["bad", "Q".repeat(22)]) {
-      assert.equal(codeOf(await s.run("bob", JOIN_C, { id })), "NOT_FOUND");
+      assert.equal(codeOf(await s.as("bob").run(JOIN_C, { id })), "NOT_FOUND");
     }
-    const list = (await s.data("bob", LIST, { id: p.id })).communityChallenges.edges;
+    const list = (await s.as("bob").data(LIST, { id: p.id })).communityChallenges.edges;
     assert.deepEqual(list.map((e: { node: { id: string } }) => e.node.id), [pc.id]);
   } finally {
     await s.close();
@@ -181,21 +185,27 @@ Deno.test("challenges: create validates input, members only; private ones are NO
 });
 
 Deno.test("challenges: join rules, entry cost spent and refunded, progress cleared", async () => {
-  const s = await setup(START);
+  const s = await setup({ ...SOCIAL, start: START });
   try {
     const c = await community(s, ["bob"]);
     const ch = await challenge(s, c.id, { entryCost: 20 });
     // Carol is not a member.
-    assert.deepEqual((await s.data("carol", JOIN_C, { id: ch.id })).joinCommunityChallenge.errors, [
-      "not_member: only community members can join",
-    ]);
+    assert.deepEqual(
+      (await s.as("carol").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
+      [
+        "not_member: only community members can join",
+      ],
+    );
     // Bob has no points yet.
-    assert.deepEqual((await s.data("bob", JOIN_C, { id: ch.id })).joinCommunityChallenge.errors, [
-      "insufficient_points: joining costs 20 points",
-    ]);
+    assert.deepEqual(
+      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
+      [
+        "insufficient_points: joining costs 20 points",
+      ],
+    );
     await checkIns(s, "bob", 3); // 30 points; before joining: no score
-    assert.equal((await s.data("bob", POINTS)).me.points, 30);
-    const joined = (await s.data("bob", JOIN_C, { id: ch.id })).joinCommunityChallenge;
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 30);
+    const joined = (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge;
     assert.deepEqual(joined.errors, []);
     assert.equal(joined.challenge.participantCount, 1);
     assert.deepEqual(joined.challenge.viewerParticipation, {
@@ -203,35 +213,42 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
       rank: 1,
       entryCostPaid: 20,
     });
-    assert.equal((await s.data("bob", POINTS)).me.points, 10);
-    assert.deepEqual((await s.data("bob", JOIN_C, { id: ch.id })).joinCommunityChallenge.errors, [
-      "already_joined: you are in this challenge",
-    ]);
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
+    assert.deepEqual(
+      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
+      [
+        "already_joined: you are in this challenge",
+      ],
+    );
 
     s.clock.advance(3_600_000);
-    const habit = (await s.data("bob", ADD_HABIT, { title: "Push-ups" })).addGoal.goal;
-    await s.data("bob", CHECK_IN, { goalId: habit.id });
+    const habit = (await s.as("bob").data(ADD_HABIT, { title: "Push-ups" })).addGoal.goal;
+    await s.as("bob").data(CHECK_IN, { goalId: habit.id });
     await s.t.app.jobs.runUntilIdle();
     // A retried event counts once.
-    const board = (await s.data("bob", BOARD, { id: ch.id })).communityChallengeLeaderboard;
+    const board = (await s.as("bob").data(BOARD, { id: ch.id })).communityChallengeLeaderboard;
     assert.deepEqual(board.viewerEntry, { rank: 1, score: 1, user: { username: "bob" } });
-    assert.equal((await s.data("bob", POINTS)).me.points, 20);
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 20);
 
-    const left = (await s.data("bob", LEAVE_C, { id: ch.id })).leaveCommunityChallenge;
+    const left = (await s.as("bob").data(LEAVE_C, { id: ch.id })).leaveCommunityChallenge;
     assert.deepEqual(left.errors, []);
     assert.equal(left.challenge.participantCount, 0);
     assert.equal(left.challenge.viewerParticipation, null);
-    assert.equal((await s.data("bob", POINTS)).me.points, 40);
-    assert.deepEqual((await s.data("bob", LEAVE_C, { id: ch.id })).leaveCommunityChallenge.errors, [
-      "not_participating: you are not in this challenge",
-    ]);
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 40);
+    assert.deepEqual(
+      (await s.as("bob").data(LEAVE_C, { id: ch.id })).leaveCommunityChallenge.errors,
+      [
+        "not_participating: you are not in this challenge",
+      ],
+    );
     const [{ contributions }] = await s.t.deps.db.sql`
       select count(*)::int as contributions from challenge_contributions`;
     assert.equal(contributions, 0);
     // Rejoining starts from zero.
-    await s.data("bob", JOIN_C, { id: ch.id });
+    await s.as("bob").data(JOIN_C, { id: ch.id });
     assert.deepEqual(
-      (await s.data("bob", BOARD, { id: ch.id })).communityChallengeLeaderboard.viewerEntry.score,
+      (await s.as("bob").data(BOARD, { id: ch.id })).communityChallengeLeaderboard.viewerEntry
+        .score,
       0,
     );
 
@@ -241,32 +258,32 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
       endsAt: "2026-03-06T00:00:00Z",
     });
     assert.deepEqual(
-      (await s.data("bob", JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
+      (await s.as("bob").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
       [
         "not_started: the challenge has not started",
       ],
     );
     s.clock.set("2026-03-05T01:00:00Z");
     assert.deepEqual(
-      (await s.data("bob", JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
+      (await s.as("bob").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
       [],
     );
     s.clock.set("2026-03-06T00:00:00Z");
     assert.deepEqual(
-      (await s.data("owner", JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
+      (await s.as("owner").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
       [
         "ended: the challenge is over",
       ],
     );
     assert.deepEqual(
-      (await s.data("bob", LEAVE_C, { id: later.id })).leaveCommunityChallenge.errors,
+      (await s.as("bob").data(LEAVE_C, { id: later.id })).leaveCommunityChallenge.errors,
       [
         "ended: a finished challenge cannot be left",
       ],
     );
     // Check-ins after the end do not count.
     await checkIns(s, "bob", 1);
-    const final = (await s.data("bob", BOARD, { id: later.id })).communityChallengeLeaderboard;
+    const final = (await s.as("bob").data(BOARD, { id: later.id })).communityChallengeLeaderboard;
     assert.equal(final.viewerEntry.score, 0);
   } finally {
     await s.close();
@@ -274,17 +291,17 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
 });
 
 Deno.test("challenges: concurrent joins and leaves leave consistent rows and balances", async () => {
-  const s = await setup(START);
+  const s = await setup({ ...SOCIAL, start: START });
   try {
     const c = await community(s, ["bob"]);
     const ch = await challenge(s, c.id, { entryCost: 10 });
     await checkIns(s, "bob", 2); // 20 points
-    const joins = await Promise.all([1, 2, 3].map(() => s.data("bob", JOIN_C, { id: ch.id })));
+    const joins = await Promise.all([1, 2, 3].map(() => s.as("bob").data(JOIN_C, { id: ch.id })));
     assert.equal(joins.filter((r) => r.joinCommunityChallenge.errors.length === 0).length, 1);
-    assert.equal((await s.data("bob", POINTS)).me.points, 10);
-    const leaves = await Promise.all([1, 2, 3].map(() => s.data("bob", LEAVE_C, { id: ch.id })));
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
+    const leaves = await Promise.all([1, 2, 3].map(() => s.as("bob").data(LEAVE_C, { id: ch.id })));
     assert.equal(leaves.filter((r) => r.leaveCommunityChallenge.errors.length === 0).length, 1);
-    assert.equal((await s.data("bob", POINTS)).me.points, 20);
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 20);
     const [row] = await s.t.deps.db.sql`
       select participant_count as "participantCount",
              (select count(*)::int from challenge_participants) as participants,
@@ -297,19 +314,19 @@ Deno.test("challenges: concurrent joins and leaves leave consistent rows and bal
 });
 
 Deno.test("challenges: leaderboard ranks ties 1-2-2-4, pages, viewer's rank, constant statements", async () => {
-  const s = await setup(START);
+  const s = await setup({ ...SOCIAL, start: START });
   try {
     const players = ["pp1", "pp2", "pp3", "pp4", "pp5", "pp6"];
     const c = await community(s, players);
     const ch = await challenge(s, c.id);
     const sum = await challenge(s, c.id, { title: "Distance", metric: "goal_event_value" });
-    for (const p of players) await s.data(p, JOIN_C, { id: ch.id });
-    await s.data("pp1", JOIN_C, { id: sum.id });
+    for (const p of players) await s.as(p).data(JOIN_C, { id: ch.id });
+    await s.as("pp1").data(JOIN_C, { id: sum.id });
     // Scores: p1 4, p2 3, p3 3, p4 1, p5 1, p6 0.
     const counts: Record<string, number> = { pp1: 4, pp2: 3, pp3: 3, pp4: 1, pp5: 1 };
     for (const [p, n] of Object.entries(counts)) await checkIns(s, p, n);
 
-    const full = (await s.data("pp6", BOARD, { id: ch.id })).communityChallengeLeaderboard;
+    const full = (await s.as("pp6").data(BOARD, { id: ch.id })).communityChallengeLeaderboard;
     const rows = full.edges.map((
       e: { node: { rank: number; score: number; user: { username: string } } },
     ) => [
@@ -326,36 +343,41 @@ Deno.test("challenges: leaderboard ranks ties 1-2-2-4, pages, viewer's rank, con
       const page: {
         edges: { node: { rank: number; score: number } }[];
         pageInfo: { hasNextPage: boolean; endCursor: string };
-      } =
-        (await s.data("pp3", BOARD, { id: ch.id, first: 2, after })).communityChallengeLeaderboard;
+      } = (await s.as("pp3").data(BOARD, { id: ch.id, first: 2, after }))
+        .communityChallengeLeaderboard;
       statements.push(s.lastStatements());
       paged.push(...page.edges.map((e) => [e.node.rank, e.node.score]));
       after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
     } while (after);
     assert.deepEqual(paged, rows);
-    const p1 = (await s.data("pp3", BOARD, { id: ch.id, first: 1 })).communityChallengeLeaderboard;
+    const p1 =
+      (await s.as("pp3").data(BOARD, { id: ch.id, first: 1 })).communityChallengeLeaderboard;
     statements.push(s.lastStatements());
-    const tie = (await s.data("pp3", BOARD, { id: ch.id, first: 1, after: p1.pageInfo.endCursor }))
-      .communityChallengeLeaderboard;
+    const tie =
+      (await s.as("pp3").data(BOARD, { id: ch.id, first: 1, after: p1.pageInfo.endCursor }))
+        .communityChallengeLeaderboard;
     assert.deepEqual(tie.edges.map((e: { node: { rank: number } }) => e.node.rank), [2]);
     // Bounded whatever the page size or depth (the users' loader may split into two batches).
-    await s.data("pp3", BOARD, { id: ch.id, first: 100 });
+    await s.as("pp3").data(BOARD, { id: ch.id, first: 100 });
     statements.push(s.lastStatements());
     assert.ok(Math.max(...statements) <= 8, `statements per page: ${statements}`);
 
     // goal_event_value sums event values; check-ins do not count there.
-    const target = (await s.data("pp1", ADD_TARGET, { title: "Run" })).addGoal.goal;
-    await s.data("pp1", ADD_EVENT, { goalId: target.id, value: 2.5 });
-    await s.data("pp1", ADD_EVENT, { goalId: target.id, value: 4 });
+    const target = (await s.as("pp1").data(ADD_TARGET, { title: "Run" })).addGoal.goal;
+    await s.as("pp1").data(ADD_EVENT, { goalId: target.id, value: 2.5 });
+    await s.as("pp1").data(ADD_EVENT, { goalId: target.id, value: 4 });
     await s.t.app.jobs.runUntilIdle();
-    const dist = (await s.data("pp1", BOARD, { id: sum.id })).communityChallengeLeaderboard;
+    const dist = (await s.as("pp1").data(BOARD, { id: sum.id })).communityChallengeLeaderboard;
     assert.deepEqual(dist.viewerEntry, { rank: 1, score: 6.5, user: { username: "pp1" } });
-    assert.equal((await s.data("pp1", POINTS)).me.points, 4 * 10 + 2 * 5);
+    assert.equal((await s.as("pp1").data(POINTS)).me.points, 4 * 10 + 2 * 5);
 
     // Bad cursors and sizes; a non-participant has no entry.
-    assert.equal(codeOf(await s.run("pp1", BOARD, { id: ch.id, after: "zz" })), "BAD_USER_INPUT");
-    assert.equal(codeOf(await s.run("pp1", BOARD, { id: ch.id, first: -2 })), "BAD_USER_INPUT");
-    const outsider = (await s.data("owner", BOARD, { id: ch.id })).communityChallengeLeaderboard;
+    assert.equal(
+      codeOf(await s.as("pp1").run(BOARD, { id: ch.id, after: "zz" })),
+      "BAD_USER_INPUT",
+    );
+    assert.equal(codeOf(await s.as("pp1").run(BOARD, { id: ch.id, first: -2 })), "BAD_USER_INPUT");
+    const outsider = (await s.as("owner").data(BOARD, { id: ch.id })).communityChallengeLeaderboard;
     assert.equal(outsider.viewerEntry, null);
   } finally {
     await s.close();
@@ -363,20 +385,23 @@ Deno.test("challenges: leaderboard ranks ties 1-2-2-4, pages, viewer's rank, con
 });
 
 Deno.test("challenges: a check-in made before joining does not count, even when processed after", async () => {
-  const s = await setup(START);
+  const s = await setup({ ...SOCIAL, start: START });
   try {
     const c = await community(s, ["bob"]);
     const ch = await challenge(s, c.id);
-    const habit = (await s.data("bob", ADD_HABIT, { title: "Stretch" })).addGoal.goal;
-    assert.deepEqual((await s.data("bob", CHECK_IN, { goalId: habit.id })).checkInHabit.errors, []);
+    const habit = (await s.as("bob").data(ADD_HABIT, { title: "Stretch" })).addGoal.goal;
+    assert.deepEqual(
+      (await s.as("bob").data(CHECK_IN, { goalId: habit.id })).checkInHabit.errors,
+      [],
+    );
     // The event's job has not run yet when Bob joins an hour later.
     s.clock.advance(3_600_000);
     assert.deepEqual(
-      (await s.data("bob", JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
+      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
       [],
     );
     await s.t.app.jobs.runUntilIdle();
-    const board = (await s.data("bob", BOARD, { id: ch.id })).communityChallengeLeaderboard;
+    const board = (await s.as("bob").data(BOARD, { id: ch.id })).communityChallengeLeaderboard;
     assert.deepEqual(board.viewerEntry, { rank: 1, score: 0, user: { username: "bob" } });
   } finally {
     await s.close();

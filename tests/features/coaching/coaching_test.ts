@@ -2,19 +2,34 @@
 import assert from "node:assert/strict";
 import { reply } from "../../support/fake-llm.ts";
 import { logged } from "../../support/app.ts";
-import { ACCEPT, ADVICE, codeOf, INSIGHT, insight, MILESTONES, setup } from "./setup.ts";
+import {
+  ACCEPT,
+  ADVICE,
+  COACHING,
+  goalId,
+  INSIGHT,
+  insight,
+  MILESTONES,
+} from "../../support/coaching.ts";
+import { codeOf } from "../../support/graphql.ts";
+import { setup } from "../../support/setup.ts";
 
 Deno.test("coaching: getInsight builds its prompt from the goal, progress, streak and own moods only", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
-    const id = await c.goal({ title: "Run 100 km", kind: "target", targetValue: 100, unit: "km" });
+    const id = await goalId(c, {
+      title: "Run 100 km",
+      kind: "target",
+      targetValue: 100,
+      unit: "km",
+    });
     await c.data(
       `mutation($id: String!) { addGoalEvent(goalId: $id, value: 12, note: "rainy") {
       errors } }`,
       { id },
     );
     await c.data(`mutation { addMoodLog(mood: 4, note: "upbeat alice") { errors } }`);
-    await c.data(`mutation { addMoodLog(mood: 1, note: "bob secret") { errors } }`, {}, c.bob);
+    await c.data(`mutation { addMoodLog(mood: 1, note: "bob secret") { errors } }`, {}, "bob");
     c.llm.script(reply.json(insight, { costUsd: 0.002 }));
     const res = await c.data(INSIGHT, { id });
     assert.deepEqual(res.getInsight, {
@@ -46,9 +61,9 @@ Deno.test("coaching: getInsight builds its prompt from the goal, progress, strea
 });
 
 Deno.test("coaching: getAdvice answers the question; bad questions change nothing", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
-    const id = await c.goal({ title: "Meditate", kind: "habit" });
+    const id = await goalId(c, { title: "Meditate", kind: "habit" });
     for (const date of ["2026-01-03", "2026-01-04"]) {
       await c.data(
         `mutation($id: String!, $date: String) { checkInHabit(goalId: $id, date: $date) {
@@ -83,16 +98,16 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
 });
 
 Deno.test("coaching: another user's goal, malformed ids and no session call no model", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
-    const id = await c.goal({ title: "Private", kind: "habit" });
+    const id = await goalId(c, { title: "Private", kind: "habit" });
     for (const op of [INSIGHT, MILESTONES]) {
-      assert.equal(codeOf(await c.run(op, { id }, c.bob)), "NOT_FOUND");
+      assert.equal(codeOf(await c.run(op, { id }, "bob")), "NOT_FOUND");
       assert.equal(codeOf(await c.run(op, { id: "1" })), "NOT_FOUND");
       assert.equal(codeOf(await c.run(op, { id: "x".repeat(5000) })), "NOT_FOUND");
     }
-    assert.equal(codeOf(await c.run(ADVICE, { id, q: "why?" }, c.bob)), "NOT_FOUND");
-    assert.equal(codeOf(await c.run(INSIGHT, { id }, "")), "UNAUTHENTICATED");
+    assert.equal(codeOf(await c.run(ADVICE, { id, q: "why?" }, "bob")), "NOT_FOUND");
+    assert.equal(codeOf(await c.run(INSIGHT, { id }, null)), "UNAUTHENTICATED");
     assert.equal(c.llm.calls.length, 0);
   } finally {
     await c.close();
@@ -100,9 +115,9 @@ Deno.test("coaching: another user's goal, malformed ids and no session call no m
 });
 
 Deno.test("coaching: generateMilestones stores nothing until acceptMilestones makes sub-goals", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
-    const id = await c.goal({
+    const id = await goalId(c, {
       title: "Save 1000",
       kind: "target",
       targetValue: 1000,
@@ -121,7 +136,7 @@ Deno.test("coaching: generateMilestones stores nothing until acceptMilestones ma
     const subGoals = `query($id: String!) { goal(id: $id) { subGoals { title } } }`;
     assert.deepEqual((await c.data(subGoals, { id })).goal.subGoals, []);
     // Bob cannot accept Alice's suggestion; bad indexes change nothing.
-    assert.equal(codeOf(await c.run(ACCEPT, { id: gen.suggestionId }, c.bob)), "NOT_FOUND");
+    assert.equal(codeOf(await c.run(ACCEPT, { id: gen.suggestionId }, "bob")), "NOT_FOUND");
     assert.equal(codeOf(await c.run(ACCEPT, { id: "nope" })), "NOT_FOUND");
     for (const indexes of [[3], [-1], [0, 0], []]) {
       const bad = (await c.data(ACCEPT, { id: gen.suggestionId, indexes })).acceptMilestones;
@@ -161,9 +176,9 @@ Deno.test("coaching: generateMilestones stores nothing until acceptMilestones ma
 });
 
 Deno.test("coaching: milestones that do not fit the goal are asked for again, then refused cleanly", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
-    const id = await c.goal({ title: "Read 20 books", kind: "target", targetValue: 20 });
+    const id = await goalId(c, { title: "Read 20 books", kind: "target", targetValue: 20 });
     const beyond = { milestones: [{ title: "Read 50", targetValue: 50, dueDate: null }] };
     const fine = { milestones: [{ title: "Read 5", targetValue: 5, dueDate: null }] };
     c.llm.script(reply.json(beyond), reply.json(fine));
@@ -187,9 +202,9 @@ Deno.test("coaching: milestones that do not fit the goal are asked for again, th
 });
 
 Deno.test("coaching: an LLM that is down answers a clean error after one retry", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
-    const id = await c.goal({ title: "Walk", kind: "habit" });
+    const id = await goalId(c, { title: "Walk", kind: "habit" });
     const res = await c.run(INSIGHT, { id });
     assert.equal(codeOf(res), "INTERNAL");
     assert.match(res.body.errors[0].message, /not available right now/);

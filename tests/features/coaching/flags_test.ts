@@ -4,16 +4,19 @@ import { reply } from "../../support/fake-llm.ts";
 import { logged } from "../../support/app.ts";
 import { kvImplementations } from "../../support/kv.ts";
 import { createAi } from "../../../src/features/coaching/ai.ts";
-import { ADVICE, codeOf, INSIGHT, insight, MILESTONES, setup } from "./setup.ts";
+import { ADVICE, COACHING, goalId, INSIGHT, insight, MILESTONES } from "../../support/coaching.ts";
+import { codeOf } from "../../support/graphql.ts";
+import { addGoal } from "../../support/goals.ts";
+import { setup } from "../../support/setup.ts";
 
 const FLAGS = `{ aiFlags { name enabled configured source } }`;
 const SET = `mutation($name: String!, $enabled: Boolean!) {
   setAiFlag(name: $name, enabled: $enabled) { flag { name enabled configured source } errors } }`;
 
 Deno.test("flags: coaching off in AI_FLAGS answers AI_DISABLED with a warn log, no model call", async () => {
-  const c = await setup({ env: { AI_FLAGS: "moderation,batch" } });
+  const c = await setup({ ...COACHING, env: { AI_FLAGS: "moderation,batch" } });
   try {
-    const id = await c.goal({ title: "Swim", kind: "habit" });
+    const id = await goalId(c, { title: "Swim", kind: "habit" });
     for (const [op, vars] of [[INSIGHT, { id }], [ADVICE, { id, q: "?" }], [MILESTONES, { id }]]) {
       const res = await c.run(op as string, vars as Record<string, unknown>);
       assert.equal(codeOf(res), "AI_DISABLED");
@@ -37,27 +40,27 @@ Deno.test("flags: coaching off in AI_FLAGS answers AI_DISABLED with a warn log, 
 });
 
 Deno.test("flags: an admin's setAiFlag overrides AI_FLAGS both ways and persists", async () => {
-  const c = await setup({ env: { AI_FLAGS: "moderation" } });
+  const c = await setup({ ...COACHING, env: { AI_FLAGS: "moderation" } });
   try {
-    const id = await c.goal({ title: "Swim", kind: "habit" });
-    assert.deepEqual((await c.data(FLAGS, {}, c.admin)).aiFlags, [
+    const id = await goalId(c, { title: "Swim", kind: "habit" });
+    assert.deepEqual((await c.data(FLAGS, {}, "root")).aiFlags, [
       { name: "coaching", enabled: false, configured: false, source: "environment" },
       { name: "moderation", enabled: true, configured: true, source: "environment" },
       { name: "batch", enabled: false, configured: false, source: "environment" },
     ]);
-    const on = (await c.data(SET, { name: "coaching", enabled: true }, c.admin)).setAiFlag;
+    const on = (await c.data(SET, { name: "coaching", enabled: true }, "root")).setAiFlag;
     assert.deepEqual(on, {
       flag: { name: "coaching", enabled: true, configured: true, source: "database" },
       errors: [],
     });
     c.llm.script(reply.json(insight));
     assert.equal((await c.data(INSIGHT, { id })).getInsight.summary, "Steady progress.");
-    await c.data(SET, { name: "moderation", enabled: false }, c.admin);
+    await c.data(SET, { name: "moderation", enabled: false }, "root");
     // A second app on the same database (another instance) sees the overrides.
     const other = createAi(c.t.deps);
     assert.equal(await other.flags.isEnabled("coaching"), true);
     assert.equal(await other.flags.isEnabled("moderation"), false);
-    await c.data(SET, { name: "coaching", enabled: false }, c.admin);
+    await c.data(SET, { name: "coaching", enabled: false }, "root");
     assert.equal(codeOf(await c.run(INSIGHT, { id })), "AI_DISABLED");
     assert.equal(c.llm.calls.length, 1);
   } finally {
@@ -66,17 +69,17 @@ Deno.test("flags: an admin's setAiFlag overrides AI_FLAGS both ways and persists
 });
 
 Deno.test("flags: only admins see or set flags; an unknown name is refused and logged", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
     assert.equal(codeOf(await c.run(FLAGS)), "FORBIDDEN");
     assert.equal(codeOf(await c.run(SET, { name: "coaching", enabled: false })), "FORBIDDEN");
-    const unknown = (await c.data(SET, { name: "coachin", enabled: true }, c.admin)).setAiFlag;
+    const unknown = (await c.data(SET, { name: "coachin", enabled: true }, "root")).setAiFlag;
     assert.deepEqual(unknown, { flag: null, errors: ['unknown AI flag "coachin"'] });
     assert.equal(logged(c.t.log, "unknown ai flag")[0].level, "error");
     const rows = await c.t.deps.db.sql`select name from ai_flags`;
     assert.equal(rows.length, 0);
     assert.equal(
-      (await c.data(FLAGS, {}, c.admin)).aiFlags.every((f: { enabled: boolean }) => f.enabled),
+      (await c.data(FLAGS, {}, "root")).aiFlags.every((f: { enabled: boolean }) => f.enabled),
       true,
     );
   } finally {
@@ -85,7 +88,7 @@ Deno.test("flags: only admins see or set flags; an unknown name is refused and l
 });
 
 Deno.test("flags: an unknown flag name fails closed and logs an error", async () => {
-  const c = await setup({ env: { AI_FLAGS: "coaching,moderation,batch,typo" } });
+  const c = await setup({ ...COACHING, env: { AI_FLAGS: "coaching,moderation,batch,typo" } });
   try {
     const startup = logged(c.t.log, "unknown ai flag in AI_FLAGS");
     assert.equal(startup[0].level, "error");
@@ -113,11 +116,11 @@ Deno.test("flags: an unknown flag name fails closed and logs an error", async ()
 });
 
 Deno.test("flags: without an LLM every flag is off, whatever AI_FLAGS or the admin say", async () => {
-  const c = await setup({ env: { LLM_BASE_URL: "" } });
+  const c = await setup({ ...COACHING, env: { LLM_BASE_URL: "" } });
   try {
-    const id = await c.goal({ title: "Swim", kind: "habit" });
-    await c.data(SET, { name: "coaching", enabled: true }, c.admin);
-    const flags = (await c.data(FLAGS, {}, c.admin)).aiFlags;
+    const id = await goalId(c, { title: "Swim", kind: "habit" });
+    await c.data(SET, { name: "coaching", enabled: true }, "root");
+    const flags = (await c.data(FLAGS, {}, "root")).aiFlags;
     assert.ok(flags.every((f: { enabled: boolean }) => !f.enabled));
     const res = await c.run(MILESTONES, { id });
     assert.equal(codeOf(res), "AI_DISABLED");
@@ -133,10 +136,10 @@ Deno.test("flags: without an LLM every flag is off, whatever AI_FLAGS or the adm
 
 for (const impl of kvImplementations()) {
   Deno.test(`rate limits (${impl.name}): the 11th coaching call and the 6th milestones call in a minute`, async () => {
-    const c = await setup({ kv: (clock) => impl.make(clock) });
+    const c = await setup({ ...COACHING, kv: (clock) => impl.make(clock) });
     try {
-      const id = await c.goal({ title: "Swim 10 km", kind: "target", targetValue: 10 });
-      const otherId = await c.goal({ title: "Bob's", kind: "habit" }, c.bob);
+      const id = await goalId(c, { title: "Swim 10 km", kind: "target", targetValue: 10 });
+      const otherId = await goalId(c, { title: "Bob's", kind: "habit" }, "bob");
       c.llm.fallback = (call) =>
         /Propose/.test(call.body.messages[1].content ?? "")
           ? reply.json({ milestones: [{ title: "Swim 2 km", targetValue: 2, dueDate: null }] })
@@ -160,7 +163,7 @@ for (const impl of kvImplementations()) {
       assert.equal(codeOf(sixth), "AI_RATE_LIMITED");
       assert.equal(sixth.body.errors[0].extensions.retryAfter, 45);
       // Another user has a quota of their own.
-      assert.equal(codeOf(await c.run(INSIGHT, { id: otherId }, c.bob)), undefined);
+      assert.equal(codeOf(await c.run(INSIGHT, { id: otherId }, "bob")), undefined);
       assert.equal(c.llm.calls.length, 16);
       // After the window, both recover.
       c.clock.advance(45_000);
@@ -171,3 +174,20 @@ for (const impl of kvImplementations()) {
     }
   });
 }
+
+Deno.test("flags: without LLM configuration generateMilestones answers AI_DISABLED and logs a warning", async () => {
+  const g = await setup();
+  try {
+    const goal = await addGoal(g, { title: "Learn Go", kind: "target", targetValue: 10 });
+    const res = await g.run(
+      `mutation($id: String!) { generateMilestones(goalId: $id) { milestones { title } errors } }`,
+      { id: goal.id },
+    );
+    assert.equal(codeOf(res), "AI_DISABLED");
+    const warn = g.t.log.entries.find((e) => e.msg === "ai feature disabled");
+    assert.equal(warn?.level, "warn");
+    assert.equal(warn?.flag, "coaching");
+  } finally {
+    await g.close();
+  }
+});

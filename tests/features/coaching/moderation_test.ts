@@ -3,12 +3,13 @@ import assert from "node:assert/strict";
 import { reply } from "../../support/fake-llm.ts";
 import { logged } from "../../support/app.ts";
 import { createAi } from "../../../src/features/coaching/ai.ts";
-import { setup } from "./setup.ts";
+import { COACHING } from "../../support/coaching.ts";
+import { setup } from "../../support/setup.ts";
 
 const context = { category: "feedback_post", post: "draft-1" };
 
 Deno.test("moderation: flag on, the model allows or refuses, and the call is recorded", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
     const { moderation } = createAi(c.t.deps);
     c.llm.script(
@@ -49,7 +50,7 @@ Deno.test("moderation: flag on, the model allows or refuses, and the call is rec
 Deno.test("moderation: flag off or no LLM, content is accepted and the skip is logged", async () => {
   const envs: Record<string, string>[] = [{ AI_FLAGS: "coaching" }, { LLM_BASE_URL: "" }];
   for (const env of envs) {
-    const c = await setup({ env });
+    const c = await setup({ ...COACHING, env });
     try {
       const { moderation } = createAi(c.t.deps);
       const verdict = await moderation.check("anything", { ...context, userId: "42" });
@@ -68,7 +69,7 @@ Deno.test("moderation: flag off or no LLM, content is accepted and the skip is l
 });
 
 Deno.test("moderation: a model outage or unusable answer fails open with an error log", async () => {
-  const c = await setup();
+  const c = await setup(COACHING);
   try {
     const { moderation } = createAi(c.t.deps);
     const down = await moderation.check("hello", context);

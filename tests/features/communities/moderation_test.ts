@@ -1,25 +1,22 @@
 /** Community posts pass the coaching issue's moderation hook when the `moderation` flag is on. */
 import assert from "node:assert/strict";
-import { reply, startFakeLlm } from "../../support/fake-llm.ts";
-import { createCommunity, POST, setup } from "./setup.ts";
+import { reply } from "../../support/fake-llm.ts";
+import { setup } from "../../support/setup.ts";
+import { createCommunity, POST, SOCIAL } from "../../support/social.ts";
 
 for (const flags of ["coaching,moderation,batch", "coaching"]) {
   Deno.test(`moderation: community posts with AI_FLAGS=${flags}`, async () => {
-    const llm = startFakeLlm();
-    const s = await setup(undefined, {
-      LLM_BASE_URL: `${llm.url}/v1`,
-      LLM_API_KEY: "sk-test",
-      AI_FLAGS: flags,
-    });
+    const s = await setup({ ...SOCIAL, llm: true, env: { AI_FLAGS: flags } });
+    const llm = s.llm;
     try {
       const c = await createCommunity(s, "alice", { name: "Moderated" });
       llm.script(
         reply.json({ allowed: false, categories: ["harassment"], reason: "insults a member" }),
       );
       llm.fallback = reply.json({ allowed: true, categories: [], reason: null });
-      const refused = (await s.data("alice", POST, { id: c.id, body: "you are all idiots" }))
+      const refused = (await s.as("alice").data(POST, { id: c.id, body: "you are all idiots" }))
         .createCommunityPost;
-      const ok = (await s.data("alice", POST, { id: c.id, body: "Nice run today" }))
+      const ok = (await s.as("alice").data(POST, { id: c.id, body: "Nice run today" }))
         .createCommunityPost;
       assert.deepEqual(ok.errors, []);
       const [{ posts }] = await s.t.deps.db.sql`select count(*)::int as posts from community_posts`;
@@ -35,7 +32,6 @@ for (const flags of ["coaching,moderation,batch", "coaching"]) {
       }
     } finally {
       await s.close();
-      await llm.close();
     }
   });
 }

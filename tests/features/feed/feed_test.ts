@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { ADD_EVENT, addGoal, CHECK_IN, codeOf, setup } from "../goals/setup.ts";
+import { ADD_EVENT, addGoal, CHECK_IN } from "../../support/goals.ts";
+import { codeOf } from "../../support/graphql.ts";
+import { setup } from "../../support/setup.ts";
 
 const FEED = `query F($first: Int, $after: String) {
   unifiedFeed(first: $first, after: $after) {
@@ -14,7 +16,7 @@ const FEED = `query F($first: Int, $after: String) {
     pageInfo { hasNextPage endCursor } } }`;
 
 Deno.test("feed: activity newest first, paged by stable cursors, private to its user", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const target = await addGoal(g, { title: "Run", kind: "target", unit: "km", targetValue: 3 });
     g.clock.advance(1000);
@@ -70,7 +72,7 @@ Deno.test("feed: activity newest first, paged by stable cursors, private to its 
     );
     assert.deepEqual(ids, all.edges.map((e: { node: { id: string } }) => e.node.id));
 
-    assert.deepEqual((await g.data(FEED, {}, g.bob)).unifiedFeed.edges, []);
+    assert.deepEqual((await g.data(FEED, {}, "bob")).unifiedFeed.edges, []);
     assert.equal(codeOf(await g.run(FEED, { after: "garbage" })), "BAD_USER_INPUT");
     assert.equal(codeOf(await g.run(FEED, { first: -1 })), "BAD_USER_INPUT");
     assert.equal((await g.data(FEED, { first: 1000 })).unifiedFeed.edges.length, 9);

@@ -1,30 +1,11 @@
 import assert from "node:assert/strict";
-import { createTestApp, type TestApp } from "../../support/app.ts";
-import { dataOf, gql } from "../../support/graphql.ts";
-import { type IdentityProvider, startIdentityProvider } from "../../support/identity.ts";
-import { ManualClock } from "../../../src/platform/clock.ts";
+import type { TestApp } from "../../support/app.ts";
+import { codeOf, dataOf, gql } from "../../support/graphql.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
 
-interface Board {
-  t: TestApp;
-  idp: IdentityProvider;
-  token(sub: string): Promise<string>;
-  close(): Promise<void>;
-}
-
-async function board(): Promise<Board> {
-  const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
-  const t = await createTestApp({ clock, env: { ...idp.env, ADMIN_SUBJECTS: "admin" } });
-  return {
-    t,
-    idp,
-    token: (sub) => idp.token({ sub, claims: { preferred_username: sub } }),
-    async close() {
-      await t.close();
-      await idp.close();
-    },
-  };
-}
+/** The board's users are named after their subject; "admin" is the service admin. */
+const board = () => setup({ admins: ["admin"], usernames: true });
+type Board = TestSetup;
 
 const POST_FIELDS =
   `id title description category status voteCount commentCount viewerHasVoted createdAt author { id username }`;
@@ -49,10 +30,6 @@ async function create(b: Board, token: string, title: string, category = "featur
   const out = dataOf(await gql(b.t, CREATE, { t: title, d: "details", c: category }, { token }));
   assert.deepEqual(out.createFeedbackPost.errors, []);
   return out.createFeedbackPost.post;
-}
-
-function codeOf(result: { body: { errors?: { extensions?: { code?: string } }[] } }) {
-  return result.body.errors?.[0]?.extensions?.code;
 }
 
 async function counts(t: TestApp) {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { createTestApp, type TestApp } from "../../support/app.ts";
+import type { TestApp } from "../../support/app.ts";
 import { signedPost, TEST_WORKFORCE_SECRET } from "../../support/signed.ts";
 import { seedUser } from "../../support/seed.ts";
+import { setup } from "../../support/setup.ts";
 import type { Queryable } from "../../../src/platform/db.ts";
 import { publicId } from "../../../src/platform/ids.ts";
 
@@ -28,11 +29,11 @@ async function seedPost(
 }
 
 async function withApp(env: Record<string, string>, fn: (t: TestApp) => Promise<void>) {
-  const t = await createTestApp({ env });
+  const s = await setup({ env });
   try {
-    await fn(t);
+    await fn(s.t);
   } finally {
-    await t.close();
+    await s.close();
   }
 }
 

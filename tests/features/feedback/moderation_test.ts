@@ -1,10 +1,10 @@
 /** Feedback posts and comments pass the moderation hook (`deps.moderation.check`). */
 import assert from "node:assert/strict";
 import { reply } from "../../support/fake-llm.ts";
-import { setup } from "../coaching/setup.ts";
+import { setup } from "../../support/setup.ts";
 
 Deno.test("moderation: feedback posts and comments refused by the model are not stored", async () => {
-  const c = await setup();
+  const c = await setup({ llm: true });
   try {
     const create = `mutation($t: String!, $d: String!) {
       createFeedbackPost(title: $t, description: $d, category: feature) { post { id } errors } }`;

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { addGoal, CHECK_IN, setup } from "../goals/setup.ts";
+import { addGoal, CHECK_IN } from "../../support/goals.ts";
+import { setup } from "../../support/setup.ts";
 import { signedPost, TEST_WORKFORCE_SECRET } from "../../support/signed.ts";
 
 Deno.test("funnel: first goal, check-in, badge and onboarding reach the activation funnel", async () => {
-  const g = await setup("2026-01-05T12:00:00Z", {
-    WORKFORCE_WEBHOOK_SECRET: TEST_WORKFORCE_SECRET,
+  const g = await setup({
+    start: "2026-01-05T12:00:00Z",
+    env: { WORKFORCE_WEBHOOK_SECRET: TEST_WORKFORCE_SECRET },
   });
   try {
     const habit = await addGoal(g, { title: "Walk", kind: "habit" });

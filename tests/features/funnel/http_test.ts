@@ -1,19 +1,19 @@
 import assert from "node:assert/strict";
-import { createTestApp, logged, type TestApp } from "../../support/app.ts";
+import { logged, type TestApp } from "../../support/app.ts";
 import { signedPost, TEST_WORKFORCE_SECRET } from "../../support/signed.ts";
 import { seedUser } from "../../support/seed.ts";
-import { ManualClock } from "../../../src/platform/clock.ts";
+import { setup } from "../../support/setup.ts";
 import { recordActivationStep } from "../../../src/features/funnel/store.ts";
 
 const PATH = "/integrations/activation-funnel";
 const AS_OF = "2026-01-15T00:00:00.000Z";
 
 async function withApp(env: Record<string, string>, fn: (t: TestApp) => Promise<void>) {
-  const t = await createTestApp({ env, clock: new ManualClock(AS_OF) });
+  const s = await setup({ env, start: AS_OF });
   try {
-    await fn(t);
+    await fn(s.t);
   } finally {
-    await t.close();
+    await s.close();
   }
 }
 

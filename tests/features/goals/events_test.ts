@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { addGoal, CHECK_IN, setup } from "./setup.ts";
+import { addGoal, CHECK_IN } from "../../support/goals.ts";
+import { setup } from "../../support/setup.ts";
 
 Deno.test("events: goal actions publish domain events through the job system", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const seen: [string, unknown][] = [];
     for (const event of ["goals.goal_created", "habits.checked_in", "badges.badge_earned"]) {

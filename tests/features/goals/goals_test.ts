@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { ADD_GOAL, addGoal, codeOf, GOAL_FIELDS, setup } from "./setup.ts";
+import { ADD_GOAL, addGoal, GOAL_FIELDS } from "../../support/goals.ts";
+import { codeOf } from "../../support/graphql.ts";
+import { setup } from "../../support/setup.ts";
 
 Deno.test("goals: addGoal creates targets and habits; goals lists them with figures", async () => {
   const g = await setup();
@@ -104,7 +106,7 @@ Deno.test("goals: another user's goal is not found everywhere; unauthenticated i
   try {
     const goal = await addGoal(g, { title: "Secret", kind: "target", targetValue: 10 });
     const habit = await addGoal(g, { title: "Floss", kind: "habit" });
-    const asBob = (q: string, v: Record<string, unknown>) => g.run(q, v, g.bob);
+    const asBob = (q: string, v: Record<string, unknown>) => g.run(q, v, "bob");
     const notFound = [
       await asBob(`query($id: String!) { goal(id: $id) { id } }`, { id: goal.id }),
       await asBob(
@@ -147,7 +149,7 @@ Deno.test("goals: another user's goal is not found everywhere; unauthenticated i
       assert.equal(codeOf(res), "NOT_FOUND", `case ${i}: ${JSON.stringify(res.body)}`);
     }
     // Bob's list is empty and Alice's goal is untouched.
-    assert.deepEqual((await g.data(`{ goals { id } }`, {}, g.bob)).goals, []);
+    assert.deepEqual((await g.data(`{ goals { id } }`, {}, "bob")).goals, []);
     const mine = await g.data(`query($id: String!) { goal(id: $id) { title currentValue } }`, {
       id: goal.id,
     });
@@ -261,7 +263,7 @@ Deno.test("goals: sub-goals, publicGoal without a session, and no N+1 in goals",
     });
     assert.equal(codeOf(leak), "BAD_USER_INPUT");
     // A private goal is not found, for anyone.
-    const priv = await g.run(PUBLIC, { id: sub.id }, g.bob);
+    const priv = await g.run(PUBLIC, { id: sub.id }, "bob");
     assert.equal(codeOf(priv), "NOT_FOUND");
 
     // Statements per `goals` request do not grow with the number of goals.
@@ -279,23 +281,6 @@ Deno.test("goals: sub-goals, publicGoal without a session, and no N+1 in goals",
     const many = await statementsFor();
     assert.equal(many, few);
     assert.ok(many <= 10, `statements: ${many}`);
-  } finally {
-    await g.close();
-  }
-});
-
-Deno.test("goals: generateMilestones answers AI_DISABLED and logs a warning", async () => {
-  const g = await setup();
-  try {
-    const goal = await addGoal(g, { title: "Learn Go", kind: "target", targetValue: 10 });
-    const res = await g.run(
-      `mutation($id: String!) { generateMilestones(goalId: $id) { milestones { title } errors } }`,
-      { id: goal.id },
-    );
-    assert.equal(codeOf(res), "AI_DISABLED");
-    const warn = g.t.log.entries.find((e) => e.msg === "ai feature disabled");
-    assert.equal(warn?.level, "warn");
-    assert.equal(warn?.flag, "coaching");
   } finally {
     await g.close();
   }

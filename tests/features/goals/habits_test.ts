@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { addGoal, CHECK_IN, DAY_MS, setup } from "./setup.ts";
+import { addGoal, CHECK_IN, DAY_MS } from "../../support/goals.ts";
+import { setup } from "../../support/setup.ts";
 
 const SET_ZONE = `mutation($z: String!) { updateMe(timeZone: $z) { errors } }`;
 const FREEZE = `mutation F($goalId: String!, $date: String!) {
@@ -7,7 +8,7 @@ const FREEZE = `mutation F($goalId: String!, $date: String!) {
     goal { id currentStreak } freezesLeft errors } }`;
 
 Deno.test("habits: daily check-ins build a streak; a repeat is idempotent; a gap breaks it", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const habit = await addGoal(g, { title: "Meditate", kind: "habit" });
     const check = async (date?: string) =>
@@ -66,7 +67,7 @@ Deno.test("habits: daily check-ins build a streak; a repeat is idempotent; a gap
 
 Deno.test("habits: days follow the user's time zone, across DST changes", async () => {
   // 11:30 UTC on 5 January is 00:30 on 6 January in Auckland (UTC+13).
-  const g = await setup("2026-01-05T11:30:00Z");
+  const g = await setup({ start: "2026-01-05T11:30:00Z" });
   try {
     assert.deepEqual((await g.data(SET_ZONE, { z: "Pacific/Auckland" })).updateMe.errors, []);
     const habit = await addGoal(g, { title: "Stretch", kind: "habit" });
@@ -108,7 +109,7 @@ Deno.test("habits: days follow the user's time zone, across DST changes", async 
 });
 
 Deno.test("habits: weekly habits count ISO weeks that reach timesPerWeek", async () => {
-  const g = await setup("2026-01-05T09:00:00Z"); // a Monday
+  const g = await setup({ start: "2026-01-05T09:00:00Z" }); // a Monday
   try {
     const gym = await addGoal(g, {
       title: "Gym",
@@ -140,7 +141,7 @@ Deno.test("habits: weekly habits count ISO weeks that reach timesPerWeek", async
 });
 
 Deno.test("habits: a 7-day streak earns a freeze that covers one missed day", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const habit = await addGoal(g, { title: "Journal", kind: "habit" });
     const other = await addGoal(g, { title: "Other", kind: "habit" });
@@ -158,8 +159,8 @@ Deno.test("habits: a 7-day streak earns a freeze that covers one missed day", as
     g.clock.advance(-DAY_MS);
     assert.equal((await g.data(CHECK_IN, { goalId: habit.id })).checkInHabit.freezeEarned, false);
     g.clock.advance(2 * DAY_MS); // 2026-01-13; the 12th was missed
-    const freeze = async (date: string, goalId = habit.id, token?: string) =>
-      (await g.data(FREEZE, { goalId, date }, token)).useStreakFreeze;
+    const freeze = async (date: string, goalId = habit.id, as?: string) =>
+      (await g.data(FREEZE, { goalId, date }, as)).useStreakFreeze;
 
     for (
       const [date, pattern] of [

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { ADD_EVENT, addGoal, CHECK_IN, codeOf, setup } from "./setup.ts";
+import { ADD_EVENT, addGoal, CHECK_IN } from "../../support/goals.ts";
+import { codeOf } from "../../support/graphql.ts";
+import { setup } from "../../support/setup.ts";
 
 const PROGRESS =
   `query P($goalId: String!, $groupBy: ProgressGroupBy!, $from: String, $to: String) {
@@ -10,7 +12,7 @@ const PROGRESS =
     currentStreak longestStreak completionRate } }`;
 
 Deno.test("progress: addGoalEvent moves a target and completes it on reaching the target", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const goal = await addGoal(g, { title: "Run", kind: "target", unit: "km", targetValue: 20 });
     const add = async (vars: Record<string, unknown>) =>
@@ -74,7 +76,7 @@ Deno.test("progress: addGoalEvent moves a target and completes it on reaching th
 });
 
 Deno.test("progress: a decreasing target counts down", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const goal = await addGoal(g, {
       title: "Weight",
@@ -92,7 +94,7 @@ Deno.test("progress: a decreasing target counts down", async () => {
 });
 
 Deno.test("progress: goalProgressData buckets events in the user's zone, with pace", async () => {
-  const g = await setup("2026-01-20T12:00:00Z");
+  const g = await setup({ start: "2026-01-20T12:00:00Z" });
   try {
     await g.data(`mutation { updateMe(timeZone: "America/Los_Angeles") { errors } }`);
     const goal = await addGoal(g, {
@@ -167,7 +169,7 @@ Deno.test("progress: goalProgressData buckets events in the user's zone, with pa
 });
 
 Deno.test("progress: habits report check-ins, streaks and completion rate", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const habit = await addGoal(g, { title: "Walk", kind: "habit" });
     for (const date of ["2026-01-05", "2026-01-06", "2026-01-08"]) {
@@ -193,7 +195,7 @@ Deno.test("progress: habits report check-ins, streaks and completion rate", asyn
 });
 
 Deno.test("progress: bad ranges are refused", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const goal = await addGoal(g, { title: "Run", kind: "target", targetValue: 5 });
     for (

@@ -4,14 +4,15 @@
  * outside the app's code paths.
  */
 import assert from "node:assert/strict";
-import { ADD_EVENT, addGoal, CHECK_IN, DAY_MS, setup } from "./setup.ts";
+import { ADD_EVENT, addGoal, CHECK_IN, DAY_MS } from "../../support/goals.ts";
+import { setup } from "../../support/setup.ts";
 
 const STREAK = `query($id: String!) { goal(id: $id) { currentStreak longestStreak } }`;
 const UPDATE = `mutation($id: String!, $n: Int) {
   updateGoal(goalId: $id, timesPerWeek: $n) { errors } }`;
 
 Deno.test("streak summaries: backfills, deletes made outside the app, and requirement changes are seen at once", async () => {
-  const g = await setup("2026-01-10T12:00:00Z"); // a Saturday
+  const g = await setup({ start: "2026-01-10T12:00:00Z" }); // a Saturday
   const sql = g.t.deps.db.sql;
   try {
     const floss = await addGoal(g, { title: "Floss", kind: "habit" });
@@ -58,7 +59,7 @@ Deno.test("streak summaries: backfills, deletes made outside the app, and requir
 });
 
 Deno.test("streak summaries: a target's days follow the owner's current time zone; its total follows every event", async () => {
-  const g = await setup("2026-01-06T12:00:00Z");
+  const g = await setup({ start: "2026-01-06T12:00:00Z" });
   try {
     const run = await addGoal(g, { title: "Run", kind: "target", targetValue: 100 });
     for (const occurredAt of ["2026-01-05T23:30:00Z", "2026-01-06T00:30:00Z"]) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { codeOf, setup } from "../goals/setup.ts";
+import { codeOf } from "../../support/graphql.ts";
+import { setup } from "../../support/setup.ts";
 
 const ADD_MOOD = `mutation M($mood: Int!, $note: String, $tags: [String!], $loggedAt: String) {
   addMoodLog(mood: $mood, note: $note, tags: $tags, loggedAt: $loggedAt) {
@@ -8,7 +9,7 @@ const MOODS = `query L($from: String, $to: String) { moodLogs(from: $from, to: $
   id mood tags loggedAt } }`;
 
 Deno.test("mood: logs are validated, listed by range and private", async () => {
-  const g = await setup("2026-01-05T12:00:00Z");
+  const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const first = (await g.data(ADD_MOOD, {
       mood: 4,
@@ -60,7 +61,7 @@ Deno.test("mood: logs are validated, listed by range and private", async () => {
     ) {
       assert.equal(codeOf(await g.run(MOODS, vars)), "BAD_USER_INPUT", JSON.stringify(vars));
     }
-    assert.deepEqual((await g.data(MOODS, {}, g.bob)).moodLogs, []);
+    assert.deepEqual((await g.data(MOODS, {}, "bob")).moodLogs, []);
   } finally {
     await g.close();
   }

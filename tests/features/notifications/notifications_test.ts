@@ -1,11 +1,8 @@
 /** Notifications over `POST /graphql`: catching up, acknowledging, and the `notify` seam. */
 import assert from "node:assert/strict";
-import { createTestApp } from "../../support/app.ts";
-import { startIdentityProvider } from "../../support/identity.ts";
 import { gql } from "../../support/graphql.ts";
-import { ManualClock } from "../../../src/platform/clock.ts";
+import { setup } from "../../support/setup.ts";
 import { createNotifier } from "../../../src/features/notifications/notify.ts";
-import { findUserBySubject } from "../../../src/features/users/store.ts";
 import { notificationError } from "../../../src/features/notifications/rules.ts";
 
 const LIST = `query($first: Int, $after: String) {
@@ -18,35 +15,26 @@ const ACK = `mutation($id: ID!) {
   acknowledgeNotification(id: $id) { notification { id acknowledged } errors }
 }`;
 
-async function setup() {
-  const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
-  const t = await createTestApp({ clock, env: idp.env });
-  const notify = createNotifier({ jobs: t.app.jobs });
-  const signIn = async (sub: string) => {
-    const token = await idp.token({ sub });
-    await gql(t, "mutation { syncUser { errors } }", {}, { token });
-    return { token, userId: (await findUserBySubject(t.deps.db.sql, sub))!.id };
-  };
-  return {
-    t,
-    notify,
-    signIn,
-    async close() {
-      await t.close();
-      await idp.close();
+/** The shared setup with the `notify` seam as features get it, and signing users in. */
+async function setupNotifications() {
+  const s = await setup();
+  return Object.assign(s, {
+    notifier: createNotifier({ jobs: s.t.app.jobs }),
+    async signIn(sub: string) {
+      await s.data("mutation { syncUser { errors } }", {}, sub);
+      return { token: await s.token(sub), userId: await s.userId(sub) };
     },
-  };
+  });
 }
 
 Deno.test("notifications: newest first in cursor pages; acknowledging is idempotent", async () => {
-  const s = await setup();
+  const s = await setupNotifications();
   try {
     const me = await s.signIn("nora");
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) {
       const view = await s.t.deps.db.sql.begin((tx) =>
-        s.notify(tx, me.userId, "streak.kept", `day ${i}`)
+        s.notifier(tx, me.userId, "streak.kept", `day ${i}`)
       );
       ids.push(view.id);
     }
@@ -90,12 +78,12 @@ Deno.test("notifications: newest first in cursor pages; acknowledging is idempot
 });
 
 Deno.test("notifications: another user's id is NOT_FOUND and changes nothing", async () => {
-  const s = await setup();
+  const s = await setupNotifications();
   try {
     const owner = await s.signIn("olga");
     const other = await s.signIn("pete");
     const view = await s.t.deps.db.sql.begin((tx) =>
-      s.notify(tx, owner.userId, "partner.request", "hi")
+      s.notifier(tx, owner.userId, "partner.request", "hi")
     );
     for (const id of [view.id, "nope", "x".repeat(300), "AAAAAAAAAAAAAAAAAAAAAA"]) {
       const res = await gql(s.t, ACK, { id }, { token: other.token });
@@ -113,7 +101,7 @@ Deno.test("notifications: another user's id is NOT_FOUND and changes nothing", a
 });
 
 Deno.test("notify: invalid input is refused; a rolled-back transaction leaves no row and no job", async () => {
-  const s = await setup();
+  const s = await setupNotifications();
   try {
     const me = await s.signIn("quinn");
     for (
@@ -127,13 +115,13 @@ Deno.test("notify: invalid input is refused; a rolled-back transaction leaves no
     ) {
       assert.ok(notificationError(kind, content), `${kind}/${content.length}`);
       await assert.rejects(
-        () => s.t.deps.db.sql.begin((tx) => s.notify(tx, me.userId, kind, content)),
+        () => s.t.deps.db.sql.begin((tx) => s.notifier(tx, me.userId, kind, content)),
         TypeError,
       );
     }
     await assert.rejects(() =>
       s.t.deps.db.sql.begin(async (tx) => {
-        await s.notify(tx, me.userId, "ok.kind", "rolled back");
+        await s.notifier(tx, me.userId, "ok.kind", "rolled back");
         throw new Error("the feature's own step failed");
       })
     );

@@ -1,19 +1,18 @@
 import assert from "node:assert/strict";
+import { codeOf, gql } from "../../support/graphql.ts";
 import {
   ACCEPT,
-  codeOf,
   CREATE_INVITE,
   CREATE_TEAM,
   PREVIEW,
   PROMOTE,
   REMOVE,
   rolesOf,
-  setup,
-} from "./setup.ts";
-import { gql } from "../../support/graphql.ts";
+  setupTeam,
+} from "../../support/teams.ts";
 
 Deno.test("teams: createTeam, myTeam, teamHome; one team per user; bad names", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const mine = (await g.data(
       `{ myTeam { id name memberCount viewerRole
@@ -74,7 +73,7 @@ Deno.test("teams: createTeam, myTeam, teamHome; one team per user; bad names", a
 });
 
 Deno.test("teams: teamSettings and invites are for team admins; others FORBIDDEN/NOT_FOUND", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const S = `query S($id: String!) { teamSettings(teamId: $id) {
       team { id } activeInvites { id uses maxUses createdBy { id } } subCommunities { name } } }`;
@@ -127,7 +126,7 @@ Deno.test("teams: teamSettings and invites are for team admins; others FORBIDDEN
 });
 
 Deno.test("teams: teamInvitePreview is public and hides which tokens exist", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId, hours: 1 })).createTeamInvite;
     await g.data(`mutation { updateMe(firstName: "Olga", lastName: "Owner") { errors } }`);
@@ -170,7 +169,7 @@ Deno.test("teams: teamInvitePreview is public and hides which tokens exist", asy
 });
 
 Deno.test("teams: concurrent accepts of a one-use invite admit exactly one user", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId, maxUses: 1 })).createTeamInvite;
     const tokens = await Promise.all(["p1", "p2", "p3", "p4", "p5"].map((s) => g.token(s)));
@@ -208,7 +207,7 @@ Deno.test("teams: concurrent accepts of a one-use invite admit exactly one user"
 });
 
 Deno.test("teams: roles — who may promote and remove whom", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const P = (userId: string, role: string) => ({ teamId: g.teamId, userId, role });
     // member cannot promote; admin cannot touch owners or make owners; outsider: NOT_FOUND.
@@ -259,7 +258,7 @@ Deno.test("teams: roles — who may promote and remove whom", async () => {
 });
 
 Deno.test("teams: two owners removing each other at once leave one owner", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const P = { teamId: g.teamId, userId: g.ids.admin, role: "owner" };
     assert.deepEqual((await g.data(PROMOTE, P)).promoteTeamMember.errors, []);

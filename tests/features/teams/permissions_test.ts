@@ -1,21 +1,20 @@
 /**
  * The permission matrix of teams: every operation × every kind of caller. Each cell is one row
- * `[operation, actor, outcome]`; each operation runs in a world of its own (tests/teams/setup.ts)
+ * `[operation, actor, outcome]`; each operation runs in a world of its own (tests/support/teams.ts)
  * and each cell gets fresh targets from the operation's `vars`, so cells do not depend on each
  * other. A refused cell (top-level code or payload error) must leave every team row unchanged.
  */
 import assert from "node:assert/strict";
+import { codeOf, gql } from "../../support/graphql.ts";
 import {
   ACCEPT,
-  codeOf,
   CREATE_INVITE,
   PROMOTE,
   REMOVE,
-  setup,
+  setupTeam,
   type TeamsTest,
   type Who,
-} from "./setup.ts";
-import { gql } from "../../support/graphql.ts";
+} from "../../support/teams.ts";
 import { Kind, parse } from "graphql";
 import { type TeamsDeps, teamsModule } from "../../../src/features/teams/schema.ts";
 
@@ -585,7 +584,7 @@ Deno.test("teams: the permission matrix covers every operation and every actor",
 
 for (const name of Object.keys(OPERATIONS)) {
   Deno.test(`teams: permissions of ${name}`, async () => {
-    const g = await setup();
+    const g = await setupTeam();
     try {
       const w = world(g);
       for (const [op, actor, expected] of MATRIX) {

@@ -4,11 +4,11 @@
  * by the database, and nothing changes.
  */
 import assert from "node:assert/strict";
-import { CREATE_INVITE, PROMOTE, setup } from "./setup.ts";
+import { CREATE_INVITE, PROMOTE, setupTeam } from "../../support/teams.ts";
 import * as store from "../../../src/features/teams/store.ts";
 
 Deno.test("teams: a demoted admin's in-flight writes are refused by the statements themselves", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const sql = g.t.deps.db.sql;
     const idOf = async (publicId: string) =>

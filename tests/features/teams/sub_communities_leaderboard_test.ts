@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { ACCEPT, codeOf, CREATE_INVITE, setup, type TeamsTest } from "./setup.ts";
-import { gql } from "../../support/graphql.ts";
-import { ADD_EVENT, ADD_GOAL, CHECK_IN } from "../goals/setup.ts";
+import { codeOf, gql } from "../../support/graphql.ts";
+import { ACCEPT, CREATE_INVITE, setupTeam, type TeamsTest } from "../../support/teams.ts";
+import { ADD_EVENT, ADD_GOAL, CHECK_IN } from "../../support/goals.ts";
 
 const CREATE_SC =
   `mutation C($teamId: String!, $name: String!, $description: String, $open: Boolean!) {
@@ -16,7 +16,7 @@ const SETTINGS = `query S($id: String!) { teamSettings(teamId: $id) {
   subCommunities { name archived isDefault } } }`;
 
 Deno.test("teams: sub-communities — create, archive rules, default, join and leave", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const make = (vars: Record<string, unknown>, who: "owner" | "admin" | "member" = "admin") =>
       g.run(CREATE_SC, { teamId: g.teamId, ...vars }, who);
@@ -153,7 +153,7 @@ async function checkIns(g: TeamsTest, who: "owner" | "admin" | "member", dates: 
 Deno.test("teams: leaderboards rank opted-in members by period, page by cursor", async () => {
   // Check-ins happen on their days; the boards are read on Wednesday 2026-03-04 (the week
   // starts Monday 03-02, the month 03-01).
-  const g = await setup("2026-02-19T12:00:00Z");
+  const g = await setupTeam("2026-02-19T12:00:00Z");
   try {
     await checkIns(g, "owner", ["2026-03-04", "2026-03-03", "2026-03-02", "2026-02-27"]);
     await checkIns(g, "admin", [
@@ -274,7 +274,7 @@ Deno.test("teams: leaderboards rank opted-in members by period, page by cursor",
 });
 
 Deno.test("teams: a leaderboard page costs a constant number of statements", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const statementsFor = async () => {
       await g.data(BOARD, { teamId: g.teamId, period: "ALL_TIME", first: 50 });
@@ -296,7 +296,7 @@ Deno.test("teams: a leaderboard page costs a constant number of statements", asy
 });
 
 Deno.test("teams: goal events score by their UTC day; a repeated check-in scores once; points follow every insert and delete", async () => {
-  const g = await setup("2026-03-04T12:00:00Z");
+  const g = await setupTeam("2026-03-04T12:00:00Z");
   try {
     const target =
       (await g.data(ADD_GOAL, { title: "Run", kind: "target", targetValue: 100 }, "member"))
@@ -342,7 +342,7 @@ Deno.test("teams: goal events score by their UTC day; a repeated check-in scores
 });
 
 Deno.test("teams: members without points rank after everyone else, tied, on first and later pages", async () => {
-  const g = await setup("2026-03-02T12:00:00Z");
+  const g = await setupTeam("2026-03-02T12:00:00Z");
   try {
     await checkIns(g, "admin", ["2026-03-02", "2026-03-03"]);
     g.clock.set("2026-03-04T18:00:00Z");
@@ -381,7 +381,7 @@ Deno.test("teams: members without points rank after everyone else, tied, on firs
 });
 
 Deno.test("teams: owners and admins add members to closed sub-communities and remove them", async () => {
-  const g = await setup();
+  const g = await setupTeam();
   try {
     const ADD = `mutation A($id: String!, $userId: String!) {
       addSubCommunityMember(subCommunityId: $id, userId: $userId) {

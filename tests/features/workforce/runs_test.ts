@@ -13,7 +13,7 @@ import {
   type WorkforceCtx,
 } from "../../support/workforce.ts";
 import { verifyHmacSignature } from "../../../src/platform/hmac.ts";
-import { createTestApp } from "../../support/app.ts";
+import { setup } from "../../support/setup.ts";
 import { closedPort } from "../../support/http.ts";
 
 const RUN = `query($id: String!) { aiRun(id: $id) {
@@ -184,13 +184,13 @@ Deno.test("workforce webhook: bad signatures are 401 and leave the run unchanged
   }));
 
 Deno.test("workforce webhook: an unset secret answers 401 even to a 'signed' body", async () => {
-  const t = await createTestApp();
+  const s = await setup();
   try {
-    const res = await postResult({ t }, resultBody("a".repeat(22)), { secret: "anything" });
+    const res = await postResult(s, resultBody("a".repeat(22)), { secret: "anything" });
     assert.equal(res.status, 401);
     await res.body?.cancel();
   } finally {
-    await t.close();
+    await s.close();
   }
 });
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { adapters, createConsumer } from "@rails/actioncable";
 import { createActionCableHandler } from "graphql-ruby-client/subscriptions/createActionCableHandler.js";
 import { graphqlChannel, rawCable, waitFor } from "../../support/cable.ts";
-import { setupCable } from "./setup.ts";
+import { setup } from "../../support/setup.ts";
 
 // The Rails client finds a socket's state by enumerating the WebSocket class's constants, which
 // Deno defines as non-enumerable; this subclass makes them enumerable (a browser's are).
@@ -20,7 +20,7 @@ const NOTIFICATIONS = `subscription OwnNotifications {
 }`;
 
 Deno.test("actioncable: welcome, ping, subscribe, update with more: true, query with more: false, unsubscribe", async () => {
-  const s = await setupCable({ app: { cableLimits: { actionCablePingMs: 200 } } });
+  const s = await setup({ serve: true, app: { cableLimits: { actionCablePingMs: 200 } } });
   const cable = rawCable(s.served.wsUrl, { queryToken: await s.idp.token({ sub: "dana" }) });
   try {
     await cable.opened;
@@ -88,7 +88,7 @@ Deno.test("actioncable: welcome, ping, subscribe, update with more: true, query 
 });
 
 Deno.test("actioncable: a refused subscription and a bad query answer errors with more: false", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const cable = rawCable(s.served.wsUrl, { headerToken: await s.idp.token({ sub: "erin" }) });
   try {
     await cable.next((f) => f.type === "welcome");
@@ -132,7 +132,7 @@ Deno.test("actioncable: a refused subscription and a bad query answer errors wit
 });
 
 Deno.test("actioncable: a missing or invalid token and token expiry disconnect with unauthorized", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   try {
     for (
       const options of [
@@ -162,7 +162,7 @@ Deno.test("actioncable: a missing or invalid token and token expiry disconnect w
 });
 
 Deno.test("actioncable: the Rails consumer with graphql-ruby-client's handler receives updates", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const token = await s.idp.token({ sub: "frank" });
   const consumer = createConsumer(`${s.served.wsUrl}?token=${token}`);
   try {

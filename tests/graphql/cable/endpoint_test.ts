@@ -1,10 +1,10 @@
 /** `/cable` itself: protocol choice and instance shutdown. */
 import assert from "node:assert/strict";
 import { rawCable, stream, waitFor, webSocketWithHeaders, wsClient } from "../../support/cable.ts";
-import { setupCable } from "./setup.ts";
+import { setup } from "../../support/setup.ts";
 
 Deno.test("cable: plain GET answers 426; an unsupported subprotocol closes with 4406", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const token = await s.idp.token();
   try {
     const plain = await s.t.request("/cable");
@@ -37,7 +37,7 @@ Deno.test("cable: plain GET answers 426; an unsupported subprotocol closes with 
 });
 
 Deno.test("cable: stopping the instance says goodbye to every socket", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const token = await s.idp.token();
   const ws = wsClient(s.served.wsUrl, { headerToken: token });
   const cable = rawCable(s.served.wsUrl, { headerToken: token });

@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../../support/app.ts";
 import { startIdentityProvider } from "../../support/identity.ts";
 import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from "../../support/db.ts";
-import { serveApp, stream, waitFor, wsClient } from "../../support/cable.ts";
+import { stream, waitFor, wsClient } from "../../support/cable.ts";
 import { gql } from "../../support/graphql.ts";
 import { startProcess } from "../../support/process.ts";
+import { setup } from "../../support/setup.ts";
 import { createTestJobs } from "../../support/jobs.ts";
 import { ManualClock } from "../../../src/platform/clock.ts";
 import { createMemoryKv, createRedisKv, type KvStore } from "../../../src/platform/kv.ts";
@@ -42,18 +43,23 @@ function sharedKv(): { a: KvStore; b: KvStore } {
 const notClosing = (db: Database): Database => ({ ...db, close: () => Promise.resolve() });
 
 Deno.test("fan-out: events produced on instance B reach a subscriber on instance A", async () => {
-  const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
-  const env = { ...idp.env, LLM_BASE_URL: "http://127.0.0.1:9/v1" };
+  const env = { LLM_BASE_URL: "http://127.0.0.1:9/v1" };
   const db = await createTestDatabase();
   const kv = sharedKv();
-  const a = await createTestApp({ clock, env, db, kv: kv.a });
+  // Instance A: the shared setup, served; instance B: a second app on the same database.
+  const s = await setup({ serve: true, env, db, kv: () => kv.a });
+  const a = s.t;
   let b: TestApp | undefined;
-  const servedA = serveApp(a);
-  const token = await idp.token({ sub: "lena" });
+  const servedA = s.served;
+  const token = await s.token("lena");
   const ws = wsClient(servedA.wsUrl, { headerToken: token });
   try {
-    b = await createTestApp({ clock, env, db: notClosing(db), kv: kv.b });
+    b = await createTestApp({
+      clock: s.clock,
+      env: { ...s.idp.env, ...env },
+      db: notClosing(db),
+      kv: kv.b,
+    });
     const featuresB = { ...b.deps, jobs: b.app.jobs };
     registerAiRequestKind(featuresB, "test.echo", (input) => Promise.resolve({ echo: input }));
 
@@ -95,10 +101,8 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
     ]);
   } finally {
     await ws.dispose();
-    await servedA.close();
     await b?.close();
-    await a.close();
-    await idp.close();
+    await s.close();
   }
 });
 

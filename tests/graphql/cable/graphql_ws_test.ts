@@ -2,14 +2,14 @@
 import assert from "node:assert/strict";
 import { stream, waitFor, wsClient } from "../../support/cable.ts";
 import { gql } from "../../support/graphql.ts";
-import { setupCable } from "./setup.ts";
+import { setup } from "../../support/setup.ts";
 
 const NOTIFICATIONS = `subscription($userId: String) {
   notificationUpdate(userId: $userId) { id kind content acknowledged }
 }`;
 
 Deno.test("graphql-ws: own notifications stream, acknowledging streams the change", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const token = await s.idp.token({ sub: "alice" });
   const ws = wsClient(s.served.wsUrl, { headerToken: token });
   try {
@@ -50,7 +50,7 @@ Deno.test("graphql-ws: own notifications stream, acknowledging streams the chang
 });
 
 Deno.test("graphql-ws: connectionParams and ?token= authenticate like the header", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const token = await s.idp.token({ sub: "carol" });
   const viaParams = wsClient(s.served.wsUrl, { paramsToken: token });
   const viaQuery = wsClient(s.served.wsUrl, { queryToken: token });
@@ -73,7 +73,7 @@ Deno.test("graphql-ws: connectionParams and ?token= authenticate like the header
 });
 
 Deno.test("graphql-ws: a missing, invalid or expired token closes with 4401", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const cases = {
     missing: {},
     foreignHeader: { headerToken: await s.idp.token({ sub: "x", foreignKey: true }) },
@@ -97,7 +97,7 @@ Deno.test("graphql-ws: a missing, invalid or expired token closes with 4401", as
 });
 
 Deno.test("graphql-ws: another user's notifications are FORBIDDEN and never delivered", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const alice = wsClient(s.served.wsUrl, { headerToken: await s.idp.token({ sub: "alice" }) });
   const bob = wsClient(s.served.wsUrl, { headerToken: await s.idp.token({ sub: "bob" }) });
   try {
@@ -128,7 +128,7 @@ Deno.test("graphql-ws: another user's notifications are FORBIDDEN and never deli
 });
 
 Deno.test("graphql-ws: the socket ends with 4401 when the token expires", async () => {
-  const s = await setupCable();
+  const s = await setup({ serve: true });
   const ws = wsClient(s.served.wsUrl, { headerToken: await s.idp.token({ expiresIn: 1 }) });
   try {
     const sub = stream(ws.client, NOTIFICATIONS);
@@ -144,7 +144,8 @@ Deno.test("graphql-ws: the socket ends with 4401 when the token expires", async 
 });
 
 Deno.test("graphql-ws: request-level errors, limits and the connection count", async () => {
-  const s = await setupCable({
+  const s = await setup({
+    serve: true,
     app: { cableLimits: { maxSubscriptions: 2, maxMessageBytes: 2048 } },
   });
   const token = await s.idp.token();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { waitFor } from "../../support/cable.ts";
-import { setupCable } from "./setup.ts";
+import { setup } from "../../support/setup.ts";
 import { createPubSub } from "../../../src/platform/pubsub.ts";
 import { notificationTopic } from "../../../src/features/notifications/rules.ts";
 
@@ -32,7 +32,8 @@ async function readUntil(conn: Deno.Conn, marker: string): Promise<string> {
 }
 
 Deno.test("slow consumer: a peer that stops reading is closed, not buffered for", async () => {
-  const s = await setupCable({
+  const s = await setup({
+    serve: true,
     app: { cableLimits: { maxBufferedBytes: 64 * 1024, drainTimeoutMs: 300 } },
   });
   const token = await s.idp.token({ sub: "rita" });
