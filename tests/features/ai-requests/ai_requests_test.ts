@@ -1,6 +1,7 @@
 /** Async AI requests: the job, `aiRequest`, and `aiRequestUpdate` over both protocols. */
 import assert from "node:assert/strict";
-import { graphqlChannel, rawCable, stream, waitFor, wsClient } from "../../support/cable.ts";
+import { graphqlChannel, rawCable, stream, wsClient } from "../../support/cable.ts";
+import { waitFor } from "../../support/wait.ts";
 import { reply } from "../../support/fake-llm.ts";
 import { gql } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
@@ -52,7 +53,7 @@ Deno.test("ai requests: queued → running → succeeded with the result, on gra
     cable.subscribe(channel);
     await cable.next((f) => f.type === "confirm_subscription");
     cable.execute(channel, UPDATES, { requestId: request.id });
-    await waitFor(() => sub.results.length === 1, 5000, "the current state");
+    await waitFor(() => sub.results.length === 1, { timeoutMs: 5000, what: "the current state" });
     await cable.next((f) => f.message?.result?.data?.aiRequestUpdate?.status === "queued");
 
     await s.t.app.jobs.runUntilIdle();

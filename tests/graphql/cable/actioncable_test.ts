@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { adapters, createConsumer } from "@rails/actioncable";
 import { createActionCableHandler } from "graphql-ruby-client/subscriptions/createActionCableHandler.js";
-import { graphqlChannel, rawCable, waitFor } from "../../support/cable.ts";
+import { graphqlChannel, rawCable } from "../../support/cable.ts";
+import { waitFor } from "../../support/wait.ts";
 import { setup } from "../../support/setup.ts";
 
 // The Rails client finds a socket's state by enumerating the WebSocket class's constants, which
@@ -179,9 +180,12 @@ Deno.test("actioncable: the Rails consumer with graphql-ruby-client's handler re
         onCompleted: () => (completed = true),
       },
     );
-    await waitFor(() => s.t.app.cable.stats().subscriptions === 1, 10_000, "subscription");
+    await waitFor(() => s.t.app.cable.stats().subscriptions === 1, {
+      timeoutMs: 10_000,
+      what: "subscription",
+    });
     const stored = await s.notify(await s.userId("frank"), "goal.reminder", "Log today");
-    await waitFor(() => received.length === 1, 5000, "update");
+    await waitFor(() => received.length === 1, { timeoutMs: 5000, what: "update" });
     assert.deepEqual(received[0], {
       data: {
         notificationUpdate: {

@@ -1,6 +1,7 @@
 /** `/cable` itself: protocol choice and instance shutdown. */
 import assert from "node:assert/strict";
-import { rawCable, stream, waitFor, webSocketWithHeaders, wsClient } from "../../support/cable.ts";
+import { rawCable, stream, webSocketWithHeaders, wsClient } from "../../support/cable.ts";
+import { waitFor } from "../../support/wait.ts";
 import { setup } from "../../support/setup.ts";
 
 Deno.test("cable: plain GET answers 426; an unsupported subprotocol closes with 4406", async () => {

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../../support/app.ts";
 import { startIdentityProvider } from "../../support/identity.ts";
 import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from "../../support/db.ts";
-import { stream, waitFor, wsClient } from "../../support/cable.ts";
+import { stream, wsClient } from "../../support/cable.ts";
+import { waitFor } from "../../support/wait.ts";
 import { gql } from "../../support/graphql.ts";
 import { startProcess } from "../../support/process.ts";
 import { setup } from "../../support/setup.ts";
@@ -72,7 +73,10 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
     const stored = await db.sql.begin((tx) => notify(tx, userId, "team.joined", "Welcome"));
     assert.equal(sub.results.length, 0, "nothing before the broadcast job runs");
     await b.app.jobs.runUntilIdle();
-    await waitFor(() => sub.results.length === 1, 5000, "B's notification on A");
+    await waitFor(() => sub.results.length === 1, {
+      timeoutMs: 5000,
+      what: "B's notification on A",
+    });
 
     // 2. A mutation served by B.
     const ack = await gql(
@@ -82,7 +86,10 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
       { token },
     );
     assert.deepEqual(ack.body.data.acknowledgeNotification.errors, []);
-    await waitFor(() => sub.results.length === 2, 5000, "B's acknowledgement on A");
+    await waitFor(() => sub.results.length === 2, {
+      timeoutMs: 5000,
+      what: "B's acknowledgement on A",
+    });
     assert.deepEqual(sub.results.map((r) => r.data!.notificationUpdate), [
       { id: stored.id, kind: "team.joined", content: "Welcome", acknowledged: false },
       { id: stored.id, kind: "team.joined", content: "Welcome", acknowledged: true },
@@ -145,7 +152,10 @@ Deno.test({
       });
       assert.equal(res.status, 200, await res.clone().text());
       await res.body?.cancel();
-      await waitFor(() => sub.results.length === 1, 10_000, "the update from process B");
+      await waitFor(() => sub.results.length === 1, {
+        timeoutMs: 10_000,
+        what: "the update from process B",
+      });
       assert.deepEqual(sub.results[0].data!.notificationUpdate, {
         id: row.publicId,
         kind: "goal.due",
@@ -157,7 +167,10 @@ Deno.test({
       const { jobs } = createTestJobs(db, { concurrency: 0 });
       const notify = createNotifier({ jobs });
       const stored = await db.sql.begin((tx) => notify(tx, userId, "goal.due", "Tomorrow"));
-      await waitFor(() => sub.results.length === 2, 15_000, "the broadcast job's event");
+      await waitFor(() => sub.results.length === 2, {
+        timeoutMs: 15_000,
+        what: "the broadcast job's event",
+      });
       assert.equal((sub.results[1].data!.notificationUpdate as { id: string }).id, stored.id);
     } finally {
       await ws.dispose();

@@ -1,6 +1,7 @@
 /** `/cable` with the graphql-ws client library (graphql-transport-ws) over a real socket. */
 import assert from "node:assert/strict";
-import { stream, waitFor, wsClient } from "../../support/cable.ts";
+import { stream, wsClient } from "../../support/cable.ts";
+import { waitFor } from "../../support/wait.ts";
 import { gql } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 
@@ -19,7 +20,7 @@ Deno.test("graphql-ws: own notifications stream, acknowledging streams the chang
     const sub = stream(ws.client, NOTIFICATIONS, { userId: alicePublicId.id });
     await waitFor(() => s.t.app.cable.stats().subscriptions === 1);
     const stored = await s.notify(await s.userId("alice"), "partner.request", "Bob asked");
-    await waitFor(() => sub.results.length === 1, 5000, "the notification");
+    await waitFor(() => sub.results.length === 1, { timeoutMs: 5000, what: "the notification" });
     assert.deepEqual(sub.results[0].data, {
       notificationUpdate: {
         id: stored.id,
@@ -36,7 +37,7 @@ Deno.test("graphql-ws: own notifications stream, acknowledging streams the chang
       { token },
     );
     assert.equal(ack.body.data.acknowledgeNotification.notification.acknowledged, true);
-    await waitFor(() => sub.results.length === 2, 5000, "the acknowledgement");
+    await waitFor(() => sub.results.length === 2, { timeoutMs: 5000, what: "the acknowledgement" });
     assert.equal(
       (sub.results[1].data!.notificationUpdate as { acknowledged: boolean }).acknowledged,
       true,
@@ -113,7 +114,10 @@ Deno.test("graphql-ws: another user's notifications are FORBIDDEN and never deli
     const bobOwn = stream(bob.client, NOTIFICATIONS);
     await waitFor(() => s.t.app.cable.stats().subscriptions === 2);
     await s.notify(await s.userId("bob"), "team.invite", "for bob");
-    await waitFor(() => bobOwn.results.length === 1, 5000, "bob's notification");
+    await waitFor(() => bobOwn.results.length === 1, {
+      timeoutMs: 5000,
+      what: "bob's notification",
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(aliceOwn.results.length, 0);
     assert.equal(

@@ -4,7 +4,7 @@
  * speaks just enough WebSocket to subscribe, then never reads again.
  */
 import assert from "node:assert/strict";
-import { waitFor } from "../../support/cable.ts";
+import { waitFor } from "../../support/wait.ts";
 import { setup } from "../../support/setup.ts";
 import { createPubSub } from "../../../src/platform/pubsub.ts";
 import { notificationTopic } from "../../../src/features/notifications/rules.ts";
@@ -76,7 +76,10 @@ Deno.test("slow consumer: a peer that stops reading is closed, not buffered for"
       });
       if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await waitFor(() => s.t.app.cable.stats().connections === 0, 10_000, "the close");
+    await waitFor(() => s.t.app.cable.stats().connections === 0, {
+      timeoutMs: 10_000,
+      what: "the close",
+    });
     assert.ok(s.t.log.entries.some((e) => e.msg === "cable slow consumer closed"));
     const disconnected = s.t.log.entries.find((e) => e.msg === "cable disconnected");
     assert.equal(disconnected?.code, 4503);
