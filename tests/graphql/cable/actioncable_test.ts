@@ -78,8 +78,16 @@ Deno.test("actioncable: welcome, ping, subscribe, update with more: true, query 
 
     cable.send({ command: "unsubscribe", identifier: id });
     await waitFor(() => s.t.app.cable.stats().subscriptions === 0);
+    // A second subscription to the same stream on the same socket: the update it receives is
+    // the one the unsubscribed channel would have received, sent no earlier than that one.
+    const witness = graphqlChannel();
+    cable.subscribe(witness);
+    await cable.next((f) => f.identifier === witness && f.type === "confirm_subscription");
+    cable.execute(witness, NOTIFICATIONS, {}, "OwnNotifications");
+    await waitFor(() => s.t.app.cable.stats().subscriptions === 1);
     await s.notify(await s.userId("dana"), "badge.earned", "Second");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await cable.next((f) => f.identifier === witness && f.message);
+    assert.equal(second.message.result.data.notificationUpdate.content, "Second");
     assert.equal(cable.frames.filter((f) => f.identifier === id && f.message).length, 2);
   } finally {
     cable.close();

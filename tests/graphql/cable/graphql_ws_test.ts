@@ -118,8 +118,14 @@ Deno.test("graphql-ws: another user's notifications are FORBIDDEN and never deli
       timeoutMs: 5000,
       what: "bob's notification",
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(aliceOwn.results.length, 0);
+    // Alice's own notification is published after bob's: had bob's reached her stream, it would
+    // have arrived before this one. So she received nothing of bob's.
+    await s.notify(await s.userId("alice"), "team.invite", "for alice");
+    await waitFor(() => aliceOwn.results.length > 0, { what: "alice's notification" });
+    assert.deepEqual(
+      aliceOwn.results.map((r) => (r.data!.notificationUpdate as { content: string }).content),
+      ["for alice"],
+    );
     assert.equal(
       (bobOwn.results[0].data!.notificationUpdate as { content: string }).content,
       "for bob",

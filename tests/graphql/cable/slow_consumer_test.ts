@@ -74,6 +74,10 @@ Deno.test("slow consumer: a peer that stops reading is closed, not buffered for"
         acknowledged: false,
         createdAt: "",
       });
+      // Pacing only: gives the server's sender turns of the event loop. Whether the socket
+      // buffer or the subscription's queue fills first, the outcome asserted below is the same
+      // (a "cable slow consumer closed" warning and close code 4503), and the loop stops as soon
+      // as the connection is gone.
       if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await waitFor(() => s.t.app.cable.stats().connections === 0, {

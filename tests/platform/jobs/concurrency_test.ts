@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createTestDatabase, DB_MODE, secondPool } from "../../support/db.ts";
 import { createTestJobs } from "../../support/jobs.ts";
+import { waitFor } from "../../support/wait.ts";
 import { systemClock } from "../../../src/platform/clock.ts";
 import type { Database } from "../../../src/platform/db.ts";
 
@@ -29,10 +30,11 @@ Deno.test("jobs: 2,000 jobs, 4 workers on 2 pools: each runs exactly once", asyn
       insert into jobs (name, payload, run_at, created_at)
       select 'tick', jsonb_build_object('n', n), now(), now() from generate_series(1, ${JOBS}) n`;
     await Promise.all(systems.map((j) => j.start()));
-    const deadline = Date.now() + 120_000;
-    while ((await systems[0].figures()).processed < JOBS && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => (await systems[0].figures()).processed >= JOBS, {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      what: `${JOBS} processed jobs`,
+    });
     await Promise.all(systems.map((j) => j.stop()));
     assert.equal(runs.size, JOBS, "no job lost");
     assert.deepEqual([...runs.values()].filter((c) => c !== 1), [], "no job ran twice");
@@ -48,23 +50,34 @@ Deno.test("jobs: 2,000 jobs, 4 workers on 2 pools: each runs exactly once", asyn
 
 Deno.test("jobs: stop waits for running jobs within the grace period", async () => {
   const db = await createTestDatabase();
-  const { jobs } = createTestJobs(db, { clock: systemClock, pollIntervalMs: 10, graceMs: 5_000 });
+  // Grace far longer than the test: stop() returns because the job ended, not because grace did.
+  const { jobs } = createTestJobs(db, { clock: systemClock, pollIntervalMs: 10, graceMs: 60_000 });
   let finished = 0;
   let started!: () => void;
   const running = new Promise<void>((r) => started = r);
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
   jobs.handle("short", async () => {
     started();
-    await new Promise((r) => setTimeout(r, 100));
+    await hang;
     finished++;
   });
   try {
     await jobs.enqueue(db.sql, "short", {});
     await jobs.start();
     await running;
-    await jobs.stop();
+    let stopped = false;
+    const stopping = jobs.stop().then(() => (stopped = true));
+    // The job is still held by the worker, and stop() has not returned without it.
+    const [row] = await db.sql`select locked_by from jobs`;
+    assert.notEqual(row.locked_by, null);
+    assert.equal(stopped, false);
+    release();
+    await stopping;
     assert.equal(finished, 1);
     assert.equal((await jobs.figures()).processed, 1);
   } finally {
+    release();
     await jobs.stop();
     await db.close();
   }
@@ -95,7 +108,11 @@ Deno.test("jobs: stop releases a job that outlives the grace period, without spe
     assert.equal(log.entries.filter((e) => e.msg === "jobs released at shutdown").length, 1);
     // The released job's late completion must not delete the job someone else may now hold.
     release();
-    await new Promise((r) => setTimeout(r, 50));
+    // Its completion is attempted, finds the lock gone, and says so: only then is the row checked.
+    await waitFor(
+      () => log.entries.some((e) => e.msg === "jobs finished after their lock was lost"),
+      { what: "the late completion to be refused" },
+    );
     const [{ count }] = await db.sql`select count(*)::int from jobs`;
     assert.equal(count, 1);
   } finally {
@@ -129,9 +146,21 @@ Deno.test("jobs: a new job wakes an idle worker (PostgreSQL: by notification; em
   let done!: () => void;
   const ran = new Promise<void>((r) => done = r);
   jobs.handle("wake", () => done());
+  // A first job that runs until the end of the test: once it has started, the worker has claimed
+  // it and gone to sleep (it claims, dispatches and sleeps in one step), so no claim is in
+  // flight when "wake" is enqueued.
+  let firstStarted!: () => void;
+  const first = new Promise<void>((r) => firstStarted = r);
+  let release!: () => void;
+  const hold = new Promise<void>((r) => release = r);
+  jobs.handle("first", async () => {
+    firstStarted();
+    await hold;
+  });
   try {
+    await jobs.enqueue(db.sql, "first", {});
     await jobs.start();
-    await new Promise((r) => setTimeout(r, 100));
+    await first;
     await db.sql.begin((tx) => jobs.enqueue(tx, "wake", {}));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise((_, reject) =>
@@ -140,6 +169,7 @@ Deno.test("jobs: a new job wakes an idle worker (PostgreSQL: by notification; em
     await Promise.race([ran, timeout]);
     clearTimeout(timer);
   } finally {
+    release();
     await jobs.stop();
     await db.close();
   }
