@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { reply } from "../support/fake-llm.ts";
 import { createTestRunner, runRequest } from "../support/runner.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
@@ -133,7 +134,7 @@ Deno.test("runner http: cancel needs a signature; a running run becomes cancelle
     t.llm.script(reply.json(ARTIFACT, { delayMs: 5_000 }));
     const body = runRequest();
     await t.startRun(body);
-    while (t.llm.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => t.llm.calls.length > 0, { what: "the model call" });
     const unsigned = await t.request(`/runs/${body.run_id}/cancel`, {
       method: "POST",
       signature: null,
