@@ -36,7 +36,7 @@ Deno.test("maskError: a refusal before any resolver ran is the caller's input", 
   assert.equal(error.extensions.code, "BAD_USER_INPUT");
   assert.deepEqual(error.locations, validation.locations);
   assert.equal(hidden, null);
-  const coercion = new GraphQLError("Variable \"$n\" got invalid value", {
+  const coercion = new GraphQLError('Variable "$n" got invalid value', {
     originalError: new GraphQLError("Int cannot represent a string"),
   });
   assert.equal(maskError(coercion, "req-1").error.extensions.code, "BAD_USER_INPUT");

@@ -1,7 +1,8 @@
 /** The service's LLM client against the fake OpenAI-compatible proxy. */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { createLlmClient, estimateCostUsd, LlmError } from "../../src/platform/llm.ts";
+import { createLlmClient, LlmError } from "../../src/platform/llm.ts";
+import { estimateCostUsd } from "../../src/platform/contract/mod.ts";
 import { reply, startFakeLlm } from "../support/fake-llm.ts";
 
 const schema = z.object({ greeting: z.string().min(1) });
@@ -63,7 +64,8 @@ Deno.test("llm: JSON mode, fenced JSON, and the cost estimated from tokens witho
     assert.deepEqual(llm.calls[0].body.response_format, { type: "json_object" });
   });
   // An unknown model is never free.
-  assert.ok(estimateCostUsd("acme/mystery-1", 1000, 1000) > estimateCostUsd("gpt-4o", 1000, 1000));
+  const tokens = { input: 1000, output: 1000 };
+  assert.ok(estimateCostUsd("acme/mystery-1", tokens) > estimateCostUsd("gpt-4o", tokens));
 });
 
 Deno.test("llm: one retry on 5xx and on 429, then success", async () => {

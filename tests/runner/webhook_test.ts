@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
 import { memoryLogger } from "../../src/platform/log.ts";
 import { createWebhookSender } from "../../runner/webhook.ts";
-import type { RunResult } from "../../runner/protocol.ts";
+import type { RunResult } from "../../src/platform/contract/mod.ts";
 import { startFakeServer } from "../support/http.ts";
 import { reply } from "../support/fake-llm.ts";
 import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts";

@@ -21,7 +21,6 @@ import type { AppOptions } from "../../src/app.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import type { Database } from "../../src/platform/db.ts";
 import type { KvStore } from "../../src/platform/kv.ts";
-import { createNotifier } from "../../src/features/notifications/notify.ts";
 import { findUserBySubject } from "../../src/features/users/store.ts";
 import { createTestApp, type TestApp } from "./app.ts";
 import { serveApp, type Served } from "./cable.ts";
@@ -121,7 +120,7 @@ export async function setup(options: SetupOptions = {}): Promise<TestSetup> {
   const defaultUser = options.user ?? "alice";
   const tokens = new Map<string, Promise<string>>();
   const ids = new Map<string, string>();
-  const notifier = createNotifier({ jobs: t.app.jobs });
+  const notifier = t.app.features.notifications.api.notify;
 
   const token = (sub = defaultUser) => {
     if (!tokens.has(sub)) {

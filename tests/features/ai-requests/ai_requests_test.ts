@@ -5,18 +5,19 @@ import { waitFor } from "../../support/wait.ts";
 import { reply } from "../../support/fake-llm.ts";
 import { gql } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
-import {
-  AiRequestError,
-  createAiRequest,
-  registerAiRequestKind,
-} from "../../../src/features/ai-requests/service.ts";
+import { AiRequestError, type AiRequestProcessor } from "../../../src/features/ai-requests/mod.ts";
 
 const UPDATES = `subscription($requestId: String) {
   aiRequestUpdate(requestId: $requestId) { id status resultJson errorCode errorMessage }
 }`;
 const QUERY = `query($id: String!) { aiRequest(id: $id) { id status resultJson errorCode } }`;
 
-const featureDeps = (s: TestSetup) => ({ ...s.t.deps, jobs: s.t.app.jobs });
+/** The service built with these AI request processors (kind → processor). */
+const withProcessors = (processors: Record<string, AiRequestProcessor>) => ({
+  app: { aiRequestProcessors: processors },
+});
+const create = (s: TestSetup, input: { userId: string; kind: string; input?: unknown }) =>
+  s.t.app.features.aiRequests.api.create(input);
 
 async function signIn(s: TestSetup, sub: string) {
   await s.data("mutation { syncUser { errors } }", {}, sub);
@@ -24,28 +25,34 @@ async function signIn(s: TestSetup, sub: string) {
 }
 
 Deno.test("ai requests: queued → running → succeeded with the result, on graphql-ws and ActionCable", async () => {
-  const s = await setup({ serve: true, llm: true });
-  const llm = s.llm;
-  // A processor as a feature would register one: it asks the LLM and returns JSON.
-  registerAiRequestKind(featureDeps(s), "test.summary", async (input) => {
-    const res = await fetch(`${llm.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: String(input) }] }),
-    });
-    const body = await res.json();
-    return { summary: body.choices[0].message.content };
+  let llmUrl = "";
+  // A processor as a feature would give one: it asks the LLM and returns JSON.
+  const s = await setup({
+    serve: true,
+    llm: true,
+    ...withProcessors({
+      "test.summary": async (input) => {
+        const res = await fetch(`${llmUrl}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "m",
+            messages: [{ role: "user", content: String(input) }],
+          }),
+        });
+        const body = await res.json();
+        return { summary: body.choices[0].message.content };
+      },
+    }),
   });
+  const llm = s.llm;
+  llmUrl = llm.url;
   llm.script(reply.text("You checked in 5 days in a row."));
   const { token, userId } = await signIn(s, "gina");
   const ws = wsClient(s.served.wsUrl, { headerToken: token });
   const cable = rawCable(s.served.wsUrl, { headerToken: token });
   try {
-    const request = await createAiRequest(featureDeps(s), {
-      userId,
-      kind: "test.summary",
-      input: "summarise my week",
-    });
+    const request = await create(s, { userId, kind: "test.summary", input: "summarise my week" });
     assert.equal(request.status, "queued");
     const sub = stream(ws.client, UPDATES, { requestId: request.id });
     await cable.next((f) => f.type === "welcome");
@@ -94,16 +101,20 @@ Deno.test("ai requests: queued → running → succeeded with the result, on gra
 });
 
 Deno.test("ai requests: without an LLM the request fails with AI_DISABLED", async () => {
-  const s = await setup({ serve: true });
   let called = false;
-  registerAiRequestKind(featureDeps(s), "test.summary", () => {
-    called = true;
-    return Promise.resolve({});
+  const s = await setup({
+    serve: true,
+    ...withProcessors({
+      "test.summary": () => {
+        called = true;
+        return Promise.resolve({});
+      },
+    }),
   });
   const { token, userId } = await signIn(s, "hal");
   const ws = wsClient(s.served.wsUrl, { headerToken: token });
   try {
-    const request = await createAiRequest(featureDeps(s), { userId, kind: "test.summary" });
+    const request = await create(s, { userId, kind: "test.summary" });
     const sub = stream(ws.client, UPDATES, { requestId: request.id });
     await waitFor(() => sub.results.length === 1);
     await s.t.app.jobs.runUntilIdle();
@@ -121,17 +132,22 @@ Deno.test("ai requests: without an LLM the request fails with AI_DISABLED", asyn
 });
 
 Deno.test("ai requests: processor failures are recorded with their code, unexpected ones masked", async () => {
-  const s = await setup({ serve: true, env: { LLM_BASE_URL: "http://127.0.0.1:9/v1" } });
-  registerAiRequestKind(featureDeps(s), "test.limited", () => {
-    throw new AiRequestError("AI_RATE_LIMITED", "try again in 30 seconds");
-  });
-  registerAiRequestKind(featureDeps(s), "test.broken", () => {
-    throw new Error("connection reset by peer at 10.0.0.7");
+  const s = await setup({
+    serve: true,
+    env: { LLM_BASE_URL: "http://127.0.0.1:9/v1" },
+    ...withProcessors({
+      "test.limited": () => {
+        throw new AiRequestError("AI_RATE_LIMITED", "try again in 30 seconds");
+      },
+      "test.broken": () => {
+        throw new Error("connection reset by peer at 10.0.0.7");
+      },
+    }),
   });
   const { token, userId } = await signIn(s, "ivy");
   try {
-    const limited = await createAiRequest(featureDeps(s), { userId, kind: "test.limited" });
-    const broken = await createAiRequest(featureDeps(s), { userId, kind: "test.broken" });
+    const limited = await create(s, { userId, kind: "test.limited" });
+    const broken = await create(s, { userId, kind: "test.broken" });
     await s.t.app.jobs.runUntilIdle();
     const a = await gql(
       s.t,
@@ -163,7 +179,7 @@ Deno.test("ai requests: only the owner may read or follow a request", async () =
   const other = await signIn(s, "kim");
   const ws = wsClient(s.served.wsUrl, { headerToken: other.token });
   try {
-    const request = await createAiRequest(featureDeps(s), {
+    const request = await create(s, {
       userId: owner.userId,
       kind: "test.any",
     });

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   parseBillingEvent,
-  parsePaymentProcessed,
   paymentOutcome,
   planForProduct,
   PRODUCT_PLANS,
@@ -128,18 +127,4 @@ Deno.test("billing rules: the event body needs event.id and event.type; the rest
   ) {
     assert.equal(typeof parseBillingEvent(bad), "string", JSON.stringify(bad));
   }
-});
-
-Deno.test("billing rules: payment_processed payloads are checked before use", () => {
-  const ok = {
-    paymentId: "p",
-    provider: "revenuecat",
-    userPublicId: "u",
-    plan: "lifetime",
-    action: "grant",
-  };
-  assert.deepEqual(parsePaymentProcessed(ok), ok);
-  assert.equal(parsePaymentProcessed({ ...ok, plan: "gold" }), null);
-  assert.equal(parsePaymentProcessed({ ...ok, action: "none" }), null);
-  assert.equal(parsePaymentProcessed(null), null);
 });

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import {
   contribution,
+  joinRefusal,
   joinWindowError,
+  leaveRefusal,
   newChallengeErrors,
   pageRanks,
 } from "../../../src/features/challenges/rules.ts";
@@ -33,4 +35,20 @@ Deno.test("rules: challenge input, windows and contributions", () => {
   assert.equal(contribution("check_ins", { kind: "check_in" }), 1);
   assert.equal(contribution("check_ins", { kind: "goal_event", value: 3 }), null);
   assert.equal(contribution("goal_event_value", { kind: "goal_event", value: -2 }), -2);
+});
+
+Deno.test("rules: join and leave outcomes become payload errors, success none", () => {
+  assert.equal(joinRefusal("joined", 10), null);
+  assert.equal(joinRefusal("already_joined", 10), "already_joined: you are in this challenge");
+  assert.equal(
+    joinRefusal("insufficient_points", 10),
+    "insufficient_points: joining costs 10 points",
+  );
+  assert.equal(joinRefusal("closed", 10), "ended: the challenge is not open");
+  assert.equal(leaveRefusal("left"), null);
+  assert.equal(
+    leaveRefusal("not_participating"),
+    "not_participating: you are not in this challenge",
+  );
+  assert.equal(leaveRefusal("closed"), "ended: a finished challenge cannot be left");
 });

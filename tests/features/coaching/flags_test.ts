@@ -4,6 +4,7 @@ import { reply } from "../../support/fake-llm.ts";
 import { logged } from "../../support/app.ts";
 import { kvImplementations } from "../../support/kv.ts";
 import { createAi } from "../../../src/features/coaching/ai.ts";
+import { createLlmClient } from "../../../src/platform/llm.ts";
 import { ADVICE, COACHING, goalId, INSIGHT, insight, MILESTONES } from "../../support/coaching.ts";
 import { codeOf } from "../../support/graphql.ts";
 import { addGoal } from "../../support/goals.ts";
@@ -57,7 +58,10 @@ Deno.test("flags: an admin's setAiFlag overrides AI_FLAGS both ways and persists
     assert.equal((await c.data(INSIGHT, { id })).getInsight.summary, "Steady progress.");
     await c.data(SET, { name: "moderation", enabled: false }, "root");
     // A second app on the same database (another instance) sees the overrides.
-    const other = createAi(c.t.deps);
+    const other = createAi({
+      ...c.t.deps,
+      llm: createLlmClient({ baseUrl: c.t.deps.config.llmBaseUrl!, fetch }),
+    });
     assert.equal(await other.flags.isEnabled("coaching"), true);
     assert.equal(await other.flags.isEnabled("moderation"), false);
     await c.data(SET, { name: "coaching", enabled: false }, "root");
@@ -93,7 +97,7 @@ Deno.test("flags: an unknown flag name fails closed and logs an error", async ()
     const startup = logged(c.t.log, "unknown ai flag in AI_FLAGS");
     assert.equal(startup[0].level, "error");
     assert.equal(startup[0].flag, "typo");
-    const ai = createAi(c.t.deps);
+    const ai = c.t.app.features.coaching.api;
     assert.equal(await ai.flags.isEnabled("typo"), false);
     assert.equal(await ai.flags.isEnabled("coaching"), true);
     await assert.rejects(
@@ -125,7 +129,7 @@ Deno.test("flags: without an LLM every flag is off, whatever AI_FLAGS or the adm
     const res = await c.run(MILESTONES, { id });
     assert.equal(codeOf(res), "AI_DISABLED");
     assert.equal(logged(c.t.log, "ai feature disabled")[0].reason, "no_llm");
-    const ai = createAi(c.t.deps);
+    const ai = c.t.app.features.coaching.api;
     for (const name of ["coaching", "moderation", "batch"]) {
       assert.equal(await ai.flags.isEnabled(name), false);
     }

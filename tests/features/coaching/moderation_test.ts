@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { reply } from "../../support/fake-llm.ts";
 import { logged } from "../../support/app.ts";
-import { createAi } from "../../../src/features/coaching/ai.ts";
 import { COACHING } from "../../support/coaching.ts";
 import { setup } from "../../support/setup.ts";
 
@@ -11,7 +10,7 @@ const context = { category: "feedback_post", post: "draft-1" };
 Deno.test("moderation: flag on, the model allows or refuses, and the call is recorded", async () => {
   const c = await setup(COACHING);
   try {
-    const { moderation } = createAi(c.t.deps);
+    const { moderation } = c.t.app.features.coaching.api;
     c.llm.script(
       reply.json({ allowed: true, categories: [], reason: null }),
       reply.json({ allowed: false, categories: ["harassment"], reason: "insults a member" }),
@@ -52,7 +51,7 @@ Deno.test("moderation: flag off or no LLM, content is accepted and the skip is l
   for (const env of envs) {
     const c = await setup({ ...COACHING, env });
     try {
-      const { moderation } = createAi(c.t.deps);
+      const { moderation } = c.t.app.features.coaching.api;
       const verdict = await moderation.check("anything", { ...context, userId: "42" });
       assert.deepEqual(verdict, { allowed: true, checked: false, reason: null, categories: [] });
       const warn = logged(c.t.log, "ai feature disabled")[0];
@@ -71,7 +70,7 @@ Deno.test("moderation: flag off or no LLM, content is accepted and the skip is l
 Deno.test("moderation: a model outage or unusable answer fails open with an error log", async () => {
   const c = await setup(COACHING);
   try {
-    const { moderation } = createAi(c.t.deps);
+    const { moderation } = c.t.app.features.coaching.api;
     const down = await moderation.check("hello", context);
     assert.deepEqual(down, { allowed: true, checked: false, reason: null, categories: [] });
     assert.equal(c.llm.calls.length, 2);

@@ -133,7 +133,7 @@ Deno.test("activation funnel: a failed computation is 422 with a JSON error and 
     await t.deps.db.sql`drop table activation_steps`;
     const res = await signedPost(t, PATH, {});
     assert.equal(res.status, 422);
-    assert.equal(res.body.error, "funnel_computation_failed");
+    assert.equal(res.body.error, "computation_failed");
     assert.equal(typeof res.body.request_id, "string");
     assert.ok(!res.text.includes("activation_steps"), "no internals in the answer");
     assert.ok(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   buildReport,
   funnelWindows,
+  stepCountsOf,
   validCounts,
   wowPct,
 } from "../../../src/features/funnel/rules.ts";
@@ -68,4 +69,27 @@ Deno.test("funnel rules: the report shape, skip_run when nobody signed in", () =
   assert.equal(validCounts(current), true);
   assert.equal(validCounts({ ...current, first_badge: -1 }), false);
   assert.equal(validCounts({ signed_in: 1 }), false);
+});
+
+Deno.test("rules: stepCountsOf merges the user record's counts with the recorded steps", () => {
+  const counts = stepCountsOf(
+    { previous: { signedIn: 5, wizardCompleted: 3 }, current: { signedIn: 8, wizardCompleted: 4 } },
+    [{ step: "first_goal", previous: 2, current: 6 }],
+  );
+  assert.deepEqual(counts, {
+    previous: {
+      signed_in: 5,
+      wizard_completed: 3,
+      first_goal: 2,
+      first_check_in: 0,
+      first_badge: 0,
+    },
+    current: {
+      signed_in: 8,
+      wizard_completed: 4,
+      first_goal: 6,
+      first_check_in: 0,
+      first_badge: 0,
+    },
+  });
 });

@@ -6,7 +6,8 @@ Deno.test("events: goal actions publish domain events through the job system", a
   const g = await setup({ start: "2026-01-05T12:00:00Z" });
   try {
     const seen: [string, unknown][] = [];
-    for (const event of ["goals.goal_created", "habits.checked_in", "badges.badge_earned"]) {
+    const events = ["goals.goal_created", "habits.checked_in", "badges.badge_earned"] as const;
+    for (const event of events) {
       g.t.app.jobs.subscribe(event, `test.${event}`, (payload) => {
         seen.push([event, payload]);
         return Promise.resolve();

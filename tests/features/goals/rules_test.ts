@@ -1,22 +1,17 @@
 import assert from "node:assert/strict";
 import {
-  addDays,
-  isDate,
-  isoWeekStart,
-  localDate,
-  periodIndex,
-  periodIndexStart,
-} from "../../../src/features/goals/dates.ts";
-import {
   canTransition,
   checkInDateError,
+  checkInErrors,
   currentStreak,
   earnsFreeze,
   freezeDateError,
+  freezeErrors,
+  goalEventInput,
+  goalPatch,
   type GoalShape,
   newGoalErrors,
   pace,
-  parseInstant,
   percentComplete,
   progressRange,
   statusesLeadingTo,
@@ -43,32 +38,6 @@ const habit = (over: Partial<GoalShape> = {}): GoalShape =>
     cadence: "daily",
     ...over,
   });
-
-Deno.test("dates: local days across zones and DST changes", () => {
-  assert.equal(localDate(new Date("2026-01-05T11:30:00Z"), "Pacific/Auckland"), "2026-01-06");
-  assert.equal(localDate(new Date("2026-01-05T11:30:00Z"), "UTC"), "2026-01-05");
-  assert.equal(localDate(new Date("2026-01-05T04:59:00Z"), "America/New_York"), "2026-01-04");
-  // Spring forward (23-hour day) and fall back (25-hour day) in New York.
-  assert.equal(localDate(new Date("2026-03-08T04:59:00Z"), "America/New_York"), "2026-03-07");
-  assert.equal(localDate(new Date("2026-03-09T03:59:00Z"), "America/New_York"), "2026-03-08");
-  assert.equal(localDate(new Date("2026-11-02T04:59:00Z"), "America/New_York"), "2026-11-01");
-  assert.equal(localDate(new Date("2026-11-02T05:00:00Z"), "America/New_York"), "2026-11-02");
-  // Zones with half-hour offsets and no DST.
-  assert.equal(localDate(new Date("2026-06-30T18:29:00Z"), "Asia/Kolkata"), "2026-06-30");
-  assert.equal(localDate(new Date("2026-06-30T18:30:00Z"), "Asia/Kolkata"), "2026-07-01");
-  // Date arithmetic never slips on DST dates.
-  assert.equal(addDays("2026-03-07", 1), "2026-03-08");
-  assert.equal(addDays("2026-03-08", 1), "2026-03-09");
-  assert.equal(addDays("2024-02-28", 1), "2024-02-29");
-  assert.equal(isoWeekStart("2026-01-11"), "2026-01-05");
-  assert.equal(isoWeekStart("2026-01-05"), "2026-01-05");
-  assert.equal(isoWeekStart("2026-01-01"), "2025-12-29");
-  assert.equal(periodIndex("2026-01-12", "week") - periodIndex("2026-01-11", "week"), 1);
-  assert.equal(periodIndexStart(periodIndex("2026-01-14", "week"), "week"), "2026-01-12");
-  assert.equal(isDate("2026-02-29"), false);
-  assert.equal(isDate("2028-02-29"), true);
-  assert.equal(isDate("2026-1-1"), false);
-});
 
 Deno.test("rules: new goals are validated per kind", () => {
   assert.deepEqual(
@@ -164,11 +133,109 @@ Deno.test("rules: pace compares the required and the actual rate", () => {
   assert.equal(pace(habit(), 1, 1, "2026-01-05"), null);
 });
 
-Deno.test("rules: instants", () => {
-  assert.equal(
-    parseInstant("2026-01-05T08:00:00+01:00")?.toISOString(),
-    "2026-01-05T07:00:00.000Z",
+Deno.test("rules: goalPatch checks an update against the goal and the user's today", () => {
+  const today = "2026-03-04";
+  const habit = { ...target({ kind: "habit", unit: null, targetValue: null, startValue: null }) };
+  habit.cadence = "weekly";
+  habit.timesPerWeek = 3;
+  const ok = goalPatch(
+    target(),
+    { title: "  Run 100 km ", unit: "mi", dueDate: "2026-04-01" },
+    today,
   );
-  assert.equal(parseInstant("2026-01-05"), null);
-  assert.equal(parseInstant("2026-13-05T08:00:00Z"), null);
+  assert.deepEqual(ok.errors, []);
+  assert.deepEqual(ok.patch, { title: "Run 100 km", unit: "mi", dueDate: "2026-04-01" });
+  assert.deepEqual(goalPatch(target(), { status: "active" }, today).errors, []);
+  assert.deepEqual(
+    goalPatch(target({ status: "archived" }), { status: "completed" }, today).errors,
+    [
+      "a goal cannot go from archived to completed",
+    ],
+  );
+  assert.deepEqual(goalPatch(habit, { unit: "km" }, today).errors, [
+    "unit, startValue and targetValue apply to targets only",
+  ]);
+  assert.deepEqual(goalPatch(target(), { targetValue: null }, today).errors, [
+    "targetValue cannot be cleared",
+  ]);
+  assert.deepEqual(goalPatch(target({ startValue: 0 }), { targetValue: 0 }, today).errors, [
+    "targetValue must differ from startValue",
+  ]);
+  assert.deepEqual(goalPatch(target(), { dueDate: "2026-03-01" }, today).errors, [
+    "dueDate must not be in the past",
+  ]);
+  // An unchanged past due date is not an error (the goal keeps what it had).
+  assert.deepEqual(
+    goalPatch(target({ dueDate: "2026-01-01" }), { dueDate: "2026-01-01" }, today).errors,
+    [],
+  );
+  assert.deepEqual(goalPatch(target(), { timesPerWeek: 2 }, today).errors, [
+    "timesPerWeek applies to weekly habits only",
+  ]);
+  assert.deepEqual(goalPatch(habit, { timesPerWeek: 9 }, today).errors, [
+    "timesPerWeek must be between 1 and 7",
+  ]);
+  assert.deepEqual(goalPatch(target(), { title: "   " }, today).errors, [
+    "title must not be empty",
+  ]);
+  assert.deepEqual(goalPatch(target(), { description: "" }, today).patch, { description: null });
+});
+
+Deno.test("rules: goalEventInput checks the value, note and when it happened", () => {
+  const now = new Date("2026-03-04T12:00:00Z");
+  const ok = goalEventInput(target(), { value: 2.5, note: "  felt good ", occurredAt: null }, now);
+  assert.deepEqual(ok, { value: 2.5, note: "felt good", occurredAt: now, errors: [] });
+  const back = goalEventInput(
+    target(),
+    { value: -1, occurredAt: "2026-03-01T08:00:00+02:00" },
+    now,
+  );
+  assert.deepEqual(back.errors, []);
+  assert.equal(back.occurredAt.toISOString(), "2026-03-01T06:00:00.000Z");
+  assert.deepEqual(goalEventInput(target({ kind: "habit" }), { value: 1 }, now).errors, [
+    "habits record progress with checkInHabit",
+  ]);
+  assert.deepEqual(goalEventInput(target({ status: "archived" }), { value: 1 }, now).errors, [
+    "the goal is archived",
+  ]);
+  assert.deepEqual(goalEventInput(target(), { value: 0 }, now).errors, ["value must not be 0"]);
+  assert.deepEqual(goalEventInput(target(), { value: 1e12 }, now).errors, [
+    "value must be a number between -1e9 and 1e9",
+  ]);
+  assert.deepEqual(goalEventInput(target(), { value: 1, note: "x".repeat(501) }, now).errors, [
+    "note must be at most 500 characters",
+  ]);
+  assert.deepEqual(goalEventInput(target(), { value: 1, occurredAt: "yesterday" }, now).errors, [
+    "occurredAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z",
+  ]);
+  assert.deepEqual(
+    goalEventInput(target(), { value: 1, occurredAt: "2026-03-04T12:06:00Z" }, now).errors,
+    ["occurredAt must not be in the future"],
+  );
+  assert.deepEqual(
+    goalEventInput(target(), { value: 1, occurredAt: "2025-01-01T00:00:00Z" }, now).errors,
+    ["occurredAt must be within the last 366 days"],
+  );
+});
+
+Deno.test("rules: check-ins and freezes need an active habit and a day in the window", () => {
+  const habit = target({ kind: "habit" });
+  assert.deepEqual(checkInErrors(habit, "2026-03-04", "2026-03-04"), []);
+  assert.deepEqual(checkInErrors(target(), "2026-03-04", "2026-03-04"), [
+    "only habits take check-ins; use addGoalEvent",
+  ]);
+  assert.deepEqual(checkInErrors({ ...habit, status: "completed" }, "2026-03-05", "2026-03-04"), [
+    "the habit is completed",
+    "date must not be in the future",
+  ]);
+  assert.deepEqual(freezeErrors(habit, "2026-03-03", "2026-03-04", "2026-02-01"), []);
+  assert.deepEqual(freezeErrors(target(), "2026-03-03", "2026-03-04", "2026-02-01"), [
+    "streak freezes apply to habits only",
+  ]);
+  assert.deepEqual(freezeErrors(habit, "2026-03-04", "2026-03-04", "2026-02-01"), [
+    "date must be a past day: only a missed day can be covered",
+  ]);
+  assert.deepEqual(freezeErrors(habit, "2026-03-02", "2026-03-04", "2026-03-03"), [
+    "date is before the habit started",
+  ]);
 });

@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { gql } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
-import { createNotifier } from "../../../src/features/notifications/notify.ts";
 import { notificationError } from "../../../src/features/notifications/rules.ts";
 
 const LIST = `query($first: Int, $after: String) {
@@ -19,7 +18,7 @@ const ACK = `mutation($id: ID!) {
 async function setupNotifications() {
   const s = await setup();
   return Object.assign(s, {
-    notifier: createNotifier({ jobs: s.t.app.jobs }),
+    notifier: s.t.app.features.notifications.api.notify,
     async signIn(sub: string) {
       await s.data("mutation { syncUser { errors } }", {}, sub);
       return { token: await s.token(sub), userId: await s.userId(sub) };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   appendRejection,
   autoApproves,
+  autonomyLevelOf,
   budgetAlertLevel,
   budgetExceeded,
   canTransitionArtifact,
@@ -18,6 +19,7 @@ import {
   promotionRequirementsMet,
   type PromotionStats,
   rejectionReasonError,
+  reviewError,
   weeklySeries,
   weeksActive,
   weekStart,
@@ -250,4 +252,19 @@ Deno.test("protocol: the run request carries recent_rejections and the per-run b
     budget_usd: 0.5,
     max_turns: 20,
   });
+});
+
+Deno.test("rules: only pending artifacts are reviewed; autonomy levels are known names", () => {
+  assert.equal(reviewError("pending", "approved"), null);
+  assert.equal(
+    reviewError("rejected", "approved"),
+    "only pending artifacts can be approved (this one is rejected)",
+  );
+  assert.equal(
+    reviewError("auto_rejected", "rejected"),
+    "only pending artifacts can be rejected (this one is auto_rejected)",
+  );
+  assert.equal(autonomyLevelOf(undefined), undefined);
+  assert.equal(autonomyLevelOf("semi_autonomous"), "semi_autonomous");
+  assert.equal(autonomyLevelOf("boss"), "invalid");
 });

@@ -1,4 +1,4 @@
-import { createAi } from "../../../src/features/coaching/ai.ts";
+import type { DomainEvents } from "../../../src/features/events.ts";
 import assert from "node:assert/strict";
 import { buildApp } from "../../../src/app.ts";
 import { memoryLogger } from "../../../src/platform/log.ts";
@@ -79,18 +79,13 @@ Deno.test("scheduler: a due slot fires once across two instances; paused and off
 Deno.test("scheduler: an employee slot is claimed once even if a tick runs again", () =>
   withCtx(async (ctx) => {
     const employee = await createEmployee(ctx, { scheduleCron: "*/5 * * * *" });
-    const { moderation, ...ai } = createAi(ctx.t.deps);
-    const instance = createWorkforceService({
-      ...ctx.t.deps,
-      ai,
-      moderation,
-      jobs: createJobSystem({
-        db: ctx.t.deps.db,
-        log: memoryLogger(),
-        tracker: ctx.t.deps.tracker,
-        clock: ctx.clock,
-      }),
+    const jobs = createJobSystem<DomainEvents>({
+      db: ctx.t.deps.db,
+      log: memoryLogger(),
+      tracker: ctx.t.deps.tracker,
+      clock: ctx.clock,
     });
+    const instance = createWorkforceService({ ...ctx.t.deps, jobs, events: jobs });
     const slot = new Date("2026-01-05T12:00:00Z");
     assert.equal(await instance.schedulerTick(slot), 1);
     await ctx.t.app.jobs.runUntilIdle();

@@ -20,10 +20,6 @@ import type { Database } from "../../../src/platform/db.ts";
 import { createNotifier } from "../../../src/features/notifications/notify.ts";
 import { insertNotification } from "../../../src/features/notifications/store.ts";
 import { findUserBySubject } from "../../../src/features/users/store.ts";
-import {
-  createAiRequest,
-  registerAiRequestKind,
-} from "../../../src/features/ai-requests/service.ts";
 
 const NOTIFICATIONS = `subscription { notificationUpdate { id kind content acknowledged } }`;
 const UPDATES =
@@ -60,16 +56,17 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
       env: { ...s.idp.env, ...env },
       db: notClosing(db),
       kv: kv.b,
+      app: {
+        aiRequestProcessors: { "test.echo": (input) => Promise.resolve({ echo: input }) },
+      },
     });
-    const featuresB = { ...b.deps, jobs: b.app.jobs };
-    registerAiRequestKind(featuresB, "test.echo", (input) => Promise.resolve({ echo: input }));
 
     const sub = stream(ws.client, NOTIFICATIONS);
     await waitFor(() => a.app.cable.stats().subscriptions === 1);
     const userId = (await findUserBySubject(db.sql, "lena"))!.id;
 
     // 1. A feature on B notifies; B's job broadcasts after commit.
-    const notify = createNotifier({ jobs: b.app.jobs });
+    const notify = b.app.features.notifications.api.notify;
     const stored = await db.sql.begin((tx) => notify(tx, userId, "team.joined", "Welcome"));
     assert.equal(sub.results.length, 0, "nothing before the broadcast job runs");
     await b.app.jobs.runUntilIdle();
@@ -96,7 +93,11 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
     ]);
 
     // 3. An AI request processed by B's worker, followed on A.
-    const request = await createAiRequest(featuresB, { userId, kind: "test.echo", input: [1] });
+    const request = await b.app.features.aiRequests.api.create({
+      userId,
+      kind: "test.echo",
+      input: [1],
+    });
     const updates = stream(ws.client, UPDATES, { id: request.id });
     await waitFor(() => updates.results.length === 1);
     await b.app.jobs.runUntilIdle();
@@ -165,7 +166,7 @@ Deno.test({
 
       // A notification written by a third party is broadcast by whichever worker claims it.
       const { jobs } = createTestJobs(db, { concurrency: 0 });
-      const notify = createNotifier({ jobs });
+      const notify = createNotifier(jobs);
       const stored = await db.sql.begin((tx) => notify(tx, userId, "goal.due", "Tomorrow"));
       await waitFor(() => sub.results.length === 2, {
         timeoutMs: 15_000,

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { logged } from "../../support/app.ts";
-import { gql } from "../../support/graphql.ts";
-import { startFakeServer } from "../../support/http.ts";
-import { asAdmin, sqlOf } from "../../support/workforce.ts";
-import { GITHUB_TOKEN } from "../../support/github.ts";
+import { logged } from "../../../support/app.ts";
+import { gql } from "../../../support/graphql.ts";
+import { startFakeServer } from "../../../support/http.ts";
+import { asAdmin, sqlOf } from "../../../support/workforce.ts";
+import { GITHUB_TOKEN } from "../../../support/github.ts";
 import {
   approveAndDeliver,
   artifactOfRun,
@@ -11,7 +11,7 @@ import {
   pendingArtifact,
   RETRY,
   withDelivery,
-} from "../../support/delivery.ts";
+} from "../../../support/delivery.ts";
 
 Deno.test("forge failure: delivery_status failed with the error, a tracker report, no automatic retry; the admin retry delivers", () =>
   withDelivery(async (ctx) => {

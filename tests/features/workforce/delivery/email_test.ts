@@ -4,15 +4,15 @@
  */
 import assert from "node:assert/strict";
 import { ImapFlow } from "imapflow";
-import { type Dovecot, startDovecot } from "../../support/dovecot.ts";
-import { logged } from "../../support/app.ts";
-import { sqlOf } from "../../support/workforce.ts";
+import { type Dovecot, startDovecot } from "../../../support/dovecot.ts";
+import { logged } from "../../../support/app.ts";
+import { sqlOf } from "../../../support/workforce.ts";
 import {
   approveAndDeliver,
   deliveredArtifact,
   pendingArtifact,
   withDelivery,
-} from "../../support/delivery.ts";
+} from "../../../support/delivery.ts";
 
 async function withImap(dovecot: Dovecot, fn: (client: ImapFlow) => Promise<void>) {
   const client = new ImapFlow({

@@ -14,8 +14,8 @@ import {
   rfc5322Date,
   routeFor,
   safeRepoPath,
-} from "../../../src/features/delivery/rules.ts";
-import { ARTIFACT_KINDS } from "../../../src/features/workforce/rules.ts";
+} from "../../../../src/features/workforce/delivery/rules.ts";
+import { ARTIFACT_KINDS } from "../../../../src/platform/contract/mod.ts";
 
 const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
   artifactId: "AbC-def_0123456789abcd",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { sqlOf } from "../../support/workforce.ts";
-import { deliveredArtifact, withDelivery } from "../../support/delivery.ts";
+import { sqlOf } from "../../../support/workforce.ts";
+import { deliveredArtifact, withDelivery } from "../../../support/delivery.ts";
 
 Deno.test("draft_post: branch from main, file commit, pull request; URL, branch and sha recorded", () =>
   withDelivery(async (ctx) => {
