@@ -111,11 +111,11 @@ export function join(
 ): Promise<JoinResult> {
   return transaction<JoinResult>(sql, async (tx) => {
     const [participant] = await tx<{ publicId: string }[]>`
-        insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
-                                            joined_at)
-        values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
-        on conflict do nothing
-        returning public_id as "publicId"`;
+      insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
+                                          joined_at)
+      values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
+      on conflict do nothing
+      returning public_id as "publicId"`;
     if (!participant) throw new Rollback<JoinResult>("already_joined");
     if (challenge.entryCost > 0) {
       const spent = await spendPoints(tx, {
@@ -128,9 +128,9 @@ export function join(
       if (!spent) throw new Rollback<JoinResult>("insufficient_points");
     }
     const open = await tx`
-        update community_challenges set participant_count = participant_count + 1
-        where id = ${challenge.id} and starts_at <= ${at} and ends_at > ${at}
-        returning id`;
+      update community_challenges set participant_count = participant_count + 1
+      where id = ${challenge.id} and starts_at <= ${at} and ends_at > ${at}
+      returning id`;
     if (!open.length) throw new Rollback<JoinResult>("closed");
     return "joined" as const;
   });
@@ -145,14 +145,14 @@ export function leave(
 ): Promise<LeaveResult> {
   return transaction<LeaveResult>(sql, async (tx) => {
     const [gone] = await tx<{ publicId: string; paid: number }[]>`
-        delete from challenge_participants
-        where challenge_id = ${challenge.id} and user_id = ${userId}
-        returning public_id as "publicId", entry_cost_paid as paid`;
+      delete from challenge_participants
+      where challenge_id = ${challenge.id} and user_id = ${userId}
+      returning public_id as "publicId", entry_cost_paid as paid`;
     if (!gone) throw new Rollback<LeaveResult>("not_participating");
     const open = await tx`
-        update community_challenges set participant_count = participant_count - 1
-        where id = ${challenge.id} and ends_at > ${at}
-        returning id`;
+      update community_challenges set participant_count = participant_count - 1
+      where id = ${challenge.id} and ends_at > ${at}
+      returning id`;
     if (!open.length) throw new Rollback<LeaveResult>("closed");
     if (gone.paid > 0) {
       await earnPoints(tx, {

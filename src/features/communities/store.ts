@@ -115,23 +115,23 @@ export async function join(
 ): Promise<JoinResult> {
   return await transaction<JoinResult>(sql, async (tx) => {
     const inserted = await tx`
-        insert into community_members (community_id, user_id, role, joined_at)
-        values (${community.id}, ${userId}, 'member', ${at})
-        on conflict do nothing
-        returning user_id`;
+      insert into community_members (community_id, user_id, role, joined_at)
+      values (${community.id}, ${userId}, 'member', ${at})
+      on conflict do nothing
+      returning user_id`;
     if (!inserted.length) throw new Rollback<JoinResult>("already_member");
     if (community.visibility === "private") {
       const spent = await tx`
-          update community_invites set accepted_at = ${at}
-          where community_id = ${community.id} and user_id = ${userId} and accepted_at is null
-          returning id`;
+        update community_invites set accepted_at = ${at}
+        where community_id = ${community.id} and user_id = ${userId} and accepted_at is null
+        returning id`;
       if (!spent.length) throw new Rollback<JoinResult>("invite_required");
     }
     const counted = await tx`
-        update communities set member_count = member_count + 1
-        where id = ${community.id}
-          and (member_limit is null or member_count < member_limit)
-        returning id`;
+      update communities set member_count = member_count + 1
+      where id = ${community.id}
+        and (member_limit is null or member_count < member_limit)
+      returning id`;
     if (!counted.length) throw new Rollback<JoinResult>("full");
     await follow(tx);
     return "joined" as const;
