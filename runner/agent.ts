@@ -22,7 +22,7 @@ import {
   type Usage,
   type Verdict,
   VerdictSchema,
-} from "./protocol.ts";
+} from "../src/platform/contract/mod.ts";
 import { loadSkill, readSkillFile, type Skill, SkillError } from "./skills.ts";
 import type { z } from "zod";
 

@@ -13,7 +13,6 @@
  * ```
  */
 import type { Clock } from "../src/platform/clock.ts";
-import { SIGNATURE_HEADER, verifyHmacSignature } from "../src/platform/hmac.ts";
 import type { Logger } from "../src/platform/log.ts";
 import { executeRun } from "./agent.ts";
 import type { RunnerConfig } from "./config.ts";
@@ -25,12 +24,19 @@ import {
   type TokenSource,
 } from "./oidc.ts";
 import {
+  BodyTooLargeError,
+  DEFAULT_BODY_LIMIT,
   describeIssues,
+  errorResponse,
+  parseJson,
+  readBoundedBody,
+  type RunnerRunStatus,
   type RunRequest,
   RunRequestSchema,
   type RunResult,
-  type RunStatus,
-} from "./protocol.ts";
+  SIGNATURE_HEADER,
+  verifyHmacSignature,
+} from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 import { createWebhookSender, type WebhookSender } from "./webhook.ts";
 
@@ -61,7 +67,7 @@ export interface Runner {
 }
 
 interface RunEntry {
-  status: RunStatus;
+  status: RunnerRunStatus;
   cancelRequested: boolean;
   cancelReason: string;
   controller: AbortController;
@@ -71,11 +77,12 @@ interface RunEntry {
   reported: boolean;
 }
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 /** Finished runs stay visible to `GET /runs/:id/status` this long. */
 const KEEP_FINISHED_MS = 60 * 60_000;
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
+const methodNotAllowed = (req: Request) =>
+  errorResponse("method_not_allowed", `${req.method} is not allowed here`);
 
 export function createRunner(deps: RunnerDeps): Runner {
   const { config, log, clock } = deps;
@@ -183,19 +190,17 @@ export function createRunner(deps: RunnerDeps): Runner {
 
   const postRun = async (req: Request): Promise<Response> => {
     const body = await readBody(req);
-    if (body === "too_large") return json({ error: "payload_too_large" }, 413);
-    if (!(await authenticate(req, body))) return json({ error: "unauthorized" }, 401);
-    if (!accepting) return json({ error: "shutting_down" }, 503);
-    let data: unknown;
-    try {
-      data = JSON.parse(new TextDecoder().decode(body));
-    } catch {
-      return json({ error: "bad_request", message: "the body is not JSON" }, 400);
+    if (body === "too_large") {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
     }
-    const parsed = RunRequestSchema.safeParse(data);
-    if (!parsed.success) {
-      return json({ error: "bad_request", message: describeIssues(parsed.error) }, 400);
+    if (!(await authenticate(req, body))) {
+      return errorResponse("unauthorized", "missing or invalid credentials");
     }
+    if (!accepting) return errorResponse("shutting_down", "the runner is shutting down");
+    const data = parseJson(body);
+    if (!data.ok) return errorResponse("malformed_json", "the body is not JSON");
+    const parsed = RunRequestSchema.safeParse(data.value);
+    if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const request = parsed.data;
     const existing = runs.get(request.run_id);
     if (existing) {
@@ -214,10 +219,14 @@ export function createRunner(deps: RunnerDeps): Runner {
 
   const cancelRun = async (req: Request, runId: string): Promise<Response> => {
     const body = await readBody(req);
-    if (body === "too_large") return json({ error: "payload_too_large" }, 413);
-    if (!(await authenticate(req, body))) return json({ error: "unauthorized" }, 401);
+    if (body === "too_large") {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
+    }
+    if (!(await authenticate(req, body))) {
+      return errorResponse("unauthorized", "missing or invalid credentials");
+    }
     const entry = runs.get(runId);
-    if (!entry) return json({ error: "not_found" }, 404);
+    if (!entry) return errorResponse("not_found", "no such run");
     if (entry.status === "running") {
       requestCancel(entry, "cancelled on request");
       log.info("run cancel requested", { run_id: runId });
@@ -227,35 +236,33 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const getStatus = async (req: Request, runId: string): Promise<Response> => {
-    if (!(await authenticate(req, null))) return json({ error: "unauthorized" }, 401);
+    if (!(await authenticate(req, null))) {
+      return errorResponse("unauthorized", "missing or invalid credentials");
+    }
     const entry = runs.get(runId);
-    if (!entry) return json({ error: "not_found" }, 404);
+    if (!entry) return errorResponse("not_found", "no such run");
     return json({ run_id: runId, status: entry.status });
   };
 
   const route = (req: Request): Promise<Response> | Response => {
     const path = new URL(req.url).pathname;
     if (path === "/health") {
-      if (req.method !== "GET") return json({ error: "method_not_allowed" }, 405);
+      if (req.method !== "GET") return methodNotAllowed(req);
       return json({ status: "ok", timestamp: clock.now().toISOString() });
     }
     if (path === "/runs") {
-      if (req.method !== "POST") return json({ error: "method_not_allowed" }, 405);
+      if (req.method !== "POST") return methodNotAllowed(req);
       return postRun(req);
     }
     const match = /^\/runs\/([^/]+)\/(status|cancel)$/.exec(path);
     if (match) {
       const runId = decodeURIComponent(match[1]);
       if (match[2] === "status") {
-        return req.method === "GET"
-          ? getStatus(req, runId)
-          : json({ error: "method_not_allowed" }, 405);
+        return req.method === "GET" ? getStatus(req, runId) : methodNotAllowed(req);
       }
-      return req.method === "POST"
-        ? cancelRun(req, runId)
-        : json({ error: "method_not_allowed" }, 405);
+      return req.method === "POST" ? cancelRun(req, runId) : methodNotAllowed(req);
     }
-    return json({ error: "not_found" }, 404);
+    return errorResponse("not_found", "no such route");
   };
 
   return {
@@ -266,7 +273,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         res = await route(req);
       } catch (err) {
         log.error("request failed", { error: (err as Error).message, stack: (err as Error).stack });
-        res = json({ error: "internal_error" }, 500);
+        res = errorResponse("internal_error", "the request failed");
       }
       log.info("request", {
         method: req.method,
@@ -301,12 +308,14 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 }
 
-/** Reads the raw body, refusing more than {@link MAX_BODY_BYTES}. */
+/** Reads the raw body, refusing (before reading further) one over the body limit. */
 async function readBody(req: Request): Promise<Uint8Array | "too_large"> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) return "too_large";
-  const body = new Uint8Array(await req.arrayBuffer());
-  return body.length > MAX_BODY_BYTES ? "too_large" : body;
+  try {
+    return await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return "too_large";
+    throw err;
+  }
 }
 
 /** A run that finished after a cancel was accepted reports `cancelled`, whatever it produced. */

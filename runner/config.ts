@@ -1,6 +1,6 @@
 /**
  * Every environment variable of the agent runner (DESIGN 3.2 plus a few operational ones), parsed
- * once with the service's {@link parseVariables} into a typed {@link RunnerConfig}.
+ * once with the shared {@link parseVariables} into a typed {@link RunnerConfig}.
  * `docs/configuration.md` renders {@link RUNNER_VARIABLES} in its "Runner" section.
  *
  * @example
@@ -12,13 +12,7 @@
  * ```
  */
 import { z } from "zod";
-import { ConfigError, parseVariables, type VariableSpec } from "../src/config.ts";
-
-function variable<T>(spec: VariableSpec<T>): VariableSpec<T> {
-  return spec;
-}
-
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
 
 /** The Google metadata server's identity-token endpoint (Cloud Run, GCE, GKE). */
 export const DEFAULT_OIDC_TOKEN_URL =
@@ -26,111 +20,93 @@ export const DEFAULT_OIDC_TOKEN_URL =
 
 export const RUNNER_VARIABLES = {
   PORT: variable({
-    name: "PORT",
     defaultText: "4001",
     description: "Listen port; `0` picks a free port, logged as `listening` with `port`.",
     schema: integer(0, 65535).default(4001),
   }),
   HOST: variable({
-    name: "HOST",
     defaultText: "0.0.0.0",
     description: "Listen address.",
     schema: z.string().min(1).default("0.0.0.0"),
   }),
   AUTH_MODE: variable({
-    name: "AUTH_MODE",
     defaultText: "secret",
     description:
       "`secret`: the HMAC signature alone authenticates `POST /runs` and the result webhook. `oidc`: the webhook also carries an OIDC bearer from `OIDC_TOKEN_URL` (audience: the origin of `WEBHOOK_URL`), and `/runs` requests must also carry a bearer valid for `OIDC_AUDIENCE`.",
     schema: z.enum(["secret", "oidc"]).default("secret"),
   }),
   LLM_AUTH_MODE: variable({
-    name: "LLM_AUTH_MODE",
     description:
       "`oidc`: calls to the LLM proxy carry an OIDC bearer (audience: the origin of `LLM_BASE_URL`) and send `LLM_API_KEY` in `x-litellm-api-key`; unset: `LLM_API_KEY` is the bearer.",
     schema: z.enum(["oidc"]).optional(),
   }),
   SKILLS_DIR: variable({
-    name: "SKILLS_DIR",
     defaultText: "./skills",
     description: "Directory holding `{name}/SKILL.md` files.",
     schema: z.string().min(1).default("./skills"),
   }),
   MAX_RUN_BUDGET_USD: variable({
-    name: "MAX_RUN_BUDGET_USD",
     defaultText: "1.0",
     description:
       "Per-run spending cap in USD; a run's `budget_usd` can lower it but never raise it.",
     schema: z.coerce.number().positive().max(1000).default(1.0),
   }),
   MAX_TURNS: variable({
-    name: "MAX_TURNS",
     defaultText: "20",
     description: "Per-run cap on model calls; a run's `max_turns` can lower it but never raise it.",
     schema: integer(1, 200).default(20),
   }),
   WEBHOOK_URL: variable({
-    name: "WEBHOOK_URL",
     description: "Required. Result webhook, e.g. `https://api.example.com/webhooks/ai-workforce`.",
     schema: z.url({ protocol: /^https?$/ }),
   }),
   WEBHOOK_SECRET: variable({
-    name: "WEBHOOK_SECRET",
     description:
       "Required. Shared HMAC key (the service's `WORKFORCE_WEBHOOK_SECRET`): signs the webhook and verifies `/runs` requests.",
     schema: z.string().min(1),
   }),
   LLM_BASE_URL: variable({
-    name: "LLM_BASE_URL",
     description:
       "Required. OpenAI-compatible LLM proxy (LiteLLM); the runner posts to `{LLM_BASE_URL}/chat/completions`.",
     schema: z.url({ protocol: /^https?$/ }),
   }),
   LLM_API_KEY: variable({
-    name: "LLM_API_KEY",
     description:
       "Required. Key for the LLM proxy (a placeholder where the proxy is IAM-gated with `LLM_AUTH_MODE=oidc`).",
     schema: z.string().min(1),
   }),
   LLM_TIMEOUT_MS: variable({
-    name: "LLM_TIMEOUT_MS",
     defaultText: "120000",
     description: "Time limit of one model call.",
     schema: integer(1000, 600_000).default(120_000),
   }),
   OIDC_TOKEN_URL: variable({
-    name: "OIDC_TOKEN_URL",
     defaultText: DEFAULT_OIDC_TOKEN_URL,
     description:
       "Metadata endpoint that answers `GET ?audience=...` (header `Metadata-Flavor: Google`) with an identity token.",
     schema: z.url({ protocol: /^https?$/ }).default(DEFAULT_OIDC_TOKEN_URL),
   }),
   OIDC_AUDIENCE: variable({
-    name: "OIDC_AUDIENCE",
     description:
       "Required when `AUTH_MODE=oidc`: the `aud` an incoming bearer must carry (the runner's own URL).",
     schema: z.string().min(1).optional(),
   }),
   OIDC_ISSUER: variable({
-    name: "OIDC_ISSUER",
     defaultText: "https://accounts.google.com",
     description: "The `iss` an incoming bearer must carry (`AUTH_MODE=oidc`).",
     schema: z.string().min(1).default("https://accounts.google.com"),
   }),
   OIDC_JWKS_URL: variable({
-    name: "OIDC_JWKS_URL",
     defaultText: "https://www.googleapis.com/oauth2/v3/certs",
     description: "Keys that verify incoming bearers (`AUTH_MODE=oidc`).",
     schema: z.url().default("https://www.googleapis.com/oauth2/v3/certs"),
   }),
   LOG_LEVEL: variable({
-    name: "LOG_LEVEL",
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
     schema: z.enum(["debug", "info", "warn", "error"]).default("info"),
   }),
   SHUTDOWN_TIMEOUT_MS: variable({
-    name: "SHUTDOWN_TIMEOUT_MS",
     defaultText: "10000",
     description:
       "On SIGTERM, how long cancelled runs may take to report `failed` / `cancelled` before the process exits.",

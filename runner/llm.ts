@@ -6,7 +6,7 @@
  */
 import type { TokenSource } from "./oidc.ts";
 import { audienceOf } from "./oidc.ts";
-import { estimateCostUsd, reportedCostUsd } from "./pricing.ts";
+import { estimateCostUsd, reportedCostUsd } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 
 export interface ToolCall {

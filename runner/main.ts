@@ -3,7 +3,7 @@
  * (exit 2 with one line naming a bad variable), serves spec 4.8, and on SIGTERM/SIGINT cancels
  * running runs, lets them report `failed` / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS`, and exits 0.
  */
-import { ConfigError } from "../src/config.ts";
+import { ConfigError } from "../src/platform/env.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import { createLogger, type Logger } from "../src/platform/log.ts";
 import { fileURLToPath } from "node:url";

@@ -10,7 +10,7 @@
  * ```
  */
 import { join, normalize, relative, resolve, sep } from "node:path";
-import { SKILL_NAME } from "./protocol.ts";
+import { SKILL_NAME } from "../src/platform/contract/mod.ts";
 
 export interface Skill {
   name: string;

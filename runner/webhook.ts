@@ -4,10 +4,10 @@
  * and 3 s (spec 4.8, 8), each attempt limited to 15 s. Network errors, timeouts, 429 and 5xx are
  * retried; any other answer is final (a 4xx will not change by repeating the same body).
  */
-import { hmacSha256Hex, SIGNATURE_HEADER } from "../src/platform/hmac.ts";
+import { hmacSha256Hex, SIGNATURE_HEADER } from "../src/platform/contract/mod.ts";
 import type { Logger } from "../src/platform/log.ts";
 import { audienceOf, type TokenSource } from "./oidc.ts";
-import type { RunResult } from "./protocol.ts";
+import type { RunResult } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 
 export const WEBHOOK_RETRY_WAITS_MS = [1000, 2000, 3000];

@@ -1,5 +1,6 @@
 /** Prints docs/configuration.md from the variable tables (`deno task docs:config`). */
-import { renderVariablesMarkdown, SERVICE_VARIABLES } from "../src/config.ts";
+import { SERVICE_VARIABLES } from "../src/config.ts";
+import { renderVariablesMarkdown } from "../src/platform/env.ts";
 import { RUNNER_VARIABLES } from "../runner/config.ts";
 
 console.log(`# Configuration

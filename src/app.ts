@@ -10,9 +10,17 @@ import type { KvStore } from "./platform/kv.ts";
 import type { Logger } from "./platform/log.ts";
 import type { Clock } from "./platform/clock.ts";
 import type { ErrorTracker } from "./platform/errors.ts";
+import { createLlmClient } from "./platform/llm.ts";
+import { createPubSub } from "./platform/pubsub.ts";
 import { type RequestStats, runWithRequestStats } from "./platform/request-context.ts";
-import { BodyTooLargeError, DEFAULT_BODY_LIMIT, readBoundedBody } from "./http/body.ts";
-import { createRouter, json, type Route } from "./http/router.ts";
+import {
+  BodyTooLargeError,
+  DEFAULT_BODY_LIMIT,
+  errorResponse,
+  readBoundedBody,
+} from "./platform/contract/mod.ts";
+import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
 import { writeRequestLog } from "./http/request-log.ts";
 import { healthResponse, upResponse } from "./http/health.ts";
@@ -20,31 +28,29 @@ import { createTokenVerifier } from "./graphql/auth.ts";
 import type { Viewer } from "./graphql/context.ts";
 import type { GraphQLModule } from "./graphql/module.ts";
 import { createGraphQLServer, type GraphQLLimits, type GraphQLServer } from "./graphql/server.ts";
-import type { Plugin } from "graphql-yoga";
-import { ensureUser } from "./features/users/store.ts";
-import { usersModule } from "./features/users/schema.ts";
-import { goalsModule } from "./features/goals/schema.ts";
-import { badgesModule } from "./features/badges/schema.ts";
-import { feedModule } from "./features/feed/schema.ts";
-import { moodModule } from "./features/mood/schema.ts";
-import { jobsAdminModule } from "./features/jobs/schema.ts";
-import { createWorkforce } from "./features/workforce/mod.ts";
-import { createDelivery } from "./features/delivery/mod.ts";
-import { notificationsModule } from "./features/notifications/schema.ts";
-import { aiRequestsModule } from "./features/ai-requests/schema.ts";
 import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.ts";
-import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
-import { type Ai, createAi, type Moderation } from "./features/coaching/ai.ts";
-import { coachingModule } from "./features/coaching/schema.ts";
-import { feedbackModule } from "./features/feedback/schema.ts";
-import { feedbackExportHandler } from "./features/feedback/export.ts";
-import { activationFunnelHandler } from "./features/funnel/http.ts";
-import { billingWebhook } from "./features/billing/webhook.ts";
-import { communitiesModule } from "./features/communities/schema.ts";
-import { partnersModule } from "./features/partners/schema.ts";
-import { challengesModule } from "./features/challenges/schema.ts";
-import { teamsModule } from "./features/teams/schema.ts";
+import type { Plugin } from "graphql-yoga";
+import type { DomainEvents } from "./features/events.ts";
+import { type Feature, registerBackgroundWork } from "./features/feature.ts";
+import { type AiRequestProcessor, aiRequestsFeature } from "./features/ai-requests/mod.ts";
+import { badgesFeature } from "./features/badges/mod.ts";
+import { billingFeature } from "./features/billing/mod.ts";
+import { challengesFeature } from "./features/challenges/mod.ts";
+import { coachingFeature } from "./features/coaching/mod.ts";
+import { communitiesFeature } from "./features/communities/mod.ts";
+import { feedFeature } from "./features/feed/mod.ts";
+import { feedbackFeature } from "./features/feedback/mod.ts";
+import { funnelFeature } from "./features/funnel/mod.ts";
+import { goalsFeature } from "./features/goals/mod.ts";
+import { jobsFeature } from "./features/jobs/mod.ts";
+import { moodFeature } from "./features/mood/mod.ts";
+import { notificationsFeature } from "./features/notifications/mod.ts";
+import { partnersFeature } from "./features/partners/mod.ts";
+import { teamsFeature } from "./features/teams/mod.ts";
+import { usersFeature } from "./features/users/mod.ts";
+import { type DeliveryAdapters, workforceFeature } from "./features/workforce/mod.ts";
 
+/** What the service is built from: a test passes its own database, store, clock and fakes. */
 export interface Deps {
   config: Config;
   db: Database;
@@ -56,27 +62,26 @@ export interface Deps {
   fetch: typeof fetch;
 }
 
-/** What feature modules receive: the service's dependencies plus the job system and AI. */
-export interface FeatureDeps extends Deps {
-  jobs: JobSystem;
-  /** AI feature flags and the LLM client (null when `LLM_BASE_URL` is unset). */
-  ai: Ai;
-  /** The moderation hook for user posts (docs/ai-coaching.md). */
-  moderation: Moderation;
-}
-
-/** Extension points for tests (extra schema modules, plugins, limits). */
+/** Extension points for tests (extra schema modules, plugins, limits, fakes). */
 export interface AppOptions {
   extraModules?: GraphQLModule[];
   graphqlPlugins?: Plugin[];
   graphqlLimits?: Partial<GraphQLLimits>;
   cableLimits?: Partial<CableLimits>;
+  /** Processors of async AI request kinds, by kind. */
+  aiRequestProcessors?: Record<string, AiRequestProcessor>;
+  /** Delivery destinations instead of the configured ones. */
+  deliveryAdapters?: DeliveryAdapters;
 }
+
+export type Features = ReturnType<typeof buildFeatures>;
 
 export interface App {
   deps: Deps;
-  jobs: ReturnType<typeof createJobSystem>;
+  jobs: JobSystem<DomainEvents>;
   graphql: GraphQLServer;
+  /** Every feature as built, by name: their APIs are what tests and tools call. */
+  features: Features;
   /** `WS /cable`: connection and subscription counts. */
   cable: Cable;
   /** The `Deno.serve` handler. */
@@ -88,6 +93,116 @@ export interface App {
   readonly shuttingDown: boolean;
 }
 
+/**
+ * Builds every feature in dependency order, each from the narrow dependencies it declares and
+ * the APIs of the features it calls.
+ */
+function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOptions) {
+  const { config, db, kv, clock, log, tracker, fetch } = deps;
+  const pubsub = createPubSub(kv);
+  const llm = config.llmBaseUrl
+    ? createLlmClient({ baseUrl: config.llmBaseUrl, apiKey: config.llmApiKey, fetch })
+    : null;
+  const events = jobs;
+
+  const users = usersFeature({ db, clock });
+  const feed = feedFeature({ db, users: users.api });
+  const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
+  const notifications = notificationsFeature({ db, pubsub, jobs });
+  const badges = badgesFeature({ db, events, feed: feed.api, funnel: funnel.api });
+  const goals = goalsFeature({
+    db,
+    clock,
+    log,
+    events,
+    users: users.api,
+    badges: badges.api,
+    feed: feed.api,
+    funnel: funnel.api,
+  });
+  const mood = moodFeature({ db, clock, events, badges: badges.api });
+  const coaching = coachingFeature({
+    config,
+    db,
+    kv,
+    clock,
+    log,
+    llm,
+    goals: goals.api,
+    mood: mood.api,
+  });
+  const communities = communitiesFeature({
+    db,
+    clock,
+    users: users.api,
+    feed: feed.api,
+    notifications: notifications.api,
+    moderation: coaching.api.moderation,
+  });
+  const partners = partnersFeature({
+    db,
+    clock,
+    users: users.api,
+    feed: feed.api,
+    notifications: notifications.api,
+  });
+  const challenges = challengesFeature({
+    db,
+    clock,
+    users: users.api,
+    communities: communities.api,
+  });
+  const teams = teamsFeature({ db, clock, users: users.api });
+  const feedback = feedbackFeature({
+    config,
+    db,
+    users: users.api,
+    moderation: coaching.api.moderation,
+  });
+  const billing = billingFeature({ config, db, log, tracker, events, users: users.api });
+  const aiRequests = aiRequestsFeature({
+    config,
+    db,
+    pubsub,
+    jobs,
+    log,
+    tracker,
+    processors: options.aiRequestProcessors ?? {},
+  });
+  const workforce = workforceFeature({
+    config,
+    db,
+    clock,
+    log,
+    tracker,
+    fetch,
+    jobs,
+    events,
+    users: users.api,
+    deliveryAdapters: options.deliveryAdapters,
+  });
+  const jobsAdmin = jobsFeature({ jobs });
+  return {
+    users,
+    feed,
+    funnel,
+    notifications,
+    badges,
+    goals,
+    mood,
+    coaching,
+    communities,
+    partners,
+    challenges,
+    teams,
+    feedback,
+    billing,
+    aiRequests,
+    workforce,
+    jobsAdmin,
+  };
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function requestIdOf(req: Request): string {
@@ -96,12 +211,15 @@ function requestIdOf(req: Request): string {
 }
 
 /** Verifies a session token, then finds or creates its user (spec 5.3). */
-function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
+function createIdentify(
+  deps: Deps,
+  users: Features["users"]["api"],
+): (token: string) => Promise<Viewer> {
   const verify = createTokenVerifier({ config: deps.config, clock: deps.clock, log: deps.log });
   const admins = new Set(deps.config.adminSubjects);
   return async (token) => {
     const verified = await verify(token);
-    const { user, created } = await ensureUser(deps.db.sql, verified.subject, verified.claims);
+    const { user, created } = await users.ensureUser(verified.subject, verified.claims);
     return {
       userId: user.id,
       publicId: user.publicId,
@@ -117,7 +235,7 @@ function createIdentify(deps: Deps): (token: string) => Promise<Viewer> {
 
 export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
-  const jobs = createJobSystem({
+  const jobs = createJobSystem<DomainEvents>({
     db: deps.db,
     log: deps.log.child({ component: "jobs" }),
     tracker: deps.tracker,
@@ -125,31 +243,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     concurrency: deps.config.jobConcurrency,
     graceMs: deps.config.shutdownTimeoutMs,
   });
-  const { moderation, ...ai } = createAi(deps);
-  const features: FeatureDeps = { ...deps, jobs, ai, moderation };
-  const workforce = createWorkforce(features);
-  const delivery = createDelivery(features);
+  const features = buildFeatures(deps, jobs, options);
+  const all: Feature<unknown>[] = Object.values(features);
+  registerBackgroundWork(jobs, all);
   const graphql = createGraphQLServer({
     modules: [
-      usersModule(features),
-      jobsAdminModule(features),
-      workforce.module,
-      delivery.module,
-      notificationsModule(features),
-      aiRequestsModule(features),
-      feedbackModule(features),
-      goalsModule(features),
-      badgesModule(features),
-      feedModule(features),
-      moodModule(features),
-      coachingModule(features),
-      communitiesModule(features),
-      partnersModule(features),
-      challengesModule(features),
-      teamsModule(features),
+      ...all.flatMap((feature) => feature.graphql ? [feature.graphql] : []),
       ...(options.extraModules ?? []),
     ],
-    identify: createIdentify(deps),
+    identify: createIdentify(deps, features.users.api),
     tracker: deps.tracker,
     log: deps.log,
     limits: options.graphqlLimits,
@@ -173,15 +275,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         }),
     },
     { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
-    { method: "POST", path: "/webhooks/ai-workforce", handler: workforce.webhook },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
-    { method: "POST", path: "/integrations/feedback/export", handler: feedbackExportHandler(deps) },
-    {
-      method: "POST",
-      path: "/integrations/activation-funnel",
-      handler: activationFunnelHandler(deps),
-    },
-    { method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(features) },
+    ...all.flatMap((feature) => feature.routes ?? []),
   ];
   const router = createRouter(routes);
 
@@ -193,8 +288,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     const hit = router.match(req);
     if (!hit) {
       return router.hasPath(req)
-        ? json({ error: "method_not_allowed" }, 405)
-        : json({ error: "not_found", path: new URL(req.url).pathname }, 404);
+        ? errorResponse("method_not_allowed", `${req.method} is not allowed here`)
+        : errorResponse("not_found", "no such route", { path: new URL(req.url).pathname });
     }
     ctx.params = hit.params;
     return await hit.handler(req, ctx);
@@ -218,10 +313,12 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       response = await runWithRequestStats(stats, () => dispatch(req, ctx));
     } catch (err) {
       if (err instanceof BodyTooLargeError) {
-        response = json({ error: "payload_too_large", limit_bytes: err.limit }, 413);
+        response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
       } else {
         deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
-        response = json({ error: "internal_error", request_id: stats.requestId }, 500);
+        response = errorResponse("internal_error", "the request failed", {
+          request_id: stats.requestId,
+        });
       }
     }
     try {
@@ -244,6 +341,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     deps,
     jobs,
     graphql,
+    features,
     cable,
     handler,
     async start() {

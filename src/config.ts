@@ -10,193 +10,150 @@
  * ```
  */
 import { z } from "zod";
-
-/** One documented environment variable and how to parse it. */
-export interface VariableSpec<T = unknown> {
-  name: string;
-  /** Shown in the docs; `undefined` means "unset". */
-  defaultText?: string;
-  description: string;
-  schema: z.ZodType<T>;
-}
+import { integer, parseVariables, variable } from "./platform/env.ts";
 
 const optionalString = z.string().min(1).optional();
 const optionalUrl = z.url().optional();
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const csv = z.string().transform((s) =>
   s.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
 );
 
-function variable<T>(spec: VariableSpec<T>): VariableSpec<T> {
-  return spec;
-}
-
 /** DESIGN 3.1 plus the variables later issues add. Order is the order of the docs. */
 export const SERVICE_VARIABLES = {
   PORT: variable({
-    name: "PORT",
     defaultText: "4000",
     description: "Listen port; `0` picks a free port, logged as `listening` with `port`.",
     schema: integer(0, 65535).default(4000),
   }),
   HOST: variable({
-    name: "HOST",
     defaultText: "0.0.0.0",
     description: "Listen address.",
     schema: z.string().min(1).default("0.0.0.0"),
   }),
   DATA_DIR: variable({
-    name: "DATA_DIR",
     defaultText: "./data",
     description: "Embedded database (`DATA_DIR/pg`) and other local state.",
     schema: z.string().min(1).default("./data"),
   }),
   DATABASE_URL: variable({
-    name: "DATABASE_URL",
     description: "PostgreSQL connection URL; unset = embedded PGlite under `DATA_DIR/pg`.",
     schema: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   }),
   DATABASE_POOL_SIZE: variable({
-    name: "DATABASE_POOL_SIZE",
     defaultText: "10",
     description:
       "Connections per instance to PostgreSQL (embedded mode always uses 1). Keep N instances x pool under the server's limit (25 on small tiers).",
     schema: integer(1, 100).default(10),
   }),
   REDIS_URL: variable({
-    name: "REDIS_URL",
     description: "Redis URL for rate limits and pub/sub fan-out; unset = in-process store.",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
   }),
   AUTH_JWKS_URL: variable({
-    name: "AUTH_JWKS_URL",
     description: "Identity provider's JWKS; unset = every authenticated request is 401.",
     schema: optionalUrl,
   }),
   AUTH_ISSUER: variable({
-    name: "AUTH_ISSUER",
     description: "When set, the JWT `iss` must equal it.",
     schema: optionalString,
   }),
   AUTH_AUDIENCE: variable({
-    name: "AUTH_AUDIENCE",
     description: "When set, the JWT `aud` must contain it.",
     schema: optionalString,
   }),
   ADMIN_SUBJECTS: variable({
-    name: "ADMIN_SUBJECTS",
     description: "Comma-separated JWT `sub` values that hold the `admin` permission.",
     schema: csv.default([]),
   }),
   FALLBACK_AUTH_SECRET: variable({
-    name: "FALLBACK_AUTH_SECRET",
     description:
       "Enables fallback tokens (HS256, `iss` = `fallback`, admins only, at most 12 h); at least 32 characters.",
     schema: z.string().min(32, "must be at least 32 characters").optional(),
   }),
   WORKFORCE_WEBHOOK_SECRET: variable({
-    name: "WORKFORCE_WEBHOOK_SECRET",
     description:
       "HMAC key for `X-Workforce-Signature` (runner webhook and integrations); unset = those endpoints answer 401.",
     schema: optionalString,
   }),
   BILLING_WEBHOOK_SECRET: variable({
-    name: "BILLING_WEBHOOK_SECRET",
     description: "Expected `Authorization` value on the billing webhook; unset = 401.",
     schema: optionalString,
   }),
   RUNNER_URL: variable({
-    name: "RUNNER_URL",
     description: "Agent runner base URL.",
     schema: optionalUrl,
   }),
   LLM_BASE_URL: variable({
-    name: "LLM_BASE_URL",
     description:
       "OpenAI-compatible LLM proxy; unset = AI features answer `AI_DISABLED` and `checks.litellm` is `ok` / `not configured`.",
     schema: optionalUrl,
   }),
   LLM_API_KEY: variable({
-    name: "LLM_API_KEY",
     description: "Bearer key for the LLM proxy.",
     schema: optionalString,
   }),
   AI_FLAGS: variable({
-    name: "AI_FLAGS",
     defaultText: "coaching,moderation,batch",
     description: "Enabled AI feature flags (an admin can override each in the database).",
     schema: csv.default(["coaching", "moderation", "batch"]),
   }),
   AI_MONTHLY_BUDGET_USD: variable({
-    name: "AI_MONTHLY_BUDGET_USD",
     defaultText: "500",
     description: "Whole-workforce monthly AI budget; alerts at 80% and 100%.",
     schema: z.coerce.number().positive().default(500),
   }),
   SIDEKIQ_DEAD_THRESHOLD: variable({
-    name: "SIDEKIQ_DEAD_THRESHOLD",
     defaultText: "25",
     description: "Dead-job count above which the job-queue health check is `degraded`.",
     schema: integer(0, 1_000_000).default(25),
   }),
   JOB_CONCURRENCY: variable({
-    name: "JOB_CONCURRENCY",
     defaultText: "4",
     description: "Jobs one instance runs at once (0 disables the worker on this instance).",
     schema: integer(0, 256).default(4),
   }),
   CHAT_WEBHOOK_URL: variable({
-    name: "CHAT_WEBHOOK_URL",
     description: "Alert and report destination (a Slack-compatible incoming webhook).",
     schema: optionalUrl,
   }),
   CHAT_WEBHOOK_ALLOWED_HOST: variable({
-    name: "CHAT_WEBHOOK_ALLOWED_HOST",
     defaultText: "hooks.slack.com",
     description: "The only host a chat post may go to.",
     schema: z.string().min(1).default("hooks.slack.com"),
   }),
   GITHUB_TOKEN: variable({
-    name: "GITHUB_TOKEN",
     description: "Token for pull-request and commit delivery.",
     schema: optionalString,
   }),
   GITHUB_REPO: variable({
-    name: "GITHUB_REPO",
     description: "`owner/name` of the delivery repository.",
     schema: z.string().regex(/^[\w.-]+\/[\w.-]+$/, "must be owner/name").optional(),
   }),
   GITHUB_API_URL: variable({
-    name: "GITHUB_API_URL",
     defaultText: "https://api.github.com",
     description: "GitHub REST API base URL.",
     schema: z.url().default("https://api.github.com"),
   }),
   SANDBOX_IMAP_URL: variable({
-    name: "SANDBOX_IMAP_URL",
     description:
       "Sandbox inbox for email drafts, `imaps://user:pass@host:port/Drafts` (drafts are never sent).",
     schema: z.url({ protocol: /^imaps?$/ }).optional(),
   }),
   ERROR_TRACKER_DSN: variable({
-    name: "ERROR_TRACKER_DSN",
     description: "Sentry-compatible DSN; unset = unhandled errors and warnings are only logged.",
     schema: optionalUrl,
   }),
   ADMIN_BASE_URL: variable({
-    name: "ADMIN_BASE_URL",
     defaultText: "http://localhost:4000/admin",
     description: "Base of `admin_url` links.",
     schema: z.url().default("http://localhost:4000/admin"),
   }),
   LOG_LEVEL: variable({
-    name: "LOG_LEVEL",
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
     schema: z.enum(["debug", "info", "warn", "error"]).default("info"),
   }),
   SHUTDOWN_TIMEOUT_MS: variable({
-    name: "SHUTDOWN_TIMEOUT_MS",
     defaultText: "10000",
     description: "How long in-flight requests and jobs may take to finish on SIGTERM.",
     schema: integer(0, 600_000).default(10_000),
@@ -240,37 +197,6 @@ export interface Config {
   shutdownTimeoutMs: number;
 }
 
-/** Thrown when a variable is invalid; `message` is one line that names the variable. */
-export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
-    super(`invalid configuration: ${variable}: ${reason}`);
-    this.name = "ConfigError";
-  }
-}
-
-/** Parses variables with the table's schemas. An empty string counts as unset. */
-export function parseVariables<T extends Record<string, VariableSpec>>(
-  table: T,
-  env: Record<string, string | undefined>,
-): { [K in keyof T]: z.output<T[K]["schema"]> } {
-  const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(table)) {
-    const raw = env[spec.name];
-    const result = spec.schema.safeParse(raw === "" ? undefined : raw);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      throw new ConfigError(spec.name, `${issue?.message ?? "invalid value"} (got ${show(raw)})`);
-    }
-    out[key] = result.data;
-  }
-  return out as { [K in keyof T]: z.output<T[K]["schema"]> };
-}
-
-function show(raw: string | undefined): string {
-  if (raw === undefined) return "nothing";
-  return raw.length > 40 ? `${JSON.stringify(raw.slice(0, 40))}...` : JSON.stringify(raw);
-}
-
 /** Parses the service configuration from an environment map. Throws {@link ConfigError}. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const v: Parsed = parseVariables(SERVICE_VARIABLES, env);
@@ -306,18 +232,4 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
   };
-}
-
-/** Renders a variable table as the Markdown of `docs/configuration.md`. */
-export function renderVariablesMarkdown(
-  title: string,
-  table: Record<string, VariableSpec>,
-): string {
-  const rows = Object.values(table).map((spec) =>
-    `| \`${spec.name}\` | ${spec.defaultText ? `\`${spec.defaultText}\`` : "unset"} | ${
-      spec.description.replaceAll("|", "\\|")
-    } |`
-  );
-  return [`## ${title}`, "", "| variable | default | meaning |", "|---|---|---|", ...rows, ""]
-    .join("\n");
 }

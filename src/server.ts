@@ -2,7 +2,8 @@
  * Starting and stopping the service process: configuration, database, migrations, store,
  * the HTTP server, and a graceful shutdown on SIGTERM/SIGINT.
  */
-import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { type Config, parseConfig } from "./config.ts";
+import { ConfigError } from "./platform/env.ts";
 import { createLogger, errorFields, type Logger } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
 import { openDatabase } from "./platform/db.ts";
@@ -10,7 +11,7 @@ import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import { buildApp } from "./app.ts";
-import { parseSeedFile, seedEmployees } from "./features/workforce/seed.ts";
+import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
 export function loadConfigOrExit(env = Deno.env.toObject()): Config {

@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  ConfigError,
-  parseConfig,
-  renderVariablesMarkdown,
-  SERVICE_VARIABLES,
-} from "../src/config.ts";
+import { parseConfig, SERVICE_VARIABLES } from "../src/config.ts";
+import { ConfigError, renderVariablesMarkdown } from "../src/platform/env.ts";
 
 Deno.test("config: defaults for an empty environment", () => {
   const config = parseConfig({});

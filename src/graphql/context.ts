@@ -36,3 +36,17 @@ export function requireAdmin(ctx: GraphQLContext): Viewer {
   if (!viewer.isAdmin) throw forbidden("admin permission required");
   return viewer;
 }
+
+/** A root field resolver for signed-in users: called with the viewer, the arguments, the context. */
+export function viewerField<A, R>(
+  resolve: (viewer: Viewer, args: A, ctx: GraphQLContext) => R,
+): (root: unknown, args: A, ctx: GraphQLContext) => R {
+  return (_root, args, ctx) => resolve(requireViewer(ctx), args, ctx);
+}
+
+/** A root field resolver for admins: called with the admin viewer, the arguments, the context. */
+export function adminField<A, R>(
+  resolve: (admin: Viewer, args: A, ctx: GraphQLContext) => R,
+): (root: unknown, args: A, ctx: GraphQLContext) => R {
+  return (_root, args, ctx) => resolve(requireAdmin(ctx), args, ctx);
+}

@@ -19,3 +19,18 @@ export function byKeys<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K
   const map = new Map(rows.map((row) => [keyOf(row), row]));
   return keys.map((key) => map.get(key) ?? null);
 }
+
+/**
+ * The row of `key` through the request's DataLoader `name`: one `fetch` for every key asked for
+ * in the same tick, rows matched back by `keyOf` (a key without a row gives null).
+ */
+export function loadByKey<R>(
+  ctx: Pick<GraphQLContext, "loader">,
+  name: string,
+  fetch: (keys: readonly string[]) => Promise<R[]>,
+  keyOf: (row: R) => string,
+  key: string,
+): Promise<R | null> {
+  return ctx.loader<string, R | null>(name, async (keys) => byKeys(keys, await fetch(keys), keyOf))
+    .load(key);
+}

@@ -5,10 +5,10 @@
  *
  * @example
  * ```ts
- * const first = clampFirst(args.first);
- * const after = decodeCursor(args.after, 2); // [createdAtIso, publicId] | null
- * const rows = await sql`... where (created_at, public_id) < (${after[0]}, ${after[1]}) ... limit ${first + 1}`;
- * return toConnection(rows, first, (r) => [r.createdAt.toISOString(), r.publicId]);
+ * // after: [createdAtIso, publicId] | null, checked against the declared parts
+ * return await paginate(args, ["string", "string"], (limit, after) =>
+ *   sql`... where (created_at, public_id) < (${after[0]}, ${after[1]}) ... limit ${limit}`,
+ *   (r) => [r.createdAt.toISOString(), r.publicId]);
  * ```
  */
 import { encodeBase64Url } from "../platform/base64url.ts";
@@ -19,23 +19,43 @@ export const MAX_PAGE_SIZE = 100;
 
 export type CursorKey = (string | number)[];
 
+/** The type of each part of a cursor key, in order. */
+export type CursorParts = readonly ("string" | "number")[];
+
+/** The key a cursor of `P` decodes to, e.g. `["number", "string"]` → `[number, string]`. */
+export type KeyOf<P extends CursorParts> = {
+  -readonly [I in keyof P]: P[I] extends "string" ? string : number;
+};
+
+/** The arguments of a paged field. */
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
 export function encodeCursor(key: CursorKey): string {
   return encodeBase64Url(new TextEncoder().encode(JSON.stringify(key)));
 }
 
-/** Decodes a cursor of `length` parts; throws BAD_USER_INPUT for anything else. Null for none. */
-export function decodeCursor(cursor: string | null | undefined, length: number): CursorKey | null {
+/**
+ * Decodes a cursor whose key has the `parts` (their number and types); throws BAD_USER_INPUT for
+ * anything else. Null for none.
+ */
+export function decodeCursor<const P extends CursorParts>(
+  cursor: string | null | undefined,
+  parts: P,
+): KeyOf<P> | null {
   if (cursor === null || cursor === undefined || cursor === "") return null;
   try {
     const padded = cursor.replaceAll("-", "+").replaceAll("_", "/");
-    const parsed = JSON.parse(new TextDecoder().decode(
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(
       Uint8Array.from(atob(padded), (c) => c.charCodeAt(0)),
     ));
     if (
-      Array.isArray(parsed) && parsed.length === length &&
-      parsed.every((p) => typeof p === "string" || typeof p === "number")
+      Array.isArray(parsed) && parsed.length === parts.length &&
+      parsed.every((part, i) => typeof part === parts[i])
     ) {
-      return parsed;
+      return parsed as KeyOf<P>;
     }
   } catch {
     // fall through
@@ -71,4 +91,19 @@ export function toConnection<T>(
     edges,
     pageInfo: { hasNextPage: rows.length > first, endCursor: edges.at(-1)?.cursor ?? null },
   };
+}
+
+/**
+ * One page of a connection: `fetch(limit, after)` reads up to `limit` rows (one more than the
+ * page) strictly after the decoded `after` key, and `keyOf` gives each row's key.
+ */
+export async function paginate<T, const P extends CursorParts>(
+  args: PageArgs,
+  parts: P,
+  fetch: (limit: number, after: KeyOf<P> | null) => Promise<T[]>,
+  keyOf: (row: T) => KeyOf<P>,
+): Promise<Connection<T>> {
+  const first = clampFirst(args.first);
+  const rows = await fetch(first + 1, decodeCursor(args.after, parts));
+  return toConnection(rows, first, keyOf);
 }

@@ -6,17 +6,12 @@
  */
 import type { Database } from "../platform/db.ts";
 import type { KvStore } from "../platform/kv.ts";
+import type { QueueFigures } from "../platform/jobs/types.ts";
+
+export type { QueueFigures };
 import { json } from "./router.ts";
 
 export type CheckStatus = "ok" | "error" | "degraded" | "not_applicable";
-
-export interface QueueFigures {
-  processed: number;
-  failed: number;
-  enqueued: number;
-  dead: number;
-  queues: { name: string; size: number; latency: number }[];
-}
 
 export interface HealthDeps {
   db: Database;

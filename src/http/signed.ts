@@ -10,9 +10,13 @@
  * use(read.body);
  * ```
  */
-import { SIGNATURE_HEADER, verifyHmacSignature } from "../platform/hmac.ts";
+import {
+  errorResponse,
+  parseJson,
+  SIGNATURE_HEADER,
+  verifyHmacSignature,
+} from "../platform/contract/mod.ts";
 import type { RequestContext } from "./context.ts";
-import { json } from "./router.ts";
 
 export type SignedJson = { ok: true; body: unknown } | { ok: false; response: Response };
 
@@ -26,18 +30,14 @@ export async function readSignedJson(
     ctx.log.warn("signature rejected", {
       reason: !secret ? "secret unset" : signature === null ? "missing" : "mismatch",
     });
-    return { ok: false, response: json({ error: "invalid_signature" }, 401) };
+    return {
+      ok: false,
+      response: errorResponse("unauthorized", "missing or invalid X-Workforce-Signature"),
+    };
   }
   const parsed = parseJson(ctx.rawBody);
-  if (!parsed.ok) return { ok: false, response: json({ error: "malformed_json" }, 400) };
-  return { ok: true, body: parsed.value };
-}
-
-/** Parses UTF-8 JSON bytes without throwing. */
-export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
-  } catch {
-    return { ok: false };
+  if (!parsed.ok) {
+    return { ok: false, response: errorResponse("malformed_json", "the body is not JSON") };
   }
+  return { ok: true, body: parsed.value };
 }

@@ -29,3 +29,20 @@ export const isCheckViolation = (err: unknown, constraint?: string) =>
 /** A foreign key refused the row (of `constraint` only, when named). */
 export const isForeignKeyViolation = (err: unknown, constraint?: string) =>
   violates(err, FOREIGN_KEY_VIOLATION, constraint);
+
+/**
+ * Runs `statement`; when a constraint refuses it and `recognise` accepts the error, answers
+ * `outcome` instead of throwing (the constraint decides, not a read before the write).
+ */
+export async function unlessViolated<T, O>(
+  recognise: (err: unknown) => boolean,
+  outcome: O,
+  statement: () => Promise<T>,
+): Promise<T | O> {
+  try {
+    return await statement();
+  } catch (err) {
+    if (recognise(err)) return outcome;
+    throw err;
+  }
+}

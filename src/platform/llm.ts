@@ -8,9 +8,8 @@
  * - Each HTTP attempt has a timeout; a 429, a 5xx or a network failure is retried once after a
  *   short backoff (a `Retry-After` of a few seconds is honoured).
  * - Usage and cost are captured per call: the proxy's `x-litellm-response-cost` when present,
- *   else tokens times {@link PRICES} (an unknown model costs the dearest price, never zero).
- *
- * The agent runner (`runner/`) has its own client on the same wire format; nothing is shared.
+ *   else tokens times the shared price table (`contract/pricing.ts`, the runner's too; an
+ *   unknown model costs the dearest price, never zero).
  *
  * @example
  * ```ts
@@ -22,6 +21,7 @@
  * ```
  */
 import { z } from "zod";
+import { estimateCostUsd, reportedCostUsd } from "./contract/pricing.ts";
 
 export interface LlmMessage {
   role: "system" | "user" | "assistant";
@@ -96,36 +96,6 @@ export interface LlmClientOptions {
   /** Largest `Retry-After` honoured (longer ones use `retryDelayMs`); default 5 s. */
   maxRetryAfterMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-/** USD per million tokens. */
-export interface Price {
-  input: number;
-  output: number;
-}
-
-/** List prices; keys match the model name after any `provider/` prefix, longest prefix first. */
-export const PRICES: Record<string, Price> = {
-  "gpt-4o": { input: 2.5, output: 10 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6 },
-  "gpt-4.1": { input: 2, output: 8 },
-  "gpt-4.1-mini": { input: 0.4, output: 1.6 },
-  "gpt-4.1-nano": { input: 0.1, output: 0.4 },
-  "claude-3-5-haiku": { input: 0.8, output: 4 },
-  "claude-haiku-4": { input: 1, output: 5 },
-  "claude-sonnet-4": { input: 3, output: 15 },
-  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
-};
-/** An unknown model is priced like the dearest common model, so spend is never under-counted. */
-export const UNKNOWN_MODEL_PRICE: Price = { input: 15, output: 75 };
-
-export function estimateCostUsd(model: string, input: number, output: number): number {
-  const name = model.toLowerCase().replace(/^.*\//, "");
-  const key = PRICES[name] ? name : Object.keys(PRICES)
-    .filter((k) => name.startsWith(k))
-    .sort((a, b) => b.length - a.length)[0];
-  const price = key ? PRICES[key] : UNKNOWN_MODEL_PRICE;
-  return (input * price.input + output * price.output) / 1_000_000;
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
@@ -302,15 +272,14 @@ function parseCompletion(
   const data = parsed.data;
   const inputTokens = data.usage?.prompt_tokens ?? 0;
   const outputTokens = data.usage?.completion_tokens ?? 0;
-  const header = Number(headers.get("x-litellm-response-cost") ?? NaN);
-  const reported = Number.isFinite(header) && header >= 0 ? header : undefined;
+  const reported = reportedCostUsd(headers);
   return {
     content: data.choices[0].message.content ?? "",
     model: data.model ?? model,
     usage: {
       inputTokens,
       outputTokens,
-      costUsd: reported ?? estimateCostUsd(model, inputTokens, outputTokens),
+      costUsd: reported ?? estimateCostUsd(model, { input: inputTokens, output: outputTokens }),
       costSource: reported === undefined ? "estimate" : "proxy",
       attempts: meta.attempts,
       durationMs: meta.durationMs,

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { createTestApp, logged, type TestApp } from "../support/app.ts";
+import { createTestApp, logged } from "../support/app.ts";
 import { dataOf, gql } from "../support/graphql.ts";
-import { type IdentityProvider, startIdentityProvider } from "../support/identity.ts";
+import { startIdentityProvider } from "../support/identity.ts";
+import { setup } from "../support/setup.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { mintFallbackToken } from "../../src/graphql/auth.ts";
 import { requireAdmin } from "../../src/graphql/context.ts";
@@ -23,21 +24,9 @@ const probeModule: GraphQLModule = {
   publicFields: ["openToAll"],
 };
 
-async function setup(env: Record<string, string> = {}) {
-  const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
-  const t = await createTestApp({
-    clock,
-    env: { ...idp.env, ADMIN_SUBJECTS: "admin-1", ...env },
-    app: { extraModules: [probeModule] },
-  });
-  return { t, idp, clock };
-}
-
-async function teardown(ctx: { t: TestApp; idp: IdentityProvider }) {
-  await ctx.t.close();
-  await ctx.idp.close();
-}
+/** The shared setup with `admin-1` as the service admin and the probe module. */
+const setupAuth = (env: Record<string, string> = {}) =>
+  setup({ admins: ["admin-1"], env, app: { extraModules: [probeModule] } });
 
 const ME =
   `{ me { id username firstName lastName timeZone isSupporter supporterTier onboardingCompletedAt } }`;
@@ -52,7 +41,7 @@ function assert401(
 }
 
 Deno.test("auth: a valid SessionToken reaches me; syncUser reports the first sign-in once", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     const token = await ctx.idp.token({
       sub: "user-1",
@@ -80,12 +69,12 @@ Deno.test("auth: a valid SessionToken reaches me; syncUser reports the first sig
     const [entry] = logged(ctx.t.log, "request").slice(-1);
     assert.equal(entry.user_id, me.id);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: the first authenticated request of any kind is the first sign-in", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     const token = await ctx.idp.token({ sub: "user-2" });
     dataOf(await gql(ctx.t, ME, {}, { token }));
@@ -93,12 +82,12 @@ Deno.test("auth: the first authenticated request of any kind is the first sign-i
     assert.equal(sync.syncUser.firstSignIn, false);
     assert.match(sync.syncUser.user.username, /^user_[a-z0-9]{8}$/, "generated username");
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: concurrent first requests of one user create one user", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     const token = await ctx.idp.token({ sub: "racer", claims: { username: "racer" } });
     const results = await Promise.all(
@@ -111,12 +100,12 @@ Deno.test("auth: concurrent first requests of one user create one user", async (
       .sql`select count(*)::int as n from users where subject = 'racer'`;
     assert.equal(n, 1);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: taken usernames get a unique variant", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     const a = dataOf(
       await gql(ctx.t, SYNC, {}, {
@@ -132,7 +121,7 @@ Deno.test("auth: taken usernames get a unique variant", async () => {
     assert.notEqual(b.syncUser.user.username.toLowerCase(), "sam");
     assert.match(b.syncUser.user.username, /^SAM_/);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
@@ -147,49 +136,49 @@ for (
   ] as const
 ) {
   Deno.test(`auth: a token ${label} answers 401 UNAUTHENTICATED`, async () => {
-    const ctx = await setup();
+    const ctx = await setupAuth();
     try {
       const token = await ctx.idp.token(options);
       assert401(await gql(ctx.t, ME, {}, { token }));
       const [{ n }] = await ctx.t.deps.db.sql`select count(*)::int as n from users`;
       assert.equal(n, 0, "no user is created for a refused token");
     } finally {
-      await teardown(ctx);
+      await ctx.close();
     }
   });
 }
 
 Deno.test("auth: garbage in SessionToken, or only Authorization: Bearer, is 401", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     assert401(await gql(ctx.t, ME, {}, { token: "not-a-jwt" }));
     const token = await ctx.idp.token();
     assert401(await gql(ctx.t, ME, {}, { headers: { Authorization: `Bearer ${token}` } }));
     assert401(await gql(ctx.t, ME));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: with the JWKS endpoint down, requests with a token are 401", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     ctx.idp.setDown(true);
     assert401(await gql(ctx.t, ME, {}, { token: await ctx.idp.token() }));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: keys are cached between requests", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     for (const sub of ["c1", "c2", "c3"]) {
       dataOf(await gql(ctx.t, ME, {}, { token: await ctx.idp.token({ sub }) }));
     }
     assert.equal(ctx.idp.jwksRequests(), 1);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
@@ -206,19 +195,19 @@ Deno.test("auth: without AUTH_JWKS_URL every authenticated request is 401", asyn
 });
 
 Deno.test("auth: anonymous callers may run public operations only", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     assert.deepEqual(dataOf(await gql(ctx.t, `{ openToAll }`)), { openToAll: "hello" });
     assert.deepEqual(dataOf(await gql(ctx.t, `{ __typename }`)), { __typename: "Query" });
     assert401(await gql(ctx.t, `{ openToAll me { id } }`));
     assert401(await gql(ctx.t, `mutation { syncUser { firstSignIn } }`));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: admins hold the admin permission; the guard answers FORBIDDEN to others", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     const admin = await ctx.idp.token({ sub: "admin-1" });
     const user = await ctx.idp.token({ sub: "user-9" });
@@ -245,12 +234,12 @@ Deno.test("auth: admins hold the admin permission; the guard answers FORBIDDEN t
     assert.equal(refused.body.errors[0].extensions.code, "FORBIDDEN");
     assert.equal(refused.body.data, null);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: fallback tokens work for admins only, when enabled, and are logged", async () => {
-  const ctx = await setup({ FALLBACK_AUTH_SECRET: FALLBACK_SECRET });
+  const ctx = await setupAuth({ FALLBACK_AUTH_SECRET: FALLBACK_SECRET });
   try {
     const now = ctx.clock.now();
     const admin = await mintFallbackToken(FALLBACK_SECRET, "admin-1", 3600, now);
@@ -277,17 +266,17 @@ Deno.test("auth: fallback tokens work for admins only, when enabled, and are log
     );
     await assert.rejects(() => mintFallbackToken(FALLBACK_SECRET, "admin-1", 13 * 3600, now));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("auth: fallback tokens are 401 when FALLBACK_AUTH_SECRET is unset", async () => {
-  const ctx = await setup();
+  const ctx = await setupAuth();
   try {
     const token = await mintFallbackToken(FALLBACK_SECRET, "admin-1", 3600, ctx.clock.now());
     assert401(await gql(ctx.t, ME, {}, { token }));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { getNamedType, GraphQLObjectType, isObjectType } from "graphql";
-import { createTestApp, logged, type TestApp } from "../support/app.ts";
+import { logged, type TestApp } from "../support/app.ts";
 import { dataOf, gql, gqlRaw } from "../support/graphql.ts";
-import { type IdentityProvider, startIdentityProvider } from "../support/identity.ts";
+import { setup } from "../support/setup.ts";
 import { startFakeServer } from "../support/http.ts";
-import { ManualClock } from "../../src/platform/clock.ts";
 import { type GraphQLContext, requireViewer } from "../../src/graphql/context.ts";
 import type { GraphQLModule } from "../../src/graphql/module.ts";
 import { loadUser } from "../../src/features/users/schema.ts";
@@ -44,29 +43,23 @@ function probeModule(t: () => TestApp): GraphQLModule {
   };
 }
 
-async function setup(env: Record<string, string> = {}) {
-  const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
+/** The shared setup with the probe module; `token` is the session of `user-1`. */
+async function setupCore(env: Record<string, string> = {}) {
   const holder: { t?: TestApp } = {};
-  const t = await createTestApp({
-    clock,
-    env: { ...idp.env, ...env },
+  const s = await setup({
+    env,
+    user: "user-1",
     app: { extraModules: [probeModule(() => holder.t!)] },
   });
-  holder.t = t;
-  return { t, idp, token: await idp.token({ sub: "user-1" }) };
-}
-
-async function teardown(ctx: { t: TestApp; idp: IdentityProvider }) {
-  await ctx.t.close();
-  await ctx.idp.close();
+  holder.t = s.t;
+  return { t: s.t, idp: s.idp, token: await s.token(), close: s.close };
 }
 
 const deep = (levels: number) =>
   `{ node { ${"child { ".repeat(levels)}value${" }".repeat(levels)} } }`;
 
 Deno.test("graphql: a JSON array is a batch answered in order; names are logged joined", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const res = await gqlRaw(ctx.t, [
       { query: "query First { ping }" },
@@ -81,12 +74,12 @@ Deno.test("graphql: a JSON array is a batch answered in order; names are logged 
     const entry = logged(ctx.t.log, "request").at(-1)!;
     assert.equal(entry.graphql_operation, "First,anonymous,Third");
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: batches over 10 operations are refused with a clear error", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const res = await gqlRaw(ctx.t, Array.from({ length: 11 }, () => ({ query: "{ ping }" })));
     assert.ok(res.status >= 400, `status ${res.status}`);
@@ -96,24 +89,24 @@ Deno.test("graphql: batches over 10 operations are refused with a clear error", 
     assert.equal(ok.status, 200);
     assert.equal(ok.body.length, 10);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: operation names reach the request log (named and anonymous)", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     await gql(ctx.t, "query Pinger { ping }");
     await gql(ctx.t, "{ ping }");
     const entries = logged(ctx.t.log, "request").slice(-2);
     assert.deepEqual(entries.map((e) => e.graphql_operation), ["Pinger", "anonymous"]);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: depth over 12 is refused with BAD_USER_INPUT; 12 passes", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     assert.equal((await gql(ctx.t, deep(10))).status, 200);
     const res = await gql(ctx.t, deep(13));
@@ -121,12 +114,12 @@ Deno.test("graphql: depth over 12 is refused with BAD_USER_INPUT; 12 passes", as
     assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
     assert.match(res.body.errors[0].message, /depth/i);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: too many aliases are refused", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const aliases = (n: number) =>
       `{ ${Array.from({ length: n }, (_, i) => `a${i}: ping`).join(" ")} }`;
@@ -135,12 +128,12 @@ Deno.test("graphql: too many aliases are refused", async () => {
     assert.match(res.body.errors[0].message, /alias/i);
     assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: query cost above the limit is refused", async () => {
-  const ctx = await setup({});
+  const ctx = await setupCore({});
   try {
     const fragments = Array.from(
       { length: 15 },
@@ -151,22 +144,22 @@ Deno.test("graphql: query cost above the limit is refused", async () => {
     assert.ok(res.body.errors.some((e: { message: string }) => /cost/i.test(e.message)));
     assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: too many tokens are refused", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const res = await gql(ctx.t, `{ ${"__typename ".repeat(2100)} }`);
     assert.ok(res.body.errors.some((e: { message: string }) => /token/i.test(e.message)));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: bodies over 1 MiB answer 413", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const res = await gqlRaw(ctx.t, {
       query: "{ ping }",
@@ -174,13 +167,13 @@ Deno.test("graphql: bodies over 1 MiB answer 413", async () => {
     });
     assert.equal(res.status, 413);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: unexpected errors are masked as INTERNAL, logged with the request id and reported", async () => {
   const receiver = startFakeServer(() => new Response("{}"));
-  const ctx = await setup({ ERROR_TRACKER_DSN: `http://key@127.0.0.1:${receiver.port}/1` });
+  const ctx = await setupCore({ ERROR_TRACKER_DSN: `http://key@127.0.0.1:${receiver.port}/1` });
   try {
     const res = await ctx.t.request("/graphql", {
       method: "POST",
@@ -200,24 +193,24 @@ Deno.test("graphql: unexpected errors are masked as INTERNAL, logged with the re
     assert.equal(receiver.requests.length, 1);
     assert.match(receiver.requests[0].body, /leaked/);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
     await receiver.close();
   }
 });
 
 Deno.test("graphql: unknown fields are BAD_USER_INPUT without field suggestions", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const res = await gql(ctx.t, "{ pin }");
     assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
     assert.ok(!/Did you mean/.test(res.body.errors[0].message));
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: a list of N items issues the same number of statements for any N", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const count = async (n: number) => {
       dataOf(
@@ -232,23 +225,23 @@ Deno.test("graphql: a list of N items issues the same number of statements for a
     const large = await count(50);
     assert.equal(large, small);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: GET /graphql serves GraphiQL to a browser", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const res = await ctx.t.request("/graphql", { headers: { accept: "text/html" } });
     assert.equal(res.status, 200);
     assert.match(await res.text(), /graphiql/i);
   } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });
 
 Deno.test("graphql: every id-like output field in the schema is an ID", async () => {
-  const ctx = await setup();
+  const ctx = await setupCore();
   try {
     const offenders: string[] = [];
     for (const type of Object.values(ctx.t.app.graphql.schema.getTypeMap())) {
@@ -262,55 +255,6 @@ Deno.test("graphql: every id-like output field in the schema is an ID", async ()
     }
     assert.deepEqual(offenders, []);
   } finally {
-    await teardown(ctx);
-  }
-});
-
-Deno.test("users: updateMe validates every field and changes nothing on error", async () => {
-  const ctx = await setup();
-  try {
-    const other = await ctx.idp.token({ sub: "other", claims: { username: "taken_name" } });
-    dataOf(await gql(ctx.t, "{ me { id } }", {}, { token: other }));
-    const update = (args: string) =>
-      gql(
-        ctx.t,
-        `mutation { updateMe(${args}) { user { username firstName lastName timeZone } errors } }`,
-        {},
-        {
-          token: ctx.token,
-        },
-      );
-    const cases: [string, RegExp][] = [
-      [`timeZone: "Mars/Olympus"`, /timeZone/],
-      [`firstName: "${"x".repeat(51)}"`, /firstName must be at most 50/],
-      [`username: "a"`, /username must be 3 to 30/],
-      [`username: "bad name!"`, /username must be/],
-      [`username: "TAKEN_NAME"`, /already taken/],
-    ];
-    for (const [args, pattern] of cases) {
-      const payload = dataOf(await update(args)).updateMe;
-      assert.equal(payload.user, null, args);
-      assert.match(payload.errors.join(" "), pattern, args);
-    }
-    const before =
-      dataOf(await gql(ctx.t, "{ me { username timeZone firstName } }", {}, { token: ctx.token }))
-        .me;
-    assert.equal(before.timeZone, "UTC");
-    const ok =
-      dataOf(await update(`firstName: " Grace ", username: "grace_h", timeZone: "Europe/Berlin"`))
-        .updateMe;
-    assert.deepEqual(ok.errors, []);
-    assert.deepEqual(ok.user, {
-      username: "grace_h",
-      firstName: "Grace",
-      lastName: null,
-      timeZone: "Europe/Berlin",
-    });
-    const wrongType = await gql(ctx.t, `mutation { updateMe(timeZone: 5) { errors } }`, {}, {
-      token: ctx.token,
-    });
-    assert.equal(wrongType.body.errors[0].extensions.code, "BAD_USER_INPUT");
-  } finally {
-    await teardown(ctx);
+    await ctx.close();
   }
 });

@@ -22,10 +22,17 @@ Deno.test("http: unknown routes answer 404 JSON; a wrong method 405", async () =
     const res = await t.request("/nope");
     assert.equal(res.status, 404);
     assert.match(res.headers.get("content-type") ?? "", /application\/json/);
-    assert.deepEqual(await res.json(), { error: "not_found", path: "/nope" });
+    assert.deepEqual(await res.json(), {
+      error: "not_found",
+      message: "no such route",
+      path: "/nope",
+    });
     const wrong = await t.request("/up", { method: "DELETE" });
     assert.equal(wrong.status, 405);
-    await wrong.body?.cancel();
+    assert.deepEqual(await wrong.json(), {
+      error: "method_not_allowed",
+      message: "DELETE is not allowed here",
+    });
   } finally {
     await t.close();
   }

@@ -1,21 +1,21 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/platform/clock.ts";
-import { createRedisKv } from "../../src/platform/kv.ts";
+import { createRedisKv, type KvStore } from "../../src/platform/kv.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { kvImplementations } from "../support/kv.ts";
 import { closedPort } from "../support/http.ts";
+import { waitFor } from "../support/wait.ts";
 
-function waitFor<T>(list: T[], count: number, ms = 2000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (list.length >= count) return resolve();
-      if (Date.now() - started > ms) return reject(new Error(`got ${list.length} of ${count}`));
-      setTimeout(tick, 5);
-    };
-    tick();
-  });
-}
+/** Waits until `list` holds `count` messages. */
+const received = (list: string[], count: number) =>
+  waitFor(() => list.length >= count, { timeoutMs: 2000, what: `${count} message(s)` });
+
+/**
+ * Waits until `key` has expired. The memory store expires by the test clock (already advanced);
+ * Redis by its own clock, so the wait ends when Redis has dropped the key, however long it takes.
+ */
+const expired = (kv: KvStore, key: string) =>
+  waitFor(async () => (await kv.get(key)) === null, { timeoutMs: 5000, what: `${key} to expire` });
 
 for (const impl of kvImplementations()) {
   Deno.test(`kv(${impl.name}): counters count and expire`, async () => {
@@ -26,7 +26,7 @@ for (const impl of kvImplementations()) {
       assert.equal(await kv.incr("c", 200), 2);
       assert.equal(await kv.incr("other", 200), 1);
       clock.advance(300);
-      if (impl.name === "redis") await new Promise((r) => setTimeout(r, 300));
+      await expired(kv, "c");
       assert.equal(await kv.incr("c", 200), 1, "a new window after expiry");
     } finally {
       await kv.close();
@@ -42,7 +42,7 @@ for (const impl of kvImplementations()) {
       assert.equal(await kv.get("k"), "v");
       await kv.set("t", "v", 100);
       clock.advance(200);
-      if (impl.name === "redis") await new Promise((r) => setTimeout(r, 200));
+      await expired(kv, "t");
       assert.equal(await kv.get("t"), null);
       await kv.del("k");
       assert.equal(await kv.get("k"), null);
@@ -61,11 +61,11 @@ for (const impl of kvImplementations()) {
       await kv.subscribe("news", (m) => b.push(m));
       await kv.subscribe("other", () => assert.fail("wrong channel"));
       await kv.publish("news", "one");
-      await waitFor(a, 1);
-      await waitFor(b, 1);
+      await received(a, 1);
+      await received(b, 1);
       await stopA();
       await kv.publish("news", "two");
-      await waitFor(b, 2);
+      await received(b, 2);
       assert.deepEqual(a, ["one"]);
       assert.deepEqual(b, ["one", "two"]);
     } finally {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, renderVariablesMarkdown } from "../../src/config.ts";
+import { ConfigError, renderVariablesMarkdown } from "../../src/platform/env.ts";
 import {
   DEFAULT_OIDC_TOKEN_URL,
   parseRunnerConfig,

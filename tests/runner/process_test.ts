@@ -4,17 +4,16 @@ import { reply, startFakeLlm } from "../support/fake-llm.ts";
 import { type FakeServer, startFakeServer } from "../support/http.ts";
 import { startProcess } from "../support/process.ts";
 import { runRequest, SKILLS_DIR, TEST_SECRET } from "../support/runner.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ENTRY = new URL("../../runner/main.ts", import.meta.url).pathname;
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
-async function waitForRequests(server: FakeServer, count: number, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (server.requests.length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} webhook requests`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitForRequests = (server: FakeServer, count: number) =>
+  waitFor(() => server.requests.length >= count, {
+    timeoutMs: 20_000,
+    what: `${count} webhook request(s)`,
+  });
 
 async function post(url: string, body: unknown): Promise<Response> {
   const text = JSON.stringify(body);
@@ -73,7 +72,10 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     llm.script(reply.json(ARTIFACT, { delayMs: 30_000 }));
     const second = runRequest();
     assert.equal((await post(`${runner.url}/runs`, second)).status, 202);
-    while (llm.calls.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => llm.calls.length >= 3, {
+      timeoutMs: 20_000,
+      what: "the second run's model call",
+    });
     const code = await runner.stop();
     assert.equal(code, 0);
     assert.equal(hook.requests.length, 2, "the cancelled run reported before exit");

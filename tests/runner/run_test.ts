@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { reply } from "../support/fake-llm.ts";
 import { createTestRunner, runRequest, SKILLS_DIR } from "../support/runner.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
@@ -171,7 +172,7 @@ Deno.test("runner run: cancel stops an in-flight model call within the poll inte
     t.llm.script(reply.json(ARTIFACT, { delayMs: 10_000 }));
     const body = runRequest();
     await t.startRun(body);
-    while (t.llm.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => t.llm.calls.length > 0, { what: "the model call" });
     await t.request(`/runs/${body.run_id}/cancel`, { method: "POST" });
     const [result] = await t.results();
     // The poll aborted the call: it never completed, so no turn was counted.

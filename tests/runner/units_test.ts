@@ -1,35 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  estimateCostUsd,
-  priceOf,
-  reportedCostUsd,
-  UNKNOWN_MODEL_PRICE,
-} from "../../runner/pricing.ts";
 import { loadSkill, parseFrontMatter, readSkillFile, SkillError } from "../../runner/skills.ts";
 import { buildSystemPrompt, parseAnswer } from "../../runner/agent.ts";
-import { ArtifactSchema, RunRequestSchema } from "../../runner/protocol.ts";
+import { ArtifactSchema, RunRequestSchema } from "../../src/platform/contract/mod.ts";
 import { SKILLS_DIR } from "../support/runner.ts";
-
-Deno.test("pricing: exact, provider-prefixed, dated and unknown models", () => {
-  assert.deepEqual(priceOf("gpt-4o"), { input: 2.5, output: 10 });
-  assert.deepEqual(priceOf("gpt-4o-mini"), { input: 0.15, output: 0.6 });
-  assert.deepEqual(priceOf("openai/gpt-4o-mini"), { input: 0.15, output: 0.6 });
-  assert.deepEqual(priceOf("claude-sonnet-4-20250514"), { input: 3, output: 15 });
-  assert.deepEqual(priceOf("llama-3-70b"), UNKNOWN_MODEL_PRICE);
-  assert.ok(UNKNOWN_MODEL_PRICE.input > 0 && UNKNOWN_MODEL_PRICE.output > 0);
-  assert.equal(estimateCostUsd("gpt-4o", { input: 1_000_000, output: 1_000_000 }), 12.5);
-});
-
-Deno.test("pricing: the proxy's cost header is read when it is a number", () => {
-  const h = (value?: string) =>
-    new Headers(value === undefined ? {} : { "x-litellm-response-cost": value });
-  assert.equal(reportedCostUsd(h("0.0042")), 0.0042);
-  assert.equal(reportedCostUsd(h("0")), 0);
-  assert.equal(reportedCostUsd(h()), undefined);
-  assert.equal(reportedCostUsd(h("")), undefined);
-  assert.equal(reportedCostUsd(h("n/a")), undefined);
-  assert.equal(reportedCostUsd(h("-1")), undefined);
-});
 
 Deno.test("skills: front matter and body", () => {
   const parsed = parseFrontMatter('---\nname: x\ndescription: "Says: hi"\n---\n# Body\n');

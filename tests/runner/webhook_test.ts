@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
 import { memoryLogger } from "../../src/platform/log.ts";
 import { createWebhookSender } from "../../runner/webhook.ts";
-import type { RunResult } from "../../runner/protocol.ts";
+import type { RunResult } from "../../src/platform/contract/mod.ts";
 import { startFakeServer } from "../support/http.ts";
 import { reply } from "../support/fake-llm.ts";
 import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts";
@@ -80,8 +80,11 @@ Deno.test("runner webhook: a 4xx answer is final (not retried)", async () => {
 
 Deno.test("runner webhook: each attempt has a time limit; a hung receiver is retried", async () => {
   let calls = 0;
-  const hook = startFakeServer(async () => {
-    if (++calls === 1) await new Promise((resolve) => setTimeout(resolve, 300));
+  // The first attempt never gets an answer: only the sender's time limit can end it.
+  const hook = startFakeServer(async (req) => {
+    if (++calls === 1) {
+      await new Promise((resolve) => req.signal.addEventListener("abort", resolve));
+    }
     return Response.json({});
   });
   const sleeps: number[] = [];

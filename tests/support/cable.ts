@@ -4,6 +4,7 @@
  */
 import { type Client, createClient, type ExecutionResult } from "graphql-ws";
 import type { TestApp } from "./app.ts";
+import { waitFor } from "./wait.ts";
 
 export interface Served {
   url: string;
@@ -28,15 +29,6 @@ export function serveApp(t: TestApp): Served {
       await server.finished;
     },
   };
-}
-
-/** Polls until `check` holds (or fails after `ms`). */
-export async function waitFor(check: () => boolean, ms = 5000, what = "condition") {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** A WebSocket class that sends extra headers on the upgrade (Deno's constructor option). */
@@ -183,7 +175,10 @@ export function rawCable(
     send,
     async next(match, ms = 5000) {
       let found;
-      await waitFor(() => (found = frames.find(match)) !== undefined, ms, "a matching frame");
+      await waitFor(() => (found = frames.find(match)) !== undefined, {
+        timeoutMs: ms,
+        what: "a matching frame",
+      });
       return found;
     },
     subscribe: (identifier) => send({ command: "subscribe", identifier }),

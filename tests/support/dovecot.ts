@@ -6,6 +6,7 @@
  * not skip).
  */
 import { closedPort } from "./http.ts";
+import { waitFor } from "./wait.ts";
 
 export interface Dovecot {
   host: string;
@@ -135,17 +136,20 @@ service imap-login {
     exited = true;
     return s;
   });
-  const deadline = Date.now() + 15_000;
-  while (!(await canConnect(port))) {
-    if (exited || Date.now() > deadline) {
-      if (!exited) child.kill("SIGKILL");
-      await status;
-      await reading;
-      const log = await Deno.readTextFile(`${dir}/dovecot.log`).catch(() => "");
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-      throw new Error(`dovecot did not start: ${errors}${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  // Listening, or gone: either ends the wait (a dovecot that exits never starts listening).
+  let listening = false;
+  await waitFor(async () => (listening = await canConnect(port)) || exited, {
+    timeoutMs: 15_000,
+    intervalMs: 50,
+    what: "dovecot to listen",
+  }).catch(() => {});
+  if (!listening) {
+    if (!exited) child.kill("SIGKILL");
+    await status;
+    await reading;
+    const log = await Deno.readTextFile(`${dir}/dovecot.log`).catch(() => "");
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw new Error(`dovecot did not start: ${errors}${log}`);
   }
   return {
     host: "127.0.0.1",

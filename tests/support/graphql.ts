@@ -43,3 +43,8 @@ export function dataOf(result: GqlResult): any {
   }
   return result.body.data;
 }
+
+/** The `extensions.code` of the first GraphQL error of a result (undefined when none). */
+export function codeOf(result: GqlResult): string | undefined {
+  return result.body?.errors?.[0]?.extensions?.code;
+}

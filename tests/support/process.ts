@@ -1,5 +1,6 @@
 /** Starts the service (or the runner) as a real child process and reads its JSON log. */
 import { TextLineStream } from "./lines.ts";
+import { waitFor } from "./wait.ts";
 
 export interface ServiceProcess {
   url: string;
@@ -24,38 +25,28 @@ export async function startProcess(
     stderr: "inherit",
   }).spawn();
   const lines: Record<string, unknown>[] = [];
-  const waiters: { msg: string; resolve: (l: Record<string, unknown>) => void }[] = [];
   const done = (async () => {
     const stream = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
       new TextLineStream(),
     );
     for await (const text of stream) {
-      let line: Record<string, unknown>;
       try {
-        line = JSON.parse(text);
+        lines.push(JSON.parse(text));
       } catch {
-        continue;
-      }
-      lines.push(line);
-      for (const w of waiters.filter((w) => w.msg === line.msg)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(line);
+        // not a log line
       }
     }
   })();
-  const waitForLog = (msg: string, ms = timeoutMs) => {
-    const seen = lines.find((l) => l.msg === msg);
-    if (seen) return Promise.resolve(seen);
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "${msg}" log within ${ms} ms`)), ms);
-      waiters.push({
-        msg,
-        resolve: (l) => {
-          clearTimeout(timer);
-          resolve(l);
-        },
-      });
-    });
+  let outputEnded = false;
+  done.then(() => (outputEnded = true), () => (outputEnded = true));
+  const waitForLog = async (msg: string, ms = timeoutMs) => {
+    await waitFor(() => {
+      if (lines.some((l) => l.msg === msg)) return true;
+      // No line can come any more: fail now rather than at the timeout.
+      if (outputEnded) throw new Error(`the process's output ended without a "${msg}" log line`);
+      return false;
+    }, { timeoutMs: ms, what: `a "${msg}" log line` });
+    return lines.find((l) => l.msg === msg)!;
   };
   let listening: Record<string, unknown>;
   try {

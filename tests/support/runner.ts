@@ -8,7 +8,7 @@ import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
 import { memoryLogger } from "../../src/platform/log.ts";
 import { createRunner, type Runner, type RunnerDeps } from "../../runner/app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "../../runner/config.ts";
-import type { RunResult } from "../../runner/protocol.ts";
+import type { RunResult } from "../../src/platform/contract/mod.ts";
 import { type FakeLlm, startFakeLlm } from "./fake-llm.ts";
 import { type FakeHandler, type FakeServer, startFakeServer } from "./http.ts";
 

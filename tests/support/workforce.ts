@@ -1,13 +1,13 @@
 /**
- * Workforce test harness: the service with an admin and a non-admin token, a fake agent runner
- * (records `POST /runs`, answers 202 or a scripted status) and a fake chat endpoint, both local
- * HTTP servers; plus helpers to sign webhook results and to create employees.
+ * Workforce test harness: the shared setup (tests/support/setup.ts) with an admin and a non-admin
+ * token, a fake agent runner (records `POST /runs`, answers 202 or a scripted status) and a fake
+ * chat endpoint, both local HTTP servers; plus helpers to sign webhook results and to create
+ * employees.
  */
-import { createTestApp, type TestApp } from "./app.ts";
+import type { TestApp } from "./app.ts";
 import { dataOf, gql } from "./graphql.ts";
-import { type IdentityProvider, startIdentityProvider } from "./identity.ts";
 import { type FakeServer, startFakeServer } from "./http.ts";
-import { ManualClock } from "../../src/platform/clock.ts";
+import { setup, type TestSetup } from "./setup.ts";
 import type { Database } from "../../src/platform/db.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
 
@@ -32,57 +32,56 @@ export function startFakeRunner(): FakeRunner {
   return runner;
 }
 
-export interface WorkforceCtx {
-  t: TestApp;
-  clock: ManualClock;
-  idp: IdentityProvider;
+export interface WorkforceCtx extends TestSetup {
   runner: FakeRunner;
   chat: FakeServer;
+  /** Session token of the service admin (subject `admin-1`). */
   admin: string;
+  /** Session token of a user who is not an admin (subject `user-1`). */
   user: string;
-  close(): Promise<void>;
 }
 
+/** The shared setup with the workforce's environment, a fake runner and a fake chat endpoint. */
 export async function setupWorkforce(
   options: { env?: Record<string, string>; db?: Database; start?: string } = {},
 ): Promise<WorkforceCtx> {
-  const clock = new ManualClock(options.start ?? "2026-01-05T12:00:00Z");
-  const idp = await startIdentityProvider(clock);
   const runner = startFakeRunner();
   const chat = startFakeServer(() => Response.json({ ok: true }));
-  const t = await createTestApp({
-    clock,
-    db: options.db,
-    env: {
-      ...idp.env,
-      ADMIN_SUBJECTS: "admin-1",
-      WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,
-      RUNNER_URL: runner.url,
-      CHAT_WEBHOOK_URL: `${chat.url}/services/T000/B000/xyz`,
-      CHAT_WEBHOOK_ALLOWED_HOST: "127.0.0.1",
-      ...options.env,
-    },
-  });
-  const admin = await idp.token({ sub: "admin-1", expiresIn: 30 * 86_400 * 12 });
-  const user = await idp.token({ sub: "user-1", expiresIn: 30 * 86_400 * 12 });
-  return {
-    t,
-    clock,
-    idp,
+  let s: TestSetup;
+  try {
+    s = await setup({
+      start: options.start,
+      db: options.db,
+      admins: ["admin-1"],
+      user: "user-1",
+      env: {
+        WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,
+        RUNNER_URL: runner.url,
+        CHAT_WEBHOOK_URL: `${chat.url}/services/T000/B000/xyz`,
+        CHAT_WEBHOOK_ALLOWED_HOST: "127.0.0.1",
+        ...options.env,
+      },
+    });
+  } catch (err) {
+    await runner.close();
+    await chat.close();
+    throw err;
+  }
+  const close = s.close;
+  return Object.assign(s, {
     runner,
     chat,
-    admin,
-    user,
+    admin: await s.token("admin-1"),
+    user: await s.token("user-1"),
     async close() {
       try {
-        await t.close();
+        await close();
       } finally {
-        await idp.close();
         await runner.close();
         await chat.close();
       }
     },
-  };
+  });
 }
 
 /** GraphQL as the admin; throws on top-level errors. */

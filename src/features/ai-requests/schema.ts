@@ -7,10 +7,9 @@ import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireViewer } from "../../graphql/context.ts";
 import { badUserInput, notFound } from "../../graphql/errors.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import type { FeatureDeps } from "../../app.ts";
+import type { Database, Queryable } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { createPubSub, type EventStream } from "../../platform/pubsub.ts";
-import type { Queryable } from "../../platform/db.ts";
+import type { EventStream, PubSub } from "../../platform/pubsub.ts";
 import { aiRequestTopic, type AiRequestView, isNewer, isTerminal } from "./rules.ts";
 import { ownAiRequest, toView } from "./store.ts";
 
@@ -86,9 +85,8 @@ function updatesFrom(
   };
 }
 
-export function aiRequestsModule(deps: FeatureDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  const pubsub = createPubSub(deps.kv);
+export function aiRequestsModule(deps: { db: Database; pubsub: PubSub }): GraphQLModule {
+  const { db: { sql }, pubsub } = deps;
   return {
     typeDefs,
     resolvers: {

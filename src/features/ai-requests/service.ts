@@ -3,26 +3,28 @@
  * transaction; the job moves it queued → running → succeeded/failed, one guarded statement per
  * step, and broadcasts each state to `aiRequestUpdate` subscribers on every instance.
  *
- * What a request does depends on its `kind`: a feature registers a processor for its kind (the
- * job system is the registry: one job name per kind). No mutation dispatches a request yet;
- * {@link createAiRequest} is the internal entry point. Without an LLM (`LLM_BASE_URL` unset) every
- * request fails with `AI_DISABLED`, as AI features do (DESIGN 1).
+ * What a request does depends on its `kind`: the feature is built with one processor per kind
+ * (one job kind each). No mutation dispatches a request yet; the feature API's `create` is the
+ * internal entry point. Without an LLM (`LLM_BASE_URL` unset) every request fails with
+ * `AI_DISABLED`, as AI features do (DESIGN 1).
  *
  * @example
  * ```ts
- * registerAiRequestKind(deps, "coaching.insight", async (input, { userId }) => ({ text: "..." }));
- * const request = await createAiRequest(deps, { userId, kind: "coaching.insight", input: {} });
+ * const aiRequests = aiRequestsFeature({ ...deps, processors: {
+ *   "coaching.insight": async (input, { userId }) => ({ text: "..." }),
+ * } });
+ * const request = await aiRequests.api.create({ userId, kind: "coaching.insight", input: {} });
  * // clients: subscription { aiRequestUpdate(requestId: request.id) { status resultJson } }
  * ```
  */
 import type { Config } from "../../config.ts";
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
-import type { KvStore } from "../../platform/kv.ts";
+import { jobKind } from "../../platform/jobs/types.ts";
 import type { Logger } from "../../platform/log.ts";
-import { createPubSub } from "../../platform/pubsub.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
 import { isCodedError } from "../../graphql/errors.ts";
+import { handles, type JobQueue, type JobRegistration } from "../feature.ts";
 import { AI_DISABLED, aiRequestTopic, type AiRequestView, INTERNAL, isValidKind } from "./rules.ts";
 import {
   type AiRequestRow,
@@ -54,16 +56,17 @@ export type AiRequestProcessor = (input: unknown, context: ProcessorContext) => 
 export interface AiRequestDeps {
   config: Pick<Config, "llmBaseUrl">;
   db: Database;
-  kv: KvStore;
-  jobs: JobSystem;
+  pubsub: PubSub;
+  jobs: JobQueue;
   log: Logger;
   tracker: ErrorTracker;
 }
 
-const jobName = (kind: string) => `ai_request:${kind}`;
+/** The job that processes requests of one kind: `{id}` is the request's internal key. */
+const processJob = (kind: string) => jobKind<{ id: string }>(`ai_request:${kind}`);
 
-async function broadcast(kv: KvStore, row: AiRequestRow | null): Promise<void> {
-  if (row) await createPubSub(kv).publish(aiRequestTopic(row.publicId), toView(row));
+async function broadcast(pubsub: PubSub, row: AiRequestRow | null): Promise<void> {
+  if (row) await pubsub.publish(aiRequestTopic(row.publicId), toView(row));
 }
 
 /**
@@ -83,7 +86,7 @@ export async function createAiRequest(
       input: input.input ?? {},
     });
     // One attempt: a processor failure is recorded on the request, not retried behind its back.
-    await deps.jobs.enqueue(sql, jobName(input.kind), { id: row.id }, {
+    await deps.jobs.enqueue(sql, processJob(input.kind), { id: row.id }, {
       queue: "ai",
       key: `ai_request:${row.id}`,
       maxAttempts: 2,
@@ -93,19 +96,18 @@ export async function createAiRequest(
   return tx ? await create(tx) : await deps.db.sql.begin(create);
 }
 
-/** Registers the processor of a request kind (once per app). */
-export function registerAiRequestKind(
+/** The job that runs the processor of a request kind. */
+export function processorJob(
   deps: AiRequestDeps,
   kind: string,
   processor: AiRequestProcessor,
-): void {
+): JobRegistration {
   if (!isValidKind(kind)) throw new TypeError(`invalid AI request kind ${kind}`);
   const sql = deps.db.sql;
-  deps.jobs.handle(jobName(kind), async (payload, job) => {
-    const { id } = payload as { id: string };
+  return handles(processJob(kind), async ({ id }, job) => {
     if (!deps.config.llmBaseUrl) {
       await broadcast(
-        deps.kv,
+        deps.pubsub,
         await failAiRequest(sql, id, AI_DISABLED, "AI features are not configured on this service"),
       );
       return;
@@ -113,7 +115,7 @@ export function registerAiRequestKind(
     // A second attempt means the first worker died mid-run: the request may be taken again.
     const started = await startAiRequest(sql, id, job.attempt > 1);
     if (!started) return;
-    await broadcast(deps.kv, started);
+    await broadcast(deps.pubsub, started);
     let finished: AiRequestRow | null;
     try {
       const result = await processor(started.input, {
@@ -132,6 +134,6 @@ export function registerAiRequestKind(
         finished = await failAiRequest(sql, id, INTERNAL, "the AI request failed");
       }
     }
-    await broadcast(deps.kv, finished);
+    await broadcast(deps.pubsub, finished);
   });
 }

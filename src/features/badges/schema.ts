@@ -1,6 +1,6 @@
-/** GraphQL for badges: the `Badge` type and `me.badges`. */
+/** GraphQL for badges: the `Badge` type, `me.badges` and the feed's `BadgeEarnedActivity`. */
 import type { Database } from "../../platform/db.ts";
-import type { GraphQLContext } from "../../graphql/context.ts";
+import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { badgeDefinition } from "./rules.ts";
 import { type BadgeRow, badgesOfUsers } from "./store.ts";
@@ -20,10 +20,17 @@ const typeDefs = /* GraphQL */ `
     "Badges earned, oldest first."
     badges: [Badge!]!
   }
+
+  type BadgeEarnedActivity {
+    badgeCode: String!
+    badge: Badge
+  }
+
+  extend union FeedActivity = BadgeEarnedActivity
 `;
 
 /** A user's badges through the request's DataLoader. */
-export function loadBadges(ctx: GraphQLContext, sql: Database["sql"], userId: string) {
+function loadBadges(ctx: GraphQLContext, sql: Database["sql"], userId: string) {
   return ctx.loader<string, BadgeRow[]>("badgesOfUser", async (ids) => {
     const rows = await badgesOfUsers(sql, ids);
     return ids.map((id) => rows.filter((r) => r.userId === id));
@@ -43,6 +50,13 @@ export function badgesModule(deps: { db: Database }): GraphQLModule {
       },
       CurrentUser: {
         badges: (u: { id: string }, _: unknown, ctx: GraphQLContext) => loadBadges(ctx, sql, u.id),
+      },
+      BadgeEarnedActivity: {
+        badgeCode: (a: { code?: string }) => a.code,
+        badge: async (a: { code?: string }, _: unknown, ctx: GraphQLContext) => {
+          const rows = await loadBadges(ctx, sql, requireViewer(ctx).userId);
+          return rows.find((b) => b.code === a.code) ?? null;
+        },
       },
     },
   };

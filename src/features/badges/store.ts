@@ -1,10 +1,6 @@
 /** SQL for badges: awarding (at most once per user and code) and reading. */
 import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
-import { recordFeedItem } from "../feed/store.ts";
-import { recordActivationStep } from "../funnel/store.ts";
-import { type BadgeEvent, badgesFor } from "./rules.ts";
 
 export interface BadgeRow {
   publicId: string;
@@ -14,8 +10,8 @@ export interface BadgeRow {
 }
 
 /**
- * Awards the badges of `codes` the user does not hold yet, inside the caller's transaction, and
- * adds each new one to the user's feed. Returns the badges awarded now.
+ * Awards the badges of `codes` the user does not hold yet, inside the caller's transaction.
+ * Returns the badges awarded now.
  */
 export async function awardBadges(
   tx: Queryable,
@@ -33,14 +29,6 @@ export async function awardBadges(
   }) as r(public_id text, user_id text, code text, at text)
     on conflict (user_id, code) do nothing
     returning public_id as "publicId", user_id as "userId", code, earned_at as "earnedAt"`;
-  for (const badge of awarded) {
-    await recordFeedItem(tx, {
-      userId,
-      kind: "badge_earned",
-      occurredAt: badge.earnedAt,
-      data: { code: badge.code },
-    });
-  }
   return awarded;
 }
 
@@ -50,23 +38,4 @@ export async function badgesOfUsers(sql: Queryable, userIds: readonly string[]) 
     select public_id as "publicId", user_id as "userId", code, earned_at as "earnedAt"
     from user_badges where user_id = any(${userIds as string[]})
     order by earned_at, id`;
-}
-
-/**
- * Applies the badge rules to a domain event inside the caller's transaction: awards what it
- * earns and publishes `badges.badge_earned` for each new badge.
- */
-export async function awardBadgesFor(
-  tx: Queryable,
-  jobs: Pick<JobSystem, "publish">,
-  userId: string,
-  event: BadgeEvent,
-  at: Date,
-): Promise<BadgeRow[]> {
-  const awarded = await awardBadges(tx, userId, badgesFor(event), at);
-  if (awarded.length) await recordActivationStep(tx, userId, "first_badge", at);
-  for (const b of awarded) {
-    await jobs.publish(tx, "badges.badge_earned", { userId, code: b.code, badgeId: b.publicId });
-  }
-  return awarded;
 }

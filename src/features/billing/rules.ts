@@ -2,7 +2,6 @@
 
 /** The `provider` of purchases that arrive by the billing webhook. */
 export const BILLING_PROVIDER = "revenuecat";
-export const PAYMENT_PROCESSED = "billing.payment_processed";
 
 export const PLAN_SLUGS = ["supporter_monthly", "supporter_yearly", "lifetime"] as const;
 export type PlanSlug = typeof PLAN_SLUGS[number];
@@ -134,29 +133,4 @@ export function paymentOutcome(
   if (!plan) return "unknown_product";
   if (!userFound) return "unknown_user";
   return "processed";
-}
-
-/** Payload of `billing.payment_processed`; the card-payment path publishes the same shape. */
-export interface PaymentProcessed {
-  /** Public id of the payment record. */
-  paymentId: string;
-  provider: string;
-  /** The user's public id. */
-  userPublicId: string;
-  plan: PlanSlug;
-  action: "grant" | "revoke";
-}
-
-/** Reads a `billing.payment_processed` payload; null when it is not one. */
-export function parsePaymentProcessed(payload: unknown): PaymentProcessed | null {
-  if (!payload || typeof payload !== "object") return null;
-  const p = payload as Record<string, unknown>;
-  if (
-    typeof p.paymentId !== "string" || typeof p.provider !== "string" ||
-    typeof p.userPublicId !== "string" || !(PLAN_SLUGS as readonly unknown[]).includes(p.plan) ||
-    (p.action !== "grant" && p.action !== "revoke")
-  ) {
-    return null;
-  }
-  return p as unknown as PaymentProcessed;
 }

@@ -1,5 +1,5 @@
 /** SQL for payment records. */
-import type { Queryable } from "../../platform/db.ts";
+import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { BillingEvent, PaymentOutcome, PlanSlug } from "./rules.ts";
 
@@ -25,7 +25,7 @@ export async function recordPayment(
   },
 ): Promise<PaymentRecordRow | null> {
   const e = input.event;
-  const [row] = await sql<PaymentRecordRow[]>`
+  return await maybeOne(sql<PaymentRecordRow[]>`
     insert into payment_records (public_id, provider, provider_event_id, event_type,
       provider_product_id, plan, user_id, app_user_id, amount, currency, store, environment,
       occurred_at, outcome, raw_event)
@@ -33,6 +33,5 @@ export async function recordPayment(
       ${input.userId}, ${e.appUserId}, ${e.price}, ${e.currency}, ${e.store}, ${e.environment},
       ${e.occurredAt}, ${input.outcome}, ${sql.json(e.raw as never)})
     on conflict (provider, provider_event_id) do nothing
-    returning id, public_id as "publicId", outcome`;
-  return row ?? null;
+    returning id, public_id as "publicId", outcome`);
 }

@@ -98,3 +98,32 @@ export function contribution(
   if (metric === "check_ins") return activity.kind === "check_in" ? 1 : null;
   return activity.kind === "goal_event" ? activity.value : null;
 }
+
+export type JoinResult = "joined" | "already_joined" | "insufficient_points" | "closed";
+export type LeaveResult = "left" | "not_participating" | "closed";
+
+/** Why a join was refused, as a payload error; null when it happened. */
+export function joinRefusal(result: JoinResult, entryCost: number): string | null {
+  switch (result) {
+    case "joined":
+      return null;
+    case "already_joined":
+      return "already_joined: you are in this challenge";
+    case "insufficient_points":
+      return `insufficient_points: joining costs ${entryCost} points`;
+    case "closed":
+      return "ended: the challenge is not open";
+  }
+}
+
+/** Why leaving was refused, as a payload error; null when it happened. */
+export function leaveRefusal(result: LeaveResult): string | null {
+  switch (result) {
+    case "left":
+      return null;
+    case "not_participating":
+      return "not_participating: you are not in this challenge";
+    case "closed":
+      return "ended: a finished challenge cannot be left";
+  }
+}

@@ -1,28 +1,25 @@
 /**
  * GraphQL for community challenges and points: `communityChallenge`, `communityChallenges`,
  * `communityChallengeLeaderboard`, `createCommunityChallenge`, `joinCommunityChallenge`,
- * `leaveCommunityChallenge`, `me.points`. Scores and points follow check-ins and progress events
- * through domain events (`habits.checked_in`, `goals.progress_recorded`).
+ * `leaveCommunityChallenge`, `me.points`.
  */
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
-import { badUserInput, notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { parseInstant } from "../goals/rules.ts";
-import { communityAccess, loadCommunity, visibleCommunity } from "../communities/schema.ts";
+import { loadByKey } from "../../graphql/loaders.ts";
+import { notFound } from "../../graphql/errors.ts";
+import { paginate } from "../../graphql/pagination.ts";
+import { parseInstant } from "../../platform/dates.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
 import {
   type ChallengeMetric,
-  CHECK_IN_POINTS,
-  contribution,
-  GOAL_EVENT_POINTS,
+  joinRefusal,
   joinWindowError,
+  leaveRefusal,
   leaveWindowError,
   newChallengeErrors,
   pageRanks,
@@ -33,7 +30,8 @@ import type { ChallengeRow, LeaderboardRow, ParticipationRow } from "./store.ts"
 export interface ChallengesDeps {
   db: Database;
   clock: Clock;
-  jobs: JobSystem;
+  users: Pick<UsersApi, "loadUser">;
+  communities: Pick<CommunitiesApi, "communityAccess" | "visibleCommunity" | "loadCommunity">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -135,56 +133,31 @@ const iso = (d: Date) => d.toISOString();
 
 type Args = Record<string, unknown>;
 
-/** When an event's activity happened: its `occurredAt` when the payload has one, else now. */
-function eventTime(payload: Record<string, unknown>, now: Date): Date {
-  return typeof payload.occurredAt === "string" ? parseInstant(payload.occurredAt) ?? now : now;
-}
-
 export function challengesModule(deps: ChallengesDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-
-  deps.jobs.subscribe("habits.checked_in", "challenges.check_in", async (raw) => {
-    const p = raw as { userId: string; goalId: string; date: string };
-    const at = eventTime(raw as Record<string, unknown>, now());
-    const source = `check_in:${p.goalId}:${p.date}`;
-    await sql.begin(async (tx) => {
-      await store.earnPoints(tx, p.userId, CHECK_IN_POINTS, "check_in", `earn:${source}`, at);
-      const amount = contribution("check_ins", { kind: "check_in" })!;
-      await store.contribute(tx, p.userId, "check_ins", source, amount, at);
-    });
-  });
-
-  deps.jobs.subscribe("goals.progress_recorded", "challenges.goal_event", async (raw) => {
-    const p = raw as { userId: string; eventId: string; value: number };
-    const at = eventTime(raw as Record<string, unknown>, now());
-    const source = `goal_event:${p.eventId}`;
-    await sql.begin(async (tx) => {
-      await store.earnPoints(tx, p.userId, GOAL_EVENT_POINTS, "goal_event", `earn:${source}`, at);
-      const amount = contribution("goal_event_value", { kind: "goal_event", value: p.value });
-      if (amount !== null && Number.isFinite(amount)) {
-        await store.contribute(tx, p.userId, "goal_event_value", source, amount, at);
-      }
-    });
-  });
 
   /** The challenge of a public id whose community the viewer may read, or NOT_FOUND. */
   async function readableChallenge(ctx: GraphQLContext, id: unknown) {
     const challenge = typeof id === "string" && looksLikePublicId(id)
       ? await store.challengeByPublicId(sql, id)
       : null;
-    const found = challenge ? await communityAccess(ctx, sql, challenge.communityId) : null;
+    const found = challenge
+      ? await deps.communities.communityAccess(ctx, challenge.communityId)
+      : null;
     if (!challenge || !found || !canRead(found.access)) throw notFound("challenge");
     return { challenge, access: found.access };
   }
 
   function loadParticipation(ctx: GraphQLContext, challengeId: string) {
     const viewer = requireViewer(ctx);
-    return ctx.loader<string, ParticipationRow | null>(
+    return loadByKey(
+      ctx,
       "challengeParticipation",
-      async (ids) =>
-        byKeys(ids, await store.participations(sql, viewer.userId, ids), (p) => p.challengeId),
-    ).load(challengeId);
+      (ids) => store.participations(sql, viewer.userId, ids),
+      (r) => r.challengeId,
+      challengeId,
+    );
   }
 
   const fail = (errors: string[]) => ({ challenge: null, errors });
@@ -195,7 +168,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   async function createChallenge(ctx: GraphQLContext, args: Args) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
+    const { community, access } = await deps.communities.visibleCommunity(ctx, args.communityId);
     if (access.role === null) return fail(["not_member: only members can create challenges"]);
     const input = {
       title: String(args.title ?? "").trim(),
@@ -223,17 +196,11 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     if (access.role === null) return fail(["not_member: only community members can join"]);
     const window = joinWindowError(now(), challenge.startsAt, challenge.endsAt);
     if (window) return fail([window]);
-    const result = await store.join(sql, challenge, viewer.userId, now());
-    switch (result) {
-      case "joined":
-        return await reload(challenge);
-      case "already_joined":
-        return fail(["already_joined: you are in this challenge"]);
-      case "insufficient_points":
-        return fail([`insufficient_points: joining costs ${challenge.entryCost} points`]);
-      case "closed":
-        return fail(["ended: the challenge is not open"]);
-    }
+    const refusal = joinRefusal(
+      await store.join(sql, challenge, viewer.userId, now()),
+      challenge.entryCost,
+    );
+    return refusal ? fail([refusal]) : await reload(challenge);
   }
 
   async function leaveChallenge(ctx: GraphQLContext, id: unknown) {
@@ -241,18 +208,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     const { challenge } = await readableChallenge(ctx, id);
     const window = leaveWindowError(now(), challenge.endsAt);
     if (window) return fail([window]);
-    const result = await store.leave(sql, challenge, viewer.userId, now());
-    switch (result) {
-      case "left":
-        return await reload(challenge);
-      case "not_participating":
-        return fail(["not_participating: you are not in this challenge"]);
-      case "closed":
-        return fail(["ended: a finished challenge cannot be left"]);
-    }
+    const refusal = leaveRefusal(await store.leave(sql, challenge, viewer.userId, now()));
+    return refusal ? fail([refusal]) : await reload(challenge);
   }
-
-  const entry = (r: LeaderboardRow & { rank: number }) => r;
 
   return {
     typeDefs,
@@ -263,8 +221,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
         endsAt: (c: ChallengeRow) => iso(c.endsAt),
         createdAt: (c: ChallengeRow) => iso(c.createdAt),
         community: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
-          loadCommunity(ctx, sql, c.communityId),
-        creator: (c: ChallengeRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, c.creatorId),
+          deps.communities.loadCommunity(ctx, c.communityId),
+        creator: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, c.creatorId),
         viewerParticipation: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
           loadParticipation(ctx, c.id),
       },
@@ -273,7 +232,8 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       },
       LeaderboardEntry: {
         joinedAt: (r: LeaderboardRow) => iso(r.joinedAt),
-        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, r.userId),
+        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, r.userId),
       },
       ChallengeLeaderboard: {
         viewerEntry: async (
@@ -289,10 +249,13 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       },
       CurrentUser: {
         points: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
-          (await ctx.loader<string, { balance: number } | null>(
+          (await loadByKey(
+            ctx,
             "pointBalance",
-            async (ids) => byKeys(ids, await store.pointBalances(sql, ids), (b) => b.userId),
-          ).load(u.id))?.balance ?? 0,
+            (ids) => store.pointBalances(sql, ids),
+            (r) => r.userId,
+            u.id,
+          ))?.balance ?? 0,
       },
       Query: {
         communityChallenge: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
@@ -302,17 +265,17 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           args: { communityId: string; first?: number | null; after?: string | null },
           ctx: GraphQLContext,
         ) => {
-          const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
-          if (!canRead(access)) throw notFound("community");
-          const first = clampFirst(args.first);
-          const key = decodeCursor(args.after, 1);
-          const rows = await store.challengePage(
-            sql,
-            community.id,
-            first + 1,
-            key ? String(key[0]) : null,
+          const { community, access } = await deps.communities.visibleCommunity(
+            ctx,
+            args.communityId,
           );
-          return toConnection(rows, first, (r) => [r.publicId]);
+          if (!canRead(access)) throw notFound("community");
+          return await paginate(
+            args,
+            ["string"],
+            (limit, after) => store.challengePage(sql, community.id, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          );
         },
         communityChallengeLeaderboard: async (
           _: unknown,
@@ -320,27 +283,16 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           ctx: GraphQLContext,
         ) => {
           const { challenge } = await readableChallenge(ctx, args.challengeId);
-          const first = clampFirst(args.first);
-          const key = decodeCursor(args.after, 2);
-          if (key && (typeof key[0] !== "number" || typeof key[1] !== "string")) {
-            throw badUserInput("invalid cursor in `after`");
-          }
-          const rows = await store.leaderboardPage(
-            sql,
-            challenge.id,
-            first + 1,
-            key as [number, string] | null,
-          );
-          const ranks = pageRanks(
-            rows.map((r) => r.score),
-            rows[0]?.above ?? 0,
-            rows[0]?.atOrAbove ?? 0,
-          );
-          const ranked = rows.map((r, i) => entry({ ...r, rank: ranks[i] }));
-          return {
-            challenge,
-            ...toConnection(ranked, first, (r) => [r.score, r.publicId]),
-          };
+          const connection = await paginate(args, ["number", "string"], async (limit, after) => {
+            const rows = await store.leaderboardPage(sql, challenge.id, limit, after);
+            const ranks = pageRanks(
+              rows.map((r) => r.score),
+              rows[0]?.above ?? 0,
+              rows[0]?.atOrAbove ?? 0,
+            );
+            return rows.map((r, i) => ({ ...r, rank: ranks[i] }));
+          }, (r) => [r.score, r.publicId]);
+          return { challenge, ...connection };
         },
       },
       Mutation: {

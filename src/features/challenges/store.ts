@@ -3,9 +3,17 @@
  * leaving are one transaction each whose every step is a guarded statement (unique participant,
  * balance >= cost, challenge still open); a leaderboard page is one statement whatever its depth.
  */
-import type { Queryable, Sql } from "../../platform/db.ts";
+import {
+  beforeRow,
+  maybeOne,
+  one,
+  type Queryable,
+  Rollback,
+  type Sql,
+  transaction,
+} from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
-import type { ChallengeMetric } from "./rules.ts";
+import type { ChallengeMetric, JoinResult, LeaveResult } from "./rules.ts";
 
 export interface ChallengeRow {
   id: string;
@@ -47,32 +55,21 @@ const columns = (sql: Queryable) =>
 
 export async function insertChallenge(
   sql: Queryable,
-  input: {
-    communityId: string;
-    creatorId: string;
-    title: string;
-    description: string | null;
-    metric: ChallengeMetric;
-    startsAt: Date;
-    endsAt: Date;
-    entryCost: number;
-  },
+  input: Omit<ChallengeRow, "id" | "publicId" | "participantCount" | "createdAt">,
   at: Date,
 ): Promise<ChallengeRow> {
-  const [row] = await sql<ChallengeRow[]>`
+  return await one(sql<ChallengeRow[]>`
     insert into community_challenges (public_id, community_id, creator_id, title, description,
                                       metric, starts_at, ends_at, entry_cost, created_at)
     values (${publicId()}, ${input.communityId}, ${input.creatorId}, ${input.title},
             ${input.description}, ${input.metric}, ${input.startsAt}, ${input.endsAt},
             ${input.entryCost}, ${at})
-    returning ${columns(sql)}`;
-  return row;
+    returning ${columns(sql)}`);
 }
 
 export async function challengeByPublicId(sql: Queryable, id: string) {
-  const [row] = await sql<ChallengeRow[]>`
-    select ${columns(sql)} from community_challenges where public_id = ${id}`;
-  return row ?? null;
+  return await maybeOne(sql<ChallengeRow[]>`
+    select ${columns(sql)} from community_challenges where public_id = ${id}`);
 }
 
 /** A community's challenges, latest start first; `after` is a challenge public id. */
@@ -82,13 +79,10 @@ export async function challengePage(
   limit: number,
   after: string | null,
 ) {
-  const below = after
-    ? sql`and (starts_at, id) < (select starts_at, id from community_challenges
-                                 where public_id = ${after} and community_id = ${communityId})`
-    : sql``;
+  const scope = sql`community_id = ${communityId}`;
   return await sql<ChallengeRow[]>`
     select ${columns(sql)} from community_challenges
-    where community_id = ${communityId} ${below}
+    where ${scope} ${beforeRow(sql, "community_challenges", "starts_at", after, scope)}
     order by starts_at desc, id desc
     limit ${limit}`;
 }
@@ -108,24 +102,6 @@ export async function participations(
     where p.user_id = ${userId} and p.challenge_id = any(${challengeIds as string[]}::bigint[])`;
 }
 
-export type JoinResult = "joined" | "already_joined" | "insufficient_points" | "closed";
-export type LeaveResult = "left" | "not_participating" | "closed";
-
-class Refused<R> extends Error {
-  constructor(readonly result: R) {
-    super(String(result));
-  }
-}
-
-async function refusable<R>(run: () => Promise<R>): Promise<R> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof Refused) return err.result as R;
-    throw err;
-  }
-}
-
 /** Joins: participant row (unique), entry cost spent (balance >= cost), count raised in window. */
 export function join(
   sql: Sql,
@@ -133,34 +109,31 @@ export function join(
   userId: string,
   at: Date,
 ): Promise<JoinResult> {
-  return refusable(() =>
-    sql.begin(async (tx) => {
-      const [participant] = await tx<{ publicId: string }[]>`
-        insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
-                                            joined_at)
-        values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
-        on conflict do nothing
-        returning public_id as "publicId"`;
-      if (!participant) throw new Refused<JoinResult>("already_joined");
-      if (challenge.entryCost > 0) {
-        const spent = await spendPoints(
-          tx,
-          userId,
-          challenge.entryCost,
-          "challenge_entry",
-          `challenge_entry:${participant.publicId}`,
-          at,
-        );
-        if (!spent) throw new Refused<JoinResult>("insufficient_points");
-      }
-      const open = await tx`
-        update community_challenges set participant_count = participant_count + 1
-        where id = ${challenge.id} and starts_at <= ${at} and ends_at > ${at}
-        returning id`;
-      if (!open.length) throw new Refused<JoinResult>("closed");
-      return "joined" as const;
-    })
-  );
+  return transaction<JoinResult>(sql, async (tx) => {
+    const [participant] = await tx<{ publicId: string }[]>`
+      insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
+                                          joined_at)
+      values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
+      on conflict do nothing
+      returning public_id as "publicId"`;
+    if (!participant) throw new Rollback<JoinResult>("already_joined");
+    if (challenge.entryCost > 0) {
+      const spent = await spendPoints(tx, {
+        userId,
+        points: challenge.entryCost,
+        reason: "challenge_entry",
+        ref: `challenge_entry:${participant.publicId}`,
+        at,
+      });
+      if (!spent) throw new Rollback<JoinResult>("insufficient_points");
+    }
+    const open = await tx`
+      update community_challenges set participant_count = participant_count + 1
+      where id = ${challenge.id} and starts_at <= ${at} and ends_at > ${at}
+      returning id`;
+    if (!open.length) throw new Rollback<JoinResult>("closed");
+    return "joined" as const;
+  });
 }
 
 /** Leaves: deletes the participation (its contributions cascade), refunds, lowers the count. */
@@ -170,24 +143,28 @@ export function leave(
   userId: string,
   at: Date,
 ): Promise<LeaveResult> {
-  return refusable(() =>
-    sql.begin(async (tx) => {
-      const [gone] = await tx<{ publicId: string; paid: number }[]>`
-        delete from challenge_participants
-        where challenge_id = ${challenge.id} and user_id = ${userId}
-        returning public_id as "publicId", entry_cost_paid as paid`;
-      if (!gone) throw new Refused<LeaveResult>("not_participating");
-      const open = await tx`
-        update community_challenges set participant_count = participant_count - 1
-        where id = ${challenge.id} and ends_at > ${at}
-        returning id`;
-      if (!open.length) throw new Refused<LeaveResult>("closed");
-      if (gone.paid > 0) {
-        await earnPoints(tx, userId, gone.paid, "challenge_refund", `refund:${gone.publicId}`, at);
-      }
-      return "left" as const;
-    })
-  );
+  return transaction<LeaveResult>(sql, async (tx) => {
+    const [gone] = await tx<{ publicId: string; paid: number }[]>`
+      delete from challenge_participants
+      where challenge_id = ${challenge.id} and user_id = ${userId}
+      returning public_id as "publicId", entry_cost_paid as paid`;
+    if (!gone) throw new Rollback<LeaveResult>("not_participating");
+    const open = await tx`
+      update community_challenges set participant_count = participant_count - 1
+      where id = ${challenge.id} and ends_at > ${at}
+      returning id`;
+    if (!open.length) throw new Rollback<LeaveResult>("closed");
+    if (gone.paid > 0) {
+      await earnPoints(tx, {
+        userId,
+        points: gone.paid,
+        reason: "challenge_refund",
+        ref: `refund:${gone.publicId}`,
+        at,
+      });
+    }
+    return "left" as const;
+  });
 }
 
 /**
@@ -253,24 +230,27 @@ export async function leaderboardPage(
 
 // Points ---------------------------------------------------------------------------------------
 
+/** A change of a user's points, recorded once per `ref` in the ledger. */
+export interface PointEntry {
+  userId: string;
+  points: number;
+  /** Why: `check_in`, `goal_event`, `challenge_entry`, `challenge_refund`. */
+  reason: string;
+  ref: string;
+  at: Date;
+}
+
 /** Adds points once per `ref` (a repeat changes nothing); true when added now. */
-export async function earnPoints(
-  sql: Queryable,
-  userId: string,
-  points: number,
-  reason: string,
-  ref: string,
-  at: Date,
-): Promise<boolean> {
+export async function earnPoints(sql: Queryable, e: PointEntry): Promise<boolean> {
   const rows = await sql`
     with entry as (
       insert into point_ledger (user_id, delta, reason, ref, created_at)
-      values (${userId}, ${points}, ${reason}, ${ref}, ${at})
+      values (${e.userId}, ${e.points}, ${e.reason}, ${e.ref}, ${e.at})
       on conflict (ref) do nothing
       returning user_id, delta
     )
     insert into user_points (user_id, balance, updated_at)
-    select user_id, delta, ${at} from entry
+    select user_id, delta, ${e.at} from entry
     on conflict (user_id) do update
       set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
     returning user_id`;
@@ -278,22 +258,15 @@ export async function earnPoints(
 }
 
 /** Spends points when the balance covers them (one guarded statement); false otherwise. */
-export async function spendPoints(
-  sql: Queryable,
-  userId: string,
-  points: number,
-  reason: string,
-  ref: string,
-  at: Date,
-): Promise<boolean> {
+export async function spendPoints(sql: Queryable, e: PointEntry): Promise<boolean> {
   const rows = await sql`
     with spent as (
-      update user_points set balance = balance - ${points}, updated_at = ${at}
-      where user_id = ${userId} and balance >= ${points}
+      update user_points set balance = balance - ${e.points}, updated_at = ${e.at}
+      where user_id = ${e.userId} and balance >= ${e.points}
       returning user_id
     )
     insert into point_ledger (user_id, delta, reason, ref, created_at)
-    select user_id, ${-points}, ${reason}, ${ref}, ${at} from spent
+    select user_id, ${-e.points}, ${e.reason}, ${e.ref}, ${e.at} from spent
     returning id`;
   return rows.length > 0;
 }

@@ -1,10 +1,11 @@
 /**
- * The AI services other features receive in their deps: feature flags (`coaching`, `moderation`,
- * `batch`), the moderation hook, and the LLM client (null when `LLM_BASE_URL` is unset).
+ * The AI services of the coaching feature that other features receive through its API: feature
+ * flags (`coaching`, `moderation`, `batch`) and the moderation hook, over the LLM client (null
+ * when `LLM_BASE_URL` is unset).
  *
  * @example
  * ```ts
- * // in a feature that accepts user posts (deps: FeatureDeps)
+ * // in a feature that accepts user posts (deps.moderation: the coaching feature's moderation)
  * const verdict = await deps.moderation.check(body, { category: "feedback_post", userId });
  * if (!verdict.allowed) return { post: null, errors: [`content_rejected: ${verdict.reason}`] };
  * // in a batch job
@@ -15,7 +16,7 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { errorFields, type Logger } from "../../platform/log.ts";
-import { createLlmClient, type LlmClient, LlmError } from "../../platform/llm.ts";
+import { type LlmClient, LlmError } from "../../platform/llm.ts";
 import { codedError } from "../../graphql/errors.ts";
 import {
   AI_FLAGS,
@@ -79,11 +80,12 @@ export interface Ai {
 }
 
 export interface AiDeps {
-  config: Config;
+  config: Pick<Config, "aiFlags">;
   db: Database;
   log: Logger;
   clock: Clock;
-  fetch: typeof fetch;
+  /** The LLM proxy's client; null when `LLM_BASE_URL` is unset (AI features are off). */
+  llm: LlmClient | null;
 }
 
 export function createAiFlags(deps: AiDeps, llmConfigured: boolean): AiFlags {
@@ -199,13 +201,6 @@ export function createModeration(deps: AiDeps, ai: Ai): Moderation {
 
 /** Builds the AI services once per app. */
 export function createAi(deps: AiDeps): Ai & { moderation: Moderation } {
-  const llm = deps.config.llmBaseUrl
-    ? createLlmClient({
-      baseUrl: deps.config.llmBaseUrl,
-      apiKey: deps.config.llmApiKey,
-      fetch: deps.fetch,
-    })
-    : null;
-  const ai: Ai = { llm, flags: createAiFlags(deps, llm !== null) };
+  const ai: Ai = { llm: deps.llm, flags: createAiFlags(deps, deps.llm !== null) };
   return { ...ai, moderation: createModeration(deps, ai) };
 }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { RateLimit } from "../../platform/rate-limit.ts";
-import { isDate } from "../goals/dates.ts";
+import { isDate } from "../../platform/dates.ts";
 import { TITLE_MAX, VALUE_LIMIT } from "../goals/rules.ts";
 
 /** The AI feature flags (spec 7); any other name fails closed. */

@@ -8,24 +8,23 @@
  */
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { Logger } from "../../platform/log.ts";
 import type { KvStore } from "../../platform/kv.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { LlmError, type LlmUsage } from "../../platform/llm.ts";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limit.ts";
+import { localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import {
+  adminField,
   type GraphQLContext,
-  requireAdmin,
   requireViewer,
   type Viewer,
+  viewerField,
 } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
-import * as goals from "../goals/store.ts";
-import { currentStreak, newGoalErrors, streakPeriod, todayIndex } from "../goals/rules.ts";
-import { addDays, isoWeekStart, localDate } from "../goals/dates.ts";
-import { moodLogsBetween } from "../mood/store.ts";
+import type { GoalRow, GoalsApi } from "../goals/mod.ts";
+import { newGoalErrors } from "../goals/rules.ts";
+import type { MoodApi } from "../mood/mod.ts";
 import type { Ai } from "./ai.ts";
 import {
   adviceAnswer,
@@ -49,13 +48,13 @@ import {
 import * as store from "./store.ts";
 import type { z } from "zod";
 
-export interface CoachingDeps {
+export interface CoachingSchemaDeps {
   db: Database;
   kv: KvStore;
   clock: Clock;
-  log: Logger;
-  jobs: Pick<JobSystem, "publish">;
   ai: Ai;
+  goals: Pick<GoalsApi, "ownGoal" | "goalById" | "snapshot" | "addSubGoals">;
+  mood: Pick<MoodApi, "moodLogsBetween">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -131,41 +130,32 @@ const typeDefs = /* GraphQL */ `
 
 type Args = Record<string, unknown>;
 
-export function coachingModule(deps: CoachingDeps): GraphQLModule {
+export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const limiter = createRateLimiter({ kv: deps.kv, clock: deps.clock });
 
-  async function ownGoal(viewer: Viewer, id: unknown): Promise<goals.GoalRow> {
-    const goal = typeof id === "string" && looksLikePublicId(id)
-      ? await goals.ownGoal(sql, viewer.userId, id)
-      : null;
+  async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow> {
+    const goal = await deps.goals.ownGoal(viewer.userId, id);
     if (!goal) throw notFound("goal");
     return goal;
   }
 
   /** The viewer's own records about one goal, bounded (spec: no other user's data). */
-  async function contextOf(viewer: Viewer, goal: goals.GoalRow): Promise<CoachingContext> {
+  async function contextOf(viewer: Viewer, goal: GoalRow): Promise<CoachingContext> {
     const zone = viewer.timeZone;
     const at = now();
-    const today = localDate(at, zone);
-    const [[figures], [runs], days, events, moods, subGoals] = await Promise.all([
-      goals.goalFigures(sql, [goal.id], today, isoWeekStart(today)),
-      goals.streakRuns(sql, [goal.id], zone),
-      goals.progressBuckets(sql, goal, "DAY", addDays(today, 1 - RECENT_DAYS), today, zone),
-      goals.recentEventsOf(sql, [goal.id], RECENT_EVENTS),
-      moodLogsBetween(
-        sql,
+    const [snapshot, moods] = await Promise.all([
+      deps.goals.snapshot(goal, zone, at, { days: RECENT_DAYS, events: RECENT_EVENTS }),
+      deps.mood.moodLogsBetween(
         viewer.userId,
         new Date(at.getTime() - RECENT_MOOD_DAYS * 86_400_000),
         new Date(at.getTime() + 1),
         RECENT_MOODS,
       ),
-      goals.subGoalsOf(sql, [goal.id]),
     ]);
-    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
     return {
-      today,
+      today: snapshot.today,
       timeZone: zone,
       goal: {
         title: goal.title,
@@ -175,18 +165,19 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
         unit: goal.unit,
         startValue: goal.startValue,
         targetValue: goal.targetValue,
-        currentValue: figures?.currentValue ?? 0,
+        currentValue: snapshot.currentValue,
         dueDate: goal.dueDate,
         cadence: goal.cadence,
         timesPerWeek: goal.timesPerWeek,
         createdOn: localDate(goal.createdAt, zone),
       },
-      streak: {
-        current: currentStreak(runs ?? empty, todayIndex(today, streakPeriod(goal))),
-        longest: runs?.longest ?? 0,
-      },
-      dailyProgress: days.map((d) => ({ day: d.periodStart, total: d.sum, entries: d.count })),
-      recentProgress: events.map((e) => ({
+      streak: snapshot.streak,
+      dailyProgress: snapshot.days.map((d) => ({
+        day: d.periodStart,
+        total: d.sum,
+        entries: d.count,
+      })),
+      recentProgress: snapshot.recentEvents.map((e) => ({
         on: localDate(e.occurredAt, zone),
         value: e.value,
         note: e.note,
@@ -197,7 +188,7 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
         note: m.note,
         tags: m.tags,
       })),
-      subGoals: subGoals.map((s) => ({ title: s.title, status: s.status })),
+      subGoals: snapshot.subGoals.map((s) => ({ title: s.title, status: s.status })),
     };
   }
 
@@ -261,7 +252,7 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
     }
   }
 
-  const operation = (viewer: Viewer, name: string, goal: goals.GoalRow) => ({
+  const operation = (viewer: Viewer, name: string, goal: GoalRow) => ({
     operation: name,
     user_id: viewer.publicId,
     goal_id: goal.publicId,
@@ -282,7 +273,7 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
       return fail([`indexes must be between 0 and ${all.length - 1}`]);
     }
     if (suggestion.acceptedAt) return fail(["these milestones were already accepted"]);
-    const [parent] = await goals.goalsByIds(sql, [suggestion.goalId]);
+    const parent = await deps.goals.goalById(suggestion.goalId);
     if (!parent || parent.status === "archived") return fail(["the goal is archived"]);
     const today = localDate(now(), viewer.timeZone);
     const inputs = indexes.sort((a, b) => a - b).map((i) => milestoneSubGoal(parent, all[i]));
@@ -294,20 +285,7 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
       if (!(await store.markAccepted(tx, suggestion.id, now()))) {
         return fail(["these milestones were already accepted"]);
       }
-      const created: goals.GoalRow[] = [];
-      for (const input of inputs) {
-        const goal = await goals.insertGoal(tx, viewer.userId, {
-          ...input,
-          parentId: parent.id,
-          visibility: parent.visibility,
-        }, now());
-        await deps.jobs.publish(tx, "goals.goal_created", {
-          userId: viewer.userId,
-          goalId: goal.publicId,
-          source: "ai_milestones",
-        });
-        created.push(goal);
-      }
+      const created = await deps.goals.addSubGoals(tx, parent, inputs, "ai_milestones", now());
       return { goals: created, errors: [] };
     });
   }
@@ -316,14 +294,12 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
     typeDefs,
     resolvers: {
       Query: {
-        aiFlags: (_: unknown, __: Args, ctx: GraphQLContext) => {
-          requireAdmin(ctx);
+        aiFlags: adminField(() => {
           return deps.ai.flags.list();
-        },
+        }),
       },
       Mutation: {
-        getInsight: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        getInsight: viewerField(async (viewer, args: { goalId: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
           const answer = await coach(ctx, viewer, {
             category: "insight",
@@ -333,13 +309,8 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
             schema: insightAnswer,
           });
           return { goalId: goal.publicId, ...answer, generatedAt: now().toISOString() };
-        },
-        getAdvice: async (
-          _: unknown,
-          args: { goalId: string; question: string },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
+        }),
+        getAdvice: viewerField(async (viewer, args: { goalId: string; question: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
           const question = args.question.trim();
           if (!question) throw badUserInput("question must not be empty");
@@ -354,9 +325,8 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
             schema: adviceAnswer,
           });
           return { goalId: goal.publicId, question, ...answer, generatedAt: now().toISOString() };
-        },
-        generateMilestones: async (_: unknown, args: { goalId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        }),
+        generateMilestones: viewerField(async (viewer, args: { goalId: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
           if (goal.status !== "active") {
             return { suggestionId: null, milestones: [], errors: [`the goal is ${goal.status}`] };
@@ -381,21 +351,16 @@ export function coachingModule(deps: CoachingDeps): GraphQLModule {
             now(),
           );
           return { suggestionId: suggestion.publicId, milestones, errors: [] };
-        },
+        }),
         acceptMilestones: (_: unknown, args: Args, ctx: GraphQLContext) =>
           acceptMilestones(requireViewer(ctx), args),
-        setAiFlag: async (
-          _: unknown,
-          args: { name: string; enabled: boolean },
-          ctx: GraphQLContext,
-        ) => {
-          const admin = requireAdmin(ctx);
+        setAiFlag: adminField(async (admin, args: { name: string; enabled: boolean }) => {
           const flag = await deps.ai.flags.set(args.name, args.enabled, admin.userId);
           if (!flag) {
             return { flag: null, errors: [`unknown AI flag ${JSON.stringify(args.name)}`] };
           }
           return { flag, errors: [] };
-        },
+        }),
       },
     },
   };

@@ -1,5 +1,5 @@
 /** SQL for AI coaching: flag overrides, the ledger of model calls, milestone suggestions. */
-import type { Queryable } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { LlmUsage } from "../../platform/llm.ts";
 import type { Milestone } from "./rules.ts";
@@ -71,34 +71,23 @@ export async function insertSuggestion(
   milestones: Milestone[],
   at: Date,
 ): Promise<SuggestionRow> {
-  const [row] = await sql<SuggestionRow[]>`
+  return await one(sql<SuggestionRow[]>`
     insert into milestone_suggestions (public_id, user_id, goal_id, milestones, created_at)
     values (${publicId()}, ${userId}, ${goalId}, ${sql.json(milestones as never)}, ${at})
-    returning ${columns(sql)}`;
-  return row;
+    returning ${columns(sql)}`);
 }
 
 /** The user's suggestion of this public id, or null (another user's is null too). */
-export async function ownSuggestion(
-  sql: Queryable,
-  userId: string,
-  suggestionPublicId: string,
-): Promise<SuggestionRow | null> {
-  const [row] = await sql<SuggestionRow[]>`
+export async function ownSuggestion(sql: Queryable, userId: string, suggestionPublicId: string) {
+  return await maybeOne(sql<SuggestionRow[]>`
     select ${columns(sql)} from milestone_suggestions
-    where public_id = ${suggestionPublicId} and user_id = ${userId}`;
-  return row ?? null;
+    where public_id = ${suggestionPublicId} and user_id = ${userId}`);
 }
 
 /** Marks a suggestion accepted; null when it already was (one statement, its own guard). */
-export async function markAccepted(
-  tx: Queryable,
-  suggestionId: string,
-  at: Date,
-): Promise<SuggestionRow | null> {
-  const [row] = await tx<SuggestionRow[]>`
+export async function markAccepted(tx: Queryable, suggestionId: string, at: Date) {
+  return await maybeOne(tx<SuggestionRow[]>`
     update milestone_suggestions set accepted_at = ${at}
     where id = ${suggestionId} and accepted_at is null
-    returning ${columns(tx)}`;
-  return row ?? null;
+    returning ${columns(tx)}`);
 }

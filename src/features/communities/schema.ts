@@ -5,17 +5,20 @@
  */
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import {
+  type GraphQLContext,
+  requireViewer,
+  type Viewer,
+  viewerField,
+} from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
+import { byKeys, loadByKey } from "../../graphql/loaders.ts";
 import { notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { userByPublicId } from "../users/store.ts";
-import { followAudiences, recordFeedItem, unfollowAudiences } from "../feed/store.ts";
-import { createNotifier } from "../notifications/notify.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { FeedApi } from "../feed/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import {
   canRead,
   canSee,
@@ -31,9 +34,9 @@ import * as store from "./store.ts";
 import type { CommunityRow, PostRow } from "./store.ts";
 
 /**
- * The moderation hook of the AI coaching issue (`FeatureDeps.moderation`, docs/ai-coaching.md),
- * typed by its shape: every post passes through it (it applies the `moderation` flag itself).
- * Optional so the module can be built without AI (then posts are stored unchecked).
+ * The moderation hook of AI coaching (its API's `moderation`, docs/ai-coaching.md), typed by its
+ * shape: every post passes through it (it applies the `moderation` flag itself). Optional so the
+ * feature can be built without AI (then posts are stored unchecked).
  */
 export interface PostModeration {
   check(
@@ -45,7 +48,9 @@ export interface PostModeration {
 export interface CommunitiesDeps {
   db: Database;
   clock: Clock;
-  jobs: JobSystem;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId">;
+  feed: Pick<FeedApi, "record" | "follow" | "unfollow">;
+  notifications: Pick<NotificationsApi, "notify">;
   moderation?: PostModeration;
 }
 
@@ -149,7 +154,7 @@ const typeDefs = /* GraphQL */ `
 type Relation = store.ViewerRelation;
 
 /** The viewer's relation to a community through the request's DataLoader. */
-export function loadRelation(
+function loadRelation(
   ctx: GraphQLContext,
   sql: Queryable,
   communityId: string,
@@ -175,17 +180,17 @@ function forget(ctx: GraphQLContext, sql: Queryable, communityId: string) {
 }
 
 export function loadCommunity(ctx: GraphQLContext, sql: Queryable, id: string) {
-  return ctx.loader<string, CommunityRow | null>(
+  return loadByKey(
+    ctx,
     "communityById",
-    async (ids) => byKeys(ids, await store.communitiesByIds(sql, ids), (c) => c.id),
-  ).load(id);
+    (ids) => store.communitiesByIds(sql, ids),
+    (r) => r.id,
+    id,
+  );
 }
 
 function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
-  return ctx.loader<string, PostRow | null>(
-    "communityPostById",
-    async (ids) => byKeys(ids, await store.postsByIds(sql, ids), (p) => p.id),
-  ).load(id);
+  return loadByKey(ctx, "communityPostById", (ids) => store.postsByIds(sql, ids), (r) => r.id, id);
 }
 
 /** What the viewer may do in a community (internal id), for other features (challenges). */
@@ -224,7 +229,7 @@ const iso = (d: Date) => d.toISOString();
 export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const notify = createNotifier(deps);
+  const notify = deps.notifications.notify;
 
   const fail = (errors: string[]) => ({ community: null, errors });
 
@@ -240,7 +245,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     return await sql.begin(async (tx) => {
       const community = await store.insertCommunity(tx, viewer.userId, input, now());
       if (!community) return fail(["name_taken: a community with this name exists"]);
-      await followAudiences(tx, viewer.userId, [communityAudience(community.id)]);
+      await deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]);
       return { community, errors: [] };
     });
   }
@@ -255,7 +260,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       community,
       viewer.userId,
       now(),
-      (tx) => followAudiences(tx, viewer.userId, [communityAudience(community.id)]),
+      (tx) => deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]),
     );
     forget(ctx, sql, community.id);
     switch (result) {
@@ -277,7 +282,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     if (problem) return fail([problem]);
     const left = await sql.begin(async (tx) => {
       if (!(await store.leave(tx, community.id, viewer.userId))) return false;
-      await unfollowAudiences(tx, viewer.userId, [communityAudience(community.id)]);
+      await deps.feed.unfollow(tx, viewer.userId, [communityAudience(community.id)]);
       return true;
     });
     forget(ctx, sql, community.id);
@@ -289,10 +294,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     const viewer = requireViewer(ctx);
     const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
     if (access.role === null) return fail(["not_member: only members can invite"]);
-    const userId = args.userId;
-    const invitee = typeof userId === "string" && looksLikePublicId(userId)
-      ? await userByPublicId(sql, userId)
-      : null;
+    const invitee = await deps.users.userByPublicId(args.userId);
     if (!invitee) throw notFound("user");
     if (invitee.id === viewer.userId) return fail(["userId must be another user"]);
     const invited = await sql.begin(async (tx) => {
@@ -328,7 +330,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     }
     const post = await sql.begin(async (tx) => {
       const post = await store.insertPost(tx, community.id, viewer.userId, body, now());
-      await recordFeedItem(tx, {
+      await deps.feed.record(tx, {
         userId: viewer.userId,
         kind: "community_post",
         occurredAt: post.createdAt,
@@ -340,19 +342,14 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     return { post, errors: [] };
   }
 
-  type PageArgs = { first?: number | null; after?: string | null };
-  const cursorId = (after: string | null | undefined) => {
-    const key = decodeCursor(after, 1);
-    return key ? String(key[0]) : null;
-  };
-
   return {
     typeDefs,
     resolvers: {
       Community: {
         id: (c: CommunityRow) => c.publicId,
         createdAt: (c: CommunityRow) => iso(c.createdAt),
-        owner: (c: CommunityRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, c.ownerId),
+        owner: (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, c.ownerId),
         viewerRole: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
           (await loadRelation(ctx, sql, c.id)).role,
         viewerInvited: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
@@ -361,7 +358,8 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       CommunityPost: {
         id: (p: PostRow) => p.publicId,
         createdAt: (p: PostRow) => iso(p.createdAt),
-        author: (p: PostRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, p.authorId),
+        author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, p.authorId),
         community: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
           loadCommunity(ctx, sql, p.communityId),
       },
@@ -372,22 +370,15 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           typeof a.communityId === "string" ? loadCommunity(ctx, sql, a.communityId) : null,
       },
       Query: {
-        communities: async (
-          _: unknown,
-          args: PageArgs & { scope: store.CommunityScope },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const first = clampFirst(args.first);
-          const rows = await store.communityPage(
-            sql,
-            viewer.userId,
-            args.scope,
-            first + 1,
-            cursorId(args.after),
-          );
-          return toConnection(rows, first, (r) => [r.publicId]);
-        },
+        communities: viewerField((viewer, args: PageArgs & { scope: store.CommunityScope }) =>
+          paginate(
+            args,
+            ["string"],
+            (limit, after) =>
+              store.communityPage(sql, viewer.userId, args.scope, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          )
+        ),
         community: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
           (await visibleCommunity(ctx, sql, args.id)).community,
         communityFeed: async (
@@ -397,9 +388,12 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
         ) => {
           const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
           if (!canRead(access)) throw notFound("community");
-          const first = clampFirst(args.first);
-          const rows = await store.postPage(sql, community.id, first + 1, cursorId(args.after));
-          return toConnection(rows, first, (r) => [r.publicId]);
+          return await paginate(
+            args,
+            ["string"],
+            (limit, after) => store.postPage(sql, community.id, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          );
         },
       },
       Mutation: {

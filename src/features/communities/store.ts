@@ -2,7 +2,15 @@
  * SQL for communities: creation, membership (guarded by the member cap in one statement),
  * invites to private communities, and posts paged newest first by (created_at, id).
  */
-import type { Queryable, Sql } from "../../platform/db.ts";
+import {
+  beforeRow,
+  maybeOne,
+  one,
+  type Queryable,
+  Rollback,
+  type Sql,
+  transaction,
+} from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { CommunityVisibility, MemberRole } from "./rules.ts";
 
@@ -71,9 +79,8 @@ export async function insertCommunity(
 }
 
 export async function communityByPublicId(sql: Queryable, id: string) {
-  const [row] = await sql<CommunityRow[]>`
-    select ${columns(sql)} from communities c where c.public_id = ${id}`;
-  return row ?? null;
+  return await maybeOne(sql<CommunityRow[]>`
+    select ${columns(sql)} from communities c where c.public_id = ${id}`);
 }
 
 export async function communitiesByIds(sql: Queryable, ids: readonly string[]) {
@@ -82,11 +89,7 @@ export async function communitiesByIds(sql: Queryable, ids: readonly string[]) {
 }
 
 /** The user's relation to each community (one statement for a whole list). */
-export async function relations(
-  sql: Queryable,
-  userId: string,
-  communityIds: readonly string[],
-): Promise<ViewerRelation[]> {
+export async function relations(sql: Queryable, userId: string, communityIds: readonly string[]) {
   return await sql<ViewerRelation[]>`
     select c.id as "communityId", m.role,
            (i.user_id is not null) as invited
@@ -110,39 +113,29 @@ export async function join(
   at: Date,
   follow: (tx: Queryable) => Promise<void>,
 ): Promise<JoinResult> {
-  class Refused extends Error {
-    constructor(readonly result: JoinResult) {
-      super(result);
-    }
-  }
-  try {
-    return await sql.begin(async (tx) => {
-      const inserted = await tx`
-        insert into community_members (community_id, user_id, role, joined_at)
-        values (${community.id}, ${userId}, 'member', ${at})
-        on conflict do nothing
-        returning user_id`;
-      if (!inserted.length) throw new Refused("already_member");
-      if (community.visibility === "private") {
-        const spent = await tx`
-          update community_invites set accepted_at = ${at}
-          where community_id = ${community.id} and user_id = ${userId} and accepted_at is null
-          returning id`;
-        if (!spent.length) throw new Refused("invite_required");
-      }
-      const counted = await tx`
-        update communities set member_count = member_count + 1
-        where id = ${community.id}
-          and (member_limit is null or member_count < member_limit)
+  return await transaction<JoinResult>(sql, async (tx) => {
+    const inserted = await tx`
+      insert into community_members (community_id, user_id, role, joined_at)
+      values (${community.id}, ${userId}, 'member', ${at})
+      on conflict do nothing
+      returning user_id`;
+    if (!inserted.length) throw new Rollback<JoinResult>("already_member");
+    if (community.visibility === "private") {
+      const spent = await tx`
+        update community_invites set accepted_at = ${at}
+        where community_id = ${community.id} and user_id = ${userId} and accepted_at is null
         returning id`;
-      if (!counted.length) throw new Refused("full");
-      await follow(tx);
-      return "joined" as const;
-    });
-  } catch (err) {
-    if (err instanceof Refused) return err.result;
-    throw err;
-  }
+      if (!spent.length) throw new Rollback<JoinResult>("invite_required");
+    }
+    const counted = await tx`
+      update communities set member_count = member_count + 1
+      where id = ${community.id}
+        and (member_limit is null or member_count < member_limit)
+      returning id`;
+    if (!counted.length) throw new Rollback<JoinResult>("full");
+    await follow(tx);
+    return "joined" as const;
+  });
 }
 
 /** Removes a plain member (never the owner); false when the user was not one. */
@@ -233,11 +226,10 @@ export async function insertPost(
   body: string,
   at: Date,
 ): Promise<PostRow> {
-  const [row] = await tx<PostRow[]>`
+  return await one(tx<PostRow[]>`
     insert into community_posts (public_id, community_id, author_id, body, created_at)
     values (${publicId()}, ${communityId}, ${authorId}, ${body}, ${at})
-    returning ${postColumns(tx)}`;
-  return row;
+    returning ${postColumns(tx)}`);
 }
 
 /** Posts newest first; `after` is the last post's public id (one of another community: empty). */
@@ -247,13 +239,10 @@ export async function postPage(
   limit: number,
   after: string | null,
 ): Promise<PostRow[]> {
-  const below = after
-    ? sql`and (created_at, id) < (select created_at, id from community_posts
-                                  where public_id = ${after} and community_id = ${communityId})`
-    : sql``;
+  const scope = sql`community_id = ${communityId}`;
   return await sql<PostRow[]>`
     select ${postColumns(sql)} from community_posts
-    where community_id = ${communityId} ${below}
+    where ${scope} ${beforeRow(sql, "community_posts", "created_at", after, scope)}
     order by created_at desc, id desc
     limit ${limit}`;
 }

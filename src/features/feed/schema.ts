@@ -1,17 +1,21 @@
 /**
  * GraphQL for the unified activity feed. Each item's `activity` is a member of the
- * `FeedActivity` union named after its kind (`goal_event` → `GoalEventActivity`): a later
- * feature adds a source by writing items with a new kind and `extend union FeedActivity = ...`.
+ * `FeedActivity` union named after its kind (`goal_event` → `GoalEventActivity`). The feature
+ * that writes a kind defines its activity type and adds it with `extend union FeedActivity = ...`
+ * (goals, badges, communities); the activity object is the item's `data`.
  */
 import type { Database } from "../../platform/db.ts";
-import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+import { type GraphQLContext, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { badUserInput } from "../../graphql/errors.ts";
-import { loadUser } from "../users/schema.ts";
-import { loadGoal } from "../goals/schema.ts";
-import { loadBadges } from "../badges/schema.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { UsersApi } from "../users/mod.ts";
+import { activityTypeName } from "./rules.ts";
 import { type FeedItemRow, feedPage } from "./store.ts";
+
+export interface FeedDeps {
+  db: Database;
+  users: Pick<UsersApi, "loadUser">;
+}
 
 const typeDefs = /* GraphQL */ `
   "One thing that happened, newest first in unifiedFeed."
@@ -24,37 +28,8 @@ const typeDefs = /* GraphQL */ `
     activity: FeedActivity!
   }
 
-  "Progress recorded on a target."
-  type GoalEventActivity {
-    "Null when the goal is no longer visible to the viewer."
-    goal: Goal
-    goalTitle: String!
-    value: Float!
-    unit: String
-    note: String
-  }
-
-  "A habit check-in."
-  type CheckInActivity {
-    goal: Goal
-    goalTitle: String!
-    "The local day checked in, YYYY-MM-DD."
-    date: String!
-    "The streak after this check-in."
-    streak: Int!
-  }
-
-  type GoalCompletedActivity {
-    goal: Goal
-    goalTitle: String!
-  }
-
-  type BadgeEarnedActivity {
-    badgeCode: String!
-    badge: Badge
-  }
-
-  union FeedActivity = GoalEventActivity | CheckInActivity | GoalCompletedActivity | BadgeEarnedActivity
+  "What happened: one member per kind of item, added by the feature that writes that kind."
+  union FeedActivity
 
   type FeedItemEdge {
     cursor: String!
@@ -72,53 +47,28 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const typeName = (kind: string) =>
-  kind.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Activity";
-
-type Activity = FeedItemRow["data"] & { __kind: string; __viewer: string };
-
-export function feedModule(deps: { db: Database }): GraphQLModule {
+export function feedModule(deps: FeedDeps): GraphQLModule {
   const sql = deps.db.sql;
-  const goalOf = async (a: Activity, _: unknown, ctx: GraphQLContext) => {
-    if (typeof a.goalId !== "string") return null;
-    const goal = await loadGoal(ctx, sql, a.goalId);
-    return goal && goal.userId === ctx.viewer?.userId ? goal : null;
-  };
   return {
     typeDefs,
     resolvers: {
       FeedItem: {
         id: (i: FeedItemRow) => i.publicId,
         occurredAt: (i: FeedItemRow) => i.occurredAt.toISOString(),
-        actor: (i: FeedItemRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, i.userId),
+        actor: (i: FeedItemRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, i.userId),
         activity: (i: FeedItemRow) => ({ ...i.data, __kind: i.kind }),
       },
-      FeedActivity: { __resolveType: (a: Activity) => typeName(a.__kind) },
-      GoalEventActivity: { goal: goalOf },
-      CheckInActivity: { goal: goalOf, streak: (a: Activity) => a.streak ?? 0 },
-      GoalCompletedActivity: { goal: goalOf },
-      BadgeEarnedActivity: {
-        badgeCode: (a: Activity) => a.code,
-        badge: async (a: Activity, _: unknown, ctx: GraphQLContext) => {
-          const rows = await loadBadges(ctx, sql, requireViewer(ctx).userId);
-          return rows.find((b) => b.code === a.code) ?? null;
-        },
-      },
+      FeedActivity: { __resolveType: (a: { __kind: string }) => activityTypeName(a.__kind) },
       Query: {
-        unifiedFeed: async (
-          _: unknown,
-          args: { first?: number | null; after?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const first = clampFirst(args.first);
-          const after = decodeCursor(args.after, 1);
-          if (after && typeof after[0] !== "string") {
-            throw badUserInput("invalid cursor in `after`");
-          }
-          const rows = await feedPage(sql, viewer.userId, first + 1, after?.[0] as string ?? null);
-          return toConnection(rows, first, (r) => [r.publicId]);
-        },
+        unifiedFeed: viewerField((viewer, args: PageArgs) =>
+          paginate(
+            args,
+            ["string"],
+            (limit, after) => feedPage(sql, viewer.userId, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          )
+        ),
       },
     },
   };

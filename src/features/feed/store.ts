@@ -10,6 +10,7 @@
  */
 import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
+import { audienceOf } from "./rules.ts";
 
 export interface FeedItemRow {
   id: string;
@@ -30,9 +31,6 @@ export interface NewFeedItem {
   audience?: string;
 }
 
-/** The default audience of a user's items of one kind (e.g. a partner follows `check_in`). */
-export const audienceOf = (kind: string, userId: string) => `${kind}:${userId}`;
-
 /** Adds an item to a user's feed, inside the caller's transaction. */
 export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<void> {
   await tx`
@@ -44,11 +42,7 @@ export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<
 }
 
 /** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
-export async function followAudiences(
-  tx: Queryable,
-  userId: string,
-  audiences: string[],
-): Promise<void> {
+export async function followAudiences(tx: Queryable, userId: string, audiences: string[]) {
   if (!audiences.length) return;
   await tx`
     insert into feed_follows (user_id, audience)
@@ -56,11 +50,7 @@ export async function followAudiences(
     on conflict do nothing`;
 }
 
-export async function unfollowAudiences(
-  tx: Queryable,
-  userId: string,
-  audiences: string[],
-): Promise<void> {
+export async function unfollowAudiences(tx: Queryable, userId: string, audiences: string[]) {
   if (!audiences.length) return;
   await tx`
     delete from feed_follows where user_id = ${userId} and audience = any(${audiences}::text[])`;

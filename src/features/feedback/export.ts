@@ -3,25 +3,31 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../platform/db.ts";
 import type { RouteHandler } from "../../http/router.ts";
 import { json } from "../../http/router.ts";
+import { errorResponse } from "../../platform/contract/mod.ts";
 import { readSignedJson } from "../../http/signed.ts";
-import { usersByIds } from "../users/store.ts";
+import type { UsersApi } from "../users/mod.ts";
 import { adminUrl, cutExportPage, nextSince, parseExportRequest } from "./rules.ts";
 import { postsCreatedAfter, postsCreatedAt } from "./store.ts";
 
-export function feedbackExportHandler(deps: { config: Config; db: Database }): RouteHandler {
+export interface FeedbackExportDeps {
+  config: Pick<Config, "workforceWebhookSecret" | "adminBaseUrl">;
+  db: Database;
+  users: Pick<UsersApi, "usersByIds">;
+}
+
+export function feedbackExportHandler(deps: FeedbackExportDeps): RouteHandler {
   const sql = deps.db.sql;
   return async (req, ctx) => {
     const read = await readSignedJson(req, ctx, deps.config.workforceWebhookSecret);
     if (!read.ok) return read.response;
     const request = parseExportRequest(read.body);
-    if (typeof request === "string") return json({ error: "invalid_body", message: request }, 400);
+    if (typeof request === "string") return errorResponse("invalid_body", request);
 
     const rows = await postsCreatedAfter(sql, request.since, request.limit + 1);
     const cut = cutExportPage(rows, request.limit);
     const page = cut.needsTieGroup ? await postsCreatedAt(sql, rows[0].createdAt) : cut.page;
-    const authors = new Map(
-      (await usersByIds(sql, [...new Set(page.map((p) => p.authorId))])).map((u) => [u.id, u]),
-    );
+    const authors = await deps.users.usersByIds([...new Set(page.map((p) => p.authorId))]);
+    const authorOf = new Map(authors.map((u) => [u.id, u]));
     return json({
       feedback_posts: page.map((p) => ({
         public_id: p.publicId,
@@ -31,8 +37,8 @@ export function feedbackExportHandler(deps: { config: Config; db: Database }): R
         status: p.status,
         vote_count: p.voteCount,
         comment_count: p.commentCount,
-        author_username: authors.get(p.authorId)?.username ?? null,
-        author_public_id: authors.get(p.authorId)?.publicId ?? null,
+        author_username: authorOf.get(p.authorId)?.username ?? null,
+        author_public_id: authorOf.get(p.authorId)?.publicId ?? null,
         created_at: p.createdAt,
         admin_url: adminUrl(deps.config.adminBaseUrl, p.publicId),
       })),

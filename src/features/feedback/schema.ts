@@ -1,13 +1,13 @@
 /** GraphQL for the feedback board: posts, votes, comments, soft delete, admin status. */
 import type { Database } from "../../platform/db.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireAdmin, requireViewer } from "../../graphql/context.ts";
-import type { Moderation } from "../coaching/ai.ts";
+import { adminField, requireViewer, viewerField } from "../../graphql/context.ts";
+import type { CoachingApi } from "../coaching/mod.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { loadUser } from "../users/schema.ts";
+import type { UsersApi } from "../users/mod.ts";
 import {
   type FeedbackCategory,
   type FeedbackStatus,
@@ -106,13 +106,23 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
+interface PostListArgs extends PageArgs {
+  category?: FeedbackCategory | null;
+  status?: FeedbackStatus | null;
+  sort?: "TOP" | "NEW" | null;
+}
+
 /** A refusal by the moderation hook, as a payload error. */
 const refused = (reason: string | null) =>
   `content_rejected: ${reason ?? "the content breaks the community rules"}`;
 
-export function feedbackModule(
-  deps: { db: Database; moderation: Pick<Moderation, "check"> },
-): GraphQLModule {
+export interface FeedbackSchemaDeps {
+  db: Database;
+  users: Pick<UsersApi, "loadUser">;
+  moderation: Pick<CoachingApi["moderation"], "check">;
+}
+
+export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
   const sql = deps.db.sql;
 
   const findPost = async (id: string): Promise<PostRow> => {
@@ -134,121 +144,107 @@ export function feedbackModule(
     resolvers: {
       FeedbackPost: {
         id: (p: PostRow) => p.publicId,
-        author: (p: PostRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, p.authorId),
+        author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, p.authorId),
         viewerHasVoted: (p: PostRow, _: unknown, ctx: GraphQLContext) => hasVoted(ctx, p.id),
-        comments: async (p: PostRow, args: { first?: number | null; after?: string | null }) => {
-          const first = clampFirst(args.first);
-          const rows = await commentsOf(sql, p.id, first + 1, decodeCursor(args.after, 2));
-          return toConnection(rows, first, (c) => [c.createdAt, c.publicId]);
-        },
+        comments: (p: PostRow, args: PageArgs) =>
+          paginate(
+            args,
+            ["string", "string"],
+            (limit, after) => commentsOf(sql, p.id, limit, after),
+            (c) => [c.createdAt, c.publicId],
+          ),
       },
       FeedbackComment: {
         id: (c: CommentRow) => c.publicId,
-        author: (c: CommentRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, c.authorId),
+        author: (c: CommentRow, _: unknown, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, c.authorId),
       },
       Query: {
-        feedbackPosts: async (
-          _: unknown,
-          args: {
-            category?: FeedbackCategory | null;
-            status?: FeedbackStatus | null;
-            sort?: "TOP" | "NEW" | null;
-            first?: number | null;
-            after?: string | null;
-          },
-          ctx: GraphQLContext,
-        ) => {
-          requireViewer(ctx);
+        feedbackPosts: viewerField((_, args: PostListArgs) => {
           const sort = args.sort ?? "NEW";
-          const first = clampFirst(args.first);
-          const rows = await listPosts(sql, {
-            category: args.category ?? null,
-            status: args.status ?? null,
-            sort,
-            limit: first + 1,
-            after: decodeCursor(args.after, sort === "TOP" ? 3 : 2),
-          });
-          return toConnection(
-            rows,
-            first,
-            (p) =>
-              sort === "TOP" ? [p.voteCount, p.createdAt, p.publicId] : [p.createdAt, p.publicId],
-          );
-        },
-        feedbackPost: (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-          requireViewer(ctx);
+          const list = (limit: number, after: (string | number)[] | null) =>
+            listPosts(sql, {
+              category: args.category ?? null,
+              status: args.status ?? null,
+              sort,
+              limit,
+              after,
+            });
+          return sort === "TOP"
+            ? paginate(args, ["number", "string", "string"], list, (p) => [
+              p.voteCount,
+              p.createdAt,
+              p.publicId,
+            ])
+            : paginate(args, ["string", "string"], list, (p) => [p.createdAt, p.publicId]);
+        }),
+        feedbackPost: viewerField((_, args: { id: string }) => {
           return findPost(args.id);
-        },
+        }),
       },
       Mutation: {
-        createFeedbackPost: async (
-          _: unknown,
-          args: { title: string; description: string; category: FeedbackCategory },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const { value, errors } = validatePost(args);
-          if (errors.length) return { post: null, errors };
-          const verdict = await deps.moderation.check(
-            `${value.title}\n\n${value.description}`,
-            { category: "feedback_post", userId: viewer.userId },
-            ctx.log,
-          );
-          if (!verdict.allowed) return { post: null, errors: [refused(verdict.reason)] };
-          const post = await createPost(sql, {
-            authorId: viewer.userId,
-            title: value.title,
-            description: value.description,
-            category: value.category as FeedbackCategory,
-          });
-          return { post, errors: [] };
-        },
-        voteFeedbackPost: async (_: unknown, args: { postId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        createFeedbackPost: viewerField(
+          async (
+            viewer,
+            args: { title: string; description: string; category: FeedbackCategory },
+            ctx,
+          ) => {
+            const { value, errors } = validatePost(args);
+            if (errors.length) return { post: null, errors };
+            const verdict = await deps.moderation.check(
+              `${value.title}\n\n${value.description}`,
+              { category: "feedback_post", userId: viewer.userId },
+              ctx.log,
+            );
+            if (!verdict.allowed) return { post: null, errors: [refused(verdict.reason)] };
+            const post = await createPost(sql, {
+              authorId: viewer.userId,
+              title: value.title,
+              description: value.description,
+              category: value.category as FeedbackCategory,
+            });
+            return { post, errors: [] };
+          },
+        ),
+        voteFeedbackPost: viewerField(async (viewer, args: { postId: string }) => {
           const post = await findPost(args.postId);
           const result = await toggleVote(sql, post.id, viewer.userId);
           if (!result) throw notFound("feedback post");
           return { ...result, errors: [] };
-        },
-        addFeedbackComment: async (
-          _: unknown,
-          args: { postId: string; body: string },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const post = await findPost(args.postId);
-          const { value, errors } = validateComment(args.body);
-          if (errors.length) return { comment: null, post: null, errors };
-          const verdict = await deps.moderation.check(
-            value,
-            { category: "feedback_comment", userId: viewer.userId, post_id: post.publicId },
-            ctx.log,
-          );
-          if (!verdict.allowed) {
-            return { comment: null, post: null, errors: [refused(verdict.reason)] };
-          }
-          const result = await addComment(sql, post.id, viewer.userId, value);
-          if (!result) throw notFound("feedback post");
-          return { ...result, errors: [] };
-        },
-        deleteFeedbackPost: async (_: unknown, args: { postId: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        }),
+        addFeedbackComment: viewerField(
+          async (viewer, args: { postId: string; body: string }, ctx) => {
+            const post = await findPost(args.postId);
+            const { value, errors } = validateComment(args.body);
+            if (errors.length) return { comment: null, post: null, errors };
+            const verdict = await deps.moderation.check(
+              value,
+              { category: "feedback_comment", userId: viewer.userId, post_id: post.publicId },
+              ctx.log,
+            );
+            if (!verdict.allowed) {
+              return { comment: null, post: null, errors: [refused(verdict.reason)] };
+            }
+            const result = await addComment(sql, post.id, viewer.userId, value);
+            if (!result) throw notFound("feedback post");
+            return { ...result, errors: [] };
+          },
+        ),
+        deleteFeedbackPost: viewerField(async (viewer, args: { postId: string }) => {
           const post = await findPost(args.postId);
           if (!mayDelete(post, viewer)) throw forbidden("only the author or an admin may delete");
           if (!await softDeletePost(sql, post.id)) throw notFound("feedback post");
           return { deletedPostId: post.publicId, errors: [] };
-        },
-        updateFeedbackStatus: async (
-          _: unknown,
-          args: { postId: string; status: FeedbackStatus },
-          ctx: GraphQLContext,
-        ) => {
-          requireAdmin(ctx);
-          const post = await findPost(args.postId);
-          const updated = await updatePostStatus(sql, post.id, args.status);
-          if (!updated) throw notFound("feedback post");
-          return { post: updated, errors: [] };
-        },
+        }),
+        updateFeedbackStatus: adminField(
+          async (_, args: { postId: string; status: FeedbackStatus }) => {
+            const post = await findPost(args.postId);
+            const updated = await updatePostStatus(sql, post.id, args.status);
+            if (!updated) throw notFound("feedback post");
+            return { post: updated, errors: [] };
+          },
+        ),
       },
     },
   };

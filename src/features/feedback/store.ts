@@ -1,5 +1,5 @@
 /** SQL for the feedback board: posts, votes, comments, and the export's read. */
-import type { Queryable, Sql } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable, type Sql } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { FeedbackCategory, FeedbackStatus } from "./rules.ts";
 
@@ -42,18 +42,16 @@ export async function createPost(
   sql: Queryable,
   input: { authorId: string; title: string; description: string; category: FeedbackCategory },
 ): Promise<PostRow> {
-  const [row] = await sql<PostRow[]>`
+  return await one(sql<PostRow[]>`
     insert into feedback_posts (public_id, author_id, title, description, category)
     values (${publicId()}, ${input.authorId}, ${input.title}, ${input.description}, ${input.category})
-    returning ${postColumns(sql)}`;
-  return row;
+    returning ${postColumns(sql)}`);
 }
 
 /** A post that is not deleted, by public id. */
 export async function postByPublicId(sql: Queryable, id: string): Promise<PostRow | null> {
-  const [row] = await sql<PostRow[]>`
-    select ${postColumns(sql)} from feedback_posts where public_id = ${id} and deleted_at is null`;
-  return row ?? null;
+  return await maybeOne(sql<PostRow[]>`
+    select ${postColumns(sql)} from feedback_posts where public_id = ${id} and deleted_at is null`);
 }
 
 export interface ListPostsOptions {
@@ -154,16 +152,11 @@ export async function softDeletePost(sql: Queryable, postId: string): Promise<bo
   return rows.length === 1;
 }
 
-export async function updatePostStatus(
-  sql: Queryable,
-  postId: string,
-  status: FeedbackStatus,
-): Promise<PostRow | null> {
-  const [row] = await sql<PostRow[]>`
+export async function updatePostStatus(sql: Queryable, postId: string, status: FeedbackStatus) {
+  return await maybeOne(sql<PostRow[]>`
     update feedback_posts set status = ${status}, updated_at = now()
     where id = ${postId} and deleted_at is null
-    returning ${postColumns(sql)}`;
-  return row ?? null;
+    returning ${postColumns(sql)}`);
 }
 
 /** Which of `postIds` the user has voted for. */
@@ -201,11 +194,7 @@ export async function commentsOf(
  * Export read: posts created strictly after `since` (compared by the database at microsecond
  * precision), oldest first, soft-deleted never included.
  */
-export async function postsCreatedAfter(
-  sql: Queryable,
-  since: string | null,
-  limit: number,
-): Promise<PostRow[]> {
+export async function postsCreatedAfter(sql: Queryable, since: string | null, limit: number) {
   return await sql<PostRow[]>`
     select ${postColumns(sql)} from feedback_posts
     where deleted_at is null and (${since}::text::timestamptz is null or created_at > ${since}::text::timestamptz)

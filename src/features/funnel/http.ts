@@ -5,22 +5,35 @@ import type { Clock } from "../../platform/clock.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import type { RouteHandler } from "../../http/router.ts";
 import { json } from "../../http/router.ts";
+import { errorResponse } from "../../platform/contract/mod.ts";
 import { readSignedJson } from "../../http/signed.ts";
-import { buildReport, funnelWindows, validCounts } from "./rules.ts";
-import { funnelCounts } from "./store.ts";
+import type { UsersApi } from "../users/mod.ts";
+import { buildReport, funnelWindows, stepCountsOf, validCounts } from "./rules.ts";
+import { recordedStepCounts } from "./store.ts";
 
-export function activationFunnelHandler(
-  deps: { config: Config; db: Database; clock: Clock; tracker: ErrorTracker },
-): RouteHandler {
+export interface FunnelDeps {
+  config: Pick<Config, "workforceWebhookSecret">;
+  db: Database;
+  clock: Clock;
+  tracker: ErrorTracker;
+  users: Pick<UsersApi, "milestoneCounts">;
+}
+
+export function activationFunnelHandler(deps: FunnelDeps): RouteHandler {
   return async (req, ctx) => {
     const read = await readSignedJson(req, ctx, deps.config.workforceWebhookSecret);
     if (!read.ok) return read.response;
     if (!read.body || typeof read.body !== "object" || Array.isArray(read.body)) {
-      return json({ error: "invalid_body", message: "body must be the JSON object {}" }, 400);
+      return errorResponse("invalid_body", "body must be the JSON object {}");
     }
     const asOf = deps.clock.now();
     try {
-      const { previous, current } = await funnelCounts(deps.db.sql, funnelWindows(asOf));
+      const windows = funnelWindows(asOf);
+      const [users, recorded] = await Promise.all([
+        deps.users.milestoneCounts(windows),
+        recordedStepCounts(deps.db.sql, windows),
+      ]);
+      const { previous, current } = stepCountsOf(users, recorded);
       if (!validCounts(previous) || !validCounts(current)) {
         throw new Error("activation funnel counts are incomplete or negative");
       }
@@ -30,11 +43,11 @@ export function activationFunnelHandler(
         request_id: ctx.requestId,
         path: "/integrations/activation-funnel",
       });
-      return json({
-        error: "funnel_computation_failed",
-        message: "the activation funnel could not be computed",
-        request_id: ctx.requestId,
-      }, 422);
+      return errorResponse(
+        "computation_failed",
+        "the activation funnel could not be computed",
+        { request_id: ctx.requestId },
+      );
     }
   };
 }

@@ -13,6 +13,37 @@ export const FUNNEL_STEPS = [
 export type FunnelStep = typeof FUNNEL_STEPS[number];
 export type StepCounts = Record<FunnelStep, number>;
 
+/** Steps other features report; sign-in and the onboarding wizard come from the user record. */
+export const RECORDED_STEPS = ["first_goal", "first_check_in", "first_badge"] as const;
+export type RecordedStep = typeof RECORDED_STEPS[number];
+
+/** Per-window counts of the steps read from the user record. */
+export interface UserStepCounts {
+  signedIn: number;
+  wizardCompleted: number;
+}
+
+/** The counts of every step per window, from the user record's and the recorded steps' counts. */
+export function stepCountsOf(
+  users: { previous: UserStepCounts; current: UserStepCounts },
+  recorded: { step: RecordedStep; previous: number; current: number }[],
+): { previous: Partial<StepCounts>; current: Partial<StepCounts> } {
+  const previous: Partial<StepCounts> = {
+    signed_in: users.previous.signedIn,
+    wizard_completed: users.previous.wizardCompleted,
+  };
+  const current: Partial<StepCounts> = {
+    signed_in: users.current.signedIn,
+    wizard_completed: users.current.wizardCompleted,
+  };
+  for (const step of RECORDED_STEPS) {
+    const row = recorded.find((r) => r.step === step);
+    previous[step] = row?.previous ?? 0;
+    current[step] = row?.current ?? 0;
+  }
+  return { previous, current };
+}
+
 /**
  * The two windows as three boundaries: previous = (start, middle], current = (middle, end], where
  * end is `asOf` and each window is `days` long.

@@ -3,7 +3,15 @@
  * complete, streaks (in the user's time zone), streak freezes and pace. No database here; see
  * docs/domain.md for the reasoning behind each rule.
  */
-import { addDays, daysBetween, isDate, isoWeekStart, periodIndex } from "./dates.ts";
+import {
+  addDays,
+  daysBetween,
+  FUTURE_SKEW_MS,
+  isDate,
+  isoWeekStart,
+  parseInstant,
+  periodIndex,
+} from "../../platform/dates.ts";
 
 export const TITLE_MAX = 120;
 export const DESCRIPTION_MAX = 2000;
@@ -20,8 +28,6 @@ export const FREEZE_EARN_EVERY = 7;
 export const FREEZE_CAP = 3;
 /** Progress events may be dated up to this many days back. */
 export const EVENT_BACKDATE_DAYS = 366;
-/** Clock skew tolerated for "not in the future" checks on client timestamps. */
-export const FUTURE_SKEW_MS = 5 * 60_000;
 /** Days of events that make up the "recent rate" of the pace. */
 export const PACE_WINDOW_DAYS = 14;
 
@@ -295,11 +301,156 @@ export function pace(
   };
 }
 
-/** An ISO 8601 date-time with a zone (Z or an offset), or null. */
-export function parseInstant(value: string): Date | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
-    return null;
+/** A change of a goal's fields (absent = unchanged; `null` clears where allowed). */
+export interface GoalPatch {
+  title?: string;
+  description?: string | null;
+  status?: GoalStatus;
+  visibility?: Visibility;
+  unit?: string | null;
+  startValue?: number;
+  targetValue?: number;
+  dueDate?: string | null;
+  timesPerWeek?: number;
+}
+
+/** `updateGoal`'s arguments as the client sent them (absent = unchanged). */
+export interface GoalChanges {
+  title?: string | null;
+  description?: string | null;
+  status?: GoalStatus | null;
+  visibility?: Visibility | null;
+  unit?: string | null;
+  startValue?: number | null;
+  targetValue?: number | null;
+  dueDate?: string | null;
+  timesPerWeek?: number | null;
+}
+
+const problems = (errors: (string | null)[]) => errors.filter((e): e is string => e !== null);
+
+/**
+ * The checked patch of `updateGoal` for `goal`, or what is wrong with it (status transitions,
+ * fields of the other kind, values, the due date as seen on the user's `today`).
+ */
+export function goalPatch(
+  goal: GoalShape & { startValue: number | null; targetValue: number | null },
+  changes: GoalChanges,
+  today: string,
+): { patch: GoalPatch; errors: string[] } {
+  const errors: (string | null)[] = [];
+  const patch: GoalPatch = {};
+  if (changes.title !== undefined) {
+    errors.push(titleError(changes.title ?? ""));
+    patch.title = (changes.title ?? "").trim();
   }
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms);
+  if (changes.description !== undefined) {
+    errors.push(textError("description", changes.description, DESCRIPTION_MAX));
+    patch.description = changes.description?.trim() || null;
+  }
+  if (changes.visibility != null) patch.visibility = changes.visibility;
+  if (changes.status != null) {
+    const to = changes.status;
+    if (!canTransition(goal.status, to)) {
+      errors.push(`a goal cannot go from ${goal.status} to ${to}`);
+    }
+    patch.status = to;
+  }
+  const targetOnly = (["unit", "startValue", "targetValue"] as const).filter((k) =>
+    changes[k] != null
+  );
+  if (goal.kind === "habit" && targetOnly.length) {
+    errors.push("unit, startValue and targetValue apply to targets only");
+  }
+  if (changes.unit !== undefined) {
+    errors.push(textError("unit", changes.unit, UNIT_MAX));
+    patch.unit = changes.unit?.trim() || null;
+  }
+  for (const key of ["startValue", "targetValue"] as const) {
+    const value = changes[key];
+    if (value === null) errors.push(`${key} cannot be cleared`);
+    else if (value !== undefined) {
+      errors.push(valueError(key, value));
+      patch[key] = value;
+    }
+  }
+  if (
+    goal.kind === "target" &&
+    (patch.startValue ?? goal.startValue ?? 0) === (patch.targetValue ?? goal.targetValue)
+  ) {
+    errors.push("targetValue must differ from startValue");
+  }
+  if (changes.dueDate !== undefined) {
+    const due = changes.dueDate;
+    errors.push(due === goal.dueDate ? null : dueDateError(due, today));
+    patch.dueDate = due;
+  }
+  if (changes.timesPerWeek != null) {
+    if (goal.cadence !== "weekly") errors.push("timesPerWeek applies to weekly habits only");
+    else errors.push(...cadenceErrors("weekly", changes.timesPerWeek));
+    patch.timesPerWeek = changes.timesPerWeek;
+  }
+  return { patch, errors: problems(errors) };
+}
+
+/** A checked progress event of `addGoalEvent`, or what is wrong with it. */
+export function goalEventInput(
+  goal: Pick<GoalShape, "kind" | "status">,
+  input: { value: number; note?: string | null; occurredAt?: string | null },
+  now: Date,
+): { value: number; note: string | null; occurredAt: Date; errors: string[] } {
+  const errors: (string | null)[] = [];
+  if (goal.kind !== "target") errors.push("habits record progress with checkInHabit");
+  if (goal.status === "archived") errors.push("the goal is archived");
+  errors.push(valueError("value", input.value));
+  if (input.value === 0) errors.push("value must not be 0");
+  const note = input.note?.trim() || null;
+  errors.push(textError("note", note, NOTE_MAX));
+  let occurredAt = now;
+  if (input.occurredAt != null) {
+    const at = parseInstant(String(input.occurredAt));
+    if (!at) errors.push("occurredAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z");
+    else if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
+      errors.push("occurredAt must not be in the future");
+    } else if (at.getTime() < now.getTime() - EVENT_BACKDATE_DAYS * 86_400_000) {
+      errors.push(`occurredAt must be within the last ${EVENT_BACKDATE_DAYS} days`);
+    } else occurredAt = at;
+  }
+  return { value: input.value, note, occurredAt, errors: problems(errors) };
+}
+
+/** Why `goal` is not an active habit (`notHabit` when it is a target), or null. */
+function activeHabitError(goal: Pick<GoalShape, "kind" | "status">, notHabit: string) {
+  if (goal.kind !== "habit") return notHabit;
+  return goal.status === "active" ? null : `the habit is ${goal.status}`;
+}
+
+/** Why a check-in of `goal` for `date` is refused (empty = allowed). */
+export function checkInErrors(
+  goal: Pick<GoalShape, "kind" | "status">,
+  date: string,
+  today: string,
+): string[] {
+  return problems([
+    activeHabitError(goal, "only habits take check-ins; use addGoalEvent"),
+    checkInDateError(date, today),
+  ]);
+}
+
+/**
+ * Why a streak freeze of `goal` for `date` is refused before looking at check-ins (empty =
+ * allowed); `startedOn` is the habit's first local day.
+ */
+export function freezeErrors(
+  goal: Pick<GoalShape, "kind" | "status">,
+  date: string,
+  today: string,
+  startedOn: string,
+): string[] {
+  const errors = problems([
+    activeHabitError(goal, "streak freezes apply to habits only"),
+    freezeDateError(date, today),
+  ]);
+  if (!errors.length && date < startedOn) errors.push("date is before the habit started");
+  return errors;
 }

@@ -4,63 +4,60 @@
  * (`generateMilestones` is AI coaching's, in `src/features/coaching/`). Resolvers validate with the rules, run SQL from the store, and load
  * per-goal figures through DataLoaders so a list costs a fixed number of statements.
  */
-import type { Database, Queryable } from "../../platform/db.ts";
+import { type Database, type Queryable, Rollback, transaction } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
+import { isoWeekStart, localDate, periodIndexStart } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
-import { badUserInput, notFound } from "../../graphql/errors.ts";
-import { loadUser } from "../users/schema.ts";
-import { awardBadgesFor, type BadgeRow } from "../badges/store.ts";
-import type { BadgeEvent } from "../badges/rules.ts";
-import { recordFeedItem } from "../feed/store.ts";
-import { recordActivationStep } from "../funnel/store.ts";
-import { isoWeekStart, localDate, periodIndexStart } from "./dates.ts";
 import {
-  type Cadence,
-  cadenceErrors,
-  canTransition,
-  checkInDateError,
+  type GraphQLContext,
+  requireViewer,
+  type Viewer,
+  viewerField,
+} from "../../graphql/context.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
+import { byKeys, loadByKey } from "../../graphql/loaders.ts";
+import { badUserInput, notFound } from "../../graphql/errors.ts";
+import type { EventPublisher } from "../events.ts";
+import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
+import type { FeedApi } from "../feed/mod.ts";
+import type { FunnelApi } from "../funnel/mod.ts";
+import type { UsersApi } from "../users/mod.ts";
+import {
+  checkInErrors,
   currentStreak,
-  DESCRIPTION_MAX,
-  dueDateError,
   earnsFreeze,
-  EVENT_BACKDATE_DAYS,
-  freezeDateError,
-  FUTURE_SKEW_MS,
-  type GoalKind,
+  freezeErrors,
+  type GoalChanges,
+  goalEventInput,
+  goalPatch,
   type GoalStatus,
   type GroupBy,
   newGoalErrors,
-  NOTE_MAX,
+  type NewGoalInput,
   pace,
   PACE_WINDOW_DAYS,
-  parseInstant,
   percentComplete,
   progressRange,
   statusesLeadingTo,
   streakPeriod,
-  type StreakRuns,
   targetReached,
-  textError,
-  titleError,
   todayIndex,
-  UNIT_MAX,
-  valueError,
   type Visibility,
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { GoalRow } from "./store.ts";
 
-/** What the goals feature needs; `jobs` publishes domain events (transactional outbox). */
+/** What the goals feature needs: events go out through the transactional outbox. */
 export interface GoalsDeps {
   db: Database;
   clock: Clock;
   log: Logger;
-  jobs: Pick<JobSystem, "publish">;
+  events: EventPublisher;
+  users: Pick<UsersApi, "loadUser">;
+  badges: Pick<BadgesApi, "awardFor">;
+  feed: Pick<FeedApi, "record">;
+  funnel: Pick<FunnelApi, "recordStep">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -220,6 +217,33 @@ const typeDefs = /* GraphQL */ `
     errors: [String!]!
   }
 
+  "Progress recorded on a target."
+  type GoalEventActivity {
+    "Null when the goal is no longer visible to the viewer."
+    goal: Goal
+    goalTitle: String!
+    value: Float!
+    unit: String
+    note: String
+  }
+
+  "A habit check-in."
+  type CheckInActivity {
+    goal: Goal
+    goalTitle: String!
+    "The local day checked in, YYYY-MM-DD."
+    date: String!
+    "The streak after this check-in."
+    streak: Int!
+  }
+
+  type GoalCompletedActivity {
+    goal: Goal
+    goalTitle: String!
+  }
+
+  extend union FeedActivity = GoalEventActivity | CheckInActivity | GoalCompletedActivity
+
   extend type CurrentUser {
     "Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held)."
     streakFreezes: Int!
@@ -272,29 +296,23 @@ const typeDefs = /* GraphQL */ `
 
 /** A goal by internal id through the request's DataLoader (no access check). */
 export function loadGoal(ctx: GraphQLContext, sql: Database["sql"], id: string) {
-  return ctx.loader<string, GoalRow | null>(
-    "goalById",
-    async (ids) => byKeys(ids, await store.goalsByIds(sql, ids), (g) => g.id),
-  ).load(id);
+  return loadByKey(ctx, "goalById", (ids) => store.goalsByIds(sql, ids), (r) => r.id, id);
 }
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
 
-/** Thrown inside a transaction to roll it back with a user error. */
-class UserError extends Error {}
-
 type Args = Record<string, unknown>;
+
+type NewGoalArgs = NewGoalInput & { visibility?: Visibility | null; parentGoalId?: string | null };
 
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const publish = (tx: Queryable, event: string, payload: unknown) =>
-    deps.jobs.publish(tx, event, payload);
 
   /** The time zone a goal's days follow: its owner's. */
   async function zoneOf(goal: GoalRow, ctx: GraphQLContext): Promise<string> {
     if (ctx.viewer?.userId === goal.userId) return ctx.viewer.timeZone;
-    return (await loadUser(ctx, sql, goal.userId))?.timeZone ?? "UTC";
+    return (await deps.users.loadUser(ctx, goal.userId))?.timeZone ?? "UTC";
   }
 
   async function figures(goal: GoalRow, ctx: GraphQLContext) {
@@ -313,10 +331,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   async function streaks(goal: GoalRow, ctx: GraphQLContext) {
     const zone = await zoneOf(goal, ctx);
-    const runs = await ctx.loader<string, StreakRuns | null>(
+    const runs = await loadByKey(
+      ctx,
       `streakRuns:${zone}`,
-      async (ids) => byKeys(ids, await store.streakRuns(sql, ids, zone), (r) => r.goalId),
-    ).load(goal.id);
+      (ids) => store.streakRuns(sql, ids, zone),
+      (r) => r.goalId,
+      goal.id,
+    );
     const empty = { lastIndex: null, lastLength: 0, longest: 0 };
     const period = streakPeriod(goal);
     return {
@@ -335,7 +356,14 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   }
 
   const award = (tx: Queryable, userId: string, event: BadgeEvent): Promise<BadgeRow[]> =>
-    awardBadgesFor(tx, deps.jobs, userId, event, now());
+    deps.badges.awardFor(tx, userId, event, now());
+
+  /** A feed activity's goal, when it is the viewer's own. */
+  const goalOf = async (a: { goalId?: unknown }, _: Args, ctx: GraphQLContext) => {
+    if (typeof a.goalId !== "string") return null;
+    const goal = await loadGoal(ctx, sql, a.goalId);
+    return goal && goal.userId === ctx.viewer?.userId ? goal : null;
+  };
 
   const goalFields = {
     id: (g: GoalRow) => g.publicId,
@@ -381,8 +409,11 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       Goal,
       PublicGoal: {
         ...goalFields,
-        owner: (g: GoalRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, g.userId),
+        owner: (g: GoalRow, _: Args, ctx: GraphQLContext) => deps.users.loadUser(ctx, g.userId),
       },
+      GoalEventActivity: { goal: goalOf },
+      CheckInActivity: { goal: goalOf, streak: (a: { streak?: number }) => a.streak ?? 0 },
+      GoalCompletedActivity: { goal: goalOf },
       GoalEvent: {
         id: (e: store.GoalEventRow) => e.publicId,
         occurredAt: (e: store.GoalEventRow) => e.occurredAt.toISOString(),
@@ -395,10 +426,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       },
       CurrentUser: {
         streakFreezes: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
-          (await ctx.loader<string, { available: number } | null>(
+          (await loadByKey(
+            ctx,
             "freezeBalance",
-            async (ids) => byKeys(ids, await store.freezeBalances(sql, ids), (b) => b.userId),
-          ).load(u.id))?.available ?? 0,
+            (ids) => store.freezeBalances(sql, ids),
+            (r) => r.userId,
+            u.id,
+          ))?.available ?? 0,
       },
       Query: {
         goals: (_: unknown, args: { status?: GoalStatus | null }, ctx: GraphQLContext) =>
@@ -410,53 +444,64 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           if (!goal) throw notFound("goal");
           return goal;
         },
-        goalProgressData: async (
-          _: unknown,
-          args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const goal = await requireOwnGoal(viewer, args.goalId);
-          const zone = viewer.timeZone;
-          const today = localDate(now(), zone);
-          const range = progressRange(args.groupBy, today, args.from, args.to);
-          if ("error" in range) throw badUserInput(range.error);
-          const target = goal.kind === "target";
-          const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
-          const [buckets, streak, fig, recent, completionRate] = await Promise.all([
-            store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
-            streaks(goal, ctx),
-            figures(goal, ctx),
-            target ? store.sumSince(sql, goal.id, since) : null,
-            target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
-          ]);
-          const paceData = recent === null
-            ? null
-            : pace(goal, fig?.currentValue ?? 0, recent, today);
-          return {
-            goal,
-            groupBy: args.groupBy,
-            from: range.from,
-            to: range.to,
-            timeZone: zone,
-            buckets,
-            pace: paceData,
-            currentStreak: streak.current,
-            longestStreak: streak.longest,
-            completionRate,
-          };
-        },
+        goalProgressData: viewerField(
+          async (
+            viewer,
+            args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
+            ctx,
+          ) => {
+            const goal = await requireOwnGoal(viewer, args.goalId);
+            const zone = viewer.timeZone;
+            const today = localDate(now(), zone);
+            const range = progressRange(args.groupBy, today, args.from, args.to);
+            if ("error" in range) throw badUserInput(range.error);
+            const target = goal.kind === "target";
+            const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
+            const [buckets, streak, fig, recent, completionRate] = await Promise.all([
+              store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
+              streaks(goal, ctx),
+              figures(goal, ctx),
+              target ? store.sumSince(sql, goal.id, since) : null,
+              target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
+            ]);
+            const paceData = recent === null
+              ? null
+              : pace(goal, fig?.currentValue ?? 0, recent, today);
+            return {
+              goal,
+              groupBy: args.groupBy,
+              from: range.from,
+              to: range.to,
+              timeZone: zone,
+              buckets,
+              pace: paceData,
+              currentStreak: streak.current,
+              longestStreak: streak.longest,
+              completionRate,
+            };
+          },
+        ),
       },
       Mutation: {
-        addGoal: (_: unknown, args: Args, ctx: GraphQLContext) => addGoal(requireViewer(ctx), args),
-        updateGoal: (_: unknown, args: Args, ctx: GraphQLContext) =>
+        addGoal: (_: unknown, args: NewGoalArgs, ctx: GraphQLContext) =>
+          addGoal(requireViewer(ctx), args),
+        updateGoal: (_: unknown, args: GoalChanges & { goalId: string }, ctx: GraphQLContext) =>
           updateGoal(requireViewer(ctx), args),
-        addGoalEvent: (_: unknown, args: Args, ctx: GraphQLContext) =>
-          addGoalEvent(requireViewer(ctx), args),
-        checkInHabit: (_: unknown, args: Args, ctx: GraphQLContext) =>
-          checkInHabit(requireViewer(ctx), args),
-        useStreakFreeze: (_: unknown, args: Args, ctx: GraphQLContext) =>
-          useStreakFreeze(requireViewer(ctx), args),
+        addGoalEvent: (
+          _: unknown,
+          args: { goalId: string; value: number; note?: string | null; occurredAt?: string | null },
+          ctx: GraphQLContext,
+        ) => addGoalEvent(requireViewer(ctx), args),
+        checkInHabit: (
+          _: unknown,
+          args: { goalId: string; date?: string | null },
+          ctx: GraphQLContext,
+        ) => checkInHabit(requireViewer(ctx), args),
+        useStreakFreeze: (
+          _: unknown,
+          args: { goalId: string; date: string },
+          ctx: GraphQLContext,
+        ) => useStreakFreeze(requireViewer(ctx), args),
       },
     },
   };
@@ -491,90 +536,33 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     return { parentId: parent.id };
   }
 
-  async function addGoal(viewer: Viewer, args: Args) {
-    const input = {
-      title: String(args.title ?? ""),
-      description: args.description as string | null,
-      kind: args.kind as GoalKind,
-      unit: args.unit as string | null,
-      startValue: args.startValue as number | null,
-      targetValue: args.targetValue as number | null,
-      dueDate: args.dueDate as string | null,
-      cadence: args.cadence as Cadence | null,
-      timesPerWeek: args.timesPerWeek as number | null,
-    };
+  async function addGoal(viewer: Viewer, args: NewGoalArgs) {
+    const { visibility, parentGoalId, ...input } = args;
     const errors = newGoalErrors(input, localDate(now(), viewer.timeZone));
-    const parent = await parentError(viewer, args.parentGoalId);
+    const parent = await parentError(viewer, parentGoalId);
     if ("error" in parent) errors.push(parent.error!);
     if (errors.length) return { goal: null, badgesEarned: [], errors };
     return await sql.begin(async (tx) => {
       const goal = await store.insertGoal(tx, viewer.userId, {
         ...input,
         parentId: parent.parentId ?? null,
-        visibility: (args.visibility as Visibility | null) ?? "private",
+        visibility: visibility ?? "private",
       }, now());
-      await publish(tx, "goals.goal_created", { userId: viewer.userId, goalId: goal.publicId });
-      await recordActivationStep(tx, viewer.userId, "first_goal", now());
+      await deps.events.publish(tx, "goals.goal_created", {
+        userId: viewer.userId,
+        goalId: goal.publicId,
+      });
+      await deps.funnel.recordStep(tx, viewer.userId, "first_goal", now());
       const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
       return { goal, badgesEarned, errors: [] };
     });
   }
 
-  async function updateGoal(viewer: Viewer, args: Args) {
+  async function updateGoal(viewer: Viewer, args: GoalChanges & { goalId: string }) {
     const goal = await requireOwnGoal(viewer, args.goalId);
-    const errors: (string | null)[] = [];
-    const patch: store.GoalPatch = {};
-    if (args.title !== undefined) {
-      errors.push(titleError(String(args.title ?? "")));
-      patch.title = String(args.title ?? "").trim();
-    }
-    if (args.description !== undefined) {
-      errors.push(textError("description", args.description as string, DESCRIPTION_MAX));
-      patch.description = (args.description as string | null)?.trim() || null;
-    }
-    if (args.visibility != null) patch.visibility = args.visibility as Visibility;
-    if (args.status != null) {
-      const to = args.status as GoalStatus;
-      if (!canTransition(goal.status, to)) {
-        errors.push(`a goal cannot go from ${goal.status} to ${to}`);
-      }
-      patch.status = to;
-    }
-    const targetOnly = ["unit", "startValue", "targetValue"].filter((k) => args[k] != null);
-    if (goal.kind === "habit" && targetOnly.length) {
-      errors.push("unit, startValue and targetValue apply to targets only");
-    }
-    if (args.unit !== undefined) {
-      errors.push(textError("unit", args.unit as string, UNIT_MAX));
-      patch.unit = (args.unit as string | null)?.trim() || null;
-    }
-    for (const key of ["startValue", "targetValue"] as const) {
-      if (args[key] === null) errors.push(`${key} cannot be cleared`);
-      else if (args[key] !== undefined) {
-        errors.push(valueError(key, args[key] as number));
-        patch[key] = args[key] as number;
-      }
-    }
-    if (
-      goal.kind === "target" && (patch.startValue ?? goal.startValue ?? 0) ===
-        (patch.targetValue ?? goal.targetValue)
-    ) {
-      errors.push("targetValue must differ from startValue");
-    }
-    if (args.dueDate !== undefined) {
-      const due = args.dueDate as string | null;
-      errors.push(
-        due === goal.dueDate ? null : dueDateError(due, localDate(now(), viewer.timeZone)),
-      );
-      patch.dueDate = due;
-    }
-    if (args.timesPerWeek != null) {
-      if (goal.cadence !== "weekly") errors.push("timesPerWeek applies to weekly habits only");
-      else errors.push(...cadenceErrors("weekly", args.timesPerWeek as number));
-      patch.timesPerWeek = args.timesPerWeek as number;
-    }
-    const problems = errors.filter((e): e is string => e !== null);
-    if (problems.length) return { goal: null, badgesEarned: [], errors: problems };
+    const { goalId: _, ...changes } = args;
+    const { patch, errors } = goalPatch(goal, changes, localDate(now(), viewer.timeZone));
+    if (errors.length) return { goal: null, badgesEarned: [], errors };
     const changesStatus = patch.status !== undefined && patch.status !== goal.status;
     return await sql.begin(async (tx) => {
       const updated = await store.updateGoal(
@@ -597,54 +585,37 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   /** What follows a goal's completion: feed item, domain event, badges. */
   async function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
-    await recordFeedItem(tx, {
+    await deps.feed.record(tx, {
       userId: goal.userId,
       kind: "goal_completed",
       occurredAt: goal.completedAt ?? now(),
       data: { goalId: goal.id, goalTitle: goal.title },
     });
-    await publish(tx, "goals.goal_completed", { userId: goal.userId, goalId: goal.publicId });
+    await deps.events.publish(tx, "goals.goal_completed", {
+      userId: goal.userId,
+      goalId: goal.publicId,
+    });
     return await award(tx, goal.userId, { type: "goal_completed" });
   }
 
-  async function addGoalEvent(viewer: Viewer, args: Args) {
+  async function addGoalEvent(
+    viewer: Viewer,
+    args: { goalId: string; value: number; note?: string | null; occurredAt?: string | null },
+  ) {
     const goal = await requireOwnGoal(viewer, args.goalId);
-    const fail = (errors: string[]) => ({
-      event: null,
-      goal: null,
-      goalCompleted: false,
-      badgesEarned: [],
-      errors,
-    });
-    const errors: (string | null)[] = [];
-    if (goal.kind !== "target") errors.push("habits record progress with checkInHabit");
-    if (goal.status === "archived") errors.push("the goal is archived");
-    const value = args.value as number;
-    errors.push(valueError("value", value));
-    if (value === 0) errors.push("value must not be 0");
-    const note = (args.note as string | null)?.trim() || null;
-    errors.push(textError("note", note, NOTE_MAX));
-    let occurredAt = now();
-    if (args.occurredAt != null) {
-      const at = parseInstant(String(args.occurredAt));
-      if (!at) errors.push("occurredAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z");
-      else if (at.getTime() > now().getTime() + FUTURE_SKEW_MS) {
-        errors.push("occurredAt must not be in the future");
-      } else if (at.getTime() < now().getTime() - EVENT_BACKDATE_DAYS * 86_400_000) {
-        errors.push(`occurredAt must be within the last ${EVENT_BACKDATE_DAYS} days`);
-      } else occurredAt = at;
+    const { value, note, occurredAt, errors } = goalEventInput(goal, args, now());
+    if (errors.length) {
+      return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors };
     }
-    const problems = errors.filter((e): e is string => e !== null);
-    if (problems.length) return fail(problems);
     return await sql.begin(async (tx) => {
       const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
-      await recordFeedItem(tx, {
+      await deps.feed.record(tx, {
         userId: goal.userId,
         kind: "goal_event",
         occurredAt,
         data: { goalId: goal.id, goalTitle: goal.title, value, unit: goal.unit, note },
       });
-      await publish(tx, "goals.progress_recorded", {
+      await deps.events.publish(tx, "goals.progress_recorded", {
         userId: goal.userId,
         goalId: goal.publicId,
         eventId: event.publicId,
@@ -666,24 +637,21 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     });
   }
 
-  async function checkInHabit(viewer: Viewer, args: Args) {
+  async function checkInHabit(viewer: Viewer, args: { goalId: string; date?: string | null }) {
     const goal = await requireOwnGoal(viewer, args.goalId);
     const today = localDate(now(), viewer.timeZone);
-    const date = args.date == null ? today : String(args.date);
-    const fail = (errors: string[]) => ({
-      checkIn: null,
-      goal: null,
-      alreadyCheckedIn: false,
-      freezeEarned: false,
-      badgesEarned: [],
-      errors,
-    });
-    const errors: (string | null)[] = [];
-    if (goal.kind !== "habit") errors.push("only habits take check-ins; use addGoalEvent");
-    else if (goal.status !== "active") errors.push(`the habit is ${goal.status}`);
-    errors.push(checkInDateError(date, today));
-    const problems = errors.filter((e): e is string => e !== null);
-    if (problems.length) return fail(problems);
+    const date = args.date ?? today;
+    const errors = checkInErrors(goal, date, today);
+    if (errors.length) {
+      return {
+        checkIn: null,
+        goal: null,
+        alreadyCheckedIn: false,
+        freezeEarned: false,
+        badgesEarned: [],
+        errors,
+      };
+    }
     return await sql.begin(async (tx) => {
       const checkIn = await store.insertCheckIn(tx, goal, date);
       if (!checkIn) {
@@ -696,19 +664,19 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           errors: [],
         };
       }
-      await recordActivationStep(tx, goal.userId, "first_check_in", now());
+      await deps.funnel.recordStep(tx, goal.userId, "first_check_in", now());
       const period = streakPeriod(goal);
       const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
       const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
       const freezeEarned = earnsFreeze(streak) &&
         await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
-      await recordFeedItem(tx, {
+      await deps.feed.record(tx, {
         userId: goal.userId,
         kind: "check_in",
         occurredAt: now(),
         data: { goalId: goal.id, goalTitle: goal.title, date, streak },
       });
-      await publish(tx, "habits.checked_in", {
+      await deps.events.publish(tx, "habits.checked_in", {
         userId: goal.userId,
         goalId: goal.publicId,
         date,
@@ -724,34 +692,24 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     });
   }
 
-  async function useStreakFreeze(viewer: Viewer, args: Args) {
+  async function useStreakFreeze(viewer: Viewer, args: { goalId: string; date: string }) {
     const goal = await requireOwnGoal(viewer, args.goalId);
     const today = localDate(now(), viewer.timeZone);
-    const date = String(args.date);
-    const errors: (string | null)[] = [];
-    if (goal.kind !== "habit") errors.push("streak freezes apply to habits only");
-    else if (goal.status !== "active") errors.push(`the habit is ${goal.status}`);
-    errors.push(freezeDateError(date, today));
-    if (!errors.some(Boolean) && date < localDate(goal.createdAt, viewer.timeZone)) {
-      errors.push("date is before the habit started");
-    }
+    const date = args.date;
+    const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, viewer.timeZone));
     const balance = async () =>
       (await store.freezeBalances(sql, [viewer.userId]))[0]?.available ?? 0;
-    const problems = errors.filter((e): e is string => e !== null);
     if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-    try {
-      await sql.begin(async (tx) => {
-        if (!(await store.insertFreezeUse(tx, goal, date))) {
-          throw new UserError("date was not missed: it is checked in or already covered");
-        }
-        if (!(await store.spendFreeze(tx, viewer.userId))) {
-          throw new UserError("no streak freezes left");
-        }
-      });
-    } catch (err) {
-      if (!(err instanceof UserError)) throw err;
-      return { goal: null, freezesLeft: await balance(), errors: [err.message] };
-    }
+    const refusal = await transaction<string | null>(sql, async (tx) => {
+      if (!(await store.insertFreezeUse(tx, goal, date))) {
+        throw new Rollback("date was not missed: it is checked in or already covered");
+      }
+      if (!(await store.spendFreeze(tx, viewer.userId))) {
+        throw new Rollback("no streak freezes left");
+      }
+      return null;
+    });
+    if (refusal) return { goal: null, freezesLeft: await balance(), errors: [refusal] };
     return { goal, freezesLeft: await balance(), errors: [] };
   }
 }

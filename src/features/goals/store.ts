@@ -3,11 +3,11 @@
  * progress buckets are computed in SQL (gaps and islands, generate_series), never by loading
  * every event; batched functions take many goal ids so lists cost one statement.
  */
-import type { Queryable } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type {
-  Cadence,
-  GoalKind,
+  GoalPatch,
+  GoalShape,
   GoalStatus,
   GroupBy,
   NewGoalInput,
@@ -15,23 +15,15 @@ import type {
   Visibility,
 } from "./rules.ts";
 import { FREEZE_CAP, requiredPerPeriod } from "./rules.ts";
-import { PERIOD_EPOCH } from "./dates.ts";
+import { PERIOD_EPOCH } from "../../platform/dates.ts";
 
-export interface GoalRow {
+export interface GoalRow extends GoalShape {
   id: string;
   publicId: string;
   userId: string;
   parentId: string | null;
   title: string;
   description: string | null;
-  kind: GoalKind;
-  unit: string | null;
-  startValue: number | null;
-  targetValue: number | null;
-  dueDate: string | null;
-  cadence: Cadence | null;
-  timesPerWeek: number | null;
-  status: GoalStatus;
   visibility: Visibility;
   completedAt: Date | null;
   createdAt: Date;
@@ -52,7 +44,7 @@ export async function insertGoal(
 ): Promise<GoalRow> {
   const habit = input.kind === "habit";
   const cadence = habit ? input.cadence ?? "daily" : null;
-  const [row] = await tx<GoalRow[]>`
+  return await one(tx<GoalRow[]>`
     insert into goals (public_id, user_id, parent_id, title, description, kind, unit, start_value,
                        target_value, due_date, cadence, times_per_week, visibility, created_at,
                        updated_at)
@@ -63,8 +55,7 @@ export async function insertGoal(
             ${
     cadence === "weekly" ? input.timesPerWeek ?? null : null
   }, ${input.visibility}, ${at}, ${at})
-    returning ${columns(tx)}`;
-  return row;
+    returning ${columns(tx)}`);
 }
 
 export async function goalsByIds(sql: Queryable, ids: readonly string[]): Promise<GoalRow[]> {
@@ -72,30 +63,20 @@ export async function goalsByIds(sql: Queryable, ids: readonly string[]): Promis
 }
 
 /** The user's goal with this public id, or null (another user's goal is null too). */
-export async function ownGoal(
-  sql: Queryable,
-  userId: string,
-  goalPublicId: string,
-): Promise<GoalRow | null> {
-  const [row] = await sql<GoalRow[]>`
-    select ${columns(sql)} from goals where public_id = ${goalPublicId} and user_id = ${userId}`;
-  return row ?? null;
+export async function ownGoal(sql: Queryable, userId: string, goalPublicId: string) {
+  return await maybeOne(sql<GoalRow[]>`
+    select ${columns(sql)} from goals where public_id = ${goalPublicId} and user_id = ${userId}`);
 }
 
 /** A public, not archived goal, or null. */
 export async function publicGoal(sql: Queryable, goalPublicId: string): Promise<GoalRow | null> {
-  const [row] = await sql<GoalRow[]>`
+  return await maybeOne(sql<GoalRow[]>`
     select ${columns(sql)} from goals
-    where public_id = ${goalPublicId} and visibility = 'public' and status <> 'archived'`;
-  return row ?? null;
+    where public_id = ${goalPublicId} and visibility = 'public' and status <> 'archived'`);
 }
 
 /** Top-level goals of a user, newest first; archived ones only when asked for by status. */
-export async function topLevelGoals(
-  sql: Queryable,
-  userId: string,
-  status: GoalStatus | null,
-): Promise<GoalRow[]> {
+export async function topLevelGoals(sql: Queryable, userId: string, status: GoalStatus | null) {
   return await sql<GoalRow[]>`
     select ${columns(sql)} from goals
     where user_id = ${userId} and parent_id is null
@@ -110,18 +91,6 @@ export async function subGoalsOf(sql: Queryable, parentIds: readonly string[]) {
     order by created_at, id`;
 }
 
-export interface GoalPatch {
-  title?: string;
-  description?: string | null;
-  status?: GoalStatus;
-  visibility?: Visibility;
-  unit?: string | null;
-  startValue?: number;
-  targetValue?: number;
-  dueDate?: string | null;
-  timesPerWeek?: number;
-}
-
 /**
  * Applies a patch in one statement. A status change carries its guard (`status = any(from)`), so
  * a concurrent change makes it match nothing: null is returned and nothing changes.
@@ -134,7 +103,7 @@ export async function updateGoal(
   at: Date,
 ): Promise<GoalRow | null> {
   const has = (key: keyof GoalPatch) => patch[key] !== undefined;
-  const [row] = await sql<GoalRow[]>`
+  return await maybeOne(sql<GoalRow[]>`
     update goals set
       title = coalesce(${patch.title ?? null}, title),
       description = case when ${has("description")} then ${patch.description ?? null}
@@ -154,17 +123,15 @@ export async function updateGoal(
       updated_at = ${at}
     where id = ${goalId}
       ${allowedFrom ? sql`and status = any(${allowedFrom})` : sql``}
-    returning ${columns(sql)}`;
-  return row ?? null;
+    returning ${columns(sql)}`);
 }
 
 /** Marks a target completed when it is still active (the guard of the transition). */
 export async function completeGoal(tx: Queryable, goalId: string, at: Date) {
-  const [row] = await tx<GoalRow[]>`
+  return await maybeOne(tx<GoalRow[]>`
     update goals set status = 'completed', completed_at = ${at}, updated_at = ${at}
     where id = ${goalId} and status = 'active'
-    returning ${columns(tx)}`;
-  return row ?? null;
+    returning ${columns(tx)}`);
 }
 
 export interface GoalEventRow {
@@ -184,20 +151,15 @@ export async function insertGoalEvent(
   note: string | null,
   occurredAt: Date,
 ): Promise<GoalEventRow> {
-  const [row] = await tx<GoalEventRow[]>`
+  return await one(tx<GoalEventRow[]>`
     insert into goal_events (public_id, goal_id, user_id, value, note, occurred_at)
     values (${publicId()}, ${goal.id}, ${goal.userId}, ${value}, ${note}, ${occurredAt})
     returning id, public_id as "publicId", goal_id as "goalId", value, note,
-              occurred_at as "occurredAt", created_at as "createdAt"`;
-  return row;
+              occurred_at as "occurredAt", created_at as "createdAt"`);
 }
 
 /** Recent events of several goals (up to `limit` each), newest first. */
-export async function recentEventsOf(
-  sql: Queryable,
-  goalIds: readonly string[],
-  limit: number,
-): Promise<GoalEventRow[]> {
+export async function recentEventsOf(sql: Queryable, goalIds: readonly string[], limit: number) {
   return await sql<GoalEventRow[]>`
     select e.id, e.public_id as "publicId", e.goal_id as "goalId", e.value, e.note,
            e.occurred_at as "occurredAt", e.created_at as "createdAt"
@@ -330,24 +292,18 @@ export async function streakRuns(
 }
 
 /** Records a check-in; null when that day is already checked in (a repeat is idempotent). */
-export async function insertCheckIn(
-  tx: Queryable,
-  goal: GoalRow,
-  day: string,
-): Promise<{ publicId: string; day: string; createdAt: Date } | null> {
-  const [row] = await tx<{ publicId: string; day: string; createdAt: Date }[]>`
+export async function insertCheckIn(tx: Queryable, goal: GoalRow, day: string) {
+  return await maybeOne(tx<{ publicId: string; day: string; createdAt: Date }[]>`
     insert into habit_check_ins (public_id, goal_id, user_id, day)
     values (${publicId()}, ${goal.id}, ${goal.userId}, ${day})
     on conflict (goal_id, day) do nothing
-    returning public_id as "publicId", day::text as day, created_at as "createdAt"`;
-  return row ?? null;
+    returning public_id as "publicId", day::text as day, created_at as "createdAt"`);
 }
 
 export async function checkInOn(sql: Queryable, goalId: string, day: string) {
-  const [row] = await sql<{ publicId: string; day: string; createdAt: Date }[]>`
+  return await maybeOne(sql<{ publicId: string; day: string; createdAt: Date }[]>`
     select public_id as "publicId", day::text as day, created_at as "createdAt"
-    from habit_check_ins where goal_id = ${goalId} and day = ${day}`;
-  return row ?? null;
+    from habit_check_ins where goal_id = ${goalId} and day = ${day}`);
 }
 
 /** The freezes a user holds, for several users. */

@@ -1,6 +1,5 @@
 /** Admin GraphQL over the job queue's dead set: list, retry, discard. */
-import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireAdmin } from "../../graphql/context.ts";
+import { adminField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import type { DeadJob, JobSystem } from "../../platform/jobs/types.ts";
 
@@ -39,7 +38,11 @@ const typeDefs = /* GraphQL */ `
 
 const outcome = (ok: boolean) => ({ ok, errors: ok ? [] : ["no dead job with this id"] });
 
-export function jobsAdminModule(deps: { jobs: JobSystem }): GraphQLModule {
+export interface JobsAdminDeps {
+  jobs: Pick<JobSystem, "listDeadJobs" | "retryDeadJob" | "discardDeadJob">;
+}
+
+export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
   return {
     typeDefs,
     resolvers: {
@@ -49,20 +52,17 @@ export function jobsAdminModule(deps: { jobs: JobSystem }): GraphQLModule {
         createdAt: (j: DeadJob) => j.createdAt.toISOString(),
       },
       Query: {
-        deadJobs: (_: unknown, args: { first: number }, ctx: GraphQLContext) => {
-          requireAdmin(ctx);
+        deadJobs: adminField((_, args: { first: number }) => {
           return deps.jobs.listDeadJobs(args.first);
-        },
+        }),
       },
       Mutation: {
-        retryDeadJob: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-          requireAdmin(ctx);
+        retryDeadJob: adminField(async (_, args: { id: string }) => {
           return outcome(await deps.jobs.retryDeadJob(args.id));
-        },
-        discardDeadJob: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-          requireAdmin(ctx);
+        }),
+        discardDeadJob: adminField(async (_, args: { id: string }) => {
           return outcome(await deps.jobs.discardDeadJob(args.id));
-        },
+        }),
       },
     },
   };

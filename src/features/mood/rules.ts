@@ -1,4 +1,5 @@
 /** Pure rules for mood logs: ranges, note length, tags and the time window. */
+import { FUTURE_SKEW_MS, parseInstant } from "../../platform/dates.ts";
 
 export const MOOD_MIN = 1;
 export const MOOD_MAX = 5;
@@ -29,4 +30,49 @@ export function normalizeTags(tags: readonly string[]): { tags: string[] } | { e
     }
   }
   return { tags: out };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A checked mood log of `addMoodLog`, or what is wrong with it. */
+export function moodLogInput(
+  input: { mood: number; note?: string | null; tags?: string[] | null; loggedAt?: string | null },
+  now: Date,
+): { mood: number; note: string | null; tags: string[]; loggedAt: Date; errors: string[] } {
+  const errors: string[] = [];
+  const moodProblem = moodError(input.mood);
+  if (moodProblem) errors.push(moodProblem);
+  const note = input.note?.trim() || null;
+  if (note && note.length > MOOD_NOTE_MAX) {
+    errors.push(`note must be at most ${MOOD_NOTE_MAX} characters`);
+  }
+  const tags = normalizeTags(input.tags ?? []);
+  if ("error" in tags) errors.push(tags.error);
+  let loggedAt = now;
+  if (input.loggedAt != null) {
+    const at = parseInstant(input.loggedAt);
+    if (!at) errors.push("loggedAt must be an ISO 8601 date-time");
+    else if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
+      errors.push("loggedAt must not be in the future");
+    } else if (at.getTime() < now.getTime() - MOOD_WINDOW_DAYS * DAY_MS) {
+      errors.push(`loggedAt must be within the last ${MOOD_WINDOW_DAYS} days`);
+    } else loggedAt = at;
+  }
+  return { mood: input.mood, note, tags: "error" in tags ? [] : tags.tags, loggedAt, errors };
+}
+
+/** The `[from, to)` of `moodLogs` (default: the last 30 days up to now), or why it is refused. */
+export function moodRange(
+  input: { from?: string | null; to?: string | null },
+  now: Date,
+): { from: Date; to: Date } | { error: string } {
+  const to = input.to == null ? new Date(now.getTime() + 1) : parseInstant(input.to);
+  if (!to) return { error: "to must be an ISO 8601 date-time" };
+  const from = input.from == null ? new Date(to.getTime() - 30 * DAY_MS) : parseInstant(input.from);
+  if (!from) return { error: "from must be an ISO 8601 date-time" };
+  if (from > to) return { error: "from must not be after to" };
+  if (to.getTime() - from.getTime() > MOOD_WINDOW_DAYS * DAY_MS) {
+    return { error: `the range may span at most ${MOOD_WINDOW_DAYS} days` };
+  }
+  return { from, to };
 }

@@ -1,20 +1,20 @@
 /** GraphQL for mood logs: `addMoodLog` and `moodLogs`. */
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
-import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+import { viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput } from "../../graphql/errors.ts";
-import { awardBadgesFor } from "../badges/store.ts";
-import { FUTURE_SKEW_MS, parseInstant } from "../goals/rules.ts";
-import {
-  MOOD_LIST_LIMIT,
-  MOOD_NOTE_MAX,
-  MOOD_WINDOW_DAYS,
-  moodError,
-  normalizeTags,
-} from "./rules.ts";
+import type { EventPublisher } from "../events.ts";
+import type { BadgesApi } from "../badges/mod.ts";
+import { MOOD_LIST_LIMIT, moodLogInput, moodRange } from "./rules.ts";
 import { insertMoodLog, type MoodLogRow, moodLogsBetween } from "./store.ts";
+
+export interface MoodDeps {
+  db: Database;
+  clock: Clock;
+  events: EventPublisher;
+  badges: Pick<BadgesApi, "awardFor">;
+}
 
 const typeDefs = /* GraphQL */ `
   type MoodLog {
@@ -44,11 +44,7 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const DAY_MS = 86_400_000;
-
-export function moodModule(
-  deps: { db: Database; clock: Clock; jobs: Pick<JobSystem, "publish"> },
-): GraphQLModule {
+export function moodModule(deps: MoodDeps): GraphQLModule {
   const sql = deps.db.sql;
   return {
     typeDefs,
@@ -59,78 +55,38 @@ export function moodModule(
         createdAt: (m: MoodLogRow) => m.createdAt.toISOString(),
       },
       Query: {
-        moodLogs: async (
-          _: unknown,
-          args: { from?: string | null; to?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const to = args.to == null
-            ? new Date(deps.clock.now().getTime() + 1)
-            : parseInstant(args.to);
-          if (!to) throw badUserInput("to must be an ISO 8601 date-time");
-          const from = args.from == null
-            ? new Date(to.getTime() - 30 * DAY_MS)
-            : parseInstant(args.from);
-          if (!from) throw badUserInput("from must be an ISO 8601 date-time");
-          if (from > to) throw badUserInput("from must not be after to");
-          if (to.getTime() - from.getTime() > MOOD_WINDOW_DAYS * DAY_MS) {
-            throw badUserInput(`the range may span at most ${MOOD_WINDOW_DAYS} days`);
-          }
-          return await moodLogsBetween(sql, viewer.userId, from, to, MOOD_LIST_LIMIT);
-        },
+        moodLogs: viewerField(
+          async (viewer, args: { from?: string | null; to?: string | null }) => {
+            const range = moodRange(args, deps.clock.now());
+            if ("error" in range) throw badUserInput(range.error);
+            const { from, to } = range;
+            return await moodLogsBetween(sql, viewer.userId, from, to, MOOD_LIST_LIMIT);
+          },
+        ),
       },
       Mutation: {
-        addMoodLog: async (
-          _: unknown,
-          args: {
-            mood: number;
-            note?: string | null;
-            tags?: string[] | null;
-            loggedAt?: string | null;
-          },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
+        addMoodLog: viewerField(async (viewer, args: {
+          mood: number;
+          note?: string | null;
+          tags?: string[] | null;
+          loggedAt?: string | null;
+        }) => {
           const now = deps.clock.now();
-          const errors: string[] = [];
-          const moodProblem = moodError(args.mood);
-          if (moodProblem) errors.push(moodProblem);
-          const note = args.note?.trim() || null;
-          if (note && note.length > MOOD_NOTE_MAX) {
-            errors.push(`note must be at most ${MOOD_NOTE_MAX} characters`);
-          }
-          const tags = normalizeTags(args.tags ?? []);
-          if ("error" in tags) errors.push(tags.error);
-          let loggedAt = now;
-          if (args.loggedAt != null) {
-            const at = parseInstant(args.loggedAt);
-            if (!at) errors.push("loggedAt must be an ISO 8601 date-time");
-            else if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
-              errors.push("loggedAt must not be in the future");
-            } else if (at.getTime() < now.getTime() - MOOD_WINDOW_DAYS * DAY_MS) {
-              errors.push(`loggedAt must be within the last ${MOOD_WINDOW_DAYS} days`);
-            } else loggedAt = at;
-          }
-          if (errors.length || "error" in tags) return { moodLog: null, badgesEarned: [], errors };
+          const { errors, ...input } = moodLogInput(args, now);
+          if (errors.length) return { moodLog: null, badgesEarned: [], errors };
           return await sql.begin(async (tx) => {
-            const moodLog = await insertMoodLog(tx, viewer.userId, {
-              mood: args.mood,
-              note,
-              tags: tags.tags,
-              loggedAt,
-            });
-            await deps.jobs.publish(tx, "mood.logged", {
+            const moodLog = await insertMoodLog(tx, viewer.userId, input);
+            await deps.events.publish(tx, "mood.logged", {
               userId: viewer.userId,
               moodLogId: moodLog.publicId,
               mood: moodLog.mood,
             });
-            const badgesEarned = await awardBadgesFor(tx, deps.jobs, viewer.userId, {
+            const badgesEarned = await deps.badges.awardFor(tx, viewer.userId, {
               type: "mood_logged",
             }, now);
             return { moodLog, badgesEarned, errors: [] };
           });
-        },
+        }),
       },
     },
   };

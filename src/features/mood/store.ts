@@ -1,5 +1,5 @@
 /** SQL for mood logs. */
-import type { Queryable } from "../../platform/db.ts";
+import { one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 
 export interface MoodLogRow {
@@ -20,11 +20,10 @@ export async function insertMoodLog(
   userId: string,
   log: { mood: number; note: string | null; tags: string[]; loggedAt: Date },
 ): Promise<MoodLogRow> {
-  const [row] = await tx<MoodLogRow[]>`
+  return await one(tx<MoodLogRow[]>`
     insert into mood_logs (public_id, user_id, mood, note, tags, logged_at)
     values (${publicId()}, ${userId}, ${log.mood}, ${log.note}, ${log.tags}, ${log.loggedAt})
-    returning ${columns(tx)}`;
-  return row;
+    returning ${columns(tx)}`);
 }
 
 /** Logs in [from, to), newest first, at most `limit`. */

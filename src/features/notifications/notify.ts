@@ -6,22 +6,21 @@
  *
  * @example
  * ```ts
- * const notify = createNotifier(deps); // deps: FeatureDeps
  * await sql.begin(async (tx) => {
  *   await tx`update partnerships set ...`;
- *   await notify(tx, partnerUserId, "partner.request", "Alex asked you to be partners");
+ *   await deps.notifications.notify(tx, partnerUserId, "partner.request", "Alex asked you");
  * });
  * ```
  */
 import type { Queryable } from "../../platform/db.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
-import type { KvStore } from "../../platform/kv.ts";
-import type { Database } from "../../platform/db.ts";
-import { createPubSub } from "../../platform/pubsub.ts";
+import { jobKind } from "../../platform/jobs/types.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
+import type { JobQueue } from "../feature.ts";
 import { notificationError, notificationTopic, type NotificationView } from "./rules.ts";
-import { insertNotification, notificationById, type NotificationRow, toView } from "./store.ts";
+import { insertNotification, type NotificationRow, toView } from "./store.ts";
 
-export const BROADCAST_JOB = "notifications.broadcast";
+/** Publishes one stored notification to its user's subscribers, after the writer's commit. */
+export const broadcastJob = jobKind<{ id: string }>("notifications.broadcast");
 
 /** Stores a notification for the user (internal id) and broadcasts it after commit. */
 export type Notify = (
@@ -31,12 +30,12 @@ export type Notify = (
   content: string,
 ) => Promise<NotificationView>;
 
-export function createNotifier(deps: { jobs: JobSystem }): Notify {
+export function createNotifier(jobs: JobQueue): Notify {
   return async (tx, userId, kind, content) => {
     const problem = notificationError(kind, content);
     if (problem) throw new TypeError(`notify: ${problem}`);
     const row = await insertNotification(tx, { userId, kind, content });
-    await deps.jobs.enqueue(tx, BROADCAST_JOB, { id: row.id }, {
+    await jobs.enqueue(tx, broadcastJob, { id: row.id }, {
       key: `notification:${row.id}`,
       maxAttempts: 5,
     });
@@ -45,17 +44,6 @@ export function createNotifier(deps: { jobs: JobSystem }): Notify {
 }
 
 /** Publishes the current state of a notification to its user's subscribers (any instance). */
-export async function publishNotification(kv: KvStore, row: NotificationRow): Promise<void> {
-  await createPubSub(kv).publish(notificationTopic(row.userId), toView(row));
-}
-
-/** Registers the broadcast job's handler (once per app). */
-export function registerNotificationJobs(
-  deps: { jobs: JobSystem; db: Database; kv: KvStore },
-): void {
-  deps.jobs.handle(BROADCAST_JOB, async (payload) => {
-    const { id } = payload as { id: string };
-    const row = await notificationById(deps.db.sql, id);
-    if (row) await publishNotification(deps.kv, row);
-  });
+export async function publishNotification(pubsub: PubSub, row: NotificationRow): Promise<void> {
+  await pubsub.publish(notificationTopic(row.userId), toView(row));
 }

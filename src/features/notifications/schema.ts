@@ -3,15 +3,15 @@
  * are written or acknowledged; `notifications(first, after)` and `acknowledgeNotification(id)` let
  * a client catch up after a reconnect.
  */
-import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireViewer } from "../../graphql/context.ts";
+import { viewerField } from "../../graphql/context.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import type { FeatureDeps } from "../../app.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { Database } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { createPubSub } from "../../platform/pubsub.ts";
-import { publishNotification, registerNotificationJobs } from "./notify.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
+import type { JobQueue } from "../feature.ts";
+import { publishNotification } from "./notify.ts";
 import { notificationTopic, type NotificationView } from "./rules.ts";
 import { acknowledge, listNotifications, ownNotification, toView } from "./store.ts";
 
@@ -57,53 +57,52 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-export function notificationsModule(deps: FeatureDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  const pubsub = createPubSub(deps.kv);
-  registerNotificationJobs(deps);
+export interface NotificationsDeps {
+  db: Database;
+  pubsub: PubSub;
+  jobs: JobQueue;
+}
+
+export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
+  const { db: { sql }, pubsub } = deps;
   return {
     typeDefs,
     resolvers: {
       Query: {
-        notifications: async (
-          _: unknown,
-          args: { first?: number | null; after?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const first = clampFirst(args.first);
-          const after = decodeCursor(args.after, 2) as [string, string] | null;
-          const rows = await listNotifications(sql, viewer.userId, first + 1, after);
-          const connection = toConnection(rows, first, (r) => [r.createdKey, r.publicId]);
+        notifications: viewerField(async (viewer, args: PageArgs) => {
+          const connection = await paginate(
+            args,
+            ["string", "string"],
+            (limit, after) => listNotifications(sql, viewer.userId, limit, after),
+            (r) => [r.createdKey, r.publicId],
+          );
           return {
             ...connection,
             edges: connection.edges.map((e) => ({ cursor: e.cursor, node: toView(e.node) })),
           };
-        },
+        }),
       },
       Mutation: {
-        acknowledgeNotification: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        acknowledgeNotification: viewerField(async (viewer, args: { id: string }) => {
           if (!looksLikePublicId(args.id)) throw notFound("notification");
           const updated = await acknowledge(sql, viewer.userId, args.id);
           if (updated) {
-            await publishNotification(deps.kv, updated);
+            await publishNotification(pubsub, updated);
             return { notification: toView(updated), errors: [] };
           }
           const existing = await ownNotification(sql, viewer.userId, args.id);
           if (!existing) throw notFound("notification");
           return { notification: toView(existing), errors: [] };
-        },
+        }),
       },
       Subscription: {
         notificationUpdate: {
-          subscribe: async (_: unknown, args: { userId?: string | null }, ctx: GraphQLContext) => {
-            const viewer = requireViewer(ctx);
+          subscribe: viewerField(async (viewer, args: { userId?: string | null }) => {
             if (args.userId != null && args.userId !== viewer.publicId) {
               throw forbidden("you may only subscribe to your own notifications");
             }
             return await pubsub.subscribe<NotificationView>(notificationTopic(viewer.userId));
-          },
+          }),
           resolve: (event: NotificationView) => event,
         },
       },

@@ -1,5 +1,5 @@
 /** SQL for notifications. */
-import type { Queryable } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { NotificationView } from "./rules.ts";
 
@@ -31,24 +31,21 @@ export async function insertNotification(
   sql: Queryable,
   input: { userId: string; kind: string; content: string },
 ): Promise<NotificationRow> {
-  const [row] = await sql<NotificationRow[]>`
+  return await one(sql<NotificationRow[]>`
     insert into notifications (public_id, user_id, kind, content)
     values (${publicId()}, ${input.userId}, ${input.kind}, ${input.content})
-    returning ${columns(sql)}`;
-  return row;
+    returning ${columns(sql)}`);
 }
 
 export async function notificationById(sql: Queryable, id: string) {
-  const [row] = await sql<NotificationRow[]>`
-    select ${columns(sql)} from notifications where id = ${id}`;
-  return row ?? null;
+  return await maybeOne(sql<NotificationRow[]>`
+    select ${columns(sql)} from notifications where id = ${id}`);
 }
 
 /** The user's notification with this public id (another user's behaves as missing). */
 export async function ownNotification(sql: Queryable, userId: string, id: string) {
-  const [row] = await sql<NotificationRow[]>`
-    select ${columns(sql)} from notifications where public_id = ${id} and user_id = ${userId}`;
-  return row ?? null;
+  return await maybeOne(sql<NotificationRow[]>`
+    select ${columns(sql)} from notifications where public_id = ${id} and user_id = ${userId}`);
 }
 
 /** Newest first; `after` is the (createdAt, publicId) of the last row of the previous page. */
@@ -71,9 +68,8 @@ export async function listNotifications(
 
 /** Marks the notification read; null when it was not the user's or was already acknowledged. */
 export async function acknowledge(sql: Queryable, userId: string, id: string) {
-  const [row] = await sql<NotificationRow[]>`
+  return await maybeOne(sql<NotificationRow[]>`
     update notifications set acknowledged_at = now()
     where public_id = ${id} and user_id = ${userId} and acknowledged_at is null
-    returning ${columns(sql)}`;
-  return row ?? null;
+    returning ${columns(sql)}`);
 }

@@ -5,18 +5,21 @@
  * Requests and acceptances notify the other user through `notify()`; a decline does not (spec).
  * Active partners follow each other's check-ins in `unifiedFeed`.
  */
-import type { Database, Queryable } from "../../platform/db.ts";
+import { type Database, type Queryable, Rollback, transaction } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import type { JobSystem } from "../../platform/jobs/types.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import {
+  type GraphQLContext,
+  requireViewer,
+  type Viewer,
+  viewerField,
+} from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { badUserInput, notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { userByPublicId } from "../users/store.ts";
-import { audienceOf, followAudiences, unfollowAudiences } from "../feed/store.ts";
-import { createNotifier } from "../notifications/notify.ts";
+import { notFound } from "../../graphql/errors.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { FeedApi } from "../feed/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import { answerError, existingAllyError, otherSide, partnerRequestError } from "./rules.ts";
 import * as store from "./store.ts";
 import type { LinkRow } from "./store.ts";
@@ -24,11 +27,13 @@ import type { LinkRow } from "./store.ts";
 export interface PartnersDeps {
   db: Database;
   clock: Clock;
-  jobs: JobSystem;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId">;
+  feed: Pick<FeedApi, "follow" | "unfollow" | "audienceOf">;
+  notifications: Pick<NotificationsApi, "notify">;
 }
 
 /** Pending request lists are short by nature; longer ones are cut here. */
-export const PENDING_LIST_MAX = 100;
+const PENDING_LIST_MAX = 100;
 
 const typeDefs = /* GraphQL */ `
   enum AllyRequestStatus { pending accepted declined removed }
@@ -121,24 +126,19 @@ const typeDefs = /* GraphQL */ `
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
 
-/** Thrown inside a transaction to roll it back with a user error. */
-class UserError extends Error {}
-
 export function partnersModule(deps: PartnersDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const notify = createNotifier(deps);
+  const notify = deps.notifications.notify;
 
   async function otherUser(id: unknown) {
-    const user = typeof id === "string" && looksLikePublicId(id)
-      ? await userByPublicId(sql, id)
-      : null;
+    const user = await deps.users.userByPublicId(id);
     if (!user) throw notFound("user");
     return user;
   }
 
   async function nameOf(ctx: GraphQLContext, userId: string) {
-    return (await loadUser(ctx, sql, userId))?.username ?? "Someone";
+    return (await deps.users.loadUser(ctx, userId))?.username ?? "Someone";
   }
 
   async function requestOf(table: "ally_links" | "partnerships", viewer: Viewer, id: unknown) {
@@ -149,15 +149,15 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     return link;
   }
 
-  const checkIns = (userId: string) => audienceOf("check_in", userId);
+  const checkIns = (userId: string) => deps.feed.audienceOf("check_in", userId);
 
   /** Unfollows each other's check-ins when the viewer's partnership ends. */
   async function endActive(tx: Queryable, viewer: Viewer) {
     const ended = await store.endPartnership(tx, viewer.userId, now());
     if (ended) {
       const other = otherSide(ended, viewer.userId);
-      await unfollowAudiences(tx, viewer.userId, [checkIns(other)]);
-      await unfollowAudiences(tx, other, [checkIns(viewer.userId)]);
+      await deps.feed.unfollow(tx, viewer.userId, [checkIns(other)]);
+      await deps.feed.unfollow(tx, other, [checkIns(viewer.userId)]);
     }
     return ended;
   }
@@ -268,31 +268,27 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     const problem = answerError(link, viewer.userId);
     if (problem) return { partnership: null, errors: [problem] };
     const name = await nameOf(ctx, viewer.userId);
-    try {
-      const partnership = await sql.begin(async (tx) => {
-        const row = await store.answer(tx, "partnerships", link.id, viewer.userId, "active", now());
-        if (!row) throw new UserError("not_pending: the request was answered meanwhile");
-        if (!(await store.areAllies(tx, row.requesterId, row.addresseeId))) {
-          throw new UserError("not_ally: partners must be accepted allies");
-        }
-        if (!(await store.takeSlots(tx, row, now()))) {
-          throw new UserError("has_partner: one of you already has an active partner");
-        }
-        await followAudiences(tx, row.requesterId, [checkIns(row.addresseeId)]);
-        await followAudiences(tx, row.addresseeId, [checkIns(row.requesterId)]);
-        await notify(
-          tx,
-          row.requesterId,
-          "partner.accepted",
-          `${name} accepted your accountability partner request.`,
-        );
-        return row;
-      });
-      return { partnership, errors: [] };
-    } catch (err) {
-      if (err instanceof UserError) return { partnership: null, errors: [err.message] };
-      throw err;
-    }
+    const partnership = await transaction<LinkRow, string>(sql, async (tx) => {
+      const row = await store.answer(tx, "partnerships", link.id, viewer.userId, "active", now());
+      if (!row) throw new Rollback("not_pending: the request was answered meanwhile");
+      if (!(await store.areAllies(tx, row.requesterId, row.addresseeId))) {
+        throw new Rollback("not_ally: partners must be accepted allies");
+      }
+      if (!(await store.takeSlots(tx, row, now()))) {
+        throw new Rollback("has_partner: one of you already has an active partner");
+      }
+      await deps.feed.follow(tx, row.requesterId, [checkIns(row.addresseeId)]);
+      await deps.feed.follow(tx, row.addresseeId, [checkIns(row.requesterId)]);
+      await notify(
+        tx,
+        row.requesterId,
+        "partner.accepted",
+        `${name} accepted your accountability partner request.`,
+      );
+      return row;
+    });
+    if (typeof partnership === "string") return { partnership: null, errors: [partnership] };
+    return { partnership, errors: [] };
   }
 
   async function declinePartnerRequest(ctx: GraphQLContext, args: { requestId: string }) {
@@ -316,50 +312,40 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
 
   const direction = (d: string) => d !== "OUTGOING";
 
+  /** The fields an ally request and a partnership share: both are links between two users. */
+  const linkFields = {
+    id: (l: LinkRow) => l.publicId,
+    from: (l: LinkRow, _: unknown, ctx: GraphQLContext) => deps.users.loadUser(ctx, l.requesterId),
+    to: (l: LinkRow, _: unknown, ctx: GraphQLContext) => deps.users.loadUser(ctx, l.addresseeId),
+    createdAt: (l: LinkRow) => iso(l.createdAt),
+    respondedAt: (l: LinkRow) => iso(l.respondedAt),
+  };
+  const viewersOther = (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
+    deps.users.loadUser(ctx, otherSide(l, requireViewer(ctx).userId));
+
   return {
     typeDefs,
     resolvers: {
-      AllyRequest: {
-        id: (l: LinkRow) => l.publicId,
-        from: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.requesterId),
-        to: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.addresseeId),
-        createdAt: (l: LinkRow) => iso(l.createdAt),
-        respondedAt: (l: LinkRow) => iso(l.respondedAt),
-      },
+      AllyRequest: linkFields,
       Ally: {
         id: (l: LinkRow) => l.publicId,
-        user: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
-          loadUser(ctx, sql, otherSide(l, requireViewer(ctx).userId)),
+        user: viewersOther,
         since: (l: LinkRow) => iso(l.respondedAt ?? l.createdAt),
       },
       Partnership: {
-        id: (l: LinkRow) => l.publicId,
-        from: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.requesterId),
-        to: (l: LinkRow, _: unknown, ctx: GraphQLContext) => loadUser(ctx, sql, l.addresseeId),
-        partner: (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
-          loadUser(ctx, sql, otherSide(l, requireViewer(ctx).userId)),
-        createdAt: (l: LinkRow) => iso(l.createdAt),
-        respondedAt: (l: LinkRow) => iso(l.respondedAt),
+        ...linkFields,
+        partner: viewersOther,
         endedAt: (l: LinkRow) => iso(l.endedAt),
       },
       Query: {
-        allies: async (
-          _: unknown,
-          args: { first?: number | null; after?: string | null },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const first = clampFirst(args.first);
-          const key = decodeCursor(args.after, 1);
-          if (key && typeof key[0] !== "string") throw badUserInput("invalid cursor in `after`");
-          const rows = await store.allyPage(
-            sql,
-            viewer.userId,
-            first + 1,
-            (key?.[0] as string) ?? null,
-          );
-          return toConnection(rows, first, (r) => [r.publicId]);
-        },
+        allies: viewerField((viewer, args: PageArgs) =>
+          paginate(
+            args,
+            ["string"],
+            (limit, after) => store.allyPage(sql, viewer.userId, limit, after?.[0] ?? null),
+            (r) => [r.publicId],
+          )
+        ),
         allyRequests: (_: unknown, args: { direction: string }, ctx: GraphQLContext) =>
           store.pendingRequests(
             sql,

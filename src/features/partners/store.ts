@@ -3,7 +3,7 @@
  * accountability partnerships (`partnerships`, one pending request per pair; `active_partners`
  * holds one row per user in an active partnership, so "at most one partner" is a primary key).
  */
-import type { Queryable } from "../../platform/db.ts";
+import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 
 export interface LinkRow {
@@ -36,12 +36,11 @@ export async function insertRequest(
   to: string,
   at: Date,
 ): Promise<LinkRow | null> {
-  const [row] = await tx<LinkRow[]>`
+  return await maybeOne(tx<LinkRow[]>`
     insert into ${tx(table)} (public_id, requester_id, addressee_id, created_at)
     values (${publicId()}, ${from}, ${to}, ${at})
     on conflict do nothing
-    returning ${columns(tx)}`;
-  return row ?? null;
+    returning ${columns(tx)}`);
 }
 
 /** The pair's live link (pending, or accepted / active). */
@@ -52,24 +51,17 @@ export async function liveLink(
   b: string,
 ): Promise<LinkRow | null> {
   const live = table === "ally_links" ? ["pending", "accepted"] : ["pending", "active"];
-  const [row] = await sql<LinkRow[]>`
+  return await maybeOne(sql<LinkRow[]>`
     select ${columns(sql)} from ${sql(table)}
     where ${pair(sql, a, b)} and status = any(${live})
-    order by id desc limit 1`;
-  return row ?? null;
+    order by id desc limit 1`);
 }
 
 /** A request the user is part of (either side), by public id. */
-export async function linkOf(
-  sql: Queryable,
-  table: Table,
-  userId: string,
-  id: string,
-): Promise<LinkRow | null> {
-  const [row] = await sql<LinkRow[]>`
+export async function linkOf(sql: Queryable, table: Table, userId: string, id: string) {
+  return await maybeOne(sql<LinkRow[]>`
     select ${columns(sql)} from ${sql(table)}
-    where public_id = ${id} and (requester_id = ${userId} or addressee_id = ${userId})`;
-  return row ?? null;
+    where public_id = ${id} and (requester_id = ${userId} or addressee_id = ${userId})`);
 }
 
 /** Answers a pending request addressed to the user: one guarded statement. */
@@ -81,11 +73,10 @@ export async function answer(
   to: string,
   at: Date,
 ): Promise<LinkRow | null> {
-  const [row] = await tx<LinkRow[]>`
+  return await maybeOne(tx<LinkRow[]>`
     update ${tx(table)} set status = ${to}, responded_at = ${at}
     where id = ${id} and addressee_id = ${addresseeId} and status = 'pending'
-    returning ${columns(tx)}`;
-  return row ?? null;
+    returning ${columns(tx)}`);
 }
 
 export async function areAllies(sql: Queryable, a: string, b: string): Promise<boolean> {
@@ -180,27 +171,19 @@ export interface ActivePartnership extends LinkRow {
   since: Date;
 }
 
-export async function activePartnership(
-  sql: Queryable,
-  userId: string,
-): Promise<ActivePartnership | null> {
-  const [row] = await sql<ActivePartnership[]>`
+export async function activePartnership(sql: Queryable, userId: string) {
+  return await maybeOne(sql<ActivePartnership[]>`
     select p.id, p.public_id as "publicId", p.requester_id as "requesterId",
            p.addressee_id as "addresseeId", p.status, p.created_at as "createdAt",
            p.responded_at as "respondedAt", p.ended_at as "endedAt",
            a.partner_id as "partnerId", a.since
     from active_partners a join partnerships p on p.id = a.partnership_id
-    where a.user_id = ${userId}`;
-  return row ?? null;
+    where a.user_id = ${userId}`);
 }
 
 /** Ends the user's active partnership (frees both slots); null when there was none. */
-export async function endPartnership(
-  tx: Queryable,
-  userId: string,
-  at: Date,
-): Promise<LinkRow | null> {
-  const [row] = await tx<LinkRow[]>`
+export async function endPartnership(tx: Queryable, userId: string, at: Date) {
+  return await maybeOne(tx<LinkRow[]>`
     with mine as (
       delete from active_partners where user_id = ${userId} returning partnership_id, partner_id
     ), theirs as (
@@ -210,6 +193,5 @@ export async function endPartnership(
     )
     update partnerships set status = 'ended', ended_at = ${at}
     where id in (select partnership_id from mine) and status = 'active'
-    returning ${columns(tx)}`;
-  return row ?? null;
+    returning ${columns(tx)}`);
 }

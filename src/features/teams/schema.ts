@@ -6,13 +6,17 @@
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { type GraphQLContext, requireAdmin, requireViewer } from "../../graphql/context.ts";
+import {
+  adminField,
+  type GraphQLContext,
+  requireViewer,
+  viewerField,
+} from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
+import { loadByKey } from "../../graphql/loaders.ts";
 import { badUserInput, forbidden, notFound } from "../../graphql/errors.ts";
-import { clampFirst, decodeCursor, toConnection } from "../../graphql/pagination.ts";
-import { loadUser } from "../users/schema.ts";
-import { usersByIds } from "../users/store.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { UsersApi } from "../users/mod.ts";
 import {
   descriptionError,
   displayName,
@@ -36,6 +40,7 @@ import type { InviteRow, LeaderboardRow, MemberRow, SubCommunityRow, TeamRow } f
 export interface TeamsDeps {
   db: Database;
   clock: Clock;
+  users: Pick<UsersApi, "loadUser" | "usersByIds">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -267,25 +272,34 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     return target;
   }
 
+  /** The sub-community and the team member an owner or admin adds to it or removes from it. */
+  async function subCommunityMemberArgs(ctx: GraphQLContext, args: Args) {
+    const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
+    const target = await teamMemberArg(m.teamId, args.userId);
+    return { m, sc, userId: target.userId };
+  }
+
   const loadTeam = (ctx: GraphQLContext, id: string) =>
-    ctx.loader<string, TeamRow | null>(
-      "teamById",
-      async (ids) => byKeys(ids, await store.teamsByIds(sql, ids), (t) => t.id),
-    ).load(id);
+    loadByKey(ctx, "teamById", (ids) => store.teamsByIds(sql, ids), (r) => r.id, id);
 
   const loadSubCommunity = (ctx: GraphQLContext, id: string) =>
-    ctx.loader<string, SubCommunityRow | null>(
+    loadByKey(
+      ctx,
       "teamSubCommunityById",
-      async (ids) => byKeys(ids, await store.subCommunitiesByIds(sql, ids), (s) => s.id),
-    ).load(id);
+      (ids) => store.subCommunitiesByIds(sql, ids),
+      (r) => r.id,
+      id,
+    );
 
   const scFigures = (ctx: GraphQLContext, id: string) => {
     const viewer = requireViewer(ctx);
-    return ctx.loader<string, { memberCount: number; viewerIsMember: boolean } | null>(
+    return loadByKey(
+      ctx,
       "teamSubCommunityFigures",
-      async (ids) =>
-        byKeys(ids, await store.subCommunityFigures(sql, ids, viewer.userId), (r) => r.id),
-    ).load(id);
+      (ids) => store.subCommunityFigures(sql, ids, viewer.userId),
+      (r) => r.id,
+      id,
+    );
   };
 
   const memberCount = (ctx: GraphQLContext, teamId: string) =>
@@ -308,11 +322,6 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     if ((teamId ? 1 : 0) + (scId ? 1 : 0) !== 1) {
       throw badUserInput("give exactly one of teamId and subCommunityId");
     }
-    const first = clampFirst(args.first as number | null | undefined);
-    const after = decodeCursor(args.after as string | null | undefined, 2);
-    if (after && (typeof after[0] !== "number" || typeof after[1] !== "string")) {
-      throw badUserInput("invalid cursor in `after`");
-    }
     let scope: { teamId: string; scId: string | null };
     if (teamId) {
       scope = { teamId: (await access(ctx, teamId)).team.id, scId: null };
@@ -323,18 +332,13 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     const period = args.period as LeaderboardPeriod;
     const at = now();
     const start = periodStart(period, at);
-    const rows = await store.leaderboardPage(
-      sql,
-      scope,
-      pointsKey(period, at),
-      after as [number, string] | null,
-      first + 1,
+    const connection = await paginate(
+      args as PageArgs,
+      ["number", "string"],
+      (limit, after) => store.leaderboardPage(sql, scope, pointsKey(period, at), after, limit),
+      (r) => [r.score, r.userPublicId],
     );
-    return {
-      ...toConnection(rows, first, (r) => [r.score, r.userPublicId]),
-      period,
-      periodStart: iso(start),
-    };
+    return { ...connection, period, periodStart: iso(start) };
   }
 
   return {
@@ -351,20 +355,16 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
         },
         defaultSubCommunity: (t: TeamRow, _: Args, ctx: GraphQLContext) =>
           t.defaultSubCommunityId ? loadSubCommunity(ctx, t.defaultSubCommunityId) : null,
-        members: async (t: TeamRow, args: Args) => {
-          const first = clampFirst(args.first as number | null | undefined);
-          const after = decodeCursor(args.after as string | null | undefined, 2);
-          const rows = await store.membersPage(
-            sql,
-            t.id,
-            after ? [String(after[0]), String(after[1])] : null,
-            first + 1,
-          );
-          return toConnection(rows, first, (r) => [r.joinedAt.toISOString(), r.userPublicId]);
-        },
+        members: (t: TeamRow, args: PageArgs) =>
+          paginate(
+            args,
+            ["string", "string"],
+            (limit, after) => store.membersPage(sql, t.id, after, limit),
+            (r) => [r.joinedAt.toISOString(), r.userPublicId],
+          ),
       },
       TeamMember: {
-        user: (m: MemberRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, m.userId),
+        user: (m: MemberRow, _: Args, ctx: GraphQLContext) => deps.users.loadUser(ctx, m.userId),
         joinedAt: (m: MemberRow) => m.joinedAt.toISOString(),
       },
       SubCommunity: {
@@ -380,7 +380,8 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       },
       TeamActivity: {
         at: (a: store.ActivityRow) => a.at.toISOString(),
-        user: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, a.userId),
+        user: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, a.userId),
         subCommunity: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) =>
           a.subCommunityId ? loadSubCommunity(ctx, a.subCommunityId) : null,
       },
@@ -388,11 +389,13 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
         id: (i: InviteRow) => i.publicId,
         expiresAt: (i: InviteRow) => i.expiresAt.toISOString(),
         revoked: (i: InviteRow) => i.revokedAt !== null,
-        createdBy: (i: InviteRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, i.createdBy),
+        createdBy: (i: InviteRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, i.createdBy),
         createdAt: (i: InviteRow) => i.createdAt.toISOString(),
       },
       TeamLeaderboardEntry: {
-        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) => loadUser(ctx, sql, r.userId),
+        user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) =>
+          deps.users.loadUser(ctx, r.userId),
       },
       Query: {
         myTeam: async (_: unknown, __: Args, ctx: GraphQLContext) => {
@@ -446,7 +449,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             now(),
           );
           if (!row) return invalid;
-          const [inviter] = await usersByIds(sql, [row.inviterId]);
+          const [inviter] = await deps.users.usersByIds([row.inviterId]);
           return {
             valid: true,
             teamName: row.teamName,
@@ -456,26 +459,24 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           };
         },
         teamLeaderboard: (_: unknown, args: Args, ctx: GraphQLContext) => leaderboard(ctx, args),
-        teamLeaderboardOptOutStats: async (_: unknown, __: Args, ctx: GraphQLContext) => {
-          requireAdmin(ctx);
+        teamLeaderboardOptOutStats: adminField(async () => {
           const rows = await store.optOutStats(sql);
           return rows.map((r) => ({
             teamId: r.teamPublicId,
             teamName: r.name,
             optedOutCount: r.optedOut,
           }));
-        },
+        }),
       },
       Mutation: {
-        createTeam: async (_: unknown, args: { name: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        createTeam: viewerField(async (viewer, args: { name: string }) => {
           const problem = nameError("name", args.name, TEAM_NAME_MAX);
           if (problem) return { team: null, errors: [problem] };
           const team = await store.createTeam(deps.db.sql, viewer.userId, args.name.trim(), now());
           return team
             ? { team, errors: [] }
             : { team: null, errors: ["you already belong to a team"] };
-        },
+        }),
         createTeamInvite: async (
           _: unknown,
           args: { teamId: string; expiresInHours?: number | null; maxUses?: number | null },
@@ -515,8 +516,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             ? { invite, errors: [] }
             : { invite: null, errors: ["invite is already revoked"] };
         },
-        acceptTeamInvite: async (_: unknown, args: { token: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        acceptTeamInvite: viewerField(async (viewer, args: { token: string }, ctx) => {
           const refused = {
             team: null,
             errors: ["invite is invalid, expired, revoked or used up"],
@@ -533,7 +533,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             return { team: null, errors: ["you already belong to a team"] };
           }
           return { team: await loadTeam(ctx, result.teamId), errors: [] };
-        },
+        }),
         promoteTeamMember: async (
           _: unknown,
           args: { teamId: string; userId: string; role: TeamRole },
@@ -547,7 +547,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           const problem = roleChangeError(a.role, target.role, args.role);
           if (problem === "forbidden") throw forbidden("admins cannot change owners' roles");
           if (problem === "unchanged") return { member: target, errors: [] };
-          const result = await store.changeRole(
+          const result = await store.moveMember(
             sql,
             a,
             a.team.id,
@@ -579,7 +579,14 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           if (!removalAllowed(a.role, target.role, self)) {
             throw forbidden("not allowed to remove this member");
           }
-          const result = await store.removeMember(sql, a, a.team.id, target.userId, target.role);
+          const result = await store.moveMember(
+            sql,
+            a,
+            a.team.id,
+            target.userId,
+            target.role,
+            null,
+          );
           if (result === "last_owner") {
             return {
               removed: false,
@@ -664,17 +671,9 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           );
         },
         addSubCommunityMember: async (_: unknown, args: Args, ctx: GraphQLContext) => {
-          const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
-          const target = await teamMemberArg(m.teamId, args.userId);
+          const { m, sc, userId } = await subCommunityMemberArgs(ctx, args);
           if (sc.archived) return scPayload(null, "an archived sub-community takes no members");
-          const result = await store.addSubCommunityMember(
-            sql,
-            m,
-            m.teamId,
-            sc.id,
-            target.userId,
-            now(),
-          );
+          const result = await store.addSubCommunityMember(sql, m, m.teamId, sc.id, userId, now());
           if (result === "forbidden") throw forbidden("team owner or admin required");
           const fresh = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
           return fresh && !fresh.archived
@@ -682,33 +681,21 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             : scPayload(null, "an archived sub-community takes no members");
         },
         removeSubCommunityMember: async (_: unknown, args: Args, ctx: GraphQLContext) => {
-          const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
-          const target = await teamMemberArg(m.teamId, args.userId);
+          const { m, sc, userId } = await subCommunityMemberArgs(ctx, args);
           if (sc.archived) return scPayload(null, "an archived sub-community cannot change");
-          const result = await store.removeSubCommunityMember(
-            sql,
-            m,
-            m.teamId,
-            sc.id,
-            target.userId,
-          );
+          const result = await store.removeSubCommunityMember(sql, m, m.teamId, sc.id, userId);
           if (result === "forbidden") throw forbidden("team owner or admin required");
           return result === "done" ? scPayload(sc) : scPayload(
             null,
             "not a member of this sub-community, or it is the team's default",
           );
         },
-        setLeaderboardVisibility: async (
-          _: unknown,
-          args: { visible: boolean },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
+        setLeaderboardVisibility: viewerField(async (viewer, args: { visible: boolean }) => {
           const ok = await store.setLeaderboardVisibility(sql, viewer.userId, args.visible);
           return ok
             ? { visible: args.visible, errors: [] }
             : { visible: null, errors: ["you do not belong to a team"] };
-        },
+        }),
       },
     },
   };

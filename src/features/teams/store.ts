@@ -5,11 +5,12 @@
  * user) make the guards hold when two requests race.
  */
 import type postgres from "postgres";
-import type { Queryable, Sql } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable, type Sql } from "../../platform/db.ts";
 import {
   isCheckViolation,
   isForeignKeyViolation,
   isUniqueViolation,
+  unlessViolated,
 } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { encodeBase64Url } from "../../platform/base64url.ts";
@@ -101,11 +102,10 @@ const inviteColumns = (sql: Queryable) =>
       i.created_at as "createdAt"`;
 
 export async function membershipOf(sql: Queryable, userId: string): Promise<MembershipRow | null> {
-  const [row] = await sql<MembershipRow[]>`
+  return await maybeOne(sql<MembershipRow[]>`
     select team_id as "teamId", role, leaderboard_visible as "leaderboardVisible",
            joined_at as "joinedAt"
-    from team_members where user_id = ${userId}`;
-  return row ?? null;
+    from team_members where user_id = ${userId}`);
 }
 
 /** The team with that public id and the viewer's membership of it (null role: not a member). */
@@ -128,10 +128,7 @@ export async function teamsByIds(sql: Queryable, ids: readonly string[]): Promis
     select ${teamColumns(sql)} from teams t where t.id = any(${ids as string[]})`;
 }
 
-export async function memberCounts(
-  sql: Queryable,
-  teamIds: readonly string[],
-): Promise<{ teamId: string; count: number }[]> {
+export async function memberCounts(sql: Queryable, teamIds: readonly string[]) {
   return await sql<{ teamId: string; count: number }[]>`
     select team_id as "teamId", count(*)::int as count from team_members
     where team_id = any(${teamIds as string[]}) group by team_id`;
@@ -147,27 +144,22 @@ export async function createTeam(
   name: string,
   at: Date,
 ): Promise<TeamRow | null> {
-  try {
-    return await db.begin(async (tx) => {
+  return await unlessViolated(isUniqueViolation, null, () =>
+    db.begin(async (tx) => {
       const [team] = await tx<{ id: string }[]>`
-        insert into teams (public_id, name, owner_count, created_by, created_at, updated_at)
-        values (${publicId()}, ${name}, 1, ${userId}, ${at}, ${at}) returning id`;
+          insert into teams (public_id, name, owner_count, created_by, created_at, updated_at)
+          values (${publicId()}, ${name}, 1, ${userId}, ${at}, ${at}) returning id`;
       await tx`insert into team_members (user_id, team_id, role, joined_at)
-               values (${userId}, ${team.id}, 'owner', ${at})`;
+                 values (${userId}, ${team.id}, 'owner', ${at})`;
       const [sc] = await tx<{ id: string }[]>`
-        insert into team_sub_communities (public_id, team_id, name, open, created_by, created_at)
-        values (${publicId()}, ${team.id}, 'General', true, ${userId}, ${at}) returning id`;
+          insert into team_sub_communities (public_id, team_id, name, open, created_by, created_at)
+          values (${publicId()}, ${team.id}, 'General', true, ${userId}, ${at}) returning id`;
       await tx`insert into team_sub_community_members (sub_community_id, user_id, joined_at)
-               values (${sc.id}, ${userId}, ${at})`;
-      const [row] = await tx<TeamRow[]>`
-        update teams t set default_sub_community_id = ${sc.id} where t.id = ${team.id}
-        returning ${teamColumns(tx)}`;
-      return row;
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) return null;
-    throw err;
-  }
+                 values (${sc.id}, ${userId}, ${at})`;
+      return await one(tx<TeamRow[]>`
+          update teams t set default_sub_community_id = ${sc.id} where t.id = ${team.id}
+          returning ${teamColumns(tx)}`);
+    }));
 }
 
 /** Who acts, with the role the request was authorised with. */
@@ -213,14 +205,22 @@ async function guardedWrite<T extends object>(
   return written > 0 ? { result: "done", row: rest as T } : { result: "refused", row: null };
 }
 
-/** {@link guardedWrite} when only the outcome matters. */
+/**
+ * {@link guardedWrite} when only the outcome matters; a constraint violation `refusedBy` accepts
+ * is the write's own refusal too.
+ */
 async function guardedUpdate(
   sql: Queryable,
   teamId: string,
   actor: Actor,
   write: postgres.PendingQuery<postgres.Row[]>,
+  refusedBy: (err: unknown) => boolean = () => false,
 ): Promise<GuardedResult> {
-  return (await guardedWrite(sql, teamId, actor, write, sql`1 as done`)).result;
+  return await unlessViolated(
+    refusedBy,
+    "refused",
+    async () => (await guardedWrite(sql, teamId, actor, write, sql`1 as done`)).result,
+  );
 }
 
 // --- invites -----------------------------------------------------------------------------------
@@ -237,14 +237,13 @@ export async function insertInvite(
     at: Date;
   },
 ): Promise<InviteRow | null> {
-  const [row] = await sql<InviteRow[]>`
+  return await maybeOne(sql<InviteRow[]>`
     insert into team_invites as i (public_id, team_id, token_hash, created_by, expires_at, max_uses,
                                 created_at)
     select ${publicId()}, ${input.teamId}, ${input.hash}, ${actor.userId}, ${input.expiresAt},
            ${input.maxUses}, ${input.at}
     where ${actorMay(sql, input.teamId, actor)}
-    returning ${inviteColumns(sql)}`;
-  return row ?? null;
+    returning ${inviteColumns(sql)}`);
 }
 
 /** Revokes an invite of the team that is not revoked yet ("refused" when it already is). */
@@ -266,15 +265,10 @@ export async function revokeInvite(
   return { result, invite: row };
 }
 
-export async function inviteOfTeam(
-  sql: Queryable,
-  teamId: string,
-  invitePublicId: string,
-): Promise<InviteRow | null> {
-  const [row] = await sql<InviteRow[]>`
+export async function inviteOfTeam(sql: Queryable, teamId: string, invitePublicId: string) {
+  return await maybeOne(sql<InviteRow[]>`
     select ${inviteColumns(sql)} from team_invites i
-    where i.public_id = ${invitePublicId} and i.team_id = ${teamId}`;
-  return row ?? null;
+    where i.public_id = ${invitePublicId} and i.team_id = ${teamId}`);
 }
 
 /** Invites still usable (not revoked, not expired, not used up), newest first. */
@@ -294,18 +288,13 @@ export interface InvitePreviewRow {
 }
 
 /** What a usable invite shows before sign-in; null for unknown, expired, revoked, used up. */
-export async function invitePreview(
-  sql: Queryable,
-  hash: string,
-  now: Date,
-): Promise<InvitePreviewRow | null> {
-  const [row] = await sql<InvitePreviewRow[]>`
+export async function invitePreview(sql: Queryable, hash: string, now: Date) {
+  return await maybeOne(sql<InvitePreviewRow[]>`
     select t.name as "teamName", i.created_by as "inviterId", i.expires_at as "expiresAt",
            (select count(*)::int from team_members m where m.team_id = t.id) as "memberCount"
     from team_invites i join teams t on t.id = i.team_id
     where i.token_hash = ${hash} and i.revoked_at is null and i.expires_at > ${now}
-      and (i.max_uses is null or i.uses < i.max_uses)`;
-  return row ?? null;
+      and (i.max_uses is null or i.uses < i.max_uses)`);
 }
 
 /**
@@ -319,8 +308,8 @@ export async function acceptInvite(
   userId: string,
   now: Date,
 ): Promise<{ teamId: string } | "refused" | "already_member"> {
-  try {
-    const [row] = await sql<{ teamId: string }[]>`
+  return await unlessViolated(isUniqueViolation, "already_member" as const, async () => {
+    const row = await maybeOne(sql<{ teamId: string }[]>`
       with inv as (
         update team_invites set uses = uses + 1
         where token_hash = ${hash} and revoked_at is null and expires_at > ${now}
@@ -338,27 +327,19 @@ export async function acceptInvite(
         where t.default_sub_community_id is not null
         returning 1
       )
-      select team_id as "teamId" from mem`;
+      select team_id as "teamId" from mem`);
     if (row) return row;
     return (await membershipOf(sql, userId)) ? "already_member" : "refused";
-  } catch (err) {
-    if (isUniqueViolation(err)) return "already_member";
-    throw err;
-  }
+  });
 }
 
 // --- members -----------------------------------------------------------------------------------
 
-export async function memberOfTeam(
-  sql: Queryable,
-  teamId: string,
-  userPublicId: string,
-): Promise<MemberRow | null> {
-  const [row] = await sql<MemberRow[]>`
+export async function memberOfTeam(sql: Queryable, teamId: string, userPublicId: string) {
+  return await maybeOne(sql<MemberRow[]>`
     select m.user_id as "userId", u.public_id as "userPublicId", m.role, m.joined_at as "joinedAt"
     from team_members m join users u on u.id = m.user_id
-    where m.team_id = ${teamId} and u.public_id = ${userPublicId}`;
-  return row ?? null;
+    where m.team_id = ${teamId} and u.public_id = ${userPublicId}`);
 }
 
 /** Members in join order, keyset-paged by (joined_at, user public id). */
@@ -384,21 +365,34 @@ const ownerDelta = (from: TeamRole, to: TeamRole | null) =>
   (to === "owner" ? 1 : 0) - (from === "owner" ? 1 : 0);
 
 /**
- * Sets a member's role if it is still `from`, adjusting the team's owner count in the same
- * statement. Returns "changed", "stale" (the role changed meanwhile) or "last_owner".
+ * Moves a member whose role is still `from` to role `to`, or out of the team (`to` null, with
+ * their sub-community memberships), adjusting the team's owner count in the same statement; the
+ * check on owner_count refuses the last owner even when two owners demote or remove each other at
+ * the same moment. "stale" when the member's role or the actor's authority changed meanwhile.
  */
-export async function changeRole(
+export async function moveMember(
   sql: Queryable,
   actor: Actor,
   teamId: string,
   userId: string,
   from: TeamRole,
-  to: TeamRole,
-): Promise<"changed" | "stale" | "last_owner"> {
-  try {
-    const [row] = await sql<{ n: number }[]>`
+  to: TeamRole | null,
+): Promise<"moved" | "stale" | "last_owner"> {
+  const change = to === null
+    ? sql`delete from team_members`
+    : sql`update team_members set role = ${to}`;
+  const leaveSubCommunities = to === null
+    ? sql`, s as (
+        delete from team_sub_community_members sm
+        using team_sub_communities sc, m
+        where sc.team_id = ${teamId} and sm.sub_community_id = sc.id and sm.user_id = m.user_id
+        returning 1
+      )`
+    : sql``;
+  return await unlessViolated(isCheckViolation, "last_owner" as const, async () => {
+    const row = await one(sql<{ n: number }[]>`
       with m as (
-        update team_members set role = ${to}
+        ${change}
         where team_id = ${teamId} and user_id = ${userId} and role = ${from}
           and ${actorMay(sql, teamId, actor, true)}
         returning user_id
@@ -406,50 +400,10 @@ export async function changeRole(
         update teams set owner_count = owner_count + ${ownerDelta(from, to)}, updated_at = now()
         where id = ${teamId} and exists (select 1 from m)
         returning id
-      )
-      select count(*)::int as n from m`;
-    return row.n > 0 ? "changed" : "stale";
-  } catch (err) {
-    if (isCheckViolation(err)) return "last_owner";
-    throw err;
-  }
-}
-
-/**
- * Removes a member whose role is still `from` (and their sub-community memberships), lowering
- * the owner count when an owner goes; the check on owner_count refuses the last owner even when
- * two owners remove each other at the same moment.
- */
-export async function removeMember(
-  sql: Queryable,
-  actor: Actor,
-  teamId: string,
-  userId: string,
-  from: TeamRole,
-): Promise<"removed" | "stale" | "last_owner"> {
-  try {
-    const [row] = await sql<{ n: number }[]>`
-      with m as (
-        delete from team_members
-        where team_id = ${teamId} and user_id = ${userId} and role = ${from}
-          and ${actorMay(sql, teamId, actor, true)}
-        returning user_id
-      ), c as (
-        update teams set owner_count = owner_count + ${ownerDelta(from, null)}, updated_at = now()
-        where id = ${teamId} and exists (select 1 from m)
-        returning id
-      ), s as (
-        delete from team_sub_community_members sm
-        using team_sub_communities sc, m
-        where sc.team_id = ${teamId} and sm.sub_community_id = sc.id and sm.user_id = m.user_id
-        returning 1
-      )
-      select count(*)::int as n from m`;
-    return row.n > 0 ? "removed" : "stale";
-  } catch (err) {
-    if (isCheckViolation(err)) return "last_owner";
-    throw err;
-  }
+      ) ${leaveSubCommunities}
+      select count(*)::int as n from m`);
+    return row.n > 0 ? "moved" as const : "stale" as const;
+  });
 }
 
 export async function setLeaderboardVisibility(
@@ -480,7 +434,7 @@ export async function createSubCommunity(
     at: Date;
   },
 ): Promise<SubCommunityRow | null> {
-  const [row] = await sql<SubCommunityRow[]>`
+  return await maybeOne(sql<SubCommunityRow[]>`
     with s as (
       insert into team_sub_communities (public_id, team_id, name, description, open, created_by,
                                         created_at)
@@ -493,19 +447,13 @@ export async function createSubCommunity(
       select id, ${actor.userId}, ${input.at} from s
       returning 1
     )
-    select ${scColumns(sql)} from s`;
-  return row ?? null;
+    select ${scColumns(sql)} from s`);
 }
 
-export async function subCommunityOfTeam(
-  sql: Queryable,
-  teamId: string,
-  scPublicId: string,
-): Promise<SubCommunityRow | null> {
-  const [row] = await sql<SubCommunityRow[]>`
+export async function subCommunityOfTeam(sql: Queryable, teamId: string, scPublicId: string) {
+  return await maybeOne(sql<SubCommunityRow[]>`
     select ${scColumns(sql)} from team_sub_communities s
-    where s.public_id = ${scPublicId} and s.team_id = ${teamId}`;
-  return row ?? null;
+    where s.public_id = ${scPublicId} and s.team_id = ${teamId}`);
 }
 
 /** Sub-communities of a team by internal id (for the team's default). */
@@ -536,20 +484,16 @@ export async function archiveSubCommunity(
   scId: string,
   at: Date,
 ): Promise<GuardedResult> {
-  try {
-    return await guardedUpdate(
-      sql,
-      teamId,
-      actor,
-      sql`update team_sub_communities s set archived = true, archived_at = ${at}
+  return await guardedUpdate(
+    sql,
+    teamId,
+    actor,
+    sql`update team_sub_communities s set archived = true, archived_at = ${at}
           where s.id = ${scId} and s.team_id = ${teamId} and not s.archived
             and not exists (select 1 from teams t where t.id = s.team_id
                               and t.default_sub_community_id = s.id)`,
-    );
-  } catch (err) {
-    if (isForeignKeyViolation(err)) return "refused";
-    throw err;
-  }
+    isForeignKeyViolation,
+  );
 }
 
 export async function unarchiveSubCommunity(
@@ -574,19 +518,15 @@ export async function setDefaultSubCommunity(
   teamId: string,
   scId: string,
 ): Promise<GuardedResult> {
-  try {
-    return await guardedUpdate(
-      sql,
-      teamId,
-      actor,
-      sql`update teams t set default_sub_community_id = s.id, updated_at = now()
+  return await guardedUpdate(
+    sql,
+    teamId,
+    actor,
+    sql`update teams t set default_sub_community_id = s.id, updated_at = now()
           from team_sub_communities s
           where t.id = ${teamId} and s.id = ${scId} and s.team_id = t.id and not s.archived`,
-    );
-  } catch (err) {
-    if (isForeignKeyViolation(err)) return "refused";
-    throw err;
-  }
+    isForeignKeyViolation,
+  );
 }
 
 /** Joins an open, non-archived sub-community of the user's own team. */
@@ -636,23 +576,19 @@ export async function addSubCommunityMember(
   userId: string,
   at: Date,
 ): Promise<GuardedResult> {
-  try {
-    return await guardedUpdate(
-      sql,
-      teamId,
-      actor,
-      sql`insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+  return await guardedUpdate(
+    sql,
+    teamId,
+    actor,
+    sql`insert into team_sub_community_members (sub_community_id, user_id, joined_at)
           select s.id, ${userId}, ${at} from team_sub_communities s
           where s.id = ${scId} and s.team_id = ${teamId} and not s.archived
             and exists (select 1 from team_members m
                         where m.user_id = ${userId} and m.team_id = s.team_id)
             and not exists (select 1 from team_sub_community_members sm
                             where sm.sub_community_id = s.id and sm.user_id = ${userId})`,
-    );
-  } catch (err) {
-    if (isUniqueViolation(err)) return "refused";
-    throw err;
-  }
+    isUniqueViolation,
+  );
 }
 
 /**
@@ -817,11 +753,10 @@ export async function standingOf(
   userId: string,
   key: { period: string; starts: string },
 ): Promise<LeaderboardRow | null> {
-  const [row] = await sql<LeaderboardRow[]>`
+  return await maybeOne(sql<LeaderboardRow[]>`
     ${rankedMembers(sql, teamId, null, key)}
     select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
-    from ranked r join users u on u.id = r.user_id where r.user_id = ${userId}`;
-  return row ?? null;
+    from ranked r join users u on u.id = r.user_id where r.user_id = ${userId}`);
 }
 
 /** Raw opt-out counts per team (teams with none included), by team name. */

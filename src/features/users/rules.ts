@@ -55,3 +55,51 @@ export function isValidTimeZone(zone: string): boolean {
 export function nameError(field: string, value: string): string | null {
   return value.length > NAME_MAX ? `${field} must be at most ${NAME_MAX} characters` : null;
 }
+
+/** `updateMe`'s arguments: absent = unchanged, null or empty = cleared (names only). */
+export interface ProfileInput {
+  firstName?: string | null;
+  lastName?: string | null;
+  username?: string | null;
+  timeZone?: string | null;
+}
+
+/** The checked change of `updateMe`, or what is wrong with it. */
+export function profilePatch(input: ProfileInput): {
+  patch: {
+    firstName?: string | null;
+    lastName?: string | null;
+    username?: string;
+    timeZone?: string;
+  };
+  errors: string[];
+} {
+  const errors: string[] = [];
+  const firstName = input.firstName?.trim();
+  const lastName = input.lastName?.trim();
+  const username = input.username?.trim();
+  if (firstName) {
+    const problem = nameError("firstName", firstName);
+    if (problem) errors.push(problem);
+  }
+  if (lastName) {
+    const problem = nameError("lastName", lastName);
+    if (problem) errors.push(problem);
+  }
+  if (input.username !== undefined) {
+    const problem = username ? usernameError(username) : "username must not be empty";
+    if (problem) errors.push(problem);
+  }
+  if (input.timeZone !== undefined && !isValidTimeZone(input.timeZone ?? "")) {
+    errors.push(`timeZone must be an IANA time zone such as Europe/Berlin`);
+  }
+  return {
+    patch: {
+      firstName: input.firstName === undefined ? undefined : firstName || null,
+      lastName: input.lastName === undefined ? undefined : lastName || null,
+      username: username || undefined,
+      timeZone: input.timeZone ?? undefined,
+    },
+    errors,
+  };
+}

@@ -2,10 +2,10 @@
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireViewer } from "../../graphql/context.ts";
+import { requireViewer, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
-import { isValidTimeZone, nameError, usernameError } from "./rules.ts";
+import { loadByKey } from "../../graphql/loaders.ts";
+import { type ProfileInput, profilePatch } from "./rules.ts";
 import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
 
 const typeDefs = /* GraphQL */ `
@@ -59,15 +59,12 @@ const typeDefs = /* GraphQL */ `
 
 /** Loads users by internal id through the request's DataLoader. */
 export function loadUser(ctx: GraphQLContext, sql: Database["sql"], id: string) {
-  return ctx.loader<string, UserRow | null>(
-    "userById",
-    async (ids) => byKeys(ids, await usersByIds(sql, ids), (u) => u.id),
-  ).load(id);
+  return loadByKey(ctx, "userById", (ids) => usersByIds(sql, ids), (r) => r.id, id);
 }
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
 
-export const userResolvers = {
+const userResolvers = {
   CurrentUser: {
     id: (u: UserRow) => u.publicId,
     isSupporter: (u: UserRow) => u.supporterTier !== null,
@@ -89,10 +86,9 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
       ...userResolvers,
       Query: {
         me: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),
-        authzCheck: (_: unknown, args: { permission: string }, ctx: GraphQLContext) => {
-          const viewer = requireViewer(ctx);
+        authzCheck: viewerField((viewer, args: { permission: string }) => {
           return args.permission === "admin" && viewer.isAdmin;
-        },
+        }),
       },
       Mutation: {
         syncUser: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
@@ -104,44 +100,15 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
           user: await completeOnboarding(sql, requireViewer(ctx).userId, deps.clock.now()),
           errors: [],
         }),
-        updateMe: async (
-          _: unknown,
-          args: {
-            firstName?: string | null;
-            lastName?: string | null;
-            username?: string | null;
-            timeZone?: string | null;
-          },
-          ctx: GraphQLContext,
-        ) => {
-          const viewer = requireViewer(ctx);
-          const errors: string[] = [];
-          const firstName = args.firstName?.trim();
-          const lastName = args.lastName?.trim();
-          const username = args.username?.trim();
-          if (firstName) {
-            errors.push(...[nameError("firstName", firstName)].filter((e) => e !== null));
-          }
-          if (lastName) errors.push(...[nameError("lastName", lastName)].filter((e) => e !== null));
-          if (args.username !== undefined) {
-            const problem = username ? usernameError(username) : "username must not be empty";
-            if (problem) errors.push(problem);
-          }
-          if (args.timeZone !== undefined && !isValidTimeZone(args.timeZone ?? "")) {
-            errors.push(`timeZone must be an IANA time zone such as Europe/Berlin`);
-          }
+        updateMe: viewerField(async (viewer, args: ProfileInput) => {
+          const { patch, errors } = profilePatch(args);
           if (errors.length) return { user: null, errors };
-          const result = await updateUser(sql, viewer.userId, {
-            firstName: args.firstName === undefined ? undefined : firstName || null,
-            lastName: args.lastName === undefined ? undefined : lastName || null,
-            username: username || undefined,
-            timeZone: args.timeZone ?? undefined,
-          });
+          const result = await updateUser(sql, viewer.userId, patch);
           if (result === "username_taken") {
             return { user: null, errors: ["username is already taken"] };
           }
           return { user: result, errors: [] };
-        },
+        }),
       },
     },
   };

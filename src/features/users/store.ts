@@ -1,6 +1,6 @@
 /** SQL for users. */
-import type { Queryable } from "../../platform/db.ts";
-import { isUniqueViolation } from "../../platform/db-errors.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
+import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { generatedUsername, namesFromClaims, usernameFromClaims } from "./rules.ts";
 
@@ -23,8 +23,9 @@ const columns = (sql: Queryable) =>
       onboarding_completed_at as "onboardingCompletedAt", created_at as "createdAt"`;
 
 export async function findUserBySubject(sql: Queryable, subject: string): Promise<UserRow | null> {
-  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where subject = ${subject}`;
-  return row ?? null;
+  return await maybeOne(
+    sql<UserRow[]>`select ${columns(sql)} from users where subject = ${subject}`,
+  );
 }
 
 export async function usersByIds(sql: Queryable, ids: readonly string[]): Promise<UserRow[]> {
@@ -32,8 +33,7 @@ export async function usersByIds(sql: Queryable, ids: readonly string[]): Promis
 }
 
 export async function userByPublicId(sql: Queryable, id: string): Promise<UserRow | null> {
-  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where public_id = ${id}`;
-  return row ?? null;
+  return await maybeOne(sql<UserRow[]>`select ${columns(sql)} from users where public_id = ${id}`);
 }
 
 /**
@@ -81,8 +81,9 @@ export async function updateUser(
   userId: string,
   patch: UserPatch,
 ): Promise<UserRow | "username_taken"> {
-  try {
-    const [row] = await sql<UserRow[]>`
+  const taken = (err: unknown) => isUniqueViolation(err, "users_username_key");
+  return await unlessViolated(taken, "username_taken" as const, () =>
+    one(sql<UserRow[]>`
       update users set
         first_name = case when ${patch.firstName !== undefined} then ${
       patch.firstName ?? null
@@ -94,12 +95,7 @@ export async function updateUser(
         time_zone = coalesce(${patch.timeZone ?? null}, time_zone),
         updated_at = now()
       where id = ${userId}
-      returning ${columns(sql)}`;
-    return row;
-  } catch (err) {
-    if (isUniqueViolation(err, "users_username_key")) return "username_taken";
-    throw err;
-  }
+      returning ${columns(sql)}`));
 }
 
 export interface UserMilestoneCounts {
@@ -161,6 +157,5 @@ export async function completeOnboarding(sql: Queryable, userId: string, at: Dat
   await sql`
     update users set onboarding_completed_at = ${at}, updated_at = ${at}
     where id = ${userId} and onboarding_completed_at is null`;
-  const [row] = await sql<UserRow[]>`select ${columns(sql)} from users where id = ${userId}`;
-  return row;
+  return await one(sql<UserRow[]>`select ${columns(sql)} from users where id = ${userId}`);
 }

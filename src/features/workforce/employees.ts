@@ -2,9 +2,14 @@
  * Creating and editing AI employees with user errors instead of exceptions; shared by the GraphQL
  * mutations and `main.ts seed-employees`.
  */
-import type { Sql } from "../../platform/db.ts";
+import type { Queryable, Sql } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
-import { AUTONOMY_LEVELS, type AutonomyLevel, employeeInputErrors } from "./rules.ts";
+import {
+  AUTONOMY_LEVELS,
+  type AutonomyLevel,
+  autonomyLevelOf,
+  employeeInputErrors,
+} from "./rules.ts";
 import {
   type EmployeeRow,
   type EmployeeWrite,
@@ -18,17 +23,21 @@ export interface EmployeeOutcome {
   errors: string[];
 }
 
-function levelError(level: string | undefined): string | null {
-  return level === undefined || (AUTONOMY_LEVELS as readonly string[]).includes(level)
-    ? null
-    : `autonomyLevel must be one of ${AUTONOMY_LEVELS.join(", ")}`;
-}
-
-async function guarded(
-  fn: () => Promise<EmployeeRow | "role_taken">,
+/** Validates `fields` (every required one when creating), then runs `write` in a transaction. */
+async function save(
+  deps: { sql: Sql },
+  fields: EmployeeFields,
+  creating: boolean,
+  write: (tx: Queryable, level: AutonomyLevel | undefined) => Promise<EmployeeRow | "role_taken">,
 ): Promise<EmployeeOutcome> {
+  const errors = employeeInputErrors(fields, creating);
+  const level = autonomyLevelOf(fields.autonomyLevel);
+  if (level === "invalid") {
+    errors.push(`autonomyLevel must be one of ${AUTONOMY_LEVELS.join(", ")}`);
+  }
+  if (errors.length || level === "invalid") return { employee: null, errors };
   try {
-    const row = await fn();
+    const row = await deps.sql.begin((tx) => write(tx, level));
     if (row === "role_taken") return { employee: null, errors: ["role is already taken"] };
     return { employee: row, errors: [] };
   } catch (err) {
@@ -39,42 +48,27 @@ async function guarded(
 
 export type EmployeeFields = Omit<EmployeeWrite, "autonomyLevel"> & { autonomyLevel?: string };
 
-export async function createEmployee(
-  deps: { sql: Sql; clock: Clock },
-  input: EmployeeFields,
-): Promise<EmployeeOutcome> {
-  const errors = employeeInputErrors(input, true);
-  const bad = levelError(input.autonomyLevel);
-  if (bad) errors.push(bad);
-  if (errors.length) return { employee: null, errors };
-  return await guarded(() =>
-    deps.sql.begin((tx) =>
-      insertEmployee(tx, {
-        ...input,
-        name: input.name!,
-        role: input.role!,
-        taskPrompt: input.taskPrompt!,
-        autonomyLevel: input.autonomyLevel as AutonomyLevel | undefined,
-      }, deps.clock.now())
-    )
-  );
+export function createEmployee(deps: { sql: Sql; clock: Clock }, input: EmployeeFields) {
+  return save(deps, input, true, (tx, autonomyLevel) =>
+    insertEmployee(tx, {
+      ...input,
+      name: input.name!,
+      role: input.role!,
+      taskPrompt: input.taskPrompt!,
+      autonomyLevel,
+    }, deps.clock.now()));
 }
 
-export async function editEmployee(
+export function editEmployee(
   deps: { sql: Sql; clock: Clock },
   employee: EmployeeRow,
   patch: EmployeeFields,
-): Promise<EmployeeOutcome> {
-  const errors = employeeInputErrors(patch, false);
-  const bad = levelError(patch.autonomyLevel);
-  if (bad) errors.push(bad);
-  if (errors.length) return { employee: null, errors };
-  return await guarded(() =>
-    deps.sql.begin((tx) =>
-      updateEmployee(tx, employee.id, {
-        ...patch,
-        autonomyLevel: patch.autonomyLevel as AutonomyLevel | undefined,
-      }, deps.clock.now())
-    )
+) {
+  return save(
+    deps,
+    patch,
+    false,
+    (tx, autonomyLevel) =>
+      updateEmployee(tx, employee.id, { ...patch, autonomyLevel }, deps.clock.now()),
   );
 }

@@ -1,31 +1,87 @@
 /**
- * The AI workforce feature (issue 6): its GraphQL module, its result webhook, and its jobs,
- * schedules and event subscriber (registered on the job system when built).
+ * The AI workforce (spec 2-4): AI employees, runs dispatched to the agent runner and concluded by
+ * its signed result webhook, review of their artifacts, delivery of the approved ones (pull
+ * request, email draft, chat post, commit), the scheduler tick, the stale-run sweep and budget
+ * alerts. It owns every workforce table, `ai_artifacts` and its delivery columns included.
  */
-import type { FeatureDeps } from "../../app.ts";
-import type { RouteHandler } from "../../http/router.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
-import { workforceModule } from "./schema.ts";
-import { createWorkforceService, type Workforce } from "./service.ts";
+import type { ErrorTracker } from "../../platform/errors.ts";
+import { errorFields } from "../../platform/log.ts";
+import { type Feature, handles, on } from "../feature.ts";
+import type { Adapters } from "./delivery/adapters.ts";
+import { createDelivery } from "./delivery/service.ts";
+import { chatAlertJob, deliveryJob, dispatchJob } from "./jobs.ts";
+import { workforceModule, type WorkforceSchemaDeps } from "./schema.ts";
+import { parseSeedFile, seedEmployees } from "./seed.ts";
+import { createWorkforceService, type WorkforceServiceDeps } from "./service.ts";
 import { createResultWebhook } from "./webhook.ts";
 
-export interface WorkforceFeature {
-  module: GraphQLModule;
-  /** `POST /webhooks/ai-workforce`. */
-  webhook: RouteHandler;
-  service: Workforce;
+export { parseSeedFile, seedEmployees };
+export type { Adapters as DeliveryAdapters };
+
+export interface WorkforceDeps extends WorkforceServiceDeps, WorkforceSchemaDeps {
+  tracker: ErrorTracker;
+  /** Delivery destinations; built from the configuration when absent (tests pass fakes). */
+  deliveryAdapters?: Adapters;
 }
 
-export function createWorkforce(deps: FeatureDeps): WorkforceFeature {
-  const service = createWorkforceService(deps);
+export function workforceFeature(deps: WorkforceDeps): Feature {
+  const log = deps.log.child({ component: "workforce" });
+  const workforce = createWorkforceService(deps);
+  const delivery = createDelivery({ ...deps, adapters: deps.deliveryAdapters });
+  const sql = deps.db.sql;
+
   return {
-    module: workforceModule(deps, service),
-    webhook: createResultWebhook({
-      db: deps.db,
-      tracker: deps.tracker,
-      secret: deps.config.workforceWebhookSecret,
-      workforce: service,
-    }),
-    service,
+    name: "workforce",
+    graphql: workforceModule(deps, workforce, delivery),
+    routes: [{
+      method: "POST",
+      path: "/webhooks/ai-workforce",
+      handler: createResultWebhook({
+        db: deps.db,
+        tracker: deps.tracker,
+        secret: deps.config.workforceWebhookSecret,
+        workforce,
+      }),
+    }],
+    jobs: [
+      handles(
+        dispatchJob,
+        ({ runId }, job) => workforce.dispatchRun(runId, job.attempt, job.maxAttempts),
+      ),
+      handles(chatAlertJob, (alert) => workforce.sendChat(alert)),
+      handles(deliveryJob, async ({ artifactId }) => void await delivery.deliver(artifactId)),
+    ],
+    subscriptions: [
+      on("ai_workforce.artifact_approved", "ai_workforce.enqueue_delivery", async (approved) => {
+        await deps.jobs.enqueue(sql, deliveryJob, { artifactId: approved.artifactId }, {
+          key: `deliver:${approved.artifactId}`,
+        });
+      }),
+    ],
+    schedules: [
+      {
+        name: "ai_workforce.scheduler_tick",
+        cron: "*/5 * * * *",
+        run: async (slot) => {
+          try {
+            await workforce.schedulerTick(slot);
+          } catch (err) {
+            log.error("scheduler tick failed", errorFields(err));
+            throw err;
+          }
+        },
+      },
+      {
+        name: "ai_workforce.stale_sweep",
+        cron: "*/15 * * * *",
+        run: async () => void await workforce.sweepStaleRuns(),
+      },
+      {
+        name: "ai_workforce.budget_alerts",
+        cron: "0 * * * *",
+        run: () => workforce.budgetAlerts(),
+      },
+    ],
+    api: {},
   };
 }

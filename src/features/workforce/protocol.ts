@@ -1,72 +1,9 @@
 /**
- * The service's side of the runner protocol (DESIGN 3.3 and 3.4): the run request it posts and
- * the result webhook body it accepts. The shapes are fixed by DESIGN; the runner has its own copy
- * (`runner/protocol.ts`) because neither program imports the other.
+ * The service's side of the runner protocol (DESIGN 3.3): the run request it posts, built from
+ * the run, its employee and the employee's memory. The shapes are the shared contract's.
  */
-import { z } from "zod";
-import {
-  ARTIFACT_KINDS,
-  MAX_PAYLOAD,
-  RECENT_REJECTIONS_KEY,
-  RUN_BUDGET_USD,
-  RUN_MAX_TURNS,
-} from "./rules.ts";
-
-const count = z.number().int().min(0).max(1_000_000_000);
-
-/** DESIGN 3.4: `POST /webhooks/ai-workforce`. */
-export const RunResultSchema = z.object({
-  run_id: z.string().min(1).max(64),
-  status: z.enum(["succeeded", "failed"]),
-  artifact: z.object({
-    kind: z.enum(ARTIFACT_KINDS),
-    title: z.string().trim().min(1).max(300),
-    payload: z.string().max(MAX_PAYLOAD),
-  }).nullable().default(null),
-  post_filter: z.object({
-    passed: z.boolean(),
-    reason: z.string().max(2_000).nullable().default(null),
-  }).nullable().default(null),
-  memory: z.record(z.string().min(1).max(200), z.unknown()).default({}),
-  usage: z.object({
-    input_tokens: count,
-    output_tokens: count,
-    cost_usd: z.number().min(0).max(100_000),
-    num_turns: count,
-  }),
-  error: z.object({
-    subtype: z.string().min(1).max(100),
-    message: z.string().max(10_000),
-  }).nullable().default(null),
-  run_log: z.array(z.record(z.string(), z.unknown())).max(10_000).default([]),
-}).refine((r) => r.status !== "succeeded" || r.artifact !== null, {
-  message: "a succeeded result must carry an artifact",
-  path: ["artifact"],
-});
-export type RunResultBody = z.output<typeof RunResultSchema>;
-
-/** Zod issues as one line: `path: message; path: message`. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) =>
-    issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message
-  ).join("; ");
-}
-
-export interface RunRequestBody {
-  run_id: string;
-  employee: {
-    id: string;
-    name: string;
-    role: string;
-    task_prompt: string;
-    model: string;
-    post_filter_skill: string | null;
-    skills: string[];
-  };
-  memory: Record<string, unknown>;
-  budget_usd: number;
-  max_turns: number;
-}
+import { RECENT_REJECTIONS_KEY, type RunRequestBody } from "../../platform/contract/mod.ts";
+import { RUN_BUDGET_USD, RUN_MAX_TURNS } from "./rules.ts";
 
 /**
  * DESIGN 3.3: the body posted to `RUNNER_URL/runs`. `memory.recent_rejections` is always present

@@ -5,23 +5,13 @@
  */
 import { distance } from "fastest-levenshtein";
 import { Cron } from "croner";
+import { ARTIFACT_PAYLOAD_MAX, type ArtifactKind } from "../../platform/contract/mod.ts";
 
 export const AUTONOMY_LEVELS = ["shadow", "semi_autonomous", "autonomous"] as const;
 export type AutonomyLevel = typeof AUTONOMY_LEVELS[number];
 
 export const RUN_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
 export type RunStatus = typeof RUN_STATUSES[number];
-
-export const ARTIFACT_KINDS = [
-  "code_patch",
-  "email_template",
-  "slack_message",
-  "report",
-  "draft_post",
-  "recommendation",
-  "other",
-] as const;
-export type ArtifactKind = typeof ARTIFACT_KINDS[number];
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "auto_rejected"] as const;
 export type ApprovalStatus = typeof APPROVAL_STATUSES[number];
@@ -36,7 +26,6 @@ export const LOW_RISK_KINDS: readonly ArtifactKind[] = [
 /** The role that can never leave `shadow` (spec 2.2). */
 export const LOCKED_SHADOW_ROLE = "customer_support_drafter";
 
-export const RECENT_REJECTIONS_KEY = "recent_rejections";
 export const RECENT_REJECTIONS_CAP = 5;
 export const MIN_REJECTION_REASON = 10;
 export const MAX_REJECTION_REASON = 2_000;
@@ -46,7 +35,6 @@ export const SCHEDULER_INTERVAL_MS = 5 * 60_000;
 /** Per-run limits sent to the runner (DESIGN 3.3; spec 8: 1.0 USD per run). */
 export const RUN_BUDGET_USD = 1.0;
 export const RUN_MAX_TURNS = 20;
-export const MAX_PAYLOAD = 200_000;
 
 // ---------------------------------------------------------------------------------------------
 // Employee fields
@@ -64,6 +52,24 @@ export interface EmployeeInput {
   scheduleCron?: string | null;
   skills?: string[];
   postFilterSkill?: string | null;
+}
+
+/** Why an artifact in `status` cannot be `decision` now (only pending ones are reviewed), or null. */
+export function reviewError(
+  status: ApprovalStatus,
+  decision: "approved" | "rejected",
+): string | null {
+  return status === "pending"
+    ? null
+    : `only pending artifacts can be ${decision} (this one is ${status})`;
+}
+
+/** A client's autonomy level: one of the levels, absent (undefined), or "invalid". */
+export function autonomyLevelOf(level: string | undefined): AutonomyLevel | undefined | "invalid" {
+  if (level === undefined) return undefined;
+  return (AUTONOMY_LEVELS as readonly string[]).includes(level)
+    ? level as AutonomyLevel
+    : "invalid";
 }
 
 /** True when croner accepts `expr` as a 5- or 6-field cron pattern. */
@@ -309,7 +315,9 @@ export function appendRejection(
 
 export function editedPayloadError(edited: string): string | null {
   if (edited.trim().length === 0) return "editedPayload must not be empty";
-  if (edited.length > MAX_PAYLOAD) return `editedPayload must be at most ${MAX_PAYLOAD} characters`;
+  if (edited.length > ARTIFACT_PAYLOAD_MAX) {
+    return `editedPayload must be at most ${ARTIFACT_PAYLOAD_MAX} characters`;
+  }
   return null;
 }
 

@@ -2,15 +2,16 @@
  * GraphQL for the AI workforce (spec 4.4, admin only). Nested fields load through DataLoaders,
  * so `aiEmployees` and `pendingArtifacts` issue a constant number of statements.
  */
-import type { FeatureDeps } from "../../app.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireAdmin } from "../../graphql/context.ts";
+import { adminField } from "../../graphql/context.ts";
 import { notFound } from "../../graphql/errors.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { byKeys } from "../../graphql/loaders.ts";
+import { loadByKey } from "../../graphql/loaders.ts";
 import type { Database } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import { loadUser } from "../users/schema.ts";
+import type { UsersApi } from "../users/mod.ts";
+import type { Delivery } from "./delivery/service.ts";
 import { createEmployee, editEmployee, type EmployeeFields } from "./employees.ts";
 import {
   editedPayloadError,
@@ -19,6 +20,7 @@ import {
   nextLevel,
   type PromotionStats,
   rejectionReasonError,
+  reviewError,
   weeklySeries,
   weekStart,
 } from "./rules.ts";
@@ -215,6 +217,8 @@ const typeDefs = /* GraphQL */ `
     ): AiEmployeePayload!
     approveAiArtifact(artifactId: String!, editedPayload: String): AiArtifactPayload!
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
+    "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
+    retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
   }
 `;
 
@@ -227,15 +231,9 @@ const MAX_RUNS = 100;
 function loaders(sql: Sql, now: () => Date) {
   return {
     employee: (ctx: Ctx, id: string) =>
-      ctx.loader<string, EmployeeRow | null>(
-        "aiEmployeeById",
-        async (ids) => byKeys(ids, await employeesByIds(sql, ids), (e) => e.id),
-      ).load(id),
+      loadByKey(ctx, "aiEmployeeById", (ids) => employeesByIds(sql, ids), (r) => r.id, id),
     run: (ctx: Ctx, id: string) =>
-      ctx.loader<string, RunRow | null>(
-        "aiRunById",
-        async (ids) => byKeys(ids, await runsByIds(sql, ids), (r) => r.id),
-      ).load(id),
+      loadByKey(ctx, "aiRunById", (ids) => runsByIds(sql, ids), (r) => r.id, id),
     runs: (ctx: Ctx, employeeId: string, limit: number) =>
       ctx.loader<string, RunRow[]>(`aiRunsByEmployee:${limit}`, async (ids) => {
         const rows = await runsByEmployeeIds(sql, ids, limit);
@@ -289,7 +287,17 @@ function logEntries(log: unknown[] | null) {
   });
 }
 
-export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQLModule {
+export interface WorkforceSchemaDeps {
+  db: Database;
+  clock: Clock;
+  users: Pick<UsersApi, "loadUser">;
+}
+
+export function workforceModule(
+  deps: WorkforceSchemaDeps,
+  workforce: Workforce,
+  delivery: Pick<Delivery, "retry">,
+): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const load = loaders(sql, now);
@@ -299,6 +307,27 @@ export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQ
     const row = looksLikePublicId(id) ? await employeeByPublicId(sql, id) : null;
     if (!row) throw notFound("AI employee");
     return row;
+  };
+  /**
+   * One review of a pending artifact: the input's `problem`, a decision already taken, or one
+   * taken meanwhile (`decide` found nothing to change) are payload errors.
+   */
+  const review = async (
+    artifactId: string,
+    decision: "approved" | "rejected",
+    problem: string | null,
+    decide: (artifact: ArtifactRow) => Promise<ArtifactRow | null>,
+  ) => {
+    const artifact = await findArtifact(artifactId);
+    if (problem) return { artifact, errors: [problem] };
+    const refusal = reviewError(artifact.approvalStatus, decision);
+    if (refusal) return { artifact, errors: [refusal] };
+    const decided = await decide(artifact);
+    if (decided) return { artifact: decided, errors: [] };
+    return {
+      artifact: await artifactByPublicId(sql, artifact.publicId),
+      errors: ["the artifact was reviewed meanwhile"],
+    };
   };
   const findArtifact = async (id: string) => {
     const row = looksLikePublicId(id) ? await artifactByPublicId(sql, id) : null;
@@ -351,7 +380,7 @@ export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQ
       id: (a: ArtifactRow) => a.publicId,
       heavyEdit: (a: ArtifactRow) => isHeavyEdit(a.editRatio),
       reviewer: (a: ArtifactRow, _: unknown, ctx: Ctx) =>
-        a.reviewerId ? loadUser(ctx, sql, a.reviewerId) : null,
+        a.reviewerId ? deps.users.loadUser(ctx, a.reviewerId) : null,
       reviewedBy: (a: ArtifactRow) =>
         a.reviewedAt === null ? null : a.autoApproved ? "system" : "admin",
       reviewedAt: (a: ArtifactRow) => iso(a.reviewedAt),
@@ -363,111 +392,61 @@ export function workforceModule(deps: FeatureDeps, workforce: Workforce): GraphQ
       employee: (a: ArtifactRow, _: unknown, ctx: Ctx) => load.employee(ctx, a.employeeId),
     },
     Query: {
-      aiEmployees: (_: unknown, __: unknown, ctx: Ctx) => {
-        requireAdmin(ctx);
+      aiEmployees: adminField(() => {
         return listEmployees(sql);
-      },
-      pendingArtifacts: (_: unknown, __: unknown, ctx: Ctx) => {
-        requireAdmin(ctx);
+      }),
+      pendingArtifacts: adminField(() => {
         return pendingArtifacts(sql);
-      },
-      aiEmployee: (_: unknown, args: { id: string }, ctx: Ctx) => {
-        requireAdmin(ctx);
+      }),
+      aiEmployee: adminField((_, args: { id: string }) => {
         return findEmployee(args.id);
-      },
-      aiRun: async (_: unknown, args: { id: string }, ctx: Ctx) => {
-        requireAdmin(ctx);
+      }),
+      aiRun: adminField(async (_, args: { id: string }) => {
         const run = looksLikePublicId(args.id) ? await runByPublicId(sql, args.id) : null;
         if (!run) throw notFound("AI run");
         return run;
-      },
+      }),
     },
     Mutation: {
-      createAiEmployee: (_: unknown, args: EmployeeFields, ctx: Ctx) => {
-        requireAdmin(ctx);
+      createAiEmployee: adminField((_, args: EmployeeFields) => {
         return createEmployee(saving, { ...withoutNulls(args), autonomyLevel: undefined });
-      },
-      triggerAiRun: async (_: unknown, args: { employeeId: string }, ctx: Ctx) => {
-        requireAdmin(ctx);
+      }),
+      triggerAiRun: adminField(async (_, args: { employeeId: string }) => {
         return await workforce.triggerRun(await findEmployee(args.employeeId), "manual");
-      },
-      pauseAiEmployee: async (
-        _: unknown,
-        args: { employeeId: string; active: boolean },
-        ctx: Ctx,
-      ) => {
-        requireAdmin(ctx);
+      }),
+      pauseAiEmployee: adminField(async (_, args: { employeeId: string; active: boolean }) => {
         const employee = await findEmployee(args.employeeId);
         return await editEmployee(saving, employee, { active: args.active });
-      },
-      updateAiEmployee: async (
-        _: unknown,
-        args: EmployeeFields & { employeeId: string },
-        ctx: Ctx,
-      ) => {
-        requireAdmin(ctx);
+      }),
+      updateAiEmployee: adminField(async (_, args: EmployeeFields & { employeeId: string }) => {
         const { employeeId, ...patch } = args;
         const employee = await findEmployee(employeeId);
         const outcome = await editEmployee(saving, employee, withoutNulls(patch));
         return outcome.errors.length ? { employee, errors: outcome.errors } : outcome;
-      },
-      approveAiArtifact: async (
-        _: unknown,
-        args: { artifactId: string; editedPayload?: string | null },
-        ctx: Ctx,
-      ) => {
-        const viewer = requireAdmin(ctx);
-        const artifact = await findArtifact(args.artifactId);
-        const edited = args.editedPayload ?? null;
-        const problem = edited === null ? null : editedPayloadError(edited);
-        if (problem) return { artifact, errors: [problem] };
-        if (artifact.approvalStatus !== "pending") {
-          return {
-            artifact,
-            errors: [
-              `only pending artifacts can be approved (this one is ${artifact.approvalStatus})`,
-            ],
-          };
-        }
-        const approved = await workforce.approve(artifact, viewer.userId, edited);
-        if (!approved) {
-          return {
-            artifact: await artifactByPublicId(sql, artifact.publicId),
-            errors: ["the artifact was reviewed meanwhile"],
-          };
-        }
-        return { artifact: approved, errors: [] };
-      },
-      rejectAiArtifact: async (
-        _: unknown,
-        args: { artifactId: string; rejectionReason: string },
-        ctx: Ctx,
-      ) => {
-        const viewer = requireAdmin(ctx);
-        const artifact = await findArtifact(args.artifactId);
-        const problem = rejectionReasonError(args.rejectionReason);
-        if (problem) return { artifact, errors: [problem] };
-        if (artifact.approvalStatus !== "pending") {
-          return {
-            artifact,
-            errors: [
-              `only pending artifacts can be rejected (this one is ${artifact.approvalStatus})`,
-            ],
-          };
-        }
-        const rejected = await workforce.reject(
-          artifact,
-          viewer.userId,
-          args.rejectionReason.trim(),
-        );
-        if (!rejected) {
-          return {
-            artifact: await artifactByPublicId(sql, artifact.publicId),
-            errors: ["the artifact was reviewed meanwhile"],
-          };
-        }
-        return { artifact: rejected, errors: [] };
-      },
+      }),
+      approveAiArtifact: adminField(
+        (viewer, args: { artifactId: string; editedPayload?: string | null }) => {
+          const edited = args.editedPayload ?? null;
+          return review(
+            args.artifactId,
+            "approved",
+            edited === null ? null : editedPayloadError(edited),
+            (artifact) => workforce.approve(artifact, viewer.userId, edited),
+          );
+        },
+      ),
+      rejectAiArtifact: adminField(
+        (viewer, args: { artifactId: string; rejectionReason: string }) =>
+          review(
+            args.artifactId,
+            "rejected",
+            rejectionReasonError(args.rejectionReason),
+            (artifact) => workforce.reject(artifact, viewer.userId, args.rejectionReason.trim()),
+          ),
+      ),
+      retryAiArtifactDelivery: adminField(async (_, args: { artifactId: string }) => {
+        return await delivery.retry(await findArtifact(args.artifactId));
+      }),
     },
   };
   return { typeDefs, resolvers };

@@ -1,19 +1,16 @@
 /**
  * The AI workforce's behaviour on top of its store: triggering and dispatching runs, concluding
  * them from the runner's result, review (approve, reject, auto-approval), the scheduler tick, the
- * stale-run sweep and budget alerts. Registers its jobs, schedules and event subscriber.
- *
- * Job and event names (docs/workforce.md):
- * - `ai_workforce.dispatch_run` `{runId}`: POST the run to the runner (3 attempts).
- * - `ai_workforce.chat_alert` `{subject, level, text}`: one chat post.
- * - event `ai_workforce.artifact_approved` `{artifactId, kind, employeeId}`; its subscriber
- *   `ai_workforce.enqueue_delivery` enqueues `ai_workforce.deliver_artifact` `{artifactId}`
- *   (handled by the delivery feature).
+ * stale-run sweep and budget alerts. Its jobs, schedules and subscriber are declared in `mod.ts`.
  */
-import type { FeatureDeps } from "../../app.ts";
-import type { Queryable } from "../../platform/db.ts";
-import { hmacSha256Hex, SIGNATURE_HEADER } from "../../platform/hmac.ts";
-import { errorFields } from "../../platform/log.ts";
+import type { Config } from "../../config.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Database, Queryable } from "../../platform/db.ts";
+import { hmacSha256Hex, SIGNATURE_HEADER } from "../../platform/contract/mod.ts";
+import type { Logger } from "../../platform/log.ts";
+import type { EventPublisher } from "../events.ts";
+import type { JobQueue } from "../feature.ts";
+import { chatAlertJob, DISPATCH_ATTEMPTS, dispatchJob } from "./jobs.ts";
 import {
   type AlertLevel,
   autoApproves,
@@ -27,7 +24,8 @@ import {
   SCHEDULER_INTERVAL_MS,
   STALE_RUN_MS,
 } from "./rules.ts";
-import { buildRunRequest, type RunResultBody } from "./protocol.ts";
+import type { RunResultBody } from "../../platform/contract/mod.ts";
+import { buildRunRequest } from "./protocol.ts";
 import {
   activeScheduledEmployees,
   appendRecentRejection,
@@ -53,15 +51,6 @@ import {
   workforceMonthSpend,
 } from "./store.ts";
 
-export const DISPATCH_JOB = "ai_workforce.dispatch_run";
-export const CHAT_ALERT_JOB = "ai_workforce.chat_alert";
-export const DELIVERY_JOB = "ai_workforce.deliver_artifact";
-export const APPROVED_EVENT = "ai_workforce.artifact_approved";
-export const DELIVERY_SUBSCRIBER = "ai_workforce.enqueue_delivery";
-export const SCHEDULER_TICK = "ai_workforce.scheduler_tick";
-export const STALE_SWEEP = "ai_workforce.stale_sweep";
-export const BUDGET_ALERTS = "ai_workforce.budget_alerts";
-export const DISPATCH_ATTEMPTS = 3;
 const DISPATCH_TIMEOUT_MS = 10_000;
 const CHAT_TIMEOUT_MS = 10_000;
 
@@ -70,9 +59,19 @@ export interface TriggerOutcome {
   errors: string[];
 }
 
+export interface WorkforceServiceDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  fetch: typeof fetch;
+  jobs: JobQueue;
+  events: EventPublisher;
+}
+
 export type Workforce = ReturnType<typeof createWorkforceService>;
 
-export function createWorkforceService(deps: FeatureDeps) {
+export function createWorkforceService(deps: WorkforceServiceDeps) {
   const { db, jobs, clock, config } = deps;
   const sql = db.sql;
   const log = deps.log.child({ component: "workforce" });
@@ -95,13 +94,13 @@ export function createWorkforceService(deps: FeatureDeps) {
         if (lower !== level) await claimAlert(tx, subject, month, lower, now);
       }
     }
-    if (first) await jobs.enqueue(tx, CHAT_ALERT_JOB, { subject, level, text });
+    if (first) await jobs.enqueue(tx, chatAlertJob, { subject, level, text });
     return first;
   }
 
   /** Posts to the chat webhook when its host is the allowed one; otherwise logs and refuses. */
-  async function sendChat(payload: unknown): Promise<void> {
-    const { text, subject, level } = payload as { text: string; subject: string; level: string };
+  async function sendChat(alert: { subject: string; level: string; text: string }): Promise<void> {
+    const { text, subject, level } = alert;
     const url = config.chatWebhookUrl;
     if (!url) {
       log.warn("chat alert not sent: CHAT_WEBHOOK_URL is not set", { subject, level, text });
@@ -164,7 +163,7 @@ export function createWorkforceService(deps: FeatureDeps) {
     if (!run) {
       return { run: null, errors: ["already_running: a run of this employee is in flight"] };
     }
-    await jobs.enqueue(tx, DISPATCH_JOB, { runId: run.publicId }, {
+    await jobs.enqueue(tx, dispatchJob, { runId: run.publicId }, {
       maxAttempts: DISPATCH_ATTEMPTS,
       key: `dispatch:${run.publicId}`,
     });
@@ -176,8 +175,7 @@ export function createWorkforceService(deps: FeatureDeps) {
     return sql.begin((tx) => startRunIn(tx, employee, trigger));
   }
 
-  async function dispatchRun(payload: unknown, attempt: number, maxAttempts: number) {
-    const runId = (payload as { runId: string }).runId;
+  async function dispatchRun(runId: string, attempt: number, maxAttempts: number) {
     const run = await runByPublicId(sql, runId);
     if (!run || run.status !== "queued") return;
     const [employee] = await employeesByIds(sql, [run.employeeId]);
@@ -279,7 +277,7 @@ export function createWorkforceService(deps: FeatureDeps) {
       : { payload: editedPayload, ...measureEdit(artifact.payload, editedPayload) };
     const approved = await approveArtifact(tx, artifact.id, { reviewerId, edited }, clock.now());
     if (!approved) return null;
-    await jobs.publish(tx, APPROVED_EVENT, {
+    await deps.events.publish(tx, "ai_workforce.artifact_approved", {
       artifactId: approved.publicId,
       kind: approved.kind,
       employeeId: employee.publicId,
@@ -383,28 +381,10 @@ export function createWorkforceService(deps: FeatureDeps) {
     });
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Registration
-
-  jobs.handle(DISPATCH_JOB, (payload, job) => dispatchRun(payload, job.attempt, job.maxAttempts));
-  jobs.handle(CHAT_ALERT_JOB, (payload) => sendChat(payload));
-  jobs.subscribe(APPROVED_EVENT, DELIVERY_SUBSCRIBER, async (payload) => {
-    const { artifactId } = payload as { artifactId: string };
-    await jobs.enqueue(sql, DELIVERY_JOB, { artifactId }, { key: `deliver:${artifactId}` });
-  });
-  jobs.schedule(SCHEDULER_TICK, "*/5 * * * *", async (slot) => {
-    try {
-      await schedulerTick(slot);
-    } catch (err) {
-      log.error("scheduler tick failed", errorFields(err));
-      throw err;
-    }
-  });
-  jobs.schedule(STALE_SWEEP, "*/15 * * * *", async () => void await sweepStaleRuns());
-  jobs.schedule(BUDGET_ALERTS, "0 * * * *", () => budgetAlerts());
-
   return {
     triggerRun,
+    dispatchRun,
+    sendChat,
     concludeFromResult,
     approve,
     reject,

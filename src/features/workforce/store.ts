@@ -1,19 +1,18 @@
 /** SQL for the AI workforce. Every state transition is one guarded statement. */
-import type { Queryable } from "../../platform/db.ts";
-import { isUniqueViolation } from "../../platform/db-errors.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
+import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
+import { type ArtifactKind, RECENT_REJECTIONS_KEY } from "../../platform/contract/mod.ts";
 import { publicId } from "../../platform/ids.ts";
 import {
   appendRejection,
   approvalRate,
   type ApprovalStatus,
-  type ArtifactKind,
   type AutonomyLevel,
   CONCLUDABLE,
   type EmployeeInput,
   monthOf,
   promotionRequirementsMet,
   type PromotionStats,
-  RECENT_REJECTIONS_KEY,
   type RunStatus,
   weeksActive,
 } from "./rules.ts";
@@ -113,24 +112,19 @@ export async function listEmployees(sql: Queryable): Promise<EmployeeRow[]> {
   return await sql<EmployeeRow[]>`select ${employeeColumns(sql)} from ai_employees order by id`;
 }
 
-export async function employeesByIds(
-  sql: Queryable,
-  ids: readonly string[],
-): Promise<EmployeeRow[]> {
+export async function employeesByIds(sql: Queryable, ids: readonly string[]) {
   return await sql<EmployeeRow[]>`
     select ${employeeColumns(sql)} from ai_employees where id = any(${ids as string[]}::bigint[])`;
 }
 
 export async function employeeByPublicId(sql: Queryable, id: string): Promise<EmployeeRow | null> {
-  const [row] = await sql<EmployeeRow[]>`
-    select ${employeeColumns(sql)} from ai_employees where public_id = ${id}`;
-  return row ?? null;
+  return await maybeOne(sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees where public_id = ${id}`);
 }
 
 export async function employeeByRole(sql: Queryable, role: string): Promise<EmployeeRow | null> {
-  const [row] = await sql<EmployeeRow[]>`
-    select ${employeeColumns(sql)} from ai_employees where role = ${role}`;
-  return row ?? null;
+  return await maybeOne(sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees where role = ${role}`);
 }
 
 export async function activeScheduledEmployees(sql: Queryable): Promise<EmployeeRow[]> {
@@ -252,8 +246,8 @@ export async function updateEmployee(
     if (to === "autonomous" && current.autonomyLevel !== "autonomous") confirmed = now;
   }
   const set = <T>(value: T | undefined) => value === undefined ? null : value;
-  try {
-    const [row] = await tx<EmployeeRow[]>`
+  return await unlessViolated(isUniqueViolation, "role_taken" as const, () =>
+    one(tx<EmployeeRow[]>`
       update ai_employees set
         name = coalesce(${set(patch.name?.trim())}, name),
         role = coalesce(${set(patch.role)}, role),
@@ -271,21 +265,13 @@ export async function updateEmployee(
         promotion_confirmed_at = ${confirmed},
         updated_at = ${now}
       where id = ${id}
-      returning ${employeeColumns(tx)}`;
-    return row;
-  } catch (err) {
-    if (isUniqueViolation(err)) return "role_taken";
-    throw err;
-  }
+      returning ${employeeColumns(tx)}`));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Memories
 
-export async function memoriesByEmployeeIds(
-  sql: Queryable,
-  ids: readonly string[],
-): Promise<MemoryRow[]> {
+export async function memoriesByEmployeeIds(sql: Queryable, ids: readonly string[]) {
   return await sql<MemoryRow[]>`
     select employee_id::text as "employeeId", key, value, updated_at as "updatedAt"
     from ai_employee_memories where employee_id = any(${ids as string[]}::bigint[])
@@ -333,11 +319,7 @@ export async function appendRecentRejection(
 // Runs
 
 /** Latest `limit` runs of each employee, newest first. */
-export async function runsByEmployeeIds(
-  sql: Queryable,
-  ids: readonly string[],
-  limit: number,
-): Promise<RunRow[]> {
+export async function runsByEmployeeIds(sql: Queryable, ids: readonly string[], limit: number) {
   return await sql<RunRow[]>`
     select ${runColumns(sql)} from (
       select r.*, row_number() over (partition by employee_id order by created_at desc, id desc) n
@@ -351,8 +333,9 @@ export async function runsByIds(sql: Queryable, ids: readonly string[]): Promise
 }
 
 export async function runByPublicId(sql: Queryable, id: string): Promise<RunRow | null> {
-  const [row] = await sql<RunRow[]>`select ${runColumns(sql)} from ai_runs where public_id = ${id}`;
-  return row ?? null;
+  return await maybeOne(
+    sql<RunRow[]>`select ${runColumns(sql)} from ai_runs where public_id = ${id}`,
+  );
 }
 
 /** Spend (USD) of each employee in the UTC month of `now`. */
@@ -389,12 +372,11 @@ export async function insertQueuedRun(
   trigger: "schedule" | "manual",
   now: Date,
 ): Promise<RunRow | null> {
-  const [row] = await tx<RunRow[]>`
+  return await maybeOne(tx<RunRow[]>`
     insert into ai_runs (public_id, employee_id, status, trigger, created_at)
     values (${publicId()}, ${employeeId}, 'queued', ${trigger}, ${now})
     on conflict (employee_id) where status in ('queued', 'running') do nothing
-    returning ${runColumns(tx)}`;
-  return row ?? null;
+    returning ${runColumns(tx)}`);
 }
 
 /** queued → running (the runner accepted the run). */
@@ -443,30 +425,21 @@ export interface RunOutcome {
 }
 
 /** queued/running → succeeded/failed with the runner's figures; null when already concluded. */
-export async function concludeRun(
-  tx: Queryable,
-  id: string,
-  outcome: RunOutcome,
-  now: Date,
-): Promise<RunRow | null> {
-  const [row] = await tx<RunRow[]>`
+export async function concludeRun(tx: Queryable, id: string, outcome: RunOutcome, now: Date) {
+  return await maybeOne(tx<RunRow[]>`
     update ai_runs set status = ${outcome.status}, finished_at = ${now},
       started_at = coalesce(started_at, ${now}),
       input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
       num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
       error_message = ${outcome.errorMessage}, run_log = ${tx.json(outcome.runLog as never)}::jsonb
     where id = ${id} and status = any(${CONCLUDABLE})
-    returning ${runColumns(tx)}`;
-  return row ?? null;
+    returning ${runColumns(tx)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Artifacts
 
-export async function artifactsByRunIds(
-  sql: Queryable,
-  ids: readonly string[],
-): Promise<ArtifactRow[]> {
+export async function artifactsByRunIds(sql: Queryable, ids: readonly string[]) {
   return await sql<ArtifactRow[]>`
     select ${
     artifactColumns(sql)
@@ -475,9 +448,8 @@ export async function artifactsByRunIds(
 }
 
 export async function artifactByPublicId(sql: Queryable, id: string): Promise<ArtifactRow | null> {
-  const [row] = await sql<ArtifactRow[]>`
-    select ${artifactColumns(sql)} from ai_artifacts where public_id = ${id}`;
-  return row ?? null;
+  return await maybeOne(sql<ArtifactRow[]>`
+    select ${artifactColumns(sql)} from ai_artifacts where public_id = ${id}`);
 }
 
 export async function pendingArtifacts(sql: Queryable): Promise<ArtifactRow[]> {
@@ -499,14 +471,13 @@ export async function insertArtifact(
   },
   now: Date,
 ): Promise<ArtifactRow | null> {
-  const [row] = await tx<ArtifactRow[]>`
+  return await maybeOne(tx<ArtifactRow[]>`
     insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
       approval_status, post_filter_reason, created_at)
     values (${publicId()}, ${input.runId}, ${input.employeeId}, ${input.kind}, ${input.title},
       ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason}, ${now})
     on conflict (run_id) do nothing
-    returning ${artifactColumns(tx)}`;
-  return row ?? null;
+    returning ${artifactColumns(tx)}`);
 }
 
 /** pending → approved; with an edit, the payload becomes the edit and the original is kept. */
@@ -520,7 +491,7 @@ export async function approveArtifact(
   now: Date,
 ): Promise<ArtifactRow | null> {
   const edited = review.edited;
-  const [row] = await tx<ArtifactRow[]>`
+  return await maybeOne(tx<ArtifactRow[]>`
     update ai_artifacts set approval_status = 'approved',
       original_payload = case when ${edited !== null} then payload else original_payload end,
       payload = coalesce(${edited?.payload ?? null}, payload),
@@ -529,8 +500,7 @@ export async function approveArtifact(
       reviewer_id = ${review.reviewerId}, auto_approved = ${review.reviewerId === null},
       reviewed_at = ${now}
     where id = ${id} and approval_status = 'pending'
-    returning ${artifactColumns(tx)}`;
-  return row ?? null;
+    returning ${artifactColumns(tx)}`);
 }
 
 /** pending → rejected with the reason. */
@@ -541,12 +511,11 @@ export async function rejectArtifact(
   reason: string,
   now: Date,
 ): Promise<ArtifactRow | null> {
-  const [row] = await tx<ArtifactRow[]>`
+  return await maybeOne(tx<ArtifactRow[]>`
     update ai_artifacts set approval_status = 'rejected', rejection_reason = ${reason},
       reviewer_id = ${reviewerId}, reviewed_at = ${now}
     where id = ${id} and approval_status = 'pending'
-    returning ${artifactColumns(tx)}`;
-  return row ?? null;
+    returning ${artifactColumns(tx)}`);
 }
 
 export interface WeeklyCounts {
@@ -558,11 +527,7 @@ export interface WeeklyCounts {
 }
 
 /** Decisions per employee and ISO week (by artifact creation) since `since`. */
-export async function weeklyCountsByIds(
-  sql: Queryable,
-  ids: readonly string[],
-  since: Date,
-): Promise<WeeklyCounts[]> {
+export async function weeklyCountsByIds(sql: Queryable, ids: readonly string[], since: Date) {
   return await sql<WeeklyCounts[]>`
     select employee_id::text as "employeeId",
       (date_trunc('week', created_at at time zone 'UTC') at time zone 'UTC') as "weekStart",

@@ -7,11 +7,17 @@
  */
 import type { RequestContext } from "../../http/context.ts";
 import { json } from "../../http/router.ts";
-import { SIGNATURE_HEADER, verifyHmacSignature } from "../../platform/hmac.ts";
+import {
+  describeIssues,
+  errorResponse,
+  parseJson,
+  RunResultSchema,
+  SIGNATURE_HEADER,
+  verifyHmacSignature,
+} from "../../platform/contract/mod.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Database } from "../../platform/db.ts";
-import { describeIssues, RunResultSchema } from "./protocol.ts";
 import { isConcluded } from "./rules.ts";
 import type { Workforce } from "./service.ts";
 import { runByPublicId } from "./store.ts";
@@ -31,24 +37,20 @@ export function createResultWebhook(deps: {
       deps.tracker.captureWarning("workforce webhook: bad signature", {
         request_id: ctx.requestId,
       });
-      return json({ error: "unauthorized" }, 401);
+      return errorResponse("unauthorized", "missing or invalid X-Workforce-Signature");
     }
-    let data: unknown;
-    try {
-      data = JSON.parse(new TextDecoder().decode(ctx.rawBody));
-    } catch {
-      return json({ error: "bad_request", message: "the body is not JSON" }, 400);
-    }
-    const parsed = RunResultSchema.safeParse(data);
-    if (!parsed.success) {
-      return json({ error: "bad_request", message: describeIssues(parsed.error) }, 400);
-    }
+    const body = parseJson(ctx.rawBody);
+    if (!body.ok) return errorResponse("malformed_json", "the body is not JSON");
+    const parsed = RunResultSchema.safeParse(body.value);
+    if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const result = parsed.data;
     ctx.logParams = { run_id: result.run_id, status: result.status };
     const run = looksLikePublicId(result.run_id)
       ? await runByPublicId(deps.db.sql, result.run_id)
       : null;
-    if (!run) return json({ error: "unknown_run", run_id: result.run_id }, 422);
+    if (!run) {
+      return errorResponse("unknown_run", "run_id names no run", { run_id: result.run_id });
+    }
     if (isConcluded(run.status)) {
       return json({ run_id: result.run_id, status: run.status, duplicate: true });
     }

@@ -28,9 +28,19 @@ import {
   releaseJobs,
   retryDead,
 } from "./store.ts";
-import type { EnqueueOptions, JobHandler, JobInfo, JobSystem } from "./types.ts";
+import type { EnqueueOptions, EventMap, JobHandler, JobInfo, JobKind, JobSystem } from "./types.ts";
 
-export type { DeadJob, EnqueueOptions, JobHandler, JobInfo, JobSystem } from "./types.ts";
+export { jobKind } from "./types.ts";
+export type {
+  DeadJob,
+  EnqueueOptions,
+  EventMap,
+  JobHandler,
+  JobInfo,
+  JobKind,
+  JobSystem,
+  QueueFigures,
+} from "./types.ts";
 
 export interface JobSystemOptions {
   db: Database;
@@ -64,7 +74,11 @@ function errorMessage(err: unknown): string {
   return text.slice(0, 4_000);
 }
 
-export function createJobSystem(options: JobSystemOptions): JobSystem & {
+const nameOf = (kind: JobKind<unknown> | string) => typeof kind === "string" ? kind : kind.name;
+
+export function createJobSystem<Events extends EventMap = EventMap>(
+  options: JobSystemOptions,
+): JobSystem<Events> & {
   readonly wakeup: "listen/notify" | "polling";
 } {
   const { db, log, tracker, clock } = options;
@@ -127,16 +141,16 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
 
   const staleBefore = (now: Date) => new Date(now.getTime() - lockTimeoutMs);
 
-  async function enqueue(
+  async function enqueue<P>(
     tx: Queryable,
-    name: string,
-    payload: unknown,
+    kind: JobKind<P> | string,
+    payload: P,
     opts: EnqueueOptions = {},
   ): Promise<string | null> {
     const now = clock.now();
     return await insertJob(tx, {
       queue: opts.queue ?? "default",
-      name,
+      name: nameOf(kind),
       payload: payload ?? {},
       runAt: opts.runAt ?? now,
       maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -145,9 +159,15 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     }, notify);
   }
 
-  function register(name: string, handler: JobHandler) {
+  // A job's payload is the JSON of what was enqueued under the same kind (or subscribed event),
+  // so the handler receives it as that kind's payload type: the one place this is asserted.
+  function register<P>(
+    kind: JobKind<P> | string,
+    handler: (payload: P, job: JobInfo) => void | Promise<void>,
+  ) {
+    const name = nameOf(kind);
     if (handlers.has(name)) throw new Error(`a handler for job "${name}" is already registered`);
-    handlers.set(name, handler);
+    handlers.set(name, handler as JobHandler);
   }
 
   /** Runs one claimed job to its outcome; never throws. */
@@ -241,16 +261,20 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     }
   }
 
-  function subscribe(
-    event: string,
+  function subscribe<E extends keyof Events & string>(
+    event: E,
     subscriber: string,
-    handler: (p: unknown) => void | Promise<void>,
+    handler: (payload: Events[E]) => void | Promise<void>,
   ) {
-    register(eventJobName(event, subscriber), (payload) => handler(payload));
+    register<Events[E]>(eventJobName(event, subscriber), (payload) => handler(payload));
     subscribers.set(event, [...(subscribers.get(event) ?? []), subscriber]);
   }
 
-  async function publish(tx: Queryable, event: string, payload: unknown): Promise<void> {
+  async function publish<E extends keyof Events & string>(
+    tx: Queryable,
+    event: E,
+    payload: Events[E],
+  ): Promise<void> {
     const names = (subscribers.get(event) ?? []).map((s) => eventJobName(event, s));
     if (!names.length) {
       log.debug("event has no subscribers", { event });
@@ -271,10 +295,7 @@ export function createJobSystem(options: JobSystemOptions): JobSystem & {
     new Cron(cron, { paused: true, timezone });
     if (schedules.has(name)) throw new Error(`schedule "${name}" is already registered`);
     schedules.set(name, cron);
-    register(
-      scheduleJobName(name),
-      (payload) => task(new Date((payload as { slot: string }).slot)),
-    );
+    register<{ slot: string }>(scheduleJobName(name), (payload) => task(new Date(payload.slot)));
   }
 
   async function fireSchedule(name: string, slot: Date): Promise<boolean> {

@@ -4,8 +4,7 @@
  * its lock cannot touch a job another worker has since claimed.
  */
 import type { Queryable, Sql } from "../db.ts";
-import type { QueueFigures } from "../../http/health.ts";
-import type { DeadJob } from "./types.ts";
+import type { DeadJob, QueueFigures } from "./types.ts";
 
 export const READY_CHANNEL = "jobs_ready";
 

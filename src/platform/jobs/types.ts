@@ -3,20 +3,48 @@
  * transaction), domain events through a transactional outbox, and a cron scheduler that fires each
  * slot once across instances.
  *
+ * Job payloads and event payloads are typed: a {@link JobKind} binds a job name to its payload,
+ * and the system's event map (`Events`) binds each event name to its payload, so neither
+ * enqueuers nor handlers cast.
+ *
  * @example
  * ```ts
- * jobs.handle("email.send", async (payload, job) => { ... });
+ * const sendEmail = jobKind<{ to: string }>("email.send");
+ * jobs.handle(sendEmail, async (payload, job) => send(payload.to));
  * await sql.begin(async (tx) => {
  *   await tx`insert into ...`;
- *   await jobs.enqueue(tx, "email.send", { to: "a@b" }, { key: "welcome:42" });
+ *   await jobs.enqueue(tx, sendEmail, { to: "a@b" }, { key: "welcome:42" });
  * });
+ * // with Events = { "billing.payment_processed": { userId: string } }
  * jobs.subscribe("billing.payment_processed", "users.grant_tier", async (payload) => { ... });
  * await sql.begin((tx) => jobs.publish(tx, "billing.payment_processed", { userId: "1" }));
  * jobs.schedule("ai.tick", "* * * * *", async (slot) => { ... });
  * ```
  */
 import type { Queryable } from "../db.ts";
-import type { QueueFigures } from "../../http/health.ts";
+
+/** A job name bound to the type of its payload. */
+export interface JobKind<P> {
+  readonly name: string;
+  /** Never set: carries the payload type for the compiler. */
+  readonly payloadType?: P;
+}
+
+/** Declares a job kind: one name, one payload type, shared by who enqueues and who handles. */
+export function jobKind<P>(name: string): JobKind<P> {
+  return { name };
+}
+
+/** Event names mapped to their payload types; every payload is stored as JSON. */
+export type EventMap = Record<string, unknown>;
+
+export interface QueueFigures {
+  processed: number;
+  failed: number;
+  enqueued: number;
+  dead: number;
+  queues: { name: string; size: number; latency: number }[];
+}
 
 export interface EnqueueOptions {
   /** Queue name (default `default`). */
@@ -51,25 +79,30 @@ export interface DeadJob {
   createdAt: Date;
 }
 
-export interface JobSystem {
+export interface JobSystem<Events extends EventMap = EventMap> {
   /** Adds a job inside `tx` (a rolled-back transaction leaves no job). Returns its id, or null
    * when `key` matched an existing job. */
-  enqueue(
+  enqueue<P>(
     tx: Queryable,
-    name: string,
-    payload: unknown,
+    kind: JobKind<P> | string,
+    payload: P,
     options?: EnqueueOptions,
   ): Promise<string | null>;
-  /** Registers the handler for a job name (one per name). */
+  /** Registers the handler for a job kind (one per name). */
+  handle<P>(kind: JobKind<P>, handler: (payload: P, job: JobInfo) => void | Promise<void>): void;
   handle(name: string, handler: JobHandler): void;
   /** Publishes a domain event inside `tx`: one job per subscriber, so each subscriber retries on
    * its own. */
-  publish(tx: Queryable, event: string, payload: unknown): Promise<void>;
+  publish<E extends keyof Events & string>(
+    tx: Queryable,
+    event: E,
+    payload: Events[E],
+  ): Promise<void>;
   /** Subscribes `subscriber` (a stable name) to `event`. */
-  subscribe(
-    event: string,
+  subscribe<E extends keyof Events & string>(
+    event: E,
     subscriber: string,
-    handler: (payload: unknown) => void | Promise<void>,
+    handler: (payload: Events[E]) => void | Promise<void>,
   ): void;
   /** Runs `task` at each cron slot, once per slot across all instances. */
   schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>): void;

@@ -1,0 +1,26 @@
+/**
+ * AI coaching (spec 7): insights, advice and milestones on a goal, the AI feature flags, and the
+ * moderation hook other features pass user posts through.
+ */
+import type { Feature } from "../feature.ts";
+import { type AiDeps, type AiFlags, createAi, type Moderation } from "./ai.ts";
+import { coachingModule, type CoachingSchemaDeps } from "./schema.ts";
+
+export type { AiFlags, Moderation };
+
+export type CoachingDeps = AiDeps & Omit<CoachingSchemaDeps, "ai">;
+
+export interface CoachingApi {
+  flags: AiFlags;
+  /** Every user post passes through it; it applies the `moderation` flag itself. */
+  moderation: Moderation;
+}
+
+export function coachingFeature(deps: CoachingDeps): Feature<CoachingApi> {
+  const { moderation, ...ai } = createAi(deps);
+  return {
+    name: "coaching",
+    graphql: coachingModule({ ...deps, ai }),
+    api: { flags: ai.flags, moderation },
+  };
+}

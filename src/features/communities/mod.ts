@@ -1,0 +1,45 @@
+/**
+ * Communities: discovery, membership, invites and posts (which reach members' feeds through the
+ * feed feature), and what other features (challenges) may ask about a community.
+ */
+import type { GraphQLContext } from "../../graphql/context.ts";
+import type { Feature } from "../feature.ts";
+import type { CommunityAccess } from "./rules.ts";
+import {
+  type CommunitiesDeps,
+  communitiesModule,
+  communityAccess,
+  loadCommunity,
+  visibleCommunity,
+} from "./schema.ts";
+import type { CommunityRow } from "./store.ts";
+
+export type { CommunitiesDeps, CommunityAccess, CommunityRow };
+
+export interface CommunitiesApi {
+  /** The community (internal id) and what the viewer may do in it; null when there is none. */
+  communityAccess(
+    ctx: GraphQLContext,
+    communityId: string,
+  ): Promise<{ community: CommunityRow; access: CommunityAccess } | null>;
+  /** The community of a public id the viewer may see, or NOT_FOUND (private ones included). */
+  visibleCommunity(
+    ctx: GraphQLContext,
+    publicId: unknown,
+  ): Promise<{ community: CommunityRow; access: CommunityAccess }>;
+  /** A community by internal id through the request's DataLoader (for `Community` fields). */
+  loadCommunity(ctx: GraphQLContext, id: string): Promise<CommunityRow | null>;
+}
+
+export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesApi> {
+  const sql = deps.db.sql;
+  return {
+    name: "communities",
+    graphql: communitiesModule(deps),
+    api: {
+      communityAccess: (ctx, id) => communityAccess(ctx, sql, id),
+      visibleCommunity: (ctx, id) => visibleCommunity(ctx, sql, id),
+      loadCommunity: (ctx, id) => loadCommunity(ctx, sql, id),
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The unified activity feed: `unifiedFeed`, and the seam other features write through (items in
+ * their own transaction, audiences a user follows).
+ */
+import type { Queryable } from "../../platform/db.ts";
+import type { Feature } from "../feature.ts";
+import { audienceOf } from "./rules.ts";
+import { type FeedDeps, feedModule } from "./schema.ts";
+import { followAudiences, type NewFeedItem, recordFeedItem, unfollowAudiences } from "./store.ts";
+
+export type { FeedDeps, NewFeedItem };
+
+export interface FeedApi {
+  /** Adds an item to a user's feed, inside the caller's transaction. */
+  record(tx: Queryable, item: NewFeedItem): Promise<void>;
+  /** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
+  follow(tx: Queryable, userId: string, audiences: string[]): Promise<void>;
+  unfollow(tx: Queryable, userId: string, audiences: string[]): Promise<void>;
+  /** The default audience of a user's items of one kind (`<kind>:<userId>`). */
+  audienceOf(kind: string, userId: string): string;
+}
+
+export function feedFeature(deps: FeedDeps): Feature<FeedApi> {
+  return {
+    name: "feed",
+    graphql: feedModule(deps),
+    api: {
+      record: recordFeedItem,
+      follow: followAudiences,
+      unfollow: unfollowAudiences,
+      audienceOf,
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Goals, habits and progress: the goal GraphQL (goals, check-ins, streaks, freezes, progress
+ * data, the feed's goal activities) and the named functions AI coaching reads goals through.
+ */
+import type { Queryable } from "../../platform/db.ts";
+import { addDays, isoWeekStart, localDate } from "../../platform/dates.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import type { Feature } from "../feature.ts";
+import { currentStreak, type NewGoalInput, streakPeriod, todayIndex } from "./rules.ts";
+import { type GoalsDeps, goalsModule } from "./schema.ts";
+import * as store from "./store.ts";
+import type { BucketRow, GoalEventRow, GoalRow } from "./store.ts";
+
+export type { BucketRow, GoalEventRow, GoalRow, GoalsDeps };
+
+/** What one goal looks like now, in the owner's time zone. */
+export interface GoalSnapshot {
+  today: string;
+  currentValue: number;
+  streak: { current: number; longest: number };
+  /** One bucket per local day of the last `days` days, today included. */
+  days: BucketRow[];
+  /** The latest progress events, newest first. */
+  recentEvents: GoalEventRow[];
+  subGoals: GoalRow[];
+}
+
+export interface GoalsApi {
+  /** The user's goal with this public id; null for another user's, unknown or malformed one. */
+  ownGoal(userId: string, publicId: unknown): Promise<GoalRow | null>;
+  goalById(id: string): Promise<GoalRow | null>;
+  snapshot(
+    goal: GoalRow,
+    timeZone: string,
+    at: Date,
+    recent: { days: number; events: number },
+  ): Promise<GoalSnapshot>;
+  /**
+   * Creates sub-goals of `parent` inside the caller's transaction, publishing
+   * `goals.goal_created` with `source` for each. The inputs must be valid (`newGoalErrors`).
+   */
+  addSubGoals(
+    tx: Queryable,
+    parent: GoalRow,
+    inputs: NewGoalInput[],
+    source: "ai_milestones",
+    at: Date,
+  ): Promise<GoalRow[]>;
+}
+
+export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
+  const sql = deps.db.sql;
+
+  async function snapshot(
+    goal: GoalRow,
+    timeZone: string,
+    at: Date,
+    recent: { days: number; events: number },
+  ): Promise<GoalSnapshot> {
+    const today = localDate(at, timeZone);
+    const [[figures], [runs], days, recentEvents, subGoals] = await Promise.all([
+      store.goalFigures(sql, [goal.id], today, isoWeekStart(today)),
+      store.streakRuns(sql, [goal.id], timeZone),
+      store.progressBuckets(sql, goal, "DAY", addDays(today, 1 - recent.days), today, timeZone),
+      store.recentEventsOf(sql, [goal.id], recent.events),
+      store.subGoalsOf(sql, [goal.id]),
+    ]);
+    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
+    return {
+      today,
+      currentValue: figures?.currentValue ?? 0,
+      streak: {
+        current: currentStreak(runs ?? empty, todayIndex(today, streakPeriod(goal))),
+        longest: runs?.longest ?? 0,
+      },
+      days,
+      recentEvents,
+      subGoals,
+    };
+  }
+
+  async function addSubGoals(
+    tx: Queryable,
+    parent: GoalRow,
+    inputs: NewGoalInput[],
+    source: "ai_milestones",
+    at: Date,
+  ): Promise<GoalRow[]> {
+    const created: GoalRow[] = [];
+    for (const input of inputs) {
+      const goal = await store.insertGoal(tx, parent.userId, {
+        ...input,
+        parentId: parent.id,
+        visibility: parent.visibility,
+      }, at);
+      await deps.events.publish(tx, "goals.goal_created", {
+        userId: parent.userId,
+        goalId: goal.publicId,
+        source,
+      });
+      created.push(goal);
+    }
+    return created;
+  }
+
+  return {
+    name: "goals",
+    graphql: goalsModule(deps),
+    api: {
+      ownGoal: async (userId, publicId) =>
+        typeof publicId === "string" && looksLikePublicId(publicId)
+          ? await store.ownGoal(sql, userId, publicId)
+          : null,
+      goalById: async (id) => (await store.goalsByIds(sql, [id]))[0] ?? null,
+      snapshot,
+      addSubGoals,
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/** Mood logs: `addMoodLog`, `moodLogs`, and the read AI coaching uses for context. */
+import type { Feature } from "../feature.ts";
+import { type MoodDeps, moodModule } from "./schema.ts";
+import { type MoodLogRow, moodLogsBetween } from "./store.ts";
+
+export type { MoodDeps, MoodLogRow };
+
+export interface MoodApi {
+  /** The user's logs in [from, to), newest first, at most `limit`. */
+  moodLogsBetween(userId: string, from: Date, to: Date, limit: number): Promise<MoodLogRow[]>;
+}
+
+export function moodFeature(deps: MoodDeps): Feature<MoodApi> {
+  return {
+    name: "mood",
+    graphql: moodModule(deps),
+    api: {
+      moodLogsBetween: (userId, from, to, limit) =>
+        moodLogsBetween(deps.db.sql, userId, from, to, limit),
+    },
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * Teams (issue 13): invites, members and roles, team sub-communities and leaderboards. Every
+ * admin write carries the caller's authority in its own statement (`store.ts`).
+ */
+import type { Feature } from "../feature.ts";
+import { type TeamsDeps, teamsModule } from "./schema.ts";
+
+export type { TeamsDeps };
+
+export function teamsFeature(deps: TeamsDeps): Feature {
+  return { name: "teams", graphql: teamsModule(deps), api: {} };
+}

@@ -1,0 +1,73 @@
+/**
+ * Users (spec 5.3): identity from verified session tokens, profiles (`me`, `updateMe`,
+ * `syncUser`, `completeOnboarding`), and the user lookups other features call.
+ */
+import type { Clock } from "../../platform/clock.ts";
+import type { Database, Queryable } from "../../platform/db.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import type { GraphQLContext } from "../../graphql/context.ts";
+import type { Feature } from "../feature.ts";
+import { loadUser, usersModule } from "./schema.ts";
+import {
+  countUserMilestones,
+  ensureUser,
+  setSupporterTier,
+  userByPublicId,
+  type UserMilestoneCounts,
+  type UserRow,
+  usersByIds,
+} from "./store.ts";
+
+export type { UserMilestoneCounts, UserRow };
+
+export interface UsersDeps {
+  db: Database;
+  clock: Clock;
+}
+
+export interface UsersApi {
+  /** The user of a verified token's subject, created on first sight (spec 5.3). */
+  ensureUser(
+    subject: string,
+    claims: Record<string, unknown>,
+  ): Promise<{ user: UserRow; created: boolean }>;
+  /** A user by internal id through the request's DataLoader (for `User` fields). */
+  loadUser(ctx: GraphQLContext, id: string): Promise<UserRow | null>;
+  /** A user by public id; null for an unknown or malformed one. */
+  userByPublicId(publicId: unknown): Promise<UserRow | null>;
+  usersByIds(ids: readonly string[]): Promise<UserRow[]>;
+  /**
+   * Sets `supporter_tier` (null clears it) unless the current tier is one of `unlessTier`, in
+   * one guarded statement; false when nothing changed.
+   */
+  setSupporterTier(
+    userId: string,
+    tier: string | null,
+    unlessTier: string[],
+    tx?: Queryable,
+  ): Promise<boolean>;
+  /** First sign-ins and onboarding completions in (start, middle] and (middle, end]. */
+  milestoneCounts(
+    window: { start: Date; middle: Date; end: Date },
+  ): Promise<{ previous: UserMilestoneCounts; current: UserMilestoneCounts }>;
+}
+
+export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
+  const sql = deps.db.sql;
+  return {
+    name: "users",
+    graphql: usersModule(deps),
+    api: {
+      ensureUser: (subject, claims) => ensureUser(sql, subject, claims),
+      loadUser: (ctx, id) => loadUser(ctx, sql, id),
+      userByPublicId: async (publicId) =>
+        typeof publicId === "string" && looksLikePublicId(publicId)
+          ? await userByPublicId(sql, publicId)
+          : null,
+      usersByIds: (ids) => usersByIds(sql, ids),
+      setSupporterTier: (userId, tier, unlessTier, tx = sql) =>
+        setSupporterTier(tx, userId, tier, unlessTier),
+      milestoneCounts: (w) => countUserMilestones(sql, w.start, w.middle, w.end),
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * Delivery of approved artifacts (issue 7, spec 3.3): what the job
+ * `ai_workforce.deliver_artifact` `{artifactId}` does (the workforce's `artifact_approved`
+ * subscriber enqueues it), and the manual retry of a failed delivery.
+ *
+ * The job is a no-op once `delivered_at` is set. Otherwise it runs the kind's steps in order
+ * (rules.ts `ROUTES`), skipping steps an earlier attempt recorded in `delivery_metadata`, and ends
+ * `delivered` or `failed` (error in `delivery_metadata.error`, reported to the error tracker).
+ * A failure is final until an admin retries: the job itself does not throw for it.
+ */
+import type { Config } from "../../../config.ts";
+import type { Clock } from "../../../platform/clock.ts";
+import type { Database } from "../../../platform/db.ts";
+import type { ErrorTracker } from "../../../platform/errors.ts";
+import { looksLikePublicId } from "../../../platform/ids.ts";
+import type { Logger } from "../../../platform/log.ts";
+import type { JobQueue } from "../../feature.ts";
+import { deliveryJob } from "../jobs.ts";
+import { artifactByPublicId, type ArtifactRow, employeesByIds } from "../store.ts";
+import { type Adapters, createAdapters } from "./adapters.ts";
+import { type DeliveryItem, parseImapUrl, redact, routeFor, STEP_KEYS } from "./rules.ts";
+import {
+  markDelivered,
+  markDeliveryFailed,
+  reopenFailedDelivery,
+  saveDeliveryProgress,
+} from "./store.ts";
+
+export type DeliveryOutcome = "delivered" | "failed" | "skipped";
+
+export interface DeliveryDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  tracker: ErrorTracker;
+  fetch: typeof fetch;
+  jobs: JobQueue;
+  /** Where artifacts go; built from the configuration when absent. */
+  adapters?: Adapters;
+}
+
+export type Delivery = ReturnType<typeof createDelivery>;
+
+export function createDelivery(deps: DeliveryDeps) {
+  const { db, jobs, clock, config, tracker } = deps;
+  const sql = db.sql;
+  const log = deps.log.child({ component: "delivery" });
+  const destinations = deps.adapters ?? createAdapters(config, deps.fetch);
+  const secrets = secretsOf(config);
+
+  /** Delivers one artifact; every outcome is recorded on the artifact, none is thrown. */
+  async function deliver(artifactId: string): Promise<DeliveryOutcome> {
+    const artifact = looksLikePublicId(artifactId)
+      ? await artifactByPublicId(sql, artifactId)
+      : null;
+    if (!artifact) {
+      log.warn("delivery skipped: no such artifact", { artifact_id: artifactId });
+      return "skipped";
+    }
+    if (artifact.deliveredAt) {
+      log.info("delivery skipped: already delivered", { artifact_id: artifactId });
+      return "skipped";
+    }
+    if (artifact.approvalStatus !== "approved") {
+      log.warn("delivery skipped: artifact is not approved", {
+        artifact_id: artifactId,
+        approval_status: artifact.approvalStatus,
+      });
+      return "skipped";
+    }
+    const [employee] = await employeesByIds(sql, [artifact.employeeId]);
+    const item = itemOf(artifact, employee);
+    const route = routeFor(artifact.kind);
+    const metadata: Record<string, unknown> = {
+      ...earlierSteps(artifact.deliveryMetadata),
+      destination: route.name,
+    };
+    for (const step of route.steps) {
+      const key = STEP_KEYS[step];
+      if (metadata[key]) continue; // done by an earlier attempt
+      try {
+        metadata[key] = await destinations[step].deliver(item, metadata);
+      } catch (err) {
+        const error = redact(err instanceof Error ? err.message : String(err), secrets);
+        await markDeliveryFailed(sql, artifact.id, { ...metadata, error, failedStep: step });
+        const reported = new Error(error);
+        reported.name = "DeliveryError";
+        tracker.captureError(reported, { artifact_id: artifactId, kind: artifact.kind, step });
+        log.error("delivery failed", { artifact_id: artifactId, kind: artifact.kind, step, error });
+        return "failed";
+      }
+      if (route.steps.length > 1) await saveDeliveryProgress(sql, artifact.id, metadata);
+    }
+    await markDelivered(sql, artifact.id, metadata, clock.now());
+    log.info("artifact delivered", {
+      artifact_id: artifactId,
+      kind: artifact.kind,
+      destination: route.name,
+    });
+    return "delivered";
+  }
+
+  /**
+   * `retryAiArtifactDelivery`: a failed delivery is queued again (the job's idempotency key is
+   * the same as the first delivery's, so a job still queued for it is not doubled).
+   */
+  async function retry(
+    artifact: ArtifactRow,
+  ): Promise<{ artifact: ArtifactRow; errors: string[] }> {
+    if (artifact.approvalStatus !== "approved") {
+      return { artifact, errors: ["only approved artifacts are delivered"] };
+    }
+    if (artifact.deliveredAt) return { artifact, errors: ["the artifact is already delivered"] };
+    if (artifact.deliveryStatus !== "failed") {
+      return { artifact, errors: ["only a failed delivery can be retried (this one is queued)"] };
+    }
+    const reopened = await sql.begin(async (tx) => {
+      if (!(await reopenFailedDelivery(tx, artifact.id))) return false;
+      await jobs.enqueue(tx, deliveryJob, { artifactId: artifact.publicId }, {
+        key: `deliver:${artifact.publicId}`,
+      });
+      return true;
+    });
+    const current = (await artifactByPublicId(sql, artifact.publicId)) ?? artifact;
+    if (!reopened) return { artifact: current, errors: ["the delivery changed meanwhile"] };
+    log.info("delivery retry queued", { artifact_id: artifact.publicId });
+    return { artifact: current, errors: [] };
+  }
+
+  return { deliver, retry };
+}
+
+function itemOf(
+  artifact: ArtifactRow,
+  employee: { publicId: string; name: string; role: string },
+): DeliveryItem {
+  return {
+    artifactId: artifact.publicId,
+    kind: artifact.kind,
+    title: artifact.title,
+    payload: artifact.payload,
+    employee: { publicId: employee.publicId, name: employee.name, role: employee.role },
+    reviewedBy: artifact.autoApproved ? "system" : "admin",
+    reviewedAt: artifact.reviewedAt,
+    edited: artifact.originalPayload !== null,
+  };
+}
+
+/** Step results an earlier attempt recorded (the error of that attempt is dropped). */
+function earlierSteps(metadata: unknown): Record<string, unknown> {
+  if (!metadata || typeof metadata !== "object" || Array.isArray(metadata)) return {};
+  const out: Record<string, unknown> = {};
+  for (const key of Object.values(STEP_KEYS)) {
+    const value = (metadata as Record<string, unknown>)[key];
+    if (value) out[key] = value;
+  }
+  return out;
+}
+
+/** Values that must never reach a log line, the metadata or the error tracker. */
+function secretsOf(config: Config): string[] {
+  const out: string[] = [];
+  if (config.githubToken) out.push(config.githubToken);
+  if (config.sandboxImapUrl) {
+    out.push(config.sandboxImapUrl);
+    const pass = parseImapUrl(config.sandboxImapUrl).pass;
+    if (pass) out.push(pass);
+  }
+  if (config.chatWebhookUrl) {
+    out.push(config.chatWebhookUrl);
+    const path = new URL(config.chatWebhookUrl).pathname;
+    if (path.length > 1) out.push(path);
+  }
+  return out;
+}

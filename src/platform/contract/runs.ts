@@ -1,0 +1,136 @@
+/**
+ * The runner protocol (DESIGN 3.3 and 3.4), one definition for both programs: the run request the
+ * service posts to `RUNNER_URL/runs` and the runner validates, and the run result the runner
+ * posts to `/webhooks/ai-workforce` and the service validates. Both requests are signed with
+ * `X-Workforce-Signature` (`../hmac.ts`).
+ */
+import { z } from "zod";
+
+/** Spec 2.4 artifact kinds. */
+export const ARTIFACT_KINDS = [
+  "code_patch",
+  "email_template",
+  "slack_message",
+  "report",
+  "draft_post",
+  "recommendation",
+  "other",
+] as const;
+export type ArtifactKind = typeof ARTIFACT_KINDS[number];
+
+/** Longest artifact payload, in characters. */
+export const ARTIFACT_PAYLOAD_MAX = 200_000;
+
+/** The memory key that carries an employee's latest rejection reasons to the runner. */
+export const RECENT_REJECTIONS_KEY = "recent_rejections";
+
+/** How a failed run ended (DESIGN 3.4). */
+export const ERROR_SUBTYPES = [
+  "error_max_turns",
+  "error_max_budget_usd",
+  "error_during_execution",
+  "cancelled",
+] as const;
+export type ErrorSubtype = typeof ERROR_SUBTYPES[number];
+
+/** Skill names are directory names under SKILLS_DIR: no separators, no dots at the start. */
+export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+const skillName = z.string().regex(SKILL_NAME, "must be a skill directory name");
+const count = z.number().int().min(0).max(1_000_000_000);
+
+/** DESIGN 3.3: `POST {RUNNER_URL}/runs`. */
+export const RunRequestSchema = z.object({
+  run_id: z.string().min(1).max(64),
+  employee: z.object({
+    id: z.string().min(1).max(64),
+    name: z.string().min(1).max(200),
+    role: z.string().max(200),
+    task_prompt: z.string().min(1).max(50_000),
+    model: z.string().min(1).max(200),
+    post_filter_skill: skillName.nullable().optional(),
+    skills: z.array(skillName).max(20).default([]),
+  }),
+  memory: z.object({ recent_rejections: z.array(z.string().max(5_000)).max(50).optional() })
+    .catchall(z.unknown()).default({}),
+  budget_usd: z.number().positive().max(1000),
+  max_turns: z.number().int().min(1).max(200),
+});
+/** What the service sends. */
+export type RunRequestBody = z.input<typeof RunRequestSchema>;
+/** What the runner works with (defaults applied). */
+export type RunRequest = z.output<typeof RunRequestSchema>;
+
+/** A run's deliverable: the final answer the model must produce, as the result carries it. */
+export const ArtifactSchema = z.object({
+  kind: z.enum(ARTIFACT_KINDS),
+  title: z.string().trim().min(1).max(300),
+  payload: z.string().min(1).max(ARTIFACT_PAYLOAD_MAX),
+});
+export type Artifact = z.output<typeof ArtifactSchema>;
+
+/** The post-filter's verdict on an artifact. */
+export const VerdictSchema = z.object({
+  passed: z.boolean(),
+  reason: z.string().max(2_000).nullable().default(null),
+});
+export type Verdict = z.output<typeof VerdictSchema>;
+
+export const UsageSchema = z.object({
+  input_tokens: count,
+  output_tokens: count,
+  cost_usd: z.number().min(0).max(100_000),
+  num_turns: count,
+});
+export type Usage = z.output<typeof UsageSchema>;
+
+export interface RunLogEntry {
+  at: string;
+  type: string;
+  [field: string]: unknown;
+}
+
+/**
+ * DESIGN 3.4: `POST /webhooks/ai-workforce`. An unknown error subtype is accepted (a newer
+ * runner may report one); the runner itself only sends {@link ERROR_SUBTYPES}.
+ */
+export const RunResultSchema = z.object({
+  run_id: z.string().min(1).max(64),
+  status: z.enum(["succeeded", "failed"]),
+  artifact: ArtifactSchema.nullable().default(null),
+  post_filter: VerdictSchema.nullable().default(null),
+  memory: z.record(z.string().min(1).max(200), z.unknown()).default({}),
+  usage: UsageSchema,
+  error: z.object({
+    subtype: z.string().min(1).max(100),
+    message: z.string().max(10_000),
+  }).nullable().default(null),
+  run_log: z.array(z.record(z.string(), z.unknown())).max(10_000).default([]),
+}).refine((r) => r.status !== "succeeded" || r.artifact !== null, {
+  message: "a succeeded result must carry an artifact",
+  path: ["artifact"],
+});
+/** What the service works with (defaults applied). */
+export type RunResultBody = z.output<typeof RunResultSchema>;
+
+/** What the runner sends: every field present, a known error subtype. */
+export interface RunResult {
+  run_id: string;
+  status: "succeeded" | "failed";
+  artifact: Artifact | null;
+  post_filter: Verdict | null;
+  memory: Record<string, unknown>;
+  usage: Usage;
+  error: { subtype: ErrorSubtype; message: string } | null;
+  run_log: RunLogEntry[];
+}
+
+/** A run as `GET /runs/:id/status` reports it (spec 4.8). */
+export type RunnerRunStatus = "running" | "cancelled" | "succeeded" | "failed";
+
+/** Zod issues as one line: `path: message; path: message`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) =>
+    issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message
+  ).join("; ");
+}

@@ -1,0 +1,187 @@
+/**
+ * The shape of the tree, checked on the real module graph (`deno info --json` of each program's
+ * entry point, type-only imports included): no import cycles, layers that only import downwards,
+ * features that meet only through each other's `mod.ts` (their API) or pure `rules.ts`, and no
+ * module that no program reaches. docs/architecture.md explains the rules.
+ */
+import assert from "node:assert/strict";
+import { relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
+const ENTRY_POINTS = ["main.ts", "runner/main.ts", "scripts/compile.ts", "scripts/config-docs.ts"];
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
+}
+
+/** Local module → the local modules it imports (code or types), paths relative to the root. */
+async function moduleGraph(): Promise<Map<string, Set<string>>> {
+  const graph = new Map<string, Set<string>>();
+  const local = (specifier: string) =>
+    specifier.startsWith("file://")
+      ? relative(ROOT, fileURLToPath(specifier)).split(sep).join("/")
+      : null;
+  for (const entry of ENTRY_POINTS) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", entry],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] };
+    for (const module of info.modules) {
+      const from = local(module.specifier);
+      if (!from) continue;
+      const edges = graph.get(from) ?? new Set<string>();
+      for (const dep of module.dependencies ?? []) {
+        for (const target of [dep.code?.specifier, dep.type?.specifier]) {
+          const to = target ? local(target) : null;
+          if (to) edges.add(to);
+        }
+      }
+      graph.set(from, edges);
+    }
+  }
+  return graph;
+}
+
+const graph = await moduleGraph();
+const edges = [...graph].flatMap(([from, tos]) => [...tos].map((to) => ({ from, to })));
+
+/** Strongly connected components with more than one module, or a module importing itself. */
+function cycles(graph: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || graph.get(node)?.has(node)) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/** `src/features/<name>/...` → `<name>`; a file directly in src/features (the kernel) → null. */
+function featureOf(path: string): string | null {
+  const match = /^src\/features\/([^/]+)\//.exec(path);
+  return match ? match[1] : null;
+}
+
+const isKernel = (path: string) => /^src\/features\/[^/]+\.ts$/.test(path);
+
+function layerOf(path: string): string {
+  if (path.startsWith("src/platform/")) return "platform";
+  if (path.startsWith("src/http/")) return "http";
+  if (path.startsWith("src/graphql/")) return "graphql";
+  if (path.startsWith("src/features/")) return "features";
+  if (path.startsWith("runner/")) return "runner";
+  if (path === "src/config.ts") return "config";
+  return path;
+}
+
+/** What each layer may import (besides itself and npm packages). */
+const MAY_IMPORT: Record<string, string[]> = {
+  platform: [],
+  config: ["platform"],
+  http: ["platform", "config"],
+  graphql: ["platform", "http", "config"],
+  features: ["platform", "http", "graphql", "config"],
+  runner: ["platform"],
+};
+
+Deno.test("architecture: the module graph has no import cycle", () => {
+  assert.ok(graph.size > 100, `the graph looks incomplete (${graph.size} modules)`);
+  assert.deepEqual(cycles(graph), []);
+});
+
+Deno.test("architecture: the cycle finder finds cycles, type-only ones included", () => {
+  const fake = new Map([
+    ["a.ts", new Set(["b.ts"])],
+    ["b.ts", new Set(["c.ts"])],
+    ["c.ts", new Set(["a.ts", "d.ts"])],
+    ["d.ts", new Set<string>()],
+    ["e.ts", new Set(["e.ts"])],
+  ]);
+  assert.deepEqual(cycles(fake), [["a.ts", "b.ts", "c.ts"], ["e.ts"]]);
+});
+
+Deno.test("architecture: each layer imports only the layers below it", () => {
+  const wrong = edges.filter(({ from, to }) => {
+    const [a, b] = [layerOf(from), layerOf(to)];
+    return a in MAY_IMPORT && a !== b && !MAY_IMPORT[a].includes(b);
+  }).map(({ from, to }) => `${from} -> ${to}`);
+  assert.deepEqual(wrong, []);
+});
+
+Deno.test("architecture: no module but the server entry imports the composition root", () => {
+  const importers = edges.filter(({ to }) => to === "src/app.ts").map(({ from }) => from);
+  assert.deepEqual(importers, ["src/server.ts"]);
+});
+
+Deno.test("architecture: features meet only through another feature's mod.ts or rules.ts", () => {
+  const crossings = edges.filter(({ from, to }) => {
+    const [a, b] = [featureOf(from), featureOf(to)];
+    return a !== null && b !== null && a !== b;
+  });
+  assert.ok(crossings.length > 0, "features are expected to use each other's APIs");
+  const intoStores = crossings.filter(({ to }) => /\/store\.ts$/.test(to));
+  assert.deepEqual(intoStores.map(({ from, to }) => `${from} -> ${to}`), []);
+  const elsewhere = crossings.filter(({ to }) =>
+    !/^src\/features\/[^/]+\/(mod|rules)\.ts$/.test(to)
+  );
+  assert.deepEqual(elsewhere.map(({ from, to }) => `${from} -> ${to}`), []);
+});
+
+Deno.test("architecture: the kernel of src/features imports no feature", () => {
+  const wrong = edges.filter(({ from, to }) => isKernel(from) && featureOf(to) !== null);
+  assert.deepEqual(wrong.map(({ from, to }) => `${from} -> ${to}`), []);
+});
+
+Deno.test("architecture: the composition root takes each feature through its mod.ts", () => {
+  const wrong = edges.filter(({ from, to }) =>
+    (from === "src/app.ts" || from === "src/server.ts") && featureOf(to) !== null &&
+    !to.endsWith("/mod.ts")
+  );
+  assert.deepEqual(wrong.map(({ from, to }) => `${from} -> ${to}`), []);
+});
+
+Deno.test("architecture: every module under src/ and runner/ is reached from a program", async () => {
+  const orphans: string[] = [];
+  for (const dir of ["src", "runner"]) {
+    const walk = async (path: string) => {
+      for await (const entry of Deno.readDir(`${ROOT}/${path}`)) {
+        const child = `${path}/${entry.name}`;
+        if (entry.isDirectory) await walk(child);
+        else if (child.endsWith(".ts") && !graph.has(child)) orphans.push(child);
+      }
+    };
+    await walk(dir);
+  }
+  assert.deepEqual(orphans.sort(), []);
+});

@@ -1,0 +1,82 @@
+/** Community posts pass the coaching issue's moderation hook when the `moderation` flag is on. */
+import assert from "node:assert/strict";
+import { reply } from "../../support/fake-llm.ts";
+import { setup } from "../../support/setup.ts";
+import { createCommunity, FEED, JOIN, POST, SOCIAL, UNIFIED } from "../../support/social.ts";
+
+for (const flags of ["coaching,moderation,batch", "coaching"]) {
+  Deno.test(`moderation: community posts with AI_FLAGS=${flags}`, async () => {
+    const s = await setup({ ...SOCIAL, llm: true, env: { AI_FLAGS: flags } });
+    const llm = s.llm;
+    try {
+      const c = await createCommunity(s, "alice", { name: "Moderated" });
+      llm.script(
+        reply.json({ allowed: false, categories: ["harassment"], reason: "insults a member" }),
+      );
+      llm.fallback = reply.json({ allowed: true, categories: [], reason: null });
+      const refused = (await s.as("alice").data(POST, { id: c.id, body: "you are all idiots" }))
+        .createCommunityPost;
+      const ok = (await s.as("alice").data(POST, { id: c.id, body: "Nice run today" }))
+        .createCommunityPost;
+      assert.deepEqual(ok.errors, []);
+      const [{ posts }] = await s.t.deps.db.sql`select count(*)::int as posts from community_posts`;
+      if (flags.includes("moderation")) {
+        assert.deepEqual(refused, { post: null, errors: ["content_rejected: insults a member"] });
+        assert.equal(posts, 1);
+        assert.match(llm.calls[0].body.messages[1].content!, /community_post/);
+      } else {
+        // Flag off: no model call, everything is stored.
+        assert.deepEqual(refused.errors, []);
+        assert.equal(posts, 2);
+        assert.equal(llm.calls.length, 0);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+Deno.test("moderation seam: createCommunityPost checks the validated, trimmed body; a refusal leaves no post and no feed item", async () => {
+  const s = await setup({ ...SOCIAL, llm: true, env: { AI_FLAGS: "moderation" } });
+  try {
+    const c = await createCommunity(s, "alice", { name: "Seam" });
+    assert.deepEqual((await s.as("bob").data(JOIN, { id: c.id })).joinCommunity.errors, []);
+    s.llm.script(reply.json({ allowed: false, categories: ["spam"], reason: "advertising" }));
+    const refused = (await s.as("alice").data(POST, { id: c.id, body: "  Buy pills  " }))
+      .createCommunityPost;
+    assert.deepEqual(refused, { post: null, errors: ["content_rejected: advertising"] });
+    assert.equal(s.llm.calls.length, 1);
+    const prompt = s.llm.calls[0].body.messages[1].content!;
+    assert.match(prompt, /<post>Buy pills<\/post>/);
+    assert.match(prompt, /community_post/);
+
+    // Invalid bodies and non-members are refused before the hook: no model call.
+    for (const body of ["   ", "x".repeat(5000)]) {
+      const res = (await s.as("alice").data(POST, { id: c.id, body })).createCommunityPost;
+      assert.equal(res.post, null);
+      assert.match(res.errors[0], /^body must/);
+    }
+    const outsider = (await s.as("carol").data(POST, { id: c.id, body: "hello" }))
+      .createCommunityPost;
+    assert.match(outsider.errors[0], /^not_member/);
+    assert.equal(s.llm.calls.length, 1);
+
+    // Nothing of the refused post is stored or shown.
+    const [{ posts }] = await s.t.deps.db.sql`select count(*)::int as posts from community_posts`;
+    assert.equal(posts, 0);
+    for (const name of ["alice", "bob"]) {
+      assert.deepEqual((await s.as(name).data(FEED, { id: c.id })).communityFeed.edges, []);
+      assert.deepEqual((await s.as(name).data(UNIFIED, {})).unifiedFeed.edges, []);
+    }
+
+    // An allowed post is stored and reaches the members' feeds.
+    s.llm.script(reply.json({ allowed: true, categories: [], reason: null }));
+    const ok = (await s.as("alice").data(POST, { id: c.id, body: "Nice run today" }))
+      .createCommunityPost;
+    assert.deepEqual(ok.errors, []);
+    const feed = (await s.as("bob").data(FEED, { id: c.id })).communityFeed.edges;
+    assert.deepEqual(feed.map((e: { node: { body: string } }) => e.node.body), ["Nice run today"]);
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,282 @@
+import assert from "node:assert/strict";
+import type { TestApp } from "../../support/app.ts";
+import { codeOf, dataOf, gql } from "../../support/graphql.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
+
+/** The board's users are named after their subject; "admin" is the service admin. */
+const board = () => setup({ admins: ["admin"], usernames: true });
+type Board = TestSetup;
+
+const POST_FIELDS =
+  `id title description category status voteCount commentCount viewerHasVoted createdAt author { id username }`;
+const CREATE = `mutation($t: String!, $d: String!, $c: FeedbackCategory!) {
+  createFeedbackPost(title: $t, description: $d, category: $c) { post { ${POST_FIELDS} } errors } }`;
+const LIST = `query($category: FeedbackCategory, $status: FeedbackStatus, $sort: FeedbackSort,
+  $first: Int, $after: String) {
+  feedbackPosts(category: $category, status: $status, sort: $sort, first: $first, after: $after) {
+    edges { cursor node { id title voteCount } } pageInfo { hasNextPage endCursor } } }`;
+const GET = `query($id: String!) { feedbackPost(id: $id) { ${POST_FIELDS}
+  comments(first: 10) { edges { node { id body author { username } createdAt } } } } }`;
+const VOTE =
+  `mutation($id: String!) { voteFeedbackPost(postId: $id) { voted post { voteCount viewerHasVoted } errors } }`;
+const COMMENT = `mutation($id: String!, $body: String!) {
+  addFeedbackComment(postId: $id, body: $body) { comment { id body } post { commentCount } errors } }`;
+const DELETE =
+  `mutation($id: String!) { deleteFeedbackPost(postId: $id) { deletedPostId errors } }`;
+const STATUS = `mutation($id: String!, $s: FeedbackStatus!) {
+  updateFeedbackStatus(postId: $id, status: $s) { post { id status } errors } }`;
+
+async function create(b: Board, token: string, title: string, category = "feature") {
+  const out = dataOf(await gql(b.t, CREATE, { t: title, d: "details", c: category }, { token }));
+  assert.deepEqual(out.createFeedbackPost.errors, []);
+  return out.createFeedbackPost.post;
+}
+
+async function counts(t: TestApp) {
+  const [row] = await t.deps.db.sql`
+    select (select count(*) from feedback_posts)::int as posts,
+      (select count(*) from feedback_votes)::int as votes,
+      (select count(*) from feedback_comments)::int as comments,
+      (select coalesce(sum(vote_count), 0) from feedback_posts)::int as vote_sum,
+      (select count(*) from feedback_posts where deleted_at is not null)::int as deleted,
+      (select string_agg(status, ',' order by id) from feedback_posts) as statuses`;
+  return row;
+}
+
+Deno.test("feedback board: create, read, list NEW and TOP with pages and filters", async () => {
+  const b = await board();
+  try {
+    const ada = await b.token("ada");
+    const bob = await b.token("bob");
+    const first = await create(b, ada, "  Dark mode  ");
+    assert.equal(first.title, "Dark mode");
+    assert.equal(first.category, "feature");
+    assert.equal(first.status, "open");
+    assert.equal(first.voteCount, 0);
+    assert.equal(first.author.username, "ada");
+    assert.match(first.id, /^[A-Za-z0-9_-]{22}$/);
+    assert.match(first.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const second = await create(b, bob, "Crash on save", "bug");
+    const third = await create(b, bob, "Faster sync", "improvement");
+    dataOf(await gql(b.t, VOTE, { id: second.id }, { token: ada }));
+
+    const fetched = dataOf(await gql(b.t, GET, { id: first.id }, { token: bob })).feedbackPost;
+    assert.equal(fetched.description, "details");
+    assert.equal(fetched.viewerHasVoted, false);
+
+    const titles = (data: { feedbackPosts: { edges: { node: { title: string } }[] } }) =>
+      data.feedbackPosts.edges.map((e) => e.node.title);
+    const page1 = dataOf(await gql(b.t, LIST, { first: 2 }, { token: ada }));
+    assert.deepEqual(titles(page1), ["Faster sync", "Crash on save"]);
+    assert.equal(page1.feedbackPosts.pageInfo.hasNextPage, true);
+    const page2 = dataOf(
+      await gql(b.t, LIST, { first: 2, after: page1.feedbackPosts.pageInfo.endCursor }, {
+        token: ada,
+      }),
+    );
+    assert.deepEqual(titles(page2), ["Dark mode"]);
+    assert.equal(page2.feedbackPosts.pageInfo.hasNextPage, false);
+
+    const top = dataOf(await gql(b.t, LIST, { sort: "TOP", first: 1 }, { token: ada }));
+    assert.deepEqual(titles(top), ["Crash on save"]);
+    const topRest = dataOf(
+      await gql(b.t, LIST, { sort: "TOP", after: top.feedbackPosts.pageInfo.endCursor }, {
+        token: ada,
+      }),
+    );
+    assert.deepEqual(titles(topRest), ["Faster sync", "Dark mode"]);
+
+    const bugs = dataOf(await gql(b.t, LIST, { category: "bug" }, { token: ada }));
+    assert.deepEqual(titles(bugs), ["Crash on save"]);
+    assert.equal(third.category, "improvement");
+
+    // A cursor of the other sort, or a forged one, is a user error.
+    const wrong = await gql(b.t, LIST, {
+      sort: "TOP",
+      after: page1.feedbackPosts.pageInfo.endCursor,
+    }, {
+      token: ada,
+    });
+    assert.equal(codeOf(wrong), "BAD_USER_INPUT");
+    assert.equal(
+      codeOf(await gql(b.t, LIST, { after: "garbage" }, { token: ada })),
+      "BAD_USER_INPUT",
+    );
+    // Signed-out callers see nothing.
+    assert.equal(codeOf(await gql(b.t, LIST, {})), "UNAUTHENTICATED");
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("feedback board: invalid input is refused and changes nothing", async () => {
+  const b = await board();
+  try {
+    const ada = await b.token("ada");
+    const before = await counts(b.t);
+    const bad = dataOf(
+      await gql(b.t, CREATE, { t: "x".repeat(151), d: "   ", c: "bug" }, { token: ada }),
+    );
+    assert.equal(bad.createFeedbackPost.post, null);
+    assert.equal(bad.createFeedbackPost.errors.length, 2);
+    assert.equal(
+      (await gql(b.t, CREATE, { t: "Fine title", d: "d", c: "rant" }, { token: ada })).body.errors
+        .length,
+      1,
+    );
+    assert.equal(
+      (await gql(b.t, CREATE, { t: 5, d: "d", c: "bug" }, { token: ada })).body.errors.length,
+      1,
+    );
+    const post = await create(b, ada, "Valid");
+    const longComment = dataOf(
+      await gql(b.t, COMMENT, { id: post.id, body: "x".repeat(2001) }, { token: ada }),
+    );
+    assert.equal(longComment.addFeedbackComment.errors.length, 1);
+    assert.equal(longComment.addFeedbackComment.comment, null);
+    for (const id of ["nope", "AAAAAAAAAAAAAAAAAAAAAA", "1"]) {
+      assert.equal(codeOf(await gql(b.t, GET, { id }, { token: ada })), "NOT_FOUND");
+      assert.equal(codeOf(await gql(b.t, VOTE, { id }, { token: ada })), "NOT_FOUND");
+      assert.equal(
+        codeOf(await gql(b.t, COMMENT, { id, body: "hi" }, { token: ada })),
+        "NOT_FOUND",
+      );
+      assert.equal(codeOf(await gql(b.t, DELETE, { id }, { token: ada })), "NOT_FOUND");
+    }
+    const after = await counts(b.t);
+    assert.equal(after.posts, before.posts + 1);
+    assert.equal(after.comments, 0);
+    assert.equal(after.votes, 0);
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("feedback board: a vote toggles, one per user, and comments are counted", async () => {
+  const b = await board();
+  try {
+    const ada = await b.token("ada");
+    const bob = await b.token("bob");
+    const post = await create(b, ada, "Widgets");
+    const v1 = dataOf(await gql(b.t, VOTE, { id: post.id }, { token: bob })).voteFeedbackPost;
+    assert.deepEqual(v1, { voted: true, post: { voteCount: 1, viewerHasVoted: true }, errors: [] });
+    const v2 = dataOf(await gql(b.t, VOTE, { id: post.id }, { token: ada })).voteFeedbackPost;
+    assert.equal(v2.post.voteCount, 2);
+    const v3 = dataOf(await gql(b.t, VOTE, { id: post.id }, { token: bob })).voteFeedbackPost;
+    assert.deepEqual(v3, {
+      voted: false,
+      post: { voteCount: 1, viewerHasVoted: false },
+      errors: [],
+    });
+
+    const c = dataOf(await gql(b.t, COMMENT, { id: post.id, body: " +1 " }, { token: bob }))
+      .addFeedbackComment;
+    assert.equal(c.comment.body, "+1");
+    assert.equal(c.post.commentCount, 1);
+    dataOf(await gql(b.t, COMMENT, { id: post.id, body: "me too" }, { token: ada }));
+    const read = dataOf(await gql(b.t, GET, { id: post.id }, { token: ada })).feedbackPost;
+    assert.equal(read.commentCount, 2);
+    assert.equal(read.viewerHasVoted, true);
+    assert.deepEqual(read.comments.edges.map((e: { node: { body: string } }) => e.node.body), [
+      "+1",
+      "me too",
+    ]);
+    assert.equal(read.comments.edges[0].node.author.username, "bob");
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("feedback board: concurrent votes keep vote_count equal to the votes", async () => {
+  const b = await board();
+  try {
+    const tokens = await Promise.all(Array.from({ length: 8 }, (_, i) => b.token(`voter${i}`)));
+    const post = await create(b, tokens[0], "Popular");
+    // Make every user exist first, so the race is about votes, not sign-ups.
+    for (const token of tokens) dataOf(await gql(b.t, `{ me { id } }`, {}, { token }));
+    await Promise.all(tokens.map((token) => gql(b.t, VOTE, { id: post.id }, { token })));
+    let state = await counts(b.t);
+    assert.equal(state.votes, 8);
+    assert.equal(state.vote_sum, 8);
+    // The same user toggling twice at once ends where the rows say.
+    await Promise.all([0, 1, 2].map(() => gql(b.t, VOTE, { id: post.id }, { token: tokens[1] })));
+    await Promise.all(tokens.slice(4).map((token) => gql(b.t, VOTE, { id: post.id }, { token })));
+    state = await counts(b.t);
+    assert.equal(state.vote_sum, state.votes);
+    // voter1's racing toggles may land as off-on-off or collapse (a delete that finds the row
+    // already gone); either way the counter matches the rows.
+    assert.ok(state.votes === 3 || state.votes === 4, String(state.votes));
+    // Concurrent comments too.
+    await Promise.all(
+      tokens.map((token, i) => gql(b.t, COMMENT, { id: post.id, body: `c${i}` }, { token })),
+    );
+    const read = dataOf(await gql(b.t, GET, { id: post.id }, { token: tokens[0] })).feedbackPost;
+    assert.equal(read.commentCount, 8);
+    assert.equal(read.voteCount, state.votes);
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("feedback board: only the author or an admin deletes; deleted posts are gone everywhere", async () => {
+  const b = await board();
+  try {
+    const ada = await b.token("ada");
+    const bob = await b.token("bob");
+    const admin = await b.token("admin");
+    const mine = await create(b, ada, "Mine");
+    const other = await create(b, ada, "Other");
+    const refused = await gql(b.t, DELETE, { id: mine.id }, { token: bob });
+    assert.equal(codeOf(refused), "FORBIDDEN");
+    assert.equal((await counts(b.t)).deleted, 0);
+
+    const done = dataOf(await gql(b.t, DELETE, { id: mine.id }, { token: ada }));
+    assert.deepEqual(done.deleteFeedbackPost, { deletedPostId: mine.id, errors: [] });
+    assert.equal(codeOf(await gql(b.t, GET, { id: mine.id }, { token: ada })), "NOT_FOUND");
+    assert.equal(codeOf(await gql(b.t, VOTE, { id: mine.id }, { token: bob })), "NOT_FOUND");
+    assert.equal(codeOf(await gql(b.t, DELETE, { id: mine.id }, { token: ada })), "NOT_FOUND");
+    const list = dataOf(await gql(b.t, LIST, {}, { token: ada }));
+    assert.deepEqual(list.feedbackPosts.edges.map((e: { node: { id: string } }) => e.node.id), [
+      other.id,
+    ]);
+    dataOf(await gql(b.t, DELETE, { id: other.id }, { token: admin }));
+    const state = await counts(b.t);
+    assert.equal(state.posts, 2);
+    assert.equal(state.deleted, 2);
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("feedback board: only an admin changes the status", async () => {
+  const b = await board();
+  try {
+    const ada = await b.token("ada");
+    const admin = await b.token("admin");
+    const post = await create(b, ada, "Roadmap item");
+    assert.equal(
+      codeOf(await gql(b.t, STATUS, { id: post.id, s: "planned" }, { token: ada })),
+      "FORBIDDEN",
+    );
+    assert.equal((await counts(b.t)).statuses, "open");
+    assert.equal(
+      (await gql(b.t, STATUS, { id: post.id, s: "shipped" }, { token: admin })).body
+        .errors.length,
+      1,
+    );
+    const out = dataOf(await gql(b.t, STATUS, { id: post.id, s: "in_progress" }, { token: admin }));
+    assert.deepEqual(out.updateFeedbackStatus, {
+      post: { id: post.id, status: "in_progress" },
+      errors: [],
+    });
+    const filtered = dataOf(await gql(b.t, LIST, { status: "in_progress" }, { token: ada }));
+    assert.equal(filtered.feedbackPosts.edges.length, 1);
+    assert.equal(
+      dataOf(await gql(b.t, LIST, { status: "open" }, { token: ada })).feedbackPosts
+        .edges.length,
+      0,
+    );
+  } finally {
+    await b.close();
+  }
+});

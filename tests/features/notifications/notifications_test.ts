@@ -1,0 +1,133 @@
+/** Notifications over `POST /graphql`: catching up, acknowledging, and the `notify` seam. */
+import assert from "node:assert/strict";
+import { gql } from "../../support/graphql.ts";
+import { setup } from "../../support/setup.ts";
+import { notificationError } from "../../../src/features/notifications/rules.ts";
+
+const LIST = `query($first: Int, $after: String) {
+  notifications(first: $first, after: $after) {
+    edges { cursor node { id kind content acknowledged } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+const ACK = `mutation($id: ID!) {
+  acknowledgeNotification(id: $id) { notification { id acknowledged } errors }
+}`;
+
+/** The shared setup with the `notify` seam as features get it, and signing users in. */
+async function setupNotifications() {
+  const s = await setup();
+  return Object.assign(s, {
+    notifier: s.t.app.features.notifications.api.notify,
+    async signIn(sub: string) {
+      await s.data("mutation { syncUser { errors } }", {}, sub);
+      return { token: await s.token(sub), userId: await s.userId(sub) };
+    },
+  });
+}
+
+Deno.test("notifications: newest first in cursor pages; acknowledging is idempotent", async () => {
+  const s = await setupNotifications();
+  try {
+    const me = await s.signIn("nora");
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const view = await s.t.deps.db.sql.begin((tx) =>
+        s.notifier(tx, me.userId, "streak.kept", `day ${i}`)
+      );
+      ids.push(view.id);
+    }
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const page: {
+        body: {
+          data: {
+            notifications: {
+              edges: { node: { id: string } }[];
+              pageInfo: { hasNextPage: boolean; endCursor: string };
+            };
+          };
+        };
+      } = await gql(s.t, LIST, { first: 2, after }, { token: me.token });
+      const conn = page.body.data.notifications;
+      seen.push(...conn.edges.map((e) => e.node.id));
+      after = conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null;
+    } while (after);
+    assert.deepEqual(seen, [...ids].reverse(), "all five, newest first, no repeats");
+
+    const first = await gql(s.t, ACK, { id: ids[0] }, { token: me.token });
+    assert.deepEqual(first.body.data.acknowledgeNotification, {
+      notification: { id: ids[0], acknowledged: true },
+      errors: [],
+    });
+    const again = await gql(s.t, ACK, { id: ids[0] }, { token: me.token });
+    assert.deepEqual(
+      again.body.data.acknowledgeNotification,
+      first.body.data.acknowledgeNotification,
+    );
+
+    const bad = await gql(s.t, LIST, { first: 2, after: "not-a-cursor" }, { token: me.token });
+    assert.equal(bad.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    const anonymous = await gql(s.t, LIST, { first: 2 });
+    assert.equal(anonymous.body.errors[0].extensions.code, "UNAUTHENTICATED");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("notifications: another user's id is NOT_FOUND and changes nothing", async () => {
+  const s = await setupNotifications();
+  try {
+    const owner = await s.signIn("olga");
+    const other = await s.signIn("pete");
+    const view = await s.t.deps.db.sql.begin((tx) =>
+      s.notifier(tx, owner.userId, "partner.request", "hi")
+    );
+    for (const id of [view.id, "nope", "x".repeat(300), "AAAAAAAAAAAAAAAAAAAAAA"]) {
+      const res = await gql(s.t, ACK, { id }, { token: other.token });
+      assert.equal(res.body.errors[0].extensions.code, "NOT_FOUND", id);
+    }
+    const wrongType = await gql(s.t, ACK, { id: { $ne: 1 } }, { token: other.token });
+    assert.equal(wrongType.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    const list = await gql(s.t, LIST, {}, { token: other.token });
+    assert.deepEqual(list.body.data.notifications.edges, [], "not listed for another user");
+    const [row] = await s.t.deps.db.sql`select acknowledged_at from notifications`;
+    assert.equal(row.acknowledged_at, null);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("notify: invalid input is refused; a rolled-back transaction leaves no row and no job", async () => {
+  const s = await setupNotifications();
+  try {
+    const me = await s.signIn("quinn");
+    for (
+      const [kind, content] of [
+        ["", "x"],
+        ["Has Spaces", "x"],
+        ["ok.kind", ""],
+        ["ok.kind", "x".repeat(4001)],
+        ["k".repeat(65), "x"],
+      ]
+    ) {
+      assert.ok(notificationError(kind, content), `${kind}/${content.length}`);
+      await assert.rejects(
+        () => s.t.deps.db.sql.begin((tx) => s.notifier(tx, me.userId, kind, content)),
+        TypeError,
+      );
+    }
+    await assert.rejects(() =>
+      s.t.deps.db.sql.begin(async (tx) => {
+        await s.notifier(tx, me.userId, "ok.kind", "rolled back");
+        throw new Error("the feature's own step failed");
+      })
+    );
+    const [{ n }] = await s.t.deps.db.sql`select count(*)::int as n from notifications`;
+    assert.equal(n, 0);
+    assert.equal(await s.t.app.jobs.runUntilIdle(), 0, "no broadcast job was left behind");
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,286 @@
+import assert from "node:assert/strict";
+import { codeOf, gql } from "../../support/graphql.ts";
+import {
+  ACCEPT,
+  CREATE_INVITE,
+  CREATE_TEAM,
+  PREVIEW,
+  PROMOTE,
+  REMOVE,
+  rolesOf,
+  setupTeam,
+} from "../../support/teams.ts";
+
+Deno.test("teams: createTeam, myTeam, teamHome; one team per user; bad names", async () => {
+  const g = await setupTeam();
+  try {
+    const mine = (await g.data(
+      `{ myTeam { id name memberCount viewerRole
+      defaultSubCommunity { name isDefault open memberCount } } }`,
+      {},
+      "member",
+    )).myTeam;
+    assert.equal(mine.id, g.teamId);
+    assert.equal(mine.name, "Rockets");
+    assert.equal(mine.memberCount, 3);
+    assert.equal(mine.viewerRole, "member");
+    assert.deepEqual(mine.defaultSubCommunity, {
+      name: "General",
+      isDefault: true,
+      open: true,
+      memberCount: 3,
+    });
+    assert.equal((await g.data(`{ myTeam { id } }`, {}, "loner")).myTeam, null);
+
+    const again = (await g.data(CREATE_TEAM, { name: "Second" }, "member")).createTeam;
+    assert.deepEqual(again.errors, ["you already belong to a team"]);
+    for (const name of ["", "   ", "x".repeat(81)]) {
+      const res = (await g.data(CREATE_TEAM, { name }, "loner")).createTeam;
+      assert.equal(res.team, null);
+      assert.equal(res.errors.length, 1);
+    }
+    assert.equal(codeOf(await g.run(CREATE_TEAM, { name: 5 }, "loner")), "BAD_USER_INPUT");
+    assert.equal((await g.data(`{ myTeam { id } }`, {}, "loner")).myTeam, null);
+
+    const home = (await g.data(
+      `query H($id: String!) { teamHome(teamId: $id) {
+        team { id } defaultSubCommunity { name } subCommunities { name }
+        recentActivity { kind user { id } subCommunity { name } }
+        standing { role leaderboardVisible weeklyRank weeklyScore } } }`,
+      { id: g.teamId },
+      "admin",
+    )).teamHome;
+    assert.equal(home.defaultSubCommunity.name, "General");
+    assert.deepEqual(home.standing, {
+      role: "admin",
+      leaderboardVisible: true,
+      weeklyRank: 1,
+      weeklyScore: 0,
+    });
+    assert.deepEqual(
+      home.recentActivity.map((a: { kind: string }) => a.kind).sort(),
+      ["MEMBER_JOINED", "MEMBER_JOINED", "MEMBER_JOINED", "SUB_COMMUNITY_CREATED"],
+    );
+    // Another team's id, a malformed id and no session.
+    const H = `query H($id: String!) { teamHome(teamId: $id) { team { id } } }`;
+    assert.equal(codeOf(await g.run(H, { id: g.otherTeamId })), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(H, { id: "nope" })), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(H, { id: g.teamId }, "loner")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(H, { id: g.teamId }, null)), "UNAUTHENTICATED");
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("teams: teamSettings and invites are for team admins; others FORBIDDEN/NOT_FOUND", async () => {
+  const g = await setupTeam();
+  try {
+    const S = `query S($id: String!) { teamSettings(teamId: $id) {
+      team { id } activeInvites { id uses maxUses createdBy { id } } subCommunities { name } } }`;
+    assert.equal((await g.data(S, { id: g.teamId }, "admin")).teamSettings.activeInvites.length, 1);
+    assert.equal(codeOf(await g.run(S, { id: g.teamId }, "member")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(S, { id: g.teamId }, "outsider")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(S, { id: g.otherTeamId }, "owner")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(S, { id: g.teamId }, null)), "UNAUTHENTICATED");
+
+    const inv = { teamId: g.teamId };
+    assert.equal(codeOf(await g.run(CREATE_INVITE, inv, "member")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(CREATE_INVITE, inv, "outsider")), "NOT_FOUND");
+    assert.equal(
+      codeOf(await g.run(CREATE_INVITE, { teamId: g.otherTeamId }, "admin")),
+      "NOT_FOUND",
+    );
+    for (const bad of [{ hours: 0 }, { hours: 721 }, { maxUses: 0 }, { maxUses: 1001 }]) {
+      const res = (await g.data(CREATE_INVITE, { ...inv, ...bad })).createTeamInvite;
+      assert.equal(res.token, null);
+      assert.equal(res.errors.length, 1);
+    }
+    assert.equal((await g.data(S, { id: g.teamId })).teamSettings.activeInvites.length, 1);
+
+    const created = (await g.data(CREATE_INVITE, { ...inv, hours: 2, maxUses: 3 }, "admin"))
+      .createTeamInvite;
+    assert.deepEqual(created.errors, []);
+    assert.ok(created.token.length >= 22, "at least 128 bits");
+    assert.equal(created.invite.expiresAt, "2026-03-04T14:00:00.000Z");
+    // The token is stored only as a hash.
+    const stored = await g.t.deps.db.sql`select token_hash from team_invites`;
+    assert.ok(stored.every((r) => r.token_hash !== created.token && r.token_hash.length === 64));
+
+    const R =
+      `mutation R($id: String!) { revokeTeamInvite(inviteId: $id) { invite { revoked } errors } }`;
+    assert.equal(codeOf(await g.run(R, { id: created.invite.id }, "member")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(R, { id: created.invite.id }, "outsider")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(R, { id: created.invite.id }, "loner")), "NOT_FOUND");
+    assert.equal((await g.data(PREVIEW, { token: created.token })).teamInvitePreview.valid, true);
+    const revoked = (await g.data(R, { id: created.invite.id })).revokeTeamInvite;
+    assert.deepEqual(revoked, { invite: { revoked: true }, errors: [] });
+    assert.deepEqual((await g.data(R, { id: created.invite.id })).revokeTeamInvite.errors, [
+      "invite is already revoked",
+    ]);
+    const refused = (await g.data(ACCEPT, { token: created.token }, "loner")).acceptTeamInvite;
+    assert.equal(refused.team, null);
+    assert.match(refused.errors[0], /invalid, expired, revoked or used up/);
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("teams: teamInvitePreview is public and hides which tokens exist", async () => {
+  const g = await setupTeam();
+  try {
+    const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId, hours: 1 })).createTeamInvite;
+    await g.data(`mutation { updateMe(firstName: "Olga", lastName: "Owner") { errors } }`);
+    const preview = (await g.data(PREVIEW, { token: inv.token }, undefined)).teamInvitePreview;
+    const anon = await g.run(PREVIEW, { token: inv.token }, null);
+    assert.equal(anon.status, 200);
+    assert.deepEqual(anon.body.data.teamInvitePreview, preview);
+    assert.deepEqual(preview, {
+      valid: true,
+      teamName: "Rockets",
+      memberCount: 3,
+      inviterName: "Olga Owner",
+      expiresAt: "2026-03-04T13:00:00.000Z",
+    });
+    const invalid = {
+      valid: false,
+      teamName: null,
+      memberCount: null,
+      inviterName: null,
+      expiresAt: null,
+    };
+    for (const token of ["", "short", "x".repeat(300), "A".repeat(43), inv.token + "x"]) {
+      assert.deepEqual(
+        (await g.run(PREVIEW, { token }, null)).body.data.teamInvitePreview,
+        invalid,
+      );
+    }
+    g.clock.advance(3_600_000);
+    assert.deepEqual(
+      (await g.run(PREVIEW, { token: inv.token }, null)).body.data.teamInvitePreview,
+      invalid,
+    );
+    const late = (await g.data(ACCEPT, { token: inv.token }, "loner")).acceptTeamInvite;
+    assert.match(late.errors[0], /expired/);
+    // Other operations still need a session.
+    assert.equal(codeOf(await g.run(`{ myTeam { id } }`, {}, null)), "UNAUTHENTICATED");
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("teams: concurrent accepts of a one-use invite admit exactly one user", async () => {
+  const g = await setupTeam();
+  try {
+    const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId, maxUses: 1 })).createTeamInvite;
+    const tokens = await Promise.all(["p1", "p2", "p3", "p4", "p5"].map((s) => g.token(s)));
+    const results = await Promise.all(
+      tokens.map((token) => gql(g.t, ACCEPT, { token: inv.token }, { token })),
+    );
+    const ok = results.filter((r) => r.body.data.acceptTeamInvite.errors.length === 0);
+    assert.equal(ok.length, 1, JSON.stringify(results.map((r) => r.body)));
+    const [row] = await g.t.deps.db.sql`select uses, max_uses from team_invites
+      where public_id = ${inv.invite.id}`;
+    assert.deepEqual({ uses: row.uses, max: row.max_uses }, { uses: 1, max: 1 });
+    assert.equal(Object.keys(await rolesOf(g)).length, 4);
+    // An accepted member is in the default sub-community; a second accept is refused.
+    const again = (await g.data(ACCEPT, { token: inv.token }, "member")).acceptTeamInvite;
+    assert.equal(again.team, null);
+    // A multi-use invite: a user already in a team does not use it up.
+    const multi = (await g.data(CREATE_INVITE, { teamId: g.teamId, maxUses: 2 })).createTeamInvite;
+    assert.deepEqual(
+      (await g.data(ACCEPT, { token: multi.token }, "outsider")).acceptTeamInvite
+        .errors,
+      ["you already belong to a team"],
+    );
+    assert.deepEqual(
+      (await g.data(ACCEPT, { token: multi.token }, "loner")).acceptTeamInvite
+        .errors,
+      [],
+    );
+    const home =
+      (await g.data(`{ myTeam { defaultSubCommunity { viewerIsMember } } }`, {}, "loner"))
+        .myTeam;
+    assert.equal(home.defaultSubCommunity.viewerIsMember, true);
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("teams: roles — who may promote and remove whom", async () => {
+  const g = await setupTeam();
+  try {
+    const P = (userId: string, role: string) => ({ teamId: g.teamId, userId, role });
+    // member cannot promote; admin cannot touch owners or make owners; outsider: NOT_FOUND.
+    assert.equal(codeOf(await g.run(PROMOTE, P(g.ids.member, "admin"), "member")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(PROMOTE, P(g.ids.member, "owner"), "admin")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(PROMOTE, P(g.ids.owner, "member"), "admin")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(PROMOTE, P(g.ids.member, "admin"), "outsider")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(PROMOTE, P(g.ids.outsider, "admin"), "owner")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(PROMOTE, P("bad id", "admin"), "owner")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(PROMOTE, P(g.ids.member, "king"), "owner")), "BAD_USER_INPUT");
+    assert.deepEqual(await rolesOf(g), {
+      [g.ids.owner]: "owner",
+      [g.ids.admin]: "admin",
+      [g.ids.member]: "member",
+    });
+    // The last owner cannot step down.
+    assert.deepEqual(
+      (await g.data(PROMOTE, P(g.ids.owner, "admin"))).promoteTeamMember.errors,
+      ["a team needs at least one owner"],
+    );
+    // Admin promotes member to admin and back.
+    const up = (await g.data(PROMOTE, P(g.ids.member, "admin"), "admin")).promoteTeamMember;
+    assert.deepEqual(up, { member: { role: "admin", user: { id: g.ids.member } }, errors: [] });
+    await g.data(PROMOTE, P(g.ids.member, "member"), "admin");
+
+    // Removal: member cannot remove others; admin cannot remove admin/owner; member can leave.
+    const Rm = (userId: string) => ({ teamId: g.teamId, userId });
+    assert.equal(codeOf(await g.run(REMOVE, Rm(g.ids.admin), "member")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(REMOVE, Rm(g.ids.owner), "admin")), "FORBIDDEN");
+    assert.equal(codeOf(await g.run(REMOVE, Rm(g.ids.member), "outsider")), "NOT_FOUND");
+    assert.equal(codeOf(await g.run(REMOVE, Rm(g.ids.outsider), "owner")), "NOT_FOUND");
+    assert.deepEqual((await g.data(REMOVE, Rm(g.ids.owner))).removeTeamMember.errors, [
+      "the last owner cannot be removed; make someone else owner first",
+    ]);
+    assert.equal(Object.keys(await rolesOf(g)).length, 3);
+    assert.deepEqual((await g.data(REMOVE, Rm(g.ids.member), "member")).removeTeamMember, {
+      removed: true,
+      errors: [],
+    });
+    assert.equal((await g.data(`{ myTeam { id } }`, {}, "member")).myTeam, null);
+    // Owner removes admin; the removed admin's sub-community memberships are gone too.
+    assert.equal((await g.data(REMOVE, Rm(g.ids.admin))).removeTeamMember.removed, true);
+    const left = await g.t.deps.db.sql`select count(*)::int as n from team_sub_community_members`;
+    assert.equal(left[0].n, 2); // the two owners' default sub-communities
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("teams: two owners removing each other at once leave one owner", async () => {
+  const g = await setupTeam();
+  try {
+    const P = { teamId: g.teamId, userId: g.ids.admin, role: "owner" };
+    assert.deepEqual((await g.data(PROMOTE, P)).promoteTeamMember.errors, []);
+    const [a, b] = await Promise.all([
+      g.run(REMOVE, { teamId: g.teamId, userId: g.ids.admin }, "owner"),
+      g.run(REMOVE, { teamId: g.teamId, userId: g.ids.owner }, "admin"),
+    ]);
+    const removed = [a, b].filter((r) => r.body.data?.removeTeamMember.removed).length;
+    assert.equal(removed, 1, JSON.stringify([a.body, b.body]));
+    const [row] = await g.t.deps.db.sql`
+      select t.owner_count, (select count(*)::int from team_members m
+        where m.team_id = t.id and m.role = 'owner') as owners
+      from teams t where public_id = ${g.teamId}`;
+    assert.deepEqual({ count: row.owner_count, owners: row.owners }, { count: 1, owners: 1 });
+    // Also leaving concurrently: both owners leave at once.
+    const survivor = a.body.data.removeTeamMember.removed ? "owner" : "admin";
+    assert.equal(
+      (await g.data(REMOVE, { teamId: g.teamId, userId: g.ids[survivor] }, survivor))
+        .removeTeamMember.removed,
+      false,
+    );
+  } finally {
+    await g.close();
+  }
+});

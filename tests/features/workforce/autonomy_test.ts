@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import {
+  asAdmin,
+  createEmployee,
+  setupWorkforce,
+  sqlOf,
+  type WorkforceCtx,
+} from "../../support/workforce.ts";
+
+const DAY = 86_400_000;
+
+async function withCtx(fn: (ctx: WorkforceCtx) => Promise<void>) {
+  const ctx = await setupWorkforce();
+  try {
+    await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+/**
+ * History fixture: a first run `weeks` whole weeks (plus `extraDays`) ago and decided artifacts;
+ * `recentRejected` of the rejections were reviewed 3 days ago, the others 20 days ago.
+ */
+async function history(
+  ctx: WorkforceCtx,
+  employeeId: string,
+  h: {
+    days: number;
+    approved: number;
+    rejected?: number;
+    autoRejected?: number;
+    recentRejected?: number;
+    autoApproved?: number;
+  },
+) {
+  const sql = sqlOf(ctx);
+  const now = ctx.clock.now().getTime();
+  const [{ id }] = await sql`select id from ai_employees where public_id = ${employeeId}`;
+  const add = async (status: string, reviewedDaysAgo: number, auto = false) => {
+    const created = new Date(now - h.days * DAY);
+    const [run] = await sql`
+      insert into ai_runs (public_id, employee_id, status, trigger, created_at, finished_at)
+      values (${crypto.randomUUID()}, ${id}, 'succeeded', 'manual', ${created}, ${created})
+      returning id`;
+    await sql`
+      insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
+        approval_status, auto_approved, reviewed_at, created_at)
+      values (${crypto.randomUUID()}, ${run.id}, ${id}, 'report', 't', 'p', ${status}, ${auto},
+        ${new Date(now - reviewedDaysAgo * DAY)}, ${created})`;
+  };
+  for (let i = 0; i < h.approved; i++) await add("approved", 20);
+  for (let i = 0; i < (h.autoApproved ?? 0); i++) await add("approved", 20, true);
+  for (let i = 0; i < (h.rejected ?? 0); i++) {
+    await add("rejected", i < (h.recentRejected ?? 0) ? 3 : 20);
+  }
+  for (let i = 0; i < (h.autoRejected ?? 0); i++) await add("auto_rejected", 20);
+}
+
+const UPDATE = `mutation($id: String!, $level: String, $confirm: Boolean) {
+  updateAiEmployee(employeeId: $id, autonomyLevel: $level, confirmPromotion: $confirm) {
+    employee { autonomyLevel promotionConfirmedAt } errors } }`;
+
+async function setLevel(ctx: WorkforceCtx, id: string, level: string, confirm?: boolean) {
+  return (await asAdmin(ctx, UPDATE, { id, level, confirm })).updateAiEmployee;
+}
+
+async function criteria(ctx: WorkforceCtx, id: string) {
+  return (await asAdmin(
+    ctx,
+    `query($id: String!) { aiEmployee(id: $id) {
+      approvalRate { weekStart approved rejected autoRejected }
+      promotionCriteria { approvalRate weeksActive recentRejections currentLevel nextLevel promotable missing } } }`,
+    { id },
+  )).aiEmployee;
+}
+
+Deno.test("autonomy: shadow -> semi_autonomous at and around each threshold", () =>
+  withCtx(async (ctx) => {
+    const table: [string, Parameters<typeof history>[2], boolean][] = [
+      ["rate 81.8%, 4 weeks, old rejections", { days: 28, approved: 9, rejected: 2 }, true],
+      ["rate exactly 80%", { days: 28, approved: 8, rejected: 2 }, false],
+      ["auto-rejections count against the rate", { days: 28, approved: 8, autoRejected: 2 }, false],
+      ["auto-approvals do not count for the rate", {
+        days: 28,
+        approved: 4,
+        rejected: 1,
+        autoApproved: 20,
+      }, false],
+      ["3 weeks and 6 days", { days: 27, approved: 20 }, false],
+      ["a rejection 3 days ago", { days: 60, approved: 20, rejected: 1, recentRejected: 1 }, false],
+      ["no decisions at all", { days: 60, approved: 0 }, false],
+    ];
+    for (const [label, h, allowed] of table) {
+      const employee = await createEmployee(ctx);
+      await history(ctx, employee.id, h);
+      const c = (await criteria(ctx, employee.id)).promotionCriteria;
+      const result = await setLevel(ctx, employee.id, "semi_autonomous");
+      assert.equal(c.promotable, allowed, label);
+      if (allowed) {
+        assert.deepEqual(result.errors, [], label);
+        assert.equal(result.employee.autonomyLevel, "semi_autonomous", label);
+      } else {
+        assert.match(result.errors[0], /^promotion_requirements_met: /, label);
+        assert.equal(result.employee.autonomyLevel, "shadow", label);
+        assert.ok(c.missing.length > 0, label);
+      }
+    }
+  }));
+
+Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotion; no skipping; demotion free", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    await history(ctx, employee.id, { days: 56, approved: 40, rejected: 1 }); // 97.6%
+    const skip = await setLevel(ctx, employee.id, "autonomous", true);
+    assert.match(skip.errors[0], /one level at a time/);
+    assert.deepEqual((await setLevel(ctx, employee.id, "semi_autonomous")).errors, []);
+    const c = (await criteria(ctx, employee.id)).promotionCriteria;
+    assert.equal(c.weeksActive, 8);
+    assert.equal(c.recentRejections, 0);
+    assert.equal(c.nextLevel, "autonomous");
+    assert.equal(c.promotable, true);
+    const unconfirmed = await setLevel(ctx, employee.id, "autonomous");
+    assert.match(unconfirmed.errors[0], /confirmPromotion/);
+    assert.equal(unconfirmed.employee.promotionConfirmedAt, null);
+    const promoted = await setLevel(ctx, employee.id, "autonomous", true);
+    assert.deepEqual(promoted.errors, []);
+    assert.equal(promoted.employee.autonomyLevel, "autonomous");
+    assert.equal(promoted.employee.promotionConfirmedAt, ctx.clock.now().toISOString());
+    // Demotion is always allowed, one level or two.
+    assert.deepEqual((await setLevel(ctx, employee.id, "shadow")).errors, []);
+
+    const young = await createEmployee(ctx);
+    await history(ctx, young.id, { days: 55, approved: 40 });
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${young.id}`;
+    assert.match((await setLevel(ctx, young.id, "autonomous", true)).errors[0], /at least 8/);
+    const mediocre = await createEmployee(ctx);
+    await history(ctx, mediocre.id, { days: 90, approved: 19, rejected: 1 }); // exactly 95%
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${mediocre.id}`;
+    assert.match((await setLevel(ctx, mediocre.id, "autonomous", true)).errors[0], /above 95%/);
+    const bad = await setLevel(ctx, mediocre.id, "supreme");
+    assert.match(bad.errors[0], /autonomyLevel must be one of/);
+  }));
+
+Deno.test("autonomy: customer_support_drafter stays in shadow on every path", () =>
+  withCtx(async (ctx) => {
+    const drafter = await createEmployee(ctx, { role: "customer_support_drafter" });
+    await history(ctx, drafter.id, { days: 200, approved: 100 });
+    const result = await setLevel(ctx, drafter.id, "semi_autonomous");
+    assert.match(result.errors[0], /customer_support_drafter role is locked to shadow/);
+    assert.equal(result.employee.autonomyLevel, "shadow");
+    const c = (await criteria(ctx, drafter.id)).promotionCriteria;
+    assert.equal(c.promotable, false);
+    assert.equal(c.nextLevel, null);
+    // The database refuses it too.
+    await assert.rejects(
+      sqlOf(
+        ctx,
+      )`update ai_employees set autonomy_level = 'autonomous' where public_id = ${drafter.id}`,
+      /ai_employees_drafter_shadow/,
+    );
+  }));
+
+Deno.test("autonomy: approvalRate exposes weekly approved / rejected / auto_rejected counts", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    await history(ctx, employee.id, { days: 8, approved: 2, rejected: 1, autoRejected: 1 });
+    await history(ctx, employee.id, { days: 0, approved: 1 });
+    const detail = await criteria(ctx, employee.id);
+    assert.equal(detail.approvalRate.length, 12);
+    const nonZero = detail.approvalRate.filter((w: { approved: number; rejected: number }) =>
+      w.approved + w.rejected > 0
+    );
+    assert.deepEqual(nonZero, [
+      { weekStart: "2025-12-22T00:00:00.000Z", approved: 2, rejected: 1, autoRejected: 1 },
+      { weekStart: "2026-01-05T00:00:00.000Z", approved: 1, rejected: 0, autoRejected: 0 },
+    ]);
+    assert.equal(detail.promotionCriteria.approvalRate, 0.6);
+    assert.equal(detail.promotionCriteria.weeksActive, 1);
+  }));

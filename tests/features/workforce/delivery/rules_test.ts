@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import {
+  applyFilePatches,
+  branchFor,
+  CHAT_TEXT_LIMIT,
+  chatHostAllowed,
+  chatText,
+  type DeliveryItem,
+  draftMessage,
+  filePathFor,
+  parseImapUrl,
+  parseUnifiedDiff,
+  redact,
+  rfc5322Date,
+  routeFor,
+  safeRepoPath,
+} from "../../../../src/features/workforce/delivery/rules.ts";
+import { ARTIFACT_KINDS } from "../../../../src/platform/contract/mod.ts";
+
+const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
+  artifactId: "AbC-def_0123456789abcd",
+  kind: "report",
+  title: "Weekly report",
+  payload: "Body",
+  employee: { publicId: "emp", name: "Ana", role: "analyst" },
+  reviewedBy: "admin",
+  reviewedAt: new Date("2026-01-05T12:00:00Z"),
+  edited: false,
+  ...over,
+});
+
+Deno.test("routes: every kind has one, as spec 3.3 and docs/delivery.md say", () => {
+  const table = Object.fromEntries(ARTIFACT_KINDS.map((k) => [k, routeFor(k)]));
+  assert.deepEqual(table, {
+    code_patch: { name: "pull_request", steps: ["pull_request"] },
+    email_template: { name: "email_draft", steps: ["email_draft"] },
+    slack_message: { name: "chat", steps: ["chat"] },
+    report: { name: "commit_and_chat", steps: ["commit", "chat"] },
+    draft_post: { name: "pull_request", steps: ["pull_request"] },
+    recommendation: { name: "commit", steps: ["commit"] },
+    other: { name: "none", steps: [] },
+  });
+});
+
+Deno.test("paths and branch derive from kind, employee role and artifact id", () => {
+  assert.equal(filePathFor(item()), "docs/reports/analyst/AbC-def_0123456789abcd.md");
+  assert.equal(
+    filePathFor(item({ kind: "recommendation" })),
+    "docs/recommendations/analyst/AbC-def_0123456789abcd.md",
+  );
+  assert.equal(
+    filePathFor(item({ kind: "draft_post" })),
+    "drafts/posts/analyst/AbC-def_0123456789abcd.md",
+  );
+  assert.equal(
+    filePathFor(item({ kind: "code_patch" })),
+    "patches/analyst/AbC-def_0123456789abcd.patch",
+  );
+  assert.equal(branchFor(item()), "ai-workforce/analyst/AbC-def_0123456789abcd");
+});
+
+Deno.test("chat host check is exact and case-insensitive; bad URLs are refused", () => {
+  assert.equal(chatHostAllowed("https://hooks.slack.com/services/x", "hooks.slack.com"), true);
+  assert.equal(chatHostAllowed("https://HOOKS.slack.com/x", "hooks.slack.com"), true);
+  assert.equal(chatHostAllowed("https://hooks.slack.com.evil.io/x", "hooks.slack.com"), false);
+  assert.equal(chatHostAllowed("https://evil.io/hooks.slack.com", "hooks.slack.com"), false);
+  assert.equal(chatHostAllowed("https://hooks.slack.com@evil.io/", "hooks.slack.com"), false);
+  assert.equal(chatHostAllowed("not a url", "hooks.slack.com"), false);
+});
+
+Deno.test("chat text: bold title, payload, footer; long payloads cut under Slack's limit", () => {
+  assert.equal(chatText(item()), "*Weekly report*\nBody\n_report by Ana_");
+  assert.equal(
+    chatText(item(), "https://x/y"),
+    "*Weekly report*\nBody\n_report by Ana_ <https://x/y|full text>",
+  );
+  const long = chatText(item({ payload: "a".repeat(100_000) }));
+  assert.ok(long.length <= CHAT_TEXT_LIMIT);
+  assert.ok(long.includes("…"));
+});
+
+Deno.test("unified diff detection and application; unsafe paths and non-diffs are refused", () => {
+  assert.equal(parseUnifiedDiff("Please rename greet."), null);
+  assert.equal(parseUnifiedDiff("--- a\n+++ b\nno hunk"), null);
+  assert.equal(
+    parseUnifiedDiff("--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n"),
+    null,
+  );
+  assert.equal(
+    parseUnifiedDiff("--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n"),
+    null,
+  );
+  const files = parseUnifiedDiff(
+    "--- a/x.txt\n+++ b/x.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+  )!;
+  assert.deepEqual(files.map((f) => [f.oldPath, f.newPath]), [["x.txt", "x.txt"], [
+    "gone.txt",
+    null,
+  ]]);
+  const current = new Map<string, string | null>([["x.txt", "one\ntwo\n"], ["gone.txt", "bye\n"]]);
+  assert.deepEqual(applyFilePatches(files, current), {
+    changes: [{ path: "x.txt", content: "one\n2\n" }, { path: "gone.txt", content: null }],
+  });
+  assert.deepEqual(
+    applyFilePatches(files, new Map([["x.txt", "other\n"], ["gone.txt", "bye\n"]])),
+    {
+      error: "the patch does not apply to x.txt",
+    },
+  );
+  assert.deepEqual(applyFilePatches(files, new Map([["x.txt", null]])), {
+    error: "x.txt does not exist on the base branch",
+  });
+  assert.equal(safeRepoPath("src/a.ts"), true);
+  for (const bad of ["", "/abs", "a//b", "a/./b", "a\\b", "a\nb", ".git/HEAD"]) {
+    assert.equal(safeRepoPath(bad), false, JSON.stringify(bad));
+  }
+});
+
+Deno.test("IMAP URL: scheme, port defaults, encoded credentials, mailbox default Drafts", () => {
+  assert.deepEqual(parseImapUrl("imaps://me%40x.io:p%3Ass@mail.x.io/Drafts"), {
+    secure: true,
+    host: "mail.x.io",
+    port: 993,
+    user: "me@x.io",
+    pass: "p:ss",
+    mailbox: "Drafts",
+  });
+  const plain = parseImapUrl("imap://u:p@127.0.0.1:1143");
+  assert.equal(plain.secure, false);
+  assert.equal(plain.port, 1143);
+  assert.equal(plain.mailbox, "Drafts");
+  assert.equal(parseImapUrl("imap://u:p@h/Work%2FDrafts").mailbox, "Work/Drafts");
+});
+
+Deno.test("draft message: no recipients, encoded subject, header injection stripped, base64 body", () => {
+  const raw = draftMessage(item({ title: "Hola\r\nBcc: victim@x.io", payload: "día" }), {
+    from: "sandbox@x.io",
+    messageId: "<m@x>",
+    date: new Date("2026-01-05T12:00:00Z"),
+  });
+  const [head, body] = raw.split("\r\n\r\n");
+  const headers = head.split("\r\n");
+  assert.ok(!headers.some((h) => /^(To|Cc|Bcc):/i.test(h)), head);
+  assert.ok(headers.includes("Subject: Hola Bcc: victim@x.io"));
+  assert.ok(headers.includes("Date: Mon, 05 Jan 2026 12:00:00 +0000"));
+  assert.ok(headers.includes("Message-ID: <m@x>"));
+  assert.equal(
+    new TextDecoder().decode(Uint8Array.from(atob(body.trim()), (c) => c.charCodeAt(0))),
+    "día",
+  );
+  const encoded = draftMessage(item({ title: "día" }), {
+    from: "a@b",
+    messageId: "<m@x>",
+    date: new Date(0),
+  });
+  assert.match(encoded, /\r\nSubject: =\?UTF-8\?B\?ZMOtYQ==\?=\r\n/);
+  assert.equal(rfc5322Date(new Date("2026-11-23T01:02:03Z")), "Mon, 23 Nov 2026 01:02:03 +0000");
+});
+
+Deno.test("redact: secrets and their URL-encoded forms are replaced; long messages bounded", () => {
+  assert.equal(
+    redact("login p@ss:1 failed for imap://u:p%40ss%3A1@h", ["p@ss:1"]),
+    "login [redacted] failed for imap://u:[redacted]@h",
+  );
+  assert.equal(redact("short abc", ["abc", undefined, ""]), "short abc", "too short to redact");
+  assert.equal(redact("x".repeat(5000), []).length, 1000);
+});

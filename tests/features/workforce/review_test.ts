@@ -1,0 +1,239 @@
+import assert from "node:assert/strict";
+import { logged } from "../../support/app.ts";
+import {
+  ARTIFACT_FIELDS,
+  asAdmin,
+  completeRun,
+  createEmployee,
+  setupWorkforce,
+  sqlOf,
+  triggerRun,
+  type WorkforceCtx,
+} from "../../support/workforce.ts";
+
+async function withCtx(fn: (ctx: WorkforceCtx) => Promise<void>) {
+  const ctx = await setupWorkforce();
+  try {
+    await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+async function artifactOfRun(ctx: WorkforceCtx, runId: string) {
+  const data = await asAdmin(
+    ctx,
+    `query($id: String!) { aiRun(id: $id) { artifacts { ${ARTIFACT_FIELDS} } } }`,
+    { id: runId },
+  );
+  return data.aiRun.artifacts[0];
+}
+
+const APPROVE = `mutation($id: String!, $edit: String) {
+  approveAiArtifact(artifactId: $id, editedPayload: $edit) { artifact { ${ARTIFACT_FIELDS} } errors } }`;
+const REJECT = `mutation($id: String!, $reason: String!) {
+  rejectAiArtifact(artifactId: $id, rejectionReason: $reason) { artifact { ${ARTIFACT_FIELDS} } errors } }`;
+
+/** Delivery jobs queued, or run: the delivery handler (issue 7) consumes the job and leaves a
+ * `delivery_status` (here `failed`: this harness configures no GitHub or IMAP). */
+async function deliveryJobs(ctx: WorkforceCtx) {
+  return [
+    ...await sqlOf(ctx)<{ payload: { artifactId: string } }[]>`
+    select payload from jobs where name = 'ai_workforce.deliver_artifact'
+    union all
+    select jsonb_build_object('artifactId', public_id) from ai_artifacts
+    where delivery_status is not null`,
+  ];
+}
+
+async function memoryOf(ctx: WorkforceCtx, employeeId: string) {
+  const data = await asAdmin(
+    ctx,
+    `query($id: String!) { aiEmployee(id: $id) { memories { key value } } }`,
+    { id: employeeId },
+  );
+  return Object.fromEntries(
+    data.aiEmployee.memories.map((m: { key: string; value: string }) => [
+      m.key,
+      JSON.parse(m.value),
+    ]),
+  );
+}
+
+Deno.test("review: approve with edits records distance, ratio, original and reviewer; delivery job enqueued", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const runId = await completeRun(ctx, employee.id, {
+      artifact: { kind: "draft_post", title: "Post", payload: "kitten" },
+    });
+    const artifact = await artifactOfRun(ctx, runId);
+    assert.equal(artifact.approvalStatus, "pending");
+
+    const empty = await asAdmin(ctx, APPROVE, { id: artifact.id, edit: "   " });
+    assert.deepEqual(empty.approveAiArtifact.errors, ["editedPayload must not be empty"]);
+    assert.equal(empty.approveAiArtifact.artifact.approvalStatus, "pending");
+
+    ctx.clock.advance(1000);
+    const { approveAiArtifact: approved } = await asAdmin(ctx, APPROVE, {
+      id: artifact.id,
+      edit: "sitting",
+    });
+    assert.deepEqual(approved.errors, []);
+    const a = approved.artifact;
+    assert.equal(a.approvalStatus, "approved");
+    assert.equal(a.payload, "sitting");
+    assert.equal(a.originalPayload, "kitten");
+    assert.equal(a.editDistance, 3);
+    assert.equal(a.editRatio, 3 / 7);
+    assert.equal(a.heavyEdit, true);
+    assert.equal(a.reviewedBy, "admin");
+    assert.equal(a.reviewedAt, ctx.clock.now().toISOString());
+    assert.ok(a.reviewer.id);
+
+    assert.deepEqual(await deliveryJobs(ctx), [], "the subscriber has not run yet");
+    await ctx.t.app.jobs.runUntilIdle();
+    assert.deepEqual((await deliveryJobs(ctx)).map((j) => j.payload), [{ artifactId: a.id }]);
+
+    const again = await asAdmin(ctx, APPROVE, { id: artifact.id, edit: "other" });
+    assert.match(again.approveAiArtifact.errors[0], /only pending/);
+    assert.equal(again.approveAiArtifact.artifact.payload, "sitting");
+    const rejectApproved = await asAdmin(ctx, REJECT, {
+      id: artifact.id,
+      reason: "changed my mind now",
+    });
+    assert.match(rejectApproved.rejectAiArtifact.errors[0], /only pending/);
+    await ctx.t.app.jobs.runUntilIdle();
+    assert.equal((await deliveryJobs(ctx)).length, 1);
+  }));
+
+Deno.test("review: approve without edits keeps the payload and records no distance", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const runId = await completeRun(ctx, employee.id);
+    const artifact = await artifactOfRun(ctx, runId);
+    const { approveAiArtifact: approved } = await asAdmin(ctx, APPROVE, { id: artifact.id });
+    assert.deepEqual(approved.errors, []);
+    assert.equal(approved.artifact.payload, artifact.payload);
+    assert.equal(approved.artifact.originalPayload, null);
+    assert.equal(approved.artifact.editDistance, null);
+    assert.equal(approved.artifact.heavyEdit, false);
+  }));
+
+Deno.test("review: rejection needs 10 characters; reasons feed recent_rejections (newest 5) into later runs", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const firstRun = await completeRun(ctx, employee.id);
+    const first = await artifactOfRun(ctx, firstRun);
+    for (const reason of ["", "too short", "   short   "]) {
+      const bad = await asAdmin(ctx, REJECT, { id: first.id, reason });
+      assert.match(bad.rejectAiArtifact.errors[0], /at least 10/);
+      assert.equal(bad.rejectAiArtifact.artifact.approvalStatus, "pending");
+    }
+    assert.deepEqual(await memoryOf(ctx, employee.id), { last_signups: 120 });
+
+    const ok = await asAdmin(ctx, REJECT, { id: first.id, reason: "  reason number 1  " });
+    assert.deepEqual(ok.rejectAiArtifact.errors, []);
+    assert.equal(ok.rejectAiArtifact.artifact.approvalStatus, "rejected");
+    assert.equal(ok.rejectAiArtifact.artifact.rejectionReason, "reason number 1");
+    for (let i = 2; i <= 6; i++) {
+      const run = await completeRun(ctx, employee.id);
+      const artifact = await artifactOfRun(ctx, run);
+      assert.deepEqual(
+        (await asAdmin(ctx, REJECT, { id: artifact.id, reason: `reason number ${i}` }))
+          .rejectAiArtifact.errors,
+        [],
+      );
+    }
+    const expected = [2, 3, 4, 5, 6].map((i) => `reason number ${i}`);
+    assert.deepEqual((await memoryOf(ctx, employee.id)).recent_rejections, expected);
+
+    // A run's memory cannot overwrite the service-owned key.
+    await completeRun(ctx, employee.id, {
+      memory: { recent_rejections: ["forged"], tone: "calm" },
+    });
+    const memory = await memoryOf(ctx, employee.id);
+    assert.deepEqual(memory.recent_rejections, expected);
+    assert.equal(memory.tone, "calm");
+
+    await triggerRun(ctx, employee.id);
+    await ctx.t.app.jobs.runUntilIdle();
+    const last = ctx.runner.runs().at(-1)!;
+    assert.deepEqual((last.memory as Record<string, unknown>).recent_rejections, expected);
+    assert.equal((last.memory as Record<string, unknown>).tone, "calm");
+  }));
+
+Deno.test("review: autonomy levels auto-approve through the same path with a system reviewer", () =>
+  withCtx(async (ctx) => {
+    const semi = await createEmployee(ctx);
+    const auto = await createEmployee(ctx);
+    // Fixture: levels set directly (promotion itself is covered in promotion tests).
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${semi.id}`;
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'autonomous' where public_id = ${auto.id}`;
+
+    const report = await artifactOfRun(ctx, await completeRun(ctx, semi.id));
+    assert.equal(report.approvalStatus, "approved");
+    assert.equal(report.reviewedBy, "system");
+    assert.equal(report.reviewer, null);
+    const patch = await artifactOfRun(
+      ctx,
+      await completeRun(ctx, semi.id, {
+        artifact: { kind: "code_patch", title: "Fix", payload: "diff" },
+      }),
+    );
+    assert.equal(patch.approvalStatus, "pending");
+    const email = await artifactOfRun(
+      ctx,
+      await completeRun(ctx, auto.id, {
+        artifact: { kind: "email_template", title: "Mail", payload: "Hello" },
+      }),
+    );
+    assert.equal(email.approvalStatus, "approved");
+    assert.equal(email.reviewedBy, "system");
+    // A post-filter veto is never auto-approved.
+    const vetoed = await artifactOfRun(
+      ctx,
+      await completeRun(ctx, auto.id, { post_filter: { passed: false, reason: "off-brand" } }),
+    );
+    assert.equal(vetoed.approvalStatus, "auto_rejected");
+    await ctx.t.app.jobs.runUntilIdle();
+    assert.deepEqual(
+      (await deliveryJobs(ctx)).map((j) => j.payload.artifactId).sort(),
+      [report.id, email.id].sort(),
+    );
+    assert.ok(logged(ctx.t.log, "artifact approved").some((e) => e.reviewer === "system"));
+  }));
+
+Deno.test("review: aiEmployees and pendingArtifacts issue a constant number of statements", () =>
+  withCtx(async (ctx) => {
+    const EMPLOYEES = `{ aiEmployees { id name monthSpendUsd memories { key value }
+      runs { id status artifacts { id employee { id } } employee { id } }
+      approvalRate { weekStart approved rejected autoRejected }
+      promotionCriteria { approvalRate weeksActive recentRejections promotable missing } } }`;
+    const PENDING =
+      `{ pendingArtifacts { id title employee { id name } run { id status employee { id } } reviewer { id } } }`;
+    const statements = async (query: string) => {
+      await asAdmin(ctx, query);
+      return logged(ctx.t.log, "request").at(-1)!.statements as number;
+    };
+    const addEmployeeWithHistory = async () => {
+      const e = await createEmployee(ctx);
+      await completeRun(ctx, e.id);
+      await completeRun(ctx, e.id, { memory: { other: [1, 2] } });
+    };
+    await addEmployeeWithHistory();
+    await asAdmin(ctx, `{ aiEmployees { id } }`); // warm up (user row)
+    const smallEmployees = await statements(EMPLOYEES);
+    const smallPending = await statements(PENDING);
+    for (let i = 0; i < 4; i++) await addEmployeeWithHistory();
+    const large = await asAdmin(ctx, EMPLOYEES);
+    assert.equal(large.aiEmployees.length, 5);
+    assert.equal(large.aiEmployees[4].runs.length, 2);
+    assert.equal((await asAdmin(ctx, PENDING)).pendingArtifacts.length, 10);
+    assert.equal(await statements(EMPLOYEES), smallEmployees);
+    assert.equal(await statements(PENDING), smallPending);
+    assert.ok(smallEmployees <= 12, `aiEmployees used ${smallEmployees} statements`);
+  }));

@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { createTestDatabase, DB_MODE, secondPool } from "../../support/db.ts";
+import { createTestJobs } from "../../support/jobs.ts";
+import { waitFor } from "../../support/wait.ts";
+import { systemClock } from "../../../src/platform/clock.ts";
+import type { Database } from "../../../src/platform/db.ts";
+
+const JOBS = 2_000;
+
+Deno.test("jobs: 2,000 jobs, 4 workers on 2 pools: each runs exactly once", async () => {
+  const db = await createTestDatabase({ poolSize: 3 });
+  // Real PostgreSQL: a second, independent pool, as a second instance would have. Embedded mode
+  // is one session by design, so both workers share it.
+  const other: Database = DB_MODE === "postgres"
+    ? { ...db, sql: secondPool(db, 3), close: async () => {} }
+    : db;
+  const runs = new Map<number, number>();
+  const systems = [db, other].map((d) =>
+    createTestJobs(d, { clock: systemClock, concurrency: 2, pollIntervalMs: 20 }).jobs
+  );
+  for (const jobs of systems) {
+    jobs.handle("tick", async (payload) => {
+      const n = (payload as { n: number }).n;
+      runs.set(n, (runs.get(n) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 0));
+    });
+  }
+  try {
+    await db.sql`
+      insert into jobs (name, payload, run_at, created_at)
+      select 'tick', jsonb_build_object('n', n), now(), now() from generate_series(1, ${JOBS}) n`;
+    await Promise.all(systems.map((j) => j.start()));
+    await waitFor(async () => (await systems[0].figures()).processed >= JOBS, {
+      timeoutMs: 120_000,
+      intervalMs: 100,
+      what: `${JOBS} processed jobs`,
+    });
+    await Promise.all(systems.map((j) => j.stop()));
+    assert.equal(runs.size, JOBS, "no job lost");
+    assert.deepEqual([...runs.values()].filter((c) => c !== 1), [], "no job ran twice");
+    const figures = await systems[0].figures();
+    assert.equal(figures.processed, JOBS);
+    assert.equal(figures.enqueued, 0);
+  } finally {
+    await Promise.all(systems.map((j) => j.stop()));
+    if (other !== db) await other.sql.end();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: stop waits for running jobs within the grace period", async () => {
+  const db = await createTestDatabase();
+  // Grace far longer than the test: stop() returns because the job ended, not because grace did.
+  const { jobs } = createTestJobs(db, { clock: systemClock, pollIntervalMs: 10, graceMs: 60_000 });
+  let finished = 0;
+  let started!: () => void;
+  const running = new Promise<void>((r) => started = r);
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  jobs.handle("short", async () => {
+    started();
+    await hang;
+    finished++;
+  });
+  try {
+    await jobs.enqueue(db.sql, "short", {});
+    await jobs.start();
+    await running;
+    let stopped = false;
+    const stopping = jobs.stop().then(() => (stopped = true));
+    // The job is still held by the worker, and stop() has not returned without it.
+    const [row] = await db.sql`select locked_by from jobs`;
+    assert.notEqual(row.locked_by, null);
+    assert.equal(stopped, false);
+    release();
+    await stopping;
+    assert.equal(finished, 1);
+    assert.equal((await jobs.figures()).processed, 1);
+  } finally {
+    release();
+    await jobs.stop();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: stop releases a job that outlives the grace period, without spending an attempt", async () => {
+  const db = await createTestDatabase();
+  const { jobs, log } = createTestJobs(db, {
+    clock: systemClock,
+    pollIntervalMs: 10,
+    graceMs: 50,
+  });
+  let started!: () => void;
+  const running = new Promise<void>((r) => started = r);
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  jobs.handle("slow", async () => {
+    started();
+    await hang;
+  });
+  try {
+    await jobs.enqueue(db.sql, "slow", {});
+    await jobs.start();
+    await running;
+    await jobs.stop();
+    const [row] = await db.sql`select attempts, locked_by, locked_at from jobs`;
+    assert.deepEqual([row.attempts, row.locked_by, row.locked_at], [0, null, null]);
+    assert.equal(log.entries.filter((e) => e.msg === "jobs released at shutdown").length, 1);
+    // The released job's late completion must not delete the job someone else may now hold.
+    release();
+    // Its completion is attempted, finds the lock gone, and says so: only then is the row checked.
+    await waitFor(
+      () => log.entries.some((e) => e.msg === "jobs finished after their lock was lost"),
+      { what: "the late completion to be refused" },
+    );
+    const [{ count }] = await db.sql`select count(*)::int from jobs`;
+    assert.equal(count, 1);
+  } finally {
+    release();
+    await jobs.stop();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: the start-up log says how workers wake up", async () => {
+  const db = await createTestDatabase();
+  const { jobs, log } = createTestJobs(db, { clock: systemClock });
+  try {
+    await jobs.start();
+    const [entry] = log.entries.filter((e) => e.msg === "job worker started");
+    assert.equal(
+      entry.wakeup,
+      DB_MODE === "postgres" ? "listen/notify" : "polling every 1000 ms",
+    );
+  } finally {
+    await jobs.stop();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: a new job wakes an idle worker (PostgreSQL: by notification; embedded: by polling)", async () => {
+  const db = await createTestDatabase();
+  // With a one-minute poll on PostgreSQL, only the notification can wake the worker in time.
+  const pollIntervalMs = DB_MODE === "postgres" ? 60_000 : 50;
+  const { jobs } = createTestJobs(db, { clock: systemClock, pollIntervalMs });
+  let done!: () => void;
+  const ran = new Promise<void>((r) => done = r);
+  jobs.handle("wake", () => done());
+  // A first job that runs until the end of the test: once it has started, the worker has claimed
+  // it and gone to sleep (it claims, dispatches and sleeps in one step), so no claim is in
+  // flight when "wake" is enqueued.
+  let firstStarted!: () => void;
+  const first = new Promise<void>((r) => firstStarted = r);
+  let release!: () => void;
+  const hold = new Promise<void>((r) => release = r);
+  jobs.handle("first", async () => {
+    firstStarted();
+    await hold;
+  });
+  try {
+    await jobs.enqueue(db.sql, "first", {});
+    await jobs.start();
+    await first;
+    await db.sql.begin((tx) => jobs.enqueue(tx, "wake", {}));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise((_, reject) =>
+      timer = setTimeout(() => reject(new Error("not woken")), 10_000)
+    );
+    await Promise.race([ran, timeout]);
+    clearTimeout(timer);
+  } finally {
+    release();
+    await jobs.stop();
+    await db.close();
+  }
+});

@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { createTestDatabase } from "../../support/db.ts";
+import { createTestJobs } from "../../support/jobs.ts";
+import type { ManualClock } from "../../../src/platform/clock.ts";
+
+async function withJobs(
+  fn: (ctx: Awaited<ReturnType<typeof setup>>) => void | Promise<void>,
+): Promise<void> {
+  const ctx = await setup();
+  try {
+    await fn(ctx);
+  } finally {
+    await ctx.db.close();
+  }
+}
+
+async function setup() {
+  const db = await createTestDatabase();
+  const { jobs, log, clock } = createTestJobs(db);
+  return { db, jobs, log, clock: clock as ManualClock };
+}
+
+Deno.test("jobs: an enqueued job runs once with its payload and counts as processed", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    const seen: unknown[] = [];
+    jobs.handle("greet", (payload, job) => {
+      seen.push({ payload, attempt: job.attempt, queue: job.queue });
+    });
+    await db.sql.begin((tx) => jobs.enqueue(tx, "greet", { to: "ada" }, { queue: "mail" }));
+    assert.equal(await jobs.runUntilIdle(), 1);
+    assert.deepEqual(seen, [{ payload: { to: "ada" }, attempt: 1, queue: "mail" }]);
+    assert.equal(await jobs.runUntilIdle(), 0);
+    const figures = await jobs.figures();
+    assert.equal(figures.processed, 1);
+    assert.equal(figures.failed, 0);
+    const [{ count }] = await db.sql`select count(*)::int from jobs`;
+    assert.equal(count, 0);
+  });
+});
+
+Deno.test("jobs: a job enqueued in a rolled-back transaction never runs", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    let runs = 0;
+    jobs.handle("count", () => {
+      runs++;
+    });
+    await assert.rejects(
+      db.sql.begin(async (tx) => {
+        await jobs.enqueue(tx, "count", {});
+        throw new Error("the change failed");
+      }),
+      /the change failed/,
+    );
+    assert.equal(await jobs.runUntilIdle(), 0);
+    assert.equal(runs, 0);
+  });
+});
+
+Deno.test("jobs: a key makes enqueue idempotent while the job exists", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    let runs = 0;
+    jobs.handle("once", () => {
+      runs++;
+    });
+    const first = await jobs.enqueue(db.sql, "once", {}, { key: "k1" });
+    const second = await jobs.enqueue(db.sql, "once", {}, { key: "k1" });
+    assert.ok(first);
+    assert.equal(second, null);
+    await jobs.runUntilIdle();
+    assert.equal(runs, 1);
+  });
+});
+
+Deno.test("jobs: runAt delays a job until it is due", async () => {
+  await withJobs(async ({ db, jobs, clock }) => {
+    let runs = 0;
+    jobs.handle("later", () => {
+      runs++;
+    });
+    await jobs.enqueue(db.sql, "later", {}, { runAt: new Date(clock.now().getTime() + 60_000) });
+    assert.equal(await jobs.runUntilIdle(), 0);
+    clock.advance(60_000);
+    assert.equal(await jobs.runUntilIdle(), 1);
+    assert.equal(runs, 1);
+  });
+});
+
+Deno.test("jobs: failures retry with backoff, then the job is dead", async () => {
+  await withJobs(async ({ db, jobs, clock, log }) => {
+    const attempts: number[] = [];
+    jobs.handle("flaky", (_p, job) => {
+      attempts.push(job.attempt);
+      throw new Error(`boom ${job.attempt}`);
+    });
+    await jobs.enqueue(db.sql, "flaky", { n: 1 }, { maxAttempts: 3 });
+    assert.equal(await jobs.runUntilIdle(), 1);
+    const [row] = await db.sql`select run_at, attempts, last_error, locked_by from jobs`;
+    // random() = 0.5 in tests: the first retry waits exactly 2 s.
+    assert.equal(row.run_at.getTime() - clock.now().getTime(), 2_000);
+    assert.equal(row.attempts, 1);
+    assert.equal(row.last_error, "Error: boom 1");
+    assert.equal(row.locked_by, null);
+    clock.advance(1_999);
+    assert.equal(await jobs.runUntilIdle(), 0);
+    clock.advance(1);
+    assert.equal(await jobs.runUntilIdle(), 1);
+    clock.advance(4_000);
+    assert.equal(await jobs.runUntilIdle(), 1);
+    clock.advance(3_600_000);
+    assert.equal(await jobs.runUntilIdle(), 0, "a dead job is never claimed");
+    assert.deepEqual(attempts, [1, 2, 3]);
+    const figures = await jobs.figures();
+    assert.deepEqual([figures.processed, figures.failed, figures.dead], [3, 3, 1]);
+    const dead = await jobs.listDeadJobs();
+    assert.equal(dead.length, 1);
+    assert.equal(dead[0].name, "flaky");
+    assert.equal(dead[0].attempts, 3);
+    assert.equal(dead[0].lastError, "Error: boom 3");
+    assert.deepEqual(dead[0].payload, { n: 1 });
+    assert.match(dead[0].id, /^[A-Za-z0-9_-]{16,}$/);
+    assert.equal(log.entries.filter((e) => e.msg === "job failed, will retry").length, 2);
+    assert.equal(log.entries.filter((e) => e.msg === "job dead").length, 1);
+  });
+});
+
+Deno.test("jobs: a dead job can be retried or discarded, once", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    let fail = true;
+    let ok = 0;
+    jobs.handle("x", () => {
+      if (fail) throw new Error("no");
+      ok++;
+    });
+    await jobs.enqueue(db.sql, "x", { a: 1 }, { maxAttempts: 1 });
+    await jobs.enqueue(db.sql, "x", { a: 2 }, { maxAttempts: 1 });
+    await jobs.runUntilIdle();
+    const dead = await jobs.listDeadJobs();
+    assert.equal(dead.length, 2);
+    const byPayload = (a: number) => dead.find((d) => (d.payload as { a: number }).a === a)!;
+    fail = false;
+    assert.equal(await jobs.retryDeadJob(byPayload(1).id), true);
+    assert.equal(await jobs.retryDeadJob(byPayload(1).id), false);
+    assert.equal(await jobs.runUntilIdle(), 1);
+    assert.equal(ok, 1);
+    assert.equal(await jobs.discardDeadJob(byPayload(2).id), true);
+    assert.equal(await jobs.discardDeadJob(byPayload(2).id), false);
+    assert.equal(await jobs.retryDeadJob("no-such-id"), false);
+    assert.equal((await jobs.figures()).dead, 0);
+  });
+});
+
+Deno.test("jobs: a job without a handler fails and is retried, not lost", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    await jobs.enqueue(db.sql, "unknown.job", {});
+    await jobs.runUntilIdle();
+    const [row] = await db.sql`select attempts, last_error from jobs`;
+    assert.equal(row.attempts, 1);
+    assert.match(row.last_error, /no handler registered for job "unknown.job"/);
+  });
+});
+
+Deno.test("jobs: a job locked by a dead worker is run again after the lock timeout", async () => {
+  await withJobs(async ({ db, jobs, clock }) => {
+    const ran: string[] = [];
+    jobs.handle("work", (p) => {
+      ran.push((p as { tag: string }).tag);
+    });
+    const now = clock.now().getTime();
+    for (const [tag, lockedAgoMs] of [["stale", 16 * 60_000], ["fresh", 60_000]] as const) {
+      await db.sql`
+        insert into jobs (name, payload, run_at, attempts, locked_at, locked_by, created_at)
+        values ('work', ${db.sql.json({ tag })}, ${new Date(now - 20 * 60_000)}, 1,
+                ${new Date(now - lockedAgoMs)}, 'crashed-worker', ${new Date(now - 20 * 60_000)})`;
+    }
+    assert.equal(await jobs.runUntilIdle(), 1);
+    assert.deepEqual(ran, ["stale"]);
+    const rows = await db.sql`select payload->>'tag' as tag, locked_by from jobs`;
+    assert.deepEqual(rows.map((r) => [r.tag, r.locked_by]), [["fresh", "crashed-worker"]]);
+  });
+});
+
+Deno.test("jobs: handler names are unique", async () => {
+  await withJobs(({ jobs }) => {
+    jobs.handle("a", async () => {});
+    assert.throws(() => jobs.handle("a", async () => {}), /already registered/);
+  });
+});

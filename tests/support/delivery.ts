@@ -1,0 +1,105 @@
+/**
+ * Delivery test harness: the workforce harness (service, admin token, fake runner, fake chat on
+ * the allowed host) plus the fake GitHub, and helpers that take an artifact of a given kind from a
+ * run to an admin approval and through the delivery job.
+ */
+import { type FakeGitHub, startFakeGitHub } from "./github.ts";
+import {
+  asAdmin,
+  completeRun,
+  createEmployee,
+  setupWorkforce,
+  type WorkforceCtx,
+} from "./workforce.ts";
+
+export interface DeliveryCtx extends WorkforceCtx {
+  github: FakeGitHub;
+}
+
+export async function withDelivery(
+  fn: (ctx: DeliveryCtx) => Promise<void>,
+  options: { env?: Record<string, string>; files?: Record<string, string> } = {},
+) {
+  const github = await startFakeGitHub(options.files);
+  let ctx: WorkforceCtx | undefined;
+  try {
+    ctx = await setupWorkforce({ env: { ...github.env, ...options.env } });
+    await fn(Object.assign(ctx, { github }));
+  } finally {
+    try {
+      await ctx?.close();
+    } finally {
+      await github.close();
+    }
+  }
+}
+
+export const DELIVERY_FIELDS =
+  `id kind title approvalStatus payload deliveredAt deliveryStatus deliveryMetadata`;
+
+export interface DeliveredArtifact {
+  id: string;
+  kind: string;
+  title: string;
+  approvalStatus: string;
+  payload: string;
+  deliveredAt: string | null;
+  deliveryStatus: string | null;
+  /** Parsed `deliveryMetadata`. */
+  // deno-lint-ignore no-explicit-any
+  metadata: any;
+  runId: string;
+}
+
+export async function artifactOfRun(ctx: WorkforceCtx, runId: string): Promise<DeliveredArtifact> {
+  const data = await asAdmin(
+    ctx,
+    `query($id: String!) { aiRun(id: $id) { artifacts { ${DELIVERY_FIELDS} } } }`,
+    { id: runId },
+  );
+  const a = data.aiRun.artifacts[0];
+  return {
+    ...a,
+    metadata: a.deliveryMetadata === null ? null : JSON.parse(a.deliveryMetadata),
+    runId,
+  };
+}
+
+/** A pending artifact of `kind` (a new employee with `role`, one completed run). */
+export async function pendingArtifact(
+  ctx: WorkforceCtx,
+  artifact: { kind: string; title?: string; payload: string },
+  role = `writer_${crypto.randomUUID().slice(0, 8).replaceAll("-", "")}`,
+): Promise<DeliveredArtifact> {
+  const employee = await createEmployee(ctx, { name: "Writer Bot", role });
+  const runId = await completeRun(ctx, employee.id, {
+    artifact: { title: `A ${artifact.kind}`, ...artifact },
+  });
+  return await artifactOfRun(ctx, runId);
+}
+
+/** Approves the artifact as the admin, then runs the event subscriber and the delivery job. */
+export async function approveAndDeliver(
+  ctx: WorkforceCtx,
+  artifact: DeliveredArtifact,
+): Promise<DeliveredArtifact> {
+  const data = await asAdmin(
+    ctx,
+    `mutation($id: String!) { approveAiArtifact(artifactId: $id) { errors } }`,
+    { id: artifact.id },
+  );
+  if (data.approveAiArtifact.errors.length) throw new Error(data.approveAiArtifact.errors[0]);
+  await ctx.t.app.jobs.runUntilIdle();
+  return await artifactOfRun(ctx, artifact.runId);
+}
+
+export async function deliveredArtifact(
+  ctx: WorkforceCtx,
+  artifact: { kind: string; title?: string; payload: string },
+  role?: string,
+): Promise<DeliveredArtifact> {
+  return await approveAndDeliver(ctx, await pendingArtifact(ctx, artifact, role));
+}
+
+export const RETRY = `mutation($id: String!) {
+  retryAiArtifactDelivery(artifactId: $id) { artifact { ${DELIVERY_FIELDS} } errors } }`;
