@@ -4,12 +4,6 @@ import { publicId } from "../../platform/ids.ts";
 import type { LlmUsage } from "../../platform/llm.ts";
 import type { Milestone } from "./rules.ts";
 
-export interface FlagOverride {
-  name: string;
-  enabled: boolean;
-  updatedAt: Date;
-}
-
 export async function flagOverride(sql: Queryable, name: string): Promise<boolean | null> {
   const [row] = await sql<
     { enabled: boolean }[]

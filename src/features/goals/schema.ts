@@ -295,7 +295,7 @@ const typeDefs = /* GraphQL */ `
 `;
 
 /** A goal by internal id through the request's DataLoader (no access check). */
-export function loadGoal(ctx: GraphQLContext, sql: Database["sql"], id: string) {
+function loadGoal(ctx: GraphQLContext, sql: Database["sql"], id: string) {
   return loadByKey(ctx, "goalById", (ids) => store.goalsByIds(sql, ids), (r) => r.id, id);
 }
 
