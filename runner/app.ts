@@ -22,7 +22,7 @@ import {
   createBearerVerifier,
   createTokenSource,
   type TokenSource,
-} from "./oidc.ts";
+} from "../src/platform/oidc.ts";
 import {
   BodyTooLargeError,
   DEFAULT_BODY_LIMIT,

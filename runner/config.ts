@@ -13,10 +13,8 @@
  */
 import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
+import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 
-/** The Google metadata server's identity-token endpoint (Cloud Run, GCE, GKE). */
-export const DEFAULT_OIDC_TOKEN_URL =
-  "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/identity";
 
 export const RUNNER_VARIABLES = {
   PORT: variable({

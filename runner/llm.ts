@@ -4,8 +4,7 @@
  *
  * Transient failures (network errors, 429, 5xx) are retried twice, after 1 s and 2 s.
  */
-import type { TokenSource } from "./oidc.ts";
-import { audienceOf } from "./oidc.ts";
+import { llmProxyHeaders, type TokenSource } from "../src/platform/oidc.ts";
 import { estimateCostUsd, reportedCostUsd } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 
@@ -67,18 +66,6 @@ const RETRY_WAITS_MS = [1000, 2000];
 export function createLlmClient(options: LlmClientOptions): LlmClient {
   const url = `${options.baseUrl}/chat/completions`;
 
-  const headers = async (): Promise<Record<string, string>> => {
-    if (options.authMode !== "oidc") {
-      return { "content-type": "application/json", authorization: `Bearer ${options.apiKey}` };
-    }
-    if (!options.tokens) throw new LlmError("LLM_AUTH_MODE=oidc needs a token source");
-    const token = await options.tokens.token(audienceOf(options.baseUrl));
-    return {
-      "content-type": "application/json",
-      authorization: `Bearer ${token}`,
-      "x-litellm-api-key": `Bearer ${options.apiKey}`,
-    };
-  };
 
   const attempt = async (request: ChatRequest, signal: AbortSignal) => {
     const started = performance.now();
@@ -86,7 +73,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     if (request.tools?.length) body.tools = request.tools;
     const res = await options.fetch(url, {
       method: "POST",
-      headers: await headers(),
+      headers: await llmProxyHeaders(options),
       body: JSON.stringify(body),
       signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
     });

@@ -6,7 +6,7 @@
  */
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../src/platform/contract/mod.ts";
 import type { Logger } from "../src/platform/log.ts";
-import { audienceOf, type TokenSource } from "./oidc.ts";
+import { audienceOf, type TokenSource } from "../src/platform/oidc.ts";
 import type { RunResult } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 

@@ -12,6 +12,7 @@ import type { Clock } from "./platform/clock.ts";
 import type { ErrorTracker } from "./platform/errors.ts";
 import { createLlmClient } from "./platform/llm.ts";
 import { createPubSub } from "./platform/pubsub.ts";
+import { createTokenSource } from "./platform/oidc.ts";
 import { type RequestStats, runWithRequestStats } from "./platform/request-context.ts";
 import {
   BodyTooLargeError,
@@ -100,8 +101,16 @@ export interface App {
 function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOptions) {
   const { config, db, kv, clock, log, tracker, fetch } = deps;
   const pubsub = createPubSub(kv);
+  // Identity tokens for the OIDC hops (RUNNER_AUTH_MODE, LLM_AUTH_MODE), cached per audience.
+  const tokens = createTokenSource({ tokenUrl: config.oidcTokenUrl, fetch, clock });
   const llm = config.llmBaseUrl
-    ? createLlmClient({ baseUrl: config.llmBaseUrl, apiKey: config.llmApiKey, fetch })
+    ? createLlmClient({
+      baseUrl: config.llmBaseUrl,
+      apiKey: config.llmApiKey,
+      authMode: config.llmAuthMode,
+      tokens,
+      fetch,
+    })
     : null;
   const events = jobs;
 
@@ -178,6 +187,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
     fetch,
     jobs,
     events,
+    tokens,
     users: users.api,
     deliveryAdapters: options.deliveryAdapters,
   });

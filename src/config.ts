@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { integer, parseVariables, variable } from "./platform/env.ts";
+import { DEFAULT_OIDC_TOKEN_URL } from "./platform/oidc.ts";
 
 const optionalString = z.string().min(1).optional();
 const optionalUrl = z.url().optional();
@@ -89,8 +90,26 @@ export const SERVICE_VARIABLES = {
     schema: optionalUrl,
   }),
   LLM_API_KEY: variable({
-    description: "Bearer key for the LLM proxy.",
+    description:
+      "Key for the LLM proxy: the bearer, or with `LLM_AUTH_MODE=oidc` the `x-litellm-api-key` header.",
     schema: optionalString,
+  }),
+  RUNNER_AUTH_MODE: variable({
+    defaultText: "secret",
+    description:
+      "`secret`: the HMAC signature alone authenticates calls to the runner. `oidc`: they also carry `Authorization: Bearer <identity token>` from `OIDC_TOKEN_URL`, audience the origin of `RUNNER_URL` (spec 5.8; the runner's `AUTH_MODE=oidc` requires it).",
+    schema: z.enum(["secret", "oidc"]).default("secret"),
+  }),
+  LLM_AUTH_MODE: variable({
+    description:
+      "`oidc`: calls to the LLM proxy carry an identity token (audience: the origin of `LLM_BASE_URL`) as the bearer and `LLM_API_KEY` in `x-litellm-api-key`; unset: `LLM_API_KEY` is the bearer.",
+    schema: z.enum(["oidc"]).optional(),
+  }),
+  OIDC_TOKEN_URL: variable({
+    defaultText: DEFAULT_OIDC_TOKEN_URL,
+    description:
+      "Metadata endpoint that answers `GET ?audience=...` (header `Metadata-Flavor: Google`) with an identity token; used by `RUNNER_AUTH_MODE=oidc` and `LLM_AUTH_MODE=oidc`.",
+    schema: z.url({ protocol: /^https?$/ }).default(DEFAULT_OIDC_TOKEN_URL),
   }),
   AI_FLAGS: variable({
     defaultText: "coaching,moderation,batch",
@@ -181,6 +200,9 @@ export interface Config {
   runnerUrl?: string;
   llmBaseUrl?: string;
   llmApiKey?: string;
+  runnerAuthMode: "secret" | "oidc";
+  llmAuthMode?: "oidc";
+  oidcTokenUrl: string;
   aiFlags: string[];
   aiMonthlyBudgetUsd: number;
   sidekiqDeadThreshold: number;
@@ -217,6 +239,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     runnerUrl: v.RUNNER_URL,
     llmBaseUrl: v.LLM_BASE_URL,
     llmApiKey: v.LLM_API_KEY,
+    runnerAuthMode: v.RUNNER_AUTH_MODE,
+    llmAuthMode: v.LLM_AUTH_MODE,
+    oidcTokenUrl: v.OIDC_TOKEN_URL,
     aiFlags: v.AI_FLAGS,
     aiMonthlyBudgetUsd: v.AI_MONTHLY_BUDGET_USD,
     sidekiqDeadThreshold: v.SIDEKIQ_DEAD_THRESHOLD,

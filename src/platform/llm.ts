@@ -22,6 +22,7 @@
  */
 import { z } from "zod";
 import { estimateCostUsd, reportedCostUsd } from "./contract/pricing.ts";
+import { type LlmProxyAuth, llmProxyHeaders } from "./oidc.ts";
 
 export interface LlmMessage {
   role: "system" | "user" | "assistant";
@@ -85,9 +86,7 @@ export interface LlmClient {
   ): Promise<JsonResult<z.output<S>>>;
 }
 
-export interface LlmClientOptions {
-  baseUrl: string;
-  apiKey?: string;
+export interface LlmClientOptions extends LlmProxyAuth {
   fetch: typeof fetch;
   /** Per HTTP attempt; default 20 s. */
   timeoutMs?: number;
@@ -160,8 +159,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         json_schema: { name: request.schema.name, schema: request.schema.schema, strict: true },
       };
     }
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    const headers = await llmProxyHeaders(options);
     const signals = [AbortSignal.timeout(timeoutMs)];
     if (request.signal) signals.push(request.signal);
     const res = await options.fetch(url, {

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, renderVariablesMarkdown } from "../../src/platform/env.ts";
-import {
-  DEFAULT_OIDC_TOKEN_URL,
-  parseRunnerConfig,
-  RUNNER_VARIABLES,
-} from "../../runner/config.ts";
+import { parseRunnerConfig, RUNNER_VARIABLES } from "../../runner/config.ts";
+import { DEFAULT_OIDC_TOKEN_URL } from "../../src/platform/oidc.ts";
 
 const REQUIRED = {
   WEBHOOK_URL: "http://api.test/webhooks/ai-workforce",

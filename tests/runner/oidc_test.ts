@@ -1,49 +1,23 @@
 import assert from "node:assert/strict";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { reply } from "../support/fake-llm.ts";
-import { startFakeServer } from "../support/http.ts";
+import { METADATA_ISSUER, startMetadataServer } from "../support/metadata.ts";
 import { createTestRunner, runRequest } from "../support/runner.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
-const ISSUER = "https://idp.test";
 const RUNNER_AUDIENCE = "https://runner.test";
-
-/** A local stand-in for the metadata server (identity tokens) and the issuer's JWKS. */
-async function startIdentityProvider(clock: ManualClock) {
-  const { publicKey, privateKey } = await generateKeyPair("RS256");
-  const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
-  const mint = (audience: string, lifetimeS = 3600) => {
-    const now = Math.floor(clock.now().getTime() / 1000);
-    return new SignJWT({ email: "runner@project.iam" })
-      .setProtectedHeader({ alg: "RS256", kid: "k1" })
-      .setIssuer(ISSUER)
-      .setAudience(audience)
-      .setSubject("runner-sa")
-      .setIssuedAt(now)
-      .setExpirationTime(now + lifetimeS)
-      .sign(privateKey);
-  };
-  const server = startFakeServer(async (req) => {
-    const url = new URL(req.url);
-    if (url.pathname === "/jwks") return Response.json({ keys: [jwk] });
-    if (req.headers.get("metadata-flavor") !== "Google") return new Response("", { status: 403 });
-    return new Response(await mint(url.searchParams.get("audience") ?? ""));
-  });
-  return { server, mint };
-}
 
 async function oidcRunner() {
   const clock = new ManualClock();
-  const idp = await startIdentityProvider(clock);
+  const idp = await startMetadataServer(clock);
   const t = createTestRunner({
     clock,
     env: {
       AUTH_MODE: "oidc",
       LLM_AUTH_MODE: "oidc",
-      OIDC_TOKEN_URL: `${idp.server.url}/identity`,
-      OIDC_JWKS_URL: `${idp.server.url}/jwks`,
-      OIDC_ISSUER: ISSUER,
+      OIDC_TOKEN_URL: idp.tokenUrl,
+      OIDC_JWKS_URL: idp.jwksUrl,
+      OIDC_ISSUER: METADATA_ISSUER,
       OIDC_AUDIENCE: RUNNER_AUDIENCE,
     },
   });
@@ -52,7 +26,7 @@ async function oidcRunner() {
     idp,
     async close() {
       await t.close();
-      await idp.server.close();
+      await idp.close();
     },
   };
 }

@@ -6,11 +6,13 @@
  */
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { errorFields } from "../../platform/log.ts";
+import type { TokenSource } from "../../platform/oidc.ts";
 import { type Feature, handles, on } from "../feature.ts";
 import type { Adapters } from "./delivery/adapters.ts";
 import { createDelivery } from "./delivery/service.ts";
 import { chatAlertJob, deliveryJob, dispatchJob } from "./jobs.ts";
 import { workforceModule, type WorkforceSchemaDeps } from "./schema.ts";
+import { createRunnerClient } from "./runner-client.ts";
 import { parseSeedFile, seedEmployees } from "./seed.ts";
 import { createWorkforceService, type WorkforceServiceDeps } from "./service.ts";
 import { createResultWebhook } from "./webhook.ts";
@@ -18,15 +20,18 @@ import { createResultWebhook } from "./webhook.ts";
 export { parseSeedFile, seedEmployees };
 export type { Adapters as DeliveryAdapters };
 
-export interface WorkforceDeps extends WorkforceServiceDeps, WorkforceSchemaDeps {
+export interface WorkforceDeps extends Omit<WorkforceServiceDeps, "runner">, WorkforceSchemaDeps {
   tracker: ErrorTracker;
+  /** Identity tokens for `RUNNER_AUTH_MODE=oidc`. */
+  tokens: TokenSource;
   /** Delivery destinations; built from the configuration when absent (tests pass fakes). */
   deliveryAdapters?: Adapters;
 }
 
 export function workforceFeature(deps: WorkforceDeps): Feature {
   const log = deps.log.child({ component: "workforce" });
-  const workforce = createWorkforceService(deps);
+  const runner = createRunnerClient(deps);
+  const workforce = createWorkforceService({ ...deps, runner });
   const delivery = createDelivery({ ...deps, adapters: deps.deliveryAdapters });
   const sql = deps.db.sql;
 

@@ -6,8 +6,9 @@
 import type { Config } from "../../config.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Database, Queryable } from "../../platform/db.ts";
-import { hmacSha256Hex, SIGNATURE_HEADER } from "../../platform/contract/mod.ts";
+
 import type { Logger } from "../../platform/log.ts";
+import type { RunnerClient } from "./runner-client.ts";
 import type { EventPublisher } from "../events.ts";
 import type { JobQueue } from "../feature.ts";
 import { chatAlertJob, DISPATCH_ATTEMPTS, dispatchJob } from "./jobs.ts";
@@ -51,7 +52,6 @@ import {
   workforceMonthSpend,
 } from "./store.ts";
 
-const DISPATCH_TIMEOUT_MS = 10_000;
 const CHAT_TIMEOUT_MS = 10_000;
 
 export interface TriggerOutcome {
@@ -67,6 +67,8 @@ export interface WorkforceServiceDeps {
   fetch: typeof fetch;
   jobs: JobQueue;
   events: EventPublisher;
+  /** The agent runner's HTTP API. */
+  runner: RunnerClient;
 }
 
 export type Workforce = ReturnType<typeof createWorkforceService>;
@@ -187,23 +189,9 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     if (!config.workforceWebhookSecret) {
       return void await giveUp("agent runner unreachable: WORKFORCE_WEBHOOK_SECRET is not set");
     }
-    const body = JSON.stringify(buildRunRequest(run, employee, memories));
-    const url = new URL(
-      "runs",
-      config.runnerUrl.endsWith("/") ? config.runnerUrl : `${config.runnerUrl}/`,
-    );
     let problem: string;
     try {
-      const res = await deps.fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          [SIGNATURE_HEADER]: await hmacSha256Hex(config.workforceWebhookSecret, body),
-        },
-        body,
-        signal: AbortSignal.timeout(DISPATCH_TIMEOUT_MS),
-      });
-      await res.body?.cancel();
+      const res = await deps.runner.startRun(buildRunRequest(run, employee, memories));
       if (res.status === 202) {
         await markRunStarted(sql, run.id, clock.now());
         log.info("run dispatched", { run_id: runId, attempt });

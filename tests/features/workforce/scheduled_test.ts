@@ -1,4 +1,6 @@
 import type { DomainEvents } from "../../../src/features/events.ts";
+import { createRunnerClient } from "../../../src/features/workforce/runner-client.ts";
+import { createTokenSource } from "../../../src/platform/oidc.ts";
 import assert from "node:assert/strict";
 import { buildApp } from "../../../src/app.ts";
 import { memoryLogger } from "../../../src/platform/log.ts";
@@ -85,7 +87,11 @@ Deno.test("scheduler: an employee slot is claimed once even if a tick runs again
       tracker: ctx.t.deps.tracker,
       clock: ctx.clock,
     });
-    const instance = createWorkforceService({ ...ctx.t.deps, jobs, events: jobs });
+    const runner = createRunnerClient({
+      ...ctx.t.deps,
+      tokens: createTokenSource({ tokenUrl: ctx.t.deps.config.oidcTokenUrl, ...ctx.t.deps }),
+    });
+    const instance = createWorkforceService({ ...ctx.t.deps, jobs, events: jobs, runner });
     const slot = new Date("2026-01-05T12:00:00Z");
     assert.equal(await instance.schedulerTick(slot), 1);
     await ctx.t.app.jobs.runUntilIdle();

@@ -1,7 +1,9 @@
 /**
- * OIDC identity tokens for service-to-service calls (spec 5.8), fetched from a metadata endpoint
- * (`OIDC_TOKEN_URL?audience=...`, header `Metadata-Flavor: Google`) and cached per audience until
- * one minute before they expire. Also the check of incoming bearers in `AUTH_MODE=oidc`.
+ * OIDC identity tokens for service-to-service calls (spec 5.8, DESIGN 3.1 and 3.2), fetched from a
+ * metadata endpoint (`OIDC_TOKEN_URL?audience=...`, header `Metadata-Flavor: Google`) and cached
+ * per audience until one minute before they expire; used by both programs (the service toward the
+ * runner and the LLM proxy, the runner toward the service and the LLM proxy). Also the check of
+ * incoming bearers (the runner's `AUTH_MODE=oidc`).
  *
  * @example
  * ```ts
@@ -10,7 +12,11 @@
  * ```
  */
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
-import type { Clock } from "../src/platform/clock.ts";
+import type { Clock } from "./clock.ts";
+
+/** The Google metadata server's identity-token endpoint (Cloud Run, GCE, GKE). */
+export const DEFAULT_OIDC_TOKEN_URL =
+  "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/identity";
 
 export interface TokenSource {
   /** An identity token for `audience`, from the cache while it has more than a minute left. */
@@ -105,4 +111,29 @@ export function createBearerVerifier(options: {
       }
     },
   };
+}
+
+/** How a program authenticates to the LLM proxy (DESIGN 3.2). */
+export interface LlmProxyAuth {
+  baseUrl: string;
+  apiKey?: string;
+  /** `oidc`: an identity token for the proxy's origin is the bearer (spec 5.8). */
+  authMode?: "oidc";
+  tokens?: TokenSource;
+}
+
+/**
+ * The headers of a call to the LLM proxy: the key as the bearer, or with `oidc` an identity token
+ * for the proxy's origin as the bearer and the key in `x-litellm-api-key` (LiteLLM's header).
+ */
+export async function llmProxyHeaders(auth: LlmProxyAuth): Promise<Record<string, string>> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (auth.authMode !== "oidc") {
+    if (auth.apiKey) headers.authorization = `Bearer ${auth.apiKey}`;
+    return headers;
+  }
+  if (!auth.tokens) throw new Error("LLM_AUTH_MODE=oidc needs a token source");
+  headers.authorization = `Bearer ${await auth.tokens.token(audienceOf(auth.baseUrl))}`;
+  if (auth.apiKey) headers["x-litellm-api-key"] = `Bearer ${auth.apiKey}`;
+  return headers;
 }
