@@ -15,7 +15,6 @@ import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 
-
 export const RUNNER_VARIABLES = {
   PORT: variable({
     defaultText: "4001",

@@ -66,7 +66,6 @@ const RETRY_WAITS_MS = [1000, 2000];
 export function createLlmClient(options: LlmClientOptions): LlmClient {
   const url = `${options.baseUrl}/chat/completions`;
 
-
   const attempt = async (request: ChatRequest, signal: AbortSignal) => {
     const started = performance.now();
     const body: Record<string, unknown> = { model: request.model, messages: request.messages };
