@@ -171,6 +171,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
   const billing = billingFeature({ config, db, log, tracker, events, users: users.api });
   const aiRequests = aiRequestsFeature({
     config,
+    flags: coaching.api.flags,
     db,
     pubsub,
     jobs,

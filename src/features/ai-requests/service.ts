@@ -24,6 +24,7 @@ import { jobKind } from "../../platform/jobs/types.ts";
 import type { Logger } from "../../platform/log.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
 import { isCodedError } from "../../graphql/errors.ts";
+import type { AiFlags } from "../coaching/mod.ts";
 import { handles, type JobQueue, type JobRegistration } from "../feature.ts";
 import { AI_DISABLED, aiRequestTopic, type AiRequestView, INTERNAL, isValidKind } from "./rules.ts";
 import {
@@ -55,6 +56,8 @@ export type AiRequestProcessor = (input: unknown, context: ProcessorContext) => 
 
 export interface AiRequestDeps {
   config: Pick<Config, "llmBaseUrl">;
+  /** The AI feature flags: `batch` gates request processing. */
+  flags: Pick<AiFlags, "isEnabled">;
   db: Database;
   pubsub: PubSub;
   jobs: JobQueue;
@@ -109,6 +112,20 @@ export function processorJob(
       await broadcast(
         deps.pubsub,
         await failAiRequest(sql, id, AI_DISABLED, "AI features are not configured on this service"),
+      );
+      return;
+    }
+    // Requests are the service's batch AI work: the `batch` flag gates them (spec 7).
+    if (!(await deps.flags.isEnabled("batch", deps.log))) {
+      deps.log.warn("ai feature disabled", {
+        flag: "batch",
+        category: kind,
+        context: { ai_request_id: id },
+        reason: "flag_off",
+      });
+      await broadcast(
+        deps.pubsub,
+        await failAiRequest(sql, id, AI_DISABLED, "the AI feature batch is not enabled"),
       );
       return;
     }

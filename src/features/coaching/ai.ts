@@ -64,7 +64,7 @@ export interface ModerationContext {
 
 export interface ModerationVerdict {
   allowed: boolean;
-  /** False when no model looked at it (flag off, no LLM, or the model failed: fail open). */
+  /** False when no model looked at it (no LLM configured, or the model failed: fail open). */
   checked: boolean;
   reason: string | null;
   categories: string[];
@@ -149,15 +149,18 @@ export function createModeration(deps: AiDeps, ai: Ai): Moderation {
   return {
     async check(text, context, log = deps.log) {
       const { userId, ...logged } = context;
-      if (!ai.llm || !(await ai.flags.isEnabled("moderation", log))) {
-        log.warn("ai feature disabled", {
+      if (!ai.llm) {
+        // Without an LLM there is no moderation to run: posting is not an AI feature, so the
+        // one-binary default keeps working (docs/ai-coaching.md).
+        log.warn("moderation skipped: no LLM configured, content accepted", {
           flag: "moderation",
           category: context.category,
           context: logged,
-          action: "moderation skipped, content accepted",
         });
         return skipped();
       }
+      // Spec 7: with the flag off the mutation answers AI_DISABLED (after a warn log).
+      await ai.flags.require("moderation", context.category, logged, log);
       try {
         const { value, usage } = await ai.llm.chatJson({
           model: COACHING_MODEL,

@@ -5,6 +5,7 @@ import { waitFor } from "../../support/wait.ts";
 import { reply } from "../../support/fake-llm.ts";
 import { gql } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
+import { logged } from "../../support/app.ts";
 import { AiRequestError, type AiRequestProcessor } from "../../../src/features/ai-requests/mod.ts";
 
 const UPDATES = `subscription($requestId: String) {
@@ -203,6 +204,32 @@ Deno.test("ai requests: only the owner may read or follow a request", async () =
     assert.equal(row.status, "queued", "nothing changed");
   } finally {
     await ws.dispose();
+    await s.close();
+  }
+});
+
+Deno.test("ai requests: with the batch flag off a request fails with AI_DISABLED and a warn log", async () => {
+  let called = false;
+  const s = await setup({
+    env: { LLM_BASE_URL: "http://127.0.0.1:9/v1", AI_FLAGS: "coaching,moderation" },
+    ...withProcessors({
+      "test.summary": () => {
+        called = true;
+        return Promise.resolve({});
+      },
+    }),
+  });
+  try {
+    const { userId } = await signIn(s, "lars");
+    const request = await create(s, { userId, kind: "test.summary" });
+    await s.t.app.jobs.runUntilIdle();
+    const [row] = await s.t.deps.db.sql`
+      select status, error_code from ai_requests where public_id = ${request.id}`;
+    assert.deepEqual({ ...row }, { status: "failed", error_code: "AI_DISABLED" });
+    assert.equal(called, false);
+    const warn = logged(s.t.log, "ai feature disabled").at(-1)!;
+    assert.deepEqual([warn.level, warn.flag, warn.category], ["warn", "batch", "test.summary"]);
+  } finally {
     await s.close();
   }
 });

@@ -46,24 +46,43 @@ Deno.test("moderation: flag on, the model allows or refuses, and the call is rec
   }
 });
 
-Deno.test("moderation: flag off or no LLM, content is accepted and the skip is logged", async () => {
-  const envs: Record<string, string>[] = [{ AI_FLAGS: "coaching" }, { LLM_BASE_URL: "" }];
-  for (const env of envs) {
-    const c = await setup({ ...COACHING, env });
+Deno.test("moderation: flag off, the check answers AI_DISABLED after a warn log (spec 7)", async () => {
+  for (const off of ["env", "admin"] as const) {
+    const c = await setup({ ...COACHING, env: off === "env" ? { AI_FLAGS: "coaching" } : {} });
     try {
+      if (off === "admin") await c.t.app.features.coaching.api.flags.set("moderation", false, null);
       const { moderation } = c.t.app.features.coaching.api;
-      const verdict = await moderation.check("anything", { ...context, userId: "42" });
-      assert.deepEqual(verdict, { allowed: true, checked: false, reason: null, categories: [] });
+      await assert.rejects(
+        moderation.check("anything", { ...context, userId: "42" }),
+        (err: Error & { extensions?: Record<string, unknown> }) =>
+          err.extensions?.code === "AI_DISABLED" && err.extensions?.flag === "moderation",
+      );
       const warn = logged(c.t.log, "ai feature disabled")[0];
       assert.equal(warn.level, "warn");
       assert.equal(warn.flag, "moderation");
       assert.equal(warn.category, "feedback_post");
+      assert.equal(warn.reason, "flag_off");
       // The internal user id is not logged.
       assert.deepEqual(warn.context, context);
       assert.equal(c.llm.calls.length, 0);
     } finally {
       await c.close();
     }
+  }
+});
+
+Deno.test("moderation: without an LLM the content is accepted unchecked and the skip is logged", async () => {
+  const c = await setup({ ...COACHING, env: { LLM_BASE_URL: "" } });
+  try {
+    const { moderation } = c.t.app.features.coaching.api;
+    const verdict = await moderation.check("anything", { ...context, userId: "42" });
+    assert.deepEqual(verdict, { allowed: true, checked: false, reason: null, categories: [] });
+    const warn = logged(c.t.log, "moderation skipped: no LLM configured, content accepted")[0];
+    assert.equal(warn.level, "warn");
+    assert.equal(warn.category, "feedback_post");
+    assert.deepEqual(warn.context, context);
+  } finally {
+    await c.close();
   }
 });
 

@@ -1,4 +1,4 @@
-/** Community posts pass the coaching issue's moderation hook when the `moderation` flag is on. */
+/** Community posts pass the moderation hook; with the `moderation` flag off they answer AI_DISABLED. */
 import assert from "node:assert/strict";
 import { reply } from "../../support/fake-llm.ts";
 import { setup } from "../../support/setup.ts";
@@ -14,20 +14,22 @@ for (const flags of ["coaching,moderation,batch", "coaching"]) {
         reply.json({ allowed: false, categories: ["harassment"], reason: "insults a member" }),
       );
       llm.fallback = reply.json({ allowed: true, categories: [], reason: null });
-      const refused = (await s.as("alice").data(POST, { id: c.id, body: "you are all idiots" }))
-        .createCommunityPost;
-      const ok = (await s.as("alice").data(POST, { id: c.id, body: "Nice run today" }))
-        .createCommunityPost;
-      assert.deepEqual(ok.errors, []);
-      const [{ posts }] = await s.t.deps.db.sql`select count(*)::int as posts from community_posts`;
+      const count = async () =>
+        (await s.t.deps.db.sql`select count(*)::int as posts from community_posts`)[0].posts;
       if (flags.includes("moderation")) {
+        const refused = (await s.as("alice").data(POST, { id: c.id, body: "you are all idiots" }))
+          .createCommunityPost;
+        const ok = (await s.as("alice").data(POST, { id: c.id, body: "Nice run today" }))
+          .createCommunityPost;
+        assert.deepEqual(ok.errors, []);
         assert.deepEqual(refused, { post: null, errors: ["content_rejected: insults a member"] });
-        assert.equal(posts, 1);
+        assert.equal(await count(), 1);
         assert.match(llm.calls[0].body.messages[1].content!, /community_post/);
       } else {
-        // Flag off: no model call, everything is stored.
-        assert.deepEqual(refused.errors, []);
-        assert.equal(posts, 2);
+        // Flag off (spec 7): the mutation answers AI_DISABLED, nothing is stored, no model call.
+        const res = await s.as("alice").run(POST, { id: c.id, body: "Nice run today" });
+        assert.equal(res.body.errors[0].extensions.code, "AI_DISABLED");
+        assert.equal(await count(), 0);
         assert.equal(llm.calls.length, 0);
       }
     } finally {
