@@ -45,6 +45,7 @@ import {
   markRunStarted,
   memoriesByEmployeeIds,
   monthSpendByIds,
+  recordLateResult,
   rejectArtifact,
   runByPublicId,
   type RunRow,
@@ -209,25 +210,44 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     throw new Error(`dispatch of run ${runId} failed (attempt ${attempt}): ${problem}`);
   }
 
-  /** Concludes a run from the runner's result; false when it was already concluded. */
-  async function concludeFromResult(run: RunRow, result: RunResultBody): Promise<boolean> {
+  /**
+   * Concludes a run from the runner's result: `concluded`; `late` when the run had already ended
+   * without a result (the stale sweep, a cancel), whose usage is then recorded so monthly spend
+   * counts it, the run staying failed and any artifact dropped; `duplicate` for a repeat.
+   */
+  async function concludeFromResult(
+    run: RunRow,
+    result: RunResultBody,
+  ): Promise<"concluded" | "late" | "duplicate"> {
     return await sql.begin(async (tx) => {
       const now = clock.now();
-      const concluded = await concludeRun(tx, run.id, {
-        status: result.status,
+      const figures = {
         inputTokens: result.usage.input_tokens,
         outputTokens: result.usage.output_tokens,
         numTurns: result.usage.num_turns,
         costUsd: result.usage.cost_usd,
+        runLog: result.run_log,
+      };
+      const concluded = await concludeRun(tx, run.id, {
+        ...figures,
+        status: result.status,
         errorMessage: result.status === "failed"
           ? (result.error
             ? `${result.error.subtype}: ${result.error.message}`
             : "the runner reported a failure")
           : null,
-        runLog: result.run_log,
       }, now);
-      if (!concluded) return false;
-      if (result.status !== "succeeded" || !result.artifact) return true;
+      if (!concluded) {
+        if (!(await recordLateResult(tx, run.id, figures, now))) return "duplicate";
+        log.warn("late run result: usage recorded, the run stays failed", {
+          run_id: run.publicId,
+          result_status: result.status,
+          cost_usd: result.usage.cost_usd,
+          artifact_dropped: result.artifact !== null,
+        });
+        return "late";
+      }
+      if (result.status !== "succeeded" || !result.artifact) return "concluded";
       const [employee] = await employeesByIds(tx, [run.employeeId]);
       await upsertMemories(tx, employee.id, result.memory, now);
       const artifact = await insertArtifact(tx, {
@@ -245,7 +265,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       ) {
         await approveIn(tx, artifact, employee, null, null);
       }
-      return true;
+      return "concluded";
     });
   }
 
@@ -320,16 +340,22 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     return started;
   }
 
+  /**
+   * Fails runs running for more than 15 minutes without a result (spec 3.1), and runs queued for
+   * more than 15 minutes (their dispatch never happened, so the employee would answer
+   * `already_running` for ever).
+   */
   async function sweepStaleRuns(): Promise<string[]> {
     const now = clock.now();
-    const failed = await failStaleRuns(
-      sql,
-      new Date(now.getTime() - STALE_RUN_MS),
-      "stale: no result within 15 minutes of starting",
-      now,
-    );
-    if (failed.length) log.warn("stale runs failed", { run_ids: failed });
-    return failed;
+    const failed = await failStaleRuns(sql, new Date(now.getTime() - STALE_RUN_MS), {
+      running: "stale: no result within 15 minutes of starting",
+      queued: "stale: not dispatched within 15 minutes of being queued",
+    }, now);
+    if (failed.running.length) log.warn("stale runs failed", { run_ids: failed.running });
+    if (failed.queued.length) {
+      log.warn("runs never dispatched failed", { run_ids: failed.queued });
+    }
+    return [...failed.running, ...failed.queued];
   }
 
   async function budgetAlerts(): Promise<void> {

@@ -49,6 +49,9 @@ export interface RunRow {
   costUsd: number;
   errorMessage: string | null;
   runLog: unknown[] | null;
+  /** When the runner's result arrived; null for a run that ended without one (yet). */
+  resultReceivedAt: Date | null;
+  cancelRequestedAt: Date | null;
   createdAt: Date;
 }
 
@@ -93,7 +96,9 @@ const runColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", employee_id::text as "employeeId", status, trigger,
       started_at as "startedAt", finished_at as "finishedAt", input_tokens as "inputTokens",
       output_tokens as "outputTokens", num_turns as "numTurns", cost_usd::float8 as "costUsd",
-      error_message as "errorMessage", run_log as "runLog", created_at as "createdAt"`;
+      error_message as "errorMessage", run_log as "runLog",
+      result_received_at as "resultReceivedAt", cancel_requested_at as "cancelRequestedAt",
+      created_at as "createdAt"`;
 
 const artifactColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", run_id::text as "runId",
@@ -400,18 +405,28 @@ export async function failRun(
   return rows.length === 1;
 }
 
-/** running → failed for every run started before `cutoff`; returns the failed runs' ids. */
+/**
+ * running → failed for every run started before `cutoff`, and queued → failed for every run
+ * created before it (its dispatch never happened); returns the failed runs' ids by state.
+ */
 export async function failStaleRuns(
   sql: Queryable,
   cutoff: Date,
-  message: string,
+  messages: { running: string; queued: string },
   now: Date,
-): Promise<string[]> {
-  const rows = await sql<{ publicId: string }[]>`
-    update ai_runs set status = 'failed', error_message = ${message}, finished_at = ${now}
-    where status = 'running' and started_at < ${cutoff}
-    returning public_id as "publicId"`;
-  return rows.map((r) => r.publicId);
+): Promise<{ running: string[]; queued: string[] }> {
+  // In `set`, `status` is the row's status before this update.
+  const rows = await sql<{ publicId: string; wasQueued: boolean }[]>`
+    update ai_runs set status = 'failed', finished_at = ${now},
+      error_message = case when status = 'running' then ${messages.running}
+                           else ${messages.queued} end
+    where (status = 'running' and started_at < ${cutoff})
+       or (status = 'queued' and created_at < ${cutoff})
+    returning public_id as "publicId", error_message = ${messages.queued} as "wasQueued"`;
+  return {
+    running: rows.filter((r) => !r.wasQueued).map((r) => r.publicId),
+    queued: rows.filter((r) => r.wasQueued).map((r) => r.publicId),
+  };
 }
 
 export interface RunOutcome {
@@ -428,11 +443,30 @@ export interface RunOutcome {
 export async function concludeRun(tx: Queryable, id: string, outcome: RunOutcome, now: Date) {
   return await maybeOne(tx<RunRow[]>`
     update ai_runs set status = ${outcome.status}, finished_at = ${now},
-      started_at = coalesce(started_at, ${now}),
+      started_at = coalesce(started_at, ${now}), result_received_at = ${now},
       input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
       num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
       error_message = ${outcome.errorMessage}, run_log = ${tx.json(outcome.runLog as never)}::jsonb
     where id = ${id} and status = any(${CONCLUDABLE})
+    returning ${runColumns(tx)}`);
+}
+
+/**
+ * A result for a run that already ended without one (the stale sweep, a cancel): its usage and
+ * log are recorded once, the run stays failed. Null when the run had its result already.
+ */
+export async function recordLateResult(
+  tx: Queryable,
+  id: string,
+  outcome: Omit<RunOutcome, "status" | "errorMessage">,
+  now: Date,
+) {
+  return await maybeOne(tx<RunRow[]>`
+    update ai_runs set result_received_at = ${now},
+      input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
+      num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
+      run_log = ${tx.json(outcome.runLog as never)}::jsonb
+    where id = ${id} and status = 'failed' and result_received_at is null
     returning ${runColumns(tx)}`);
 }
 

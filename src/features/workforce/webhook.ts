@@ -51,15 +51,18 @@ export function createResultWebhook(deps: {
     if (!run) {
       return errorResponse("unknown_run", "run_id names no run", { run_id: result.run_id });
     }
-    if (isConcluded(run.status)) {
+    // A run concluded by an earlier delivery of this result is a repeat (the runner retries);
+    // one that ended without a result still takes the result's usage, once.
+    if (isConcluded(run.status) && run.resultReceivedAt !== null) {
       return json({ run_id: result.run_id, status: run.status, duplicate: true });
     }
-    const applied = await deps.workforce.concludeFromResult(run, result);
-    ctx.log.info("run result processed", {
+    const outcome = await deps.workforce.concludeFromResult(run, result);
+    ctx.log.info("run result processed", { run_id: result.run_id, status: result.status, outcome });
+    return json({
       run_id: result.run_id,
-      status: result.status,
-      duplicate: !applied,
+      status: outcome === "late" ? "failed" : result.status,
+      duplicate: outcome === "duplicate",
+      late: outcome === "late",
     });
-    return json({ run_id: result.run_id, status: result.status, duplicate: !applied });
   };
 }

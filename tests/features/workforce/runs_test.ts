@@ -350,11 +350,50 @@ Deno.test("workforce: the 15-minute sweep fails runs running for more than 15 mi
     assert.equal(stale.status, "failed");
     assert.match(stale.errorMessage, /^stale/);
     assert.equal((await runOf(ctx, recent.run!.id)).status, "running");
-    // A late result for the swept run changes nothing.
+    // A late result for the swept run keeps the run failed but records its usage, once: the
+    // month's spend counts what the run cost.
+    const spend = async () =>
+      (await asAdmin(ctx, `query($id: String!) { aiEmployee(id: $id) { monthSpendUsd } }`, {
+        id: a.id,
+      })).aiEmployee.monthSpendUsd;
+    assert.equal(await spend(), 0);
     const res = await postResult(ctx, resultBody(old.run!.id));
     assert.equal(res.status, 200);
-    await res.body?.cancel();
-    assert.equal((await runOf(ctx, old.run!.id)).status, "failed");
+    assert.deepEqual(await res.json(), {
+      run_id: old.run!.id,
+      status: "failed",
+      duplicate: false,
+      late: true,
+    });
+    const late = await runOf(ctx, old.run!.id);
+    assert.equal(late.status, "failed");
+    assert.match(late.errorMessage, /^stale/);
+    assert.equal(late.costUsd, 0.0123);
+    assert.deepEqual(late.artifacts, []);
+    assert.equal(await spend(), 0.0123);
+    const again = await postResult(ctx, resultBody(old.run!.id));
+    assert.equal((await again.json()).duplicate, true);
+    assert.equal(await spend(), 0.0123);
+  }));
+
+Deno.test("workforce: the sweep fails runs queued for more than 15 minutes (dispatch never ran)", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const { run } = await triggerRun(ctx, employee.id); // its dispatch job is never run
+    ctx.clock.advance(15 * 60_000 + 1);
+    assert.ok(await ctx.t.app.jobs.fireSchedule("ai_workforce.stale_sweep", ctx.clock.now()));
+    // Only the sweep's own job runs: the dispatch job stays queued behind it for this check.
+    const [{ id }] = await sqlOf(
+      ctx,
+    )`select id from jobs where name = 'schedule:ai_workforce.stale_sweep'`;
+    await sqlOf(ctx)`update jobs set run_at = now() + interval '1 day' where id <> ${id}`;
+    await ctx.t.app.jobs.runUntilIdle();
+    const swept = await runOf(ctx, run!.id);
+    assert.equal(swept.status, "failed");
+    assert.match(swept.errorMessage, /not dispatched within 15 minutes/);
+    // The employee can run again.
+    const next = await triggerRun(ctx, employee.id);
+    assert.deepEqual(next.errors, []);
   }));
 
 Deno.test("workforce: admin only; non-admins get FORBIDDEN and change nothing", () =>
