@@ -241,17 +241,41 @@ export function missingCriteria(
 }
 
 /**
+ * The level an `updateAiEmployee` asks for: `autonomyLevel` when given; `confirmPromotion: true`
+ * alone asks a semi-autonomous employee's promotion to `autonomous` (spec 3.4) and is an error at
+ * any other level; otherwise the current level.
+ */
+export function requestedLevel(
+  current: AutonomyLevel,
+  requested: AutonomyLevel | undefined,
+  confirmPromotion: boolean,
+): { to: AutonomyLevel } | { error: string } {
+  if (requested !== undefined) return { to: requested };
+  if (!confirmPromotion) return { to: current };
+  if (current === "semi_autonomous") return { to: "autonomous" };
+  return {
+    error: `confirmPromotion confirms semi_autonomous -> autonomous; this employee is ${current}`,
+  };
+}
+
+/**
  * The model validation `promotion_requirements_met`: null when the change from `from` to `to` is
- * allowed, else the reason. Demotion (and no change) is always allowed, except that the locked
- * role can only be `shadow`; a promotion moves one level and needs its criteria (and for
- * `autonomous` the operator's confirmation).
+ * allowed, else the reason. No change is allowed; a demotion moves down one level (spec 3.4:
+ * autonomous -> semi_autonomous -> shadow); the locked role can only be `shadow`; a promotion
+ * moves up one level and needs its criteria (and for `autonomous` the operator's confirmation).
  */
 export function promotionRequirementsMet(check: PromotionCheck): string | null {
   const { from, to, role } = check;
   if (role === LOCKED_SHADOW_ROLE && to !== "shadow") {
     return `promotion_requirements_met: the ${LOCKED_SHADOW_ROLE} role is locked to shadow`;
   }
-  if (rank(to) <= rank(from)) return null;
+  if (rank(to) === rank(from)) return null;
+  if (rank(to) < rank(from) - 1) {
+    return `autonomy_demotion: demote one level at a time (${from} -> ${
+      AUTONOMY_LEVELS[rank(from) - 1]
+    })`;
+  }
+  if (rank(to) < rank(from)) return null;
   if (rank(to) - rank(from) > 1) {
     return `promotion_requirements_met: promote one level at a time (${from} -> ${
       AUTONOMY_LEVELS[rank(from) + 1]
@@ -389,11 +413,17 @@ export function weekStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() - day));
 }
 
+/**
+ * One week of review decisions. The approval rate has one definition, here and in the promotion
+ * criteria: admin approvals over admin approvals, rejections and auto-rejections; auto-approvals
+ * are no review and are counted apart.
+ */
 export interface WeekCounts {
   weekStart: Date;
   approved: number;
   rejected: number;
   autoRejected: number;
+  autoApproved: number;
 }
 
 /** The last `weeks` ISO weeks up to `now`, oldest first, with zero weeks filled in. */
@@ -409,6 +439,7 @@ export function weeklySeries(rows: WeekCounts[], now: Date, weeks = 12): WeekCou
       approved: row?.approved ?? 0,
       rejected: row?.rejected ?? 0,
       autoRejected: row?.autoRejected ?? 0,
+      autoApproved: row?.autoApproved ?? 0,
     });
   }
   return out;

@@ -14,6 +14,7 @@ import type { UsersApi } from "../users/mod.ts";
 import type { Delivery } from "./delivery/service.ts";
 import { createEmployee, editEmployee, type EmployeeFields } from "./employees.ts";
 import {
+  approvalRate,
   editedPayloadError,
   isHeavyEdit,
   missingCriteria,
@@ -21,6 +22,7 @@ import {
   type PromotionStats,
   rejectionReasonError,
   reviewError,
+  type WeekCounts,
   weeklySeries,
   weekStart,
 } from "./rules.ts";
@@ -85,9 +87,14 @@ const typeDefs = /* GraphQL */ `
   "Artifact decisions of one ISO week (Monday 00:00 UTC), by artifact creation time."
   type ApprovalRateDataType {
     weekStart: String!
+    "Approved by an admin (auto-approvals are counted apart)."
     approved: Int!
     rejected: Int!
     autoRejected: Int!
+    "Approved by the employee's autonomy level, without review: not part of the rate."
+    autoApproved: Int!
+    "approved / (approved + rejected + autoRejected), 0..1, as the promotion criteria count it; null without decisions."
+    approvalRate: Float
   }
 
   "Figures behind promotion (docs/workforce.md defines each)."
@@ -364,7 +371,8 @@ export function workforceModule(
       updatedAt: (m: MemoryRow) => m.updatedAt.toISOString(),
     },
     ApprovalRateDataType: {
-      weekStart: (w: { weekStart: Date }) => w.weekStart.toISOString(),
+      weekStart: (w: WeekCounts) => w.weekStart.toISOString(),
+      approvalRate: (w: WeekCounts) => approvalRate(w.approved, w.rejected, w.autoRejected),
     },
     AiRunType: {
       id: (r: RunRow) => r.publicId,

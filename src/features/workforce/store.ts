@@ -13,7 +13,9 @@ import {
   monthOf,
   promotionRequirementsMet,
   type PromotionStats,
+  requestedLevel,
   type RunStatus,
+  type WeekCounts,
   weeksActive,
 } from "./rules.ts";
 
@@ -235,7 +237,13 @@ export async function updateEmployee(
   const [current] = await tx<EmployeeRow[]>`
     select ${employeeColumns(tx)} from ai_employees where id = ${id} for update`;
   if (!current) throw new Error(`employee ${id} vanished`);
-  const to = patch.autonomyLevel ?? current.autonomyLevel;
+  const requested = requestedLevel(
+    current.autonomyLevel,
+    patch.autonomyLevel,
+    patch.confirmPromotion ?? false,
+  );
+  if ("error" in requested) throw new PromotionRefused(requested.error);
+  const to = requested.to;
   const role = patch.role ?? current.role;
   let confirmed: Date | null = current.promotionConfirmedAt;
   if (to !== current.autonomyLevel || role !== current.role) {
@@ -552,12 +560,8 @@ export async function rejectArtifact(
     returning ${artifactColumns(tx)}`);
 }
 
-export interface WeeklyCounts {
+export interface WeeklyCounts extends WeekCounts {
   employeeId: string;
-  weekStart: Date;
-  approved: number;
-  rejected: number;
-  autoRejected: number;
 }
 
 /** Decisions per employee and ISO week (by artifact creation) since `since`. */
@@ -565,9 +569,10 @@ export async function weeklyCountsByIds(sql: Queryable, ids: readonly string[], 
   return await sql<WeeklyCounts[]>`
     select employee_id::text as "employeeId",
       (date_trunc('week', created_at at time zone 'UTC') at time zone 'UTC') as "weekStart",
-      count(*) filter (where approval_status = 'approved')::int as approved,
+      count(*) filter (where approval_status = 'approved' and not auto_approved)::int as approved,
       count(*) filter (where approval_status = 'rejected')::int as rejected,
-      count(*) filter (where approval_status = 'auto_rejected')::int as "autoRejected"
+      count(*) filter (where approval_status = 'auto_rejected')::int as "autoRejected",
+      count(*) filter (where approval_status = 'approved' and auto_approved)::int as "autoApproved"
     from ai_artifacts
     where employee_id = any(${ids as string[]}::bigint[]) and created_at >= ${since}
     group by 1, 2 order by 1, 2`;

@@ -69,7 +69,7 @@ async function criteria(ctx: WorkforceCtx, id: string) {
   return (await asAdmin(
     ctx,
     `query($id: String!) { aiEmployee(id: $id) {
-      approvalRate { weekStart approved rejected autoRejected }
+      approvalRate { weekStart approved rejected autoRejected autoApproved approvalRate }
       promotionCriteria { approvalRate weeksActive recentRejections currentLevel nextLevel promotable missing } } }`,
     { id },
   )).aiEmployee;
@@ -108,7 +108,7 @@ Deno.test("autonomy: shadow -> semi_autonomous at and around each threshold", ()
     }
   }));
 
-Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotion; no skipping; demotion free", () =>
+Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotion; no skipping; demotion one level", () =>
   withCtx(async (ctx) => {
     const employee = await createEmployee(ctx);
     await history(ctx, employee.id, { days: 56, approved: 40, rejected: 1 }); // 97.6%
@@ -127,7 +127,13 @@ Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotio
     assert.deepEqual(promoted.errors, []);
     assert.equal(promoted.employee.autonomyLevel, "autonomous");
     assert.equal(promoted.employee.promotionConfirmedAt, ctx.clock.now().toISOString());
-    // Demotion is always allowed, one level or two.
+    // Demotion needs no criteria but goes one level at a time (spec 3.4).
+    const twoDown = await setLevel(ctx, employee.id, "shadow");
+    assert.deepEqual(twoDown.errors, [
+      "autonomy_demotion: demote one level at a time (autonomous -> semi_autonomous)",
+    ]);
+    assert.equal(twoDown.employee.autonomyLevel, "autonomous");
+    assert.deepEqual((await setLevel(ctx, employee.id, "semi_autonomous")).errors, []);
     assert.deepEqual((await setLevel(ctx, employee.id, "shadow")).errors, []);
 
     const young = await createEmployee(ctx);
@@ -165,7 +171,7 @@ Deno.test("autonomy: customer_support_drafter stays in shadow on every path", ()
     );
   }));
 
-Deno.test("autonomy: approvalRate exposes weekly approved / rejected / auto_rejected counts", () =>
+Deno.test("autonomy: approvalRate exposes weekly decisions and the rate per week", () =>
   withCtx(async (ctx) => {
     const employee = await createEmployee(ctx);
     await history(ctx, employee.id, { days: 8, approved: 2, rejected: 1, autoRejected: 1 });
@@ -176,9 +182,77 @@ Deno.test("autonomy: approvalRate exposes weekly approved / rejected / auto_reje
       w.approved + w.rejected > 0
     );
     assert.deepEqual(nonZero, [
-      { weekStart: "2025-12-22T00:00:00.000Z", approved: 2, rejected: 1, autoRejected: 1 },
-      { weekStart: "2026-01-05T00:00:00.000Z", approved: 1, rejected: 0, autoRejected: 0 },
+      {
+        weekStart: "2025-12-22T00:00:00.000Z",
+        approved: 2,
+        rejected: 1,
+        autoRejected: 1,
+        autoApproved: 0,
+        approvalRate: 0.5,
+      },
+      {
+        weekStart: "2026-01-05T00:00:00.000Z",
+        approved: 1,
+        rejected: 0,
+        autoRejected: 0,
+        autoApproved: 0,
+        approvalRate: 1,
+      },
     ]);
     assert.equal(detail.promotionCriteria.approvalRate, 0.6);
     assert.equal(detail.promotionCriteria.weeksActive, 1);
+  }));
+
+const CONFIRM = `mutation($id: String!) {
+  updateAiEmployee(employeeId: $id, confirmPromotion: true) {
+    employee { autonomyLevel promotionConfirmedAt } errors } }`;
+
+Deno.test("autonomy: confirmPromotion alone promotes a semi-autonomous employee or answers why not", () =>
+  withCtx(async (ctx) => {
+    const ready = await createEmployee(ctx);
+    await history(ctx, ready.id, { days: 56, approved: 40 });
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${ready.id}`;
+    const promoted = (await asAdmin(ctx, CONFIRM, { id: ready.id })).updateAiEmployee;
+    assert.deepEqual(promoted.errors, []);
+    assert.equal(promoted.employee.autonomyLevel, "autonomous");
+    assert.equal(promoted.employee.promotionConfirmedAt, ctx.clock.now().toISOString());
+
+    const young = await createEmployee(ctx);
+    await history(ctx, young.id, { days: 20, approved: 40 });
+    await sqlOf(
+      ctx,
+    )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${young.id}`;
+    const refused = (await asAdmin(ctx, CONFIRM, { id: young.id })).updateAiEmployee;
+    assert.match(refused.errors[0], /^promotion_requirements_met: .*at least 8/);
+    assert.equal(refused.employee.autonomyLevel, "semi_autonomous");
+
+    const shadow = await createEmployee(ctx);
+    const nothing = (await asAdmin(ctx, CONFIRM, { id: shadow.id })).updateAiEmployee;
+    assert.deepEqual(nothing.errors, [
+      "confirmPromotion confirms semi_autonomous -> autonomous; this employee is shadow",
+    ]);
+    assert.equal(nothing.employee.autonomyLevel, "shadow");
+  }));
+
+Deno.test("autonomy: the weekly approval data and the promotion criteria share one approval rate", () =>
+  withCtx(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    await history(ctx, employee.id, {
+      days: 28,
+      approved: 4,
+      rejected: 1,
+      autoApproved: 20,
+      autoRejected: 0,
+    });
+    const { approvalRate: weeks, promotionCriteria } = await criteria(ctx, employee.id);
+    const decided = weeks.filter((w: { approvalRate: number | null }) => w.approvalRate !== null);
+    assert.equal(decided.length, 1);
+    assert.deepEqual(
+      [decided[0].approved, decided[0].rejected, decided[0].autoApproved],
+      [4, 1, 20],
+    );
+    assert.equal(decided[0].approvalRate, 0.8);
+    assert.equal(promotionCriteria.approvalRate, 0.8);
   }));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   appendRejection,
   autoApproves,
+  type AutonomyLevel,
   autonomyLevelOf,
   budgetAlertLevel,
   budgetExceeded,
@@ -19,6 +20,7 @@ import {
   promotionRequirementsMet,
   type PromotionStats,
   rejectionReasonError,
+  requestedLevel,
   reviewError,
   weeklySeries,
   weeksActive,
@@ -66,10 +68,10 @@ Deno.test("rules: semi_autonomous -> autonomous needs rate > 95%, 8 weeks and co
   assert.equal(promote("semi_autonomous", "autonomous", stats(0.99, 9, 3), true), null);
 });
 
-Deno.test("rules: no skipping a level; demotion and no change always allowed", () => {
+Deno.test("rules: no skipping a level either way; demotion and no change need no criteria", () => {
   assert.match(promote("shadow", "autonomous", stats(1, 100), true)!, /one level at a time/);
   assert.equal(promote("autonomous", "semi_autonomous", stats(0, 0, 9)), null);
-  assert.equal(promote("autonomous", "shadow", stats(0, 0, 9)), null);
+  assert.match(promote("autonomous", "shadow", stats(0, 0, 9))!, /^autonomy_demotion: /);
   assert.equal(promote("semi_autonomous", "shadow", stats(null, 0)), null);
   assert.equal(promote("shadow", "shadow", stats(null, 0)), null);
 });
@@ -214,16 +216,25 @@ Deno.test("rules: weekly series fills empty weeks, oldest first", () => {
   assert.equal(weekStart(now).toISOString(), "2026-01-05T00:00:00.000Z");
   const series = weeklySeries(
     [
-      { weekStart: new Date("2025-12-29T00:00:00Z"), approved: 2, rejected: 1, autoRejected: 0 },
+      {
+        weekStart: new Date("2025-12-29T00:00:00Z"),
+        approved: 2,
+        rejected: 1,
+        autoRejected: 0,
+        autoApproved: 3,
+      },
     ],
     now,
     3,
   );
-  assert.deepEqual(series.map((w) => [w.weekStart.toISOString().slice(0, 10), w.approved]), [
-    ["2025-12-22", 0],
-    ["2025-12-29", 2],
-    ["2026-01-05", 0],
-  ]);
+  assert.deepEqual(
+    series.map((w) => [w.weekStart.toISOString().slice(0, 10), w.approved, w.autoApproved]),
+    [
+      ["2025-12-22", 0, 0],
+      ["2025-12-29", 2, 3],
+      ["2026-01-05", 0, 0],
+    ],
+  );
 });
 
 Deno.test("protocol: the run request carries recent_rejections and the per-run budget", () => {
@@ -267,4 +278,20 @@ Deno.test("rules: only pending artifacts are reviewed; autonomy levels are known
   assert.equal(autonomyLevelOf(undefined), undefined);
   assert.equal(autonomyLevelOf("semi_autonomous"), "semi_autonomous");
   assert.equal(autonomyLevelOf("boss"), "invalid");
+});
+
+Deno.test("rules: demotion one level at a time; confirmPromotion alone asks for autonomous", () => {
+  const stats = { approvalRate: 1, weeksActive: 20, recentRejections: 0 };
+  const check = (from: AutonomyLevel, to: AutonomyLevel) =>
+    promotionRequirementsMet({ from, to, role: "writer", stats, confirmPromotion: true });
+  assert.equal(check("autonomous", "semi_autonomous"), null);
+  assert.equal(check("semi_autonomous", "shadow"), null);
+  assert.equal(
+    check("autonomous", "shadow"),
+    "autonomy_demotion: demote one level at a time (autonomous -> semi_autonomous)",
+  );
+  assert.deepEqual(requestedLevel("semi_autonomous", undefined, true), { to: "autonomous" });
+  assert.deepEqual(requestedLevel("shadow", undefined, false), { to: "shadow" });
+  assert.deepEqual(requestedLevel("shadow", "semi_autonomous", true), { to: "semi_autonomous" });
+  assert.ok("error" in requestedLevel("autonomous", undefined, true));
 });
