@@ -8,6 +8,7 @@ import type { TestApp } from "./app.ts";
 import { dataOf, gql } from "./graphql.ts";
 import { type FakeServer, startFakeServer } from "./http.ts";
 import { setup, type TestSetup } from "./setup.ts";
+import { createTestRunner, TEST_SECRET, type TestRunner } from "./runner.ts";
 import type { Database } from "../../src/platform/db.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
 
@@ -16,19 +17,45 @@ export const WORKFORCE_SECRET = "workforce-test-secret";
 export interface FakeRunner extends FakeServer {
   /** Status `POST /runs` answers (default 202). */
   status: number;
+  /** Status `POST /runs/:id/cancel` answers (default 202), with the runner's body shape. */
+  cancelStatus: number;
+  /** Awaited before `POST /runs` answers: acts while a dispatch is in flight. */
+  beforeStart: ((runId: string) => Promise<void>) | null;
   /** Parsed bodies of `POST /runs`. */
   runs(): Record<string, unknown>[];
+  /** Run ids of `POST /runs/:id/cancel`, in order. */
+  cancels(): string[];
 }
 
+const CANCEL_PATH = /^\/runs\/([^/]+)\/cancel$/;
+
 export function startFakeRunner(): FakeRunner {
-  const runner = startFakeServer((_req, body) => {
+  const runner = startFakeServer(async (req, body) => {
+    const cancel = CANCEL_PATH.exec(new URL(req.url).pathname);
+    if (cancel) {
+      const run_id = decodeURIComponent(cancel[1]);
+      const status = { 202: "cancelled", 404: undefined, 409: "succeeded" }[
+        runner.cancelStatus as 202 | 404 | 409
+      ];
+      return Response.json(status ? { run_id, status } : { error: "no such run" }, {
+        status: runner.cancelStatus,
+      });
+    }
     if (runner.status !== 202) return Response.json({ error: "down" }, { status: runner.status });
     const { run_id } = JSON.parse(body);
+    await runner.beforeStart?.(run_id);
     return Response.json({ run_id, status: "running" }, { status: 202 });
   }) as FakeRunner;
   runner.status = 202;
+  runner.cancelStatus = 202;
+  runner.beforeStart = null;
   runner.runs = () =>
     runner.requests.filter((r) => r.path === "/runs").map((r) => JSON.parse(r.body));
+  runner.cancels = () =>
+    runner.requests.flatMap((r) => {
+      const match = CANCEL_PATH.exec(r.path);
+      return match ? [decodeURIComponent(match[1])] : [];
+    });
   return runner;
 }
 
@@ -82,6 +109,76 @@ export async function setupWorkforce(
       }
     },
   });
+}
+
+export interface WorkforceWithRunner extends WorkforceCtx {
+  /** The real agent runner, in-process on a loopback port, posting results to the service. */
+  tr: TestRunner;
+}
+
+/** The workforce setup wired to the real runner instead of the fake one (end-to-end tests). */
+export async function setupWithRealRunner(): Promise<WorkforceWithRunner> {
+  // The runner's webhook needs the service, which is built after the runner it points at.
+  const service: { t?: TestApp } = {};
+  const tr = createTestRunner({
+    webhook: async (req, body) => {
+      const res = await service.t!.app.handler(
+        new Request("http://service.test/webhooks/ai-workforce", {
+          method: "POST",
+          headers: req.headers,
+          body,
+        }),
+      );
+      return new Response(await res.text(), { status: res.status, headers: res.headers });
+    },
+  });
+  const controller = new AbortController();
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
+    tr.runner.handler,
+  );
+  const stopRunner = async () => {
+    await tr.close();
+    controller.abort();
+    await server.finished;
+  };
+  let ctx: WorkforceCtx;
+  try {
+    ctx = await setupWorkforce({
+      env: {
+        WORKFORCE_WEBHOOK_SECRET: TEST_SECRET,
+        RUNNER_URL: `http://127.0.0.1:${server.addr.port}`,
+      },
+    });
+  } catch (err) {
+    await stopRunner();
+    throw err;
+  }
+  service.t = ctx.t;
+  const close = ctx.close;
+  return Object.assign(ctx, {
+    tr,
+    async close() {
+      try {
+        await close();
+      } finally {
+        await stopRunner();
+      }
+    },
+  });
+}
+
+/** Runs `fn` with a fresh {@link setupWorkforce} and closes it afterwards. */
+export async function withWorkforce(
+  fn: (ctx: WorkforceCtx) => Promise<void>,
+  options: { env?: Record<string, string>; start?: string } = {},
+): Promise<void> {
+  const ctx = await setupWorkforce(options);
+  try {
+    await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
 }
 
 /** GraphQL as the admin; throws on top-level errors. */

@@ -133,6 +133,8 @@ const typeDefs = /* GraphQL */ `
     numTurns: Int!
     costUsd: Float!
     errorMessage: String
+    "When an admin's cancel was accepted; the run ends failed with a cancelled: message."
+    cancelRequestedAt: String
     "The runner's full trace as JSON text."
     runLog: String
     "The same trace as entries."
@@ -210,6 +212,11 @@ const typeDefs = /* GraphQL */ `
       postFilterSkill: String
     ): AiEmployeePayload!
     triggerAiRun(employeeId: String!): AiRunPayload!
+    """
+    Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
+    running, with cancelRequestedAt set, until the runner reports it cancelled.
+    """
+    cancelAiRun(runId: String!): AiRunPayload!
     pauseAiEmployee(employeeId: String!, active: Boolean!): AiEmployeePayload!
     updateAiEmployee(
       employeeId: String!
@@ -336,6 +343,11 @@ export function workforceModule(
       errors: ["the artifact was reviewed meanwhile"],
     };
   };
+  const findRun = async (id: string) => {
+    const run = looksLikePublicId(id) ? await runByPublicId(sql, id) : null;
+    if (!run) throw notFound("AI run");
+    return run;
+  };
   const findArtifact = async (id: string) => {
     const row = looksLikePublicId(id) ? await artifactByPublicId(sql, id) : null;
     if (!row) throw notFound("AI artifact");
@@ -378,6 +390,7 @@ export function workforceModule(
       id: (r: RunRow) => r.publicId,
       startedAt: (r: RunRow) => iso(r.startedAt),
       finishedAt: (r: RunRow) => iso(r.finishedAt),
+      cancelRequestedAt: (r: RunRow) => iso(r.cancelRequestedAt),
       createdAt: (r: RunRow) => r.createdAt.toISOString(),
       runLog: (r: RunRow) => r.runLog === null ? null : JSON.stringify(r.runLog),
       executionLog: (r: RunRow) => logEntries(r.runLog),
@@ -409,11 +422,7 @@ export function workforceModule(
       aiEmployee: adminField((_, args: { id: string }) => {
         return findEmployee(args.id);
       }),
-      aiRun: adminField(async (_, args: { id: string }) => {
-        const run = looksLikePublicId(args.id) ? await runByPublicId(sql, args.id) : null;
-        if (!run) throw notFound("AI run");
-        return run;
-      }),
+      aiRun: adminField((_, args: { id: string }) => findRun(args.id)),
     },
     Mutation: {
       createAiEmployee: adminField((_, args: EmployeeFields) => {
@@ -421,6 +430,9 @@ export function workforceModule(
       }),
       triggerAiRun: adminField(async (_, args: { employeeId: string }) => {
         return await workforce.triggerRun(await findEmployee(args.employeeId), "manual");
+      }),
+      cancelAiRun: adminField(async (_, args: { runId: string }) => {
+        return await workforce.cancelRun(await findRun(args.runId));
       }),
       pauseAiEmployee: adminField(async (_, args: { employeeId: string; active: boolean }) => {
         const employee = await findEmployee(args.employeeId);

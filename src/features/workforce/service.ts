@@ -37,11 +37,13 @@ import {
   concludeRun,
   type EmployeeRow,
   employeesByIds,
+  failAsCancelled,
   failRun,
   failStaleRuns,
   insertArtifact,
   insertQueuedRun,
   listEmployees,
+  markCancelRequested,
   markRunStarted,
   memoriesByEmployeeIds,
   monthSpendByIds,
@@ -54,6 +56,9 @@ import {
 } from "./store.ts";
 
 const CHAT_TIMEOUT_MS = 10_000;
+const CANCELLED_BEFORE_DISPATCH = "cancelled: by an admin before the runner started it";
+const CANCELLED_UNKNOWN_TO_RUNNER =
+  "cancelled: by an admin; the agent runner no longer had the run (it restarted)";
 
 export interface TriggerOutcome {
   run: RunRow | null;
@@ -194,8 +199,11 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     try {
       const res = await deps.runner.startRun(buildRunRequest(run, employee, memories));
       if (res.status === 202) {
-        await markRunStarted(sql, run.id, clock.now());
-        log.info("run dispatched", { run_id: runId, attempt });
+        if (await markRunStarted(sql, run.id, clock.now())) {
+          log.info("run dispatched", { run_id: runId, attempt });
+        } else {
+          await cancelOnRunner(runId); // cancelled while the runner was being called
+        }
         return;
       }
       problem = `the runner answered ${res.status}`;
@@ -208,6 +216,84 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       return;
     }
     throw new Error(`dispatch of run ${runId} failed (attempt ${attempt}): ${problem}`);
+  }
+
+  /** Passes a cancel on to the runner once the run has ended here; a failure is only logged. */
+  async function cancelOnRunner(runId: string): Promise<void> {
+    try {
+      const res = await deps.runner.cancelRun(runId);
+      log.info("run cancelled on the runner after it ended here", {
+        run_id: runId,
+        runner_status: res.status,
+      });
+    } catch (err) {
+      log.warn("run ended here but the runner could not be told", {
+        run_id: runId,
+        problem: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  /**
+   * Cancels a run (spec 4.8: cooperative). A queued run fails at once as cancelled. A running
+   * run is cancelled on the runner: accepted (202) the run stays running with `cancelRequestedAt`
+   * until the runner's `cancelled` result concludes it, cost included; unknown to the runner (404,
+   * it restarted) the run fails as cancelled here; already finished there (409), its result is on
+   * the way and the cancel is refused.
+   */
+  async function cancelRun(run: RunRow): Promise<TriggerOutcome> {
+    const now = clock.now();
+    if (run.status === "queued") {
+      const cancelled = await failAsCancelled(
+        sql,
+        run.id,
+        "queued",
+        CANCELLED_BEFORE_DISPATCH,
+        now,
+      );
+      if (cancelled) {
+        log.info("run cancelled before dispatch", { run_id: run.publicId });
+        return { run: cancelled, errors: [] };
+      }
+      run = (await runByPublicId(sql, run.publicId))!;
+    }
+    if (run.status !== "running") {
+      return { run, errors: [`not_cancellable: the run has already ${run.status}`] };
+    }
+    let status: number;
+    try {
+      status = (await deps.runner.cancelRun(run.publicId)).status;
+    } catch (err) {
+      const problem = err instanceof Error ? err.message : String(err);
+      log.warn("run cancel not delivered", { run_id: run.publicId, problem });
+      return {
+        run,
+        errors: [
+          `runner_unreachable: the agent runner could not be reached (${problem}); the run continues`,
+        ],
+      };
+    }
+    const current = async (changed: RunRow | null) =>
+      changed ?? (await runByPublicId(sql, run.publicId))!;
+    if (status === 202) {
+      log.info("run cancel requested", { run_id: run.publicId });
+      return { run: await current(await markCancelRequested(sql, run.id, now)), errors: [] };
+    }
+    if (status === 404) {
+      const lost = await failAsCancelled(sql, run.id, "running", CANCELLED_UNKNOWN_TO_RUNNER, now);
+      log.warn("run cancelled: the runner no longer has it", { run_id: run.publicId });
+      return { run: await current(lost), errors: [] };
+    }
+    if (status === 409) {
+      return {
+        run: await current(null),
+        errors: ["already_finished: the runner has finished this run; its result is on the way"],
+      };
+    }
+    return {
+      run,
+      errors: [`runner_unreachable: the agent runner answered ${status}; the run continues`],
+    };
   }
 
   /**
@@ -398,6 +484,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
   return {
     triggerRun,
     dispatchRun,
+    cancelRun,
     sendChat,
     concludeFromResult,
     approve,

@@ -414,6 +414,32 @@ export async function failRun(
 }
 
 /**
+ * Ends a run as cancelled without the runner's result: a queued run the runner does not have
+ * yet, or a running run the runner no longer knows. Null when the run has left `from` meanwhile.
+ */
+export async function failAsCancelled(
+  sql: Queryable,
+  id: string,
+  from: "queued" | "running",
+  message: string,
+  now: Date,
+) {
+  return await maybeOne(sql<RunRow[]>`
+    update ai_runs set status = 'failed', error_message = ${message}, finished_at = ${now},
+      cancel_requested_at = coalesce(cancel_requested_at, ${now})
+    where id = ${id} and status = ${from}
+    returning ${runColumns(sql)}`);
+}
+
+/** Records that the runner accepted a cancel of a running run; null when no longer running. */
+export async function markCancelRequested(sql: Queryable, id: string, now: Date) {
+  return await maybeOne(sql<RunRow[]>`
+    update ai_runs set cancel_requested_at = coalesce(cancel_requested_at, ${now})
+    where id = ${id} and status = 'running'
+    returning ${runColumns(sql)}`);
+}
+
+/**
  * running → failed for every run started before `cutoff`, and queued → failed for every run
  * created before it (its dispatch never happened); returns the failed runs' ids by state.
  */

@@ -2,21 +2,12 @@ import assert from "node:assert/strict";
 import {
   asAdmin,
   createEmployee,
-  setupWorkforce,
   sqlOf,
+  withWorkforce,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
 
 const DAY = 86_400_000;
-
-async function withCtx(fn: (ctx: WorkforceCtx) => Promise<void>) {
-  const ctx = await setupWorkforce();
-  try {
-    await fn(ctx);
-  } finally {
-    await ctx.close();
-  }
-}
 
 /**
  * History fixture: a first run `weeks` whole weeks (plus `extraDays`) ago and decided artifacts;
@@ -76,7 +67,7 @@ async function criteria(ctx: WorkforceCtx, id: string) {
 }
 
 Deno.test("autonomy: shadow -> semi_autonomous at and around each threshold", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const table: [string, Parameters<typeof history>[2], boolean][] = [
       ["rate 81.8%, 4 weeks, old rejections", { days: 28, approved: 9, rejected: 2 }, true],
       ["rate exactly 80%", { days: 28, approved: 8, rejected: 2 }, false],
@@ -109,7 +100,7 @@ Deno.test("autonomy: shadow -> semi_autonomous at and around each threshold", ()
   }));
 
 Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotion; no skipping; demotion one level", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     await history(ctx, employee.id, { days: 56, approved: 40, rejected: 1 }); // 97.6%
     const skip = await setLevel(ctx, employee.id, "autonomous", true);
@@ -153,7 +144,7 @@ Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotio
   }));
 
 Deno.test("autonomy: customer_support_drafter stays in shadow on every path", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const drafter = await createEmployee(ctx, { role: "customer_support_drafter" });
     await history(ctx, drafter.id, { days: 200, approved: 100 });
     const result = await setLevel(ctx, drafter.id, "semi_autonomous");
@@ -172,7 +163,7 @@ Deno.test("autonomy: customer_support_drafter stays in shadow on every path", ()
   }));
 
 Deno.test("autonomy: approvalRate exposes weekly decisions and the rate per week", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     await history(ctx, employee.id, { days: 8, approved: 2, rejected: 1, autoRejected: 1 });
     await history(ctx, employee.id, { days: 0, approved: 1 });
@@ -208,7 +199,7 @@ const CONFIRM = `mutation($id: String!) {
     employee { autonomyLevel promotionConfirmedAt } errors } }`;
 
 Deno.test("autonomy: confirmPromotion alone promotes a semi-autonomous employee or answers why not", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const ready = await createEmployee(ctx);
     await history(ctx, ready.id, { days: 56, approved: 40 });
     await sqlOf(
@@ -237,7 +228,7 @@ Deno.test("autonomy: confirmPromotion alone promotes a semi-autonomous employee 
   }));
 
 Deno.test("autonomy: the weekly approval data and the promotion criteria share one approval rate", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     await history(ctx, employee.id, {
       days: 28,

@@ -5,43 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { reply } from "../../support/fake-llm.ts";
-import { createTestRunner, TEST_SECRET } from "../../support/runner.ts";
-import type { TestApp } from "../../support/app.ts";
 import {
   ARTIFACT_FIELDS,
   asAdmin,
   createEmployee,
-  setupWorkforce,
+  setupWithRealRunner,
   triggerRun,
 } from "../../support/workforce.ts";
 
 Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> review -> next run", async () => {
-  // The runner's webhook needs the service, which is built after the runner it points at.
-  const service: { t?: TestApp } = {};
-  const tr = createTestRunner({
-    webhook: async (req, body) => {
-      const res = await service.t!.app.handler(
-        new Request("http://service.test/webhooks/ai-workforce", {
-          method: "POST",
-          headers: req.headers,
-          body,
-        }),
-      );
-      return new Response(await res.text(), { status: res.status, headers: res.headers });
-    },
-  });
-  const controller = new AbortController();
-  const runnerServer = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
-    tr.runner.handler,
-  );
-  const ctx = await setupWorkforce({
-    env: {
-      WORKFORCE_WEBHOOK_SECRET: TEST_SECRET,
-      RUNNER_URL: `http://127.0.0.1:${runnerServer.addr.port}`,
-    },
-  });
-  service.t = ctx.t;
+  const ctx = await setupWithRealRunner();
+  const tr = ctx.tr;
   try {
     const employee = await createEmployee(ctx, {
       taskPrompt: "Write this week's report. Sign-ups: 120 (last week 100).",
@@ -104,12 +78,6 @@ Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> r
       artifacts: [{ title: "Weekly report: W3", approvalStatus: "pending" }],
     });
   } finally {
-    try {
-      await ctx.close();
-    } finally {
-      await tr.close();
-      controller.abort();
-      await runnerServer.finished;
-    }
+    await ctx.close();
   }
 });

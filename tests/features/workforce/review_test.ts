@@ -5,20 +5,11 @@ import {
   asAdmin,
   completeRun,
   createEmployee,
-  setupWorkforce,
   sqlOf,
   triggerRun,
+  withWorkforce,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
-
-async function withCtx(fn: (ctx: WorkforceCtx) => Promise<void>) {
-  const ctx = await setupWorkforce();
-  try {
-    await fn(ctx);
-  } finally {
-    await ctx.close();
-  }
-}
 
 async function artifactOfRun(ctx: WorkforceCtx, runId: string) {
   const data = await asAdmin(
@@ -61,7 +52,7 @@ async function memoryOf(ctx: WorkforceCtx, employeeId: string) {
 }
 
 Deno.test("review: approve with edits records distance, ratio, original and reviewer; delivery job enqueued", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const runId = await completeRun(ctx, employee.id, {
       artifact: { kind: "draft_post", title: "Post", payload: "kitten" },
@@ -107,7 +98,7 @@ Deno.test("review: approve with edits records distance, ratio, original and revi
   }));
 
 Deno.test("review: approve without edits keeps the payload and records no distance", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const runId = await completeRun(ctx, employee.id);
     const artifact = await artifactOfRun(ctx, runId);
@@ -120,7 +111,7 @@ Deno.test("review: approve without edits keeps the payload and records no distan
   }));
 
 Deno.test("review: rejection needs 10 characters; reasons feed recent_rejections (newest 5) into later runs", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const firstRun = await completeRun(ctx, employee.id);
     const first = await artifactOfRun(ctx, firstRun);
@@ -163,7 +154,7 @@ Deno.test("review: rejection needs 10 characters; reasons feed recent_rejections
   }));
 
 Deno.test("review: autonomy levels auto-approve through the same path with a system reviewer", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const semi = await createEmployee(ctx);
     const auto = await createEmployee(ctx);
     // Fixture: levels set directly (promotion itself is covered in promotion tests).
@@ -208,7 +199,7 @@ Deno.test("review: autonomy levels auto-approve through the same path with a sys
   }));
 
 Deno.test("review: aiEmployees and pendingArtifacts issue a constant number of statements", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const EMPLOYEES = `{ aiEmployees { id name monthSpendUsd memories { key value }
       runs { id status artifacts { id employee { id } } employee { id } }
       approvalRate { weekStart approved rejected autoRejected }

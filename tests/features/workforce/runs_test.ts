@@ -6,9 +6,9 @@ import {
   createEmployee,
   postResult,
   resultBody,
-  setupWorkforce,
   sqlOf,
   triggerRun,
+  withWorkforce,
   WORKFORCE_SECRET,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
@@ -25,17 +25,8 @@ async function runOf(ctx: WorkforceCtx, id: string) {
   return (await asAdmin(ctx, RUN, { id })).aiRun;
 }
 
-async function withCtx(fn: (ctx: WorkforceCtx) => Promise<void>, env?: Record<string, string>) {
-  const ctx = await setupWorkforce({ env });
-  try {
-    await fn(ctx);
-  } finally {
-    await ctx.close();
-  }
-}
-
 Deno.test("workforce: trigger -> signed dispatch -> running -> signed result -> pending artifact", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { postFilterSkill: null });
     const { run, errors } = await triggerRun(ctx, employee.id);
     assert.deepEqual(errors, []);
@@ -109,7 +100,7 @@ Deno.test("workforce: trigger -> signed dispatch -> running -> signed result -> 
   }));
 
 Deno.test("workforce: a failed result stores run_log and the error; max turns is an ordinary failure", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     for (const subtype of ["error_max_turns", "error_max_budget_usd"]) {
       const { run } = await triggerRun(ctx, employee.id);
@@ -134,7 +125,7 @@ Deno.test("workforce: a failed result stores run_log and the error; max turns is
   }));
 
 Deno.test("workforce: the post-filter's veto creates an auto_rejected artifact", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { postFilterSkill: "brand-voice" });
     const runId = await completeRun(ctx, employee.id, {
       post_filter: { passed: false, reason: "too salesy" },
@@ -152,7 +143,7 @@ Deno.test("workforce: the post-filter's veto creates an auto_rejected artifact",
   }));
 
 Deno.test("workforce webhook: bad signatures are 401 and leave the run unchanged", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const { run } = await triggerRun(ctx, employee.id);
     await ctx.t.app.jobs.runUntilIdle();
@@ -195,7 +186,7 @@ Deno.test("workforce webhook: an unset secret answers 401 even to a 'signed' bod
 });
 
 Deno.test("workforce webhook: malformed is 400, invalid is 400, unknown run_id is 422", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const { run } = await triggerRun(ctx, employee.id);
     await ctx.t.app.jobs.runUntilIdle();
@@ -219,7 +210,7 @@ Deno.test("workforce webhook: malformed is 400, invalid is 400, unknown run_id i
   }));
 
 Deno.test("workforce: already_running while a run is queued or running; paused employees do not run", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const first = await triggerRun(ctx, employee.id);
     assert.ok(first.run);
@@ -255,7 +246,7 @@ Deno.test("workforce: already_running while a run is queued or running; paused e
   }));
 
 Deno.test("workforce: monthly_budget_exceeded at the cap, with one chat alert; next month runs again", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { monthlyBudgetCents: 100 });
     await completeRun(ctx, employee.id, {
       usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0.99, num_turns: 1 },
@@ -284,7 +275,7 @@ Deno.test("workforce: monthly_budget_exceeded at the cap, with one chat alert; n
   }));
 
 Deno.test("workforce: dispatch retries with backoff; three failures fail the run as unreachable", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     ctx.runner.status = 503;
     const { run } = await triggerRun(ctx, employee.id);
@@ -310,7 +301,7 @@ Deno.test("workforce: dispatch retries with backoff; three failures fail the run
   }));
 
 Deno.test("workforce: a runner that recovers on the second attempt gets the run", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     ctx.runner.status = 500;
     const { run } = await triggerRun(ctx, employee.id);
@@ -322,7 +313,7 @@ Deno.test("workforce: a runner that recovers on the second attempt gets the run"
   }));
 
 Deno.test("workforce: a closed runner port fails the run after three attempts", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const { run } = await triggerRun(ctx, employee.id);
     for (let i = 0; i < 3; i++) {
@@ -332,10 +323,10 @@ Deno.test("workforce: a closed runner port fails the run after three attempts", 
     const failed = await runOf(ctx, run!.id);
     assert.equal(failed.status, "failed");
     assert.match(failed.errorMessage, /unreachable/);
-  }, { RUNNER_URL: `http://127.0.0.1:${closedPort()}` }));
+  }, { env: { RUNNER_URL: `http://127.0.0.1:${closedPort()}` } }));
 
 Deno.test("workforce: the 15-minute sweep fails runs running for more than 15 minutes", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const a = await createEmployee(ctx);
     const b = await createEmployee(ctx);
     const old = await triggerRun(ctx, a.id);
@@ -377,7 +368,7 @@ Deno.test("workforce: the 15-minute sweep fails runs running for more than 15 mi
   }));
 
 Deno.test("workforce: the sweep fails runs queued for more than 15 minutes (dispatch never ran)", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const { run } = await triggerRun(ctx, employee.id); // its dispatch job is never run
     ctx.clock.advance(15 * 60_000 + 1);
@@ -397,7 +388,7 @@ Deno.test("workforce: the sweep fails runs queued for more than 15 minutes (disp
   }));
 
 Deno.test("workforce: admin only; non-admins get FORBIDDEN and change nothing", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const ops = [
       `{ aiEmployees { id } }`,
@@ -405,6 +396,7 @@ Deno.test("workforce: admin only; non-admins get FORBIDDEN and change nothing", 
       `{ aiEmployee(id: "${employee.id}") { id } }`,
       `{ aiRun(id: "${employee.id}") { id } }`,
       `mutation { triggerAiRun(employeeId: "${employee.id}") { errors } }`,
+      `mutation { cancelAiRun(runId: "${employee.id}") { errors } }`,
       `mutation { pauseAiEmployee(employeeId: "${employee.id}", active: false) { errors } }`,
       `mutation { updateAiEmployee(employeeId: "${employee.id}", name: "X") { errors } }`,
       `mutation { approveAiArtifact(artifactId: "${employee.id}") { errors } }`,

@@ -14,22 +14,10 @@ import {
   createEmployee,
   postResult,
   resultBody,
-  setupWorkforce,
   sqlOf,
+  withWorkforce,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
-
-async function withCtx(
-  fn: (ctx: WorkforceCtx) => Promise<void>,
-  options: { env?: Record<string, string>; start?: string } = {},
-) {
-  const ctx = await setupWorkforce(options);
-  try {
-    await fn(ctx);
-  } finally {
-    await ctx.close();
-  }
-}
 
 async function runsOf(ctx: WorkforceCtx, employeeId: string) {
   return (await asAdmin(
@@ -40,7 +28,7 @@ async function runsOf(ctx: WorkforceCtx, employeeId: string) {
 }
 
 Deno.test("scheduler: a due slot fires once across two instances; paused and off-slot employees do not run", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const due = await createEmployee(ctx, { scheduleCron: "0 9 * * 1" });
     const later = await createEmployee(ctx, { scheduleCron: "0 10 * * 1" });
     const paused = await createEmployee(ctx, { scheduleCron: "0 9 * * *" });
@@ -79,7 +67,7 @@ Deno.test("scheduler: a due slot fires once across two instances; paused and off
   }, { start: "2026-01-05T08:00:00Z" }));
 
 Deno.test("scheduler: an employee slot is claimed once even if a tick runs again", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { scheduleCron: "*/5 * * * *" });
     const jobs = createJobSystem<DomainEvents>({
       db: ctx.t.deps.db,
@@ -106,7 +94,7 @@ Deno.test("scheduler: an employee slot is claimed once even if a tick runs again
   }));
 
 Deno.test("budget alerts: warning at 80% and critical at 100%, once per month per employee and workforce", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { monthlyBudgetCents: 100 });
     const tick = async () => {
       ctx.clock.advance(3_600_000);
@@ -144,7 +132,7 @@ Deno.test("budget alerts: warning at 80% and critical at 100%, once per month pe
   }, { env: { AI_MONTHLY_BUDGET_USD: "1.2" } }));
 
 Deno.test("budget alerts: a chat URL outside the allowed host is refused and logged", () =>
-  withCtx(async (ctx) => {
+  withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { monthlyBudgetCents: 100 });
     await completeRun(ctx, employee.id, {
       usage: { input_tokens: 1, output_tokens: 1, cost_usd: 2, num_turns: 1 },
