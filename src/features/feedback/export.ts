@@ -23,7 +23,7 @@ export function feedbackExportHandler(deps: FeedbackExportDeps): RouteHandler {
     const request = parseExportRequest(read.body);
     if (typeof request === "string") return errorResponse("invalid_body", request);
 
-    const rows = await postsCreatedAfter(sql, request.since, request.limit + 1);
+    const rows = await postsCreatedAfter(sql, request.after, request.limit + 1);
     const cut = cutExportPage(rows, request.limit);
     const page = cut.needsTieGroup ? await postsCreatedAt(sql, rows[0].createdAt) : cut.page;
     const authors = await deps.users.usersByIds([...new Set(page.map((p) => p.authorId))]);

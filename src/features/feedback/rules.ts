@@ -1,4 +1,5 @@
 /** Pure rules of the feedback board and its export (spec 2.6, 4.5). */
+import { parseIsoInstant } from "../../platform/iso8601.ts";
 
 export const FEEDBACK_CATEGORIES = ["feature", "improvement", "bug", "other"] as const;
 export type FeedbackCategory = typeof FEEDBACK_CATEGORIES[number];
@@ -71,13 +72,14 @@ export const EXPORT_DEFAULT_LIMIT = 100;
 export const EXPORT_MIN_LIMIT = 1;
 export const EXPORT_MAX_LIMIT = 500;
 
-/** ISO 8601 date-time with an explicit zone; up to microseconds (the database's precision). */
-const ISO_DATE_TIME =
-  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+/** `next_since` when nothing was sent and nothing matched: sent back, it means "from the start". */
+export const EXPORT_START = "1970-01-01T00:00:00.000000Z";
 
 export interface ExportRequest {
   /** The `since` exactly as sent (null when none was sent). */
   since: string | null;
+  /** `since` as a canonical UTC instant (microseconds); null when none was sent. */
+  after: string | null;
   limit: number;
 }
 
@@ -85,9 +87,11 @@ export interface ExportRequest {
 export function parseExportRequest(body: unknown): ExportRequest | string {
   if (!body || typeof body !== "object" || Array.isArray(body)) return "body must be a JSON object";
   const { since, limit } = body as Record<string, unknown>;
+  let after: string | null = null;
   if (since !== undefined && since !== null) {
-    if (typeof since !== "string" || !ISO_DATE_TIME.test(since) || isNaN(Date.parse(since))) {
-      return "since must be an ISO 8601 date-time with a time zone";
+    after = typeof since === "string" ? parseIsoInstant(since) : null;
+    if (after === null) {
+      return "since must be an ISO 8601 date or date-time, for example 2026-01-05 or 2026-01-05T10:00:00Z (no zone: UTC)";
     }
   }
   if (limit !== undefined && limit !== null && (typeof limit !== "number" || !isFinite(limit))) {
@@ -95,6 +99,7 @@ export function parseExportRequest(body: unknown): ExportRequest | string {
   }
   return {
     since: typeof since === "string" ? since : null,
+    after,
     limit: clampExportLimit(limit as number | null | undefined),
   };
 }
@@ -124,9 +129,12 @@ export function cutExportPage<T extends { createdAt: string }>(
   return page.length ? { page, needsTieGroup: false } : { page: [], needsTieGroup: true };
 }
 
-/** `next_since`: the last post's microsecond timestamp, or the `since` sent when nothing matched. */
-export function nextSince(page: { createdAt: string }[], sentSince: string | null): string | null {
-  return page.length ? page[page.length - 1].createdAt : sentSince;
+/**
+ * `next_since`: the last post's microsecond timestamp; when nothing matched, the `since` sent,
+ * verbatim, or {@link EXPORT_START} when none was sent.
+ */
+export function nextSince(page: { createdAt: string }[], sentSince: string | null): string {
+  return page.length ? page[page.length - 1].createdAt : sentSince ?? EXPORT_START;
 }
 
 /** The admin dashboard link of a post. */

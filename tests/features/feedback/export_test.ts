@@ -134,7 +134,7 @@ Deno.test("feedback export: posts sharing one timestamp are never split across p
   });
 });
 
-Deno.test("feedback export: nothing new echoes since byte for byte (null when none was sent)", async () => {
+Deno.test("feedback export: nothing new echoes since byte for byte (the start when none was sent)", async () => {
   await withApp(ENV, async (t) => {
     const author = await seedUser(t.deps.db.sql);
     await seedPost(t.deps.db.sql, author.id, "2026-01-01T00:00:00Z");
@@ -144,7 +144,47 @@ Deno.test("feedback export: nothing new echoes since byte for byte (null when no
     assert.deepEqual(res.body, { feedback_posts: [], next_since: since });
     assert.ok(res.text.includes(`"next_since":"${since}"`));
     const empty = await withNoPosts(t);
-    assert.deepEqual(empty, { feedback_posts: [], next_since: null });
+    assert.deepEqual(empty, { feedback_posts: [], next_since: "1970-01-01T00:00:00.000000Z" });
+  });
+});
+
+Deno.test("feedback export: since in any ISO 8601 form selects the same posts (no zone: UTC)", async () => {
+  await withApp(ENV, async (t) => {
+    const sql = t.deps.db.sql;
+    const author = await seedUser(sql);
+    await seedPost(sql, author.id, "2026-01-04T23:59:59.999999Z", { title: "before" });
+    await seedPost(sql, author.id, "2026-01-05T00:00:00Z", { title: "at midnight" });
+    await seedPost(sql, author.id, "2026-01-05T10:00:00.000001Z", { title: "after ten" });
+    const titles = async (since: string) => {
+      const res = await signedPost(t, PATH, { since });
+      assert.equal(res.status, 200, `${since}: ${res.text}`);
+      return res.body.feedback_posts.map((p: { title: string }) => p.title);
+    };
+    // Midnight 2026-01-05 UTC, however it is written: strictly after it.
+    for (
+      const since of [
+        "2026-01-05",
+        "20260105",
+        "2026-005",
+        "2026-W02-1",
+        "2026-01-05T00:00",
+        "2026-01-05T00:00:00",
+        "2026-01-05 00:00:00",
+        "2026-01-05T01:00:00+01:00",
+        "2026-01-04T19:00:00-0500",
+        "20260105T000000Z",
+      ]
+    ) {
+      assert.deepEqual(await titles(since), ["after ten"], since);
+    }
+    assert.deepEqual(await titles("2026-01-05T10:00:00"), ["after ten"]);
+    assert.deepEqual(await titles("2026-01-05T10:00:00.000001"), []);
+    assert.deepEqual(await titles("2026-01-04"), ["before", "at midnight", "after ten"]);
+    for (const bad of ["2026-02-30", "2026-01-05T10:00:00+25:00", "last week", "2026-01-05T"]) {
+      const res = await signedPost(t, PATH, { since: bad });
+      assert.equal(res.status, 400, bad);
+      assert.match(res.body.message ?? res.text, /ISO 8601/);
+    }
   });
 });
 

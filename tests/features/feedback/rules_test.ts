@@ -3,6 +3,7 @@ import {
   adminUrl,
   clampExportLimit,
   cutExportPage,
+  EXPORT_START,
   mayDelete,
   nextSince,
   parseExportRequest,
@@ -57,27 +58,45 @@ Deno.test("feedback export rules: limit defaults to 100 and is clamped to 1..500
 });
 
 Deno.test("feedback export rules: the body is {since?, limit?}", () => {
-  assert.deepEqual(parseExportRequest({}), { since: null, limit: 100 });
+  assert.deepEqual(parseExportRequest({}), { since: null, after: null, limit: 100 });
   assert.deepEqual(parseExportRequest({ since: "2026-01-01T00:00:00.123456Z", limit: 5 }), {
     since: "2026-01-01T00:00:00.123456Z",
+    after: "2026-01-01T00:00:00.123456Z",
     limit: 5,
   });
-  assert.deepEqual(parseExportRequest({ since: null }), { since: null, limit: 100 });
+  assert.deepEqual(parseExportRequest({ since: null }), { since: null, after: null, limit: 100 });
   assert.deepEqual(parseExportRequest({ since: "2026-01-01T10:00:00+02:00" }), {
     since: "2026-01-01T10:00:00+02:00",
+    after: "2026-01-01T08:00:00.000000Z",
     limit: 100,
   });
+  // Every ISO 8601 form; no zone is UTC.
+  for (
+    const [since, after] of [
+      ["2026-01-01", "2026-01-01T00:00:00.000000Z"],
+      ["2026-01-01T10:30:00", "2026-01-01T10:30:00.000000Z"],
+      ["20260101T103000", "2026-01-01T10:30:00.000000Z"],
+      ["2026-W01-4", "2026-01-01T00:00:00.000000Z"],
+      ["2026-001", "2026-01-01T00:00:00.000000Z"],
+      ["2026-01-01T00:00:00.1234567Z", "2026-01-01T00:00:00.123456Z"],
+    ]
+  ) {
+    assert.deepEqual(parseExportRequest({ since }), { since, after, limit: 100 }, since);
+  }
   for (
     const bad of [
       [],
       null,
       "x",
       { since: 5 },
+      { since: "" },
       { since: "yesterday" },
-      { since: "2026-01-01" },
-      { since: "2026-01-01T00:00:00" },
+      { since: "Jan 1 2026" },
       { since: "2026-13-01T00:00:00Z" },
-      { since: "2026-01-01T00:00:00.1234567Z" },
+      { since: "2026-02-30" },
+      { since: "2026-01-01T25:00:00Z" },
+      { since: "2026-01-01T00:00:00\u0000" },
+      { since: "2026-01-01T00:00:00Z".repeat(5) },
       { limit: "10" },
       { limit: true },
     ]
@@ -99,10 +118,11 @@ Deno.test("feedback export rules: a page never splits posts that share a timesta
   });
 });
 
-Deno.test("feedback export rules: next_since is the last timestamp, else the since sent", () => {
+Deno.test("feedback export rules: next_since is the last timestamp, else the since sent, always a string", () => {
   assert.equal(nextSince([{ createdAt: "x" }, { createdAt: "y" }], "s"), "y");
   assert.equal(nextSince([], "2026-01-01T00:00:00.5Z"), "2026-01-01T00:00:00.5Z");
-  assert.equal(nextSince([], null), null);
+  assert.equal(nextSince([], "2026-01-01"), "2026-01-01");
+  assert.equal(nextSince([], null), EXPORT_START);
 });
 
 Deno.test("feedback export rules: admin links", () => {
