@@ -168,7 +168,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
     users: users.api,
     moderation: coaching.api.moderation,
   });
-  const billing = billingFeature({ config, db, log, tracker, events, users: users.api });
+  const billing = billingFeature({ config, db, clock, log, tracker, events, users: users.api });
   const aiRequests = aiRequestsFeature({
     config,
     flags: coaching.api.flags,

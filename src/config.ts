@@ -80,6 +80,12 @@ export const SERVICE_VARIABLES = {
     description: "Expected `Authorization` value on the billing webhook; unset = 401.",
     schema: optionalString,
   }),
+  BILLING_ENVIRONMENT: variable({
+    defaultText: "PRODUCTION",
+    description:
+      "The billing provider's store environment this backend serves (`PRODUCTION` or `SANDBOX`); events of the other one are recorded with outcome `other_environment` and change no tier.",
+    schema: z.enum(["PRODUCTION", "SANDBOX"]).default("PRODUCTION"),
+  }),
   RUNNER_URL: variable({
     description: "Agent runner base URL.",
     schema: optionalUrl,
@@ -197,6 +203,7 @@ export interface Config {
   fallbackAuthSecret?: string;
   workforceWebhookSecret?: string;
   billingWebhookSecret?: string;
+  billingEnvironment: "PRODUCTION" | "SANDBOX";
   runnerUrl?: string;
   llmBaseUrl?: string;
   llmApiKey?: string;
@@ -236,6 +243,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     fallbackAuthSecret: v.FALLBACK_AUTH_SECRET,
     workforceWebhookSecret: v.WORKFORCE_WEBHOOK_SECRET,
     billingWebhookSecret: v.BILLING_WEBHOOK_SECRET,
+    billingEnvironment: v.BILLING_ENVIRONMENT,
     runnerUrl: v.RUNNER_URL,
     llmBaseUrl: v.LLM_BASE_URL,
     llmApiKey: v.LLM_API_KEY,

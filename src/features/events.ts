@@ -45,7 +45,13 @@ export interface PaymentProcessed {
   /** The user's public id. */
   userPublicId: string;
   plan: "supporter_monthly" | "supporter_yearly" | "lifetime";
-  action: "grant" | "revoke";
+  /**
+   * `grant` / `revoke` the plan; `refund`: the lifetime purchase was refunded; `transfer`: the
+   * plan moved to this user from `fromUserPublicIds`.
+   */
+  action: "grant" | "revoke" | "refund" | "transfer";
+  /** `transfer` only: the users the plan moved away from. */
+  fromUserPublicIds?: string[];
 }
 
 export type EventName = keyof DomainEvents;

@@ -30,7 +30,12 @@ export function planForProduct(
   return Object.hasOwn(table, base) ? table[base] : null;
 }
 
-export type TierAction = "grant" | "revoke" | "none";
+/**
+ * What an event does to a tier: `grant`, `revoke` (a subscription's EXPIRATION), `refund` (the
+ * lifetime purchase cancelled: for a purchase that never renews, a CANCELLATION is a refund or a
+ * revocation), `transfer` (the provider moved the purchases to another app user) or `none`.
+ */
+export type TierAction = "grant" | "revoke" | "refund" | "transfer" | "none";
 
 const GRANTING = new Set([
   "INITIAL_PURCHASE",
@@ -40,10 +45,17 @@ const GRANTING = new Set([
   "UNCANCELLATION",
 ]);
 
-/** Purchases and renewals grant; EXPIRATION revokes; anything else (CANCELLATION too) is none. */
-export function tierAction(eventType: string): TierAction {
+/**
+ * Purchases and renewals grant; EXPIRATION revokes; CANCELLATION of the lifetime purchase is its
+ * refund and REFUND_REVERSED gives it back; TRANSFER moves; anything else (a subscription's
+ * CANCELLATION too: it runs to its end and EXPIRATION follows) is none.
+ */
+export function tierAction(eventType: string, plan: PlanSlug | null = null): TierAction {
   if (GRANTING.has(eventType)) return "grant";
   if (eventType === "EXPIRATION") return "revoke";
+  if (eventType === "TRANSFER") return "transfer";
+  if (plan === LIFETIME && eventType === "CANCELLATION") return "refund";
+  if (plan === LIFETIME && eventType === "REFUND_REVERSED") return "grant";
   return "none";
 }
 
@@ -63,15 +75,119 @@ export function tierChange(
   return plan === LIFETIME ? null : { tier: null, unlessTier: [LIFETIME] };
 }
 
+const PLAN_RANK: Record<PlanSlug, number> = {
+  supporter_monthly: 1,
+  supporter_yearly: 2,
+  lifetime: 3,
+};
+
+/** The better of two tiers (lifetime above yearly above monthly); null for none. */
+export function bestPlan(plans: readonly (string | null)[]): PlanSlug | null {
+  let best: PlanSlug | null = null;
+  for (const plan of plans) {
+    if (plan === null || !Object.hasOwn(PLAN_RANK, plan)) continue;
+    const slug = plan as PlanSlug;
+    if (best === null || PLAN_RANK[slug] > PLAN_RANK[best]) best = slug;
+  }
+  return best;
+}
+
+/** One recorded event, as {@link planHeld} reads a subscriber's history. */
+export interface HeldRecord {
+  eventType: string;
+  plan: PlanSlug | null;
+  /** The event's `expiration_at_ms` (null when it had none). */
+  expiresAtMs: unknown;
+}
+
+/**
+ * The tier a history of events (oldest first) leaves: lifetime when bought and not refunded,
+ * else the plan of the last subscription grant unless an EXPIRATION followed or its
+ * `expiration_at_ms` has passed. Used where the tier must be worked out again: after a lifetime
+ * refund, and for purchases made under an app user id that was not ours (a transfer's source).
+ */
+export function planHeld(records: readonly HeldRecord[], nowMs: number): PlanSlug | null {
+  let lifetime = false;
+  let subscription: { plan: PlanSlug; expiresAtMs: number | null } | null = null;
+  for (const record of records) {
+    const action = tierAction(record.eventType, record.plan);
+    // A transfer in is a grant of the plan it moved.
+    const granted = action === "grant" || action === "transfer";
+    if (record.plan === LIFETIME) {
+      if (granted) lifetime = true;
+      if (action === "refund") lifetime = false;
+    } else if (granted && record.plan) {
+      const expires = record.expiresAtMs;
+      subscription = {
+        plan: record.plan,
+        expiresAtMs: typeof expires === "number" && Number.isFinite(expires) ? expires : null,
+      };
+    } else if (action === "revoke") {
+      subscription = null;
+    }
+  }
+  if (lifetime) return LIFETIME;
+  if (!subscription) return null;
+  return subscription.expiresAtMs === null || subscription.expiresAtMs > nowMs
+    ? subscription.plan
+    : null;
+}
+
+/** The provider's ids for a user who has not signed in (never one of our public ids). */
+export const ANONYMOUS_PREFIX = "$RCAnonymousID:";
+const MAX_ALIASES = 50;
+
+/**
+ * The app user ids that may name our user, in the order the provider says to search them
+ * (`app_user_id`, then `original_app_user_id`, then `aliases`), anonymous ids left out.
+ */
+export function userIdCandidates(
+  event: Pick<BillingEvent, "appUserId" | "originalAppUserId" | "aliases">,
+): string[] {
+  const ids = [event.appUserId, event.originalAppUserId, ...event.aliases];
+  const known = ids.filter((id): id is string => id !== null && !id.startsWith(ANONYMOUS_PREFIX));
+  return [...new Set(known)];
+}
+
+/** The first candidate that names a user (`byPublicId` holds the users found). */
+export function firstKnown<U>(candidates: readonly string[], byPublicId: Map<string, U>): U | null {
+  for (const id of candidates) {
+    const user = byPublicId.get(id);
+    if (user) return user;
+  }
+  return null;
+}
+
+/** The store environments; a backend takes the events of one (`BILLING_ENVIRONMENT`). */
+export const BILLING_ENVIRONMENTS = ["PRODUCTION", "SANDBOX"] as const;
+export type BillingEnvironment = typeof BILLING_ENVIRONMENTS[number];
+
+/** Whether an event belongs to this backend's environment (an event without one: production). */
+export function sameEnvironment(event: string | null, backend: BillingEnvironment): boolean {
+  return (event ?? "PRODUCTION").toUpperCase() === backend;
+}
+
 /** A billing event as recorded (DESIGN 3.5); fields the provider left out are null. */
 export interface BillingEvent {
   id: string;
   type: string;
   appUserId: string | null;
+  /** `original_app_user_id`: the first app user id the provider saw for this subscriber. */
+  originalAppUserId: string | null;
+  /** `aliases`: every app user id the subscriber has used (at most 50 kept). */
+  aliases: string[];
+  /** TRANSFER only: the app user ids the purchases moved from, and to. */
+  transferredFrom: string[];
+  transferredTo: string[];
   /** The product the event is about (for PRODUCT_CHANGE, the new product when given). */
   productId: string | null;
-  price: number | null;
+  /** `price_in_purchased_currency`: the amount in `currency` (negative for a refund). */
+  amount: number | null;
+  /** `price`: the same amount in USD. */
+  amountUsd: number | null;
   currency: string | null;
+  /** `cancel_reason` of a CANCELLATION (`CUSTOMER_SUPPORT` for a refund). */
+  cancelReason: string | null;
   store: string | null;
   environment: string | null;
   occurredAt: Date | null;
@@ -82,6 +198,15 @@ const MAX_ID = 255;
 
 const str = (value: unknown, max = 255): string | null =>
   typeof value === "string" && value.length > 0 && value.length <= max ? value : null;
+
+const money = (value: unknown): number | null =>
+  typeof value === "number" && Math.abs(value) < 1e9 ? value : null;
+
+/** The strings of a JSON array (others dropped), at most `max` of them. */
+const strings = (value: unknown, max = MAX_ALIASES): string[] =>
+  Array.isArray(value)
+    ? value.map((v) => str(v)).filter((v): v is string => v !== null).slice(0, max)
+    : [];
 
 /**
  * Reads `{event: {id, type, ...}}`. Only `event.id` and `event.type` are required: anything else
@@ -102,7 +227,6 @@ export function parseBillingEvent(body: unknown): BillingEvent | string {
   const productId = type === "PRODUCT_CHANGE" && str(e.new_product_id)
     ? str(e.new_product_id)
     : str(e.product_id);
-  const price = typeof e.price === "number" && Math.abs(e.price) < 1e9 ? e.price : null;
   const ms = e.event_timestamp_ms;
   const occurredAt = typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms < 8.64e15
     ? new Date(ms)
@@ -111,9 +235,15 @@ export function parseBillingEvent(body: unknown): BillingEvent | string {
     id,
     type,
     appUserId: str(e.app_user_id),
+    originalAppUserId: str(e.original_app_user_id),
+    aliases: strings(e.aliases),
+    transferredFrom: strings(e.transferred_from),
+    transferredTo: strings(e.transferred_to),
     productId,
-    price,
+    amount: money(e.price_in_purchased_currency),
+    amountUsd: money(e.price),
     currency: str(e.currency, 10),
+    cancelReason: str(e.cancel_reason, 50),
     store: str(e.store, 50),
     environment: str(e.environment, 50),
     occurredAt,
@@ -121,16 +251,26 @@ export function parseBillingEvent(body: unknown): BillingEvent | string {
   };
 }
 
-export type PaymentOutcome = "processed" | "unknown_user" | "unknown_product" | "ignored";
+export type PaymentOutcome =
+  | "processed"
+  | "unknown_user"
+  | "unknown_product"
+  | "ignored"
+  | "other_environment";
 
-/** What becomes of an event: only `processed` changes a tier (and publishes the event). */
+/**
+ * What becomes of an event: only `processed` changes a tier (and publishes the event). A transfer
+ * whose sources hold no tier has nothing to move (`ignored`).
+ */
 export function paymentOutcome(
   action: TierAction,
   plan: PlanSlug | null,
   userFound: boolean,
+  environmentMatches = true,
 ): PaymentOutcome {
   if (action === "none") return "ignored";
-  if (!plan) return "unknown_product";
+  if (!environmentMatches) return "other_environment";
+  if (!plan) return action === "transfer" ? "ignored" : "unknown_product";
   if (!userFound) return "unknown_user";
   return "processed";
 }

@@ -11,11 +11,13 @@ import { loadUser, usersModule } from "./schema.ts";
 import {
   countUserMilestones,
   ensureUser,
+  replaceSupporterTier,
   setSupporterTier,
   userByPublicId,
   type UserMilestoneCounts,
   type UserRow,
   usersByIds,
+  usersByPublicIds,
 } from "./store.ts";
 
 export type { UserMilestoneCounts, UserRow };
@@ -36,6 +38,8 @@ export interface UsersApi {
   /** A user by public id; null for an unknown or malformed one. */
   userByPublicId(publicId: unknown): Promise<UserRow | null>;
   usersByIds(ids: readonly string[]): Promise<UserRow[]>;
+  /** The users of those public ids (strings that cannot be one are skipped), in no order. */
+  usersByPublicIds(ids: readonly string[]): Promise<UserRow[]>;
   /**
    * Sets `supporter_tier` (null clears it) unless the current tier is one of `unlessTier`, in
    * one guarded statement; false when nothing changed.
@@ -46,6 +50,8 @@ export interface UsersApi {
     unlessTier: string[],
     tx?: Queryable,
   ): Promise<boolean>;
+  /** Replaces `supporter_tier` only while it is still `from`; false when it was not. */
+  replaceSupporterTier(userId: string, from: string, to: string | null): Promise<boolean>;
   /** First sign-ins and onboarding completions in (start, middle] and (middle, end]. */
   milestoneCounts(
     window: { start: Date; middle: Date; end: Date },
@@ -65,8 +71,13 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
           ? await userByPublicId(sql, publicId)
           : null,
       usersByIds: (ids) => usersByIds(sql, ids),
+      usersByPublicIds: async (ids) => {
+        const valid = ids.filter(looksLikePublicId);
+        return valid.length ? await usersByPublicIds(sql, valid) : [];
+      },
       setSupporterTier: (userId, tier, unlessTier, tx = sql) =>
         setSupporterTier(tx, userId, tier, unlessTier),
+      replaceSupporterTier: (userId, from, to) => replaceSupporterTier(sql, userId, from, to),
       milestoneCounts: (w) => countUserMilestones(sql, w.start, w.middle, w.end),
     },
   };

@@ -32,6 +32,10 @@ export async function usersByIds(sql: Queryable, ids: readonly string[]): Promis
   return await sql<UserRow[]>`select ${columns(sql)} from users where id = any(${ids as string[]})`;
 }
 
+export async function usersByPublicIds(sql: Queryable, ids: string[]): Promise<UserRow[]> {
+  return await sql<UserRow[]>`select ${columns(sql)} from users where public_id = any(${ids})`;
+}
+
 export async function userByPublicId(sql: Queryable, id: string): Promise<UserRow | null> {
   return await maybeOne(sql<UserRow[]>`select ${columns(sql)} from users where public_id = ${id}`);
 }
@@ -145,6 +149,20 @@ export async function setSupporterTier(
     update users set supporter_tier = ${tier}, updated_at = now()
     where id = ${userId}
       and (supporter_tier is null or not (supporter_tier = any(${unlessTier}::text[])))
+    returning id`;
+  return rows.length === 1;
+}
+
+/** Replaces `supporter_tier` only while it is still `from`; false when it was not. */
+export async function replaceSupporterTier(
+  sql: Queryable,
+  userId: string,
+  from: string,
+  to: string | null,
+): Promise<boolean> {
+  const rows = await sql`
+    update users set supporter_tier = ${to}, updated_at = now()
+    where id = ${userId} and supporter_tier = ${from}
     returning id`;
   return rows.length === 1;
 }

@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import {
+  bestPlan,
+  firstKnown,
   parseBillingEvent,
   paymentOutcome,
   planForProduct,
+  planHeld,
+  type PlanSlug,
   PRODUCT_PLANS,
+  sameEnvironment,
   tierAction,
   tierChange,
+  userIdCandidates,
 } from "../../../src/features/billing/rules.ts";
 
 Deno.test("billing rules: the product table maps the three products", () => {
@@ -54,9 +60,69 @@ Deno.test("billing rules: purchases and renewals grant, EXPIRATION revokes, CANC
     assert.equal(tierAction(type), "grant", type);
   }
   assert.equal(tierAction("EXPIRATION"), "revoke");
-  for (const type of ["CANCELLATION", "BILLING_ISSUE", "TEST", "TRANSFER", "whatever"]) {
+  for (const type of ["CANCELLATION", "BILLING_ISSUE", "TEST", "REFUND_REVERSED", "whatever"]) {
     assert.equal(tierAction(type), "none", type);
+    assert.equal(tierAction(type, "supporter_yearly"), "none", type);
   }
+  assert.equal(tierAction("TRANSFER"), "transfer");
+});
+
+Deno.test("billing rules: a CANCELLATION of the lifetime purchase is its refund; REFUND_REVERSED restores it", () => {
+  assert.equal(tierAction("CANCELLATION", "lifetime"), "refund");
+  assert.equal(tierAction("REFUND_REVERSED", "lifetime"), "grant");
+  assert.equal(tierAction("EXPIRATION", "lifetime"), "revoke");
+  assert.equal(tierChange("revoke", "lifetime"), null);
+});
+
+Deno.test("billing rules: the tier a history leaves", () => {
+  const now = Date.parse("2026-02-01T00:00:00Z");
+  const later = now + 86_400_000;
+  const r = (eventType: string, plan: PlanSlug | null, expiresAtMs: unknown = null) => ({
+    eventType,
+    plan,
+    expiresAtMs,
+  });
+  assert.equal(planHeld([], now), null);
+  assert.equal(planHeld([r("NON_RENEWING_PURCHASE", "lifetime")], now), "lifetime");
+  assert.equal(
+    planHeld([r("NON_RENEWING_PURCHASE", "lifetime"), r("CANCELLATION", "lifetime")], now),
+    null,
+  );
+  // A refunded lifetime falls back to a subscription still running...
+  const monthly = r("INITIAL_PURCHASE", "supporter_monthly", later);
+  const refunded = [monthly, r("NON_RENEWING_PURCHASE", "lifetime"), r("CANCELLATION", "lifetime")];
+  assert.equal(planHeld(refunded, now), "supporter_monthly");
+  // ...but not one that expired, by date or by event.
+  assert.equal(planHeld([r("INITIAL_PURCHASE", "supporter_monthly", now - 1)], now), null);
+  assert.equal(planHeld([monthly, r("EXPIRATION", "supporter_monthly")], now), null);
+  assert.equal(
+    planHeld([monthly, r("CANCELLATION", "supporter_monthly")], now),
+    "supporter_monthly",
+  );
+  assert.equal(planHeld([r("TRANSFER", "supporter_yearly")], now), "supporter_yearly");
+  assert.equal(planHeld([r("RENEWAL", "supporter_yearly", "soon")], now), "supporter_yearly");
+});
+
+Deno.test("billing rules: the best plan, the ids to look users up by, the environment", () => {
+  assert.equal(bestPlan([null, "supporter_monthly", "lifetime", "supporter_yearly"]), "lifetime");
+  assert.equal(bestPlan(["supporter_monthly", "supporter_yearly"]), "supporter_yearly");
+  assert.equal(bestPlan([null, "gold"]), null);
+  const anon = "$RCAnonymousID:12345678";
+  assert.deepEqual(
+    userIdCandidates({ appUserId: anon, originalAppUserId: anon, aliases: [anon, "pub1", "pub2"] }),
+    ["pub1", "pub2"],
+  );
+  assert.deepEqual(
+    userIdCandidates({ appUserId: "pub2", originalAppUserId: null, aliases: ["pub1", "pub2"] }),
+    ["pub2", "pub1"],
+  );
+  const users = new Map([["pub2", { id: "2" }]]);
+  assert.deepEqual(firstKnown(["pub1", "pub2"], users), { id: "2" });
+  assert.equal(firstKnown(["pub1"], users), null);
+  assert.equal(sameEnvironment("PRODUCTION", "PRODUCTION"), true);
+  assert.equal(sameEnvironment("SANDBOX", "PRODUCTION"), false);
+  assert.equal(sameEnvironment("SANDBOX", "SANDBOX"), true);
+  assert.equal(sameEnvironment(null, "PRODUCTION"), true);
 });
 
 Deno.test("billing rules: lifetime is never replaced or revoked", () => {
@@ -79,6 +145,11 @@ Deno.test("billing rules: outcome of an event", () => {
   assert.equal(paymentOutcome("grant", "lifetime", false), "unknown_user");
   assert.equal(paymentOutcome("grant", null, false), "unknown_product");
   assert.equal(paymentOutcome("none", "lifetime", true), "ignored");
+  assert.equal(paymentOutcome("grant", "lifetime", true, false), "other_environment");
+  assert.equal(paymentOutcome("none", "lifetime", true, false), "ignored");
+  assert.equal(paymentOutcome("transfer", null, true), "ignored");
+  assert.equal(paymentOutcome("transfer", "lifetime", false), "unknown_user");
+  assert.equal(paymentOutcome("refund", "lifetime", true), "processed");
 });
 
 Deno.test("billing rules: the event body needs event.id and event.type; the rest is optional", () => {
@@ -99,11 +170,13 @@ Deno.test("billing rules: the event body needs event.id and event.type; the rest
   assert.ok(typeof parsed !== "string");
   assert.equal(parsed.id, "evt-1");
   assert.equal(parsed.productId, "app_supporter_monthly");
-  assert.equal(parsed.price, 4.99);
+  assert.equal(parsed.amountUsd, 4.99);
+  assert.equal(parsed.amount, null);
   assert.equal(parsed.occurredAt?.toISOString(), "2026-01-05T12:00:00.000Z");
   const sparse = parseBillingEvent({ event: { id: "e", type: "TEST", price: "free", store: 5 } });
   assert.ok(typeof sparse !== "string");
-  assert.equal(sparse.price, null);
+  assert.equal(sparse.amountUsd, null);
+  assert.deepEqual(sparse.aliases, []);
   assert.equal(sparse.store, null);
   assert.equal(sparse.appUserId, null);
   const change = parseBillingEvent({

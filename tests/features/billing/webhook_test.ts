@@ -1,89 +1,13 @@
 import assert from "node:assert/strict";
-import type { TestApp } from "../../support/app.ts";
-import { startFakeServer } from "../../support/http.ts";
 import { seedUser } from "../../support/seed.ts";
-import { setup, type TestSetup } from "../../support/setup.ts";
-
-const PATH = "/webhooks/billing-provider";
-const SECRET = "billing-secret-value";
-
-interface BillingTest extends TestSetup {
-  /** Warnings and errors the error tracker sent (via a local Sentry-compatible receiver). */
-  tracked(): Promise<{ level: string; message?: string; extra: Record<string, unknown> }[]>;
-}
-
-/** The shared setup with an error tracker that reports to a local receiver. */
-async function setupBilling(
-  env: Record<string, string> = { BILLING_WEBHOOK_SECRET: SECRET },
-): Promise<BillingTest> {
-  const receiver = startFakeServer(() => new Response("{}"));
-  const s = await setup({
-    env: { ERROR_TRACKER_DSN: `http://key@127.0.0.1:${receiver.port}/9`, ...env },
-  }).catch(async (err) => {
-    await receiver.close();
-    throw err;
-  });
-  const close = s.close;
-  return Object.assign(s, {
-    async tracked() {
-      await s.t.deps.tracker.flush();
-      return receiver.requests.map((r) => {
-        const event = JSON.parse(r.body.split("\n")[2]);
-        return { level: event.level, message: event.message?.formatted, extra: event.extra };
-      });
-    },
-    async close() {
-      try {
-        await close();
-      } finally {
-        await receiver.close();
-      }
-    },
-  });
-}
-
-function event(fields: Record<string, unknown>) {
-  return {
-    api_version: "1.0",
-    event: {
-      id: crypto.randomUUID(),
-      type: "INITIAL_PURCHASE",
-      product_id: "app_supporter_monthly",
-      event_timestamp_ms: 1767614400000,
-      price: 4.99,
-      currency: "USD",
-      store: "APP_STORE",
-      environment: "PRODUCTION",
-      ...fields,
-    },
-  };
-}
-
-async function post(t: TestApp, body: unknown, authorization: string | null = SECRET) {
-  const res = await t.request(PATH, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      ...(authorization === null ? {} : { authorization }),
-    },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-async function tierOf(t: TestApp, userId: string): Promise<string | null> {
-  const [row] = await t.deps.db.sql<{ tier: string | null }[]>`
-    select supporter_tier as tier from users where id = ${userId}`;
-  return row.tier;
-}
-
-async function records(t: TestApp) {
-  return await t.deps.db.sql<Record<string, unknown>[]>`
-    select provider, provider_event_id, provider_product_id, plan, user_id, app_user_id,
-      amount::text as amount, currency, store, environment, outcome, event_type,
-      raw_event, occurred_at
-    from payment_records order by id`;
-}
+import {
+  BILLING_SECRET as SECRET,
+  event,
+  post,
+  records,
+  setupBilling,
+  tierOf,
+} from "../../support/billing.ts";
 
 Deno.test("billing webhook: a purchase is recorded once and its event grants the tier seen by me.isSupporter", async () => {
   const s = await setupBilling();
