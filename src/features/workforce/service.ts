@@ -6,7 +6,6 @@
 import type { Config } from "../../config.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Database, Queryable } from "../../platform/db.ts";
-
 import type { Logger } from "../../platform/log.ts";
 import type { RunnerClient } from "./runner-client.ts";
 import type { EventPublisher } from "../events.ts";
@@ -201,7 +200,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       if (res.status === 202) {
         if (await markRunStarted(sql, run.id, clock.now())) {
           log.info("run dispatched", { run_id: runId, attempt });
-        } else {
+        } else if ((await runByPublicId(sql, runId))?.cancelRequestedAt) {
           await cancelOnRunner(runId); // cancelled while the runner was being called
         }
         return;
