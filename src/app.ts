@@ -267,6 +267,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     log: deps.log,
     limits: options.graphqlLimits,
     plugins: options.graphqlPlugins,
+    kv: deps.kv,
+    explorer: deps.config.graphqlExplorer,
   });
   const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
   const routes: Route[] = [

@@ -173,6 +173,12 @@ export const SERVICE_VARIABLES = {
     description: "Base of `admin_url` links.",
     schema: z.url().default("http://localhost:4000/admin"),
   }),
+  GRAPHQL_EXPLORER: variable({
+    defaultText: "on",
+    description:
+      "`on`: GraphiQL at `GET /graphql` (served offline, no CDN) and introspection without a session token. `off` (production): no GraphiQL, and introspection only for signed-in callers.",
+    schema: z.enum(["on", "off"]).default("on"),
+  }),
   LOG_LEVEL: variable({
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
@@ -204,6 +210,8 @@ export interface Config {
   workforceWebhookSecret?: string;
   billingWebhookSecret?: string;
   billingEnvironment: "PRODUCTION" | "SANDBOX";
+  /** GraphiQL and anonymous introspection (`GRAPHQL_EXPLORER`). */
+  graphqlExplorer: boolean;
   runnerUrl?: string;
   llmBaseUrl?: string;
   llmApiKey?: string;
@@ -244,6 +252,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     workforceWebhookSecret: v.WORKFORCE_WEBHOOK_SECRET,
     billingWebhookSecret: v.BILLING_WEBHOOK_SECRET,
     billingEnvironment: v.BILLING_ENVIRONMENT,
+    graphqlExplorer: v.GRAPHQL_EXPLORER === "on",
     runnerUrl: v.RUNNER_URL,
     llmBaseUrl: v.LLM_BASE_URL,
     llmApiKey: v.LLM_API_KEY,

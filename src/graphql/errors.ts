@@ -29,10 +29,17 @@ export const forbidden = (message = "not allowed") => codedError("FORBIDDEN", me
 export const notFound = (what = "record") => codedError("NOT_FOUND", `${what} not found`);
 export const badUserInput = (message: string) => codedError("BAD_USER_INPUT", message);
 
+/**
+ * Codes of the automatic persisted query protocol, kept as they are: Apollo's clients look for
+ * them to send the whole document.
+ */
+const PROTOCOL_CODES = ["PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_MISMATCH"];
+
 /** True for errors we raised on purpose (their message may reach the client). */
 export function isCodedError(err: unknown): err is GraphQLError {
   return err instanceof GraphQLError &&
-    ERROR_CODES.includes(err.extensions?.code as ErrorCode);
+    (ERROR_CODES.includes(err.extensions?.code as ErrorCode) ||
+      PROTOCOL_CODES.includes(err.extensions?.code as string));
 }
 
 /**
@@ -62,7 +69,7 @@ export function maskError(
   }
   if (!error.path && (!error.originalError || error.originalError instanceof GraphQLError)) {
     return {
-      error: located(error.message, { ...error.extensions, code: "BAD_USER_INPUT" }),
+      error: located(error.message, { ...requestErrorHttp(error), code: "BAD_USER_INPUT" }),
       hidden: null,
     };
   }
@@ -70,4 +77,24 @@ export function maskError(
     error: located("Unexpected error.", { code: "INTERNAL", request_id: requestId }),
     hidden: original,
   };
+}
+
+/**
+ * The `extensions` of a request-level error. One located in the document (parse, validation,
+ * variable coercion) is a GraphQL error: GraphQL over HTTP answers it 200 to `application/json`
+ * and 400 to `application/graphql-response+json` (yoga's `http.spec` mark says so). One about the
+ * HTTP request itself (a body that is not JSON) keeps its status.
+ */
+function requestErrorHttp(error: GraphQLError): Record<string, unknown> {
+  const http = error.extensions?.http as { status?: number } | undefined;
+  if (!error.locations?.length || http?.status !== 400) return { ...error.extensions };
+  return { ...error.extensions, http: { ...http, spec: true } };
+}
+
+/** `extensions` as a client sees them: `http` is for the HTTP layer only. */
+export function publicExtensions(
+  extensions: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const { http: _http, ...rest } = extensions ?? {};
+  return rest;
 }

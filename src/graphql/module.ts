@@ -9,15 +9,59 @@ export interface GraphQLModule {
   publicFields?: string[];
 }
 
-/** Shared types every feature may use. */
+/** Shared types every feature may use (docs/graphql.md). */
 export const baseTypeDefs = /* GraphQL */ `
   type Query
   type Mutation
   type Subscription
 
-  "Relay-style page information for cursor connections."
+  scalar DateTime @specifiedBy(url: "https://scalars.graphql.org/andimarek/date-time")
+  scalar Date @specifiedBy(url: "https://scalars.graphql.org/andimarek/local-date")
+  scalar JSON
+
+  "Where a page of a connection sits in the list (Relay cursor connections)."
   type PageInfo {
     hasNextPage: Boolean!
+    "Paging forward: true when the page was asked for after a cursor."
+    hasPreviousPage: Boolean!
+    startCursor: String
     endCursor: String
   }
+
+  "Why a mutation did not do what was asked; the same shape in every payload's errors."
+  type UserError {
+    "Machine-readable, lower snake_case (e.g. already_running, invalid, not_found)."
+    code: String!
+    "For people; may change between releases."
+    message: String!
+    "The argument at fault (its name, e.g. title), when one is."
+    field: String
+  }
 `;
+
+/**
+ * The SDL of a cursor connection of `node`: `<name>Connection { edges nodes pageInfo totalCount }`
+ * and `<name>Edge { cursor node }` (`edgeFields` adds fields to the edge).
+ */
+export function connectionTypeDefs(
+  node: string,
+  options: { name?: string; totalCount?: boolean; edgeFields?: string; description?: string } = {},
+): string {
+  const name = options.name ?? node;
+  const total = options.totalCount === false
+    ? ""
+    : `\n    "Every item of the list, all pages together."\n    totalCount: Int!`;
+  const description = options.description ? `"${options.description}"\n  ` : "";
+  return /* GraphQL */ `
+  ${description}type ${name}Connection {
+    edges: [${name}Edge!]!
+    nodes: [${node}!]!
+    pageInfo: PageInfo!${total}
+  }
+
+  type ${name}Edge {
+    cursor: String!
+    node: ${node}!${options.edgeFields ? `\n    ${options.edgeFields}` : ""}
+  }
+`;
+}

@@ -1,18 +1,24 @@
 /**
- * Cursor connections (DESIGN 3.6): `(first, after)` in, `{edges {cursor node}, pageInfo}` out.
- * Cursors are opaque: URL-safe base64 of a JSON array of the sort key (e.g. `[createdAt, publicId]`),
- * so pages stay stable while rows are inserted.
+ * Cursor connections (docs/graphql.md): `(first, after)` forward and `(last, before)` backward,
+ * answered as `{edges {cursor node}, nodes, pageInfo, totalCount}`. Cursors are opaque: URL-safe
+ * base64 of a JSON array of the row's sort key (e.g. `[createdAt, publicId]`), so pages stay
+ * stable while rows are inserted. A store reads one window with {@link keyset}, which writes the
+ * keyset condition and the order for either direction.
  *
  * @example
  * ```ts
- * // after: [createdAtIso, publicId] | null, checked against the declared parts
- * return await paginate(args, ["string", "string"], (limit, after) =>
- *   sql`... where (created_at, public_id) < (${after[0]}, ${after[1]}) ... limit ${limit}`,
- *   (r) => [r.createdAt.toISOString(), r.publicId]);
+ * return await paginate(args, ["string", "string"], (page) => {
+ *   const k = keyset(sql, [{ column: "created_at", cast: "timestamptz" }, { column: "public_id" }], "desc", page);
+ *   return sql`select ... where user_id = ${id} and ${k.where} order by ${k.orderBy} limit ${k.limit}`;
+ * }, (r) => [r.createdAt.toISOString(), r.publicId], { totalCount: () => countOf(sql, id) });
  * ```
  */
+import type postgres from "postgres";
+import type { Queryable } from "../platform/db.ts";
 import { encodeBase64Url } from "../platform/base64url.ts";
 import { badUserInput } from "./errors.ts";
+
+type Fragment = postgres.Fragment;
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -31,6 +37,20 @@ export type KeyOf<P extends CursorParts> = {
 export interface PageArgs {
   first?: number | null;
   after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/** The rows a store reads for one page. */
+export interface PageWindow<K> {
+  /** Rows to read: the page size plus one (the extra row says whether there are more). */
+  limit: number;
+  /** Only rows after this key (in the list's order). */
+  after: K | null;
+  /** Only rows before this key (in the list's order). */
+  before: K | null;
+  /** True for `last`: read from the end, in reverse order (`paginate` turns them back). */
+  backward: boolean;
 }
 
 export function encodeCursor(key: CursorKey): string {
@@ -38,12 +58,13 @@ export function encodeCursor(key: CursorKey): string {
 }
 
 /**
- * Decodes a cursor whose key has the `parts` (their number and types); throws BAD_USER_INPUT for
- * anything else. Null for none.
+ * Decodes a cursor whose key has the `parts` (their number and types); throws BAD_USER_INPUT
+ * naming `argument` for anything else. Null for none.
  */
 export function decodeCursor<const P extends CursorParts>(
   cursor: string | null | undefined,
   parts: P,
+  argument = "after",
 ): KeyOf<P> | null {
   if (cursor === null || cursor === undefined || cursor === "") return null;
   try {
@@ -60,50 +81,137 @@ export function decodeCursor<const P extends CursorParts>(
   } catch {
     // fall through
   }
-  throw badUserInput("invalid cursor in `after`");
+  throw badUserInput(`Argument "${argument}": not a cursor of this list`);
 }
 
-/** `first` defaulted and bounded; negative values are a user error. */
+/** A page size: defaulted and bounded; negative values are a user error naming `argument`. */
 export function clampFirst(
   first: number | null | undefined,
   defaultSize = DEFAULT_PAGE_SIZE,
   max = MAX_PAGE_SIZE,
+  argument = "first",
 ): number {
   if (first === null || first === undefined) return defaultSize;
-  if (first < 0) throw badUserInput("`first` must not be negative");
+  if (first < 0) throw badUserInput(`Argument "${argument}": must not be negative`);
   return Math.min(first, max);
+}
+
+/** The window `args` ask for; `first` with `last` is refused (one direction per request). */
+export function pageWindow<const P extends CursorParts>(
+  args: PageArgs,
+  parts: P,
+): PageWindow<KeyOf<P>> & { size: number } {
+  const backward = args.last !== null && args.last !== undefined;
+  if (backward && args.first !== null && args.first !== undefined) {
+    throw badUserInput(`Arguments "first" and "last": give one of them, not both`);
+  }
+  const size = backward
+    ? clampFirst(args.last, undefined, undefined, "last")
+    : clampFirst(args.first);
+  return {
+    size,
+    limit: size + 1,
+    after: decodeCursor(args.after, parts, "after"),
+    before: decodeCursor(args.before, parts, "before"),
+    backward,
+  };
 }
 
 export interface Connection<T> {
   edges: { cursor: string; node: T }[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-}
-
-/** Builds a connection from rows fetched with `limit first + 1` (the extra row means "more"). */
-export function toConnection<T>(
-  rows: T[],
-  first: number,
-  keyOf: (row: T) => CursorKey,
-): Connection<T> {
-  const page = rows.slice(0, first);
-  const edges = page.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
-  return {
-    edges,
-    pageInfo: { hasNextPage: rows.length > first, endCursor: edges.at(-1)?.cursor ?? null },
+  nodes: T[];
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
   };
+  /** Resolved only when asked for (the default resolver calls it). */
+  totalCount: () => Promise<number>;
 }
 
 /**
- * One page of a connection: `fetch(limit, after)` reads up to `limit` rows (one more than the
- * page) strictly after the decoded `after` key, and `keyOf` gives each row's key.
+ * Builds a connection from the rows of a window (in read order: reversed when backward). Paging
+ * forward, `hasPreviousPage` is whether a cursor was given (rows before it existed when it was
+ * handed out); backward, `hasNextPage` likewise.
+ */
+export function toConnection<T, K>(
+  rows: T[],
+  window: PageWindow<K> & { size: number },
+  keyOf: (row: T) => CursorKey,
+  totalCount: () => Promise<number> = unknownTotal,
+): Connection<T> {
+  const more = rows.length > window.size;
+  const page = rows.slice(0, window.size);
+  if (window.backward) page.reverse();
+  const edges = page.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
+  return {
+    edges,
+    nodes: page,
+    pageInfo: {
+      hasNextPage: window.backward ? window.before !== null : more,
+      hasPreviousPage: window.backward ? more : window.after !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}
+
+function unknownTotal(): Promise<number> {
+  return Promise.reject(new Error("totalCount is not offered by this connection"));
+}
+
+/**
+ * One page of a connection: `fetch(window)` reads up to `window.limit` rows of the window (use
+ * {@link keyset}), `keyOf` gives each row's cursor key, and `totalCount` (when given) counts the
+ * whole list when a client asks for it.
  */
 export async function paginate<T, const P extends CursorParts>(
   args: PageArgs,
   parts: P,
-  fetch: (limit: number, after: KeyOf<P> | null) => Promise<T[]>,
+  fetch: (window: PageWindow<KeyOf<P>>) => Promise<T[]>,
   keyOf: (row: T) => KeyOf<P>,
+  options: { totalCount?: () => Promise<number> } = {},
 ): Promise<Connection<T>> {
-  const first = clampFirst(args.first);
-  const rows = await fetch(first + 1, decodeCursor(args.after, parts));
-  return toConnection(rows, first, keyOf);
+  const window = pageWindow(args, parts);
+  const rows = await fetch(window);
+  return toConnection(rows, window, keyOf, options.totalCount);
+}
+
+/** A key column of a keyset: a trusted SQL expression and the type a cursor part is cast to. */
+export interface KeyColumn {
+  column: string;
+  cast?: "timestamptz" | "int" | "bigint" | "numeric" | "float8" | "text" | "date";
+}
+
+/**
+ * The keyset condition, order and limit of a window over rows ordered by `columns` (all in the
+ * list's `direction`). Backward windows read in reverse order; {@link paginate} turns them back.
+ */
+export function keyset(
+  sql: Queryable,
+  columns: KeyColumn[],
+  direction: "asc" | "desc",
+  window: PageWindow<readonly (string | number)[]>,
+): { where: Fragment; orderBy: Fragment; limit: number } {
+  const list = sql.unsafe(columns.map((c) => c.column).join(", "));
+  const tuple = (key: readonly (string | number)[]) =>
+    key.map((part, i) => {
+      const cast = columns[i].cast;
+      return cast ? sql`${part}::text::${sql.unsafe(cast)}` : sql`${part}`;
+    }).reduce((acc, part) => sql`${acc}, ${part}`);
+  // "after" in a descending list is "less than"; the reverse read flips the order only.
+  const beyond = (key: readonly (string | number)[], side: "after" | "before") => {
+    const less = (direction === "desc") === (side === "after");
+    return less ? sql`(${list}) < (${tuple(key)})` : sql`(${list}) > (${tuple(key)})`;
+  };
+  const conditions = [
+    window.after ? beyond(window.after, "after") : null,
+    window.before ? beyond(window.before, "before") : null,
+  ].filter((c): c is Fragment => c !== null);
+  const where = conditions.length ? conditions.reduce((acc, c) => sql`${acc} and ${c}`) : sql`true`;
+  const read = window.backward ? (direction === "desc" ? "asc" : "desc") : direction;
+  const orderBy = sql.unsafe(columns.map((c) => `${c.column} ${read}`).join(", "));
+  return { where, orderBy, limit: window.limit };
 }

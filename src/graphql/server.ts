@@ -4,14 +4,20 @@
  * and masking (DESIGN 3.6), and per-request DataLoaders.
  */
 import { createSchema, createYoga, type Plugin } from "graphql-yoga";
+import { useAPQ } from "@graphql-yoga/plugin-apq";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import {
+  type ASTNode,
   type DocumentNode,
   type ExecutionResult,
   getOperationAST,
+  GraphQLError,
   type GraphQLSchema,
   Kind,
+  visit,
 } from "graphql";
+import type { KvStore } from "../platform/kv.ts";
 import type { ErrorTracker } from "../platform/errors.ts";
 import type { Logger } from "../platform/log.ts";
 import type { RequestContext } from "../http/context.ts";
@@ -22,6 +28,7 @@ import type { GraphQLContext, Viewer } from "./context.ts";
 import { maskError, unauthenticated } from "./errors.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
+import { scalarResolvers } from "./scalars.ts";
 
 export interface GraphQLLimits {
   maxBatch: number;
@@ -50,7 +57,35 @@ export interface GraphQLServerDeps {
   limits?: Partial<GraphQLLimits>;
   /** Extra envelop plugins (tests use this for checks across every response). */
   plugins?: Plugin[];
+  /** Shared store of automatic persisted queries (every instance sees the same). */
+  kv: KvStore;
+  /**
+   * GraphiQL at `GET /graphql` and introspection without a session (`GRAPHQL_EXPLORER`); off in
+   * production.
+   */
+  explorer: boolean;
 }
+
+const EXPLORER_QUERY = `# The goals service's GraphQL API (docs/graphql.md in the repository).
+# Most fields need a session: put {"SessionToken": "<token>"} in the Headers tab below.
+query Hello {
+  __typename
+}
+`;
+
+/** GraphiQL's page (about 9 MB, every asset inline) is built once per server, not per request. */
+function renderGraphiQLOnce(): typeof renderGraphiQL {
+  let page: { key: string; html: ReturnType<typeof renderGraphiQL> } | null = null;
+  return (options) => {
+    const key = JSON.stringify(options ?? {});
+    if (page?.key !== key) page = { key, html: renderGraphiQL(options) };
+    return page.html;
+  };
+}
+
+/** Persisted queries: kept a week after their last registration, documents up to 64 KiB. */
+const APQ_TTL_MS = 7 * 86_400_000;
+const APQ_MAX_QUERY = 64 * 1024;
 
 /** The server context yoga receives from our HTTP layer. */
 interface ServerContext {
@@ -60,7 +95,7 @@ interface ServerContext {
   stats: RequestStats;
 }
 
-const ALWAYS_PUBLIC = new Set(["__typename", "__schema", "__type"]);
+const INTROSPECTION = ["__schema", "__type"];
 
 function rootFieldNames(document: DocumentNode, operationName?: string | null): string[] {
   const operation = getOperationAST(document, operationName);
@@ -70,8 +105,15 @@ function rootFieldNames(document: DocumentNode, operationName?: string | null): 
   );
 }
 
-/** Anonymous callers may run only operations whose every root field is public (spec 5.4). */
-function publicOperationGate(publicFields: Set<string>): Plugin<GraphQLContext & ServerContext> {
+/**
+ * Anonymous callers may run only operations whose every root field is public (spec 5.4);
+ * introspection is public only while the explorer is on.
+ */
+function publicOperationGate(
+  publicFields: Set<string>,
+  explorer: boolean,
+): Plugin<GraphQLContext & ServerContext> {
+  const ALWAYS_PUBLIC = new Set(["__typename", ...(explorer ? INTROSPECTION : [])]);
   const check = (
     document: DocumentNode,
     operationName: string | null | undefined,
@@ -89,6 +131,54 @@ function publicOperationGate(publicFields: Set<string>): Plugin<GraphQLContext &
       check(args.document, args.operationName, args.contextValue);
     },
   };
+}
+
+/**
+ * Names the argument in errors about a literal value of the wrong type (`{ goal(id: 5) }`):
+ * graphql-js says only which type it expected.
+ */
+function argumentNamesInValueErrors(): Plugin {
+  return {
+    onValidate({ params }) {
+      return ({ result, setResult }) => {
+        if (!result.length) return;
+        setResult(result.map((error) => nameTheArgument(error, params.documentAST)));
+      };
+    },
+  };
+}
+
+const VALUE_KINDS = new Set<string>([
+  Kind.STRING,
+  Kind.INT,
+  Kind.FLOAT,
+  Kind.BOOLEAN,
+  Kind.NULL,
+  Kind.ENUM,
+  Kind.LIST,
+  Kind.OBJECT,
+]);
+
+function nameTheArgument(error: GraphQLError, document: DocumentNode): GraphQLError {
+  const node = error.nodes?.[0];
+  if (!node?.loc || !VALUE_KINDS.has(node.kind) || error.message.startsWith("Argument")) {
+    return error;
+  }
+  let argument: string | null = null;
+  const contains = (outer: ASTNode) =>
+    outer.loc !== undefined && outer.loc.start <= node.loc!.start && node.loc!.end <= outer.loc.end;
+  visit(document, {
+    Argument(arg) {
+      if (contains(arg.value)) argument = arg.name.value;
+    },
+  });
+  if (argument === null) return error;
+  return new GraphQLError(`Argument "${argument}" has an invalid value: ${error.message}`, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: error.extensions,
+  });
 }
 
 /** Records operation names for the request log (`anonymous` when unnamed; a batch joins them). */
@@ -186,7 +276,10 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const schema = createSchema<GraphQLContext & ServerContext>({
     typeDefs: [baseTypeDefs, ...deps.modules.map((m) => m.typeDefs)],
-    resolvers: deps.modules.flatMap((m) => (m.resolvers ? [m.resolvers] : [])),
+    resolvers: [
+      scalarResolvers,
+      ...deps.modules.flatMap((m) => (m.resolvers ? [m.resolvers] : [])),
+    ],
   });
   const publicFields = new Set(deps.modules.flatMap((m) => m.publicFields ?? []));
   const plugins = [
@@ -198,21 +291,31 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       maxDirectives: { n: limits.maxDirectives },
       blockFieldSuggestion: { enabled: true },
     }),
-    publicOperationGate(publicFields),
+    publicOperationGate(publicFields, deps.explorer),
+    argumentNamesInValueErrors(),
     operationNames(),
     errorMasking(deps.tracker),
     ...(deps.plugins ?? []),
   ] as Plugin[];
 
+  const apq = useAPQ({
+    store: {
+      get: (hash: string) => deps.kv.get(`apq:${hash}`),
+      set: async (hash: string, query: string) => {
+        if (query.length <= APQ_MAX_QUERY) await deps.kv.set(`apq:${hash}`, query, APQ_TTL_MS);
+      },
+    },
+  });
   const yoga = createYoga<ServerContext, Pick<GraphQLContext, "loader">>({
     schema,
     graphqlEndpoint: "/graphql",
     batching: { limit: limits.maxBatch },
-    graphiql: { title: "Goals service" },
+    graphiql: deps.explorer ? { title: "Goals service", defaultQuery: EXPLORER_QUERY } : false,
+    renderGraphiQL: renderGraphiQLOnce(),
     landingPage: false,
     logging: false,
     maskedErrors: false,
-    plugins,
+    plugins: [apq as Plugin, ...plugins],
     context: () => ({ loader: createLoaderRegistry() }),
   });
 

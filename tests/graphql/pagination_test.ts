@@ -3,9 +3,14 @@ import {
   clampFirst,
   decodeCursor,
   encodeCursor,
+  keyset,
+  type PageArgs,
+  type PageWindow,
+  pageWindow,
   paginate,
   toConnection,
 } from "../../src/graphql/pagination.ts";
+import { createTestDatabase } from "../support/db.ts";
 
 Deno.test("pagination: cursors round-trip and reject tampering", () => {
   const cursor = encodeCursor(["2026-01-01T00:00:00.123456Z", "abc"]);
@@ -43,24 +48,100 @@ Deno.test("pagination: first is defaulted, capped and never negative", () => {
   assert.throws(() => clampFirst(-1));
 });
 
-Deno.test("pagination: one extra row means another page", () => {
-  const rows = [1, 2, 3];
-  const page = toConnection(rows, 2, (n) => [n]);
+Deno.test("pagination: one extra row means another page; a backward window is turned back", () => {
+  const forward = pageWindow({ first: 2 }, ["number"]);
+  const page = toConnection([1, 2, 3], forward, (n) => [n]);
+  assert.deepEqual(page.nodes, [1, 2]);
   assert.deepEqual(page.edges.map((e) => e.node), [1, 2]);
-  assert.equal(page.pageInfo.hasNextPage, true);
-  assert.deepEqual(decodeCursor(page.pageInfo.endCursor, ["number"]), [2]);
-  const last = toConnection([3], 2, (n) => [n]);
+  assert.deepEqual(page.pageInfo, {
+    hasNextPage: true,
+    hasPreviousPage: false,
+    startCursor: encodeCursor([1]),
+    endCursor: encodeCursor([2]),
+  });
+  const last = toConnection([3], forward, (n) => [n]);
   assert.equal(last.pageInfo.hasNextPage, false);
-  assert.equal(toConnection([], 2, (n: number) => [n]).pageInfo.endCursor, null);
+  const empty = toConnection([], forward, (n: number) => [n]);
+  assert.equal(empty.pageInfo.endCursor, null);
+  assert.equal(empty.pageInfo.startCursor, null);
+  // last: 2 read in reverse: [5, 4, 3] means 3 rows exist before 4.
+  const backward = pageWindow({ last: 2, before: encodeCursor([6]) }, ["number"]);
+  const tail = toConnection([5, 4, 3], backward, (n) => [n]);
+  assert.deepEqual(tail.nodes, [4, 5]);
+  assert.equal(tail.pageInfo.hasPreviousPage, true);
+  assert.equal(tail.pageInfo.hasNextPage, true);
+});
+
+Deno.test("pagination: first with last is refused; last is bounded like first", () => {
+  assert.throws(
+    () => pageWindow({ first: 1, last: 1 }, ["number"]),
+    (e: Error & { extensions?: { code?: string } }) => e.extensions?.code === "BAD_USER_INPUT",
+  );
+  assert.equal(pageWindow({ last: 1000 }, ["number"]).size, 100);
+  assert.throws(() => pageWindow({ last: -1 }, ["number"]), /last/);
+  assert.throws(() => pageWindow({ before: "%%" }, ["number"]), /before/);
+});
+
+Deno.test("pagination: keyset pages a real table forward and backward, ties broken by the key", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  try {
+    const sql = db.sql;
+    await sql`create table items (at timestamptz not null, id text not null)`;
+    // Ten rows, two sharing each timestamp.
+    for (let i = 0; i < 10; i++) {
+      await sql`insert into items values (${`2026-01-0${
+        1 + Math.floor(i / 2)
+      }T00:00:00Z`}, ${`i${i}`})`;
+    }
+    const columns = [{ column: "at", cast: "timestamptz" as const }, { column: "id" }];
+    const list = (args: PageArgs) =>
+      paginate(
+        args,
+        ["string", "string"],
+        (w) => {
+          const k = keyset(sql, columns, "desc", w);
+          return sql<{ at: Date; id: string }[]>`
+          select at, id from items where ${k.where} order by ${k.orderBy} limit ${k.limit}`;
+        },
+        (r) => [r.at.toISOString(), r.id],
+        {
+          totalCount: async () => (await sql`select count(*)::int as n from items`)[0].n,
+        },
+      );
+    const ids = (c: { nodes: { id: string }[] }) => c.nodes.map((n) => n.id);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = await list({ first: 3, after });
+      seen.push(...ids(page));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    assert.deepEqual(seen, ["i9", "i8", "i7", "i6", "i5", "i4", "i3", "i2", "i1", "i0"]);
+    const lastThree = await list({ last: 3 });
+    assert.deepEqual(ids(lastThree), ["i2", "i1", "i0"]);
+    assert.equal(lastThree.pageInfo.hasPreviousPage, true);
+    const before = await list({ last: 3, before: lastThree.pageInfo.startCursor });
+    assert.deepEqual(ids(before), ["i5", "i4", "i3"]);
+    const between = await list({
+      first: 10,
+      after: encodeCursor(["2026-01-05T00:00:00.000Z", "i8"]),
+      before: encodeCursor(["2026-01-02T00:00:00.000Z", "i2"]),
+    });
+    assert.deepEqual(ids(between), ["i7", "i6", "i5", "i4", "i3"]);
+    assert.equal(await lastThree.totalCount(), 10);
+  } finally {
+    await db.close();
+  }
 });
 
 Deno.test("pagination: paginate reads one row more than the page after the decoded key", async () => {
   const rows = ["a", "b", "c", "d", "e"];
   const calls: [number, string | null][] = [];
-  const fetch = (limit: number, after: [string] | null) => {
-    calls.push([limit, after?.[0] ?? null]);
-    const start = after ? rows.indexOf(after[0]) + 1 : 0;
-    return Promise.resolve(rows.slice(start, start + limit));
+  const fetch = (w: PageWindow<[string]>) => {
+    calls.push([w.limit, w.after?.[0] ?? null]);
+    const start = w.after ? rows.indexOf(w.after[0]) + 1 : 0;
+    return Promise.resolve(rows.slice(start, start + w.limit));
   };
   const first = await paginate({ first: 2 }, ["string"], fetch, (r) => [r]);
   assert.deepEqual(first.edges.map((e) => e.node), ["a", "b"]);
@@ -72,9 +153,11 @@ Deno.test("pagination: paginate reads one row more than the page after the decod
     (r) => [r],
   );
   assert.deepEqual(next.edges.map((e) => e.node), ["c", "d"]);
+  assert.equal(next.pageInfo.hasPreviousPage, true);
   assert.deepEqual(calls, [[3, null], [3, "b"]]);
   await assert.rejects(
     paginate({ after: encodeCursor([7]) }, ["string"], fetch, (r) => [r]),
     (e: Error & { extensions?: { code?: string } }) => e.extensions?.code === "BAD_USER_INPUT",
   );
+  await assert.rejects(first.totalCount(), /not offered/);
 });

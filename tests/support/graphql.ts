@@ -48,3 +48,17 @@ export function dataOf(result: GqlResult): any {
 export function codeOf(result: GqlResult): string | undefined {
   return result.body?.errors?.[0]?.extensions?.code;
 }
+
+/** The selection of a payload's user errors (docs/graphql.md). */
+export const USER_ERRORS = "errors { code message field }";
+
+export interface UserErrorResult {
+  code: string;
+  message: string;
+  field: string | null;
+}
+
+/** The codes of a payload's user errors, in order. */
+export function codesOf(payload: { errors: UserErrorResult[] }): string[] {
+  return payload.errors.map((e) => e.code);
+}

@@ -273,7 +273,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           return await paginate(
             args,
             ["string"],
-            (limit, after) => store.challengePage(sql, community.id, limit, after?.[0] ?? null),
+            ({ limit, after }) => store.challengePage(sql, community.id, limit, after?.[0] ?? null),
             (r) => [r.publicId],
           );
         },
@@ -283,15 +283,20 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           ctx: GraphQLContext,
         ) => {
           const { challenge } = await readableChallenge(ctx, args.challengeId);
-          const connection = await paginate(args, ["number", "string"], async (limit, after) => {
-            const rows = await store.leaderboardPage(sql, challenge.id, limit, after);
-            const ranks = pageRanks(
-              rows.map((r) => r.score),
-              rows[0]?.above ?? 0,
-              rows[0]?.atOrAbove ?? 0,
-            );
-            return rows.map((r, i) => ({ ...r, rank: ranks[i] }));
-          }, (r) => [r.score, r.publicId]);
+          const connection = await paginate(
+            args,
+            ["number", "string"],
+            async ({ limit, after }) => {
+              const rows = await store.leaderboardPage(sql, challenge.id, limit, after);
+              const ranks = pageRanks(
+                rows.map((r) => r.score),
+                rows[0]?.above ?? 0,
+                rows[0]?.atOrAbove ?? 0,
+              );
+              return rows.map((r, i) => ({ ...r, rank: ranks[i] }));
+            },
+            (r) => [r.score, r.publicId],
+          );
           return { challenge, ...connection };
         },
       },

@@ -374,7 +374,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           paginate(
             args,
             ["string"],
-            (limit, after) =>
+            ({ limit, after }) =>
               store.communityPage(sql, viewer.userId, args.scope, limit, after?.[0] ?? null),
             (r) => [r.publicId],
           )
@@ -391,7 +391,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           return await paginate(
             args,
             ["string"],
-            (limit, after) => store.postPage(sql, community.id, limit, after?.[0] ?? null),
+            ({ limit, after }) => store.postPage(sql, community.id, limit, after?.[0] ?? null),
             (r) => [r.publicId],
           );
         },

@@ -65,7 +65,7 @@ export function feedModule(deps: FeedDeps): GraphQLModule {
           paginate(
             args,
             ["string"],
-            (limit, after) => feedPage(sql, viewer.userId, limit, after?.[0] ?? null),
+            ({ limit, after }) => feedPage(sql, viewer.userId, limit, after?.[0] ?? null),
             (r) => [r.publicId],
           )
         ),

@@ -151,7 +151,7 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
           paginate(
             args,
             ["string", "string"],
-            (limit, after) => commentsOf(sql, p.id, limit, after),
+            ({ limit, after }) => commentsOf(sql, p.id, limit, after),
             (c) => [c.createdAt, c.publicId],
           ),
       },
@@ -163,7 +163,7 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
       Query: {
         feedbackPosts: viewerField((_, args: PostListArgs) => {
           const sort = args.sort ?? "NEW";
-          const list = (limit: number, after: (string | number)[] | null) =>
+          const list = ({ limit, after }: { limit: number; after: (string | number)[] | null }) =>
             listPosts(sql, {
               category: args.category ?? null,
               status: args.status ?? null,

@@ -73,7 +73,7 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
           const connection = await paginate(
             args,
             ["string", "string"],
-            (limit, after) => listNotifications(sql, viewer.userId, limit, after),
+            ({ limit, after }) => listNotifications(sql, viewer.userId, limit, after),
             (r) => [r.createdKey, r.publicId],
           );
           return {

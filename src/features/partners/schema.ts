@@ -342,7 +342,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
           paginate(
             args,
             ["string"],
-            (limit, after) => store.allyPage(sql, viewer.userId, limit, after?.[0] ?? null),
+            ({ limit, after }) => store.allyPage(sql, viewer.userId, limit, after?.[0] ?? null),
             (r) => [r.publicId],
           )
         ),

@@ -335,7 +335,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     const connection = await paginate(
       args as PageArgs,
       ["number", "string"],
-      (limit, after) => store.leaderboardPage(sql, scope, pointsKey(period, at), after, limit),
+      ({ limit, after }) => store.leaderboardPage(sql, scope, pointsKey(period, at), after, limit),
       (r) => [r.score, r.userPublicId],
     );
     return { ...connection, period, periodStart: iso(start) };
@@ -359,7 +359,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           paginate(
             args,
             ["string", "string"],
-            (limit, after) => store.membersPage(sql, t.id, after, limit),
+            ({ limit, after }) => store.membersPage(sql, t.id, after, limit),
             (r) => [r.joinedAt.toISOString(), r.userPublicId],
           ),
       },

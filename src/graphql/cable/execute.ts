@@ -17,7 +17,7 @@ import {
 } from "graphql";
 import type { Logger } from "../../platform/log.ts";
 import type { Viewer } from "../context.ts";
-import { isCodedError } from "../errors.ts";
+import { isCodedError, publicExtensions } from "../errors.ts";
 import type { GraphQLServer } from "../server.ts";
 
 /** What a client sends for one operation (either protocol). */
@@ -59,7 +59,7 @@ function asUserInputError(error: unknown): GraphQLError {
       nodes: error.nodes,
       source: error.source,
       positions: error.positions,
-      extensions: { ...error.extensions, code: "BAD_USER_INPUT" },
+      extensions: { ...publicExtensions(error.extensions), code: "BAD_USER_INPUT" },
     });
   }
   return new GraphQLError("invalid operation", { extensions: { code: "BAD_USER_INPUT" } });
@@ -132,11 +132,62 @@ export function createCableExecutor(graphql: GraphQLServer): CableExecutor {
         kind,
         name: operation.name?.value ?? "anonymous",
         args,
-        run: async () =>
-          kind === "subscription"
-            ? await enveloped.subscribe(args)
-            : await enveloped.execute(args) as ExecutionResult,
+        run: async () => {
+          if (kind !== "subscription") {
+            return withoutHttp(await enveloped.execute(args) as ExecutionResult);
+          }
+          const result = await enveloped.subscribe(args);
+          return isAsyncIterable<ExecutionResult>(result)
+            ? mapResults(result, withoutHttp)
+            : withoutHttp(result as ExecutionResult);
+        },
       };
     },
+  };
+}
+
+function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+/** A result as a WebSocket client sees it: `extensions.http` only means something over HTTP. */
+function withoutHttp(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.some((e) => e.extensions?.http)) return result;
+  return {
+    ...result,
+    errors: result.errors.map((e) =>
+      e.extensions?.http
+        ? new GraphQLError(e.message, {
+          nodes: e.nodes,
+          source: e.source,
+          positions: e.positions,
+          path: e.path,
+          extensions: publicExtensions(e.extensions),
+        })
+        : e
+    ),
+  };
+}
+
+/**
+ * `results` with `map` applied to each; `return()` goes straight to the source, so ending a
+ * subscription never waits for its next event (an async generator would).
+ */
+function mapResults(
+  results: AsyncIterable<ExecutionResult>,
+  map: (r: ExecutionResult) => ExecutionResult,
+): AsyncIterableIterator<ExecutionResult> {
+  const source = results[Symbol.asyncIterator]();
+  const done = { done: true as const, value: undefined };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      const next = await source.next();
+      return next.done ? next : { done: false, value: map(next.value) };
+    },
+    return: async () => (source.return ? await source.return() : done),
+    throw: async (err?: unknown) => (source.throw ? await source.throw(err) : done),
   };
 }

@@ -1,0 +1,62 @@
+/**
+ * GraphiQL at `GET /graphql` works with no internet: every asset is served by the service, the
+ * editor renders in headless Chromium and runs a query. `GRAPHQL_EXPLORER=off` (production)
+ * turns GraphiQL and anonymous introspection off.
+ */
+import assert from "node:assert/strict";
+import { launchBrowser } from "../support/browser.ts";
+import { codeOf, gql } from "../support/graphql.ts";
+import { setup } from "../support/setup.ts";
+
+Deno.test("explorer: GraphiQL renders offline in Chromium and runs a query against the service", async () => {
+  const s = await setup({ serve: true });
+  const browser = await launchBrowser();
+  try {
+    const { page, refused } = await browser.offlinePage(s.served.url);
+    const res = await page.goto(`${s.served.url}/graphql`);
+    assert.equal(res?.status(), 200);
+    await page.waitForSelector(".graphiql-container", { timeout: 30_000 });
+    await page.waitForSelector(".graphiql-query-editor .monaco-editor, .graphiql-editor", {
+      timeout: 30_000,
+    });
+    await page.click(".graphiql-execute-button");
+    await page.waitForFunction(
+      () => document.querySelector(".graphiql-response")?.textContent?.includes("Query"),
+      undefined,
+      { timeout: 30_000 },
+    );
+    await browser.screenshot(page, "graphiql-offline.png");
+    assert.deepEqual(refused, [], "GraphiQL asked for assets outside the service");
+  } finally {
+    await browser.close();
+    await s.close();
+  }
+});
+
+Deno.test("explorer: off means no GraphiQL and no introspection without a session", async () => {
+  const s = await setup({ env: { GRAPHQL_EXPLORER: "off" } });
+  try {
+    const page = await s.t.request("/graphql", { headers: { accept: "text/html" } });
+    assert.notEqual(page.headers.get("content-type")?.split(";")[0], "text/html");
+    await page.body?.cancel();
+    const introspection = `{ __schema { queryType { name } } }`;
+    assert.equal(codeOf(await gql(s.t, introspection)), "UNAUTHENTICATED");
+    assert.equal(codeOf(await gql(s.t, `{ __type(name: "Goal") { name } }`)), "UNAUTHENTICATED");
+    // __typename stays public; a signed-in caller may introspect.
+    assert.deepEqual((await gql(s.t, `{ __typename }`)).body, { data: { __typename: "Query" } });
+    const signedIn = await gql(s.t, introspection, {}, { token: await s.token() });
+    assert.equal(signedIn.body.data.__schema.queryType.name, "Query");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("explorer: on (the default) allows anonymous introspection", async () => {
+  const s = await setup({});
+  try {
+    const res = await gql(s.t, `{ __schema { queryType { name } } }`);
+    assert.equal(res.body.data.__schema.queryType.name, "Query");
+  } finally {
+    await s.close();
+  }
+});
