@@ -1,7 +1,9 @@
 /** Admin GraphQL over the job queue's dead set: list, retry, discard. */
 import { adminField } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { DeadJob, JobSystem } from "../../platform/jobs/types.ts";
+import { userError } from "../../platform/user-error.ts";
 
 const typeDefs = /* GraphQL */ `
   "A background job that ran out of attempts."
@@ -9,52 +11,60 @@ const typeDefs = /* GraphQL */ `
     id: ID!
     queue: String!
     name: String!
-    "The job's payload as JSON text."
-    payload: String!
+    "The payload the job was enqueued with."
+    payload: JSON!
     attempts: Int!
     lastError: String
-    failedAt: String!
-    createdAt: String!
+    failedAt: DateTime!
+    createdAt: DateTime!
   }
 
+  ${connectionTypeDefs("DeadJob")}
+
   type DeadJobPayload {
-    "True when the dead job existed and was retried or discarded."
-    ok: Boolean!
-    errors: [String!]!
+    "The dead job acted on, as it was; null when there was no dead job with this id."
+    deadJob: DeadJob
+    errors: [UserError!]!
   }
 
   extend type Query {
-    "Dead jobs, most recent first (admin)."
-    deadJobs(first: Int = 50): [DeadJob!]!
+    "Dead jobs, most recently failed first (admin)."
+    deadJobs(first: Int, after: String, last: Int, before: String): DeadJobConnection!
   }
 
   extend type Mutation {
     "Puts a dead job back in its queue with fresh attempts (admin)."
-    retryDeadJob(id: ID!): DeadJobPayload!
+    retryDeadJob(id: String!): DeadJobPayload!
     "Deletes a dead job for good (admin)."
-    discardDeadJob(id: ID!): DeadJobPayload!
+    discardDeadJob(id: String!): DeadJobPayload!
   }
 `;
 
-const outcome = (ok: boolean) => ({ ok, errors: ok ? [] : ["no dead job with this id"] });
+function outcome(deadJob: DeadJob | null) {
+  return deadJob ? { deadJob, errors: [] } : {
+    deadJob: null,
+    errors: [userError("not_found", "There is no dead job with this id.", "id")],
+  };
+}
 
 export interface JobsAdminDeps {
-  jobs: Pick<JobSystem, "listDeadJobs" | "retryDeadJob" | "discardDeadJob">;
+  jobs: Pick<JobSystem, "listDeadJobs" | "countDeadJobs" | "retryDeadJob" | "discardDeadJob">;
 }
 
 export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
   return {
     typeDefs,
     resolvers: {
-      DeadJob: {
-        payload: (j: DeadJob) => JSON.stringify(j.payload),
-        failedAt: (j: DeadJob) => j.failedAt.toISOString(),
-        createdAt: (j: DeadJob) => j.createdAt.toISOString(),
-      },
       Query: {
-        deadJobs: adminField((_, args: { first: number }) => {
-          return deps.jobs.listDeadJobs(args.first);
-        }),
+        deadJobs: adminField((_, args: PageArgs) =>
+          paginate(
+            args,
+            ["string", "string"],
+            (page) => deps.jobs.listDeadJobs(page),
+            (job) => [job.failedAt.toISOString(), job.id],
+            { totalCount: () => deps.jobs.countDeadJobs() },
+          )
+        ),
       },
       Mutation: {
         retryDeadJob: adminField(async (_, args: { id: string }) => {

@@ -16,6 +16,7 @@ import {
   type ClaimedJob,
   claimJobs,
   completeJobs,
+  countDeadJobs,
   deadJobs,
   discardDead,
   failJob,
@@ -33,6 +34,8 @@ import type { EnqueueOptions, EventMap, JobHandler, JobInfo, JobKind, JobSystem 
 export { jobKind } from "./types.ts";
 export type {
   DeadJob,
+  DeadJobKey,
+  DeadJobPage,
   EnqueueOptions,
   EventMap,
   JobHandler,
@@ -347,7 +350,9 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     schedule,
     fireSchedule,
     figures: () => queueFigures(sql, clock.now()),
-    listDeadJobs: (limit = 50) => deadJobs(sql, Math.min(Math.max(1, limit), 500)),
+    listDeadJobs: (page = { limit: 50 }) =>
+      deadJobs(sql, { ...page, limit: Math.min(Math.max(1, page.limit), 500) }),
+    countDeadJobs: () => countDeadJobs(sql),
     retryDeadJob: (id) => retryDead(sql, id, clock.now()),
     discardDeadJob: (id) => discardDead(sql, id),
     runUntilIdle,

@@ -4,7 +4,7 @@
  * its lock cannot touch a job another worker has since claimed.
  */
 import type { Queryable, Sql } from "../db.ts";
-import type { DeadJob, QueueFigures } from "./types.ts";
+import type { DeadJob, DeadJobKey, DeadJobPage, QueueFigures } from "./types.ts";
 
 export const READY_CHANNEL = "jobs_ready";
 
@@ -190,28 +190,53 @@ export async function queueFigures(sql: Sql, now: Date): Promise<QueueFigures> {
   };
 }
 
-export async function deadJobs(sql: Sql, limit: number): Promise<DeadJob[]> {
+const DEAD_JOB_COLUMNS = `public_id as id, queue, name, payload, attempts,
+  last_error as "lastError", dead_at as "failedAt", created_at as "createdAt"`;
+
+/**
+ * A window of the dead set, most recently failed first: rows beyond `after` and before `before`
+ * (keys `[failedAt ISO, id]`); `backward` reads from the oldest end, so the rows come oldest
+ * first (what a cursor connection expects of a backward read).
+ */
+export async function deadJobs(sql: Sql, page: DeadJobPage): Promise<DeadJob[]> {
+  const key = (k: DeadJobKey) => sql`(${k[0]}::timestamptz, ${k[1]}::text)`;
+  const after = page.after ? sql`and (dead_at, public_id) < ${key(page.after)}` : sql``;
+  const before = page.before ? sql`and (dead_at, public_id) > ${key(page.before)}` : sql``;
+  const order = page.backward ? sql`dead_at asc, public_id asc` : sql`dead_at desc, public_id desc`;
   return await sql<DeadJob[]>`
-    select public_id as id, queue, name, payload, attempts, last_error as "lastError",
-           dead_at as "failedAt", created_at as "createdAt"
-    from jobs where dead_at is not null
-    order by dead_at desc, id desc
-    limit ${limit}`;
+    select ${sql.unsafe(DEAD_JOB_COLUMNS)}
+    from jobs where dead_at is not null ${after} ${before}
+    order by ${order}
+    limit ${page.limit}`;
 }
 
-/** Puts a dead job back in the queue with fresh attempts. */
-export async function retryDead(sql: Sql, publicId: string, now: Date): Promise<boolean> {
-  const rows = await sql`
+export async function countDeadJobs(sql: Sql): Promise<number> {
+  const [{ count }] = await sql<{ count: number }[]>`
+    select count(*)::int as count from jobs where dead_at is not null`;
+  return count;
+}
+
+/** Puts a dead job back in the queue with fresh attempts; returns it as it was, or null. */
+export async function retryDead(sql: Sql, publicId: string, now: Date): Promise<DeadJob | null> {
+  const [row] = await sql<DeadJob[]>`
+    with dead as (
+      select id as job_id, ${sql.unsafe(DEAD_JOB_COLUMNS)} from jobs
+      where public_id = ${publicId} and dead_at is not null
+      for update
+    )
     update jobs set dead_at = null, public_id = null, attempts = 0, run_at = ${now}
-    where public_id = ${publicId} and dead_at is not null
-    returning id`;
-  return rows.length > 0;
+    from dead where jobs.id = dead.job_id
+    returning dead.id, dead.queue, dead.name, dead.payload, dead.attempts,
+      dead."lastError", dead."failedAt", dead."createdAt"`;
+  return row ?? null;
 }
 
-export async function discardDead(sql: Sql, publicId: string): Promise<boolean> {
-  const rows = await sql`
-    delete from jobs where public_id = ${publicId} and dead_at is not null returning id`;
-  return rows.length > 0;
+/** Deletes a dead job for good; returns it, or null when there was none. */
+export async function discardDead(sql: Sql, publicId: string): Promise<DeadJob | null> {
+  const [row] = await sql<DeadJob[]>`
+    delete from jobs where public_id = ${publicId} and dead_at is not null
+    returning ${sql.unsafe(DEAD_JOB_COLUMNS)}`;
+  return row ?? null;
 }
 
 const SCHEDULE_LOCK_NAMESPACE = 7_240_311;

@@ -79,6 +79,19 @@ export interface DeadJob {
   createdAt: Date;
 }
 
+/** A dead job's place in the dead set: `[failedAt as ISO 8601, id]`. */
+export type DeadJobKey = [failedAt: string, id: string];
+
+/** A window of the dead set (most recently failed first). */
+export interface DeadJobPage {
+  /** Rows to read (1..500). */
+  limit: number;
+  after?: DeadJobKey | null;
+  before?: DeadJobKey | null;
+  /** Read from the oldest end (for paging backward): rows come oldest first. */
+  backward?: boolean;
+}
+
 export interface JobSystem<Events extends EventMap = EventMap> {
   /** Adds a job inside `tx` (a rolled-back transaction leaves no job). Returns its id, or null
    * when `key` matched an existing job. */
@@ -107,10 +120,14 @@ export interface JobSystem<Events extends EventMap = EventMap> {
   /** Runs `task` at each cron slot, once per slot across all instances. */
   schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>): void;
   figures(): Promise<QueueFigures>;
-  listDeadJobs(limit?: number): Promise<DeadJob[]>;
-  /** Moves a dead job back to the queue; false when there is no such dead job. */
-  retryDeadJob(id: string): Promise<boolean>;
-  discardDeadJob(id: string): Promise<boolean>;
+  /** Dead jobs, most recently failed first (default: the first 50). */
+  listDeadJobs(page?: DeadJobPage): Promise<DeadJob[]>;
+  countDeadJobs(): Promise<number>;
+  /** Moves a dead job back to the queue; returns it as it was, or null when there is no such
+   * dead job. */
+  retryDeadJob(id: string): Promise<DeadJob | null>;
+  /** Deletes a dead job; returns it, or null when there is no such dead job. */
+  discardDeadJob(id: string): Promise<DeadJob | null>;
   /** Fires one slot of a registered schedule (what each cron tick does); false when the slot
    * was already fired, by this or another instance. */
   fireSchedule(name: string, slot: Date): Promise<boolean>;

@@ -138,13 +138,13 @@ Deno.test("jobs: a dead job can be retried or discarded, once", async () => {
     assert.equal(dead.length, 2);
     const byPayload = (a: number) => dead.find((d) => (d.payload as { a: number }).a === a)!;
     fail = false;
-    assert.equal(await jobs.retryDeadJob(byPayload(1).id), true);
-    assert.equal(await jobs.retryDeadJob(byPayload(1).id), false);
+    assert.deepEqual((await jobs.retryDeadJob(byPayload(1).id))?.payload, { a: 1 });
+    assert.equal(await jobs.retryDeadJob(byPayload(1).id), null);
     assert.equal(await jobs.runUntilIdle(), 1);
     assert.equal(ok, 1);
-    assert.equal(await jobs.discardDeadJob(byPayload(2).id), true);
-    assert.equal(await jobs.discardDeadJob(byPayload(2).id), false);
-    assert.equal(await jobs.retryDeadJob("no-such-id"), false);
+    assert.deepEqual(await jobs.discardDeadJob(byPayload(2).id), byPayload(2));
+    assert.equal(await jobs.discardDeadJob(byPayload(2).id), null);
+    assert.equal(await jobs.retryDeadJob("no-such-id"), null);
     assert.equal((await jobs.figures()).dead, 0);
   });
 });
