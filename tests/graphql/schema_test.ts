@@ -1,9 +1,29 @@
 /**
- * The schema under version control: the compatibility rule between a released schema and the
- * current one (breaking changes only for what was deprecated first).
+ * The schema under version control: `schema.graphql` is what the code builds, and the current
+ * schema breaks nothing the newest release offered unless it was deprecated first.
  */
 import assert from "node:assert/strict";
 import { unapprovedBreakingChanges } from "../../scripts/schema-compat.ts";
+import { currentSchema, releasedSchemas, SCHEMA_FILE } from "../../scripts/schema.ts";
+
+Deno.test("schema: the committed schema.graphql is the schema the code builds", async () => {
+  const committed = await Deno.readTextFile(SCHEMA_FILE);
+  assert.ok(
+    committed === currentSchema(),
+    "schema.graphql is out of date: run `deno task schema` and commit the result",
+  );
+});
+
+Deno.test("schema: no unapproved breaking change since the newest release", async () => {
+  const releases = await releasedSchemas();
+  assert.ok(releases.length > 0, "schema/releases/ holds no released schema");
+  const newest = releases.at(-1)!;
+  assert.deepEqual(
+    await unapprovedBreakingChanges(newest.sdl, currentSchema()),
+    [],
+    `breaking changes against ${newest.version}: deprecate first (docs/graphql.md)`,
+  );
+});
 
 const RELEASED = /* GraphQL */ `
   type Query {
