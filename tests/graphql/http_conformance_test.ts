@@ -25,6 +25,11 @@ Deno.test("graphql over http: the graphql-http server audit passes every MUST an
     const notes = `${results.filter((r) => r.status === "ok").length} ok, ${
       results.filter((r) => r.status === "warn").length
     } warn, ${results.filter((r) => r.status === "error").length} error of ${results.length}`;
+    console.log(
+      `graphql-http audit: ${notes}; MUST/SHOULD ${
+        required.length - failing.length
+      }/${required.length} ok`,
+    );
     assert.equal(results.filter((r) => r.status === "error").length, 0, notes);
   } finally {
     await s.close();
