@@ -38,9 +38,14 @@ Deno.test("forge failure: delivery_status failed with the error, a tracker repor
     assert.deepEqual(retried.errors, []);
     assert.equal(retried.artifact.deliveryStatus, null, "queued again");
     const again = await asAdmin(ctx, RETRY, { id: a.id });
-    assert.deepEqual(again.retryAiArtifactDelivery.errors, [
-      "only a failed delivery can be retried (this one is queued)",
-    ]);
+    assert.deepEqual(again.retryAiArtifactDelivery, {
+      artifact: null,
+      errors: [{
+        code: "not_allowed",
+        message: "only a failed delivery can be retried (this one is queued)",
+        field: "artifactId",
+      }],
+    });
     assert.equal(await ctx.t.app.jobs.runUntilIdle(), 1, "one job for two retry calls");
     const done = await artifactOfRun(ctx, a.runId);
     assert.equal(done.deliveryStatus, "delivered");
@@ -53,7 +58,17 @@ Deno.test("forge failure: delivery_status failed with the error, a tracker repor
       done.metadata.pullRequest.commitSha,
     );
     const last = await asAdmin(ctx, RETRY, { id: a.id });
-    assert.deepEqual(last.retryAiArtifactDelivery.errors, ["the artifact is already delivered"]);
+    assert.deepEqual(last.retryAiArtifactDelivery.errors, [
+      {
+        code: "already_delivered",
+        message: "the artifact is already delivered",
+        field: "artifactId",
+      },
+    ]);
+    const unknown = await asAdmin(ctx, RETRY, { id: "no-such-artifact" });
+    assert.deepEqual(unknown.retryAiArtifactDelivery.errors.map((e: { code: string }) => e.code), [
+      "not_found",
+    ]);
   }));
 
 Deno.test("missing forge configuration fails the delivery and says which variables", () =>
