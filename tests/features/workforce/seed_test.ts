@@ -68,7 +68,7 @@ Deno.test("seed-employees: creates, then updates by role; invalid records and fi
       "customer_support_drafter",
       "bad_cron",
     ]);
-    assert.match(report.failed[0].errors[0].message, /locked to shadow/);
+    assert.match(report.failed[0].errors[0], /locked to shadow/);
     assert.match(second.stderr, /scheduleCron is not a valid cron expression/);
 
     await Deno.writeTextFile(file, JSON.stringify([{ name: "x" }]));

@@ -138,7 +138,7 @@ Deno.test("report whose chat post fails (500) is retried: the chat is posted, th
   }
 });
 
-Deno.test("retryAiArtifactDelivery: admin only, NOT_FOUND for unknown ids, refuses pending artifacts; changes nothing", () =>
+Deno.test("retryAiArtifactDelivery: admin only, not_found for unknown ids, refuses pending artifacts; changes nothing", () =>
   withDelivery(async (ctx) => {
     ctx.github.failWith = { pattern: /^GET /, status: 500 };
     const failed = await deliveredArtifact(ctx, { kind: "draft_post", payload: "x" });
@@ -150,8 +150,15 @@ Deno.test("retryAiArtifactDelivery: admin only, NOT_FOUND for unknown ids, refus
     const anonymous = await gql(ctx.t, RETRY, { id: failed.id });
     assert.equal(anonymous.body.errors[0].extensions.code, "UNAUTHENTICATED");
     for (const id of ["nope", "A".repeat(22), "1", "x".repeat(500)]) {
-      const res = await gql(ctx.t, RETRY, { id }, { token: ctx.admin });
-      assert.equal(res.body.errors[0].extensions.code, "NOT_FOUND", id);
+      const res = await asAdmin(ctx, RETRY, { id });
+      assert.deepEqual(res.retryAiArtifactDelivery, {
+        artifact: null,
+        errors: [{
+          code: "not_found",
+          message: "no AI artifact with this id",
+          field: "artifactId",
+        }],
+      }, id);
     }
     const wrongType = await gql(ctx.t, RETRY, { id: 42 }, { token: ctx.admin });
     assert.ok(wrongType.body.errors.length);
@@ -161,8 +168,15 @@ Deno.test("retryAiArtifactDelivery: admin only, NOT_FOUND for unknown ids, refus
 
     const pending = await pendingArtifact(ctx, { kind: "draft_post", payload: "y" });
     const res = await asAdmin(ctx, RETRY, { id: pending.id });
-    assert.deepEqual(res.retryAiArtifactDelivery.errors, ["only approved artifacts are delivered"]);
-    assert.equal(res.retryAiArtifactDelivery.artifact.approvalStatus, "pending");
+    assert.deepEqual(res.retryAiArtifactDelivery.errors, [
+      {
+        code: "not_allowed",
+        message: "only approved artifacts are delivered",
+        field: "artifactId",
+      },
+    ]);
+    assert.equal(res.retryAiArtifactDelivery.artifact, null);
+    assert.equal((await artifactOfRun(ctx, pending.runId)).approvalStatus, "pending");
     assert.equal(await ctx.t.app.jobs.runUntilIdle(), 0);
 
     // A job for a pending artifact (not approved) does nothing.
