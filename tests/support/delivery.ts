@@ -45,7 +45,7 @@ export interface DeliveredArtifact {
   payload: string;
   deliveredAt: string | null;
   deliveryStatus: string | null;
-  /** Parsed `deliveryMetadata`. */
+  /** `deliveryMetadata` (a JSON value). */
   // deno-lint-ignore no-explicit-any
   metadata: any;
   runId: string;
@@ -60,7 +60,7 @@ export async function artifactOfRun(ctx: WorkforceCtx, runId: string): Promise<D
   const a = data.aiRun.artifacts[0];
   return {
     ...a,
-    metadata: a.deliveryMetadata === null ? null : JSON.parse(a.deliveryMetadata),
+    metadata: a.deliveryMetadata,
     runId,
   };
 }
@@ -85,10 +85,12 @@ export async function approveAndDeliver(
 ): Promise<DeliveredArtifact> {
   const data = await asAdmin(
     ctx,
-    `mutation($id: String!) { approveAiArtifact(artifactId: $id) { errors } }`,
+    `mutation($id: String!) { approveAiArtifact(artifactId: $id) { errors { code message field } } }`,
     { id: artifact.id },
   );
-  if (data.approveAiArtifact.errors.length) throw new Error(data.approveAiArtifact.errors[0]);
+  if (data.approveAiArtifact.errors.length) {
+    throw new Error(JSON.stringify(data.approveAiArtifact.errors[0]));
+  }
   await ctx.t.app.jobs.runUntilIdle();
   return await artifactOfRun(ctx, artifact.runId);
 }
@@ -102,4 +104,4 @@ export async function deliveredArtifact(
 }
 
 export const RETRY = `mutation($id: String!) {
-  retryAiArtifactDelivery(artifactId: $id) { artifact { ${DELIVERY_FIELDS} } errors } }`;
+  retryAiArtifactDelivery(artifactId: $id) { artifact { ${DELIVERY_FIELDS} } errors { code message field } } }`;

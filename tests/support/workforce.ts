@@ -5,7 +5,7 @@
  * employees.
  */
 import type { TestApp } from "./app.ts";
-import { dataOf, gql } from "./graphql.ts";
+import { dataOf, gql, type UserErrorResult } from "./graphql.ts";
 import { type FakeServer, startFakeServer } from "./http.ts";
 import { setup, type TestSetup } from "./setup.ts";
 import { createTestRunner, TEST_SECRET, type TestRunner } from "./runner.ts";
@@ -204,7 +204,7 @@ export async function createEmployee(
       $scheduleCron: String, $skills: [String!], $postFilterSkill: String) {
       createAiEmployee(name: $name, role: $role, taskPrompt: $taskPrompt,
         monthlyBudgetCents: $monthlyBudgetCents, scheduleCron: $scheduleCron, skills: $skills,
-        postFilterSkill: $postFilterSkill) { employee { ${EMPLOYEE_FIELDS} } errors } }`,
+        postFilterSkill: $postFilterSkill) { employee { ${EMPLOYEE_FIELDS} } errors { code message field } } }`,
     {
       name: "Reporter",
       role: `reporter_${crypto.randomUUID().slice(0, 8)}`,
@@ -214,7 +214,7 @@ export async function createEmployee(
     },
   );
   if (data.createAiEmployee.errors.length) {
-    throw new Error(data.createAiEmployee.errors.join("; "));
+    throw new Error(JSON.stringify(data.createAiEmployee.errors));
   }
   return data.createAiEmployee.employee;
 }
@@ -222,10 +222,13 @@ export async function createEmployee(
 export async function triggerRun(ctx: WorkforceCtx, employeeId: string) {
   const data = await asAdmin(
     ctx,
-    `mutation($id: String!) { triggerAiRun(employeeId: $id) { run { id status trigger } errors } }`,
+    `mutation($id: String!) { triggerAiRun(employeeId: $id) { run { id status trigger } errors { code message field } } }`,
     { id: employeeId },
   );
-  return data.triggerAiRun as { run: { id: string; status: string } | null; errors: string[] };
+  return data.triggerAiRun as {
+    run: { id: string; status: string } | null;
+    errors: UserErrorResult[];
+  };
 }
 
 /** A DESIGN 3.4 success body; `overrides` replace top-level keys. */
@@ -265,7 +268,7 @@ export async function completeRun(
   overrides: Record<string, unknown> = {},
 ): Promise<string> {
   const { run, errors } = await triggerRun(ctx, employeeId);
-  if (!run) throw new Error(errors.join("; "));
+  if (!run) throw new Error(JSON.stringify(errors));
   await ctx.t.app.jobs.runUntilIdle();
   const res = await postResult(ctx, resultBody(run.id, overrides));
   await res.body?.cancel();

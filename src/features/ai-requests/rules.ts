@@ -6,11 +6,11 @@
 export const AI_REQUEST_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
 export type AiRequestStatus = typeof AI_REQUEST_STATUSES[number];
 
-/** What `aiRequest` and `aiRequestUpdate` return. `resultJson` is the result as JSON text. */
+/** What `aiRequest` and `aiRequestUpdate` return. `resultJson` is the result (any JSON value). */
 export interface AiRequestView {
   id: string;
   status: AiRequestStatus;
-  resultJson: string | null;
+  resultJson: unknown;
   errorCode: string | null;
   errorMessage: string | null;
 }

@@ -14,20 +14,26 @@ import { aiRequestTopic, type AiRequestView, isNewer, isTerminal } from "./rules
 import { ownAiRequest, toView } from "./store.ts";
 
 const typeDefs = /* GraphQL */ `
+  enum AiRequestStatus {
+    queued
+    running
+    succeeded
+    failed
+  }
+
   "An asynchronous AI request: processed by a background job, streamed by aiRequestUpdate."
   type AiRequest {
     id: ID!
-    "queued, running, succeeded or failed"
-    status: String!
-    "The result as JSON text, once succeeded."
-    resultJson: String
+    status: AiRequestStatus!
+    "The result, once succeeded."
+    resultJson: JSON
     "Set when failed, e.g. AI_DISABLED."
     errorCode: String
     errorMessage: String
   }
 
   extend type Query {
-    "One of the current user's AI requests (to recover after a reconnect)."
+    "One of the current user's AI requests (to recover after a reconnect); null when there is none with this id."
     aiRequest(id: String!): AiRequest
   }
 
@@ -37,13 +43,11 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-async function findOwn(sql: Queryable, ctx: GraphQLContext, id: string | null | undefined) {
+/** The viewer's own request with this id; null for none (or someone else's). */
+async function findOwn(sql: Queryable, ctx: GraphQLContext, id: string) {
   const viewer = requireViewer(ctx);
-  if (id === null || id === undefined) throw badUserInput("requestId is required");
-  if (!looksLikePublicId(id)) throw notFound("AI request");
-  const row = await ownAiRequest(sql, viewer.userId, id);
-  if (!row) throw notFound("AI request");
-  return row;
+  if (!looksLikePublicId(id)) return null;
+  return await ownAiRequest(sql, viewer.userId, id);
 }
 
 /** Current state first, then strictly newer states; done after a terminal one. */
@@ -91,8 +95,10 @@ export function aiRequestsModule(deps: { db: Database; pubsub: PubSub }): GraphQ
     typeDefs,
     resolvers: {
       Query: {
-        aiRequest: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
-          toView(await findOwn(sql, ctx, args.id)),
+        aiRequest: async (_: unknown, args: { id: string }, ctx: GraphQLContext) => {
+          const row = await findOwn(sql, ctx, args.id);
+          return row ? toView(row) : null;
+        },
       },
       Subscription: {
         aiRequestUpdate: {
@@ -101,7 +107,13 @@ export function aiRequestsModule(deps: { db: Database; pubsub: PubSub }): GraphQ
             args: { requestId?: string | null },
             ctx: GraphQLContext,
           ) => {
+            requireViewer(ctx);
+            if (args.requestId === null || args.requestId === undefined) {
+              throw badUserInput("requestId is required");
+            }
             const row = await findOwn(sql, ctx, args.requestId);
+            // A subscription has no null to answer with: an unknown request is an error.
+            if (!row) throw notFound("AI request");
             // Listen first, then read: a change between the two is seen either way.
             const stream = await pubsub.subscribe<AiRequestView>(aiRequestTopic(row.publicId));
             try {

@@ -25,9 +25,7 @@ export function toView(row: AiRequestRow): AiRequestView {
   return {
     id: row.publicId,
     status: row.status,
-    resultJson: row.resultJson === null || row.resultJson === undefined
-      ? null
-      : JSON.stringify(row.resultJson),
+    resultJson: row.resultJson ?? null,
     errorCode: row.errorCode,
     errorMessage: row.errorMessage,
   };

@@ -93,15 +93,27 @@ const typeDefs = /* GraphQL */ `
     generatedAt: String!
   }
 
+  "The AI feature flags (spec 7)."
+  enum AiFlagName {
+    coaching
+    moderation
+    batch
+  }
+
+  "Where a flag's setting comes from: database (an admin's override) or environment (AI_FLAGS)."
+  enum AiFlagSource {
+    database
+    environment
+  }
+
   "An AI feature flag as calls see it."
   type AiFlag {
-    name: String!
+    name: AiFlagName!
     "On for calls: the setting, and an LLM is configured."
     enabled: Boolean!
     "The setting: the admin's override, else AI_FLAGS."
     configured: Boolean!
-    "database (an admin's override) or environment (AI_FLAGS)."
-    source: String!
+    source: AiFlagSource!
   }
 
   type SetAiFlagPayload {
@@ -124,7 +136,7 @@ const typeDefs = /* GraphQL */ `
     "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals."
     acceptMilestones(suggestionId: String!, indexes: [Int!]): AcceptMilestonesPayload!
     "Admin: turns an AI feature flag on or off (overrides AI_FLAGS)."
-    setAiFlag(name: String!, enabled: Boolean!): SetAiFlagPayload!
+    setAiFlag(name: AiFlagName!, enabled: Boolean!): SetAiFlagPayload!
   }
 `;
 

@@ -8,8 +8,10 @@ import {
   AUTONOMY_LEVELS,
   type AutonomyLevel,
   autonomyLevelOf,
+  codedError,
   employeeInputErrors,
 } from "./rules.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import {
   type EmployeeRow,
   type EmployeeWrite,
@@ -20,7 +22,7 @@ import {
 
 export interface EmployeeOutcome {
   employee: EmployeeRow | null;
-  errors: string[];
+  errors: UserError[];
 }
 
 /** Validates `fields` (every required one when creating), then runs `write` in a transaction. */
@@ -33,15 +35,29 @@ async function save(
   const errors = employeeInputErrors(fields, creating);
   const level = autonomyLevelOf(fields.autonomyLevel);
   if (level === "invalid") {
-    errors.push(`autonomyLevel must be one of ${AUTONOMY_LEVELS.join(", ")}`);
+    errors.push(
+      userError(
+        "invalid",
+        `autonomyLevel must be one of ${AUTONOMY_LEVELS.join(", ")}`,
+        "autonomyLevel",
+      ),
+    );
   }
   if (errors.length || level === "invalid") return { employee: null, errors };
   try {
     const row = await deps.sql.begin((tx) => write(tx, level));
-    if (row === "role_taken") return { employee: null, errors: ["role is already taken"] };
+    if (row === "role_taken") {
+      return { employee: null, errors: [userError("role_taken", "role is already taken", "role")] };
+    }
     return { employee: row, errors: [] };
   } catch (err) {
-    if (err instanceof PromotionRefused) return { employee: null, errors: [err.message] };
+    if (err instanceof PromotionRefused) {
+      // The model validation's refusals (`promotion_requirements_met: ...`) keep their code.
+      const field = fields.autonomyLevel === undefined && fields.confirmPromotion
+        ? "confirmPromotion"
+        : "autonomyLevel";
+      return { employee: null, errors: [codedError(err.message, field)] };
+    }
     throw err;
   }
 }

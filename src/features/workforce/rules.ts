@@ -6,6 +6,7 @@
 import { distance } from "fastest-levenshtein";
 import { Cron } from "croner";
 import { ARTIFACT_PAYLOAD_MAX, type ArtifactKind } from "../../platform/contract/mod.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export const AUTONOMY_LEVELS = ["shadow", "semi_autonomous", "autonomous"] as const;
 export type AutonomyLevel = typeof AUTONOMY_LEVELS[number];
@@ -83,9 +84,11 @@ export function isValidCron(expr: string): boolean {
   }
 }
 
-/** User errors for the fields present in `input`; `creating` requires the mandatory ones. */
-export function employeeInputErrors(input: EmployeeInput, creating: boolean): string[] {
-  const errors: string[] = [];
+/** User errors (`invalid`, naming the field) for the fields present in `input`; `creating` requires the mandatory ones. */
+export function employeeInputErrors(input: EmployeeInput, creating: boolean): UserError[] {
+  const errors: UserError[] = [];
+  const bad = (field: keyof EmployeeInput, message: string) =>
+    errors.push(userError("invalid", message, field));
   const text = (
     field: keyof EmployeeInput,
     value: string | undefined,
@@ -94,40 +97,51 @@ export function employeeInputErrors(input: EmployeeInput, creating: boolean): st
     required = min > 0,
   ) => {
     if (value === undefined) {
-      if (creating && required) errors.push(`${field} is required`);
+      if (creating && required) bad(field, `${field} is required`);
       return;
     }
     const length = value.trim().length;
-    if (length < min) errors.push(`${field} must not be empty`);
-    else if (value.length > max) errors.push(`${field} must be at most ${max} characters`);
+    if (length < min) bad(field, `${field} must not be empty`);
+    else if (value.length > max) bad(field, `${field} must be at most ${max} characters`);
   };
   text("name", input.name, 1, 100);
   text("description", input.description, 0, 2_000);
   text("taskPrompt", input.taskPrompt, 1, 50_000);
   text("modelPreference", input.modelPreference, 1, 200, false);
   if (input.role !== undefined && !ROLE_PATTERN.test(input.role)) {
-    errors.push(
+    bad(
+      "role",
       "role must be a slug: 2 to 63 lowercase letters, digits or '_', starting with a letter",
     );
   } else if (input.role === undefined && creating) {
-    errors.push("role is required");
+    bad("role", "role is required");
   }
   const budget = input.monthlyBudgetCents;
   if (budget !== undefined && (!Number.isInteger(budget) || budget < 0 || budget > 10_000_000)) {
-    errors.push("monthlyBudgetCents must be an integer from 0 to 10000000");
+    bad("monthlyBudgetCents", "monthlyBudgetCents must be an integer from 0 to 10000000");
   }
   if (input.scheduleCron && !isValidCron(input.scheduleCron)) {
-    errors.push("scheduleCron is not a valid cron expression");
+    bad("scheduleCron", "scheduleCron is not a valid cron expression");
   }
   if (input.skills !== undefined) {
-    if (input.skills.length > 20) errors.push("skills must hold at most 20 names");
-    const bad = input.skills.filter((s) => !SKILL_PATTERN.test(s));
-    if (bad.length) errors.push(`skills must be skill folder names (bad: ${bad.join(", ")})`);
+    if (input.skills.length > 20) bad("skills", "skills must hold at most 20 names");
+    const wrong = input.skills.filter((s) => !SKILL_PATTERN.test(s));
+    if (wrong.length) bad("skills", `skills must be skill folder names (bad: ${wrong.join(", ")})`);
   }
   if (input.postFilterSkill && !SKILL_PATTERN.test(input.postFilterSkill)) {
-    errors.push("postFilterSkill must be a skill folder name");
+    bad("postFilterSkill", "postFilterSkill must be a skill folder name");
   }
   return errors;
+}
+
+/**
+ * A refusal written as `code: message` (the model validation's wording, e.g.
+ * `promotion_requirements_met: ...`) as a user error on `field`; `fallback` is the code of one
+ * without a prefix.
+ */
+export function codedError(text: string, field: string | null, fallback = "invalid"): UserError {
+  const match = /^([a-z][a-z0-9_]*): (.*)$/s.exec(text);
+  return match ? userError(match[1], match[2], field) : userError(fallback, text, field);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,9 +5,16 @@
 import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { adminField } from "../../graphql/context.ts";
-import { notFound } from "../../graphql/errors.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { loadByKey } from "../../graphql/loaders.ts";
+import {
+  type Connection,
+  type PageArgs,
+  pageWindow,
+  paginate,
+  toConnection,
+} from "../../graphql/pagination.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import type { Database } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { UsersApi } from "../users/mod.ts";
@@ -32,22 +39,75 @@ import {
   type ArtifactRow,
   artifactsByRunIds,
   employeeByPublicId,
+  employeeCount,
   type EmployeeRow,
   employeesByIds,
+  employeesPage,
   listEmployees,
   memoriesByEmployeeIds,
   type MemoryRow,
   monthSpendByIds,
+  pendingArtifactCount,
   pendingArtifacts,
+  pendingArtifactsPage,
   promotionStatsByIds,
   runByPublicId,
+  runCountsByEmployeeIds,
+  runPagesByEmployeeIds,
   type RunRow,
-  runsByEmployeeIds,
   runsByIds,
   weeklyCountsByIds,
 } from "./store.ts";
 
 const typeDefs = /* GraphQL */ `
+  "shadow (every artifact is reviewed), semi_autonomous (low-risk kinds skip review) or autonomous."
+  enum AiAutonomyLevel {
+    shadow
+    semi_autonomous
+    autonomous
+  }
+
+  enum AiRunStatus {
+    queued
+    running
+    succeeded
+    failed
+  }
+
+  "What started a run."
+  enum AiRunTrigger {
+    schedule
+    manual
+  }
+
+  enum AiArtifactKind {
+    code_patch
+    email_template
+    slack_message
+    report
+    draft_post
+    recommendation
+    other
+  }
+
+  enum AiApprovalStatus {
+    pending
+    approved
+    rejected
+    auto_rejected
+  }
+
+  enum AiDeliveryStatus {
+    delivered
+    failed
+  }
+
+  "Who reviewed an artifact: system for an auto-approval, admin for a person."
+  enum AiReviewer {
+    system
+    admin
+  }
+
   "An AI employee: a scheduled or manually triggered agent whose results are reviewed."
   type AiEmployeeType {
     id: ID!
@@ -61,16 +121,15 @@ const typeDefs = /* GraphQL */ `
     monthSpendUsd: Float!
     modelPreference: String!
     scheduleCron: String
-    "shadow, semi_autonomous or autonomous."
-    autonomyLevel: String!
+    autonomyLevel: AiAutonomyLevel!
     "False while paused."
     active: Boolean!
     skills: [String!]!
     postFilterSkill: String
-    promotionConfirmedAt: String
-    createdAt: String!
-    "The most recent runs, newest first (at most 100)."
-    runs(first: Int = 20): [AiRunType!]!
+    promotionConfirmedAt: DateTime
+    createdAt: DateTime!
+    "The employee's runs, newest first."
+    runs(first: Int, after: String, last: Int, before: String): AiRunConnection!
     memories: [AiEmployeeMemoryType!]!
     "Weekly decision counts of the last 12 ISO weeks, oldest first."
     approvalRate: [ApprovalRateDataType!]!
@@ -79,14 +138,14 @@ const typeDefs = /* GraphQL */ `
 
   type AiEmployeeMemoryType {
     key: String!
-    "The value as JSON text."
-    value: String!
-    updatedAt: String!
+    value: JSON!
+    updatedAt: DateTime!
   }
 
-  "Artifact decisions of one ISO week (Monday 00:00 UTC), by artifact creation time."
+  "Artifact decisions of one ISO week (from Monday, UTC), by artifact creation time."
   type ApprovalRateDataType {
-    weekStart: String!
+    "The Monday the week starts on (UTC)."
+    weekStart: Date!
     "Approved by an admin (auto-approvals are counted apart)."
     approved: Int!
     rejected: Int!
@@ -104,9 +163,9 @@ const typeDefs = /* GraphQL */ `
     weeksActive: Int!
     "Human rejections in the last 14 days."
     recentRejections: Int!
-    currentLevel: String!
+    currentLevel: AiAutonomyLevel!
     "The level a promotion would move to; null at the top or for a locked role."
-    nextLevel: String
+    nextLevel: AiAutonomyLevel
     "True when every criterion for nextLevel is met."
     promotable: Boolean!
     "The criteria not met, in words."
@@ -114,43 +173,42 @@ const typeDefs = /* GraphQL */ `
   }
 
   type AiRunLogEntryType {
-    at: String
+    at: DateTime
     type: String!
-    "The whole entry as JSON text."
-    data: String!
+    "The whole entry."
+    data: JSON!
   }
 
   type AiRunType {
     id: ID!
-    "queued, running, succeeded or failed."
-    status: String!
-    "schedule or manual."
-    trigger: String!
-    startedAt: String
-    finishedAt: String
+    status: AiRunStatus!
+    trigger: AiRunTrigger!
+    startedAt: DateTime
+    finishedAt: DateTime
     inputTokens: Int!
     outputTokens: Int!
     numTurns: Int!
     costUsd: Float!
     errorMessage: String
     "When an admin's cancel was accepted; the run ends failed with a cancelled: message."
-    cancelRequestedAt: String
-    "The runner's full trace as JSON text."
-    runLog: String
+    cancelRequestedAt: DateTime
+    "The runner's full trace."
+    runLog: JSON
     "The same trace as entries."
     executionLog: [AiRunLogEntryType!]!
-    createdAt: String!
+    createdAt: DateTime!
     employee: AiEmployeeType!
+    "The run's artifact (a run produces at most one)."
     artifacts: [AiArtifactType!]!
   }
-
+${connectionTypeDefs("AiRunType", { name: "AiRun" })}
+${connectionTypeDefs("AiEmployeeType", { name: "AiEmployee" })}
+${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
   type AiArtifactType {
     id: ID!
-    "code_patch, email_template, slack_message, report, draft_post, recommendation or other."
-    kind: String!
+    kind: AiArtifactKind!
     title: String!
-    "pending, approved, rejected or auto_rejected."
-    approvalStatus: String!
+    approvalStatus: AiApprovalStatus!
     payload: String!
     "The runner's payload when an approval replaced it with edits."
     originalPayload: String
@@ -162,40 +220,46 @@ const typeDefs = /* GraphQL */ `
     "Why the post-filter blocked it (auto_rejected)."
     postFilterReason: String
     reviewer: User
-    "system for an auto-approval, admin for a person, null before review."
-    reviewedBy: String
-    reviewedAt: String
+    "Null before review."
+    reviewedBy: AiReviewer
+    reviewedAt: DateTime
     rejectionReason: String
-    deliveredAt: String
-    "delivered or failed."
-    deliveryStatus: String
-    "External identifiers of the delivery as JSON text."
-    deliveryMetadata: String
-    createdAt: String!
+    deliveredAt: DateTime
+    deliveryStatus: AiDeliveryStatus
+    "External identifiers of the delivery (pull request URL, draft id, ...)."
+    deliveryMetadata: JSON
+    createdAt: DateTime!
     run: AiRunType!
     employee: AiEmployeeType!
   }
 
   type AiEmployeePayload {
     employee: AiEmployeeType
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type AiRunPayload {
     run: AiRunType
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type AiArtifactPayload {
     artifact: AiArtifactType
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
+    "Admin: every AI employee (spec 4.4; aiEmployeesConnection pages them)."
     aiEmployees: [AiEmployeeType!]!
-    "Pending artifacts, oldest first."
+    "Admin: the AI employees, oldest first."
+    aiEmployeesConnection(first: Int, after: String, last: Int, before: String): AiEmployeeConnection!
+    "Admin: pending artifacts, oldest first (spec 4.4; pendingArtifactsConnection pages them)."
     pendingArtifacts: [AiArtifactType!]!
+    "Admin: pending artifacts, oldest first."
+    pendingArtifactsConnection(first: Int, after: String, last: Int, before: String): AiArtifactConnection!
+    "Admin: an AI employee; null when there is none with this id."
     aiEmployee(id: String!): AiEmployeeType
+    "Admin: a run; null when there is none with this id."
     aiRun(id: String!): AiRunType
   }
 
@@ -226,10 +290,11 @@ const typeDefs = /* GraphQL */ `
       monthlyBudgetCents: Int
       modelPreference: String
       scheduleCron: String
-      autonomyLevel: String
+      autonomyLevel: AiAutonomyLevel
       confirmPromotion: Boolean
     ): AiEmployeePayload!
     approveAiArtifact(artifactId: String!, editedPayload: String): AiArtifactPayload!
+    "Admin: rejects a pending artifact; rejectionReason needs at least 10 characters."
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
     "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
     retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
@@ -238,8 +303,11 @@ const typeDefs = /* GraphQL */ `
 
 type Sql = Database["sql"];
 type Ctx = GraphQLContext;
-const iso = (d: Date | null) => d ? d.toISOString() : null;
-const MAX_RUNS = 100;
+const CREATED = ["string", "string"] as const;
+const createdKey = (r: { createdAt: Date; publicId: string }): [string, string] => [
+  r.createdAt.toISOString(),
+  r.publicId,
+];
 
 /** Per-request loaders: one statement per kind of data, whatever the number of parents. */
 function loaders(sql: Sql, now: () => Date) {
@@ -248,11 +316,28 @@ function loaders(sql: Sql, now: () => Date) {
       loadByKey(ctx, "aiEmployeeById", (ids) => employeesByIds(sql, ids), (r) => r.id, id),
     run: (ctx: Ctx, id: string) =>
       loadByKey(ctx, "aiRunById", (ids) => runsByIds(sql, ids), (r) => r.id, id),
-    runs: (ctx: Ctx, employeeId: string, limit: number) =>
-      ctx.loader<string, RunRow[]>(`aiRunsByEmployee:${limit}`, async (ids) => {
-        const rows = await runsByEmployeeIds(sql, ids, limit);
-        return ids.map((id) => rows.filter((r) => r.employeeId === id));
-      }).load(employeeId),
+    /** One page of an employee's runs; every employee asking for the same page shares a statement. */
+    runs: async (ctx: Ctx, employeeId: string, args: PageArgs): Promise<Connection<RunRow>> => {
+      const window = pageWindow(args, CREATED);
+      const page = [window.limit, window.backward, args.after ?? "", args.before ?? ""];
+      const rows = await ctx.loader<string, RunRow[]>(
+        `aiRunsByEmployee:${JSON.stringify(page)}`,
+        async (ids) => {
+          const rows = await runPagesByEmployeeIds(sql, ids, window);
+          return ids.map((id) => rows.filter((r) => r.employeeId === id));
+        },
+      ).load(employeeId);
+      return toConnection(
+        rows,
+        window,
+        createdKey,
+        () =>
+          ctx.loader<string, number>("aiRunCount", async (ids) => {
+            const counts = await runCountsByEmployeeIds(sql, ids);
+            return ids.map((id) => counts.get(id) ?? 0);
+          }).load(employeeId),
+      );
+    },
     memories: (ctx: Ctx, employeeId: string) =>
       ctx.loader<string, MemoryRow[]>("aiMemoriesByEmployee", async (ids) => {
         const rows = await memoriesByEmployeeIds(sql, ids);
@@ -290,13 +375,20 @@ function withoutNulls(args: EmployeeFields): EmployeeFields {
   ) as EmployeeFields;
 }
 
+/** A log entry's `at` as an instant; null when it is missing or not a date-time. */
+function instantOf(at: unknown): Date | null {
+  if (typeof at !== "string") return null;
+  const date = new Date(at);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
 function logEntries(log: unknown[] | null) {
   return (log ?? []).map((entry) => {
     const e = (entry ?? {}) as Record<string, unknown>;
     return {
-      at: typeof e.at === "string" ? e.at : null,
+      at: instantOf(e.at),
       type: typeof e.type === "string" ? e.type : "unknown",
-      data: JSON.stringify(entry),
+      data: entry ?? null,
     };
   });
 }
@@ -317,51 +409,47 @@ export function workforceModule(
   const load = loaders(sql, now);
   const saving = { sql, clock: deps.clock };
 
-  const findEmployee = async (id: string) => {
-    const row = looksLikePublicId(id) ? await employeeByPublicId(sql, id) : null;
-    if (!row) throw notFound("AI employee");
-    return row;
-  };
+  const findEmployee = (id: string) =>
+    looksLikePublicId(id) ? employeeByPublicId(sql, id) : Promise.resolve(null);
+  const findRun = (id: string) =>
+    looksLikePublicId(id) ? runByPublicId(sql, id) : Promise.resolve(null);
+  const findArtifact = (id: string) =>
+    looksLikePublicId(id) ? artifactByPublicId(sql, id) : Promise.resolve(null);
+  const missing = (what: string, field: string): UserError[] => [
+    userError("not_found", `no ${what} with this id`, field),
+  ];
   /**
-   * One review of a pending artifact: the input's `problem`, a decision already taken, or one
-   * taken meanwhile (`decide` found nothing to change) are payload errors.
+   * One review of a pending artifact: an unknown artifact, the input's `problem`, a decision
+   * already taken, or one taken meanwhile (`decide` found nothing to change) are user errors.
    */
   const review = async (
     artifactId: string,
     decision: "approved" | "rejected",
-    problem: string | null,
+    problem: UserError | null,
     decide: (artifact: ArtifactRow) => Promise<ArtifactRow | null>,
   ) => {
     const artifact = await findArtifact(artifactId);
-    if (problem) return { artifact, errors: [problem] };
+    if (!artifact) return { artifact: null, errors: missing("AI artifact", "artifactId") };
+    if (problem) return { artifact: null, errors: [problem] };
     const refusal = reviewError(artifact.approvalStatus, decision);
-    if (refusal) return { artifact, errors: [refusal] };
+    if (refusal) {
+      return { artifact: null, errors: [userError("not_allowed", refusal, "artifactId")] };
+    }
     const decided = await decide(artifact);
     if (decided) return { artifact: decided, errors: [] };
     return {
-      artifact: await artifactByPublicId(sql, artifact.publicId),
-      errors: ["the artifact was reviewed meanwhile"],
+      artifact: null,
+      errors: [userError("conflict", "the artifact was reviewed meanwhile", "artifactId")],
     };
   };
-  const findRun = async (id: string) => {
-    const run = looksLikePublicId(id) ? await runByPublicId(sql, id) : null;
-    if (!run) throw notFound("AI run");
-    return run;
-  };
-  const findArtifact = async (id: string) => {
-    const row = looksLikePublicId(id) ? await artifactByPublicId(sql, id) : null;
-    if (!row) throw notFound("AI artifact");
-    return row;
-  };
+  const invalid = (field: string, message: string | null) =>
+    message === null ? null : userError("invalid", message, field);
 
   const resolvers = {
     AiEmployeeType: {
       id: (e: EmployeeRow) => e.publicId,
-      promotionConfirmedAt: (e: EmployeeRow) => iso(e.promotionConfirmedAt),
-      createdAt: (e: EmployeeRow) => e.createdAt.toISOString(),
       monthSpendUsd: (e: EmployeeRow, _: unknown, ctx: Ctx) => load.spend(ctx, e.id),
-      runs: (e: EmployeeRow, args: { first?: number | null }, ctx: Ctx) =>
-        load.runs(ctx, e.id, Math.min(MAX_RUNS, Math.max(1, args.first ?? 20))),
+      runs: (e: EmployeeRow, args: PageArgs, ctx: Ctx) => load.runs(ctx, e.id, args),
       memories: (e: EmployeeRow, _: unknown, ctx: Ctx) => load.memories(ctx, e.id),
       approvalRate: (e: EmployeeRow, _: unknown, ctx: Ctx) => load.weekly(ctx, e.id),
       promotionCriteria: async (e: EmployeeRow, _: unknown, ctx: Ctx) => {
@@ -378,21 +466,12 @@ export function workforceModule(
         };
       },
     },
-    AiEmployeeMemoryType: {
-      value: (m: MemoryRow) => JSON.stringify(m.value),
-      updatedAt: (m: MemoryRow) => m.updatedAt.toISOString(),
-    },
     ApprovalRateDataType: {
-      weekStart: (w: WeekCounts) => w.weekStart.toISOString(),
+      weekStart: (w: WeekCounts) => w.weekStart.toISOString().slice(0, 10),
       approvalRate: (w: WeekCounts) => approvalRate(w.approved, w.rejected, w.autoRejected),
     },
     AiRunType: {
       id: (r: RunRow) => r.publicId,
-      startedAt: (r: RunRow) => iso(r.startedAt),
-      finishedAt: (r: RunRow) => iso(r.finishedAt),
-      cancelRequestedAt: (r: RunRow) => iso(r.cancelRequestedAt),
-      createdAt: (r: RunRow) => r.createdAt.toISOString(),
-      runLog: (r: RunRow) => r.runLog === null ? null : JSON.stringify(r.runLog),
       executionLog: (r: RunRow) => logEntries(r.runLog),
       employee: (r: RunRow, _: unknown, ctx: Ctx) => load.employee(ctx, r.employeeId),
       artifacts: (r: RunRow, _: unknown, ctx: Ctx) => load.artifacts(ctx, r.id),
@@ -404,24 +483,23 @@ export function workforceModule(
         a.reviewerId ? deps.users.loadUser(ctx, a.reviewerId) : null,
       reviewedBy: (a: ArtifactRow) =>
         a.reviewedAt === null ? null : a.autoApproved ? "system" : "admin",
-      reviewedAt: (a: ArtifactRow) => iso(a.reviewedAt),
-      deliveredAt: (a: ArtifactRow) => iso(a.deliveredAt),
-      deliveryMetadata: (a: ArtifactRow) =>
-        a.deliveryMetadata === null ? null : JSON.stringify(a.deliveryMetadata),
-      createdAt: (a: ArtifactRow) => a.createdAt.toISOString(),
       run: (a: ArtifactRow, _: unknown, ctx: Ctx) => load.run(ctx, a.runId),
       employee: (a: ArtifactRow, _: unknown, ctx: Ctx) => load.employee(ctx, a.employeeId),
     },
     Query: {
-      aiEmployees: adminField(() => {
-        return listEmployees(sql);
-      }),
-      pendingArtifacts: adminField(() => {
-        return pendingArtifacts(sql);
-      }),
-      aiEmployee: adminField((_, args: { id: string }) => {
-        return findEmployee(args.id);
-      }),
+      aiEmployees: adminField(() => listEmployees(sql)),
+      aiEmployeesConnection: adminField((_, args: PageArgs) =>
+        paginate(args, CREATED, (window) => employeesPage(sql, window), createdKey, {
+          totalCount: () => employeeCount(sql),
+        })
+      ),
+      pendingArtifacts: adminField(() => pendingArtifacts(sql)),
+      pendingArtifactsConnection: adminField((_, args: PageArgs) =>
+        paginate(args, CREATED, (window) => pendingArtifactsPage(sql, window), createdKey, {
+          totalCount: () => pendingArtifactCount(sql),
+        })
+      ),
+      aiEmployee: adminField((_, args: { id: string }) => findEmployee(args.id)),
       aiRun: adminField((_, args: { id: string }) => findRun(args.id)),
     },
     Mutation: {
@@ -429,20 +507,25 @@ export function workforceModule(
         return createEmployee(saving, { ...withoutNulls(args), autonomyLevel: undefined });
       }),
       triggerAiRun: adminField(async (_, args: { employeeId: string }) => {
-        return await workforce.triggerRun(await findEmployee(args.employeeId), "manual");
+        const employee = await findEmployee(args.employeeId);
+        if (!employee) return { run: null, errors: missing("AI employee", "employeeId") };
+        return await workforce.triggerRun(employee, "manual");
       }),
       cancelAiRun: adminField(async (_, args: { runId: string }) => {
-        return await workforce.cancelRun(await findRun(args.runId));
+        const run = await findRun(args.runId);
+        if (!run) return { run: null, errors: missing("AI run", "runId") };
+        return await workforce.cancelRun(run);
       }),
       pauseAiEmployee: adminField(async (_, args: { employeeId: string; active: boolean }) => {
         const employee = await findEmployee(args.employeeId);
+        if (!employee) return { employee: null, errors: missing("AI employee", "employeeId") };
         return await editEmployee(saving, employee, { active: args.active });
       }),
       updateAiEmployee: adminField(async (_, args: EmployeeFields & { employeeId: string }) => {
         const { employeeId, ...patch } = args;
         const employee = await findEmployee(employeeId);
-        const outcome = await editEmployee(saving, employee, withoutNulls(patch));
-        return outcome.errors.length ? { employee, errors: outcome.errors } : outcome;
+        if (!employee) return { employee: null, errors: missing("AI employee", "employeeId") };
+        return await editEmployee(saving, employee, withoutNulls(patch));
       }),
       approveAiArtifact: adminField(
         (viewer, args: { artifactId: string; editedPayload?: string | null }) => {
@@ -450,7 +533,7 @@ export function workforceModule(
           return review(
             args.artifactId,
             "approved",
-            edited === null ? null : editedPayloadError(edited),
+            edited === null ? null : invalid("editedPayload", editedPayloadError(edited)),
             (artifact) => workforce.approve(artifact, viewer.userId, edited),
           );
         },
@@ -460,12 +543,14 @@ export function workforceModule(
           review(
             args.artifactId,
             "rejected",
-            rejectionReasonError(args.rejectionReason),
+            invalid("rejectionReason", rejectionReasonError(args.rejectionReason)),
             (artifact) => workforce.reject(artifact, viewer.userId, args.rejectionReason.trim()),
           ),
       ),
       retryAiArtifactDelivery: adminField(async (_, args: { artifactId: string }) => {
-        return await delivery.retry(await findArtifact(args.artifactId));
+        const artifact = await findArtifact(args.artifactId);
+        if (!artifact) return { artifact: null, errors: missing("AI artifact", "artifactId") };
+        return await delivery.retry(artifact);
       }),
     },
   };

@@ -48,8 +48,9 @@ export async function seedEmployees(
     const outcome = existing
       ? await editEmployee(deps, existing, patch)
       : await createEmployee(deps, record);
-    if (outcome.errors.length) report.failed.push({ role: record.role, errors: outcome.errors });
-    else (existing ? report.updated : report.created).push(record.role);
+    if (outcome.errors.length) {
+      report.failed.push({ role: record.role, errors: outcome.errors.map((e) => e.message) });
+    } else (existing ? report.updated : report.created).push(record.role);
   }
   return report;
 }

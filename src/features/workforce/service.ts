@@ -7,6 +7,7 @@ import type { Config } from "../../config.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Logger } from "../../platform/log.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import type { RunnerClient } from "./runner-client.ts";
 import type { EventPublisher } from "../events.ts";
 import type { JobQueue } from "../feature.ts";
@@ -59,9 +60,10 @@ const CANCELLED_BEFORE_DISPATCH = "cancelled: by an admin before the runner star
 const CANCELLED_UNKNOWN_TO_RUNNER =
   "cancelled: by an admin; the agent runner no longer had the run (it restarted)";
 
+/** A run mutation's result: the run, or null with the user errors when nothing was done. */
 export interface TriggerOutcome {
   run: RunRow | null;
-  errors: string[];
+  errors: UserError[];
 }
 
 export interface WorkforceServiceDeps {
@@ -145,7 +147,10 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     trigger: "schedule" | "manual",
   ): Promise<TriggerOutcome> {
     if (!employee.active) {
-      return { run: null, errors: ["paused: the employee is paused; resume it to run"] };
+      return {
+        run: null,
+        errors: [userError("paused", "the employee is paused; resume it to run", "employeeId")],
+      };
     }
     const now = clock.now();
     const spend = (await monthSpendByIds(tx, [employee.id], now)).get(employee.id) ?? 0;
@@ -162,13 +167,19 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       return {
         run: null,
         errors: [
-          `monthly_budget_exceeded: ${spend.toFixed(2)} USD spent this month of a ${cap} USD cap`,
+          userError(
+            "monthly_budget_exceeded",
+            `${spend.toFixed(2)} USD spent this month of a ${cap} USD cap`,
+          ),
         ],
       };
     }
     const run = await insertQueuedRun(tx, employee.id, trigger, now);
     if (!run) {
-      return { run: null, errors: ["already_running: a run of this employee is in flight"] };
+      return {
+        run: null,
+        errors: [userError("already_running", "a run of this employee is in flight")],
+      };
     }
     await jobs.enqueue(tx, dispatchJob, { runId: run.publicId }, {
       maxAttempts: DISPATCH_ATTEMPTS,
@@ -257,7 +268,10 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       run = (await runByPublicId(sql, run.publicId))!;
     }
     if (run.status !== "running") {
-      return { run, errors: [`not_cancellable: the run has already ${run.status}`] };
+      return {
+        run: null,
+        errors: [userError("not_cancellable", `the run has already ${run.status}`, "runId")],
+      };
     }
     let status: number;
     try {
@@ -266,9 +280,12 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       const problem = err instanceof Error ? err.message : String(err);
       log.warn("run cancel not delivered", { run_id: run.publicId, problem });
       return {
-        run,
+        run: null,
         errors: [
-          `runner_unreachable: the agent runner could not be reached (${problem}); the run continues`,
+          userError(
+            "runner_unreachable",
+            `the agent runner could not be reached (${problem}); the run continues`,
+          ),
         ],
       };
     }
@@ -285,13 +302,24 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     }
     if (status === 409) {
       return {
-        run: await current(null),
-        errors: ["already_finished: the runner has finished this run; its result is on the way"],
+        run: null,
+        errors: [
+          userError(
+            "already_finished",
+            "the runner has finished this run; its result is on the way",
+            "runId",
+          ),
+        ],
       };
     }
     return {
-      run,
-      errors: [`runner_unreachable: the agent runner answered ${status}; the run continues`],
+      run: null,
+      errors: [
+        userError(
+          "runner_unreachable",
+          `the agent runner answered ${status}; the run continues`,
+        ),
+      ],
     };
   }
 
@@ -418,7 +446,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         log.info("scheduled run not started", {
           employee_id: employee.publicId,
           slot: due.toISOString(),
-          errors: outcome.errors,
+          errors: outcome.errors.map((e) => `${e.code}: ${e.message}`),
         });
       }
     }

@@ -3,6 +3,7 @@ import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
 import { type ArtifactKind, RECENT_REJECTIONS_KEY } from "../../platform/contract/mod.ts";
 import { publicId } from "../../platform/ids.ts";
+import { type KeyColumn, keyset, type PageWindow } from "../../graphql/pagination.ts";
 import {
   appendRejection,
   approvalRate,
@@ -117,6 +118,26 @@ const artifactColumns = (sql: Queryable) =>
 
 export async function listEmployees(sql: Queryable): Promise<EmployeeRow[]> {
   return await sql<EmployeeRow[]>`select ${employeeColumns(sql)} from ai_employees order by id`;
+}
+
+/** Keyset of the employee, run and pending-artifact connections: `[createdAt, publicId]`. */
+export const CREATED_KEY: KeyColumn[] = [
+  { column: "created_at", cast: "timestamptz" },
+  { column: "public_id" },
+];
+type Window = PageWindow<readonly (string | number)[]>;
+
+/** A window of `aiEmployeesConnection`, oldest first. */
+export async function employeesPage(sql: Queryable, window: Window): Promise<EmployeeRow[]> {
+  const k = keyset(sql, CREATED_KEY, "asc", window);
+  return await sql<EmployeeRow[]>`
+    select ${employeeColumns(sql)} from ai_employees where ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
+}
+
+export async function employeeCount(sql: Queryable): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from ai_employees`;
+  return row.n;
 }
 
 export async function employeesByIds(sql: Queryable, ids: readonly string[]) {
@@ -331,13 +352,32 @@ export async function appendRecentRejection(
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-/** Latest `limit` runs of each employee, newest first. */
-export async function runsByEmployeeIds(sql: Queryable, ids: readonly string[], limit: number) {
+/**
+ * One window of each employee's runs (newest first) in one statement: the keyset condition and
+ * the window's order apply per employee (`row_number() over (partition by employee_id ...)`).
+ */
+export async function runPagesByEmployeeIds(
+  sql: Queryable,
+  ids: readonly string[],
+  window: Window,
+): Promise<RunRow[]> {
+  const k = keyset(sql, CREATED_KEY, "desc", window);
   return await sql<RunRow[]>`
     select ${runColumns(sql)} from (
-      select r.*, row_number() over (partition by employee_id order by created_at desc, id desc) n
-      from ai_runs r where employee_id = any(${ids as string[]}::bigint[])
-    ) ranked where n <= ${limit} order by employee_id, created_at desc, id desc`;
+      select r.*, row_number() over (partition by employee_id order by ${k.orderBy}) n
+      from ai_runs r where employee_id = any(${ids as string[]}::bigint[]) and ${k.where}
+    ) ranked where n <= ${k.limit} order by employee_id, n`;
+}
+
+/** The number of runs of each employee (one statement for all). */
+export async function runCountsByEmployeeIds(
+  sql: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await sql<{ employeeId: string; n: number }[]>`
+    select employee_id::text as "employeeId", count(*)::int as n from ai_runs
+    where employee_id = any(${ids as string[]}::bigint[]) group by employee_id`;
+  return new Map(rows.map((r) => [r.employeeId, r.n]));
 }
 
 export async function runsByIds(sql: Queryable, ids: readonly string[]): Promise<RunRow[]> {
@@ -524,6 +564,20 @@ export async function pendingArtifacts(sql: Queryable): Promise<ArtifactRow[]> {
   return await sql<ArtifactRow[]>`
     select ${artifactColumns(sql)} from ai_artifacts where approval_status = 'pending'
     order by created_at, id`;
+}
+
+/** A window of `pendingArtifactsConnection`, oldest first. */
+export async function pendingArtifactsPage(sql: Queryable, window: Window): Promise<ArtifactRow[]> {
+  const k = keyset(sql, CREATED_KEY, "asc", window);
+  return await sql<ArtifactRow[]>`
+    select ${artifactColumns(sql)} from ai_artifacts
+    where approval_status = 'pending' and ${k.where} order by ${k.orderBy} limit ${k.limit}`;
+}
+
+export async function pendingArtifactCount(sql: Queryable): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from ai_artifacts where approval_status = 'pending'`;
+  return row.n;
 }
 
 export async function insertArtifact(

@@ -72,7 +72,7 @@ Deno.test("ai requests: queued → running → succeeded with the result, on gra
     assert.deepEqual(sub.results[2].data!.aiRequestUpdate, {
       id: request.id,
       status: "succeeded",
-      resultJson: JSON.stringify({ summary: "You checked in 5 days in a row." }),
+      resultJson: { summary: "You checked in 5 days in a row." },
       errorCode: null,
       errorMessage: null,
     });
@@ -86,6 +86,9 @@ Deno.test("ai requests: queued → running → succeeded with the result, on gra
 
     const fetched = await gql(s.t, QUERY, { id: request.id }, { token });
     assert.equal(fetched.body.data.aiRequest.status, "succeeded");
+    assert.deepEqual(fetched.body.data.aiRequest.resultJson, {
+      summary: "You checked in 5 days in a row.",
+    });
 
     // Subscribing after the end answers the final state once and completes.
     const late = stream(ws.client, UPDATES, { requestId: request.id });
@@ -185,8 +188,10 @@ Deno.test("ai requests: only the owner may read or follow a request", async () =
       kind: "test.any",
     });
     for (const id of [request.id, "short", "x".repeat(500), "AAAAAAAAAAAAAAAAAAAAAA"]) {
+      // Someone else's request is indistinguishable from none: null, no error.
       const read = await gql(s.t, QUERY, { id }, { token: other.token });
-      assert.equal(read.body.errors[0].extensions.code, "NOT_FOUND", id);
+      assert.equal(read.body.errors, undefined, id);
+      assert.deepEqual(read.body.data, { aiRequest: null }, id);
       const follow = stream(ws.client, UPDATES, { requestId: id });
       await follow.done;
       assert.equal(follow.results[0].errors?.[0]?.extensions?.code, "NOT_FOUND", id);

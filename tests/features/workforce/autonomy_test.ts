@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { codeOf, gql } from "../../support/graphql.ts";
 import {
   asAdmin,
   createEmployee,
@@ -48,12 +49,19 @@ async function history(
   for (let i = 0; i < (h.autoRejected ?? 0); i++) await add("auto_rejected", 20);
 }
 
-const UPDATE = `mutation($id: String!, $level: String, $confirm: Boolean) {
+const UPDATE = `mutation($id: String!, $level: AiAutonomyLevel, $confirm: Boolean) {
   updateAiEmployee(employeeId: $id, autonomyLevel: $level, confirmPromotion: $confirm) {
-    employee { autonomyLevel promotionConfirmedAt } errors } }`;
+    employee { autonomyLevel promotionConfirmedAt } errors { code message field } } }`;
 
 async function setLevel(ctx: WorkforceCtx, id: string, level: string, confirm?: boolean) {
   return (await asAdmin(ctx, UPDATE, { id, level, confirm })).updateAiEmployee;
+}
+
+/** The stored level (a refused change answers employee: null and changes nothing). */
+async function levelOf(ctx: WorkforceCtx, id: string) {
+  return (await asAdmin(ctx, `query($id: String!) { aiEmployee(id: $id) { autonomyLevel } }`, {
+    id,
+  })).aiEmployee.autonomyLevel;
 }
 
 async function criteria(ctx: WorkforceCtx, id: string) {
@@ -92,8 +100,10 @@ Deno.test("autonomy: shadow -> semi_autonomous at and around each threshold", ()
         assert.deepEqual(result.errors, [], label);
         assert.equal(result.employee.autonomyLevel, "semi_autonomous", label);
       } else {
-        assert.match(result.errors[0], /^promotion_requirements_met: /, label);
-        assert.equal(result.employee.autonomyLevel, "shadow", label);
+        assert.equal(result.errors[0].code, "promotion_requirements_met", label);
+        assert.equal(result.errors[0].field, "autonomyLevel", label);
+        assert.equal(result.employee, null, label);
+        assert.equal(await levelOf(ctx, employee.id), "shadow", label);
         assert.ok(c.missing.length > 0, label);
       }
     }
@@ -104,7 +114,7 @@ Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotio
     const employee = await createEmployee(ctx);
     await history(ctx, employee.id, { days: 56, approved: 40, rejected: 1 }); // 97.6%
     const skip = await setLevel(ctx, employee.id, "autonomous", true);
-    assert.match(skip.errors[0], /one level at a time/);
+    assert.match(skip.errors[0].message, /one level at a time/);
     assert.deepEqual((await setLevel(ctx, employee.id, "semi_autonomous")).errors, []);
     const c = (await criteria(ctx, employee.id)).promotionCriteria;
     assert.equal(c.weeksActive, 8);
@@ -112,18 +122,21 @@ Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotio
     assert.equal(c.nextLevel, "autonomous");
     assert.equal(c.promotable, true);
     const unconfirmed = await setLevel(ctx, employee.id, "autonomous");
-    assert.match(unconfirmed.errors[0], /confirmPromotion/);
-    assert.equal(unconfirmed.employee.promotionConfirmedAt, null);
+    assert.match(unconfirmed.errors[0].message, /confirmPromotion/);
+    assert.equal(unconfirmed.employee, null);
     const promoted = await setLevel(ctx, employee.id, "autonomous", true);
     assert.deepEqual(promoted.errors, []);
     assert.equal(promoted.employee.autonomyLevel, "autonomous");
     assert.equal(promoted.employee.promotionConfirmedAt, ctx.clock.now().toISOString());
     // Demotion needs no criteria but goes one level at a time (spec 3.4).
     const twoDown = await setLevel(ctx, employee.id, "shadow");
-    assert.deepEqual(twoDown.errors, [
-      "autonomy_demotion: demote one level at a time (autonomous -> semi_autonomous)",
-    ]);
-    assert.equal(twoDown.employee.autonomyLevel, "autonomous");
+    assert.deepEqual(twoDown.errors, [{
+      code: "autonomy_demotion",
+      message: "demote one level at a time (autonomous -> semi_autonomous)",
+      field: "autonomyLevel",
+    }]);
+    assert.equal(twoDown.employee, null);
+    assert.equal(await levelOf(ctx, employee.id), "autonomous");
     assert.deepEqual((await setLevel(ctx, employee.id, "semi_autonomous")).errors, []);
     assert.deepEqual((await setLevel(ctx, employee.id, "shadow")).errors, []);
 
@@ -132,15 +145,25 @@ Deno.test("autonomy: semi -> autonomous needs > 95%, 8 weeks and confirmPromotio
     await sqlOf(
       ctx,
     )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${young.id}`;
-    assert.match((await setLevel(ctx, young.id, "autonomous", true)).errors[0], /at least 8/);
+    assert.match(
+      (await setLevel(ctx, young.id, "autonomous", true)).errors[0].message,
+      /at least 8/,
+    );
     const mediocre = await createEmployee(ctx);
     await history(ctx, mediocre.id, { days: 90, approved: 19, rejected: 1 }); // exactly 95%
     await sqlOf(
       ctx,
     )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${mediocre.id}`;
-    assert.match((await setLevel(ctx, mediocre.id, "autonomous", true)).errors[0], /above 95%/);
-    const bad = await setLevel(ctx, mediocre.id, "supreme");
-    assert.match(bad.errors[0], /autonomyLevel must be one of/);
+    assert.match(
+      (await setLevel(ctx, mediocre.id, "autonomous", true)).errors[0].message,
+      /above 95%/,
+    );
+    // The level is an enum: an unknown one is refused before anything runs.
+    const bad = await gql(ctx.t, UPDATE, { id: mediocre.id, level: "supreme" }, {
+      token: ctx.admin,
+    });
+    assert.equal(codeOf(bad), "BAD_USER_INPUT");
+    assert.match(bad.body.errors[0].message, /\$level/);
   }));
 
 Deno.test("autonomy: customer_support_drafter stays in shadow on every path", () =>
@@ -148,8 +171,9 @@ Deno.test("autonomy: customer_support_drafter stays in shadow on every path", ()
     const drafter = await createEmployee(ctx, { role: "customer_support_drafter" });
     await history(ctx, drafter.id, { days: 200, approved: 100 });
     const result = await setLevel(ctx, drafter.id, "semi_autonomous");
-    assert.match(result.errors[0], /customer_support_drafter role is locked to shadow/);
-    assert.equal(result.employee.autonomyLevel, "shadow");
+    assert.match(result.errors[0].message, /customer_support_drafter role is locked to shadow/);
+    assert.equal(result.errors[0].code, "promotion_requirements_met");
+    assert.equal(await levelOf(ctx, drafter.id), "shadow");
     const c = (await criteria(ctx, drafter.id)).promotionCriteria;
     assert.equal(c.promotable, false);
     assert.equal(c.nextLevel, null);
@@ -174,7 +198,7 @@ Deno.test("autonomy: approvalRate exposes weekly decisions and the rate per week
     );
     assert.deepEqual(nonZero, [
       {
-        weekStart: "2025-12-22T00:00:00.000Z",
+        weekStart: "2025-12-22",
         approved: 2,
         rejected: 1,
         autoRejected: 1,
@@ -182,7 +206,7 @@ Deno.test("autonomy: approvalRate exposes weekly decisions and the rate per week
         approvalRate: 0.5,
       },
       {
-        weekStart: "2026-01-05T00:00:00.000Z",
+        weekStart: "2026-01-05",
         approved: 1,
         rejected: 0,
         autoRejected: 0,
@@ -196,7 +220,7 @@ Deno.test("autonomy: approvalRate exposes weekly decisions and the rate per week
 
 const CONFIRM = `mutation($id: String!) {
   updateAiEmployee(employeeId: $id, confirmPromotion: true) {
-    employee { autonomyLevel promotionConfirmedAt } errors } }`;
+    employee { autonomyLevel promotionConfirmedAt } errors { code message field } } }`;
 
 Deno.test("autonomy: confirmPromotion alone promotes a semi-autonomous employee or answers why not", () =>
   withWorkforce(async (ctx) => {
@@ -216,15 +240,21 @@ Deno.test("autonomy: confirmPromotion alone promotes a semi-autonomous employee 
       ctx,
     )`update ai_employees set autonomy_level = 'semi_autonomous' where public_id = ${young.id}`;
     const refused = (await asAdmin(ctx, CONFIRM, { id: young.id })).updateAiEmployee;
-    assert.match(refused.errors[0], /^promotion_requirements_met: .*at least 8/);
-    assert.equal(refused.employee.autonomyLevel, "semi_autonomous");
+    assert.equal(refused.errors[0].code, "promotion_requirements_met");
+    assert.equal(refused.errors[0].field, "confirmPromotion");
+    assert.match(refused.errors[0].message, /at least 8/);
+    assert.equal(refused.employee, null);
+    assert.equal(await levelOf(ctx, young.id), "semi_autonomous");
 
     const shadow = await createEmployee(ctx);
     const nothing = (await asAdmin(ctx, CONFIRM, { id: shadow.id })).updateAiEmployee;
-    assert.deepEqual(nothing.errors, [
-      "confirmPromotion confirms semi_autonomous -> autonomous; this employee is shadow",
-    ]);
-    assert.equal(nothing.employee.autonomyLevel, "shadow");
+    assert.deepEqual(nothing.errors, [{
+      code: "invalid",
+      message: "confirmPromotion confirms semi_autonomous -> autonomous; this employee is shadow",
+      field: "confirmPromotion",
+    }]);
+    assert.equal(nothing.employee, null);
+    assert.equal(await levelOf(ctx, shadow.id), "shadow");
   }));
 
 Deno.test("autonomy: the weekly approval data and the promotion criteria share one approval rate", () =>

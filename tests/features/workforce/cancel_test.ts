@@ -8,6 +8,7 @@ import { gql } from "../../support/graphql.ts";
 import { logged } from "../../support/app.ts";
 import { reply } from "../../support/fake-llm.ts";
 import { waitFor } from "../../support/wait.ts";
+import type { UserErrorResult } from "../../support/graphql.ts";
 import {
   asAdmin,
   completeRun,
@@ -22,7 +23,7 @@ import {
 } from "../../support/workforce.ts";
 
 const CANCEL = `mutation($id: String!) { cancelAiRun(runId: $id) {
-  run { id status errorMessage cancelRequestedAt finishedAt costUsd } errors } }`;
+  run { id status errorMessage cancelRequestedAt finishedAt costUsd } errors { code message field } } }`;
 
 async function cancel(ctx: WorkforceCtx, id: string) {
   return (await asAdmin(ctx, CANCEL, { id })).cancelAiRun as {
@@ -34,7 +35,7 @@ async function cancel(ctx: WorkforceCtx, id: string) {
       finishedAt: string | null;
       costUsd: number;
     };
-    errors: string[];
+    errors: UserErrorResult[];
   };
 }
 
@@ -104,7 +105,7 @@ Deno.test("cancel: the runner accepts; the run stays running until its cancelled
     assert.equal(again.run.cancelRequestedAt, out.run.cancelRequestedAt);
 
     // The employee stays busy until the runner reports.
-    assert.match((await triggerRun(ctx, employeeId)).errors[0], /^already_running/);
+    assert.equal((await triggerRun(ctx, employeeId)).errors[0].code, "already_running");
     await completeRunResult(ctx, runId);
     const after = await runStatus(ctx, runId);
     assert.equal(after.status, "failed");
@@ -153,9 +154,12 @@ Deno.test("cancel: a run the runner already finished (409) is refused; its resul
     ctx.runner.cancelStatus = 409;
     const out = await cancel(ctx, runId);
     assert.equal(out.errors.length, 1);
-    assert.match(out.errors[0], /^already_finished: /);
-    assert.equal(out.run.status, "running");
-    assert.equal(out.run.cancelRequestedAt, null);
+    assert.equal(out.errors[0].code, "already_finished");
+    assert.equal(out.errors[0].field, "runId");
+    assert.equal(out.run, null);
+    const during = await runStatus(ctx, runId);
+    assert.equal(during.status, "running");
+    assert.equal(during.cancelRequestedAt, null);
     const res = await postResult(ctx, resultBody(runId));
     assert.equal(res.status, 200);
     await res.body?.cancel();
@@ -172,9 +176,12 @@ Deno.test("cancel: an unreachable or failing runner leaves the run running with 
       else await ctx.runner.close();
       const out = await cancel(ctx, runId);
       assert.equal(out.errors.length, 1);
-      assert.match(out.errors[0], /^runner_unreachable: .*the run continues$/);
-      assert.equal(out.run.status, "running");
-      assert.equal(out.run.cancelRequestedAt, null);
+      assert.equal(out.errors[0].code, "runner_unreachable");
+      assert.match(out.errors[0].message, /the run continues$/);
+      assert.equal(out.run, null);
+      const after = await runStatus(ctx, runId);
+      assert.equal(after.status, "running");
+      assert.equal(after.cancelRequestedAt, null);
     });
   }
 });
@@ -184,13 +191,19 @@ Deno.test("cancel: finished runs, unknown ids and non-admins change nothing", ()
     const employee = await createEmployee(ctx);
     const runId = await completeRun(ctx, employee.id);
     const out = await cancel(ctx, runId);
-    assert.deepEqual(out.errors, ["not_cancellable: the run has already succeeded"]);
-    assert.equal(out.run.status, "succeeded");
+    assert.deepEqual(out.errors, [
+      { code: "not_cancellable", message: "the run has already succeeded", field: "runId" },
+    ]);
+    assert.equal(out.run, null);
+    assert.equal((await runStatus(ctx, runId)).status, "succeeded");
     assert.deepEqual(ctx.runner.cancels(), []);
 
     for (const id of ["nope", "A".repeat(22), "", "\u0000"]) {
-      const res = await gql(ctx.t, CANCEL, { id }, { token: ctx.admin });
-      assert.equal(res.body.errors[0].extensions.code, "NOT_FOUND", JSON.stringify(id));
+      const unknown = await cancel(ctx, id);
+      assert.deepEqual(unknown, {
+        run: null,
+        errors: [{ code: "not_found", message: "no AI run with this id", field: "runId" }],
+      }, JSON.stringify(id));
     }
     const { run } = await triggerRun(ctx, employee.id);
     const res = await gql(ctx.t, CANCEL, { id: run!.id }, { token: ctx.user });

@@ -53,7 +53,7 @@ Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> r
     const reason = "Compare against the 4-week average, not last week.";
     const rejected = await asAdmin(
       ctx,
-      `mutation($id: String!, $r: String!) { rejectAiArtifact(artifactId: $id, rejectionReason: $r) { errors } }`,
+      `mutation($id: String!, $r: String!) { rejectAiArtifact(artifactId: $id, rejectionReason: $r) { errors { code message field } } }`,
       { id: artifact.id, r: reason },
     );
     assert.deepEqual(rejected.rejectAiArtifact.errors, []);

@@ -21,9 +21,9 @@ async function artifactOfRun(ctx: WorkforceCtx, runId: string) {
 }
 
 const APPROVE = `mutation($id: String!, $edit: String) {
-  approveAiArtifact(artifactId: $id, editedPayload: $edit) { artifact { ${ARTIFACT_FIELDS} } errors } }`;
+  approveAiArtifact(artifactId: $id, editedPayload: $edit) { artifact { ${ARTIFACT_FIELDS} } errors { code message field } } }`;
 const REJECT = `mutation($id: String!, $reason: String!) {
-  rejectAiArtifact(artifactId: $id, rejectionReason: $reason) { artifact { ${ARTIFACT_FIELDS} } errors } }`;
+  rejectAiArtifact(artifactId: $id, rejectionReason: $reason) { artifact { ${ARTIFACT_FIELDS} } errors { code message field } } }`;
 
 /** Delivery jobs queued, or run: the delivery handler (issue 7) consumes the job and leaves a
  * `delivery_status` (here `failed`: this harness configures no GitHub or IMAP). */
@@ -44,9 +44,9 @@ async function memoryOf(ctx: WorkforceCtx, employeeId: string) {
     { id: employeeId },
   );
   return Object.fromEntries(
-    data.aiEmployee.memories.map((m: { key: string; value: string }) => [
+    data.aiEmployee.memories.map((m: { key: string; value: unknown }) => [
       m.key,
-      JSON.parse(m.value),
+      m.value,
     ]),
   );
 }
@@ -61,8 +61,15 @@ Deno.test("review: approve with edits records distance, ratio, original and revi
     assert.equal(artifact.approvalStatus, "pending");
 
     const empty = await asAdmin(ctx, APPROVE, { id: artifact.id, edit: "   " });
-    assert.deepEqual(empty.approveAiArtifact.errors, ["editedPayload must not be empty"]);
-    assert.equal(empty.approveAiArtifact.artifact.approvalStatus, "pending");
+    assert.deepEqual(empty.approveAiArtifact, {
+      artifact: null,
+      errors: [{
+        code: "invalid",
+        message: "editedPayload must not be empty",
+        field: "editedPayload",
+      }],
+    });
+    assert.equal((await artifactOfRun(ctx, runId)).approvalStatus, "pending");
 
     ctx.clock.advance(1000);
     const { approveAiArtifact: approved } = await asAdmin(ctx, APPROVE, {
@@ -86,13 +93,15 @@ Deno.test("review: approve with edits records distance, ratio, original and revi
     assert.deepEqual((await deliveryJobs(ctx)).map((j) => j.payload), [{ artifactId: a.id }]);
 
     const again = await asAdmin(ctx, APPROVE, { id: artifact.id, edit: "other" });
-    assert.match(again.approveAiArtifact.errors[0], /only pending/);
-    assert.equal(again.approveAiArtifact.artifact.payload, "sitting");
+    assert.match(again.approveAiArtifact.errors[0].message, /only pending/);
+    assert.equal(again.approveAiArtifact.errors[0].code, "not_allowed");
+    assert.equal(again.approveAiArtifact.artifact, null);
+    assert.equal((await artifactOfRun(ctx, runId)).payload, "sitting");
     const rejectApproved = await asAdmin(ctx, REJECT, {
       id: artifact.id,
       reason: "changed my mind now",
     });
-    assert.match(rejectApproved.rejectAiArtifact.errors[0], /only pending/);
+    assert.match(rejectApproved.rejectAiArtifact.errors[0].message, /only pending/);
     await ctx.t.app.jobs.runUntilIdle();
     assert.equal((await deliveryJobs(ctx)).length, 1);
   }));
@@ -117,8 +126,11 @@ Deno.test("review: rejection needs 10 characters; reasons feed recent_rejections
     const first = await artifactOfRun(ctx, firstRun);
     for (const reason of ["", "too short", "   short   "]) {
       const bad = await asAdmin(ctx, REJECT, { id: first.id, reason });
-      assert.match(bad.rejectAiArtifact.errors[0], /at least 10/);
-      assert.equal(bad.rejectAiArtifact.artifact.approvalStatus, "pending");
+      assert.match(bad.rejectAiArtifact.errors[0].message, /at least 10/);
+      assert.equal(bad.rejectAiArtifact.errors[0].code, "invalid");
+      assert.equal(bad.rejectAiArtifact.errors[0].field, "rejectionReason");
+      assert.equal(bad.rejectAiArtifact.artifact, null);
+      assert.equal((await artifactOfRun(ctx, firstRun)).approvalStatus, "pending");
     }
     assert.deepEqual(await memoryOf(ctx, employee.id), { last_signups: 120 });
 
@@ -201,7 +213,7 @@ Deno.test("review: autonomy levels auto-approve through the same path with a sys
 Deno.test("review: aiEmployees and pendingArtifacts issue a constant number of statements", () =>
   withWorkforce(async (ctx) => {
     const EMPLOYEES = `{ aiEmployees { id name monthSpendUsd memories { key value }
-      runs { id status artifacts { id employee { id } } employee { id } }
+      runs { totalCount nodes { id status artifacts { id employee { id } } employee { id } } }
       approvalRate { weekStart approved rejected autoRejected }
       promotionCriteria { approvalRate weeksActive recentRejections promotable missing } } }`;
     const PENDING =
@@ -222,7 +234,8 @@ Deno.test("review: aiEmployees and pendingArtifacts issue a constant number of s
     for (let i = 0; i < 4; i++) await addEmployeeWithHistory();
     const large = await asAdmin(ctx, EMPLOYEES);
     assert.equal(large.aiEmployees.length, 5);
-    assert.equal(large.aiEmployees[4].runs.length, 2);
+    assert.equal(large.aiEmployees[4].runs.nodes.length, 2);
+    assert.equal(large.aiEmployees[4].runs.totalCount, 2);
     assert.equal((await asAdmin(ctx, PENDING)).pendingArtifacts.length, 10);
     assert.equal(await statements(EMPLOYEES), smallEmployees);
     assert.equal(await statements(PENDING), smallPending);

@@ -201,12 +201,15 @@ Deno.test("rules: employee input validation names each bad field", () => {
       "postFilterSkill",
     ]
   ) {
-    assert.ok(errors.some((e) => e.startsWith(field)), `${field} in ${errors.join(" | ")}`);
+    assert.ok(
+      errors.some((e) => e.code === "invalid" && e.field === field && e.message.startsWith(field)),
+      `${field} in ${errors.map((e) => e.message).join(" | ")}`,
+    );
   }
   assert.deepEqual(employeeInputErrors({}, true), [
-    "name is required",
-    "taskPrompt is required",
-    "role is required",
+    { code: "invalid", message: "name is required", field: "name" },
+    { code: "invalid", message: "taskPrompt is required", field: "taskPrompt" },
+    { code: "invalid", message: "role is required", field: "role" },
   ]);
   assert.deepEqual(employeeInputErrors({}, false), []);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { gql } from "../../support/graphql.ts";
+import { gql, USER_ERRORS, type UserErrorResult } from "../../support/graphql.ts";
 import {
   asAdmin,
   completeRun,
@@ -69,7 +69,7 @@ Deno.test("workforce: trigger -> signed dispatch -> running -> signed result -> 
     assert.equal(done.costUsd, 0.0123);
     assert.equal(done.finishedAt, ctx.clock.now().toISOString());
     assert.equal(done.executionLog[0].type, "start");
-    assert.equal(JSON.parse(done.runLog)[0].model, "gpt-4o-mini");
+    assert.equal(done.runLog[0].model, "gpt-4o-mini");
     assert.equal(done.artifacts.length, 1);
     assert.equal(done.artifacts[0].approvalStatus, "pending");
     assert.equal(done.artifacts[0].kind, "report");
@@ -79,11 +79,11 @@ Deno.test("workforce: trigger -> signed dispatch -> running -> signed result -> 
     ]);
     const detail = await asAdmin(
       ctx,
-      `query($id: String!) { aiEmployee(id: $id) { memories { key value } runs { id status } } }`,
+      `query($id: String!) { aiEmployee(id: $id) { memories { key value } runs { nodes { id status } } } }`,
       { id: employee.id },
     );
-    assert.deepEqual(detail.aiEmployee.memories, [{ key: "last_signups", value: "120" }]);
-    assert.deepEqual(detail.aiEmployee.runs, [{ id: run!.id, status: "succeeded" }]);
+    assert.deepEqual(detail.aiEmployee.memories, [{ key: "last_signups", value: 120 }]);
+    assert.deepEqual(detail.aiEmployee.runs.nodes, [{ id: run!.id, status: "succeeded" }]);
 
     // The runner retries: a repeat answers 200 and creates nothing twice.
     const again = await postResult(
@@ -216,9 +216,9 @@ Deno.test("workforce: already_running while a run is queued or running; paused e
     assert.ok(first.run);
     const second = await triggerRun(ctx, employee.id);
     assert.equal(second.run, null);
-    assert.match(second.errors[0], /^already_running: /);
+    assert.equal(second.errors[0].code, "already_running");
     await ctx.t.app.jobs.runUntilIdle();
-    assert.match((await triggerRun(ctx, employee.id)).errors[0], /^already_running: /);
+    assert.equal((await triggerRun(ctx, employee.id)).errors[0].code, "already_running");
     // The index, not only the read, enforces it.
     await assert.rejects(
       sqlOf(ctx)`insert into ai_runs (public_id, employee_id, status, trigger)
@@ -232,13 +232,13 @@ Deno.test("workforce: already_running while a run is queued or running; paused e
     const other = await createEmployee(ctx);
     const paused = await asAdmin(
       ctx,
-      `mutation($id: String!) { pauseAiEmployee(employeeId: $id, active: false) { employee { active } errors } }`,
+      `mutation($id: String!) { pauseAiEmployee(employeeId: $id, active: false) { employee { active } errors { code message field } } }`,
       { id: other.id },
     );
     assert.deepEqual(paused.pauseAiEmployee, { employee: { active: false }, errors: [] });
     const refused = await triggerRun(ctx, other.id);
     assert.equal(refused.run, null);
-    assert.match(refused.errors[0], /^paused: /);
+    assert.equal(refused.errors[0].code, "paused");
     const [{ count }] = await sqlOf(ctx)`
       select count(*)::int as count from ai_runs r join ai_employees e on e.id = r.employee_id
       where e.public_id = ${other.id}`;
@@ -265,7 +265,7 @@ Deno.test("workforce: monthly_budget_exceeded at the cap, with one chat alert; n
     for (let i = 0; i < 2; i++) {
       const over = await triggerRun(ctx, employee.id);
       assert.equal(over.run, null);
-      assert.match(over.errors[0], /^monthly_budget_exceeded: /);
+      assert.equal(over.errors[0].code, "monthly_budget_exceeded");
     }
     await ctx.t.app.jobs.runUntilIdle();
     assert.equal(ctx.chat.requests.length, before + 1);
@@ -395,13 +395,13 @@ Deno.test("workforce: admin only; non-admins get FORBIDDEN and change nothing", 
       `{ pendingArtifacts { id } }`,
       `{ aiEmployee(id: "${employee.id}") { id } }`,
       `{ aiRun(id: "${employee.id}") { id } }`,
-      `mutation { triggerAiRun(employeeId: "${employee.id}") { errors } }`,
-      `mutation { cancelAiRun(runId: "${employee.id}") { errors } }`,
-      `mutation { pauseAiEmployee(employeeId: "${employee.id}", active: false) { errors } }`,
-      `mutation { updateAiEmployee(employeeId: "${employee.id}", name: "X") { errors } }`,
-      `mutation { approveAiArtifact(artifactId: "${employee.id}") { errors } }`,
-      `mutation { rejectAiArtifact(artifactId: "${employee.id}", rejectionReason: "long enough reason") { errors } }`,
-      `mutation { createAiEmployee(name: "n", role: "r_x", taskPrompt: "p") { errors } }`,
+      `mutation { triggerAiRun(employeeId: "${employee.id}") { errors { code message field } } }`,
+      `mutation { cancelAiRun(runId: "${employee.id}") { errors { code message field } } }`,
+      `mutation { pauseAiEmployee(employeeId: "${employee.id}", active: false) { errors { code message field } } }`,
+      `mutation { updateAiEmployee(employeeId: "${employee.id}", name: "X") { errors { code message field } } }`,
+      `mutation { approveAiArtifact(artifactId: "${employee.id}") { errors { code message field } } }`,
+      `mutation { rejectAiArtifact(artifactId: "${employee.id}", rejectionReason: "long enough reason") { errors { code message field } } }`,
+      `mutation { createAiEmployee(name: "n", role: "r_x", taskPrompt: "p") { errors { code message field } } }`,
     ];
     for (const op of ops) {
       const res = await gql(ctx.t, op, {}, { token: ctx.user });
@@ -411,9 +411,41 @@ Deno.test("workforce: admin only; non-admins get FORBIDDEN and change nothing", 
     assert.equal(runs, 0);
     const list = await asAdmin(ctx, `{ aiEmployees { name active } }`);
     assert.deepEqual(list.aiEmployees, [{ name: "Reporter", active: true }]);
-    // Unknown or malformed ids are NOT_FOUND for the admin.
+    // Unknown or malformed ids are null lookups and not_found user errors for the admin.
     for (const id of ["nope", "A".repeat(22), "1"]) {
-      const res = await gql(ctx.t, `{ aiEmployee(id: "${id}") { id } }`, {}, { token: ctx.admin });
-      assert.equal(res.body.errors[0].extensions.code, "NOT_FOUND");
+      assert.deepEqual(
+        await asAdmin(
+          ctx,
+          `query($id: String!) { aiEmployee(id: $id) { id } aiRun(id: $id) { id } }`,
+          {
+            id,
+          },
+        ),
+        { aiEmployee: null, aiRun: null },
+      );
+      const trigger = await triggerRun(ctx, id);
+      assert.deepEqual(trigger, {
+        run: null,
+        errors: [{
+          code: "not_found",
+          message: "no AI employee with this id",
+          field: "employeeId",
+        }],
+      });
+      const update = await asAdmin(
+        ctx,
+        `mutation($id: String!) { updateAiEmployee(employeeId: $id, name: "X") { employee { id } ${USER_ERRORS} } }`,
+        { id },
+      );
+      assert.deepEqual(update.updateAiEmployee.errors.map((e: UserErrorResult) => e.field), [
+        "employeeId",
+      ]);
+      assert.equal(update.updateAiEmployee.employee, null);
     }
+    assert.deepEqual(
+      (await asAdmin(ctx, `{ aiEmployees { name } }`)).aiEmployees,
+      [{ name: "Reporter" }],
+    );
+    const [{ none }] = await sqlOf(ctx)`select count(*)::int as none from ai_runs`;
+    assert.equal(none, 0);
   }));

@@ -22,9 +22,9 @@ import {
 async function runsOf(ctx: WorkforceCtx, employeeId: string) {
   return (await asAdmin(
     ctx,
-    `query($id: String!) { aiEmployee(id: $id) { runs { id status trigger } } }`,
+    `query($id: String!) { aiEmployee(id: $id) { runs { nodes { id status trigger } } } }`,
     { id: employeeId },
-  )).aiEmployee.runs;
+  )).aiEmployee.runs.nodes;
 }
 
 Deno.test("scheduler: a due slot fires once across two instances; paused and off-slot employees do not run", () =>
@@ -34,7 +34,7 @@ Deno.test("scheduler: a due slot fires once across two instances; paused and off
     const paused = await createEmployee(ctx, { scheduleCron: "0 9 * * *" });
     await asAdmin(
       ctx,
-      `mutation($id: String!) { pauseAiEmployee(employeeId: $id, active: false) { errors } }`,
+      `mutation($id: String!) { pauseAiEmployee(employeeId: $id, active: false) { errors { code message field } } }`,
       { id: paused.id },
     );
     // A second instance: its own app, job system and workforce registration on the same database.

@@ -105,7 +105,7 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
     assert.deepEqual(updates.results.map((r) => r.data!.aiRequestUpdate), [
       { status: "queued", resultJson: null },
       { status: "running", resultJson: null },
-      { status: "succeeded", resultJson: JSON.stringify({ echo: [1] }) },
+      { status: "succeeded", resultJson: { echo: [1] } },
     ]);
   } finally {
     await ws.dispose();

@@ -12,6 +12,7 @@ import type { Config } from "../../../config.ts";
 import type { Clock } from "../../../platform/clock.ts";
 import type { Database } from "../../../platform/db.ts";
 import type { ErrorTracker } from "../../../platform/errors.ts";
+import { type UserError, userError } from "../../../platform/user-error.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
 import type { Logger } from "../../../platform/log.ts";
 import type { JobQueue } from "../../feature.ts";
@@ -107,13 +108,22 @@ export function createDelivery(deps: DeliveryDeps) {
    */
   async function retry(
     artifact: ArtifactRow,
-  ): Promise<{ artifact: ArtifactRow; errors: string[] }> {
+  ): Promise<{ artifact: ArtifactRow | null; errors: UserError[] }> {
+    const refused = (code: string, message: string) => ({
+      artifact: null,
+      errors: [userError(code, message, "artifactId")],
+    });
     if (artifact.approvalStatus !== "approved") {
-      return { artifact, errors: ["only approved artifacts are delivered"] };
+      return refused("not_allowed", "only approved artifacts are delivered");
     }
-    if (artifact.deliveredAt) return { artifact, errors: ["the artifact is already delivered"] };
+    if (artifact.deliveredAt) {
+      return refused("already_delivered", "the artifact is already delivered");
+    }
     if (artifact.deliveryStatus !== "failed") {
-      return { artifact, errors: ["only a failed delivery can be retried (this one is queued)"] };
+      return refused(
+        "not_allowed",
+        "only a failed delivery can be retried (this one is queued)",
+      );
     }
     const reopened = await sql.begin(async (tx) => {
       if (!(await reopenFailedDelivery(tx, artifact.id))) return false;
@@ -122,8 +132,8 @@ export function createDelivery(deps: DeliveryDeps) {
       });
       return true;
     });
+    if (!reopened) return refused("conflict", "the delivery changed meanwhile");
     const current = (await artifactByPublicId(sql, artifact.publicId)) ?? artifact;
-    if (!reopened) return { artifact: current, errors: ["the delivery changed meanwhile"] };
     log.info("delivery retry queued", { artifact_id: artifact.publicId });
     return { artifact: current, errors: [] };
   }

@@ -38,9 +38,14 @@ Deno.test("forge failure: delivery_status failed with the error, a tracker repor
     assert.deepEqual(retried.errors, []);
     assert.equal(retried.artifact.deliveryStatus, null, "queued again");
     const again = await asAdmin(ctx, RETRY, { id: a.id });
-    assert.deepEqual(again.retryAiArtifactDelivery.errors, [
-      "only a failed delivery can be retried (this one is queued)",
-    ]);
+    assert.deepEqual(again.retryAiArtifactDelivery, {
+      artifact: null,
+      errors: [{
+        code: "not_allowed",
+        message: "only a failed delivery can be retried (this one is queued)",
+        field: "artifactId",
+      }],
+    });
     assert.equal(await ctx.t.app.jobs.runUntilIdle(), 1, "one job for two retry calls");
     const done = await artifactOfRun(ctx, a.runId);
     assert.equal(done.deliveryStatus, "delivered");
@@ -53,7 +58,17 @@ Deno.test("forge failure: delivery_status failed with the error, a tracker repor
       done.metadata.pullRequest.commitSha,
     );
     const last = await asAdmin(ctx, RETRY, { id: a.id });
-    assert.deepEqual(last.retryAiArtifactDelivery.errors, ["the artifact is already delivered"]);
+    assert.deepEqual(last.retryAiArtifactDelivery.errors, [
+      {
+        code: "already_delivered",
+        message: "the artifact is already delivered",
+        field: "artifactId",
+      },
+    ]);
+    const unknown = await asAdmin(ctx, RETRY, { id: "no-such-artifact" });
+    assert.deepEqual(unknown.retryAiArtifactDelivery.errors.map((e: { code: string }) => e.code), [
+      "not_found",
+    ]);
   }));
 
 Deno.test("missing forge configuration fails the delivery and says which variables", () =>
@@ -123,7 +138,7 @@ Deno.test("report whose chat post fails (500) is retried: the chat is posted, th
   }
 });
 
-Deno.test("retryAiArtifactDelivery: admin only, NOT_FOUND for unknown ids, refuses pending artifacts; changes nothing", () =>
+Deno.test("retryAiArtifactDelivery: admin only, not_found for unknown ids, refuses pending artifacts; changes nothing", () =>
   withDelivery(async (ctx) => {
     ctx.github.failWith = { pattern: /^GET /, status: 500 };
     const failed = await deliveredArtifact(ctx, { kind: "draft_post", payload: "x" });
@@ -135,8 +150,15 @@ Deno.test("retryAiArtifactDelivery: admin only, NOT_FOUND for unknown ids, refus
     const anonymous = await gql(ctx.t, RETRY, { id: failed.id });
     assert.equal(anonymous.body.errors[0].extensions.code, "UNAUTHENTICATED");
     for (const id of ["nope", "A".repeat(22), "1", "x".repeat(500)]) {
-      const res = await gql(ctx.t, RETRY, { id }, { token: ctx.admin });
-      assert.equal(res.body.errors[0].extensions.code, "NOT_FOUND", id);
+      const res = await asAdmin(ctx, RETRY, { id });
+      assert.deepEqual(res.retryAiArtifactDelivery, {
+        artifact: null,
+        errors: [{
+          code: "not_found",
+          message: "no AI artifact with this id",
+          field: "artifactId",
+        }],
+      }, id);
     }
     const wrongType = await gql(ctx.t, RETRY, { id: 42 }, { token: ctx.admin });
     assert.ok(wrongType.body.errors.length);
@@ -146,8 +168,15 @@ Deno.test("retryAiArtifactDelivery: admin only, NOT_FOUND for unknown ids, refus
 
     const pending = await pendingArtifact(ctx, { kind: "draft_post", payload: "y" });
     const res = await asAdmin(ctx, RETRY, { id: pending.id });
-    assert.deepEqual(res.retryAiArtifactDelivery.errors, ["only approved artifacts are delivered"]);
-    assert.equal(res.retryAiArtifactDelivery.artifact.approvalStatus, "pending");
+    assert.deepEqual(res.retryAiArtifactDelivery.errors, [
+      {
+        code: "not_allowed",
+        message: "only approved artifacts are delivered",
+        field: "artifactId",
+      },
+    ]);
+    assert.equal(res.retryAiArtifactDelivery.artifact, null);
+    assert.equal((await artifactOfRun(ctx, pending.runId)).approvalStatus, "pending");
     assert.equal(await ctx.t.app.jobs.runUntilIdle(), 0);
 
     // A job for a pending artifact (not approved) does nothing.
