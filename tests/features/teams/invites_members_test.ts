@@ -312,3 +312,66 @@ Deno.test("teams: two owners removing each other at once leave one owner", async
     await g.close();
   }
 });
+
+Deno.test("teams: activity, invites and members page both ways and count", async () => {
+  const g = await setupTeam();
+  try {
+    // Five more invites (six usable) and two sub-communities, a minute apart.
+    for (let i = 0; i < 5; i++) {
+      g.clock.advance(60_000);
+      await g.data(CREATE_INVITE, { teamId: g.teamId });
+    }
+    for (const name of ["Runners", "Readers"]) {
+      g.clock.advance(60_000);
+      await g.data(
+        `mutation C($teamId: String!, $name: String!) {
+          createSubCommunity(teamId: $teamId, name: $name, open: true) { errors { code } } }`,
+        { teamId: g.teamId, name },
+      );
+    }
+    const ACTIVITY =
+      `query A($id: String!, $first: Int, $after: String, $last: Int, $before: String) {
+      teamHome(teamId: $id) { recentActivity(first: $first, after: $after, last: $last, before: $before) {
+        totalCount nodes { kind subCommunity { name } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`;
+    const activity = async (vars: Record<string, unknown>) =>
+      (await g.data(ACTIVITY, { id: g.teamId, ...vars }, "member")).teamHome.recentActivity;
+    const label = (n: { kind: string; subCommunity: { name: string } | null }) =>
+      n.subCommunity ? n.subCommunity.name : n.kind;
+    const all = await activity({});
+    assert.equal(all.totalCount, 6); // three joins, General, Runners, Readers
+    assert.deepEqual(all.nodes.slice(0, 2).map(label), ["Readers", "Runners"]);
+    const first = await activity({ first: 2 });
+    const rest = await activity({ first: 10, after: first.pageInfo.endCursor });
+    assert.deepEqual([...first.nodes, ...rest.nodes].map(label), all.nodes.map(label));
+    const tail = await activity({ last: 2 });
+    assert.deepEqual(tail.nodes.map(label), all.nodes.slice(4).map(label));
+    assert.equal(tail.pageInfo.hasPreviousPage, true);
+    const before = await activity({ last: 10, before: tail.pageInfo.startCursor });
+    assert.deepEqual(before.nodes.map(label), all.nodes.slice(0, 4).map(label));
+    assert.equal(before.pageInfo.hasPreviousPage, false);
+
+    const INVITES = `query S($id: String!, $last: Int, $before: String) {
+      teamSettings(teamId: $id) { activeInvites(last: $last, before: $before) {
+        totalCount nodes { id createdAt } pageInfo { hasPreviousPage startCursor } } } }`;
+    const invites = async (vars: Record<string, unknown>) =>
+      (await g.data(INVITES, { id: g.teamId, ...vars }, "admin")).teamSettings.activeInvites;
+    const oldest = await invites({ last: 2 });
+    assert.equal(oldest.totalCount, 6);
+    assert.equal(oldest.nodes.length, 2);
+    assert.ok(oldest.nodes[0].createdAt > oldest.nodes[1].createdAt, "newest first");
+    const newer = await invites({ last: 10, before: oldest.pageInfo.startCursor });
+    assert.equal(newer.nodes.length, 4);
+    assert.equal(newer.pageInfo.hasPreviousPage, false);
+
+    const MEMBERS_BACK = `query M($id: String!) { teamHome(teamId: $id) {
+      team { members(last: 1) { totalCount nodes { role joinedAt } pageInfo { hasPreviousPage } } } } }`;
+    const members = (await g.data(MEMBERS_BACK, { id: g.teamId })).teamHome.team.members;
+    const roles = Object.values(await rolesOf(g)); // in join order
+    assert.deepEqual(members.nodes.map((n: { role: string }) => n.role), roles.slice(-1));
+    assert.deepEqual([members.totalCount, members.pageInfo.hasPreviousPage], [3, true]);
+    assert.match(members.nodes[0].joinedAt, /^\d{4}-\d\d-\d\dT[\d:]{8}\.\d{3}Z$/);
+  } finally {
+    await g.close();
+  }
+});
