@@ -1,6 +1,6 @@
 /**
- * `deno task bench:teams`: `teamLeaderboard` first pages (first: 20) for WEEKLY, MONTHLY and
- * ALL_TIME, for a team of 5,000 members and for a 500-member sub-community of it, over 12 months
+ * `deno task bench:teams`: `teamLeaderboard` first pages (first: 20) for weekly, monthly and
+ * all_time, for a team of 5,000 members and for a 500-member sub-community of it, over 12 months
  * of activity (each member: two habits checked in on about half the days, one target with events
  * on about a third of the days; 5% opted out), through the whole app on a real PostgreSQL.
  * Reports server time per request (median and p95 of the request log's `duration`), SQL
@@ -17,7 +17,7 @@ import { round2, ROUNDS, runAppBenchmark, summary } from "./support.ts";
 
 const MEMBERS = Number(Deno.env.get("BENCH_MEMBERS") ?? 5000);
 const DAYS = 365;
-const PERIODS: LeaderboardPeriod[] = ["WEEKLY", "MONTHLY", "ALL_TIME"];
+const PERIODS: LeaderboardPeriod[] = ["weekly", "monthly", "all_time"];
 // The activity is seeded before the leaderboard-points migration, so that its backfill runs (and
 // is timed) the way it would on an existing database.
 const ROLLUP = "0013";
@@ -26,11 +26,13 @@ await runAppBenchmark("teams", async ({ sql, log, gql }) => {
   const results: Record<string, unknown> = {};
   // The bench user owns the team (its default sub-community "General") and a sub-community.
   await gql(`mutation { syncUser { user { id } } }`);
-  const team = (await gql(`mutation { createTeam(name: "Bench") { team { id } errors } }`)).data
-    .createTeam.team.id as string;
+  const team =
+    (await gql(`mutation { createTeam(name: "Bench") { team { id } errors { code message } } }`))
+      .data
+      .createTeam.team.id as string;
   const scId = (await gql(
     `mutation($t: String!) { createSubCommunity(teamId: $t, name: "Runners", open: true) {
-      subCommunity { id } errors } }`,
+      subCommunity { id } errors { code message } } }`,
     { t: team },
   )).data.createSubCommunity.subCommunity.id as string;
 
@@ -108,7 +110,7 @@ await runAppBenchmark("teams", async ({ sql, log, gql }) => {
   };
   // The points rows must give the scores that counting the raw rows gives.
   const page: { node: { score: number; user: { username: string } } }[] =
-    (await gql(BOARD, { t: team, p: "ALL_TIME" })).data.teamLeaderboard.edges;
+    (await gql(BOARD, { t: team, p: "all_time" })).data.teamLeaderboard.edges;
   const [counted] = await sql<{ mismatches: number }[]>`
     select count(*)::int as mismatches
     from unnest(${page.map((e) => e.node.user.username)}::text[],
@@ -130,7 +132,12 @@ await runAppBenchmark("teams", async ({ sql, log, gql }) => {
         server.push(r.ms);
         statements = r.statements;
         const t0 = performance.now();
-        await leaderboardPage(sql, scope, pointsKey(p, new Date()), null, 21);
+        await leaderboardPage(sql, scope, pointsKey(p, new Date()), {
+          limit: 21,
+          after: null,
+          before: null,
+          backward: false,
+        });
         raw.push(performance.now() - t0);
       }
       const s = summary(server);

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { setup, type TestSetup } from "./setup.ts";
+import { codeOf, type GqlResult, USER_ERRORS } from "./graphql.ts";
 
 export type Who = "owner" | "admin" | "member" | "outsider" | "loner" | "staff";
 
@@ -18,26 +19,26 @@ export interface TeamsTest extends TestSetup {
 }
 
 export const CREATE_TEAM = `mutation C($name: String!) {
-  createTeam(name: $name) { team { id name memberCount viewerRole defaultSubCommunity { id name } } errors }
+  createTeam(name: $name) { team { id name memberCount viewerRole defaultSubCommunity { id name } } ${USER_ERRORS} }
 }`;
 export const CREATE_INVITE = `mutation I($teamId: String!, $hours: Int, $maxUses: Int) {
   createTeamInvite(teamId: $teamId, expiresInHours: $hours, maxUses: $maxUses) {
-    invite { id expiresAt maxUses uses revoked } token errors
+    invite { id expiresAt maxUses uses revoked } token ${USER_ERRORS}
   }
 }`;
 export const ACCEPT = `mutation A($token: String!) {
-  acceptTeamInvite(token: $token) { team { id name memberCount } errors }
+  acceptTeamInvite(token: $token) { team { id name memberCount } ${USER_ERRORS} }
 }`;
 export const PREVIEW = `query P($token: String!) {
   teamInvitePreview(token: $token) { valid teamName memberCount inviterName expiresAt }
 }`;
 export const PROMOTE = `mutation P($teamId: String!, $userId: String!, $role: TeamRole!) {
   promoteTeamMember(teamId: $teamId, userId: $userId, role: $role) {
-    member { role user { id } } errors
+    member { role user { id } } ${USER_ERRORS}
   }
 }`;
 export const REMOVE = `mutation R($teamId: String!, $userId: String!) {
-  removeTeamMember(teamId: $teamId, userId: $userId) { removed errors }
+  removeTeamMember(teamId: $teamId, userId: $userId) { member { role user { id } } ${USER_ERRORS} }
 }`;
 export const MEMBERS = `query M($teamId: String!) {
   teamHome(teamId: $teamId) { team { memberCount members(first: 20) { edges { node { role user { id } } } } } }
@@ -83,3 +84,20 @@ export async function rolesOf(g: TeamsTest): Promise<Record<string, string>> {
     ]),
   );
 }
+
+/**
+ * Why an operation was refused: its top-level `extensions.code` (UNAUTHENTICATED, FORBIDDEN,
+ * BAD_USER_INPUT) or else the code of its payload's first user error (`not_found`,
+ * `not_allowed`, ...); undefined when it went through.
+ */
+export function refusalOf(result: GqlResult): string | undefined {
+  const top = codeOf(result);
+  if (top) return top;
+  const data = result.body?.data ?? {};
+  const payload = data[Object.keys(data)[0]];
+  return payload?.errors?.[0]?.code;
+}
+
+/** The messages of a payload's user errors. */
+export const messagesOf = (payload: { errors: { message: string }[] }) =>
+  payload.errors.map((e) => e.message);

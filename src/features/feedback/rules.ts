@@ -1,5 +1,6 @@
 /** Pure rules of the feedback board and its export (spec 2.6, 4.5). */
 import { parseIsoInstant } from "../../platform/iso8601.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export const FEEDBACK_CATEGORIES = ["feature", "improvement", "bug", "other"] as const;
 export type FeedbackCategory = typeof FEEDBACK_CATEGORIES[number];
@@ -29,31 +30,37 @@ export interface PostInput {
 }
 
 /** Trims the input and lists what is wrong with it (empty when it may be saved). */
-export function validatePost(input: PostInput): { value: PostInput; errors: string[] } {
+export function validatePost(input: PostInput): { value: PostInput; errors: UserError[] } {
   const value = {
     title: input.title.trim(),
     description: input.description.trim(),
     category: input.category,
   };
-  const errors: string[] = [];
+  const errors: UserError[] = [];
   if (value.title.length < TITLE_MIN || value.title.length > TITLE_MAX) {
-    errors.push(`title must be ${TITLE_MIN} to ${TITLE_MAX} characters`);
+    errors.push(
+      userError("invalid", `title must be ${TITLE_MIN} to ${TITLE_MAX} characters`, "title"),
+    );
   }
   if (value.description.length < 1 || value.description.length > DESCRIPTION_MAX) {
-    errors.push(`description must be 1 to ${DESCRIPTION_MAX} characters`);
+    errors.push(
+      userError("invalid", `description must be 1 to ${DESCRIPTION_MAX} characters`, "description"),
+    );
   }
   if (!isCategory(value.category)) {
-    errors.push(`category must be one of ${FEEDBACK_CATEGORIES.join(", ")}`);
+    errors.push(
+      userError("invalid", `category must be one of ${FEEDBACK_CATEGORIES.join(", ")}`, "category"),
+    );
   }
   return { value, errors };
 }
 
-export function validateComment(body: string): { value: string; errors: string[] } {
+export function validateComment(body: string): { value: string; errors: UserError[] } {
   const value = body.trim();
   return {
     value,
     errors: value.length < 1 || value.length > COMMENT_MAX
-      ? [`body must be 1 to ${COMMENT_MAX} characters`]
+      ? [userError("invalid", `body must be 1 to ${COMMENT_MAX} characters`, "body")]
       : [],
   };
 }

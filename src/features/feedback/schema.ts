@@ -4,8 +4,9 @@ import type { GraphQLContext } from "../../graphql/context.ts";
 import { adminField, requireViewer, viewerField } from "../../graphql/context.ts";
 import type { CoachingApi } from "../coaching/mod.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { forbidden, notFound } from "../../graphql/errors.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import { connectionTypeDefs } from "../../graphql/module.ts";
+import { type PageArgs, type PageWindow, paginate } from "../../graphql/pagination.ts";
+import { userError } from "../../platform/user-error.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
@@ -18,7 +19,8 @@ import {
 import {
   addComment,
   type CommentRow,
-  commentsOf,
+  commentsOfPosts,
+  countPosts,
   createPost,
   listPosts,
   postByPublicId,
@@ -32,7 +34,8 @@ import {
 const typeDefs = /* GraphQL */ `
   enum FeedbackCategory { feature improvement bug other }
   enum FeedbackStatus { open planned in_progress completed declined }
-  enum FeedbackSort { TOP NEW }
+  "new: newest first; top: most votes first, then newest."
+  enum FeedbackSort { new top }
 
   "A post on the feedback board."
   type FeedbackPost {
@@ -46,47 +49,47 @@ const typeDefs = /* GraphQL */ `
     author: User!
     "Whether the signed-in user has voted for the post."
     viewerHasVoted: Boolean!
-    "ISO 8601 UTC with microseconds."
-    createdAt: String!
+    createdAt: DateTime!
     "Comments, oldest first."
-    comments(first: Int, after: String): FeedbackCommentConnection!
+    comments(first: Int, after: String, last: Int, before: String): FeedbackCommentConnection!
   }
 
   type FeedbackComment {
     id: ID!
     body: String!
     author: User!
-    createdAt: String!
+    createdAt: DateTime!
   }
 
-  type FeedbackPostEdge { cursor: String! node: FeedbackPost! }
-  type FeedbackPostConnection { edges: [FeedbackPostEdge!]! pageInfo: PageInfo! }
-  type FeedbackCommentEdge { cursor: String! node: FeedbackComment! }
-  type FeedbackCommentConnection { edges: [FeedbackCommentEdge!]! pageInfo: PageInfo! }
+  ${connectionTypeDefs("FeedbackPost")}
+  ${connectionTypeDefs("FeedbackComment")}
 
-  type FeedbackPostPayload { post: FeedbackPost errors: [String!]! }
+  type FeedbackPostPayload { post: FeedbackPost errors: [UserError!]! }
   type VoteFeedbackPostPayload {
     post: FeedbackPost
-    "True when the call added the vote, false when it removed it."
-    voted: Boolean!
-    errors: [String!]!
+    "True when the call added the vote, false when it removed it; null when nothing was done."
+    voted: Boolean
+    errors: [UserError!]!
   }
-  type AddFeedbackCommentPayload {
+  type CreateFeedbackCommentPayload {
     comment: FeedbackComment
     post: FeedbackPost
-    errors: [String!]!
+    errors: [UserError!]!
   }
-  type DeleteFeedbackPostPayload { deletedPostId: ID errors: [String!]! }
+  type DeleteFeedbackPostPayload { deletedPostId: ID errors: [UserError!]! }
 
   extend type Query {
-    "Board posts (soft-deleted ones never appear); sort NEW (default) or TOP (most votes)."
+    "Board posts (soft-deleted ones never appear)."
     feedbackPosts(
       category: FeedbackCategory
       status: FeedbackStatus
-      sort: FeedbackSort = NEW
+      sort: FeedbackSort = new
       first: Int
       after: String
+      last: Int
+      before: String
     ): FeedbackPostConnection!
+    "Null when no such post exists or it was deleted."
     feedbackPost(id: String!): FeedbackPost
   }
 
@@ -98,7 +101,7 @@ const typeDefs = /* GraphQL */ `
     ): FeedbackPostPayload!
     "Adds the caller's vote, or removes it when present (one vote per user)."
     voteFeedbackPost(postId: String!): VoteFeedbackPostPayload!
-    addFeedbackComment(postId: String!, body: String!): AddFeedbackCommentPayload!
+    createFeedbackComment(postId: String!, body: String!): CreateFeedbackCommentPayload!
     "Soft delete; the author or an admin."
     deleteFeedbackPost(postId: String!): DeleteFeedbackPostPayload!
     "Admin only."
@@ -109,12 +112,14 @@ const typeDefs = /* GraphQL */ `
 interface PostListArgs extends PageArgs {
   category?: FeedbackCategory | null;
   status?: FeedbackStatus | null;
-  sort?: "TOP" | "NEW" | null;
+  sort?: "top" | "new" | null;
 }
 
 /** A refusal by the moderation hook, as a payload error. */
 const refused = (reason: string | null) =>
-  `content_rejected: ${reason ?? "the content breaks the community rules"}`;
+  userError("content_rejected", reason ?? "the content breaks the community rules");
+
+const postNotFound = [userError("not_found", "no such feedback post", "postId")];
 
 export interface FeedbackSchemaDeps {
   db: Database;
@@ -125,11 +130,8 @@ export interface FeedbackSchemaDeps {
 export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
   const sql = deps.db.sql;
 
-  const findPost = async (id: string): Promise<PostRow> => {
-    const post = looksLikePublicId(id) ? await postByPublicId(sql, id) : null;
-    if (!post) throw notFound("feedback post");
-    return post;
-  };
+  const findPost = async (id: string): Promise<PostRow | null> =>
+    looksLikePublicId(id) ? await postByPublicId(sql, id) : null;
 
   const hasVoted = (ctx: GraphQLContext, postId: string) => {
     const viewer = requireViewer(ctx);
@@ -139,49 +141,65 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
     }).load(postId);
   };
 
+  /**
+   * A post's comments: the posts of one list asking for the same page share one statement
+   * (one loader per page window).
+   */
+  const comments = (p: PostRow, args: PageArgs, ctx: GraphQLContext) =>
+    paginate(
+      args,
+      ["string", "string"],
+      (window) =>
+        ctx.loader<string, CommentRow[]>(
+          `feedbackComments:${JSON.stringify(window)}`,
+          async (ids) => {
+            const rows = await commentsOfPosts(sql, ids, window);
+            return ids.map((id) => rows.filter((r) => r.postId === id));
+          },
+        ).load(p.id),
+      (c) => [c.createdAt, c.publicId],
+      { totalCount: () => Promise.resolve(p.commentCount) },
+    );
+
   return {
     typeDefs,
     resolvers: {
       FeedbackPost: {
         id: (p: PostRow) => p.publicId,
+        // The row keeps microseconds (cursors use them); the field is milliseconds.
+        createdAt: (p: PostRow) => new Date(p.createdAt),
         author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, p.authorId),
         viewerHasVoted: (p: PostRow, _: unknown, ctx: GraphQLContext) => hasVoted(ctx, p.id),
-        comments: (p: PostRow, args: PageArgs) =>
-          paginate(
-            args,
-            ["string", "string"],
-            ({ limit, after }) => commentsOf(sql, p.id, limit, after),
-            (c) => [c.createdAt, c.publicId],
-          ),
+        comments,
       },
       FeedbackComment: {
         id: (c: CommentRow) => c.publicId,
+        createdAt: (c: CommentRow) => new Date(c.createdAt),
         author: (c: CommentRow, _: unknown, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, c.authorId),
       },
       Query: {
         feedbackPosts: viewerField((_, args: PostListArgs) => {
-          const sort = args.sort ?? "NEW";
-          const list = ({ limit, after }: { limit: number; after: (string | number)[] | null }) =>
-            listPosts(sql, {
-              category: args.category ?? null,
-              status: args.status ?? null,
-              sort,
-              limit,
-              after,
-            });
-          return sort === "TOP"
+          const options = {
+            category: args.category ?? null,
+            status: args.status ?? null,
+            sort: args.sort ?? "new",
+          };
+          const list = (window: PageWindow<readonly (string | number)[]>) =>
+            listPosts(sql, options, window);
+          const totalCount = () => countPosts(sql, options);
+          return options.sort === "top"
             ? paginate(args, ["number", "string", "string"], list, (p) => [
               p.voteCount,
               p.createdAt,
               p.publicId,
-            ])
-            : paginate(args, ["string", "string"], list, (p) => [p.createdAt, p.publicId]);
+            ], { totalCount })
+            : paginate(args, ["string", "string"], list, (p) => [p.createdAt, p.publicId], {
+              totalCount,
+            });
         }),
-        feedbackPost: viewerField((_, args: { id: string }) => {
-          return findPost(args.id);
-        }),
+        feedbackPost: viewerField((_, args: { id: string }) => findPost(args.id)),
       },
       Mutation: {
         createFeedbackPost: viewerField(
@@ -208,41 +226,50 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
           },
         ),
         voteFeedbackPost: viewerField(async (viewer, args: { postId: string }) => {
+          const none = { post: null, voted: null, errors: postNotFound };
           const post = await findPost(args.postId);
+          if (!post) return none;
           const result = await toggleVote(sql, post.id, viewer.userId);
-          if (!result) throw notFound("feedback post");
-          return { ...result, errors: [] };
+          return result ? { ...result, errors: [] } : none;
         }),
-        addFeedbackComment: viewerField(
+        createFeedbackComment: viewerField(
           async (viewer, args: { postId: string; body: string }, ctx) => {
+            const none = { comment: null, post: null };
             const post = await findPost(args.postId);
+            if (!post) return { ...none, errors: postNotFound };
             const { value, errors } = validateComment(args.body);
-            if (errors.length) return { comment: null, post: null, errors };
+            if (errors.length) return { ...none, errors };
             const verdict = await deps.moderation.check(
               value,
               { category: "feedback_comment", userId: viewer.userId, post_id: post.publicId },
               ctx.log,
             );
-            if (!verdict.allowed) {
-              return { comment: null, post: null, errors: [refused(verdict.reason)] };
-            }
+            if (!verdict.allowed) return { ...none, errors: [refused(verdict.reason)] };
             const result = await addComment(sql, post.id, viewer.userId, value);
-            if (!result) throw notFound("feedback post");
-            return { ...result, errors: [] };
+            return result ? { ...result, errors: [] } : { ...none, errors: postNotFound };
           },
         ),
         deleteFeedbackPost: viewerField(async (viewer, args: { postId: string }) => {
           const post = await findPost(args.postId);
-          if (!mayDelete(post, viewer)) throw forbidden("only the author or an admin may delete");
-          if (!await softDeletePost(sql, post.id)) throw notFound("feedback post");
+          if (!post) return { deletedPostId: null, errors: postNotFound };
+          if (!mayDelete(post, viewer)) {
+            return {
+              deletedPostId: null,
+              errors: [
+                userError("not_allowed", "only the author or an admin may delete", "postId"),
+              ],
+            };
+          }
+          if (!await softDeletePost(sql, post.id)) {
+            return { deletedPostId: null, errors: postNotFound };
+          }
           return { deletedPostId: post.publicId, errors: [] };
         }),
         updateFeedbackStatus: adminField(
           async (_, args: { postId: string; status: FeedbackStatus }) => {
             const post = await findPost(args.postId);
-            const updated = await updatePostStatus(sql, post.id, args.status);
-            if (!updated) throw notFound("feedback post");
-            return { post: updated, errors: [] };
+            const updated = post ? await updatePostStatus(sql, post.id, args.status) : null;
+            return updated ? { post: updated, errors: [] } : { post: null, errors: postNotFound };
           },
         ),
       },

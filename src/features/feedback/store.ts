@@ -2,6 +2,7 @@
 import { maybeOne, one, type Queryable, type Sql } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { FeedbackCategory, FeedbackStatus } from "./rules.ts";
+import { type KeyColumn, keyset, type PageWindow } from "../../graphql/pagination.ts";
 
 export interface PostRow {
   id: string;
@@ -57,37 +58,38 @@ export async function postByPublicId(sql: Queryable, id: string): Promise<PostRo
 export interface ListPostsOptions {
   category: FeedbackCategory | null;
   status: FeedbackStatus | null;
-  sort: "TOP" | "NEW";
-  /** Rows to fetch (page size + 1). */
-  limit: number;
-  /** Decoded cursor: `[createdAt, publicId]` (NEW) or `[voteCount, createdAt, publicId]` (TOP). */
-  after: (string | number)[] | null;
+  sort: "top" | "new";
 }
 
-/** Posts newest first (NEW) or most voted first (TOP, then newest), keyset-paginated. */
-export async function listPosts(sql: Queryable, o: ListPostsOptions): Promise<PostRow[]> {
-  const filter = sql`deleted_at is null
+const postFilter = (sql: Queryable, o: ListPostsOptions) =>
+  sql`deleted_at is null
     and (${o.category}::text is null or category = ${o.category})
     and (${o.status}::text is null or status = ${o.status})`;
-  if (o.sort === "TOP") {
-    const after = o.after
-      ? sql`and (vote_count, created_at, public_id) <
-            (${Number(o.after[0])}::int, ${String(o.after[1])}::text::timestamptz, ${
-        String(o.after[2])
-      })`
-      : sql``;
-    return await sql<PostRow[]>`
-      select ${postColumns(sql)} from feedback_posts where ${filter} ${after}
-      order by vote_count desc, created_at desc, public_id desc limit ${o.limit}`;
-  }
-  const after = o.after
-    ? sql`and (created_at, public_id) < (${String(o.after[0])}::text::timestamptz, ${
-      String(o.after[1])
-    })`
-    : sql``;
+
+/** The keyset of a sort: `[createdAt, publicId]` (new) or `[voteCount, createdAt, publicId]`. */
+export const postKeyColumns = (sort: "top" | "new"): KeyColumn[] => [
+  ...(sort === "top" ? [{ column: "vote_count", cast: "int" as const }] : []),
+  { column: "created_at", cast: "timestamptz" },
+  { column: "public_id" },
+];
+
+/** One window of posts, newest first (new) or most voted first (top, then newest). */
+export async function listPosts(
+  sql: Queryable,
+  o: ListPostsOptions,
+  window: PageWindow<readonly (string | number)[]>,
+): Promise<PostRow[]> {
+  const k = keyset(sql, postKeyColumns(o.sort), "desc", window);
   return await sql<PostRow[]>`
-    select ${postColumns(sql)} from feedback_posts where ${filter} ${after}
-    order by created_at desc, public_id desc limit ${o.limit}`;
+    select ${postColumns(sql)} from feedback_posts where ${postFilter(sql, o)} and ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
+}
+
+/** How many posts the list of `o` holds (one statement). */
+export async function countPosts(sql: Queryable, o: ListPostsOptions): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from feedback_posts where ${postFilter(sql, o)}`;
+  return row.n;
 }
 
 /**
@@ -171,23 +173,29 @@ export async function votedPostIds(
   return new Set(rows.map((r) => r.postId));
 }
 
-/** Comments of a post, oldest first, after the cursor `[createdAt, publicId]`. */
-export async function commentsOf(
+/**
+ * One window of comments, oldest first, for each of `postIds` (one statement for any number of
+ * posts: the window is cut per post with `row_number()`).
+ */
+export async function commentsOfPosts(
   sql: Queryable,
-  postId: string,
-  limit: number,
-  after: (string | number)[] | null,
+  postIds: readonly string[],
+  window: PageWindow<readonly (string | number)[]>,
 ): Promise<CommentRow[]> {
-  const cursor = after
-    ? sql`and (created_at, public_id) > (${String(after[0])}::text::timestamptz, ${
-      String(after[1])
-    })`
-    : sql``;
+  const k = keyset(
+    sql,
+    [{ column: "created_at", cast: "timestamptz" }, { column: "public_id" }],
+    "asc",
+    window,
+  );
   return await sql<CommentRow[]>`
-    select id, public_id as "publicId", post_id as "postId", author_id as "authorId", body,
-      ${isoMicros(sql, "created_at")} as "createdAt"
-    from feedback_comments where post_id = ${postId} ${cursor}
-    order by created_at, public_id limit ${limit}`;
+    select id, "publicId", "postId", "authorId", body, "createdAt" from (
+      select id, public_id as "publicId", post_id as "postId", author_id as "authorId", body,
+        ${isoMicros(sql, "created_at")} as "createdAt",
+        row_number() over (partition by post_id order by ${k.orderBy}) as rn
+      from feedback_comments where post_id = any(${postIds as string[]}) and ${k.where}
+    ) c where rn <= ${k.limit}
+    order by "postId", rn`;
 }
 
 /**

@@ -1,7 +1,8 @@
 /** Pure rules of teams: input limits, who may change whose role, leaderboard periods. */
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export type TeamRole = "owner" | "admin" | "member";
-export type LeaderboardPeriod = "WEEKLY" | "MONTHLY" | "ALL_TIME";
+export type LeaderboardPeriod = "weekly" | "monthly" | "all_time";
 
 export const TEAM_NAME_MAX = 80;
 export const SUB_COMMUNITY_NAME_MAX = 80;
@@ -11,23 +12,28 @@ export const INVITE_MAX_HOURS = 24 * 30;
 export const INVITE_MAX_USES = 1000;
 /** Random bytes in an invite token (256 bits; the issue asks for at least 128). */
 export const INVITE_TOKEN_BYTES = 32;
-export const RECENT_ACTIVITY_LIMIT = 20;
 
 export function isAdminRole(role: TeamRole | null | undefined): boolean {
   return role === "owner" || role === "admin";
 }
 
 /** An error for a name (team or sub-community), or null. */
-export function nameError(field: string, value: string, max: number): string | null {
+export function nameError(field: string, value: string, max: number): UserError | null {
   const trimmed = value.trim();
-  if (!trimmed) return `${field} must not be empty`;
-  if (trimmed.length > max) return `${field} must be at most ${max} characters`;
+  if (!trimmed) return userError("invalid", `${field} must not be empty`, field);
+  if (trimmed.length > max) {
+    return userError("invalid", `${field} must be at most ${max} characters`, field);
+  }
   return null;
 }
 
-export function descriptionError(value: string | null | undefined): string | null {
+export function descriptionError(value: string | null | undefined): UserError | null {
   if (value && value.trim().length > SUB_COMMUNITY_DESCRIPTION_MAX) {
-    return `description must be at most ${SUB_COMMUNITY_DESCRIPTION_MAX} characters`;
+    return userError(
+      "invalid",
+      `description must be at most ${SUB_COMMUNITY_DESCRIPTION_MAX} characters`,
+      "description",
+    );
   }
   return null;
 }
@@ -35,16 +41,24 @@ export function descriptionError(value: string | null | undefined): string | nul
 export function inviteInputErrors(
   expiresInHours: number | null | undefined,
   maxUses: number | null | undefined,
-): string[] {
-  const errors: string[] = [];
+): UserError[] {
+  const errors: UserError[] = [];
   if (
     expiresInHours !== null && expiresInHours !== undefined &&
     (expiresInHours < 1 || expiresInHours > INVITE_MAX_HOURS)
   ) {
-    errors.push(`expiresInHours must be between 1 and ${INVITE_MAX_HOURS}`);
+    errors.push(
+      userError(
+        "invalid",
+        `expiresInHours must be between 1 and ${INVITE_MAX_HOURS}`,
+        "expiresInHours",
+      ),
+    );
   }
   if (maxUses !== null && maxUses !== undefined && (maxUses < 1 || maxUses > INVITE_MAX_USES)) {
-    errors.push(`maxUses must be between 1 and ${INVITE_MAX_USES}`);
+    errors.push(
+      userError("invalid", `maxUses must be between 1 and ${INVITE_MAX_USES}`, "maxUses"),
+    );
   }
   return errors;
 }
@@ -78,11 +92,11 @@ export function removalAllowed(actor: TeamRole, target: TeamRole, self: boolean)
 /** Start of the period containing `now`, in UTC (weeks start Monday 00:00); null = all time. */
 export function periodStart(period: LeaderboardPeriod, now: Date): Date | null {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  if (period === "WEEKLY") {
+  if (period === "weekly") {
     const weekday = (now.getUTCDay() + 6) % 7; // Monday = 0
     return new Date(day - weekday * 86_400_000);
   }
-  if (period === "MONTHLY") return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  if (period === "monthly") return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   return null;
 }
 
@@ -94,7 +108,7 @@ export function pointsKey(
   const start = periodStart(period, now);
   if (!start) return { period: "all", starts: "-infinity" };
   return {
-    period: period === "WEEKLY" ? "week" : "month",
+    period: period === "weekly" ? "week" : "month",
     starts: start.toISOString().slice(0, 10),
   };
 }

@@ -6,15 +6,11 @@
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import {
-  adminField,
-  type GraphQLContext,
-  requireViewer,
-  viewerField,
-} from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { adminField, type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { loadByKey } from "../../graphql/loaders.ts";
-import { badUserInput, forbidden, notFound } from "../../graphql/errors.ts";
+import { badUserInput } from "../../graphql/errors.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
@@ -46,8 +42,8 @@ export interface TeamsDeps {
 const typeDefs = /* GraphQL */ `
   enum TeamRole { owner admin member }
   "Leaderboard periods; boundaries are UTC (weeks start Monday 00:00 UTC)."
-  enum LeaderboardPeriod { WEEKLY MONTHLY ALL_TIME }
-  enum TeamActivityKind { MEMBER_JOINED SUB_COMMUNITY_CREATED }
+  enum LeaderboardPeriod { weekly monthly all_time }
+  enum TeamActivityKind { member_joined sub_community_created }
 
   type Team {
     id: ID!
@@ -56,18 +52,17 @@ const typeDefs = /* GraphQL */ `
     "The signed-in user's role in this team."
     viewerRole: TeamRole!
     defaultSubCommunity: SubCommunity
-    "Members in join order (first: up to 100)."
-    members(first: Int, after: String): TeamMemberConnection!
-    createdAt: String!
+    "Members in join order."
+    members(first: Int, after: String, last: Int, before: String): TeamMemberConnection!
+    createdAt: DateTime!
   }
 
   type TeamMember {
     user: User!
     role: TeamRole!
-    joinedAt: String!
+    joinedAt: DateTime!
   }
-  type TeamMemberEdge { cursor: String! node: TeamMember! }
-  type TeamMemberConnection { edges: [TeamMemberEdge!]! pageInfo: PageInfo! }
+  ${connectionTypeDefs("TeamMember")}
 
   "A space inside a team. Open ones can be joined and left by any member; closed ones cannot."
   type SubCommunity {
@@ -79,16 +74,18 @@ const typeDefs = /* GraphQL */ `
     isDefault: Boolean!
     memberCount: Int!
     viewerIsMember: Boolean!
-    archivedAt: String
-    createdAt: String!
+    archivedAt: DateTime
+    createdAt: DateTime!
   }
 
   type TeamActivity {
     kind: TeamActivityKind!
-    at: String!
+    "When it happened."
+    occurredAt: DateTime!
     user: User!
     subCommunity: SubCommunity
   }
+  ${connectionTypeDefs("TeamActivity")}
 
   "The signed-in member's place in the team."
   type TeamStanding {
@@ -104,25 +101,26 @@ const typeDefs = /* GraphQL */ `
     defaultSubCommunity: SubCommunity
     "Non-archived sub-communities."
     subCommunities: [SubCommunity!]!
-    "Latest joins and new sub-communities, newest first (up to 20)."
-    recentActivity: [TeamActivity!]!
+    "Joins and new sub-communities, newest first."
+    recentActivity(first: Int, after: String, last: Int, before: String): TeamActivityConnection!
     standing: TeamStanding!
   }
 
   type TeamInvite {
     id: ID!
-    expiresAt: String!
+    expiresAt: DateTime!
     maxUses: Int
     uses: Int!
     revoked: Boolean!
     createdBy: User!
-    createdAt: String!
+    createdAt: DateTime!
   }
+  ${connectionTypeDefs("TeamInvite")}
 
   type TeamSettings {
     team: Team!
     "Usable invites (not revoked, expired or used up), newest first."
-    activeInvites: [TeamInvite!]!
+    activeInvites(first: Int, after: String, last: Int, before: String): TeamInviteConnection!
     "Every sub-community, archived ones included."
     subCommunities: [SubCommunity!]!
   }
@@ -133,7 +131,7 @@ const typeDefs = /* GraphQL */ `
     teamName: String
     memberCount: Int
     inviterName: String
-    expiresAt: String
+    expiresAt: DateTime
   }
 
   type TeamLeaderboardEntry {
@@ -144,10 +142,13 @@ const typeDefs = /* GraphQL */ `
   type TeamLeaderboardEdge { cursor: String! node: TeamLeaderboardEntry! }
   type TeamLeaderboardConnection {
     edges: [TeamLeaderboardEdge!]!
+    nodes: [TeamLeaderboardEntry!]!
     pageInfo: PageInfo!
+    "Every listed (opted-in) member, all pages together."
+    totalCount: Int!
     period: LeaderboardPeriod!
-    "Start of the period (UTC); null for ALL_TIME."
-    periodStart: String
+    "Start of the period; null for all_time."
+    periodStart: DateTime
   }
 
   type TeamLeaderboardOptOutStat {
@@ -155,38 +156,46 @@ const typeDefs = /* GraphQL */ `
     teamName: String!
     optedOutCount: Int!
   }
+  ${connectionTypeDefs("TeamLeaderboardOptOutStat")}
 
-  type TeamPayload { team: Team errors: [String!]! }
+  type TeamPayload { team: Team errors: [UserError!]! }
   type CreateTeamInvitePayload {
     invite: TeamInvite
     "The invite token; shown only here, the service keeps only its hash."
     token: String
-    errors: [String!]!
+    errors: [UserError!]!
   }
-  type TeamInvitePayload { invite: TeamInvite errors: [String!]! }
-  type TeamMemberPayload { member: TeamMember errors: [String!]! }
-  type RemoveTeamMemberPayload { removed: Boolean! errors: [String!]! }
-  type SubCommunityPayload { subCommunity: SubCommunity errors: [String!]! }
-  type LeaderboardVisibilityPayload { visible: Boolean errors: [String!]! }
+  type TeamInvitePayload { invite: TeamInvite errors: [UserError!]! }
+  type TeamMemberPayload { member: TeamMember errors: [UserError!]! }
+  type SubCommunityPayload { subCommunity: SubCommunity errors: [UserError!]! }
+  type TeamStandingPayload { standing: TeamStanding errors: [UserError!]! }
 
   extend type Query {
     "The signed-in user's team, or null."
     myTeam: Team
-    teamHome(teamId: String!): TeamHome!
-    "Team owners and admins only."
-    teamSettings(teamId: String!): TeamSettings!
+    "Null unless the signed-in user is a member of the team."
+    teamHome(teamId: String!): TeamHome
+    "Null unless the signed-in user is an owner or admin of the team."
+    teamSettings(teamId: String!): TeamSettings
     "Public: no session token needed."
     teamInvitePreview(token: String!): TeamInvitePreview!
-    "Exactly one of teamId and subCommunityId. Opted-out members are not listed."
+    "Exactly one of teamId and subCommunityId; null unless it is the viewer's team. Opted-out members are not listed."
     teamLeaderboard(
       teamId: String
       subCommunityId: String
       period: LeaderboardPeriod!
       first: Int
       after: String
-    ): TeamLeaderboardConnection!
-    "Service admins only: raw opt-out counts per team."
-    teamLeaderboardOptOutStats: [TeamLeaderboardOptOutStat!]!
+      last: Int
+      before: String
+    ): TeamLeaderboardConnection
+    "Service admins only: raw opt-out counts per team, by team name."
+    teamLeaderboardOptOutStats(
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): TeamLeaderboardOptOutStatConnection!
   }
 
   extend type Mutation {
@@ -199,8 +208,8 @@ const typeDefs = /* GraphQL */ `
     acceptTeamInvite(token: String!): TeamPayload!
     "Sets a member's role: owners any role, admins between member and admin."
     promoteTeamMember(teamId: String!, userId: String!, role: TeamRole!): TeamMemberPayload!
-    "Removes a member; with one's own userId, leaves the team. The last owner cannot go."
-    removeTeamMember(teamId: String!, userId: String!): RemoveTeamMemberPayload!
+    "Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go."
+    removeTeamMember(teamId: String!, userId: String!): TeamMemberPayload!
     createSubCommunity(teamId: String!, name: String!, description: String, open: Boolean!): SubCommunityPayload!
     archiveSubCommunity(subCommunityId: String!): SubCommunityPayload!
     unarchiveSubCommunity(subCommunityId: String!): SubCommunityPayload!
@@ -212,11 +221,9 @@ const typeDefs = /* GraphQL */ `
     "Team owners and admins: removes someone from a sub-community other than the default."
     removeSubCommunityMember(subCommunityId: String!, userId: String!): SubCommunityPayload!
     "Opts the signed-in member out of (false) or back into (true) every team leaderboard."
-    setLeaderboardVisibility(visible: Boolean!): LeaderboardVisibilityPayload!
+    setLeaderboardVisibility(visible: Boolean!): TeamStandingPayload!
   }
 `;
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 interface TeamAccess {
   team: TeamRow;
@@ -226,49 +233,93 @@ interface TeamAccess {
 
 type Args = Record<string, unknown>;
 
+/** Why a mutation did nothing (caught into its payload), or why a lookup is null. */
+class Refusal extends Error {
+  constructor(readonly error: UserError) {
+    super(error.message);
+  }
+}
+
+function refuse(code: string, message: string, field: string | null = null): never {
+  throw new Refusal(userError(code, message, field));
+}
+
+const NOT_ALLOWED = "team owner or admin required";
+
+/**
+ * A mutation whose refusals become its payload: `nothing` is the payload's objects, all null,
+ * with the refusal in `errors`. Top-level errors (UNAUTHENTICATED) pass through.
+ */
+function mutation<A>(
+  nothing: Record<string, null>,
+  run: (args: A, ctx: GraphQLContext) => Promise<Record<string, unknown>>,
+) {
+  return async (_: unknown, args: A, ctx: GraphQLContext) => {
+    try {
+      return await run(args, ctx);
+    } catch (err) {
+      if (err instanceof Refusal) return { ...nothing, errors: [err.error] };
+      throw err;
+    }
+  };
+}
+
+/** A query keyed by a record's id: null when the viewer may not see it. */
+function lookup<A, R>(run: (args: A, ctx: GraphQLContext) => Promise<R>) {
+  return async (_: unknown, args: A, ctx: GraphQLContext): Promise<R | null> => {
+    try {
+      return await run(args, ctx);
+    } catch (err) {
+      if (err instanceof Refusal) return null;
+      throw err;
+    }
+  };
+}
+
 export function teamsModule(deps: TeamsDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
 
-  /** The viewer's team by public id; another team (or none) is NOT_FOUND. */
+  /** The viewer's team by public id; another team (or none) is not_found. */
   async function access(ctx: GraphQLContext, teamPublicId: string): Promise<TeamAccess> {
     const viewer = requireViewer(ctx);
-    if (!looksLikePublicId(teamPublicId)) throw notFound("team");
+    if (!looksLikePublicId(teamPublicId)) refuse("not_found", "no such team", "teamId");
     const found = await store.teamWithRole(sql, teamPublicId, viewer.userId);
-    if (!found || !found.role) throw notFound("team");
+    if (!found || !found.role) refuse("not_found", "no such team", "teamId");
     return { team: found.team, role: found.role, userId: viewer.userId };
   }
 
   async function adminAccess(ctx: GraphQLContext, teamPublicId: string): Promise<TeamAccess> {
     const a = await access(ctx, teamPublicId);
-    if (!isAdminRole(a.role)) throw forbidden("team owner or admin required");
+    if (!isAdminRole(a.role)) refuse("not_allowed", NOT_ALLOWED);
     return a;
   }
 
-  /** The viewer's membership; none is NOT_FOUND (there is no team of theirs to act on). */
-  async function ownMembership(ctx: GraphQLContext) {
+  /** The viewer's membership; none is `field` not_found (there is no team of theirs to act on). */
+  async function ownMembership(ctx: GraphQLContext, field: string, what: string) {
     const viewer = requireViewer(ctx);
     const m = await store.membershipOf(sql, viewer.userId);
-    if (!m) throw notFound("team");
+    if (!m) refuse("not_found", `no such ${what}`, field);
     return { ...m, userId: viewer.userId };
   }
 
-  /** A sub-community of the viewer's team (another team's is NOT_FOUND), optionally admin-only. */
+  /** A sub-community of the viewer's team (another team's is not_found), optionally admin-only. */
   async function subCommunityAccess(ctx: GraphQLContext, scPublicId: string, admin: boolean) {
-    const m = await ownMembership(ctx);
-    if (!looksLikePublicId(scPublicId)) throw notFound("sub-community");
+    const missing = () => refuse("not_found", "no such sub-community", "subCommunityId");
+    const m = await ownMembership(ctx, "subCommunityId", "sub-community");
+    if (!looksLikePublicId(scPublicId)) missing();
     const sc = await store.subCommunityOfTeam(sql, m.teamId, scPublicId);
-    if (!sc) throw notFound("sub-community");
-    if (admin && !isAdminRole(m.role)) throw forbidden("team owner or admin required");
+    if (!sc) return missing();
+    if (admin && !isAdminRole(m.role)) refuse("not_allowed", NOT_ALLOWED);
     return { m, sc };
   }
 
-  /** A member of the team by public user id; anyone else (or a malformed id) is NOT_FOUND. */
+  /** A member of the team by public user id; anyone else (or a malformed id) is not_found. */
   async function teamMemberArg(teamId: string, userPublicId: unknown) {
     const target = typeof userPublicId === "string" && looksLikePublicId(userPublicId)
       ? await store.memberOfTeam(sql, teamId, userPublicId)
       : null;
-    if (!target) throw notFound("member");
+    if (!target) refuse("not_found", "no such member of the team", "userId");
     return target;
   }
 
@@ -278,6 +329,12 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     const target = await teamMemberArg(m.teamId, args.userId);
     return { m, sc, userId: target.userId };
   }
+
+  /** A guarded write's "forbidden": the actor lost their authority while the request ran. */
+  const allowedNow = (result: store.GuardedResult) => {
+    if (result === "forbidden") refuse("not_allowed", NOT_ALLOWED);
+    return result;
+  };
 
   const loadTeam = (ctx: GraphQLContext, id: string) =>
     loadByKey(ctx, "teamById", (ids) => store.teamsByIds(sql, ids), (r) => r.id, id);
@@ -311,9 +368,20 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       },
     ).load(teamId);
 
-  /** Mutation payload of a sub-community transition. */
-  const scPayload = (sc: SubCommunityRow | null, error?: string) =>
-    sc ? { subCommunity: sc, errors: [] } : { subCommunity: null, errors: [error!] };
+  /** Whether a sub-community is its team's default (the reason a leave or removal is refused). */
+  const isDefault = async (sc: SubCommunityRow) =>
+    (await store.teamsByIds(sql, [sc.teamId]))[0]?.defaultSubCommunityId === sc.id;
+
+  /** The member's standing in their team, as this week's board shows it. */
+  async function standing(teamId: string, userId: string, m: store.MembershipRow) {
+    const entry = await store.standingOf(sql, teamId, userId, pointsKey("weekly", now()));
+    return {
+      role: m.role,
+      leaderboardVisible: m.leaderboardVisible,
+      weeklyRank: entry?.rank ?? null,
+      weeklyScore: entry?.score ?? 0,
+    };
+  }
 
   async function leaderboard(ctx: GraphQLContext, args: Args) {
     requireViewer(ctx);
@@ -335,10 +403,11 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     const connection = await paginate(
       args as PageArgs,
       ["number", "string"],
-      ({ limit, after }) => store.leaderboardPage(sql, scope, pointsKey(period, at), after, limit),
+      (window) => store.leaderboardPage(sql, scope, pointsKey(period, at), window),
       (r) => [r.score, r.userPublicId],
+      { totalCount: () => store.countLeaderboard(sql, scope) },
     );
-    return { ...connection, period, periodStart: iso(start) };
+    return { ...connection, period, periodStart: start };
   }
 
   return {
@@ -347,7 +416,6 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     resolvers: {
       Team: {
         id: (t: TeamRow) => t.publicId,
-        createdAt: (t: TeamRow) => t.createdAt.toISOString(),
         memberCount: (t: TeamRow, _: Args, ctx: GraphQLContext) => memberCount(ctx, t.id),
         viewerRole: async (t: TeamRow, _: Args, ctx: GraphQLContext) => {
           const m = await store.membershipOf(sql, requireViewer(ctx).userId);
@@ -355,17 +423,17 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
         },
         defaultSubCommunity: (t: TeamRow, _: Args, ctx: GraphQLContext) =>
           t.defaultSubCommunityId ? loadSubCommunity(ctx, t.defaultSubCommunityId) : null,
-        members: (t: TeamRow, args: PageArgs) =>
+        members: (t: TeamRow, args: PageArgs, ctx: GraphQLContext) =>
           paginate(
             args,
             ["string", "string"],
-            ({ limit, after }) => store.membersPage(sql, t.id, after, limit),
+            (window) => store.membersPage(sql, t.id, window),
             (r) => [r.joinedAt.toISOString(), r.userPublicId],
+            { totalCount: () => memberCount(ctx, t.id) },
           ),
       },
       TeamMember: {
         user: (m: MemberRow, _: Args, ctx: GraphQLContext) => deps.users.loadUser(ctx, m.userId),
-        joinedAt: (m: MemberRow) => m.joinedAt.toISOString(),
       },
       SubCommunity: {
         id: (s: SubCommunityRow) => s.publicId,
@@ -375,23 +443,39 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           (await scFigures(ctx, s.id))?.memberCount ?? 0,
         viewerIsMember: async (s: SubCommunityRow, _: Args, ctx: GraphQLContext) =>
           (await scFigures(ctx, s.id))?.viewerIsMember ?? false,
-        archivedAt: (s: SubCommunityRow) => iso(s.archivedAt),
-        createdAt: (s: SubCommunityRow) => s.createdAt.toISOString(),
       },
       TeamActivity: {
-        at: (a: store.ActivityRow) => a.at.toISOString(),
+        occurredAt: (a: store.ActivityRow) => a.at,
         user: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, a.userId),
         subCommunity: (a: store.ActivityRow, _: Args, ctx: GraphQLContext) =>
           a.subCommunityId ? loadSubCommunity(ctx, a.subCommunityId) : null,
       },
+      TeamHome: {
+        recentActivity: (h: { team: TeamRow }, args: PageArgs) =>
+          paginate(
+            args,
+            ["string", "string"],
+            (window) => store.activityPage(sql, h.team.id, window),
+            (a) => [a.at.toISOString(), a.key],
+            { totalCount: () => store.countActivity(sql, h.team.id) },
+          ),
+      },
+      TeamSettings: {
+        activeInvites: (s: { team: TeamRow; at: Date }, args: PageArgs) =>
+          paginate(
+            args,
+            ["string", "string"],
+            (window) => store.activeInvitesPage(sql, s.team.id, s.at, window),
+            (i) => [i.createdAt.toISOString(), i.publicId],
+            { totalCount: () => store.countActiveInvites(sql, s.team.id, s.at) },
+          ),
+      },
       TeamInvite: {
         id: (i: InviteRow) => i.publicId,
-        expiresAt: (i: InviteRow) => i.expiresAt.toISOString(),
         revoked: (i: InviteRow) => i.revokedAt !== null,
         createdBy: (i: InviteRow, _: Args, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, i.createdBy),
-        createdAt: (i: InviteRow) => i.createdAt.toISOString(),
       },
       TeamLeaderboardEntry: {
         user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) =>
@@ -402,38 +486,26 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           const m = await store.membershipOf(sql, requireViewer(ctx).userId);
           return m ? await loadTeam(ctx, m.teamId) : null;
         },
-        teamHome: async (_: unknown, args: { teamId: string }, ctx: GraphQLContext) => {
+        teamHome: lookup(async (args: { teamId: string }, ctx) => {
           const a = await access(ctx, args.teamId);
           const m = (await store.membershipOf(sql, a.userId))!;
-          const standing = await store.standingOf(
-            sql,
-            a.team.id,
-            a.userId,
-            pointsKey("WEEKLY", now()),
-          );
           return {
             team: a.team,
             defaultSubCommunity: a.team.defaultSubCommunityId
               ? loadSubCommunity(ctx, a.team.defaultSubCommunityId)
               : null,
             subCommunities: store.subCommunitiesOfTeam(sql, a.team.id, false),
-            recentActivity: store.recentActivity(sql, a.team.id),
-            standing: {
-              role: a.role,
-              leaderboardVisible: m.leaderboardVisible,
-              weeklyRank: standing?.rank ?? null,
-              weeklyScore: standing?.score ?? 0,
-            },
+            standing: await standing(a.team.id, a.userId, { ...m, role: a.role }),
           };
-        },
-        teamSettings: async (_: unknown, args: { teamId: string }, ctx: GraphQLContext) => {
+        }),
+        teamSettings: lookup(async (args: { teamId: string }, ctx) => {
           const a = await adminAccess(ctx, args.teamId);
           return {
             team: a.team,
-            activeInvites: store.activeInvites(sql, a.team.id, now()),
+            at: now(),
             subCommunities: store.subCommunitiesOfTeam(sql, a.team.id, true),
           };
-        },
+        }),
         teamInvitePreview: async (_: unknown, args: { token: string }) => {
           const invalid = {
             valid: false,
@@ -455,55 +527,70 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             teamName: row.teamName,
             memberCount: row.memberCount,
             inviterName: inviter ? displayName(inviter) : null,
-            expiresAt: row.expiresAt.toISOString(),
+            expiresAt: row.expiresAt,
           };
         },
-        teamLeaderboard: (_: unknown, args: Args, ctx: GraphQLContext) => leaderboard(ctx, args),
-        teamLeaderboardOptOutStats: adminField(async () => {
-          const rows = await store.optOutStats(sql);
-          return rows.map((r) => ({
-            teamId: r.teamPublicId,
-            teamName: r.name,
-            optedOutCount: r.optedOut,
-          }));
-        }),
+        teamLeaderboard: lookup((args: Args, ctx) => leaderboard(ctx, args)),
+        teamLeaderboardOptOutStats: adminField((_, args: PageArgs) =>
+          paginate(
+            args,
+            ["string", "string"],
+            (window) => store.optOutStatsPage(sql, window),
+            (r) => [r.name, r.teamPublicId],
+            { totalCount: () => store.countTeams(sql) },
+          ).then((c) => {
+            const nodes = c.nodes.map((r) => ({
+              teamId: r.teamPublicId,
+              teamName: r.name,
+              optedOutCount: r.optedOut,
+            }));
+            return {
+              ...c,
+              nodes,
+              edges: c.edges.map((e, i) => ({ cursor: e.cursor, node: nodes[i] })),
+            };
+          })
+        ),
       },
       Mutation: {
-        createTeam: viewerField(async (viewer, args: { name: string }) => {
+        createTeam: mutation({ team: null }, async (args: { name: string }, ctx) => {
+          const viewer = requireViewer(ctx);
           const problem = nameError("name", args.name, TEAM_NAME_MAX);
           if (problem) return { team: null, errors: [problem] };
           const team = await store.createTeam(deps.db.sql, viewer.userId, args.name.trim(), now());
-          return team
-            ? { team, errors: [] }
-            : { team: null, errors: ["you already belong to a team"] };
+          if (!team) refuse("already_in_team", "you already belong to a team");
+          return { team, errors: [] };
         }),
-        createTeamInvite: async (
-          _: unknown,
-          args: { teamId: string; expiresInHours?: number | null; maxUses?: number | null },
-          ctx: GraphQLContext,
-        ) => {
-          const a = await adminAccess(ctx, args.teamId);
-          const errors = inviteInputErrors(args.expiresInHours, args.maxUses);
-          if (errors.length) return { invite: null, token: null, errors };
-          const at = now();
-          const hours = args.expiresInHours ?? INVITE_DEFAULT_HOURS;
-          const { token, hash } = await store.newInviteToken();
-          const invite = await store.insertInvite(sql, a, {
-            teamId: a.team.id,
-            hash,
-            expiresAt: new Date(at.getTime() + hours * 3_600_000),
-            maxUses: args.maxUses ?? null,
-            at,
-          });
-          if (!invite) throw forbidden("team owner or admin required");
-          return { invite, token, errors: [] };
-        },
-        revokeTeamInvite: async (_: unknown, args: { inviteId: string }, ctx: GraphQLContext) => {
-          const m = await ownMembership(ctx);
-          if (!looksLikePublicId(args.inviteId)) throw notFound("invite");
+        createTeamInvite: mutation(
+          { invite: null, token: null },
+          async (
+            args: { teamId: string; expiresInHours?: number | null; maxUses?: number | null },
+            ctx,
+          ) => {
+            const a = await adminAccess(ctx, args.teamId);
+            const errors = inviteInputErrors(args.expiresInHours, args.maxUses);
+            if (errors.length) return { invite: null, token: null, errors };
+            const at = now();
+            const hours = args.expiresInHours ?? INVITE_DEFAULT_HOURS;
+            const { token, hash } = await store.newInviteToken();
+            const invite = await store.insertInvite(sql, a, {
+              teamId: a.team.id,
+              hash,
+              expiresAt: new Date(at.getTime() + hours * 3_600_000),
+              maxUses: args.maxUses ?? null,
+              at,
+            });
+            if (!invite) refuse("not_allowed", NOT_ALLOWED);
+            return { invite, token, errors: [] };
+          },
+        ),
+        revokeTeamInvite: mutation({ invite: null }, async (args: { inviteId: string }, ctx) => {
+          const missing = () => refuse("not_found", "no such invite", "inviteId");
+          const m = await ownMembership(ctx, "inviteId", "invite");
+          if (!looksLikePublicId(args.inviteId)) missing();
           const existing = await store.inviteOfTeam(sql, m.teamId, args.inviteId);
-          if (!existing) throw notFound("invite");
-          if (!isAdminRole(m.role)) throw forbidden("team owner or admin required");
+          if (!existing) missing();
+          if (!isAdminRole(m.role)) refuse("not_allowed", NOT_ALLOWED);
           const { result, invite } = await store.revokeInvite(
             sql,
             m,
@@ -511,192 +598,210 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             args.inviteId,
             now(),
           );
-          if (result === "forbidden") throw forbidden("team owner or admin required");
-          return result === "done"
-            ? { invite, errors: [] }
-            : { invite: null, errors: ["invite is already revoked"] };
-        },
-        acceptTeamInvite: viewerField(async (viewer, args: { token: string }, ctx) => {
-          const refused = {
-            team: null,
-            errors: ["invite is invalid, expired, revoked or used up"],
-          };
-          if (!looksLikeInviteToken(args.token)) return refused;
+          if (allowedNow(result) === "refused") {
+            refuse("already_revoked", "invite is already revoked", "inviteId");
+          }
+          return { invite, errors: [] };
+        }),
+        acceptTeamInvite: mutation({ team: null }, async (args: { token: string }, ctx) => {
+          const viewer = requireViewer(ctx);
+          const unusable = () =>
+            refuse("invite_unusable", "invite is invalid, expired, revoked or used up", "token");
+          if (!looksLikeInviteToken(args.token)) return unusable();
           const result = await store.acceptInvite(
             sql,
             await store.hashInviteToken(args.token),
             viewer.userId,
             now(),
           );
-          if (result === "refused") return refused;
+          if (result === "refused") return unusable();
           if (result === "already_member") {
-            return { team: null, errors: ["you already belong to a team"] };
+            refuse("already_in_team", "you already belong to a team");
           }
           return { team: await loadTeam(ctx, result.teamId), errors: [] };
         }),
-        promoteTeamMember: async (
-          _: unknown,
-          args: { teamId: string; userId: string; role: TeamRole },
-          ctx: GraphQLContext,
-        ) => {
-          const a = await access(ctx, args.teamId);
-          if (!isAdminRole(a.role)) throw forbidden("team owner or admin required");
-          if (!looksLikePublicId(args.userId)) throw notFound("member");
-          const target = await store.memberOfTeam(sql, a.team.id, args.userId);
-          if (!target) throw notFound("member");
-          const problem = roleChangeError(a.role, target.role, args.role);
-          if (problem === "forbidden") throw forbidden("admins cannot change owners' roles");
-          if (problem === "unchanged") return { member: target, errors: [] };
-          const result = await store.moveMember(
-            sql,
-            a,
-            a.team.id,
-            target.userId,
-            target.role,
-            args.role,
-          );
-          if (result === "last_owner") {
-            return { member: null, errors: ["a team needs at least one owner"] };
-          }
-          if (result === "stale") {
-            return {
-              member: null,
-              errors: ["the member's role or yours changed meanwhile; try again"],
-            };
-          }
-          return { member: { ...target, role: args.role }, errors: [] };
-        },
-        removeTeamMember: async (
-          _: unknown,
-          args: { teamId: string; userId: string },
-          ctx: GraphQLContext,
-        ) => {
-          const a = await access(ctx, args.teamId);
-          if (!looksLikePublicId(args.userId)) throw notFound("member");
-          const target = await store.memberOfTeam(sql, a.team.id, args.userId);
-          if (!target) throw notFound("member");
-          const self = target.userId === a.userId;
-          if (!removalAllowed(a.role, target.role, self)) {
-            throw forbidden("not allowed to remove this member");
-          }
-          const result = await store.moveMember(
-            sql,
-            a,
-            a.team.id,
-            target.userId,
-            target.role,
-            null,
-          );
-          if (result === "last_owner") {
-            return {
-              removed: false,
-              errors: ["the last owner cannot be removed; make someone else owner first"],
-            };
-          }
-          if (result === "stale") {
-            return {
-              removed: false,
-              errors: ["the member's role or yours changed meanwhile; try again"],
-            };
-          }
-          return { removed: true, errors: [] };
-        },
-        createSubCommunity: async (
-          _: unknown,
-          args: { teamId: string; name: string; description?: string | null; open: boolean },
-          ctx: GraphQLContext,
-        ) => {
-          const a = await adminAccess(ctx, args.teamId);
-          const errors = [
-            nameError("name", args.name, SUB_COMMUNITY_NAME_MAX),
-            descriptionError(args.description),
-          ].filter((e): e is string => e !== null);
-          if (errors.length) return { subCommunity: null, errors };
-          const sc = await store.createSubCommunity(sql, a, {
-            teamId: a.team.id,
-            name: args.name.trim(),
-            description: args.description?.trim() || null,
-            open: args.open,
-            at: now(),
-          });
-          if (!sc) throw forbidden("team owner or admin required");
-          return { subCommunity: sc, errors: [] };
-        },
-        archiveSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+        promoteTeamMember: mutation(
+          { member: null },
+          async (args: { teamId: string; userId: string; role: TeamRole }, ctx) => {
+            const a = await access(ctx, args.teamId);
+            if (!isAdminRole(a.role)) refuse("not_allowed", NOT_ALLOWED);
+            const target = await teamMemberArg(a.team.id, args.userId);
+            const problem = roleChangeError(a.role, target.role, args.role);
+            if (problem === "forbidden") {
+              refuse("not_allowed", "admins cannot change owners' roles");
+            }
+            if (problem === "unchanged") return { member: target, errors: [] };
+            const result = await store.moveMember(
+              sql,
+              a,
+              a.team.id,
+              target.userId,
+              target.role,
+              args.role,
+            );
+            moved(result, "a team needs at least one owner");
+            return { member: { ...target, role: args.role }, errors: [] };
+          },
+        ),
+        removeTeamMember: mutation(
+          { member: null },
+          async (args: { teamId: string; userId: string }, ctx) => {
+            const a = await access(ctx, args.teamId);
+            const target = await teamMemberArg(a.team.id, args.userId);
+            const self = target.userId === a.userId;
+            if (!removalAllowed(a.role, target.role, self)) {
+              refuse("not_allowed", "not allowed to remove this member");
+            }
+            const result = await store.moveMember(
+              sql,
+              a,
+              a.team.id,
+              target.userId,
+              target.role,
+              null,
+            );
+            moved(result, "the last owner cannot be removed; make someone else owner first");
+            return { member: target, errors: [] };
+          },
+        ),
+        createSubCommunity: mutation(
+          { subCommunity: null },
+          async (
+            args: { teamId: string; name: string; description?: string | null; open: boolean },
+            ctx,
+          ) => {
+            const a = await adminAccess(ctx, args.teamId);
+            const errors = [
+              nameError("name", args.name, SUB_COMMUNITY_NAME_MAX),
+              descriptionError(args.description),
+            ].filter((e): e is UserError => e !== null);
+            if (errors.length) return { subCommunity: null, errors };
+            const sc = await store.createSubCommunity(sql, a, {
+              teamId: a.team.id,
+              name: args.name.trim(),
+              description: args.description?.trim() || null,
+              open: args.open,
+              at: now(),
+            });
+            if (!sc) refuse("not_allowed", NOT_ALLOWED);
+            return { subCommunity: sc, errors: [] };
+          },
+        ),
+        archiveSubCommunity: mutation({ subCommunity: null }, async (args: Args, ctx) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
           const result = await store.archiveSubCommunity(sql, m, m.teamId, sc.id, now());
-          if (result === "forbidden") throw forbidden("team owner or admin required");
-          return result === "done"
-            ? scPayload(await store.subCommunityOfTeam(sql, m.teamId, sc.publicId))
-            : scPayload(
-              null,
-              sc.archived
-                ? "sub-community is already archived"
-                : "the default sub-community cannot be archived",
+          if (allowedNow(result) === "refused") {
+            if (sc.archived) {
+              refuse("already_archived", "sub-community is already archived", "subCommunityId");
+            }
+            refuse(
+              "is_default",
+              "the default sub-community cannot be archived",
+              "subCommunityId",
             );
-        },
-        unarchiveSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+          }
+          return {
+            subCommunity: await store.subCommunityOfTeam(sql, m.teamId, sc.publicId),
+            errors: [],
+          };
+        }),
+        unarchiveSubCommunity: mutation({ subCommunity: null }, async (args: Args, ctx) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
           const result = await store.unarchiveSubCommunity(sql, m, m.teamId, sc.id);
-          if (result === "forbidden") throw forbidden("team owner or admin required");
-          return result === "done"
-            ? scPayload({ ...sc, archived: false, archivedAt: null })
-            : scPayload(null, "sub-community is not archived");
-        },
-        setDefaultSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+          if (allowedNow(result) === "refused") {
+            refuse("not_archived", "sub-community is not archived", "subCommunityId");
+          }
+          return { subCommunity: { ...sc, archived: false, archivedAt: null }, errors: [] };
+        }),
+        setDefaultSubCommunity: mutation({ subCommunity: null }, async (args: Args, ctx) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, true);
           const result = await store.setDefaultSubCommunity(sql, m, m.teamId, sc.id);
-          if (result === "forbidden") throw forbidden("team owner or admin required");
-          return result === "done"
-            ? scPayload(sc)
-            : scPayload(null, "an archived sub-community cannot be the default");
-        },
-        joinSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+          if (allowedNow(result) === "refused") {
+            refuse(
+              "archived",
+              "an archived sub-community cannot be the default",
+              "subCommunityId",
+            );
+          }
+          return { subCommunity: sc, errors: [] };
+        }),
+        joinSubCommunity: mutation({ subCommunity: null }, async (args: Args, ctx) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, false);
           if (!sc.open || sc.archived) {
-            return scPayload(null, "only open, active sub-communities can be joined");
+            refuse(
+              "closed",
+              "only open, active sub-communities can be joined",
+              "subCommunityId",
+            );
           }
           await store.joinSubCommunity(sql, m.teamId, sc.id, m.userId, now());
-          return scPayload(sc);
-        },
-        leaveSubCommunity: async (_: unknown, args: Args, ctx: GraphQLContext) => {
+          return { subCommunity: sc, errors: [] };
+        }),
+        leaveSubCommunity: mutation({ subCommunity: null }, async (args: Args, ctx) => {
           const { m, sc } = await subCommunityAccess(ctx, args.subCommunityId as string, false);
           if (!sc.open || sc.archived) {
-            return scPayload(null, "only open, active sub-communities can be left");
+            refuse("closed", "only open, active sub-communities can be left", "subCommunityId");
           }
-          const ok = await store.leaveSubCommunity(sql, m.teamId, sc.id, m.userId);
-          return ok ? scPayload(sc) : scPayload(
-            null,
-            "you are not a member, or it is the team's default sub-community",
-          );
-        },
-        addSubCommunityMember: async (_: unknown, args: Args, ctx: GraphQLContext) => {
-          const { m, sc, userId } = await subCommunityMemberArgs(ctx, args);
-          if (sc.archived) return scPayload(null, "an archived sub-community takes no members");
-          const result = await store.addSubCommunityMember(sql, m, m.teamId, sc.id, userId, now());
-          if (result === "forbidden") throw forbidden("team owner or admin required");
-          const fresh = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
-          return fresh && !fresh.archived
-            ? scPayload(fresh)
-            : scPayload(null, "an archived sub-community takes no members");
-        },
-        removeSubCommunityMember: async (_: unknown, args: Args, ctx: GraphQLContext) => {
-          const { m, sc, userId } = await subCommunityMemberArgs(ctx, args);
-          if (sc.archived) return scPayload(null, "an archived sub-community cannot change");
-          const result = await store.removeSubCommunityMember(sql, m, m.teamId, sc.id, userId);
-          if (result === "forbidden") throw forbidden("team owner or admin required");
-          return result === "done" ? scPayload(sc) : scPayload(
-            null,
-            "not a member of this sub-community, or it is the team's default",
-          );
-        },
-        setLeaderboardVisibility: viewerField(async (viewer, args: { visible: boolean }) => {
-          const ok = await store.setLeaderboardVisibility(sql, viewer.userId, args.visible);
-          return ok
-            ? { visible: args.visible, errors: [] }
-            : { visible: null, errors: ["you do not belong to a team"] };
+          if (!await store.leaveSubCommunity(sql, m.teamId, sc.id, m.userId)) {
+            await notMemberOrDefault(sc, "you are not a member of this sub-community");
+          }
+          return { subCommunity: sc, errors: [] };
         }),
+        addSubCommunityMember: mutation({ subCommunity: null }, async (args: Args, ctx) => {
+          const { m, sc, userId } = await subCommunityMemberArgs(ctx, args);
+          const archived = () =>
+            refuse("archived", "an archived sub-community takes no members", "subCommunityId");
+          if (sc.archived) archived();
+          allowedNow(await store.addSubCommunityMember(sql, m, m.teamId, sc.id, userId, now()));
+          const fresh = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
+          if (!fresh || fresh.archived) archived();
+          return { subCommunity: fresh, errors: [] };
+        }),
+        removeSubCommunityMember: mutation({ subCommunity: null }, async (args: Args, ctx) => {
+          const { m, sc, userId } = await subCommunityMemberArgs(ctx, args);
+          if (sc.archived) {
+            refuse("archived", "an archived sub-community cannot change", "subCommunityId");
+          }
+          const result = await store.removeSubCommunityMember(sql, m, m.teamId, sc.id, userId);
+          if (allowedNow(result) === "refused") {
+            await notMemberOrDefault(sc, "not a member of this sub-community", "userId");
+          }
+          return { subCommunity: sc, errors: [] };
+        }),
+        setLeaderboardVisibility: mutation(
+          { standing: null },
+          async (args: { visible: boolean }, ctx) => {
+            const viewer = requireViewer(ctx);
+            const m = await store.setLeaderboardVisibility(sql, viewer.userId, args.visible);
+            if (!m) refuse("not_in_team", "you do not belong to a team");
+            return { standing: await standing(m.teamId, viewer.userId, m), errors: [] };
+          },
+        ),
       },
     },
   };
+
+  /** The refusal of a leave or removal the store did not do. */
+  async function notMemberOrDefault(
+    sc: SubCommunityRow,
+    message: string,
+    field = "subCommunityId",
+  ): Promise<never> {
+    if (await isDefault(sc)) {
+      refuse(
+        "is_default",
+        "everyone belongs to the team's default sub-community",
+        "subCommunityId",
+      );
+    }
+    refuse("not_a_member", message, field);
+  }
+}
+
+/** A role change or removal the store did not do: the last owner, or a role that changed. */
+function moved(result: "moved" | "stale" | "last_owner", lastOwner: string) {
+  if (result === "last_owner") refuse("last_owner", lastOwner, "userId");
+  if (result === "stale") {
+    refuse("conflict", "the member's role or yours changed meanwhile; try again");
+  }
 }

@@ -14,7 +14,10 @@ import {
 } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { encodeBase64Url } from "../../platform/base64url.ts";
-import { INVITE_TOKEN_BYTES, RECENT_ACTIVITY_LIMIT, type TeamRole } from "./rules.ts";
+import { INVITE_TOKEN_BYTES, type TeamRole } from "./rules.ts";
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
+
+type Window = PageWindow<readonly (string | number)[]>;
 
 export interface TeamRow {
   id: string;
@@ -70,8 +73,10 @@ export interface LeaderboardRow {
 }
 
 export interface ActivityRow {
-  kind: "MEMBER_JOINED" | "SUB_COMMUNITY_CREATED";
+  kind: "member_joined" | "sub_community_created";
   at: Date;
+  /** Tells apart two events at the same instant (the cursor's second part). */
+  key: string;
   userId: string;
   subCommunityId: string | null;
 }
@@ -271,13 +276,28 @@ export async function inviteOfTeam(sql: Queryable, teamId: string, invitePublicI
     where i.public_id = ${invitePublicId} and i.team_id = ${teamId}`);
 }
 
-/** Invites still usable (not revoked, not expired, not used up), newest first. */
-export async function activeInvites(sql: Queryable, teamId: string, now: Date) {
+const usableInvite = (sql: Queryable, teamId: string, now: Date) =>
+  sql`i.team_id = ${teamId} and i.revoked_at is null and i.expires_at > ${now}
+      and (i.max_uses is null or i.uses < i.max_uses)`;
+
+/** One window of the invites still usable (not revoked, expired or used up), newest first. */
+export async function activeInvitesPage(sql: Queryable, teamId: string, now: Date, w: Window) {
+  const k = keyset(
+    sql,
+    [{ column: "i.created_at", cast: "timestamptz" }, { column: "i.public_id" }],
+    "desc",
+    w,
+  );
   return await sql<InviteRow[]>`
     select ${inviteColumns(sql)} from team_invites i
-    where i.team_id = ${teamId} and i.revoked_at is null and i.expires_at > ${now}
-      and (i.max_uses is null or i.uses < i.max_uses)
-    order by i.created_at desc, i.id desc limit 100`;
+    where ${usableInvite(sql, teamId, now)} and ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
+}
+
+export async function countActiveInvites(sql: Queryable, teamId: string, now: Date) {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from team_invites i where ${usableInvite(sql, teamId, now)}`;
+  return row.n;
 }
 
 export interface InvitePreviewRow {
@@ -342,23 +362,19 @@ export async function memberOfTeam(sql: Queryable, teamId: string, userPublicId:
     where m.team_id = ${teamId} and u.public_id = ${userPublicId}`);
 }
 
-/** Members in join order, keyset-paged by (joined_at, user public id). */
-export async function membersPage(
-  sql: Queryable,
-  teamId: string,
-  after: [string, string] | null,
-  limit: number,
-): Promise<MemberRow[]> {
+/** One window of the members in join order, keyed by (joined_at, user public id). */
+export async function membersPage(sql: Queryable, teamId: string, w: Window): Promise<MemberRow[]> {
+  const k = keyset(
+    sql,
+    [{ column: "m.joined_at", cast: "timestamptz" }, { column: "u.public_id" }],
+    "asc",
+    w,
+  );
   return await sql<MemberRow[]>`
     select m.user_id as "userId", u.public_id as "userPublicId", m.role, m.joined_at as "joinedAt"
     from team_members m join users u on u.id = m.user_id
-    where m.team_id = ${teamId}
-      ${
-    after
-      ? sql`and (m.joined_at, u.public_id) > (${after[0]}::text::timestamptz, ${after[1]})`
-      : sql``
-  }
-    order by m.joined_at, u.public_id limit ${limit}`;
+    where m.team_id = ${teamId} and ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
 }
 
 const ownerDelta = (from: TeamRole, to: TeamRole | null) =>
@@ -406,15 +422,16 @@ export async function moveMember(
   });
 }
 
+/** Sets the user's own opt-out; null when they belong to no team. */
 export async function setLeaderboardVisibility(
   sql: Queryable,
   userId: string,
   visible: boolean,
-): Promise<boolean> {
-  const rows = await sql`
+): Promise<MembershipRow | null> {
+  return await maybeOne(sql<MembershipRow[]>`
     update team_members set leaderboard_visible = ${visible} where user_id = ${userId}
-    returning user_id`;
-  return rows.length > 0;
+    returning team_id as "teamId", role, leaderboard_visible as "leaderboardVisible",
+              joined_at as "joinedAt"`);
 }
 
 // --- sub-communities ---------------------------------------------------------------------------
@@ -631,19 +648,35 @@ export async function subCommunityFigures(
 
 // --- activity and leaderboards -----------------------------------------------------------------
 
-/** The latest joins and sub-community creations of a team, newest first. */
-export async function recentActivity(sql: Queryable, teamId: string): Promise<ActivityRow[]> {
+/**
+ * One window of a team's joins and sub-community creations, newest first, keyed by (at, key):
+ * `key` is `m<user public id>` or `s<sub-community public id>`. Each side reads at most the
+ * window's rows from its own index before the two are merged.
+ */
+export async function activityPage(sql: Queryable, teamId: string, w: Window) {
+  const k = keyset(sql, [{ column: "at", cast: "timestamptz" }, { column: "key" }], "desc", w);
   return await sql<ActivityRow[]>`
-    select * from (
-      (select 'MEMBER_JOINED' as kind, joined_at as at, user_id as "userId",
-              null::bigint as "subCommunityId"
-       from team_members where team_id = ${teamId}
-       order by joined_at desc limit ${RECENT_ACTIVITY_LIMIT})
+    select kind, at, key, "userId", "subCommunityId" from (
+      (select * from (
+        select 'member_joined' as kind, m.joined_at as at, 'm' || u.public_id as key,
+               m.user_id as "userId", null::bigint as "subCommunityId"
+        from team_members m join users u on u.id = m.user_id where m.team_id = ${teamId}
+      ) a where ${k.where} order by ${k.orderBy} limit ${k.limit})
       union all
-      (select 'SUB_COMMUNITY_CREATED', created_at, created_by, id
-       from team_sub_communities where team_id = ${teamId}
-       order by created_at desc limit ${RECENT_ACTIVITY_LIMIT})
-    ) a order by at desc limit ${RECENT_ACTIVITY_LIMIT}`;
+      (select * from (
+        select 'sub_community_created' as kind, s.created_at as at, 's' || s.public_id as key,
+               s.created_by as "userId", s.id as "subCommunityId"
+        from team_sub_communities s where s.team_id = ${teamId}
+      ) b where ${k.where} order by ${k.orderBy} limit ${k.limit})
+    ) e order by ${k.orderBy} limit ${k.limit}`;
+}
+
+/** How many events a team's activity holds (one statement). */
+export async function countActivity(sql: Queryable, teamId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select ((select count(*) from team_members where team_id = ${teamId})
+          + (select count(*) from team_sub_communities where team_id = ${teamId}))::int as n`;
+  return row.n;
 }
 
 /**
@@ -681,28 +714,55 @@ function rankedMembers(
     )`;
 }
 
+/**
+ * One window of a leaderboard, ordered by (score desc, user id); the cursor is (score, user
+ * public id). Backward windows read in reverse order (paginate turns them back).
+ */
 export async function leaderboardPage(
   sql: Queryable,
   scope: { teamId: string; scId: string | null },
   key: { period: string; starts: string },
-  after: [number, string] | null,
-  limit: number,
+  w: PageWindow<[number, string]>,
 ): Promise<LeaderboardRow[]> {
-  if (!after && !scope.scId) return await firstTeamLeaderboardPage(sql, scope.teamId, key, limit);
+  if (!w.after && !w.before && !w.backward && !scope.scId) {
+    return await firstTeamLeaderboardPage(sql, scope.teamId, key, w.limit);
+  }
+  const userOf = (publicId: string) => sql`(select id from users where public_id = ${publicId})`;
+  // "after" in this order: a lower score, or the same score and a later user.
+  const beyond = (k: [number, string], side: "after" | "before") =>
+    side === "after"
+      ? sql`(score < ${k[0]} or (score = ${k[0]} and user_id > ${userOf(k[1])}))`
+      : sql`(score > ${k[0]} or (score = ${k[0]} and user_id < ${userOf(k[1])}))`;
+  const conditions = [
+    w.after ? beyond(w.after, "after") : sql`true`,
+    w.before ? beyond(w.before, "before") : sql`true`,
+  ];
+  const order = w.backward ? sql`score asc, user_id desc` : sql`score desc, user_id asc`;
   return await sql<LeaderboardRow[]>`
     ${rankedMembers(sql, scope.teamId, scope.scId, key)}
     select r.user_id as "userId", u.public_id as "userPublicId", r.score, r.rank
     from (
-      select * from ranked
-      ${
-    after
-      ? sql`where score < ${after[0]} or (score = ${after[0]} and user_id >
-              (select id from users where public_id = ${after[1]}))`
-      : sql``
-  }
-      order by score desc, user_id limit ${limit}
+      select * from ranked where ${conditions[0]} and ${conditions[1]}
+      order by ${order} limit ${w.limit}
     ) r join users u on u.id = r.user_id
-    order by r.score desc, r.user_id`;
+    order by ${w.backward ? sql`r.score asc, r.user_id desc` : sql`r.score desc, r.user_id asc`}`;
+}
+
+/** How many members a leaderboard lists (the opted-in ones; one statement). */
+export async function countLeaderboard(
+  sql: Queryable,
+  scope: { teamId: string; scId: string | null },
+): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from team_members m
+    where m.team_id = ${scope.teamId} and m.leaderboard_visible
+      ${
+    scope.scId
+      ? sql`and exists (select 1 from team_sub_community_members sm
+                        where sm.sub_community_id = ${scope.scId} and sm.user_id = m.user_id)`
+      : sql``
+  }`;
+  return row.n;
 }
 
 /**
@@ -759,11 +819,18 @@ export async function standingOf(
     from ranked r join users u on u.id = r.user_id where r.user_id = ${userId}`);
 }
 
-/** Raw opt-out counts per team (teams with none included), by team name. */
-export async function optOutStats(sql: Queryable) {
+/** One window of the raw opt-out counts per team (teams with none included), by team name. */
+export async function optOutStatsPage(sql: Queryable, w: Window) {
+  const k = keyset(sql, [{ column: "t.name" }, { column: "t.public_id" }], "asc", w);
   return await sql<{ teamId: string; teamPublicId: string; name: string; optedOut: number }[]>`
     select t.id as "teamId", t.public_id as "teamPublicId", t.name,
-           count(m.user_id) filter (where not m.leaderboard_visible)::int as "optedOut"
-    from teams t left join team_members m on m.team_id = t.id
-    group by t.id order by t.name, t.id`;
+           (select count(*)::int from team_members m
+            where m.team_id = t.id and not m.leaderboard_visible) as "optedOut"
+    from teams t where ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
+}
+
+export async function countTeams(sql: Queryable): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from teams`;
+  return row.n;
 }

@@ -1,17 +1,23 @@
 import assert from "node:assert/strict";
 import { codeOf, gql } from "../../support/graphql.ts";
-import { ACCEPT, CREATE_INVITE, setupTeam, type TeamsTest } from "../../support/teams.ts";
+import {
+  ACCEPT,
+  CREATE_INVITE,
+  refusalOf,
+  setupTeam,
+  type TeamsTest,
+} from "../../support/teams.ts";
 import { ADD_EVENT, ADD_GOAL, CHECK_IN } from "../../support/goals.ts";
 
 const CREATE_SC =
   `mutation C($teamId: String!, $name: String!, $description: String, $open: Boolean!) {
   createSubCommunity(teamId: $teamId, name: $name, description: $description, open: $open) {
-    subCommunity { id name open archived isDefault memberCount viewerIsMember } errors
+    subCommunity { id name open archived isDefault memberCount viewerIsMember } errors { code message field }
   }
 }`;
 const op = (name: string) =>
   `mutation O($id: String!) { ${name}(subCommunityId: $id) {
-    subCommunity { id archived isDefault viewerIsMember } errors } }`;
+    subCommunity { id archived isDefault viewerIsMember } errors { code message field } } }`;
 const SETTINGS = `query S($id: String!) { teamSettings(teamId: $id) {
   subCommunities { name archived isDefault } } }`;
 
@@ -20,10 +26,10 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
   try {
     const make = (vars: Record<string, unknown>, who: "owner" | "admin" | "member" = "admin") =>
       g.run(CREATE_SC, { teamId: g.teamId, ...vars }, who);
-    assert.equal(codeOf(await make({ name: "X", open: true }, "member")), "FORBIDDEN");
+    assert.equal(refusalOf(await make({ name: "X", open: true }, "member")), "not_allowed");
     assert.equal(
-      codeOf(await g.run(CREATE_SC, { teamId: g.otherTeamId, name: "X", open: true })),
-      "NOT_FOUND",
+      refusalOf(await g.run(CREATE_SC, { teamId: g.otherTeamId, name: "X", open: true })),
+      "not_found",
     );
     for (
       const bad of [{ name: "" }, { name: "n".repeat(81) }, {
@@ -62,36 +68,45 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
       true,
     );
     assert.equal((await join(open.id)).body.data.joinSubCommunity.errors.length, 0);
-    assert.match((await join(closed.id)).body.data.joinSubCommunity.errors[0], /open/);
-    assert.equal(codeOf(await join(open.id, "outsider")), "NOT_FOUND");
-    assert.equal(codeOf(await join("bad")), "NOT_FOUND");
+    assert.match((await join(closed.id)).body.data.joinSubCommunity.errors[0].message, /open/);
+    assert.equal(refusalOf(await join(open.id, "outsider")), "not_found");
+    assert.equal(refusalOf(await join("bad")), "not_found");
     const leave = (id: string) => g.run(op("leaveSubCommunity"), { id }, "member");
     assert.equal(
       (await leave(open.id)).body.data.leaveSubCommunity.subCommunity.viewerIsMember,
       false,
     );
-    assert.match((await leave(closed.id)).body.data.leaveSubCommunity.errors[0], /open/);
+    assert.match((await leave(closed.id)).body.data.leaveSubCommunity.errors[0].message, /open/);
     const general = (await g.data(`{ myTeam { defaultSubCommunity { id } } }`)).myTeam
       .defaultSubCommunity.id;
-    assert.match((await leave(general)).body.data.leaveSubCommunity.errors[0], /default/);
+    assert.match((await leave(general)).body.data.leaveSubCommunity.errors[0].message, /default/);
 
     // Archive rules.
     const archive = (id: string, who: "owner" | "admin" | "member" = "admin") =>
       g.run(op("archiveSubCommunity"), { id }, who);
-    assert.equal(codeOf(await archive(open.id, "member")), "FORBIDDEN");
+    assert.equal(refusalOf(await archive(open.id, "member")), "not_allowed");
     assert.equal(
-      codeOf(await g.run(op("archiveSubCommunity"), { id: open.id }, "outsider")),
-      "NOT_FOUND",
+      refusalOf(await g.run(op("archiveSubCommunity"), { id: open.id }, "outsider")),
+      "not_found",
     );
-    assert.match((await archive(general)).body.data.archiveSubCommunity.errors[0], /default/);
+    assert.match(
+      (await archive(general)).body.data.archiveSubCommunity.errors[0].message,
+      /default/,
+    );
     const archived = (await archive(open.id)).body.data.archiveSubCommunity;
     assert.deepEqual(archived.errors, []);
     assert.equal(archived.subCommunity.archived, true);
-    assert.match((await archive(open.id)).body.data.archiveSubCommunity.errors[0], /already/);
-    assert.match((await join(open.id)).body.data.joinSubCommunity.errors[0], /open, active/);
+    assert.match(
+      (await archive(open.id)).body.data.archiveSubCommunity.errors[0].message,
+      /already/,
+    );
+    assert.match(
+      (await join(open.id)).body.data.joinSubCommunity.errors[0].message,
+      /open, active/,
+    );
     const setDefault = (id: string) => g.run(op("setDefaultSubCommunity"), { id }, "admin");
     assert.match(
-      (await setDefault(open.id)).body.data.setDefaultSubCommunity.errors[0],
+      (await setDefault(open.id)).body.data.setDefaultSubCommunity.errors[0].message,
       /archived/,
     );
     // Archived ones leave teamHome but stay in settings.
@@ -111,15 +126,15 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
     assert.equal(un.subCommunity.archived, false);
     assert.match(
       (await g.run(op("unarchiveSubCommunity"), { id: open.id }, "admin")).body.data
-        .unarchiveSubCommunity.errors[0],
+        .unarchiveSubCommunity.errors[0].message,
       /not archived/,
     );
     // A closed one can be the default; new members then join it.
     const def = (await setDefault(closed.id)).body.data.setDefaultSubCommunity;
     assert.equal(def.subCommunity.isDefault, true);
     assert.equal(
-      codeOf(await g.run(op("setDefaultSubCommunity"), { id: open.id }, "member")),
-      "FORBIDDEN",
+      refusalOf(await g.run(op("setDefaultSubCommunity"), { id: open.id }, "member")),
+      "not_allowed",
     );
     assert.deepEqual((await archive(general)).body.data.archiveSubCommunity.errors, []);
     const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId })).createTeamInvite;
@@ -134,9 +149,12 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
 });
 
 const BOARD =
-  `query B($teamId: String, $sc: String, $period: LeaderboardPeriod!, $first: Int, $after: String) {
-  teamLeaderboard(teamId: $teamId, subCommunityId: $sc, period: $period, first: $first, after: $after) {
-    edges { cursor node { rank score user { id } } } pageInfo { hasNextPage endCursor }
+  `query B($teamId: String, $sc: String, $period: LeaderboardPeriod!, $first: Int, $after: String,
+    $last: Int, $before: String) {
+  teamLeaderboard(teamId: $teamId, subCommunityId: $sc, period: $period, first: $first,
+    after: $after, last: $last, before: $before) {
+    edges { cursor node { rank score user { id } } } totalCount
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     period periodStart
   }
 }`;
@@ -171,64 +189,93 @@ Deno.test("teams: leaderboards rank opted-in members by period, page by cursor",
       b: { edges: { node: { rank: number; score: number; user: { id: string } } }[] },
     ) => b.edges.map((e) => [e.node.rank, e.node.score, e.node.user.id]);
 
-    const weekly = await board({ period: "WEEKLY" });
+    const weekly = await board({ period: "weekly" });
     assert.equal(weekly.periodStart, "2026-03-02T00:00:00.000Z");
     assert.deepEqual(view(weekly), [[1, 3, g.ids.owner], [2, 2, g.ids.member], [
       3,
       1,
       g.ids.admin,
     ]]);
-    const monthly = await board({ period: "MONTHLY" });
+    const monthly = await board({ period: "monthly" });
     assert.equal(monthly.periodStart, "2026-03-01T00:00:00.000Z");
     // Ties share a rank.
     const tied = view(monthly);
     assert.deepEqual(tied.map((r) => r.slice(0, 2)), [[1, 3], [1, 3], [3, 2]]);
-    assert.deepEqual(view(await board({ period: "ALL_TIME" })).map((r) => r[1]), [5, 4, 3]);
+    assert.deepEqual(view(await board({ period: "all_time" })).map((r) => r[1]), [5, 4, 3]);
 
     // Pages of one keep ranks and do not repeat.
-    const p1 = await board({ period: "MONTHLY", first: 1 });
-    const p2 = await board({ period: "MONTHLY", first: 1, after: p1.pageInfo.endCursor });
-    const p3 = await board({ period: "MONTHLY", first: 1, after: p2.pageInfo.endCursor });
+    const p1 = await board({ period: "monthly", first: 1 });
+    const p2 = await board({ period: "monthly", first: 1, after: p1.pageInfo.endCursor });
+    const p3 = await board({ period: "monthly", first: 1, after: p2.pageInfo.endCursor });
     assert.deepEqual([...view(p1), ...view(p2), ...view(p3)], tied);
     assert.equal(p3.pageInfo.hasNextPage, false);
     assert.equal(p1.pageInfo.hasNextPage, true);
+    // Backward: the last two, then the one before them, with the same ranks.
+    const back = await board({ period: "monthly", last: 2 });
+    assert.deepEqual(view(back), tied.slice(1));
+    assert.deepEqual([back.totalCount, back.pageInfo.hasPreviousPage], [3, true]);
+    const front = await board({ period: "monthly", last: 2, before: back.pageInfo.startCursor });
+    assert.deepEqual(view(front), tied.slice(0, 1));
+    assert.deepEqual([front.pageInfo.hasPreviousPage, front.pageInfo.hasNextPage], [false, true]);
+    const scBack = await g.data(BOARD, {
+      sc: (await g.data(`{ myTeam { defaultSubCommunity { id } } }`)).myTeam.defaultSubCommunity.id,
+      period: "monthly",
+      last: 1,
+    });
+    assert.deepEqual(view(scBack.teamLeaderboard), tied.slice(2));
+    assert.equal(scBack.teamLeaderboard.totalCount, 3);
 
     // Opt-out: gone from every board at once, data kept; back in when visible again.
-    const V =
-      `mutation V($v: Boolean!) { setLeaderboardVisibility(visible: $v) { visible errors } }`;
+    const V = `mutation V($v: Boolean!) { setLeaderboardVisibility(visible: $v) {
+        standing { role leaderboardVisible weeklyRank } errors { code message field } } }`;
     assert.deepEqual((await g.data(V, { v: false }, "owner")).setLeaderboardVisibility, {
-      visible: false,
+      standing: { role: "owner", leaderboardVisible: false, weeklyRank: null },
       errors: [],
     });
-    assert.deepEqual(view(await board({ period: "WEEKLY" })).map((r) => r[2]), [
+    assert.deepEqual(view(await board({ period: "weekly" })).map((r) => r[2]), [
       g.ids.member,
       g.ids.admin,
     ]);
     const general = (await g.data(`{ myTeam { defaultSubCommunity { id } } }`)).myTeam
       .defaultSubCommunity.id;
-    const scBoard = (await g.data(BOARD, { sc: general, period: "WEEKLY" })).teamLeaderboard;
+    const scBoard = (await g.data(BOARD, { sc: general, period: "weekly" })).teamLeaderboard;
     assert.equal(view(scBoard).length, 2);
     const standing = (await g.data(
       `query H($id: String!) { teamHome(teamId: $id) { standing { leaderboardVisible weeklyRank weeklyScore } } }`,
       { id: g.teamId },
     )).teamHome.standing;
     assert.deepEqual(standing, { leaderboardVisible: false, weeklyRank: null, weeklyScore: 0 });
-    const stats = (await g.data(
-      `{ teamLeaderboardOptOutStats { teamId teamName optedOutCount } }`,
-      {},
-      "staff",
-    ))
-      .teamLeaderboardOptOutStats;
-    assert.deepEqual(stats, [
+    const STATS = `query O($first: Int, $after: String, $last: Int, $before: String) {
+      teamLeaderboardOptOutStats(first: $first, after: $after, last: $last, before: $before) {
+        nodes { teamId teamName optedOutCount } totalCount
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+    const stats = (await g.data(STATS, {}, "staff")).teamLeaderboardOptOutStats;
+    assert.deepEqual(stats.nodes, [
       { teamId: g.otherTeamId, teamName: "Others", optedOutCount: 0 },
       { teamId: g.teamId, teamName: "Rockets", optedOutCount: 1 },
     ]);
-    assert.equal(codeOf(await g.run(`{ teamLeaderboardOptOutStats { teamId } }`)), "FORBIDDEN");
+    assert.equal(stats.totalCount, 2);
+    // Backward: the last team, then the one before it.
+    const lastStat = (await g.data(STATS, { last: 1 }, "staff")).teamLeaderboardOptOutStats;
+    assert.deepEqual(lastStat.nodes.map((n: { teamName: string }) => n.teamName), ["Rockets"]);
+    assert.equal(lastStat.pageInfo.hasPreviousPage, true);
+    const firstStat = (await g.data(
+      STATS,
+      { last: 1, before: lastStat.pageInfo.startCursor },
+      "staff",
+    )).teamLeaderboardOptOutStats;
+    assert.deepEqual(firstStat.nodes.map((n: { teamName: string }) => n.teamName), ["Others"]);
+    assert.equal(firstStat.pageInfo.hasPreviousPage, false);
+    assert.equal(
+      codeOf(await g.run(`{ teamLeaderboardOptOutStats { nodes { teamId } } }`)),
+      "FORBIDDEN",
+    );
     await g.data(V, { v: true }, "owner");
-    assert.equal(view(await board({ period: "WEEKLY" })).length, 3);
-    assert.deepEqual((await g.data(V, { v: false }, "loner")).setLeaderboardVisibility.errors, [
-      "you do not belong to a team",
-    ]);
+    assert.equal(view(await board({ period: "weekly" })).length, 3);
+    assert.deepEqual((await g.data(V, { v: false }, "loner")).setLeaderboardVisibility, {
+      standing: null,
+      errors: [{ code: "not_in_team", message: "you do not belong to a team", field: null }],
+    });
 
     // Sub-community boards list its members only.
     const sc =
@@ -236,18 +283,18 @@ Deno.test("teams: leaderboards rank opted-in members by period, page by cursor",
         .subCommunity;
     await g.data(op("joinSubCommunity"), { id: sc.id }, "member");
     assert.deepEqual(
-      view((await g.data(BOARD, { sc: sc.id, period: "ALL_TIME" })).teamLeaderboard),
+      view((await g.data(BOARD, { sc: sc.id, period: "all_time" })).teamLeaderboard),
       [[1, 4, g.ids.owner], [2, 3, g.ids.member]],
     );
 
     // Bad input and access.
     const bad = [
-      [{ period: "WEEKLY", teamId: null }, "BAD_USER_INPUT"],
-      [{ period: "WEEKLY", sc: sc.id }, "BAD_USER_INPUT"],
+      [{ period: "weekly", teamId: null }, "BAD_USER_INPUT"],
+      [{ period: "weekly", sc: sc.id }, "BAD_USER_INPUT"],
       [{ period: "YEARLY" }, "BAD_USER_INPUT"],
-      [{ period: "WEEKLY", first: -1 }, "BAD_USER_INPUT"],
-      [{ period: "WEEKLY", after: "garbage" }, "BAD_USER_INPUT"],
-      [{ period: "WEEKLY", teamId: g.otherTeamId }, "NOT_FOUND"],
+      [{ period: "weekly", first: -1 }, "BAD_USER_INPUT"],
+      [{ period: "weekly", after: "garbage" }, "BAD_USER_INPUT"],
+      [{ period: "WEEKLY" }, "BAD_USER_INPUT"], // an enum value of the old schema
     ] as const;
     for (const [vars, code] of bad) {
       assert.equal(
@@ -256,16 +303,24 @@ Deno.test("teams: leaderboards rank opted-in members by period, page by cursor",
         JSON.stringify(vars),
       );
     }
+    // Another team's board, or one of its sub-communities': null, no error.
+    for (
+      const [vars, who] of [
+        [{ teamId: g.otherTeamId }, "member"],
+        [{ teamId: "nope" }, "member"],
+        [{ teamId: g.teamId }, "outsider"],
+        [{ sc: sc.id, teamId: null }, "outsider"],
+        [{ sc: "AAAAAAAAAAAAAAAAAAAAAA", teamId: null }, "member"],
+      ] as const
+    ) {
+      assert.deepEqual(
+        await g.data(BOARD, { period: "weekly", ...vars }, who),
+        { teamLeaderboard: null },
+        JSON.stringify(vars),
+      );
+    }
     assert.equal(
-      codeOf(await g.run(BOARD, { teamId: g.teamId, period: "WEEKLY" }, "outsider")),
-      "NOT_FOUND",
-    );
-    assert.equal(
-      codeOf(await g.run(BOARD, { sc: sc.id, teamId: null, period: "WEEKLY" }, "outsider")),
-      "NOT_FOUND",
-    );
-    assert.equal(
-      codeOf(await g.run(BOARD, { teamId: g.teamId, period: "WEEKLY" }, null)),
+      codeOf(await g.run(BOARD, { teamId: g.teamId, period: "weekly" }, null)),
       "UNAUTHENTICATED",
     );
   } finally {
@@ -277,7 +332,7 @@ Deno.test("teams: a leaderboard page costs a constant number of statements", asy
   const g = await setupTeam();
   try {
     const statementsFor = async () => {
-      await g.data(BOARD, { teamId: g.teamId, period: "ALL_TIME", first: 50 });
+      await g.data(BOARD, { teamId: g.teamId, period: "all_time", first: 50 });
       const entries = g.t.log.entries.filter((e) => e.msg === "request");
       return entries.at(-1)!.statements as number;
     };
@@ -289,7 +344,11 @@ Deno.test("teams: a leaderboard page costs a constant number of statements", asy
     }
     const many = await statementsFor();
     assert.equal(many, few);
-    assert.ok(many <= 4, `statements: ${many}`);
+    // The session's user, the team, the page, its users and (BOARD asks for it) totalCount.
+    assert.ok(many <= 5, `statements: ${many}`);
+    // A backward page costs the same.
+    await g.data(BOARD, { teamId: g.teamId, period: "all_time", last: 5 });
+    assert.equal(g.lastStatements(), many);
   } finally {
     await g.close();
   }
@@ -319,9 +378,9 @@ Deno.test("teams: goal events score by their UTC day; a repeated check-in scores
       [g.ids.admin]: 0,
       [g.ids.member]: member,
     });
-    assert.deepEqual(await scores("WEEKLY"), expected(2));
-    assert.deepEqual(await scores("MONTHLY"), expected(3));
-    assert.deepEqual(await scores("ALL_TIME"), expected(3));
+    assert.deepEqual(await scores("weekly"), expected(2));
+    assert.deepEqual(await scores("monthly"), expected(3));
+    assert.deepEqual(await scores("all_time"), expected(3));
 
     // Points follow rows written or deleted outside the app's code paths too.
     const sql = g.t.deps.db.sql;
@@ -329,13 +388,13 @@ Deno.test("teams: goal events score by their UTC day; a repeated check-in scores
       delete from goal_events
       where goal_id = (select id from goals where public_id = ${target.id})
         and occurred_at = '2026-03-02T00:30:00Z'`;
-    assert.deepEqual(await scores("WEEKLY"), expected(1));
-    assert.deepEqual(await scores("MONTHLY"), expected(2));
+    assert.deepEqual(await scores("weekly"), expected(1));
+    assert.deepEqual(await scores("monthly"), expected(2));
     await sql`
       insert into habit_check_ins (public_id, goal_id, user_id, day)
       select 'by-hand-1', id, user_id, '2026-03-03' from goals where public_id = ${habit.id}`;
-    assert.deepEqual(await scores("WEEKLY"), expected(2));
-    assert.deepEqual(await scores("ALL_TIME"), expected(3));
+    assert.deepEqual(await scores("weekly"), expected(2));
+    assert.deepEqual(await scores("all_time"), expected(3));
   } finally {
     await g.close();
   }
@@ -347,7 +406,7 @@ Deno.test("teams: members without points rank after everyone else, tied, on firs
     await checkIns(g, "admin", ["2026-03-02", "2026-03-03"]);
     g.clock.set("2026-03-04T18:00:00Z");
     const board = async (vars: Record<string, unknown>) =>
-      (await g.data(BOARD, { teamId: g.teamId, period: "WEEKLY", ...vars })).teamLeaderboard;
+      (await g.data(BOARD, { teamId: g.teamId, period: "weekly", ...vars })).teamLeaderboard;
     const view = (b: { edges: { node: { rank: number; score: number } }[] }) =>
       b.edges.map((e) => [e.node.rank, e.node.score]);
     const whole = await board({});
@@ -371,9 +430,9 @@ Deno.test("teams: members without points rank after everyone else, tied, on firs
     );
 
     // A first page of only members without points (nobody scored this month's first day yet).
-    assert.deepEqual(view(await board({ period: "MONTHLY", first: 1 })), [[1, 2]]);
+    assert.deepEqual(view(await board({ period: "monthly", first: 1 })), [[1, 2]]);
     g.clock.set("2026-04-01T09:00:00Z");
-    const april = await board({ period: "MONTHLY" });
+    const april = await board({ period: "monthly" });
     assert.deepEqual(view(april), [[1, 0], [1, 0], [1, 0]]);
   } finally {
     await g.close();
@@ -385,10 +444,10 @@ Deno.test("teams: owners and admins add members to closed sub-communities and re
   try {
     const ADD = `mutation A($id: String!, $userId: String!) {
       addSubCommunityMember(subCommunityId: $id, userId: $userId) {
-        subCommunity { memberCount viewerIsMember } errors } }`;
+        subCommunity { memberCount viewerIsMember } errors { code message field } } }`;
     const REMOVE_SC = `mutation R($id: String!, $userId: String!) {
       removeSubCommunityMember(subCommunityId: $id, userId: $userId) {
-        subCommunity { memberCount } errors } }`;
+        subCommunity { memberCount } errors { code message field } } }`;
     const sc = (await g.data(CREATE_SC, { teamId: g.teamId, name: "Leads", open: false }, "admin"))
       .createSubCommunity.subCommunity;
     const add = (userId: string, who: "owner" | "admin" | "member" = "admin") =>
@@ -400,13 +459,17 @@ Deno.test("teams: owners and admins add members to closed sub-communities and re
     assert.deepEqual(again.errors, []);
     assert.equal(again.subCommunity.memberCount, 2, "adding twice is idempotent");
     const mine = (await g.data(op("joinSubCommunity"), { id: sc.id }, "member")).joinSubCommunity;
-    assert.match(mine.errors[0], /only open/, "a member still cannot join or leave a closed one");
+    assert.match(
+      mine.errors[0].message,
+      /only open/,
+      "a member still cannot join or leave a closed one",
+    );
 
-    assert.equal(codeOf(await add(g.ids.owner, "member")), "FORBIDDEN");
-    assert.equal(codeOf(await add(g.ids.outsider)), "NOT_FOUND");
-    assert.equal(codeOf(await add("not an id")), "NOT_FOUND");
+    assert.equal(refusalOf(await add(g.ids.owner, "member")), "not_allowed");
+    assert.equal(refusalOf(await add(g.ids.outsider)), "not_found");
+    assert.equal(refusalOf(await add("not an id")), "not_found");
     assert.equal(
-      codeOf(await g.run(ADD, { id: sc.id, userId: 42 }, "admin")),
+      refusalOf(await g.run(ADD, { id: sc.id, userId: 42 }, "admin")),
       "BAD_USER_INPUT",
     );
 
@@ -414,17 +477,17 @@ Deno.test("teams: owners and admins add members to closed sub-communities and re
       .defaultSubCommunity.id;
     const fromDefault = (await g.data(REMOVE_SC, { id: general, userId: g.ids.member }, "admin"))
       .removeSubCommunityMember;
-    assert.match(fromDefault.errors[0], /default/);
+    assert.match(fromDefault.errors[0].message, /default/);
     const removed = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
       .removeSubCommunityMember;
     assert.deepEqual(removed, { subCommunity: { memberCount: 1 }, errors: [] });
     const twice = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
       .removeSubCommunityMember;
-    assert.match(twice.errors[0], /not a member/);
+    assert.match(twice.errors[0].message, /not a member/);
 
     await g.data(op("archiveSubCommunity"), { id: sc.id }, "admin");
     const archived = (await add(g.ids.member)).body.data.addSubCommunityMember;
-    assert.match(archived.errors[0], /archived/);
+    assert.match(archived.errors[0].message, /archived/);
   } finally {
     await g.close();
   }
