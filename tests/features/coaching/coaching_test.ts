@@ -28,8 +28,12 @@ Deno.test("coaching: getInsight builds its prompt from the goal, progress, strea
       errors } }`,
       { id },
     );
-    await c.data(`mutation { addMoodLog(mood: 4, note: "upbeat alice") { errors } }`);
-    await c.data(`mutation { addMoodLog(mood: 1, note: "bob secret") { errors } }`, {}, "bob");
+    await c.data(`mutation { addMoodLog(mood: 4, note: "upbeat alice") { errors { code } } }`);
+    await c.data(
+      `mutation { addMoodLog(mood: 1, note: "bob secret") { errors { code } } }`,
+      {},
+      "bob",
+    );
     c.llm.script(reply.json(insight, { costUsd: 0.002 }));
     const res = await c.data(INSIGHT, { id });
     assert.deepEqual(res.getInsight, {

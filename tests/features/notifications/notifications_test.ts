@@ -20,7 +20,7 @@ async function setupNotifications() {
   return Object.assign(s, {
     notifier: s.t.app.features.notifications.api.notify,
     async signIn(sub: string) {
-      await s.data("mutation { syncUser { errors } }", {}, sub);
+      await s.data("mutation { syncUser { errors { code } } }", {}, sub);
       return { token: await s.token(sub), userId: await s.userId(sub) };
     },
   });
