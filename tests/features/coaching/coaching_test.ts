@@ -25,7 +25,7 @@ Deno.test("coaching: getInsight builds its prompt from the goal, progress, strea
     });
     await c.data(
       `mutation($id: String!) { addGoalEvent(goalId: $id, value: 12, note: "rainy") {
-      errors } }`,
+      errors { code } } }`,
       { id },
     );
     await c.data(`mutation { addMoodLog(mood: 4, note: "upbeat alice") { errors { code } } }`);
@@ -70,8 +70,8 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
     const id = await goalId(c, { title: "Meditate", kind: "habit" });
     for (const date of ["2026-01-03", "2026-01-04"]) {
       await c.data(
-        `mutation($id: String!, $date: String) { checkInHabit(goalId: $id, date: $date) {
-        errors } }`,
+        `mutation($id: String!, $date: Date) { checkInHabit(goalId: $id, date: $date) {
+        errors { code } } }`,
         { id, date },
       );
     }
