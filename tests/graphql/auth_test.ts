@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createTestApp, logged } from "../support/app.ts";
-import { dataOf, gql } from "../support/graphql.ts";
+import { dataOf, gql, USER_ERRORS } from "../support/graphql.ts";
 import { startIdentityProvider } from "../support/identity.ts";
 import { setup } from "../support/setup.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
@@ -30,7 +30,8 @@ const setupAuth = (env: Record<string, string> = {}) =>
 
 const ME =
   `{ me { id username firstName lastName timeZone isSupporter supporterTier onboardingCompletedAt } }`;
-const SYNC = `mutation { syncUser { user { id firstName lastName username } firstSignIn errors } }`;
+const SYNC =
+  `mutation { syncUser { user { id firstName lastName username } firstSignIn ${USER_ERRORS} } }`;
 
 function assert401(
   result: { status: number; body: { errors: { extensions: { code: string } }[] } },

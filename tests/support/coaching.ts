@@ -14,13 +14,15 @@ export async function goalId(
 ): Promise<string> {
   const res = await s.data(
     `mutation($title: String!, $kind: GoalKind!, $targetValue: Float, $unit: String,
-      $dueDate: String) {
+      $dueDate: Date) {
       addGoal(title: $title, kind: $kind, targetValue: $targetValue, unit: $unit,
-        dueDate: $dueDate) { goal { id } errors } }`,
+        dueDate: $dueDate) { goal { id } errors { message } } }`,
     vars,
     as,
   );
-  if (res.addGoal.errors.length) throw new Error(res.addGoal.errors.join("; "));
+  if (res.addGoal.errors.length) {
+    throw new Error(res.addGoal.errors.map((e: { message: string }) => e.message).join("; "));
+  }
   return res.addGoal.goal.id;
 }
 

@@ -1,4 +1,5 @@
 /** Goal operations and fixtures shared by the tests that need goals, habits and progress. */
+import { USER_ERRORS } from "./graphql.ts";
 import type { TestSetup } from "./setup.ts";
 
 export const GOAL_FIELDS = `id title description kind status visibility unit startValue
@@ -6,7 +7,7 @@ export const GOAL_FIELDS = `id title description kind status visibility unit sta
   longestStreak checkedInToday completedAt createdAt updatedAt`;
 
 export const ADD_GOAL = `mutation Add($title: String!, $kind: GoalKind!, $description: String,
-  $unit: String, $startValue: Float, $targetValue: Float, $dueDate: String,
+  $unit: String, $startValue: Float, $targetValue: Float, $dueDate: Date,
   $cadence: HabitCadence, $timesPerWeek: Int, $visibility: GoalVisibility,
   $parentGoalId: String) {
   addGoal(title: $title, kind: $kind, description: $description, unit: $unit,
@@ -14,22 +15,22 @@ export const ADD_GOAL = `mutation Add($title: String!, $kind: GoalKind!, $descri
     timesPerWeek: $timesPerWeek, visibility: $visibility, parentGoalId: $parentGoalId) {
     goal { ${GOAL_FIELDS} }
     badgesEarned { code }
-    errors
+    ${USER_ERRORS}
   }
 }`;
 
-export const CHECK_IN = `mutation C($goalId: String!, $date: String) {
+export const CHECK_IN = `mutation C($goalId: String!, $date: Date) {
   checkInHabit(goalId: $goalId, date: $date) {
     checkIn { id date } goal { id currentStreak longestStreak checkedInToday }
-    alreadyCheckedIn freezeEarned badgesEarned { code } errors
+    alreadyCheckedIn freezeEarned badgesEarned { code } ${USER_ERRORS}
   }
 }`;
 
 export const ADD_EVENT = `mutation E($goalId: String!, $value: Float!, $note: String,
-  $occurredAt: String) {
+  $occurredAt: DateTime) {
   addGoalEvent(goalId: $goalId, value: $value, note: $note, occurredAt: $occurredAt) {
     event { id value note occurredAt } goal { id status currentValue percentComplete }
-    goalCompleted badgesEarned { code } errors
+    goalCompleted badgesEarned { code } ${USER_ERRORS}
   }
 }`;
 
@@ -41,8 +42,19 @@ export async function addGoal(
   // deno-lint-ignore no-explicit-any
 ): Promise<any> {
   const res = (await s.data(ADD_GOAL, vars, as)).addGoal;
-  if (res.errors.length) throw new Error(`addGoal failed: ${res.errors.join("; ")}`);
+  if (res.errors.length) throw new Error(`addGoal failed: ${messagesOf(res)}`);
   return res.goal;
 }
 
 export const DAY_MS = 86_400_000;
+
+/** A payload's user error messages joined with "; " (for matching in tests). */
+export function messagesOf(payload: { errors: { message: string }[] }): string {
+  return payload.errors.map((e) => e.message).join("; ");
+}
+
+/** The nodes of a connection (`{ nodes }` or `{ edges { node } }`). */
+// deno-lint-ignore no-explicit-any
+export function nodesOf(connection: any): any[] {
+  return connection.nodes ?? connection.edges.map((e: { node: unknown }) => e.node);
+}

@@ -11,7 +11,7 @@
  * try {
  *   const me = (await s.data(`{ me { id } }`)).me;          // as "alice", the default user
  *   const res = await s.run(`{ me { id } }`, {}, "bob");     // as "bob"; null: no session
- *   await s.as("carol").data(`mutation { syncUser { errors } }`);
+ *   await s.as("carol").data(`mutation { syncUser { errors { code } } }`);
  * } finally {
  *   await s.close();
  * }

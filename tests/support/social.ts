@@ -49,10 +49,11 @@ export async function createCommunity(
 }
 
 export const ADD_HABIT = `mutation A($title: String!) {
-  addGoal(title: $title, kind: habit) { goal { id } errors } }`;
+  addGoal(title: $title, kind: habit) { goal { id } errors { code message field } } }`;
 export const ADD_TARGET = `mutation A($title: String!) {
-  addGoal(title: $title, kind: target, targetValue: 1000000) { goal { id } errors } }`;
-export const CHECK_IN = `mutation C($goalId: String!, $date: String) {
-  checkInHabit(goalId: $goalId, date: $date) { checkIn { id } errors } }`;
+  addGoal(title: $title, kind: target, targetValue: 1000000) {
+    goal { id } errors { code message field } } }`;
+export const CHECK_IN = `mutation C($goalId: String!, $date: Date) {
+  checkInHabit(goalId: $goalId, date: $date) { checkIn { id } errors { code message field } } }`;
 export const ADD_EVENT = `mutation E($goalId: String!, $value: Float!) {
-  addGoalEvent(goalId: $goalId, value: $value) { event { id } errors } }`;
+  addGoalEvent(goalId: $goalId, value: $value) { event { id } errors { code message field } } }`;

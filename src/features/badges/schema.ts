@@ -2,18 +2,20 @@
 import type { Database } from "../../platform/db.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { badgeDefinition } from "./rules.ts";
+import { badgeDefinition, BADGES } from "./rules.ts";
 import { type BadgeRow, badgesOfUsers } from "./store.ts";
 
 const typeDefs = /* GraphQL */ `
+  "The badges of the catalogue (docs/domain.md)."
+  enum BadgeCode { ${BADGES.map((b) => b.code).join(" ")} }
+
   "A badge a user earned (each at most once)."
   type Badge {
     id: ID!
-    "Stable code, e.g. first_goal, streak_7."
-    code: String!
+    code: BadgeCode!
     name: String!
     description: String!
-    earnedAt: String!
+    earnedAt: DateTime!
   }
 
   extend type CurrentUser {
@@ -22,7 +24,7 @@ const typeDefs = /* GraphQL */ `
   }
 
   type BadgeEarnedActivity {
-    badgeCode: String!
+    badgeCode: BadgeCode!
     badge: Badge
   }
 

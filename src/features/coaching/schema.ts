@@ -290,7 +290,7 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
     const today = localDate(now(), viewer.timeZone);
     const inputs = indexes.sort((a, b) => a - b).map((i) => milestoneSubGoal(parent, all[i]));
     const problems = inputs.flatMap((input, i) =>
-      newGoalErrors(input, today).map((e) => `milestone ${indexes[i]}: ${e}`)
+      newGoalErrors(input, today).map((e) => `milestone ${indexes[i]}: ${e.message}`)
     );
     if (problems.length) return fail(problems);
     return await sql.begin(async (tx: Queryable) => {

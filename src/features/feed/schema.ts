@@ -6,7 +6,7 @@
  */
 import type { Database } from "../../platform/db.ts";
 import { type GraphQLContext, viewerField } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import { activityTypeName } from "./rules.ts";
@@ -18,32 +18,25 @@ export interface FeedDeps {
 }
 
 const typeDefs = /* GraphQL */ `
+  "The source of a feed item; its activity is the FeedActivity member of the same name."
+  enum FeedItemKind { goal_event check_in goal_completed badge_earned community_post }
+
   "One thing that happened, newest first in unifiedFeed."
   type FeedItem {
     id: ID!
-    "The source, e.g. goal_event, check_in, badge_earned, goal_completed."
-    kind: String!
-    occurredAt: String!
+    kind: FeedItemKind!
+    occurredAt: DateTime!
     actor: User!
     activity: FeedActivity!
   }
 
   "What happened: one member per kind of item, added by the feature that writes that kind."
   union FeedActivity
-
-  type FeedItemEdge {
-    cursor: String!
-    node: FeedItem!
-  }
-
-  type FeedItemConnection {
-    edges: [FeedItemEdge!]!
-    pageInfo: PageInfo!
-  }
+  ${connectionTypeDefs("FeedItem", { totalCount: false })}
 
   extend type Query {
-    "The current user's activity, newest first (first: 0..100, default 20)."
-    unifiedFeed(first: Int, after: String): FeedItemConnection!
+    "The current user's activity and that of the audiences they follow, newest first."
+    unifiedFeed(first: Int, after: String, last: Int, before: String): FeedItemConnection!
   }
 `;
 
@@ -54,7 +47,6 @@ export function feedModule(deps: FeedDeps): GraphQLModule {
     resolvers: {
       FeedItem: {
         id: (i: FeedItemRow) => i.publicId,
-        occurredAt: (i: FeedItemRow) => i.occurredAt.toISOString(),
         actor: (i: FeedItemRow, _: unknown, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, i.userId),
         activity: (i: FeedItemRow) => ({ ...i.data, __kind: i.kind }),
@@ -65,7 +57,13 @@ export function feedModule(deps: FeedDeps): GraphQLModule {
           paginate(
             args,
             ["string"],
-            ({ limit, after }) => feedPage(sql, viewer.userId, limit, after?.[0] ?? null),
+            (window) =>
+              feedPage(sql, viewer.userId, {
+                limit: window.limit,
+                after: window.after?.[0] ?? null,
+                before: window.before?.[0] ?? null,
+                backward: window.backward,
+              }),
             (r) => [r.publicId],
           )
         ),

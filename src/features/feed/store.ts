@@ -57,41 +57,44 @@ export async function unfollowAudiences(tx: Queryable, userId: string, audiences
 }
 
 /**
- * One page, newest first; `after` is the public id of the last item seen (an unknown one, or one
- * the viewer cannot see, gives an empty page). One statement: the viewer's own items and, per
- * followed audience, its newest `limit` items (each an index range scan), merged.
+ * One window, newest first; `after`/`before` are public ids of items seen (an unknown one, or one
+ * the viewer cannot see, gives an empty page); `backward` reads from the other end, oldest first
+ * (the caller turns the rows back). One statement: the viewer's own items and, per followed
+ * audience, its `limit` items nearest the cursor (each an index range scan), merged.
  */
 export async function feedPage(
   sql: Queryable,
   userId: string,
-  limit: number,
-  after: string | null,
+  window: { limit: number; after: string | null; before: string | null; backward: boolean },
 ): Promise<FeedItemRow[]> {
-  const below = (alias: string) =>
-    after
-      ? sql`and (${sql(alias)}.occurred_at, ${sql(alias)}.id) < (
+  const { limit, after, before, backward } = window;
+  const order = sql.unsafe(backward ? "asc" : "desc");
+  const bound = (alias: string, cursor: string | null, side: "<" | ">") =>
+    cursor
+      ? sql`and (${sql(alias)}.occurred_at, ${sql(alias)}.id) ${sql.unsafe(side)} (
           select c.occurred_at, c.id from feed_items c
-          where c.public_id = ${after}
+          where c.public_id = ${cursor}
             and (c.user_id = ${userId} or c.audience in (
               select audience from feed_follows where user_id = ${userId})))`
       : sql``;
+  const within = (alias: string) => sql`${bound(alias, after, "<")} ${bound(alias, before, ">")}`;
   return await sql<FeedItemRow[]>`
     select id, public_id as "publicId", user_id as "userId", kind, occurred_at as "occurredAt",
            data
     from (
       (select o.* from feed_items o
-       where o.user_id = ${userId} ${below("o")}
-       order by o.occurred_at desc, o.id desc
+       where o.user_id = ${userId} ${within("o")}
+       order by o.occurred_at ${order}, o.id ${order}
        limit ${limit})
       union all
       (select f.* from feed_follows ff
        cross join lateral (
          select a.* from feed_items a
-         where a.audience = ff.audience and a.user_id <> ${userId} ${below("a")}
-         order by a.occurred_at desc, a.id desc
+         where a.audience = ff.audience and a.user_id <> ${userId} ${within("a")}
+         order by a.occurred_at ${order}, a.id ${order}
          limit ${limit}) f
        where ff.user_id = ${userId})
     ) items
-    order by occurred_at desc, id desc
+    order by occurred_at ${order}, id ${order}
     limit ${limit}`;
 }

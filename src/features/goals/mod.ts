@@ -61,8 +61,13 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
     const [[figures], [runs], days, recentEvents, subGoals] = await Promise.all([
       store.goalFigures(sql, [goal.id], today, isoWeekStart(today)),
       store.streakRuns(sql, [goal.id], timeZone),
-      store.progressBuckets(sql, goal, "DAY", addDays(today, 1 - recent.days), today, timeZone),
-      store.recentEventsOf(sql, [goal.id], recent.events),
+      store.progressBuckets(sql, goal, "day", addDays(today, 1 - recent.days), today, timeZone),
+      store.eventsOf(sql, [goal.id], {
+        limit: recent.events,
+        after: null,
+        before: null,
+        backward: false,
+      }),
       store.subGoalsOf(sql, [goal.id]),
     ]);
     const empty = { lastIndex: null, lastLength: 0, longest: 0 };

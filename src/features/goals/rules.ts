@@ -9,9 +9,9 @@ import {
   FUTURE_SKEW_MS,
   isDate,
   isoWeekStart,
-  parseInstant,
   periodIndex,
 } from "../../platform/dates.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export const TITLE_MAX = 120;
 export const DESCRIPTION_MAX = 2000;
@@ -35,7 +35,7 @@ export type GoalKind = "habit" | "target";
 export type GoalStatus = "active" | "completed" | "archived";
 export type Visibility = "private" | "public";
 export type Cadence = "daily" | "weekly";
-export type GroupBy = "DAY" | "WEEK" | "MONTH";
+export type GroupBy = "day" | "week" | "month";
 
 /** The fields of a goal the rules look at. */
 export interface GoalShape {
@@ -86,41 +86,65 @@ export function dueDateError(dueDate: string | null | undefined, today: string):
   return null;
 }
 
-/** Problems with a new goal, as user-facing messages (empty = valid). */
-export function newGoalErrors(input: NewGoalInput, today: string): string[] {
-  const errors: (string | null)[] = [
-    titleError(input.title),
-    textError("description", input.description, DESCRIPTION_MAX),
-    textError("unit", input.unit, UNIT_MAX),
-    valueError("startValue", input.startValue),
-    valueError("targetValue", input.targetValue),
-    dueDateError(input.dueDate, today),
+/** An `invalid` user error of `field`, or null without a message. */
+export function invalid(field: string, message: string | null): UserError | null {
+  return message === null ? null : userError("invalid", message, field);
+}
+
+/** The first of `fields` that `input` sets (the argument an error names). */
+function firstSet<K extends keyof NewGoalInput>(input: NewGoalInput, fields: K[]): K {
+  return fields.find((f) => input[f] != null && input[f] !== "") ?? fields[0];
+}
+
+/** Problems with a new goal, as user errors naming their argument (empty = valid). */
+export function newGoalErrors(input: NewGoalInput, today: string): UserError[] {
+  const errors: (UserError | null)[] = [
+    invalid("title", titleError(input.title)),
+    invalid("description", textError("description", input.description, DESCRIPTION_MAX)),
+    invalid("unit", textError("unit", input.unit, UNIT_MAX)),
+    invalid("startValue", valueError("startValue", input.startValue)),
+    invalid("targetValue", valueError("targetValue", input.targetValue)),
+    invalid("dueDate", dueDateError(input.dueDate, today)),
   ];
   if (input.kind === "target") {
     if (input.targetValue === null || input.targetValue === undefined) {
-      errors.push("targetValue is required for a target goal");
+      errors.push(invalid("targetValue", "targetValue is required for a target goal"));
     } else if ((input.startValue ?? 0) === input.targetValue) {
-      errors.push("targetValue must differ from startValue");
+      errors.push(invalid("targetValue", "targetValue must differ from startValue"));
     }
     if (input.cadence || input.timesPerWeek != null) {
-      errors.push("cadence and timesPerWeek apply to habits only");
+      errors.push(
+        invalid(
+          firstSet(input, ["cadence", "timesPerWeek"]),
+          "cadence and timesPerWeek apply to habits only",
+        ),
+      );
     }
   } else {
     if (input.targetValue != null || input.startValue != null || input.unit) {
-      errors.push("unit, startValue and targetValue apply to targets only");
+      errors.push(
+        invalid(
+          firstSet(input, ["unit", "startValue", "targetValue"]),
+          "unit, startValue and targetValue apply to targets only",
+        ),
+      );
     }
     errors.push(...cadenceErrors(input.cadence ?? "daily", input.timesPerWeek));
   }
-  return errors.filter((e): e is string => e !== null);
+  return problems(errors);
 }
 
-export function cadenceErrors(cadence: Cadence, timesPerWeek: number | null | undefined): string[] {
+export function cadenceErrors(
+  cadence: Cadence,
+  timesPerWeek: number | null | undefined,
+): UserError[] {
+  const error = (message: string) => [userError("invalid", message, "timesPerWeek")];
   if (cadence === "daily") {
-    return timesPerWeek != null ? ["timesPerWeek applies to weekly habits only"] : [];
+    return timesPerWeek != null ? error("timesPerWeek applies to weekly habits only") : [];
   }
-  if (timesPerWeek == null) return ["timesPerWeek is required for a weekly habit"];
+  if (timesPerWeek == null) return error("timesPerWeek is required for a weekly habit");
   if (!Number.isInteger(timesPerWeek) || timesPerWeek < 1 || timesPerWeek > 7) {
-    return ["timesPerWeek must be between 1 and 7"];
+    return error("timesPerWeek must be between 1 and 7");
   }
   return [];
 }
@@ -223,8 +247,8 @@ export function earnsFreeze(streak: number): boolean {
 
 /** The first period of a progress bucket holding `date`. */
 export function bucketStart(date: string, groupBy: GroupBy): string {
-  if (groupBy === "DAY") return date;
-  if (groupBy === "WEEK") return isoWeekStart(date);
+  if (groupBy === "day") return date;
+  if (groupBy === "week") return isoWeekStart(date);
   return `${date.slice(0, 7)}-01`;
 }
 
@@ -241,11 +265,11 @@ export function progressRange(
   if (from != null && !isDate(from)) return { error: "from must be a date written YYYY-MM-DD" };
   if (to != null && !isDate(to)) return { error: "to must be a date written YYYY-MM-DD" };
   const end = to ?? today;
-  const defaultSpan = groupBy === "DAY" ? 29 : groupBy === "WEEK" ? 7 * 11 : 366;
+  const defaultSpan = groupBy === "day" ? 29 : groupBy === "week" ? 7 * 11 : 366;
   const start = bucketStart(from ?? addDays(end, -defaultSpan), groupBy);
   if (start > end) return { error: "from must not be after to" };
   const days = daysBetween(start, end);
-  const buckets = groupBy === "DAY" ? days + 1 : groupBy === "WEEK" ? days / 7 + 1 : days / 28;
+  const buckets = groupBy === "day" ? days + 1 : groupBy === "week" ? days / 7 + 1 : days / 28;
   if (buckets > MAX_BUCKETS) return { error: `the range may hold at most ${MAX_BUCKETS} buckets` };
   return { from: start, to: end };
 }
@@ -327,7 +351,7 @@ export interface GoalChanges {
   timesPerWeek?: number | null;
 }
 
-const problems = (errors: (string | null)[]) => errors.filter((e): e is string => e !== null);
+const problems = (errors: (UserError | null)[]) => errors.filter((e): e is UserError => e !== null);
 
 /**
  * The checked patch of `updateGoal` for `goal`, or what is wrong with it (status transitions,
@@ -337,22 +361,24 @@ export function goalPatch(
   goal: GoalShape & { startValue: number | null; targetValue: number | null },
   changes: GoalChanges,
   today: string,
-): { patch: GoalPatch; errors: string[] } {
-  const errors: (string | null)[] = [];
+): { patch: GoalPatch; errors: UserError[] } {
+  const errors: (UserError | null)[] = [];
   const patch: GoalPatch = {};
   if (changes.title !== undefined) {
-    errors.push(titleError(changes.title ?? ""));
+    errors.push(invalid("title", titleError(changes.title ?? "")));
     patch.title = (changes.title ?? "").trim();
   }
   if (changes.description !== undefined) {
-    errors.push(textError("description", changes.description, DESCRIPTION_MAX));
+    errors.push(
+      invalid("description", textError("description", changes.description, DESCRIPTION_MAX)),
+    );
     patch.description = changes.description?.trim() || null;
   }
   if (changes.visibility != null) patch.visibility = changes.visibility;
   if (changes.status != null) {
     const to = changes.status;
     if (!canTransition(goal.status, to)) {
-      errors.push(`a goal cannot go from ${goal.status} to ${to}`);
+      errors.push(invalid("status", `a goal cannot go from ${goal.status} to ${to}`));
     }
     patch.status = to;
   }
@@ -360,17 +386,17 @@ export function goalPatch(
     changes[k] != null
   );
   if (goal.kind === "habit" && targetOnly.length) {
-    errors.push("unit, startValue and targetValue apply to targets only");
+    errors.push(invalid(targetOnly[0], "unit, startValue and targetValue apply to targets only"));
   }
   if (changes.unit !== undefined) {
-    errors.push(textError("unit", changes.unit, UNIT_MAX));
+    errors.push(invalid("unit", textError("unit", changes.unit, UNIT_MAX)));
     patch.unit = changes.unit?.trim() || null;
   }
   for (const key of ["startValue", "targetValue"] as const) {
     const value = changes[key];
-    if (value === null) errors.push(`${key} cannot be cleared`);
+    if (value === null) errors.push(invalid(key, `${key} cannot be cleared`));
     else if (value !== undefined) {
-      errors.push(valueError(key, value));
+      errors.push(invalid(key, valueError(key, value)));
       patch[key] = value;
     }
   }
@@ -378,16 +404,22 @@ export function goalPatch(
     goal.kind === "target" &&
     (patch.startValue ?? goal.startValue ?? 0) === (patch.targetValue ?? goal.targetValue)
   ) {
-    errors.push("targetValue must differ from startValue");
+    errors.push(
+      invalid(
+        changes.startValue != null ? "startValue" : "targetValue",
+        "targetValue must differ from startValue",
+      ),
+    );
   }
   if (changes.dueDate !== undefined) {
     const due = changes.dueDate;
-    errors.push(due === goal.dueDate ? null : dueDateError(due, today));
+    errors.push(due === goal.dueDate ? null : invalid("dueDate", dueDateError(due, today)));
     patch.dueDate = due;
   }
   if (changes.timesPerWeek != null) {
-    if (goal.cadence !== "weekly") errors.push("timesPerWeek applies to weekly habits only");
-    else errors.push(...cadenceErrors("weekly", changes.timesPerWeek));
+    if (goal.cadence !== "weekly") {
+      errors.push(invalid("timesPerWeek", "timesPerWeek applies to weekly habits only"));
+    } else errors.push(...cadenceErrors("weekly", changes.timesPerWeek));
     patch.timesPerWeek = changes.timesPerWeek;
   }
   return { patch, errors: problems(errors) };
@@ -396,33 +428,41 @@ export function goalPatch(
 /** A checked progress event of `addGoalEvent`, or what is wrong with it. */
 export function goalEventInput(
   goal: Pick<GoalShape, "kind" | "status">,
-  input: { value: number; note?: string | null; occurredAt?: string | null },
+  input: { value: number; note?: string | null; occurredAt?: Date | null },
   now: Date,
-): { value: number; note: string | null; occurredAt: Date; errors: string[] } {
-  const errors: (string | null)[] = [];
-  if (goal.kind !== "target") errors.push("habits record progress with checkInHabit");
-  if (goal.status === "archived") errors.push("the goal is archived");
-  errors.push(valueError("value", input.value));
-  if (input.value === 0) errors.push("value must not be 0");
+): { value: number; note: string | null; occurredAt: Date; errors: UserError[] } {
+  const errors: (UserError | null)[] = [];
+  if (goal.kind !== "target") {
+    errors.push(notAllowed("habits record progress with checkInHabit"));
+  }
+  if (goal.status === "archived") errors.push(notAllowed("the goal is archived"));
+  errors.push(invalid("value", valueError("value", input.value)));
+  if (input.value === 0) errors.push(invalid("value", "value must not be 0"));
   const note = input.note?.trim() || null;
-  errors.push(textError("note", note, NOTE_MAX));
+  errors.push(invalid("note", textError("note", note, NOTE_MAX)));
   let occurredAt = now;
   if (input.occurredAt != null) {
-    const at = parseInstant(String(input.occurredAt));
-    if (!at) errors.push("occurredAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z");
-    else if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
-      errors.push("occurredAt must not be in the future");
+    const at = input.occurredAt;
+    if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
+      errors.push(invalid("occurredAt", "occurredAt must not be in the future"));
     } else if (at.getTime() < now.getTime() - EVENT_BACKDATE_DAYS * 86_400_000) {
-      errors.push(`occurredAt must be within the last ${EVENT_BACKDATE_DAYS} days`);
+      errors.push(
+        invalid("occurredAt", `occurredAt must be within the last ${EVENT_BACKDATE_DAYS} days`),
+      );
     } else occurredAt = at;
   }
   return { value: input.value, note, occurredAt, errors: problems(errors) };
 }
 
+/** A `not_allowed` error of the goal named by `goalId`. */
+function notAllowed(message: string): UserError {
+  return userError("not_allowed", message, "goalId");
+}
+
 /** Why `goal` is not an active habit (`notHabit` when it is a target), or null. */
 function activeHabitError(goal: Pick<GoalShape, "kind" | "status">, notHabit: string) {
-  if (goal.kind !== "habit") return notHabit;
-  return goal.status === "active" ? null : `the habit is ${goal.status}`;
+  if (goal.kind !== "habit") return notAllowed(notHabit);
+  return goal.status === "active" ? null : notAllowed(`the habit is ${goal.status}`);
 }
 
 /** Why a check-in of `goal` for `date` is refused (empty = allowed). */
@@ -430,10 +470,10 @@ export function checkInErrors(
   goal: Pick<GoalShape, "kind" | "status">,
   date: string,
   today: string,
-): string[] {
+): UserError[] {
   return problems([
     activeHabitError(goal, "only habits take check-ins; use addGoalEvent"),
-    checkInDateError(date, today),
+    invalid("date", checkInDateError(date, today)),
   ]);
 }
 
@@ -446,11 +486,13 @@ export function freezeErrors(
   date: string,
   today: string,
   startedOn: string,
-): string[] {
+): UserError[] {
   const errors = problems([
     activeHabitError(goal, "streak freezes apply to habits only"),
-    freezeDateError(date, today),
+    invalid("date", freezeDateError(date, today)),
   ]);
-  if (!errors.length && date < startedOn) errors.push("date is before the habit started");
+  if (!errors.length && date < startedOn) {
+    errors.push(userError("invalid", "date is before the habit started", "date"));
+  }
   return errors;
 }

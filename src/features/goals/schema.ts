@@ -15,9 +15,17 @@ import {
   type Viewer,
   viewerField,
 } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { byKeys, loadByKey } from "../../graphql/loaders.ts";
-import { badUserInput, notFound } from "../../graphql/errors.ts";
+import { badUserInput } from "../../graphql/errors.ts";
+import {
+  type Connection,
+  type PageArgs,
+  pageWindow,
+  paginate,
+  toConnection,
+} from "../../graphql/pagination.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import type { EventPublisher } from "../events.ts";
 import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
@@ -66,7 +74,7 @@ const typeDefs = /* GraphQL */ `
   enum GoalVisibility { private public }
   "How often a habit is due: every day, or timesPerWeek times per ISO week (Monday to Sunday)."
   enum HabitCadence { daily weekly }
-  enum ProgressGroupBy { DAY WEEK MONTH }
+  enum ProgressGroupBy { day week month }
 
   "A goal of the signed-in user: a habit (check-ins, streaks) or a target (a value to reach)."
   type Goal {
@@ -82,8 +90,8 @@ const typeDefs = /* GraphQL */ `
     startValue: Float
     "Targets: the value to reach (above or below startValue)."
     targetValue: Float
-    "YYYY-MM-DD, optional."
-    dueDate: String
+    "Optional."
+    dueDate: Date
     "Habits only."
     cadence: HabitCadence
     "Weekly habits only: check-ins needed per ISO week."
@@ -100,11 +108,11 @@ const typeDefs = /* GraphQL */ `
     longestStreak: Int!
     "Habits: whether today (in the user's time zone) is checked in."
     checkedInToday: Boolean!
-    "The latest progress events, newest first (first: 1..50, default 5)."
-    recentEvents(first: Int = 5): [GoalEvent!]!
-    completedAt: String
-    createdAt: String!
-    updatedAt: String!
+    "Progress events, newest first."
+    events(first: Int, after: String, last: Int, before: String): GoalEventConnection!
+    completedAt: DateTime
+    createdAt: DateTime!
+    updatedAt: DateTime!
   }
 
   "A progress event of a target: value is an increment (negative corrects)."
@@ -112,9 +120,11 @@ const typeDefs = /* GraphQL */ `
     id: ID!
     value: Float!
     note: String
-    occurredAt: String!
-    createdAt: String!
+    occurredAt: DateTime!
+    createdAt: DateTime!
   }
+  ${connectionTypeDefs("Goal")}
+  ${connectionTypeDefs("GoalEvent")}
 
   "What anyone may see of a public goal: no notes, events or other goals of the owner."
   type PublicGoal {
@@ -126,27 +136,27 @@ const typeDefs = /* GraphQL */ `
     unit: String
     startValue: Float
     targetValue: Float
-    dueDate: String
+    dueDate: Date
     cadence: HabitCadence
     timesPerWeek: Int
     currentValue: Float!
     percentComplete: Float!
     currentStreak: Int!
     owner: User!
-    completedAt: String
-    createdAt: String!
+    completedAt: DateTime
+    createdAt: DateTime!
   }
 
   type CheckIn {
     id: ID!
-    "The local day checked in, YYYY-MM-DD."
-    date: String!
-    createdAt: String!
+    "The local day checked in."
+    date: Date!
+    createdAt: DateTime!
   }
 
   type ProgressBucket {
-    "First day of the period, YYYY-MM-DD in the user's time zone."
-    periodStart: String!
+    "First day of the period, in the user's time zone."
+    periodStart: Date!
     "Sum of event values (check-ins count 1 each)."
     sum: Float!
     count: Int!
@@ -163,16 +173,16 @@ const typeDefs = /* GraphQL */ `
     "Days until dueDate (negative = overdue); null without a due date."
     daysLeft: Int
     "When the target is reached at the actual rate; null when it never is."
-    projectedCompletionDate: String
+    projectedCompletionDate: Date
     onTrack: Boolean!
   }
 
   type GoalProgressData {
     goal: Goal!
     groupBy: ProgressGroupBy!
-    "The range covered (from is aligned to a period start), YYYY-MM-DD."
-    from: String!
-    to: String!
+    "The range covered (from is aligned to a period start)."
+    from: Date!
+    to: Date!
     timeZone: String!
     buckets: [ProgressBucket!]!
     "Targets only."
@@ -187,7 +197,7 @@ const typeDefs = /* GraphQL */ `
     goal: Goal
     "Badges the action earned (shown as a celebration)."
     badgesEarned: [Badge!]!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type AddGoalEventPayload {
@@ -196,7 +206,7 @@ const typeDefs = /* GraphQL */ `
     "True when this event completed the target."
     goalCompleted: Boolean!
     badgesEarned: [Badge!]!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type CheckInHabitPayload {
@@ -207,14 +217,14 @@ const typeDefs = /* GraphQL */ `
     "True when this check-in earned a streak freeze."
     freezeEarned: Boolean!
     badgesEarned: [Badge!]!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type UseStreakFreezePayload {
     goal: Goal
     "Freezes the user holds after this one."
     freezesLeft: Int!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   "Progress recorded on a target."
@@ -231,8 +241,8 @@ const typeDefs = /* GraphQL */ `
   type CheckInActivity {
     goal: Goal
     goalTitle: String!
-    "The local day checked in, YYYY-MM-DD."
-    date: String!
+    "The local day checked in."
+    date: Date!
     "The streak after this check-in."
     streak: Int!
   }
@@ -251,12 +261,13 @@ const typeDefs = /* GraphQL */ `
 
   extend type Query {
     "The current user's top-level goals, newest first; archived ones only with status: archived."
-    goals(status: GoalStatus): [Goal!]!
-    goal(id: String!): Goal!
-    "A public goal; no session needed."
-    publicGoal(id: String!): PublicGoal!
-    "Progress grouped in the user's time zone; from/to are YYYY-MM-DD (default: the last 30 days, 12 weeks or 12 months)."
-    goalProgressData(goalId: String!, groupBy: ProgressGroupBy! = DAY, from: String, to: String): GoalProgressData!
+    goals(status: GoalStatus, first: Int, after: String, last: Int, before: String): GoalConnection!
+    "One of the current user's goals; null when there is none with this id."
+    goal(id: String!): Goal
+    "A public goal; no session needed. Null when there is no public goal with this id."
+    publicGoal(id: String!): PublicGoal
+    "Progress of one of the current user's goals, grouped in the user's time zone (default range: the last 30 days, 12 weeks or 12 months). Null when there is no such goal."
+    goalProgressData(goalId: String!, from: Date, to: Date, groupBy: ProgressGroupBy! = day): GoalProgressData
   }
 
   extend type Mutation {
@@ -267,7 +278,7 @@ const typeDefs = /* GraphQL */ `
       unit: String
       startValue: Float
       targetValue: Float
-      dueDate: String
+      dueDate: Date
       cadence: HabitCadence
       timesPerWeek: Int
       visibility: GoalVisibility = private
@@ -282,15 +293,15 @@ const typeDefs = /* GraphQL */ `
       unit: String
       startValue: Float
       targetValue: Float
-      dueDate: String
+      dueDate: Date
       timesPerWeek: Int
     ): GoalPayload!
-    "Records progress on a target; occurredAt (ISO 8601) defaults to now."
-    addGoalEvent(goalId: String!, value: Float!, note: String, occurredAt: String): AddGoalEventPayload!
-    "Checks in a habit for a local day (YYYY-MM-DD, default today; up to 7 days back)."
-    checkInHabit(goalId: String!, date: String): CheckInHabitPayload!
-    "Spends a streak freeze to cover a missed day (YYYY-MM-DD, within the last 7 days)."
-    useStreakFreeze(goalId: String!, date: String!): UseStreakFreezePayload!
+    "Records progress on a target; occurredAt defaults to now."
+    addGoalEvent(goalId: String!, value: Float!, note: String, occurredAt: DateTime): AddGoalEventPayload!
+    "Checks in a habit for a local day (default today; up to 7 days back)."
+    checkInHabit(goalId: String!, date: Date): CheckInHabitPayload!
+    "Spends a streak freeze to cover a missed day (within the last 7 days)."
+    useStreakFreeze(goalId: String!, date: Date!): UseStreakFreezePayload!
   }
 `;
 
@@ -346,14 +357,15 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     };
   }
 
-  /** The viewer's goal of `id`, or NOT_FOUND (another user's goal included). */
-  async function requireOwnGoal(viewer: Viewer, id: unknown): Promise<GoalRow> {
-    const goal = typeof id === "string" && looksLikePublicId(id)
+  /** The viewer's goal of `id`, or null (another user's goal included). */
+  async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow | null> {
+    return typeof id === "string" && looksLikePublicId(id)
       ? await store.ownGoal(sql, viewer.userId, id)
       : null;
-    if (!goal) throw notFound("goal");
-    return goal;
   }
+
+  /** The `not_found` error of a mutation's `goalId`. */
+  const noGoal = (): UserError[] => [userError("not_found", "no such goal of yours", "goalId")];
 
   const award = (tx: Queryable, userId: string, event: BadgeEvent): Promise<BadgeRow[]> =>
     deps.badges.awardFor(tx, userId, event, now());
@@ -391,14 +403,32 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         const rows = await store.subGoalsOf(sql, ids);
         return ids.map((id) => rows.filter((r) => r.parentId === id));
       }).load(g.id),
-    recentEvents: (g: GoalRow, args: { first: number }, ctx: GraphQLContext) => {
-      if (!Number.isInteger(args.first) || args.first < 1 || args.first > 50) {
-        throw badUserInput("first must be between 1 and 50");
-      }
-      return ctx.loader<string, store.GoalEventRow[]>(`recentEvents:${args.first}`, async (ids) => {
-        const rows = await store.recentEventsOf(sql, ids, args.first);
-        return ids.map((id) => rows.filter((r) => r.goalId === id));
-      }).load(g.id);
+    /** One statement for the same page of every goal of a request (and one for the counts). */
+    events: (g: GoalRow, args: PageArgs, ctx: GraphQLContext) => {
+      const window = pageWindow(args, ["string", "string"]);
+      const key = JSON.stringify([args.first, args.after, args.last, args.before]);
+      const count = (goalId: string) => async () =>
+        (await loadByKey(
+          ctx,
+          "goalEventCount",
+          (ids) => store.eventCounts(sql, ids),
+          (r) => r.goalId,
+          goalId,
+        ))?.n ?? 0;
+      return ctx.loader<string, Connection<store.GoalEventRow>>(
+        `goalEvents:${key}`,
+        async (ids) => {
+          const rows = await store.eventsOf(sql, ids, window);
+          return ids.map((id) =>
+            toConnection(
+              rows.filter((r) => r.goalId === id),
+              window,
+              (r) => [r.occurredKey, r.publicId],
+              count(id),
+            )
+          );
+        },
+      ).load(g.id);
     },
   };
 
@@ -435,22 +465,33 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           ))?.available ?? 0,
       },
       Query: {
-        goals: (_: unknown, args: { status?: GoalStatus | null }, ctx: GraphQLContext) =>
-          store.topLevelGoals(sql, requireViewer(ctx).userId, args.status ?? null),
-        goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
-          requireOwnGoal(requireViewer(ctx), args.id),
-        publicGoal: async (_: unknown, args: { id: string }) => {
-          const goal = looksLikePublicId(args.id) ? await store.publicGoal(sql, args.id) : null;
-          if (!goal) throw notFound("goal");
-          return goal;
+        goals: (
+          _: unknown,
+          args: PageArgs & { status?: GoalStatus | null },
+          ctx: GraphQLContext,
+        ) => {
+          const userId = requireViewer(ctx).userId;
+          const status = args.status ?? null;
+          return paginate(
+            args,
+            ["string", "string"],
+            (window) => store.topLevelGoals(sql, userId, status, window),
+            (r) => [r.createdKey, r.publicId],
+            { totalCount: () => store.countTopLevelGoals(sql, userId, status) },
+          );
         },
+        goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
+          ownGoal(requireViewer(ctx), args.id),
+        publicGoal: async (_: unknown, args: { id: string }) =>
+          looksLikePublicId(args.id) ? await store.publicGoal(sql, args.id) : null,
         goalProgressData: viewerField(
           async (
             viewer,
             args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
             ctx,
           ) => {
-            const goal = await requireOwnGoal(viewer, args.goalId);
+            const goal = await ownGoal(viewer, args.goalId);
+            if (!goal) return null;
             const zone = viewer.timeZone;
             const today = localDate(now(), zone);
             const range = progressRange(args.groupBy, today, args.from, args.to);
@@ -489,7 +530,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           updateGoal(requireViewer(ctx), args),
         addGoalEvent: (
           _: unknown,
-          args: { goalId: string; value: number; note?: string | null; occurredAt?: string | null },
+          args: { goalId: string; value: number; note?: string | null; occurredAt?: Date | null },
           ctx: GraphQLContext,
         ) => addGoalEvent(requireViewer(ctx), args),
         checkInHabit: (
@@ -530,9 +571,18 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     const parent = typeof parentGoalId === "string" && looksLikePublicId(parentGoalId)
       ? await store.ownGoal(sql, viewer.userId, parentGoalId)
       : null;
-    if (!parent) return { error: "parentGoalId does not name one of your goals" };
-    if (parent.parentId) return { error: "a sub-goal cannot have sub-goals" };
-    if (parent.status === "archived") return { error: "the parent goal is archived" };
+    if (!parent) {
+      return {
+        error: userError(
+          "not_found",
+          "parentGoalId does not name one of your goals",
+          "parentGoalId",
+        ),
+      };
+    }
+    const invalid = (message: string) => ({ error: userError("invalid", message, "parentGoalId") });
+    if (parent.parentId) return invalid("a sub-goal cannot have sub-goals");
+    if (parent.status === "archived") return invalid("the parent goal is archived");
     return { parentId: parent.id };
   }
 
@@ -559,7 +609,8 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   }
 
   async function updateGoal(viewer: Viewer, args: GoalChanges & { goalId: string }) {
-    const goal = await requireOwnGoal(viewer, args.goalId);
+    const goal = await ownGoal(viewer, args.goalId);
+    if (!goal) return { goal: null, badgesEarned: [], errors: noGoal() };
     const { goalId: _, ...changes } = args;
     const { patch, errors } = goalPatch(goal, changes, localDate(now(), viewer.timeZone));
     if (errors.length) return { goal: null, badgesEarned: [], errors };
@@ -573,7 +624,11 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         now(),
       );
       if (!updated) {
-        return { goal: null, badgesEarned: [], errors: ["the goal changed meanwhile; reload it"] };
+        return {
+          goal: null,
+          badgesEarned: [],
+          errors: [userError("conflict", "the goal changed meanwhile; reload it", "status")],
+        };
       }
       let badgesEarned: BadgeRow[] = [];
       if (changesStatus && updated.status === "completed") {
@@ -600,9 +655,12 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   async function addGoalEvent(
     viewer: Viewer,
-    args: { goalId: string; value: number; note?: string | null; occurredAt?: string | null },
+    args: { goalId: string; value: number; note?: string | null; occurredAt?: Date | null },
   ) {
-    const goal = await requireOwnGoal(viewer, args.goalId);
+    const goal = await ownGoal(viewer, args.goalId);
+    if (!goal) {
+      return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors: noGoal() };
+    }
     const { value, note, occurredAt, errors } = goalEventInput(goal, args, now());
     if (errors.length) {
       return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors };
@@ -638,11 +696,11 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   }
 
   async function checkInHabit(viewer: Viewer, args: { goalId: string; date?: string | null }) {
-    const goal = await requireOwnGoal(viewer, args.goalId);
+    const goal = await ownGoal(viewer, args.goalId);
     const today = localDate(now(), viewer.timeZone);
     const date = args.date ?? today;
-    const errors = checkInErrors(goal, date, today);
-    if (errors.length) {
+    const errors = goal ? checkInErrors(goal, date, today) : noGoal();
+    if (!goal || errors.length) {
       return {
         checkIn: null,
         goal: null,
@@ -693,19 +751,22 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   }
 
   async function useStreakFreeze(viewer: Viewer, args: { goalId: string; date: string }) {
-    const goal = await requireOwnGoal(viewer, args.goalId);
+    const goal = await ownGoal(viewer, args.goalId);
     const today = localDate(now(), viewer.timeZone);
     const date = args.date;
-    const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, viewer.timeZone));
     const balance = async () =>
       (await store.freezeBalances(sql, [viewer.userId]))[0]?.available ?? 0;
+    if (!goal) return { goal: null, freezesLeft: await balance(), errors: noGoal() };
+    const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, viewer.timeZone));
     if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-    const refusal = await transaction<string | null>(sql, async (tx) => {
+    const refusal = await transaction<UserError | null>(sql, async (tx) => {
       if (!(await store.insertFreezeUse(tx, goal, date))) {
-        throw new Rollback("date was not missed: it is checked in or already covered");
+        throw new Rollback(
+          userError("invalid", "date was not missed: it is checked in or already covered", "date"),
+        );
       }
       if (!(await store.spendFreeze(tx, viewer.userId))) {
-        throw new Rollback("no streak freezes left");
+        throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
       }
       return null;
     });

@@ -15,6 +15,7 @@ import type {
   Visibility,
 } from "./rules.ts";
 import { FREEZE_CAP, requiredPerPeriod } from "./rules.ts";
+import { type KeyColumn, keyset, type PageWindow } from "../../graphql/pagination.ts";
 import { PERIOD_EPOCH } from "../../platform/dates.ts";
 
 export interface GoalRow extends GoalShape {
@@ -75,13 +76,45 @@ export async function publicGoal(sql: Queryable, goalPublicId: string): Promise<
     where public_id = ${goalPublicId} and visibility = 'public' and status <> 'archived'`);
 }
 
-/** Top-level goals of a user, newest first; archived ones only when asked for by status. */
-export async function topLevelGoals(sql: Queryable, userId: string, status: GoalStatus | null) {
-  return await sql<GoalRow[]>`
-    select ${columns(sql)} from goals
-    where user_id = ${userId} and parent_id is null
-      and ${status ? sql`status = ${status}` : sql`status <> 'archived'`}
-    order by created_at desc, id desc`;
+/** The cursor key of a row: its creation time to the microsecond (a Date drops them). */
+const keyText = (sql: Queryable, column: string) =>
+  sql`to_char(${sql.unsafe(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The keyset of `goals`: newest first by (created_at, public_id). */
+const GOAL_KEY: KeyColumn[] = [{ column: "created_at", cast: "timestamptz" }, {
+  column: "public_id",
+}];
+
+const topLevelWhere = (sql: Queryable, userId: string, status: GoalStatus | null) =>
+  sql`user_id = ${userId} and parent_id is null
+      and ${status ? sql`status = ${status}` : sql`status <> 'archived'`}`;
+
+/**
+ * A window of a user's top-level goals, newest first; archived ones only when asked for by
+ * status.
+ */
+export async function topLevelGoals(
+  sql: Queryable,
+  userId: string,
+  status: GoalStatus | null,
+  window: PageWindow<readonly (string | number)[]>,
+): Promise<(GoalRow & { createdKey: string })[]> {
+  const k = keyset(sql, GOAL_KEY, "desc", window);
+  return await sql<(GoalRow & { createdKey: string })[]>`
+    select ${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey" from goals
+    where ${topLevelWhere(sql, userId, status)} and ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
+}
+
+/** How many top-level goals `topLevelGoals` pages through. */
+export async function countTopLevelGoals(
+  sql: Queryable,
+  userId: string,
+  status: GoalStatus | null,
+): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from goals where ${topLevelWhere(sql, userId, status)}`;
+  return row.n;
 }
 
 /** Sub-goals of several parents, oldest first. */
@@ -158,17 +191,43 @@ export async function insertGoalEvent(
               occurred_at as "occurredAt", created_at as "createdAt"`);
 }
 
-/** Recent events of several goals (up to `limit` each), newest first. */
-export async function recentEventsOf(sql: Queryable, goalIds: readonly string[], limit: number) {
-  return await sql<GoalEventRow[]>`
+/** The keyset of a goal's events: newest first by (occurred_at, public_id). */
+const EVENT_KEY: KeyColumn[] = [{ column: "occurred_at", cast: "timestamptz" }, {
+  column: "public_id",
+}];
+
+/**
+ * The same window of the events of several goals, newest first, in one statement (a lateral
+ * read per goal). Rows come in each goal's read order.
+ */
+export async function eventsOf(
+  sql: Queryable,
+  goalIds: readonly string[],
+  window: PageWindow<readonly (string | number)[]>,
+): Promise<(GoalEventRow & { occurredKey: string })[]> {
+  const k = keyset(sql, EVENT_KEY, "desc", window);
+  return await sql<(GoalEventRow & { occurredKey: string })[]>`
     select e.id, e.public_id as "publicId", e.goal_id as "goalId", e.value, e.note,
-           e.occurred_at as "occurredAt", e.created_at as "createdAt"
-    from unnest(${goalIds as string[]}::bigint[]) as g(id)
+           e.occurred_at as "occurredAt", e.created_at as "createdAt", e.key as "occurredKey"
+    from unnest(${goalIds as string[]}::bigint[]) with ordinality as g(id, n)
     cross join lateral (
-      select * from goal_events where goal_id = g.id
-      order by occurred_at desc, id desc limit ${limit}
+      select *, ${
+    keyText(sql, "occurred_at")
+  } as key, row_number() over (order by ${k.orderBy}) as r
+      from goal_events where goal_id = g.id and ${k.where}
+      order by ${k.orderBy} limit ${k.limit}
     ) e
-    order by e.occurred_at desc, e.id desc`;
+    order by g.n, e.r`;
+}
+
+/** The number of events of each of several goals (missing = 0). */
+export async function eventCounts(
+  sql: Queryable,
+  goalIds: readonly string[],
+): Promise<{ goalId: string; n: number }[]> {
+  return await sql<{ goalId: string; n: number }[]>`
+    select goal_id as "goalId", count(*)::int as n from goal_events
+    where goal_id = any(${goalIds as string[]}) group by goal_id`;
 }
 
 export interface GoalFigures {
@@ -365,7 +424,7 @@ export interface BucketRow {
 }
 
 const intervalOf = (groupBy: GroupBy) =>
-  groupBy === "DAY" ? "1 day" : groupBy === "WEEK" ? "1 week" : "1 month";
+  groupBy === "day" ? "1 day" : groupBy === "week" ? "1 week" : "1 month";
 
 /**
  * Progress buckets from `from` (a bucket start) to `to`, zero-filled. Targets bucket their

@@ -16,7 +16,12 @@ export function moodFeature(deps: MoodDeps): Feature<MoodApi> {
     graphql: moodModule(deps),
     api: {
       moodLogsBetween: (userId, from, to, limit) =>
-        moodLogsBetween(deps.db.sql, userId, from, to, limit),
+        moodLogsBetween(deps.db.sql, userId, from, to, {
+          limit,
+          after: null,
+          before: null,
+          backward: false,
+        }),
     },
   };
 }

@@ -1,5 +1,6 @@
 /** Pure rules for mood logs: ranges, note length, tags and the time window. */
-import { FUTURE_SKEW_MS, parseInstant } from "../../platform/dates.ts";
+import { FUTURE_SKEW_MS } from "../../platform/dates.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export const MOOD_MIN = 1;
 export const MOOD_MAX = 5;
@@ -9,8 +10,6 @@ export const TAG_MAX = 30;
 const TAG = /^[\p{L}\p{N}_ -]+$/u;
 /** How far back a mood may be logged, and the widest `moodLogs` range. */
 export const MOOD_WINDOW_DAYS = 366;
-/** Most logs one `moodLogs` answer holds (newest kept). */
-export const MOOD_LIST_LIMIT = 1000;
 
 export function moodError(mood: number): string | null {
   return Number.isInteger(mood) && mood >= MOOD_MIN && mood <= MOOD_MAX
@@ -36,26 +35,27 @@ const DAY_MS = 86_400_000;
 
 /** A checked mood log of `addMoodLog`, or what is wrong with it. */
 export function moodLogInput(
-  input: { mood: number; note?: string | null; tags?: string[] | null; loggedAt?: string | null },
+  input: { mood: number; note?: string | null; tags?: string[] | null; loggedAt?: Date | null },
   now: Date,
-): { mood: number; note: string | null; tags: string[]; loggedAt: Date; errors: string[] } {
-  const errors: string[] = [];
+): { mood: number; note: string | null; tags: string[]; loggedAt: Date; errors: UserError[] } {
+  const errors: UserError[] = [];
+  const invalid = (field: string, message: string) =>
+    errors.push(userError("invalid", message, field));
   const moodProblem = moodError(input.mood);
-  if (moodProblem) errors.push(moodProblem);
+  if (moodProblem) invalid("mood", moodProblem);
   const note = input.note?.trim() || null;
   if (note && note.length > MOOD_NOTE_MAX) {
-    errors.push(`note must be at most ${MOOD_NOTE_MAX} characters`);
+    invalid("note", `note must be at most ${MOOD_NOTE_MAX} characters`);
   }
   const tags = normalizeTags(input.tags ?? []);
-  if ("error" in tags) errors.push(tags.error);
+  if ("error" in tags) invalid("tags", tags.error);
   let loggedAt = now;
   if (input.loggedAt != null) {
-    const at = parseInstant(input.loggedAt);
-    if (!at) errors.push("loggedAt must be an ISO 8601 date-time");
-    else if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
-      errors.push("loggedAt must not be in the future");
+    const at = input.loggedAt;
+    if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
+      invalid("loggedAt", "loggedAt must not be in the future");
     } else if (at.getTime() < now.getTime() - MOOD_WINDOW_DAYS * DAY_MS) {
-      errors.push(`loggedAt must be within the last ${MOOD_WINDOW_DAYS} days`);
+      invalid("loggedAt", `loggedAt must be within the last ${MOOD_WINDOW_DAYS} days`);
     } else loggedAt = at;
   }
   return { mood: input.mood, note, tags: "error" in tags ? [] : tags.tags, loggedAt, errors };
@@ -63,13 +63,11 @@ export function moodLogInput(
 
 /** The `[from, to)` of `moodLogs` (default: the last 30 days up to now), or why it is refused. */
 export function moodRange(
-  input: { from?: string | null; to?: string | null },
+  input: { from?: Date | null; to?: Date | null },
   now: Date,
 ): { from: Date; to: Date } | { error: string } {
-  const to = input.to == null ? new Date(now.getTime() + 1) : parseInstant(input.to);
-  if (!to) return { error: "to must be an ISO 8601 date-time" };
-  const from = input.from == null ? new Date(to.getTime() - 30 * DAY_MS) : parseInstant(input.from);
-  if (!from) return { error: "from must be an ISO 8601 date-time" };
+  const to = input.to ?? new Date(now.getTime() + 1);
+  const from = input.from ?? new Date(to.getTime() - 30 * DAY_MS);
   if (from > to) return { error: "from must not be after to" };
   if (to.getTime() - from.getTime() > MOOD_WINDOW_DAYS * DAY_MS) {
     return { error: `the range may span at most ${MOOD_WINDOW_DAYS} days` };

@@ -2,12 +2,13 @@
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { viewerField } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { badUserInput } from "../../graphql/errors.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { EventPublisher } from "../events.ts";
 import type { BadgesApi } from "../badges/mod.ts";
-import { MOOD_LIST_LIMIT, moodLogInput, moodRange } from "./rules.ts";
-import { insertMoodLog, type MoodLogRow, moodLogsBetween } from "./store.ts";
+import { moodLogInput, moodRange } from "./rules.ts";
+import { countMoodLogs, insertMoodLog, type MoodLogRow, moodLogsBetween } from "./store.ts";
 
 export interface MoodDeps {
   db: Database;
@@ -23,24 +24,25 @@ const typeDefs = /* GraphQL */ `
     mood: Int!
     note: String
     tags: [String!]!
-    loggedAt: String!
-    createdAt: String!
+    loggedAt: DateTime!
+    createdAt: DateTime!
   }
+  ${connectionTypeDefs("MoodLog")}
 
   type AddMoodLogPayload {
     moodLog: MoodLog
     badgesEarned: [Badge!]!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
-    "The current user's mood logs in [from, to) (ISO 8601; default the last 30 days), newest first, at most 1000."
-    moodLogs(from: String, to: String): [MoodLog!]!
+    "The current user's mood logs in [from, to) (default the last 30 days; at most 366 days), newest first."
+    moodLogs(from: DateTime, to: DateTime, first: Int, after: String, last: Int, before: String): MoodLogConnection!
   }
 
   extend type Mutation {
-    "Logs a mood (1..5); up to 10 tags; loggedAt (ISO 8601) defaults to now."
-    addMoodLog(mood: Int!, note: String, tags: [String!], loggedAt: String): AddMoodLogPayload!
+    "Logs a mood (1..5); up to 10 tags; loggedAt defaults to now."
+    addMoodLog(mood: Int!, note: String, tags: [String!], loggedAt: DateTime): AddMoodLogPayload!
   }
 `;
 
@@ -56,11 +58,17 @@ export function moodModule(deps: MoodDeps): GraphQLModule {
       },
       Query: {
         moodLogs: viewerField(
-          async (viewer, args: { from?: string | null; to?: string | null }) => {
+          async (viewer, args: PageArgs & { from?: Date | null; to?: Date | null }) => {
             const range = moodRange(args, deps.clock.now());
             if ("error" in range) throw badUserInput(range.error);
             const { from, to } = range;
-            return await moodLogsBetween(sql, viewer.userId, from, to, MOOD_LIST_LIMIT);
+            return await paginate(
+              args,
+              ["string", "string"],
+              (window) => moodLogsBetween(sql, viewer.userId, from, to, window),
+              (r) => [r.loggedKey, r.publicId],
+              { totalCount: () => countMoodLogs(sql, viewer.userId, from, to) },
+            );
           },
         ),
       },
@@ -69,7 +77,7 @@ export function moodModule(deps: MoodDeps): GraphQLModule {
           mood: number;
           note?: string | null;
           tags?: string[] | null;
-          loggedAt?: string | null;
+          loggedAt?: Date | null;
         }) => {
           const now = deps.clock.now();
           const { errors, ...input } = moodLogInput(args, now);

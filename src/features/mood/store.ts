@@ -1,6 +1,7 @@
 /** SQL for mood logs. */
 import { one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 
 export interface MoodLogRow {
   publicId: string;
@@ -26,16 +27,38 @@ export async function insertMoodLog(
     returning ${columns(tx)}`);
 }
 
-/** Logs in [from, to), newest first, at most `limit`. */
+/** A window of the logs in [from, to), newest first by (logged_at, public_id). */
 export async function moodLogsBetween(
   sql: Queryable,
   userId: string,
   from: Date,
   to: Date,
-  limit: number,
-): Promise<MoodLogRow[]> {
-  return await sql<MoodLogRow[]>`
-    select ${columns(sql)} from mood_logs
-    where user_id = ${userId} and logged_at >= ${from} and logged_at < ${to}
-    order by logged_at desc, id desc limit ${limit}`;
+  window: PageWindow<readonly (string | number)[]>,
+): Promise<(MoodLogRow & { loggedKey: string })[]> {
+  const k = keyset(
+    sql,
+    [{ column: "logged_at", cast: "timestamptz" }, { column: "public_id" }],
+    "desc",
+    window,
+  );
+  // The cursor keeps microseconds (a JavaScript Date would drop them and skip rows).
+  return await sql<(MoodLogRow & { loggedKey: string })[]>`
+    select ${columns(sql)},
+      to_char(logged_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "loggedKey"
+    from mood_logs
+    where user_id = ${userId} and logged_at >= ${from} and logged_at < ${to} and ${k.where}
+    order by ${k.orderBy} limit ${k.limit}`;
+}
+
+/** How many logs [from, to) holds. */
+export async function countMoodLogs(
+  sql: Queryable,
+  userId: string,
+  from: Date,
+  to: Date,
+): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from mood_logs
+    where user_id = ${userId} and logged_at >= ${from} and logged_at < ${to}`;
+  return row.n;
 }

@@ -4,51 +4,49 @@
  * a client catch up after a reconnect.
  */
 import { viewerField } from "../../graphql/context.ts";
-import { forbidden, notFound } from "../../graphql/errors.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { forbidden } from "../../graphql/errors.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { Database } from "../../platform/db.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
+import { userError } from "../../platform/user-error.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
 import type { JobQueue } from "../feature.ts";
 import { publishNotification } from "./notify.ts";
 import { notificationTopic, type NotificationView } from "./rules.ts";
-import { acknowledge, listNotifications, ownNotification, toView } from "./store.ts";
+import {
+  acknowledge,
+  countNotifications,
+  listNotifications,
+  ownNotification,
+  toView,
+} from "./store.ts";
 
 const typeDefs = /* GraphQL */ `
   "Something a feature told a user; streamed by notificationUpdate."
   type Notification {
     id: ID!
-    "What happened, e.g. partner.request (values are set by the features that notify)."
+    "What happened, e.g. partner.request. An open set (a String, not an enum): every feature that notifies adds its own kinds, lower case with dots."
     kind: String!
     content: String!
     acknowledged: Boolean!
-    createdAt: String!
+    createdAt: DateTime!
   }
-
-  type NotificationEdge {
-    cursor: String!
-    node: Notification!
-  }
-
-  type NotificationConnection {
-    edges: [NotificationEdge!]!
-    pageInfo: PageInfo!
-  }
+  ${connectionTypeDefs("Notification")}
 
   type AcknowledgeNotificationPayload {
     notification: Notification
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
-    "The current user's notifications, newest first."
-    notifications(first: Int, after: String): NotificationConnection!
+    "The current user's notifications, newest first; acknowledged: false lists the unread ones (totalCount counts them)."
+    notifications(acknowledged: Boolean, first: Int, after: String, last: Int, before: String): NotificationConnection!
   }
 
   extend type Mutation {
     "Marks one of the current user's notifications as read (repeating it changes nothing)."
-    acknowledgeNotification(id: ID!): AcknowledgeNotificationPayload!
+    acknowledgeNotification(id: String!): AcknowledgeNotificationPayload!
   }
 
   extend type Subscription {
@@ -69,29 +67,38 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
     typeDefs,
     resolvers: {
       Query: {
-        notifications: viewerField(async (viewer, args: PageArgs) => {
-          const connection = await paginate(
-            args,
-            ["string", "string"],
-            ({ limit, after }) => listNotifications(sql, viewer.userId, limit, after),
-            (r) => [r.createdKey, r.publicId],
-          );
-          return {
-            ...connection,
-            edges: connection.edges.map((e) => ({ cursor: e.cursor, node: toView(e.node) })),
-          };
-        }),
+        notifications: viewerField(
+          async (viewer, args: PageArgs & { acknowledged?: boolean | null }) => {
+            const acknowledged = args.acknowledged ?? null;
+            const connection = await paginate(
+              args,
+              ["string", "string"],
+              (window) => listNotifications(sql, viewer.userId, acknowledged, window),
+              (r) => [r.createdKey, r.publicId],
+              { totalCount: () => countNotifications(sql, viewer.userId, acknowledged) },
+            );
+            return {
+              ...connection,
+              edges: connection.edges.map((e) => ({ cursor: e.cursor, node: toView(e.node) })),
+              nodes: connection.nodes.map(toView),
+            };
+          },
+        ),
       },
       Mutation: {
         acknowledgeNotification: viewerField(async (viewer, args: { id: string }) => {
-          if (!looksLikePublicId(args.id)) throw notFound("notification");
+          const missing = {
+            notification: null,
+            errors: [userError("not_found", "no such notification of yours", "id")],
+          };
+          if (!looksLikePublicId(args.id)) return missing;
           const updated = await acknowledge(sql, viewer.userId, args.id);
           if (updated) {
             await publishNotification(pubsub, updated);
             return { notification: toView(updated), errors: [] };
           }
           const existing = await ownNotification(sql, viewer.userId, args.id);
-          if (!existing) throw notFound("notification");
+          if (!existing) return missing;
           return { notification: toView(existing), errors: [] };
         }),
       },

@@ -2,6 +2,7 @@
 import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { NotificationView } from "./rules.ts";
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 
 export interface NotificationRow {
   id: string;
@@ -48,22 +49,48 @@ export async function ownNotification(sql: Queryable, userId: string, id: string
     select ${columns(sql)} from notifications where public_id = ${id} and user_id = ${userId}`);
 }
 
-/** Newest first; `after` is the (createdAt, publicId) of the last row of the previous page. */
+/** Which notifications a list holds: all, or only the (un)acknowledged ones. */
+const filterOf = (sql: Queryable, userId: string, acknowledged: boolean | null) =>
+  sql`user_id = ${userId} ${
+    acknowledged === null
+      ? sql``
+      : acknowledged
+      ? sql`and acknowledged_at is not null`
+      : sql`and acknowledged_at is null`
+  }`;
+
+/** A window of the user's notifications, newest first by (created_at, public_id). */
 export async function listNotifications(
   sql: Queryable,
   userId: string,
-  limit: number,
-  after: [string, string] | null,
+  acknowledged: boolean | null,
+  window: PageWindow<readonly (string | number)[]>,
 ): Promise<(NotificationRow & { createdKey: string })[]> {
+  const k = keyset(
+    sql,
+    [{ column: "created_at", cast: "timestamptz" }, { column: "public_id" }],
+    "desc",
+    window,
+  );
   // The cursor keeps microseconds (a JavaScript Date would drop them and skip rows).
   return await sql<(NotificationRow & { createdKey: string })[]>`
     select ${columns(sql)},
       to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "createdKey"
     from notifications
-    where user_id = ${userId}
-      ${after ? sql`and (created_at, public_id) < (${after[0]}::timestamptz, ${after[1]})` : sql``}
-    order by created_at desc, public_id desc
-    limit ${limit}`;
+    where ${filterOf(sql, userId, acknowledged)} and ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+}
+
+/** How many notifications `listNotifications` pages through. */
+export async function countNotifications(
+  sql: Queryable,
+  userId: string,
+  acknowledged: boolean | null,
+): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from notifications where ${filterOf(sql, userId, acknowledged)}`;
+  return row.n;
 }
 
 /** Marks the notification read; null when it was not the user's or was already acknowledged. */

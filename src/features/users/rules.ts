@@ -1,4 +1,5 @@
 /** Pure rules about users: names from token claims, username and time-zone validation. */
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,30}$/;
 export const NAME_MAX = 50;
@@ -72,26 +73,28 @@ export function profilePatch(input: ProfileInput): {
     username?: string;
     timeZone?: string;
   };
-  errors: string[];
+  errors: UserError[];
 } {
-  const errors: string[] = [];
+  const errors: UserError[] = [];
+  const invalid = (field: string, message: string) =>
+    errors.push(userError("invalid", message, field));
   const firstName = input.firstName?.trim();
   const lastName = input.lastName?.trim();
   const username = input.username?.trim();
   if (firstName) {
     const problem = nameError("firstName", firstName);
-    if (problem) errors.push(problem);
+    if (problem) invalid("firstName", problem);
   }
   if (lastName) {
     const problem = nameError("lastName", lastName);
-    if (problem) errors.push(problem);
+    if (problem) invalid("lastName", problem);
   }
   if (input.username !== undefined) {
     const problem = username ? usernameError(username) : "username must not be empty";
-    if (problem) errors.push(problem);
+    if (problem) invalid("username", problem);
   }
   if (input.timeZone !== undefined && !isValidTimeZone(input.timeZone ?? "")) {
-    errors.push(`timeZone must be an IANA time zone such as Europe/Berlin`);
+    invalid("timeZone", `timeZone must be an IANA time zone such as Europe/Berlin`);
   }
   return {
     patch: {

@@ -5,6 +5,7 @@ import type { GraphQLContext } from "../../graphql/context.ts";
 import { requireViewer, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { loadByKey } from "../../graphql/loaders.ts";
+import { userError } from "../../platform/user-error.ts";
 import { type ProfileInput, profilePatch } from "./rules.ts";
 import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
 
@@ -17,6 +18,9 @@ const typeDefs = /* GraphQL */ `
     lastName: String
   }
 
+  "The supporter plan a user holds (the billing plan slugs)."
+  enum SupporterTier { supporter_monthly supporter_yearly lifetime }
+
   "The signed-in user."
   type CurrentUser {
     id: ID!
@@ -26,21 +30,21 @@ const typeDefs = /* GraphQL */ `
     "IANA time zone; a user's day boundaries follow it."
     timeZone: String!
     isSupporter: Boolean!
-    supporterTier: String
-    onboardingCompletedAt: String
-    createdAt: String!
+    supporterTier: SupporterTier
+    onboardingCompletedAt: DateTime
+    createdAt: DateTime!
   }
 
   type SyncUserPayload {
     user: User
     "True only on the user's very first authenticated request."
     firstSignIn: Boolean!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type UpdateMePayload {
     user: CurrentUser
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
@@ -105,7 +109,10 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
           if (errors.length) return { user: null, errors };
           const result = await updateUser(sql, viewer.userId, patch);
           if (result === "username_taken") {
-            return { user: null, errors: ["username is already taken"] };
+            return {
+              user: null,
+              errors: [userError("username_taken", "username is already taken", "username")],
+            };
           }
           return { user: result, errors: [] };
         }),

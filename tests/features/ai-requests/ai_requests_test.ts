@@ -21,7 +21,7 @@ const create = (s: TestSetup, input: { userId: string; kind: string; input?: unk
   s.t.app.features.aiRequests.api.create(input);
 
 async function signIn(s: TestSetup, sub: string) {
-  await s.data("mutation { syncUser { errors } }", {}, sub);
+  await s.data("mutation { syncUser { errors { code } } }", {}, sub);
   return { token: await s.token(sub), userId: await s.userId(sub) };
 }
 

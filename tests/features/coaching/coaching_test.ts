@@ -25,11 +25,15 @@ Deno.test("coaching: getInsight builds its prompt from the goal, progress, strea
     });
     await c.data(
       `mutation($id: String!) { addGoalEvent(goalId: $id, value: 12, note: "rainy") {
-      errors } }`,
+      errors { code } } }`,
       { id },
     );
-    await c.data(`mutation { addMoodLog(mood: 4, note: "upbeat alice") { errors } }`);
-    await c.data(`mutation { addMoodLog(mood: 1, note: "bob secret") { errors } }`, {}, "bob");
+    await c.data(`mutation { addMoodLog(mood: 4, note: "upbeat alice") { errors { code } } }`);
+    await c.data(
+      `mutation { addMoodLog(mood: 1, note: "bob secret") { errors { code } } }`,
+      {},
+      "bob",
+    );
     c.llm.script(reply.json(insight, { costUsd: 0.002 }));
     const res = await c.data(INSIGHT, { id });
     assert.deepEqual(res.getInsight, {
@@ -66,8 +70,8 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
     const id = await goalId(c, { title: "Meditate", kind: "habit" });
     for (const date of ["2026-01-03", "2026-01-04"]) {
       await c.data(
-        `mutation($id: String!, $date: String) { checkInHabit(goalId: $id, date: $date) {
-        errors } }`,
+        `mutation($id: String!, $date: Date) { checkInHabit(goalId: $id, date: $date) {
+        errors { code } } }`,
         { id, date },
       );
     }

@@ -3,8 +3,8 @@ import { ADD_EVENT, addGoal, CHECK_IN } from "../../support/goals.ts";
 import { codeOf } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 
-const FEED = `query F($first: Int, $after: String) {
-  unifiedFeed(first: $first, after: $after) {
+const FEED = `query F($first: Int, $after: String, $last: Int, $before: String) {
+  unifiedFeed(first: $first, after: $after, last: $last, before: $before) {
     edges { cursor node { id kind occurredAt actor { id }
       activity {
         __typename
@@ -13,7 +13,7 @@ const FEED = `query F($first: Int, $after: String) {
         ... on GoalCompletedActivity { goalTitle }
         ... on BadgeEarnedActivity { badgeCode badge { code name } }
       } } }
-    pageInfo { hasNextPage endCursor } } }`;
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
 
 Deno.test("feed: activity newest first, paged by stable cursors, private to its user", async () => {
   const g = await setup({ start: "2026-01-05T12:00:00Z" });
@@ -75,7 +75,25 @@ Deno.test("feed: activity newest first, paged by stable cursors, private to its 
     assert.deepEqual((await g.data(FEED, {}, "bob")).unifiedFeed.edges, []);
     assert.equal(codeOf(await g.run(FEED, { after: "garbage" })), "BAD_USER_INPUT");
     assert.equal(codeOf(await g.run(FEED, { first: -1 })), "BAD_USER_INPUT");
-    assert.equal((await g.data(FEED, { first: 1000 })).unifiedFeed.edges.length, 9);
+    const everything = (await g.data(FEED, { first: 1000 })).unifiedFeed.edges;
+    assert.equal(everything.length, 9);
+
+    // Backward: the oldest three, then the three before them, in the same newest-first order.
+    const idsOf = (c: { edges: { node: { id: string } }[] }) => c.edges.map((e) => e.node.id);
+    const allIds = idsOf({ edges: everything });
+    const tail = (await g.data(FEED, { last: 3 })).unifiedFeed;
+    assert.deepEqual(idsOf(tail), allIds.slice(6));
+    assert.equal(tail.pageInfo.hasPreviousPage, true);
+    assert.equal(tail.pageInfo.hasNextPage, false);
+    const middle = (await g.data(FEED, { last: 3, before: tail.pageInfo.startCursor })).unifiedFeed;
+    assert.deepEqual(idsOf(middle), allIds.slice(3, 6));
+    assert.equal(middle.pageInfo.hasNextPage, true);
+    const head = (await g.data(FEED, { last: 5, before: middle.pageInfo.startCursor }))
+      .unifiedFeed;
+    assert.deepEqual(idsOf(head), allIds.slice(0, 3));
+    assert.equal(head.pageInfo.hasPreviousPage, false);
+    assert.equal(everything[0].node.kind, "check_in");
+    assert.match(everything[0].node.occurredAt, /^2026-01-05T12:00:04\.000Z$/);
   } finally {
     await g.close();
   }

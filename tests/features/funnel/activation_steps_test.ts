@@ -13,7 +13,7 @@ Deno.test("funnel: first goal, check-in, badge and onboarding reach the activati
     await g.data(CHECK_IN, { goalId: habit.id });
     await g.data(CHECK_IN, { goalId: habit.id, date: "2026-01-04" });
     await addGoal(g, { title: "Read", kind: "habit" });
-    await g.data(`mutation { completeOnboarding { errors } }`);
+    await g.data(`mutation { completeOnboarding { errors { code } } }`);
     const res = await signedPost(g.t, "/integrations/activation-funnel", {});
     assert.equal(res.status, 200);
     // (signed_in follows users.created_at, set by the database clock, not the test clock.)

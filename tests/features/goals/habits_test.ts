@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { addGoal, CHECK_IN, DAY_MS } from "../../support/goals.ts";
+import { addGoal, CHECK_IN, DAY_MS, messagesOf } from "../../support/goals.ts";
+import { codeOf, USER_ERRORS } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 
-const SET_ZONE = `mutation($z: String!) { updateMe(timeZone: $z) { errors } }`;
-const FREEZE = `mutation F($goalId: String!, $date: String!) {
+const SET_ZONE = `mutation($z: String!) { updateMe(timeZone: $z) { ${USER_ERRORS} } }`;
+const FREEZE = `mutation F($goalId: String!, $date: Date!) {
   useStreakFreeze(goalId: $goalId, date: $date) {
-    goal { id currentStreak } freezesLeft errors } }`;
+    goal { id currentStreak } freezesLeft ${USER_ERRORS} } }`;
 
 Deno.test("habits: daily check-ins build a streak; a repeat is idempotent; a gap breaks it", async () => {
   const g = await setup({ start: "2026-01-05T12:00:00Z" });
@@ -48,17 +49,22 @@ Deno.test("habits: daily check-ins build a streak; a repeat is idempotent; a gap
       const [date, pattern] of [
         ["2026-01-09", /future/],
         ["2025-12-31", /last 7 days/],
-        ["2026-13-01", /YYYY-MM-DD/],
-        ["yesterday", /YYYY-MM-DD/],
       ] as [string, RegExp][]
     ) {
       const res = await check(date);
       assert.equal(res.checkIn, null);
-      assert.match(res.errors[0], pattern);
+      assert.match(res.errors[0].message, pattern);
+      assert.deepEqual([res.errors[0].code, res.errors[0].field], ["invalid", "date"]);
+    }
+    for (const date of ["2026-13-01", "yesterday"]) {
+      const res = await g.run(CHECK_IN, { goalId: habit.id, date });
+      assert.equal(codeOf(res), "BAD_USER_INPUT", date);
+      assert.match(res.body.errors[0].message, /date/);
     }
     const target = await addGoal(g, { title: "Save", kind: "target", targetValue: 5 });
     const wrong = (await g.data(CHECK_IN, { goalId: target.id })).checkInHabit;
-    assert.match(wrong.errors[0], /only habits/);
+    assert.match(wrong.errors[0].message, /only habits/);
+    assert.equal(wrong.errors[0].code, "not_allowed");
     assert.equal((await g.data(goal, { id: habit.id })).goal.longestStreak, 4);
   } finally {
     await g.close();
@@ -168,25 +174,30 @@ Deno.test("habits: a 7-day streak earns a freeze that covers one missed day", as
         ["2026-01-14", /past day/],
         ["2026-01-05", /last 7 days/],
         ["2026-01-11", /not missed/],
-        ["13.01.2026", /YYYY-MM-DD/],
       ] as [string, RegExp][]
     ) {
       const res = await freeze(date);
-      assert.match(res.errors.join(";"), pattern, date);
+      assert.match(messagesOf(res), pattern, date);
+      assert.equal(res.errors[0].field, "date");
       assert.equal(res.freezesLeft, 1);
     }
+    assert.equal(
+      codeOf(await g.run(FREEZE, { goalId: habit.id, date: "13.01.2026" })),
+      "BAD_USER_INPUT",
+    );
     const fresh = await addGoal(g, { title: "Fresh", kind: "habit" });
     const before = (await freeze("2026-01-12", fresh.id)).errors;
-    assert.match(before[0], /before the habit started/);
+    assert.match(before[0].message, /before the habit started/);
 
     const used = await freeze("2026-01-12");
     assert.deepEqual(used.errors, []);
     assert.equal(used.freezesLeft, 0);
     assert.equal(used.goal.currentStreak, 8);
     const again = await freeze("2026-01-12");
-    assert.match(again.errors[0], /not missed/);
+    assert.match(again.errors[0].message, /not missed/);
     const none = await freeze("2026-01-10", other.id);
-    assert.match(none.errors[0], /no streak freezes left/);
+    assert.match(none.errors[0].message, /no streak freezes left/);
+    assert.deepEqual([none.errors[0].code, none.errors[0].field], ["no_freezes_left", null]);
     assert.equal(await freezes(), 0);
     // The refused freeze left no covered day behind.
     const q = `query($id: String!) { goal(id: $id) { currentStreak longestStreak } }`;

@@ -9,7 +9,7 @@ import { setup } from "../../support/setup.ts";
 
 const STREAK = `query($id: String!) { goal(id: $id) { currentStreak longestStreak } }`;
 const UPDATE = `mutation($id: String!, $n: Int) {
-  updateGoal(goalId: $id, timesPerWeek: $n) { errors } }`;
+  updateGoal(goalId: $id, timesPerWeek: $n) { errors { code } } }`;
 
 Deno.test("streak summaries: backfills, deletes made outside the app, and requirement changes are seen at once", async () => {
   const g = await setup({ start: "2026-01-10T12:00:00Z" }); // a Saturday
@@ -70,9 +70,9 @@ Deno.test("streak summaries: a target's days follow the owner's current time zon
     const streak = async () => (await g.data(STREAK, { id: run.id })).goal;
     assert.deepEqual(await streak(), { currentStreak: 2, longestStreak: 2 });
     // In Los Angeles both events fall on January 5th.
-    await g.data(`mutation { updateMe(timeZone: "America/Los_Angeles") { errors } }`);
+    await g.data(`mutation { updateMe(timeZone: "America/Los_Angeles") { errors { code } } }`);
     assert.deepEqual(await streak(), { currentStreak: 1, longestStreak: 1 });
-    await g.data(`mutation { updateMe(timeZone: "UTC") { errors } }`);
+    await g.data(`mutation { updateMe(timeZone: "UTC") { errors { code } } }`);
     assert.deepEqual(await streak(), { currentStreak: 2, longestStreak: 2 });
     g.clock.advance(2 * DAY_MS);
     assert.deepEqual(await streak(), { currentStreak: 0, longestStreak: 2 });

@@ -1,17 +1,21 @@
 /** Notifications over `POST /graphql`: catching up, acknowledging, and the `notify` seam. */
 import assert from "node:assert/strict";
-import { gql } from "../../support/graphql.ts";
+import { gql, USER_ERRORS } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 import { notificationError } from "../../../src/features/notifications/rules.ts";
 
-const LIST = `query($first: Int, $after: String) {
-  notifications(first: $first, after: $after) {
-    edges { cursor node { id kind content acknowledged } }
-    pageInfo { hasNextPage endCursor }
+const LIST = `query($first: Int, $after: String, $last: Int, $before: String,
+  $acknowledged: Boolean) {
+  notifications(first: $first, after: $after, last: $last, before: $before,
+    acknowledged: $acknowledged) {
+    edges { cursor node { id kind content acknowledged createdAt } }
+    nodes { id }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    totalCount
   }
 }`;
-const ACK = `mutation($id: ID!) {
-  acknowledgeNotification(id: $id) { notification { id acknowledged } errors }
+const ACK = `mutation($id: String!) {
+  acknowledgeNotification(id: $id) { notification { id acknowledged } ${USER_ERRORS} }
 }`;
 
 /** The shared setup with the `notify` seam as features get it, and signing users in. */
@@ -20,7 +24,7 @@ async function setupNotifications() {
   return Object.assign(s, {
     notifier: s.t.app.features.notifications.api.notify,
     async signIn(sub: string) {
-      await s.data("mutation { syncUser { errors } }", {}, sub);
+      await s.data("mutation { syncUser { errors { code } } }", {}, sub);
       return { token: await s.token(sub), userId: await s.userId(sub) };
     },
   });
@@ -67,6 +71,27 @@ Deno.test("notifications: newest first in cursor pages; acknowledging is idempot
       first.body.data.acknowledgeNotification,
     );
 
+    // Backward from the end: the two oldest, then the two before them; totalCount is all five.
+    type Page = {
+      nodes: { id: string }[];
+      totalCount: number;
+      pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string };
+    };
+    const list = async (vars: Record<string, unknown>): Promise<Page> =>
+      (await gql(s.t, LIST, vars, { token: me.token })).body.data.notifications;
+    const oldest = await list({ last: 2 });
+    assert.deepEqual(oldest.nodes.map((n) => n.id), [ids[1], ids[0]]);
+    assert.equal(oldest.totalCount, 5);
+    assert.equal(oldest.pageInfo.hasPreviousPage, true);
+    const before = await list({ last: 2, before: oldest.pageInfo.startCursor });
+    assert.deepEqual(before.nodes.map((n) => n.id), [ids[3], ids[2]]);
+    assert.equal(before.pageInfo.hasNextPage, true);
+    // The unread ones, counted.
+    const unread = await list({ acknowledged: false });
+    assert.equal(unread.totalCount, 4);
+    assert.ok(!unread.nodes.some((n) => n.id === ids[0]));
+    assert.deepEqual((await list({ acknowledged: true })).nodes.map((n) => n.id), [ids[0]]);
+
     const bad = await gql(s.t, LIST, { first: 2, after: "not-a-cursor" }, { token: me.token });
     assert.equal(bad.body.errors[0].extensions.code, "BAD_USER_INPUT");
     const anonymous = await gql(s.t, LIST, { first: 2 });
@@ -76,7 +101,7 @@ Deno.test("notifications: newest first in cursor pages; acknowledging is idempot
   }
 });
 
-Deno.test("notifications: another user's id is NOT_FOUND and changes nothing", async () => {
+Deno.test("notifications: another user's id is not_found and changes nothing", async () => {
   const s = await setupNotifications();
   try {
     const owner = await s.signIn("olga");
@@ -86,7 +111,11 @@ Deno.test("notifications: another user's id is NOT_FOUND and changes nothing", a
     );
     for (const id of [view.id, "nope", "x".repeat(300), "AAAAAAAAAAAAAAAAAAAAAA"]) {
       const res = await gql(s.t, ACK, { id }, { token: other.token });
-      assert.equal(res.body.errors[0].extensions.code, "NOT_FOUND", id);
+      assert.equal(res.body.errors, undefined, id);
+      assert.deepEqual(res.body.data.acknowledgeNotification, {
+        notification: null,
+        errors: [{ code: "not_found", message: "no such notification of yours", field: "id" }],
+      }, id);
     }
     const wrongType = await gql(s.t, ACK, { id: { $ne: 1 } }, { token: other.token });
     assert.equal(wrongType.body.errors[0].extensions.code, "BAD_USER_INPUT");

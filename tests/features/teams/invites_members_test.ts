@@ -147,7 +147,7 @@ Deno.test("teams: teamInvitePreview is public and hides which tokens exist", asy
   const g = await setupTeam();
   try {
     const inv = (await g.data(CREATE_INVITE, { teamId: g.teamId, hours: 1 })).createTeamInvite;
-    await g.data(`mutation { updateMe(firstName: "Olga", lastName: "Owner") { errors } }`);
+    await g.data(`mutation { updateMe(firstName: "Olga", lastName: "Owner") { errors { code } } }`);
     const preview = (await g.data(PREVIEW, { token: inv.token }, undefined)).teamInvitePreview;
     const anon = await g.run(PREVIEW, { token: inv.token }, null);
     assert.equal(anon.status, 200);

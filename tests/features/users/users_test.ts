@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dataOf, gql } from "../../support/graphql.ts";
+import { dataOf, gql, USER_ERRORS } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 
 Deno.test("users: updateMe validates every field and changes nothing on error", async () => {
@@ -11,23 +11,25 @@ Deno.test("users: updateMe validates every field and changes nothing on error", 
     const update = (args: string) =>
       gql(
         ctx.t,
-        `mutation { updateMe(${args}) { user { username firstName lastName timeZone } errors } }`,
+        `mutation { updateMe(${args}) { user { username firstName lastName timeZone } ${USER_ERRORS} } }`,
         {},
         {
           token: ctx.token,
         },
       );
-    const cases: [string, RegExp][] = [
-      [`timeZone: "Mars/Olympus"`, /timeZone/],
-      [`firstName: "${"x".repeat(51)}"`, /firstName must be at most 50/],
-      [`username: "a"`, /username must be 3 to 30/],
-      [`username: "bad name!"`, /username must be/],
-      [`username: "TAKEN_NAME"`, /already taken/],
+    const cases: [string, RegExp, string, string][] = [
+      [`timeZone: "Mars/Olympus"`, /timeZone/, "invalid", "timeZone"],
+      [`firstName: "${"x".repeat(51)}"`, /firstName must be at most 50/, "invalid", "firstName"],
+      [`username: "a"`, /username must be 3 to 30/, "invalid", "username"],
+      [`username: "bad name!"`, /username must be/, "invalid", "username"],
+      [`username: "TAKEN_NAME"`, /already taken/, "username_taken", "username"],
     ];
-    for (const [args, pattern] of cases) {
+    for (const [args, pattern, code, field] of cases) {
       const payload = dataOf(await update(args)).updateMe;
       assert.equal(payload.user, null, args);
-      assert.match(payload.errors.join(" "), pattern, args);
+      assert.equal(payload.errors.length, 1, args);
+      assert.match(payload.errors[0].message, pattern, args);
+      assert.deepEqual([payload.errors[0].code, payload.errors[0].field], [code, field], args);
     }
     const before =
       dataOf(await gql(ctx.t, "{ me { username timeZone firstName } }", {}, { token: ctx.token }))
@@ -43,9 +45,14 @@ Deno.test("users: updateMe validates every field and changes nothing on error", 
       lastName: null,
       timeZone: "Europe/Berlin",
     });
-    const wrongType = await gql(ctx.t, `mutation { updateMe(timeZone: 5) { errors } }`, {}, {
-      token: ctx.token,
-    });
+    const wrongType = await gql(
+      ctx.t,
+      `mutation { updateMe(timeZone: 5) { errors { code } } }`,
+      {},
+      {
+        token: ctx.token,
+      },
+    );
     assert.equal(wrongType.body.errors[0].extensions.code, "BAD_USER_INPUT");
   } finally {
     await s.close();

@@ -66,9 +66,13 @@ Deno.test("actioncable: welcome, ping, subscribe, update with more: true, query 
     const ack = graphqlChannel();
     cable.subscribe(ack);
     await cable.next((f) => f.identifier === ack && f.type === "confirm_subscription");
-    cable.execute(ack, "mutation($id: ID!) { acknowledgeNotification(id: $id) { errors } }", {
-      id: stored.id,
-    });
+    cable.execute(
+      ack,
+      "mutation($id: String!) { acknowledgeNotification(id: $id) { errors { code } } }",
+      {
+        id: stored.id,
+      },
+    );
     const acked = await cable.next((f) => f.identifier === ack && f.message);
     assert.deepEqual(acked.message, {
       result: { data: { acknowledgeNotification: { errors: [] } } },

@@ -78,7 +78,7 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
     // 2. A mutation served by B.
     const ack = await gql(
       b,
-      `mutation($id: ID!) { acknowledgeNotification(id: $id) { errors } }`,
+      `mutation($id: String!) { acknowledgeNotification(id: $id) { errors { code } } }`,
       { id: stored.id },
       { token },
     );
@@ -147,7 +147,7 @@ Deno.test({
         method: "POST",
         headers: { "content-type": "application/json", SessionToken: token },
         body: JSON.stringify({
-          query: `mutation($id: ID!) { acknowledgeNotification(id: $id) { errors } }`,
+          query: `mutation($id: String!) { acknowledgeNotification(id: $id) { errors { code } } }`,
           variables: { id: row.publicId },
         }),
       });

@@ -32,7 +32,7 @@ Deno.test("graphql-ws: own notifications stream, acknowledging streams the chang
 
     const ack = await gql(
       s.t,
-      `mutation($id: ID!) { acknowledgeNotification(id: $id) { notification { acknowledged } errors } }`,
+      `mutation($id: String!) { acknowledgeNotification(id: $id) { notification { acknowledged } errors { code } } }`,
       { id: stored.id },
       { token },
     );
