@@ -33,14 +33,19 @@ export function newChallengeErrors(input: NewChallengeInput, now: Date): UserErr
     errors.push(userError("invalid", message, field));
   const title = input.title.trim();
   if (!title) invalid("title must not be empty", "title");
-  else if (title.length > TITLE_MAX) invalid(`title must be at most ${TITLE_MAX} characters`, "title");
+  else if (title.length > TITLE_MAX) {
+    invalid(`title must be at most ${TITLE_MAX} characters`, "title");
+  }
   if ((input.description ?? "").length > DESCRIPTION_MAX) {
     invalid(`description must be at most ${DESCRIPTION_MAX} characters`, "description");
   }
   if (
     !Number.isInteger(input.entryCost) || input.entryCost < 0 || input.entryCost > ENTRY_COST_MAX
   ) {
-    invalid(`entryCost must be a whole number of points between 0 and ${ENTRY_COST_MAX}`, "entryCost");
+    invalid(
+      `entryCost must be a whole number of points between 0 and ${ENTRY_COST_MAX}`,
+      "entryCost",
+    );
   }
   const { startsAt, endsAt } = input;
   if (!startsAt) invalid("startsAt must be a date-time", "startsAt");

@@ -37,7 +37,11 @@ export function newCommunityErrors(input: NewCommunityInput): UserError[] {
   const description = input.description?.trim() ?? "";
   if (description.length > DESCRIPTION_MAX) {
     errors.push(
-      userError("invalid", `description must be at most ${DESCRIPTION_MAX} characters`, "description"),
+      userError(
+        "invalid",
+        `description must be at most ${DESCRIPTION_MAX} characters`,
+        "description",
+      ),
     );
   } else if (CONTROL.test(description)) {
     errors.push(

@@ -143,7 +143,11 @@ const typeDefs = /* GraphQL */ `
 
 const userNotFound = userError("not_found", "no such user", "userId");
 const requestNotFound = userError("not_found", "no such request", "requestId");
-const answeredMeanwhile = userError("not_pending", "the request was answered meanwhile", "requestId");
+const answeredMeanwhile = userError(
+  "not_pending",
+  "the request was answered meanwhile",
+  "requestId",
+);
 
 export function partnersModule(deps: PartnersDeps): GraphQLModule {
   const sql = deps.db.sql;
@@ -345,8 +349,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
           store.pendingRequests(sql, table, viewer.userId, incoming(args.direction), window),
         (r) => [r.createdAt.toISOString(), r.publicId],
         {
-          totalCount: () =>
-            store.pendingCount(sql, table, viewer.userId, incoming(args.direction)),
+          totalCount: () => store.pendingCount(sql, table, viewer.userId, incoming(args.direction)),
         },
       )
     );
