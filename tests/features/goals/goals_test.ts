@@ -130,7 +130,7 @@ Deno.test("goals: another user's goal is not found everywhere; unauthenticated i
         { id: goal.id },
       ),
       await asBob(
-        `mutation($id: String!) { generateMilestones(goalId: $id) { errors } }`,
+        `mutation($id: String!) { generateMilestones(goalId: $id) { errors { code field } } }`,
         { id: goal.id },
       ),
       await asBob(
@@ -142,6 +142,12 @@ Deno.test("goals: another user's goal is not found everywhere; unauthenticated i
       await g.run(`query($id: String!) { goal(id: $id) { id } }`, { id: "x".repeat(5000) }),
     ];
     for (const [i, res] of notFound.entries()) {
+      if (i === 6) {
+        assert.deepEqual(res.body.data.generateMilestones.errors, [
+          { code: "not_found", field: "goalId" },
+        ]);
+        continue;
+      }
       if (i === 7) {
         assert.match(res.body.data.addGoal.errors[0], /parentGoalId/);
         continue;
