@@ -400,3 +400,45 @@ Deno.test("partners: see each other's check-ins in unifiedFeed while partners", 
     await s.close();
   }
 });
+
+Deno.test("allies: request lists page both ways at a constant statement count", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    const alice = await s.idOf("alice");
+    const senders = ["user1", "user2", "user3", "user4", "user5"];
+    for (const u of senders) {
+      s.clock.advance(1000);
+      assert.deepEqual(
+        (await s.as(u).data(SEND_ALLY, { userId: alice })).sendAllyRequest.errors,
+        [],
+      );
+    }
+    const from = (page: { nodes: { from: { username: string } }[] }) =>
+      page.nodes.map((n) => n.from.username);
+    await s.as("alice").data(ALLY_REQUESTS, { first: 1 });
+    const one = s.lastStatements();
+    const all = (await s.as("alice").data(ALLY_REQUESTS, { first: 5 })).allyRequests;
+    assert.equal(s.lastStatements(), one);
+    assert.deepEqual(from(all), ["user5", "user4", "user3", "user2", "user1"]);
+    assert.equal(all.pageInfo.hasNextPage, false);
+    // Newest first; backward from the end and from a cursor.
+    const oldest = (await s.as("alice").data(ALLY_REQUESTS, { last: 2 })).allyRequests;
+    assert.deepEqual(from(oldest), ["user2", "user1"]);
+    assert.equal(oldest.pageInfo.hasPreviousPage, true);
+    const middle = (await s.as("alice").data(ALLY_REQUESTS, {
+      last: 2,
+      before: oldest.pageInfo.startCursor,
+    })).allyRequests;
+    assert.deepEqual(from(middle), ["user4", "user3"]);
+    assert.equal(middle.pageInfo.hasNextPage, true);
+    assert.equal(middle.totalCount, 5);
+    const outgoing = (await s.as("user1").data(ALLY_REQUESTS, { d: "outgoing" })).allyRequests;
+    assert.deepEqual([from(outgoing), outgoing.totalCount], [["user1"], 1]);
+    assert.equal(
+      codeOf(await s.as("alice").run(ALLY_REQUESTS, { first: 2, last: 2 })),
+      "BAD_USER_INPUT",
+    );
+  } finally {
+    await s.close();
+  }
+});
