@@ -17,20 +17,24 @@ const POSTS = 100_000;
 await runAppBenchmark("social", async ({ sql, gql, measure }) => {
   const results: Record<string, unknown> = {};
   const community = (await gql(`mutation { createCommunity(name: "Bench club") {
-    community { id } errors } }`)).data.createCommunity.community.id as string;
+    community { id } errors { code } } }`)).data.createCommunity.community.id as string;
   const now = new Date();
   const challenge = (await gql(
-    `mutation($c: String!, $s: String!, $e: String!) { createCommunityChallenge(communityId: $c,
-      title: "Bench", metric: check_ins, startsAt: $s, endsAt: $e) { challenge { id } errors } }`,
+    `mutation($c: String!, $s: DateTime!, $e: DateTime!) { createCommunityChallenge(communityId: $c,
+      title: "Bench", metric: check_ins, startsAt: $s, endsAt: $e) {
+      challenge { id } errors { code } } }`,
     {
       c: community,
       s: new Date(now.getTime() - 3_600_000).toISOString(),
       e: new Date(now.getTime() + 7 * 864e5).toISOString(),
     },
   )).data.createCommunityChallenge.challenge.id as string;
-  await gql(`mutation($id: String!) { joinCommunityChallenge(challengeId: $id) { errors } }`, {
-    id: challenge,
-  });
+  await gql(
+    `mutation($id: String!) { joinCommunityChallenge(challengeId: $id) { errors { code } } }`,
+    {
+      id: challenge,
+    },
+  );
 
   // 10,000 other members and participants (scores 0..499: many ties), 100,000 posts.
   await sql`
@@ -95,8 +99,9 @@ await runAppBenchmark("social", async ({ sql, gql, measure }) => {
   const FEED = `query($id: String!, $after: String) {
     communityFeed(communityId: $id, first: 20, after: $after) {
       edges { node { id body author { username } createdAt } } pageInfo { endCursor } } }`;
-  const [deepPost] = await sql<{ publicId: string }[]>`
-    select public_id as "publicId" from community_posts order by created_at desc, id desc
+  const [deepPost] = await sql<{ publicId: string; createdAt: Date }[]>`
+    select public_id as "publicId", created_at as "createdAt" from community_posts
+    order by created_at desc, public_id desc
     offset 90000 limit 1`;
   const UNIFIED = `{ unifiedFeed(first: 20) { edges { node { id kind actor { username }
     activity { ... on CommunityPostActivity { post { id body } community { id } } } } } } }`;
@@ -105,7 +110,7 @@ await runAppBenchmark("social", async ({ sql, gql, measure }) => {
     first_page: await measure(FEED, { id: community }),
     deep_page_after_90000: await measure(FEED, {
       id: community,
-      after: encodeCursor([deepPost.publicId]),
+      after: encodeCursor([deepPost.createdAt.toISOString(), deepPost.publicId]),
     }),
     unified_feed_of_a_member: await measure(UNIFIED, {}),
   };

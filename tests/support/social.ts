@@ -4,6 +4,7 @@
  * claim) and the clock starts on Monday 2026-03-02.
  */
 import type { SetupOptions, TestSetup } from "./setup.ts";
+import { USER_ERRORS } from "./graphql.ts";
 
 export const SOCIAL: SetupOptions = { start: "2026-03-02T12:00:00Z", usernames: true };
 
@@ -13,21 +14,22 @@ export const COMMUNITY_FIELDS = `id name description visibility memberCount memb
 export const CREATE_COMMUNITY = `mutation C($name: String!, $description: String,
   $visibility: CommunityVisibility, $memberLimit: Int) {
   createCommunity(name: $name, description: $description, visibility: $visibility,
-    memberLimit: $memberLimit) { community { ${COMMUNITY_FIELDS} } errors } }`;
+    memberLimit: $memberLimit) { community { ${COMMUNITY_FIELDS} } ${USER_ERRORS} } }`;
 
 export const JOIN = `mutation J($id: String!) {
-  joinCommunity(communityId: $id) { community { id memberCount viewerRole } errors } }`;
+  joinCommunity(communityId: $id) { community { id memberCount viewerRole } ${USER_ERRORS} } }`;
 export const LEAVE = `mutation L($id: String!) {
-  leaveCommunity(communityId: $id) { community { id memberCount viewerRole } errors } }`;
+  leaveCommunity(communityId: $id) { community { id memberCount viewerRole } ${USER_ERRORS} } }`;
 export const INVITE = `mutation I($id: String!, $userId: String!) {
-  inviteToCommunity(communityId: $id, userId: $userId) { community { id } errors } }`;
+  inviteToCommunity(communityId: $id, userId: $userId) { community { id } ${USER_ERRORS} } }`;
 export const POST = `mutation P($id: String!, $body: String!) {
   createCommunityPost(communityId: $id, body: $body) {
-    post { id body author { id } community { id } createdAt } errors } }`;
-export const FEED = `query F($id: String!, $first: Int, $after: String) {
-  communityFeed(communityId: $id, first: $first, after: $after) {
+    post { id body author { id } community { id } createdAt } ${USER_ERRORS} } }`;
+export const FEED = `query F($id: String!, $first: Int, $after: String, $last: Int,
+  $before: String) {
+  communityFeed(communityId: $id, first: $first, after: $after, last: $last, before: $before) {
     edges { cursor node { id body author { username } } }
-    pageInfo { hasNextPage endCursor } } }`;
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor } totalCount } }`;
 export const UNIFIED = `query U($first: Int, $after: String) {
   unifiedFeed(first: $first, after: $after) {
     edges { node { id kind actor { username }
@@ -44,7 +46,7 @@ export async function createCommunity(
   // deno-lint-ignore no-explicit-any
 ): Promise<any> {
   const res = (await s.data(CREATE_COMMUNITY, vars, name)).createCommunity;
-  if (res.errors.length) throw new Error(`createCommunity failed: ${res.errors.join("; ")}`);
+  if (res.errors.length) throw new Error(`createCommunity failed: ${JSON.stringify(res.errors)}`);
   return res.community;
 }
 

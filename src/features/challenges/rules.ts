@@ -2,6 +2,7 @@
  * Community challenges and points: input limits, the join and leave windows, what activity is
  * worth, and leaderboard ranks (pure; see docs/domain.md, "Challenges" and "Points").
  */
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export type ChallengeMetric = "check_ins" | "goal_event_value";
 
@@ -26,47 +27,58 @@ export interface NewChallengeInput {
 }
 
 /** User errors of `createCommunityChallenge` (empty when it may be stored). */
-export function newChallengeErrors(input: NewChallengeInput, now: Date): string[] {
-  const errors: string[] = [];
+export function newChallengeErrors(input: NewChallengeInput, now: Date): UserError[] {
+  const errors: UserError[] = [];
+  const invalid = (message: string, field: string) =>
+    errors.push(userError("invalid", message, field));
   const title = input.title.trim();
-  if (!title) errors.push("title must not be empty");
-  else if (title.length > TITLE_MAX) errors.push(`title must be at most ${TITLE_MAX} characters`);
+  if (!title) invalid("title must not be empty", "title");
+  else if (title.length > TITLE_MAX) {
+    invalid(`title must be at most ${TITLE_MAX} characters`, "title");
+  }
   if ((input.description ?? "").length > DESCRIPTION_MAX) {
-    errors.push(`description must be at most ${DESCRIPTION_MAX} characters`);
+    invalid(`description must be at most ${DESCRIPTION_MAX} characters`, "description");
   }
   if (
     !Number.isInteger(input.entryCost) || input.entryCost < 0 || input.entryCost > ENTRY_COST_MAX
   ) {
-    errors.push(`entryCost must be a whole number of points between 0 and ${ENTRY_COST_MAX}`);
+    invalid(
+      `entryCost must be a whole number of points between 0 and ${ENTRY_COST_MAX}`,
+      "entryCost",
+    );
   }
   const { startsAt, endsAt } = input;
-  if (!startsAt) errors.push("startsAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z");
-  if (!endsAt) errors.push("endsAt must be an ISO 8601 date-time such as 2026-01-12T08:00:00Z");
+  if (!startsAt) invalid("startsAt must be a date-time", "startsAt");
+  if (!endsAt) invalid("endsAt must be a date-time", "endsAt");
   if (startsAt && endsAt) {
-    if (endsAt.getTime() <= startsAt.getTime()) errors.push("endsAt must be after startsAt");
+    if (endsAt.getTime() <= startsAt.getTime()) invalid("endsAt must be after startsAt", "endsAt");
     else if (endsAt.getTime() - startsAt.getTime() > MAX_DURATION_DAYS * 86_400_000) {
-      errors.push(`a challenge lasts at most ${MAX_DURATION_DAYS} days`);
+      invalid(`a challenge lasts at most ${MAX_DURATION_DAYS} days`, "endsAt");
     }
     if (startsAt.getTime() < now.getTime() - START_BACKDATE_MS) {
-      errors.push("startsAt must not be more than 24 hours in the past");
+      invalid("startsAt must not be more than 24 hours in the past", "startsAt");
     }
     if (startsAt.getTime() > now.getTime() + MAX_DURATION_DAYS * 86_400_000) {
-      errors.push(`startsAt must be within the next ${MAX_DURATION_DAYS} days`);
+      invalid(`startsAt must be within the next ${MAX_DURATION_DAYS} days`, "startsAt");
     }
   }
   return errors;
 }
 
 /** Why joining at `now` is refused (outside [startsAt, endsAt)), or null. */
-export function joinWindowError(now: Date, startsAt: Date, endsAt: Date): string | null {
-  if (now.getTime() < startsAt.getTime()) return "not_started: the challenge has not started";
-  if (now.getTime() >= endsAt.getTime()) return "ended: the challenge is over";
+export function joinWindowError(now: Date, startsAt: Date, endsAt: Date): UserError | null {
+  if (now.getTime() < startsAt.getTime()) {
+    return userError("not_started", "the challenge has not started");
+  }
+  if (now.getTime() >= endsAt.getTime()) return userError("ended", "the challenge is over");
   return null;
 }
 
 /** Why leaving at `now` is refused (a finished challenge keeps its results), or null. */
-export function leaveWindowError(now: Date, endsAt: Date): string | null {
-  return now.getTime() >= endsAt.getTime() ? "ended: a finished challenge cannot be left" : null;
+export function leaveWindowError(now: Date, endsAt: Date): UserError | null {
+  return now.getTime() >= endsAt.getTime()
+    ? userError("ended", "a finished challenge cannot be left")
+    : null;
 }
 
 /**
@@ -103,27 +115,27 @@ export type JoinResult = "joined" | "already_joined" | "insufficient_points" | "
 export type LeaveResult = "left" | "not_participating" | "closed";
 
 /** Why a join was refused, as a payload error; null when it happened. */
-export function joinRefusal(result: JoinResult, entryCost: number): string | null {
+export function joinRefusal(result: JoinResult, entryCost: number): UserError | null {
   switch (result) {
     case "joined":
       return null;
     case "already_joined":
-      return "already_joined: you are in this challenge";
+      return userError("already_joined", "you are in this challenge");
     case "insufficient_points":
-      return `insufficient_points: joining costs ${entryCost} points`;
+      return userError("insufficient_points", `joining costs ${entryCost} points`);
     case "closed":
-      return "ended: the challenge is not open";
+      return userError("ended", "the challenge is not open");
   }
 }
 
 /** Why leaving was refused, as a payload error; null when it happened. */
-export function leaveRefusal(result: LeaveResult): string | null {
+export function leaveRefusal(result: LeaveResult): UserError | null {
   switch (result) {
     case "left":
       return null;
     case "not_participating":
-      return "not_participating: you are not in this challenge";
+      return userError("not_participating", "you are not in this challenge");
     case "closed":
-      return "ended: a finished challenge cannot be left";
+      return userError("ended", "a finished challenge cannot be left");
   }
 }

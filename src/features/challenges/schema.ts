@@ -7,11 +7,10 @@ import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { loadByKey } from "../../graphql/loaders.ts";
-import { notFound } from "../../graphql/errors.ts";
-import { paginate } from "../../graphql/pagination.ts";
-import { parseInstant } from "../../platform/dates.ts";
+import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
@@ -25,7 +24,7 @@ import {
   pageRanks,
 } from "./rules.ts";
 import * as store from "./store.ts";
-import type { ChallengeRow, LeaderboardRow, ParticipationRow } from "./store.ts";
+import type { ChallengeRow, LeaderboardRow } from "./store.ts";
 
 export interface ChallengesDeps {
   db: Database;
@@ -45,14 +44,14 @@ const typeDefs = /* GraphQL */ `
     title: String!
     description: String
     metric: ChallengeMetric!
-    startsAt: String!
-    endsAt: String!
+    startsAt: DateTime!
+    endsAt: DateTime!
     "Points spent on joining (refunded on leaving before the end)."
     entryCost: Int!
     participantCount: Int!
     "The viewer's participation, or null."
     viewerParticipation: ChallengeParticipation
-    createdAt: String!
+    createdAt: DateTime!
   }
 
   type ChallengeParticipation {
@@ -60,14 +59,14 @@ const typeDefs = /* GraphQL */ `
     "Standard competition rank (ties share a rank: 1, 2, 2, 4)."
     rank: Int!
     entryCostPaid: Int!
-    joinedAt: String!
+    joinedAt: DateTime!
   }
 
   type LeaderboardEntry {
     rank: Int!
     score: Float!
     user: User!
-    joinedAt: String!
+    joinedAt: DateTime!
   }
 
   type LeaderboardEdge {
@@ -75,27 +74,23 @@ const typeDefs = /* GraphQL */ `
     node: LeaderboardEntry!
   }
 
+  "A challenge's leaderboard: a cursor connection of its entries, best first."
   type ChallengeLeaderboard {
     challenge: CommunityChallenge!
     edges: [LeaderboardEdge!]!
+    nodes: [LeaderboardEntry!]!
     pageInfo: PageInfo!
+    "Every participant, all pages together."
+    totalCount: Int!
     "The viewer's own entry wherever it is, or null when not participating."
     viewerEntry: LeaderboardEntry
   }
 
-  type CommunityChallengeEdge {
-    cursor: String!
-    node: CommunityChallenge!
-  }
-
-  type CommunityChallengeConnection {
-    edges: [CommunityChallengeEdge!]!
-    pageInfo: PageInfo!
-  }
+  ${connectionTypeDefs("CommunityChallenge")}
 
   type CommunityChallengePayload {
     challenge: CommunityChallenge
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type CurrentUser {
@@ -104,22 +99,35 @@ const typeDefs = /* GraphQL */ `
   }
 
   extend type Query {
-    communityChallenge(id: String!): CommunityChallenge!
-    "A community's challenges, latest start first."
-    communityChallenges(communityId: String!, first: Int, after: String): CommunityChallengeConnection!
-    "Ranked by score, best first (first: 0..100, default 20)."
-    communityChallengeLeaderboard(challengeId: String!, first: Int, after: String): ChallengeLeaderboard!
+    "Null when there is no such challenge or the viewer may not read its community."
+    communityChallenge(id: String!): CommunityChallenge
+    "A community's challenges, latest start first; null when the viewer may not read the community."
+    communityChallenges(
+      communityId: String!
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): CommunityChallengeConnection
+    "Ranked by score, best first; null when the viewer may not read the challenge."
+    communityChallengeLeaderboard(
+      challengeId: String!
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): ChallengeLeaderboard
   }
 
   extend type Mutation {
-    "Members only. startsAt/endsAt are ISO 8601 date-times; entryCost in points (default 0)."
+    "Members only; entryCost in points (default 0)."
     createCommunityChallenge(
       communityId: String!
       title: String!
       description: String
       metric: ChallengeMetric!
-      startsAt: String!
-      endsAt: String!
+      startsAt: DateTime!
+      endsAt: DateTime!
       entryCost: Int
     ): CommunityChallengePayload!
     "Members only, between startsAt and endsAt; spends the entry cost."
@@ -129,15 +137,17 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const iso = (d: Date) => d.toISOString();
-
 type Args = Record<string, unknown>;
+
+/** A DateTime argument (a `Date` after coercion), or null. */
+const instant = (value: unknown): Date | null =>
+  value instanceof Date && !Number.isNaN(value.getTime()) ? value : null;
 
 export function challengesModule(deps: ChallengesDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
 
-  /** The challenge of a public id whose community the viewer may read, or NOT_FOUND. */
+  /** The challenge of a public id whose community the viewer may read, or null. */
   async function readableChallenge(ctx: GraphQLContext, id: unknown) {
     const challenge = typeof id === "string" && looksLikePublicId(id)
       ? await store.challengeByPublicId(sql, id)
@@ -145,7 +155,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     const found = challenge
       ? await deps.communities.communityAccess(ctx, challenge.communityId)
       : null;
-    if (!challenge || !found || !canRead(found.access)) throw notFound("challenge");
+    if (!challenge || !found || !canRead(found.access)) return null;
     return { challenge, access: found.access };
   }
 
@@ -160,7 +170,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     );
   }
 
-  const fail = (errors: string[]) => ({ challenge: null, errors });
+  const fail = (errors: UserError[]) => ({ challenge: null, errors });
+  const notFound = (field: string, what: string) =>
+    fail([userError("not_found", `no such ${what}`, field)]);
   const reload = async (c: ChallengeRow) => ({
     challenge: await store.challengeByPublicId(sql, c.publicId),
     errors: [],
@@ -168,13 +180,17 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   async function createChallenge(ctx: GraphQLContext, args: Args) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await deps.communities.visibleCommunity(ctx, args.communityId);
-    if (access.role === null) return fail(["not_member: only members can create challenges"]);
+    const found = await deps.communities.visibleCommunity(ctx, args.communityId);
+    if (!found) return notFound("communityId", "community");
+    const { community, access } = found;
+    if (access.role === null) {
+      return fail([userError("not_member", "only members can create challenges")]);
+    }
     const input = {
       title: String(args.title ?? "").trim(),
       description: (args.description as string | null | undefined)?.trim() || null,
-      startsAt: parseInstant(String(args.startsAt ?? "")),
-      endsAt: parseInstant(String(args.endsAt ?? "")),
+      startsAt: instant(args.startsAt),
+      endsAt: instant(args.endsAt),
       entryCost: (args.entryCost ?? 0) as number,
     };
     const errors = newChallengeErrors(input, now());
@@ -192,8 +208,12 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   async function joinChallenge(ctx: GraphQLContext, id: unknown) {
     const viewer = requireViewer(ctx);
-    const { challenge, access } = await readableChallenge(ctx, id);
-    if (access.role === null) return fail(["not_member: only community members can join"]);
+    const found = await readableChallenge(ctx, id);
+    if (!found) return notFound("challengeId", "challenge");
+    const { challenge, access } = found;
+    if (access.role === null) {
+      return fail([userError("not_member", "only community members can join")]);
+    }
     const window = joinWindowError(now(), challenge.startsAt, challenge.endsAt);
     if (window) return fail([window]);
     const refusal = joinRefusal(
@@ -205,7 +225,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   async function leaveChallenge(ctx: GraphQLContext, id: unknown) {
     const viewer = requireViewer(ctx);
-    const { challenge } = await readableChallenge(ctx, id);
+    const found = await readableChallenge(ctx, id);
+    if (!found) return notFound("challengeId", "challenge");
+    const { challenge } = found;
     const window = leaveWindowError(now(), challenge.endsAt);
     if (window) return fail([window]);
     const refusal = leaveRefusal(await store.leave(sql, challenge, viewer.userId, now()));
@@ -217,9 +239,6 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     resolvers: {
       CommunityChallenge: {
         id: (c: ChallengeRow) => c.publicId,
-        startsAt: (c: ChallengeRow) => iso(c.startsAt),
-        endsAt: (c: ChallengeRow) => iso(c.endsAt),
-        createdAt: (c: ChallengeRow) => iso(c.createdAt),
         community: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
           deps.communities.loadCommunity(ctx, c.communityId),
         creator: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
@@ -227,11 +246,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
         viewerParticipation: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
           loadParticipation(ctx, c.id),
       },
-      ChallengeParticipation: {
-        joinedAt: (p: ParticipationRow) => iso(p.joinedAt),
-      },
       LeaderboardEntry: {
-        joinedAt: (r: LeaderboardRow) => iso(r.joinedAt),
         user: (r: LeaderboardRow, _: Args, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, r.userId),
       },
@@ -259,43 +274,48 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       },
       Query: {
         communityChallenge: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
-          (await readableChallenge(ctx, args.id)).challenge,
+          (await readableChallenge(ctx, args.id))?.challenge ?? null,
         communityChallenges: async (
           _: unknown,
-          args: { communityId: string; first?: number | null; after?: string | null },
+          args: PageArgs & { communityId: string },
           ctx: GraphQLContext,
         ) => {
-          const { community, access } = await deps.communities.visibleCommunity(
-            ctx,
-            args.communityId,
-          );
-          if (!canRead(access)) throw notFound("community");
+          const found = await deps.communities.visibleCommunity(ctx, args.communityId);
+          if (!found || !canRead(found.access)) return null;
+          const { community } = found;
           return await paginate(
             args,
-            ["string"],
-            ({ limit, after }) => store.challengePage(sql, community.id, limit, after?.[0] ?? null),
-            (r) => [r.publicId],
+            ["string", "string"],
+            (window) => store.challengePage(sql, community.id, window),
+            (r) => [r.startsAt.toISOString(), r.publicId],
+            { totalCount: () => store.challengeCount(sql, community.id) },
           );
         },
         communityChallengeLeaderboard: async (
           _: unknown,
-          args: { challengeId: string; first?: number | null; after?: string | null },
+          args: PageArgs & { challengeId: string },
           ctx: GraphQLContext,
         ) => {
-          const { challenge } = await readableChallenge(ctx, args.challengeId);
+          const found = await readableChallenge(ctx, args.challengeId);
+          if (!found) return null;
+          const { challenge } = found;
           const connection = await paginate(
             args,
             ["number", "string"],
-            async ({ limit, after }) => {
-              const rows = await store.leaderboardPage(sql, challenge.id, limit, after);
+            async (window) => {
+              const rows = await store.leaderboardPage(sql, challenge.id, window);
+              // Ranks follow the list's order (best first); a backward window reads it reversed.
+              const best = window.backward ? [...rows].reverse() : rows;
               const ranks = pageRanks(
-                rows.map((r) => r.score),
+                best.map((r) => r.score),
                 rows[0]?.above ?? 0,
                 rows[0]?.atOrAbove ?? 0,
               );
-              return rows.map((r, i) => ({ ...r, rank: ranks[i] }));
+              const ranked = best.map((r, i) => ({ ...r, rank: ranks[i] }));
+              return window.backward ? ranked.reverse() : ranked;
             },
             (r) => [r.score, r.publicId],
+            { totalCount: () => Promise.resolve(challenge.participantCount) },
           );
           return { challenge, ...connection };
         },

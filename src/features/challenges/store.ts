@@ -3,8 +3,8 @@
  * leaving are one transaction each whose every step is a guarded statement (unique participant,
  * balance >= cost, challenge still open); a leaderboard page is one statement whatever its depth.
  */
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 import {
-  beforeRow,
   maybeOne,
   one,
   type Queryable,
@@ -72,19 +72,29 @@ export async function challengeByPublicId(sql: Queryable, id: string) {
     select ${columns(sql)} from community_challenges where public_id = ${id}`);
 }
 
-/** A community's challenges, latest start first; `after` is a challenge public id. */
+/** A window of a community's challenges, latest start first, keyed by (starts_at, public id). */
 export async function challengePage(
   sql: Queryable,
   communityId: string,
-  limit: number,
-  after: string | null,
+  window: PageWindow<[string, string]>,
 ) {
-  const scope = sql`community_id = ${communityId}`;
+  const k = keyset(
+    sql,
+    [{ column: "starts_at", cast: "timestamptz" }, { column: "public_id" }],
+    "desc",
+    window,
+  );
   return await sql<ChallengeRow[]>`
     select ${columns(sql)} from community_challenges
-    where ${scope} ${beforeRow(sql, "community_challenges", "starts_at", after, scope)}
-    order by starts_at desc, id desc
-    limit ${limit}`;
+    where community_id = ${communityId} and ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+}
+
+export async function challengeCount(sql: Queryable, communityId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from community_challenges where community_id = ${communityId}`;
+  return row.n;
 }
 
 /** The user's participation (with rank) in each challenge; one statement for a list. */
@@ -198,24 +208,34 @@ export async function contribute(
 }
 
 /**
- * One leaderboard page, best first (score desc, then participant public id), after the
- * (score, publicId) of the previous page's last row; with the counts `pageRanks` needs.
+ * One leaderboard window, best first (score desc, then participant public id asc), after or
+ * before a (score, publicId) key; read in reverse order when backward. With the counts
+ * `pageRanks` needs, taken at the window's best score.
  */
 export async function leaderboardPage(
   sql: Queryable,
   challengeId: string,
-  limit: number,
-  after: [number, string] | null,
+  window: PageWindow<[number, string]>,
 ): Promise<LeaderboardRow[]> {
+  const { after, before } = window;
   const below = after
     ? sql`and p.score <= ${after[0]} and (p.score < ${after[0]} or p.public_id > ${after[1]})`
     : sql``;
+  const above = before
+    ? sql`and p.score >= ${before[0]} and (p.score > ${before[0]} or p.public_id < ${before[1]})`
+    : sql``;
+  const order = window.backward
+    ? sql`p.score asc, p.public_id desc`
+    : sql`p.score desc, p.public_id asc`;
+  const outer = window.backward
+    ? sql`page.score asc, page.public_id desc`
+    : sql`page.score desc, page.public_id asc`;
   return await sql<LeaderboardRow[]>`
     with page as (
       select p.public_id, p.user_id, p.score, p.joined_at from challenge_participants p
-      where p.challenge_id = ${challengeId} ${below}
-      order by p.score desc, p.public_id
-      limit ${limit}
+      where p.challenge_id = ${challengeId} ${below} ${above}
+      order by ${order}
+      limit ${window.limit}
     ), top as (select max(score) as score from page)
     select page.public_id as "publicId", page.user_id as "userId", page.score,
            page.joined_at as "joinedAt", counts.above, counts.at_or_above as "atOrAbove"
@@ -225,7 +245,7 @@ export async function leaderboardPage(
       from top, challenge_participants q
       where q.challenge_id = ${challengeId} and q.score >= top.score
     ) counts
-    order by page.score desc, page.public_id`;
+    order by ${outer}`;
 }
 
 // Points ---------------------------------------------------------------------------------------

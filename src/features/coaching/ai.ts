@@ -7,7 +7,7 @@
  * ```ts
  * // in a feature that accepts user posts (deps.moderation: the coaching feature's moderation)
  * const verdict = await deps.moderation.check(body, { category: "feedback_post", userId });
- * if (!verdict.allowed) return { post: null, errors: [`content_rejected: ${verdict.reason}`] };
+ * if (!verdict.allowed) return { post: null, errors: [userError("content_rejected", verdict.reason ?? "not allowed", "body")] };
  * // in a batch job
  * if (!(await deps.ai.flags.isEnabled("batch"))) return;
  * ```

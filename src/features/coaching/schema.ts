@@ -2,7 +2,7 @@
  * GraphQL for AI coaching: `getInsight`, `getAdvice`, `generateMilestones`, `acceptMilestones`
  * and the admin's `aiFlags` / `setAiFlag`.
  *
- * Each AI operation: the goal must be the viewer's (else NOT_FOUND), the `coaching` flag on
+ * Each AI operation: the goal must be the viewer's (else `not_found` in `errors`), the `coaching` flag on
  * (else AI_DISABLED), the viewer within the rate limit (else AI_RATE_LIMITED with `retryAfter`
  * seconds), then one validated model call (an invalid answer is asked for once more).
  */
@@ -21,7 +21,8 @@ import {
   viewerField,
 } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { badUserInput, codedError, notFound } from "../../graphql/errors.ts";
+import { codedError } from "../../graphql/errors.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import type { GoalRow, GoalsApi } from "../goals/mod.ts";
 import { newGoalErrors } from "../goals/rules.ts";
 import type { MoodApi } from "../mood/mod.ts";
@@ -62,27 +63,33 @@ const typeDefs = /* GraphQL */ `
   type Milestone {
     title: String!
     targetValue: Float
-    dueDate: String
+    "In the user's time zone."
+    dueDate: Date
   }
 
   type GenerateMilestonesPayload {
     "Pass it to acceptMilestones to store the milestones as sub-goals."
     suggestionId: ID
     milestones: [Milestone!]!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type AcceptMilestonesPayload {
     "The sub-goals created, in the order of the milestones."
     goals: [Goal!]!
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type Insight {
     goalId: ID!
     summary: String!
     highlights: [String!]!
-    generatedAt: String!
+    generatedAt: DateTime!
+  }
+
+  type GetInsightPayload {
+    insight: Insight
+    errors: [UserError!]!
   }
 
   type Advice {
@@ -90,21 +97,19 @@ const typeDefs = /* GraphQL */ `
     question: String!
     answer: String!
     steps: [String!]!
-    generatedAt: String!
+    generatedAt: DateTime!
+  }
+
+  type GetAdvicePayload {
+    advice: Advice
+    errors: [UserError!]!
   }
 
   "The AI feature flags (spec 7)."
-  enum AiFlagName {
-    coaching
-    moderation
-    batch
-  }
+  enum AiFlagName { coaching moderation batch }
 
-  "Where a flag's setting comes from: database (an admin's override) or environment (AI_FLAGS)."
-  enum AiFlagSource {
-    database
-    environment
-  }
+  "database: an admin's override. environment: AI_FLAGS."
+  enum AiFlagSource { database environment }
 
   "An AI feature flag as calls see it."
   type AiFlag {
@@ -118,7 +123,7 @@ const typeDefs = /* GraphQL */ `
 
   type SetAiFlagPayload {
     flag: AiFlag
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
@@ -128,9 +133,9 @@ const typeDefs = /* GraphQL */ `
 
   extend type Mutation {
     "AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice)."
-    getInsight(goalId: String!): Insight!
-    "AI: advice on a question about a goal (at most 500 characters)."
-    getAdvice(goalId: String!, question: String!): Advice!
+    getInsight(goalId: String!): GetInsightPayload!
+    "AI: advice on a question about a goal (1..500 characters)."
+    getAdvice(goalId: String!, question: String!): GetAdvicePayload!
     "AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted."
     generateMilestones(goalId: String!): GenerateMilestonesPayload!
     "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals."
@@ -142,16 +147,16 @@ const typeDefs = /* GraphQL */ `
 
 type Args = Record<string, unknown>;
 
+const goalNotFound = userError("not_found", "no such goal", "goalId");
+
 export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const limiter = createRateLimiter({ kv: deps.kv, clock: deps.clock });
 
-  async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow> {
-    const goal = await deps.goals.ownGoal(viewer.userId, id);
-    if (!goal) throw notFound("goal");
-    return goal;
-  }
+  /** The viewer's goal of a public id, or null (someone else's is none). */
+  const ownGoal = (viewer: Viewer, id: unknown): Promise<GoalRow | null> =>
+    deps.goals.ownGoal(viewer.userId, id);
 
   /** The viewer's own records about one goal, bounded (spec: no other user's data). */
   async function contextOf(viewer: Viewer, goal: GoalRow): Promise<CoachingContext> {
@@ -271,31 +276,40 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
   });
 
   async function acceptMilestones(viewer: Viewer, args: Args) {
-    const fail = (errors: string[]) => ({ goals: [], errors });
+    const fail = (errors: UserError[]) => ({ goals: [], errors });
+    const invalid = (message: string) => fail([userError("invalid", message, "indexes")]);
+    const accepted = () =>
+      fail([userError("already_accepted", "these milestones were already accepted")]);
     const id = args.suggestionId;
     const suggestion = typeof id === "string" && looksLikePublicId(id)
       ? await store.ownSuggestion(sql, viewer.userId, id)
       : null;
-    if (!suggestion) throw notFound("milestone suggestion");
+    if (!suggestion) {
+      return fail([userError("not_found", "no such milestone suggestion", "suggestionId")]);
+    }
     const all = suggestion.milestones;
     const indexes = (args.indexes as number[] | null | undefined) ?? all.map((_, i) => i);
-    if (!indexes.length) return fail(["indexes must name at least one milestone"]);
-    if (new Set(indexes).size !== indexes.length) return fail(["indexes must not repeat"]);
+    if (!indexes.length) return invalid("indexes must name at least one milestone");
+    if (new Set(indexes).size !== indexes.length) return invalid("indexes must not repeat");
     if (indexes.some((i) => i < 0 || i >= all.length)) {
-      return fail([`indexes must be between 0 and ${all.length - 1}`]);
+      return invalid(`indexes must be between 0 and ${all.length - 1}`);
     }
-    if (suggestion.acceptedAt) return fail(["these milestones were already accepted"]);
+    if (suggestion.acceptedAt) return accepted();
     const parent = await deps.goals.goalById(suggestion.goalId);
-    if (!parent || parent.status === "archived") return fail(["the goal is archived"]);
+    if (!parent || parent.status === "archived") {
+      return fail([userError("not_allowed", "the goal is archived", "suggestionId")]);
+    }
     const today = localDate(now(), viewer.timeZone);
     const inputs = indexes.sort((a, b) => a - b).map((i) => milestoneSubGoal(parent, all[i]));
     const problems = inputs.flatMap((input, i) =>
-      newGoalErrors(input, today).map((e) => `milestone ${indexes[i]}: ${e.message}`)
+      newGoalErrors(input, today).map((e) =>
+        userError("invalid", `milestone ${indexes[i]}: ${e.message}`, "indexes")
+      )
     );
     if (problems.length) return fail(problems);
     return await sql.begin(async (tx: Queryable) => {
       if (!(await store.markAccepted(tx, suggestion.id, now()))) {
-        return fail(["these milestones were already accepted"]);
+        return accepted();
       }
       const created = await deps.goals.addSubGoals(tx, parent, inputs, "ai_milestones", now());
       return { goals: created, errors: [] };
@@ -313,6 +327,7 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
       Mutation: {
         getInsight: viewerField(async (viewer, args: { goalId: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
+          if (!goal) return { insight: null, errors: [goalNotFound] };
           const answer = await coach(ctx, viewer, {
             category: "insight",
             limit: COACHING_LIMIT,
@@ -320,14 +335,19 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
             messages: async () => insightMessages(await contextOf(viewer, goal)),
             schema: insightAnswer,
           });
-          return { goalId: goal.publicId, ...answer, generatedAt: now().toISOString() };
+          return { insight: { goalId: goal.publicId, ...answer, generatedAt: now() }, errors: [] };
         }),
         getAdvice: viewerField(async (viewer, args: { goalId: string; question: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
+          if (!goal) return { advice: null, errors: [goalNotFound] };
           const question = args.question.trim();
-          if (!question) throw badUserInput("question must not be empty");
+          const invalid = (message: string) => ({
+            advice: null,
+            errors: [userError("invalid", message, "question")],
+          });
+          if (!question) return invalid("question must not be empty");
           if (question.length > QUESTION_MAX) {
-            throw badUserInput(`question must be at most ${QUESTION_MAX} characters`);
+            return invalid(`question must be at most ${QUESTION_MAX} characters`);
           }
           const answer = await coach(ctx, viewer, {
             category: "advice",
@@ -336,12 +356,20 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
             messages: async () => adviceMessages(await contextOf(viewer, goal), question),
             schema: adviceAnswer,
           });
-          return { goalId: goal.publicId, question, ...answer, generatedAt: now().toISOString() };
+          return {
+            advice: { goalId: goal.publicId, question, ...answer, generatedAt: now() },
+            errors: [],
+          };
         }),
         generateMilestones: viewerField(async (viewer, args: { goalId: string }, ctx) => {
           const goal = await ownGoal(viewer, args.goalId);
+          if (!goal) return { suggestionId: null, milestones: [], errors: [goalNotFound] };
           if (goal.status !== "active") {
-            return { suggestionId: null, milestones: [], errors: [`the goal is ${goal.status}`] };
+            return {
+              suggestionId: null,
+              milestones: [],
+              errors: [userError("not_allowed", `the goal is ${goal.status}`, "goalId")],
+            };
           }
           const today = localDate(now(), viewer.timeZone);
           const schema = milestonesAnswer.superRefine((value, issue) => {
@@ -369,7 +397,12 @@ export function coachingModule(deps: CoachingSchemaDeps): GraphQLModule {
         setAiFlag: adminField(async (admin, args: { name: string; enabled: boolean }) => {
           const flag = await deps.ai.flags.set(args.name, args.enabled, admin.userId);
           if (!flag) {
-            return { flag: null, errors: [`unknown AI flag ${JSON.stringify(args.name)}`] };
+            return {
+              flag: null,
+              errors: [
+                userError("invalid", `unknown AI flag ${JSON.stringify(args.name)}`, "name"),
+              ],
+            };
           }
           return { flag, errors: [] };
         }),

@@ -22,11 +22,11 @@ export interface CommunitiesApi {
     ctx: GraphQLContext,
     communityId: string,
   ): Promise<{ community: CommunityRow; access: CommunityAccess } | null>;
-  /** The community of a public id the viewer may see, or NOT_FOUND (private ones included). */
+  /** The community of a public id the viewer may see, or null (private ones included). */
   visibleCommunity(
     ctx: GraphQLContext,
     publicId: unknown,
-  ): Promise<{ community: CommunityRow; access: CommunityAccess }>;
+  ): Promise<{ community: CommunityRow; access: CommunityAccess } | null>;
   /** A community by internal id through the request's DataLoader (for `Community` fields). */
   loadCommunity(ctx: GraphQLContext, id: string): Promise<CommunityRow | null>;
 }

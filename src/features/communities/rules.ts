@@ -1,4 +1,5 @@
 /** Communities: input limits and membership rules (pure; see docs/domain.md, "Communities"). */
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export type CommunityVisibility = "public" | "private";
 export type MemberRole = "owner" | "member";
@@ -23,36 +24,51 @@ export interface NewCommunityInput {
 }
 
 /** User errors of `createCommunity` (empty when the input may be stored). */
-export function newCommunityErrors(input: NewCommunityInput): string[] {
-  const errors: string[] = [];
+export function newCommunityErrors(input: NewCommunityInput): UserError[] {
+  const errors: UserError[] = [];
   const name = input.name.trim();
   if (name.length < NAME_MIN || name.length > NAME_MAX) {
-    errors.push(`name must be ${NAME_MIN}-${NAME_MAX} characters`);
+    errors.push(userError("invalid", `name must be ${NAME_MIN}-${NAME_MAX} characters`, "name"));
   } else if (LINE_BREAK_OR_CONTROL.test(name)) {
-    errors.push("name must be a single line without control characters");
+    errors.push(
+      userError("invalid", "name must be a single line without control characters", "name"),
+    );
   }
   const description = input.description?.trim() ?? "";
   if (description.length > DESCRIPTION_MAX) {
-    errors.push(`description must be at most ${DESCRIPTION_MAX} characters`);
+    errors.push(
+      userError(
+        "invalid",
+        `description must be at most ${DESCRIPTION_MAX} characters`,
+        "description",
+      ),
+    );
   } else if (CONTROL.test(description)) {
-    errors.push("description must not contain control characters");
+    errors.push(
+      userError("invalid", "description must not contain control characters", "description"),
+    );
   }
   if (
     input.memberLimit !== null &&
     (!Number.isInteger(input.memberLimit) || input.memberLimit < MEMBER_LIMIT_MIN ||
       input.memberLimit > MEMBER_LIMIT_MAX)
   ) {
-    errors.push(`memberLimit must be between ${MEMBER_LIMIT_MIN} and ${MEMBER_LIMIT_MAX}`);
+    errors.push(userError(
+      "invalid",
+      `memberLimit must be between ${MEMBER_LIMIT_MIN} and ${MEMBER_LIMIT_MAX}`,
+      "memberLimit",
+    ));
   }
   return errors;
 }
 
 /** The error of a post body, or null; the body is trimmed before storing. */
-export function postBodyError(body: string): string | null {
+export function postBodyError(body: string): UserError | null {
   const text = body.trim();
-  if (!text) return "body must not be empty";
-  if (text.length > POST_MAX) return `body must be at most ${POST_MAX} characters`;
-  if (CONTROL.test(text)) return "body must not contain control characters";
+  const invalid = (message: string) => userError("invalid", message, "body");
+  if (!text) return invalid("body must not be empty");
+  if (text.length > POST_MAX) return invalid(`body must be at most ${POST_MAX} characters`);
+  if (CONTROL.test(text)) return invalid("body must not contain control characters");
   return null;
 }
 
@@ -75,17 +91,27 @@ export function canRead(a: CommunityAccess): boolean {
 }
 
 /** Why the viewer cannot join, or null. Capacity is checked by the guarded SQL statement. */
-export function joinError(a: CommunityAccess): string | null {
-  if (a.role !== null) return "already_member: you are a member of this community";
-  if (a.visibility === "private" && !a.invited) {
-    return "invite_required: this community is private; ask a member for an invite";
-  }
+export function joinError(a: CommunityAccess): UserError | null {
+  if (a.role !== null) return joinRefusals.already_member;
+  if (a.visibility === "private" && !a.invited) return joinRefusals.invite_required;
   return null;
 }
 
-export function leaveError(a: CommunityAccess): string | null {
-  if (a.role === null) return "not_member: you are not a member of this community";
-  if (a.role === "owner") return "owner_cannot_leave: the owner cannot leave their community";
+/** The user errors of a refused join. */
+export const joinRefusals = {
+  already_member: userError("already_member", "you are a member of this community"),
+  invite_required: userError(
+    "invite_required",
+    "this community is private; ask a member for an invite",
+  ),
+  full: userError("community_full", "this community has reached its member limit"),
+} as const;
+
+export function leaveError(a: CommunityAccess): UserError | null {
+  if (a.role === null) return userError("not_member", "you are not a member of this community");
+  if (a.role === "owner") {
+    return userError("owner_cannot_leave", "the owner cannot leave their community");
+  }
   return null;
 }
 

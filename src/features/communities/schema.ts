@@ -12,9 +12,9 @@ import {
   type Viewer,
   viewerField,
 } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { byKeys, loadByKey } from "../../graphql/loaders.ts";
-import { notFound } from "../../graphql/errors.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
@@ -26,6 +26,7 @@ import {
   communityAudience,
   type CommunityVisibility,
   joinError,
+  joinRefusals,
   leaveError,
   newCommunityErrors,
   postBodyError,
@@ -57,8 +58,8 @@ export interface CommunitiesDeps {
 const typeDefs = /* GraphQL */ `
   enum CommunityVisibility { public private }
   enum CommunityRole { owner member }
-  "JOINED: the viewer's communities. DISCOVER: public ones the viewer is not in, and private ones the viewer is invited to."
-  enum CommunityScope { JOINED DISCOVER }
+  "joined: the viewer's communities. discover: public ones the viewer is not in, and private ones the viewer is invited to."
+  enum CommunityScope { joined discover }
 
   type Community {
     id: ID!
@@ -74,7 +75,7 @@ const typeDefs = /* GraphQL */ `
     viewerRole: CommunityRole
     "The viewer holds an unused invite."
     viewerInvited: Boolean!
-    createdAt: String!
+    createdAt: DateTime!
   }
 
   type CommunityPost {
@@ -82,28 +83,11 @@ const typeDefs = /* GraphQL */ `
     body: String!
     author: User!
     community: Community!
-    createdAt: String!
+    createdAt: DateTime!
   }
 
-  type CommunityEdge {
-    cursor: String!
-    node: Community!
-  }
-
-  type CommunityConnection {
-    edges: [CommunityEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type CommunityPostEdge {
-    cursor: String!
-    node: CommunityPost!
-  }
-
-  type CommunityPostConnection {
-    edges: [CommunityPostEdge!]!
-    pageInfo: PageInfo!
-  }
+  ${connectionTypeDefs("Community", { totalCount: false })}
+  ${connectionTypeDefs("CommunityPost")}
 
   "A post in a community the viewer belongs to (or the viewer's own)."
   type CommunityPostActivity {
@@ -115,20 +99,33 @@ const typeDefs = /* GraphQL */ `
 
   type CommunityPayload {
     community: Community
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type CreateCommunityPostPayload {
     post: CommunityPost
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
-    "Communities with member counts (first: 0..100, default 20)."
-    communities(scope: CommunityScope = DISCOVER, first: Int, after: String): CommunityConnection!
-    community(id: String!): Community!
-    "Posts newest first; private communities: members only."
-    communityFeed(communityId: String!, first: Int, after: String): CommunityPostConnection!
+    "joined: most recently joined first; discover: newest first."
+    communities(
+      scope: CommunityScope = discover
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): CommunityConnection!
+    "Null when there is no such community or the viewer may not see it."
+    community(id: String!): Community
+    "Posts newest first; null when the viewer may not read the community (private: members only)."
+    communityFeed(
+      communityId: String!
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): CommunityPostConnection
   }
 
   extend type Mutation {
@@ -210,28 +207,30 @@ export async function communityAccess(
   };
 }
 
-/** The community of a public id the viewer may see, or NOT_FOUND (private ones included). */
+/** The community of a public id the viewer may see, or null (private ones included). */
 export async function visibleCommunity(
   ctx: GraphQLContext,
   sql: Queryable,
   id: unknown,
-): Promise<{ community: CommunityRow; access: CommunityAccess }> {
+): Promise<{ community: CommunityRow; access: CommunityAccess } | null> {
   const row = typeof id === "string" && looksLikePublicId(id)
     ? await store.communityByPublicId(sql, id)
     : null;
   const found = row ? await communityAccess(ctx, sql, row.id) : null;
-  if (!found || !canSee(found.access)) throw notFound("community");
+  if (!found || !canSee(found.access)) return null;
   return found;
 }
 
-const iso = (d: Date) => d.toISOString();
+/** The user error of a community argument naming no community the viewer may see. */
+export const communityNotFound = (field = "communityId") =>
+  userError("not_found", "no such community", field);
 
 export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const notify = deps.notifications.notify;
 
-  const fail = (errors: string[]) => ({ community: null, errors });
+  const fail = (errors: UserError[]) => ({ community: null, errors });
 
   async function createCommunity(viewer: Viewer, args: Record<string, unknown>) {
     const input = {
@@ -244,7 +243,9 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     if (errors.length) return fail(errors);
     return await sql.begin(async (tx) => {
       const community = await store.insertCommunity(tx, viewer.userId, input, now());
-      if (!community) return fail(["name_taken: a community with this name exists"]);
+      if (!community) {
+        return fail([userError("name_taken", "a community with this name exists", "name")]);
+      }
       await deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]);
       return { community, errors: [] };
     });
@@ -252,7 +253,9 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
 
   async function joinCommunity(ctx: GraphQLContext, id: unknown) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await visibleCommunity(ctx, sql, id);
+    const found = await visibleCommunity(ctx, sql, id);
+    if (!found) return fail([communityNotFound()]);
+    const { community, access } = found;
     const problem = joinError(access);
     if (problem) return fail([problem]);
     const result = await store.join(
@@ -266,18 +269,16 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     switch (result) {
       case "joined":
         return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
-      case "already_member":
-        return fail(["already_member: you are a member of this community"]);
-      case "invite_required":
-        return fail(["invite_required: this community is private; ask a member for an invite"]);
-      case "full":
-        return fail(["community_full: this community has reached its member limit"]);
+      default:
+        return fail([joinRefusals[result]]);
     }
   }
 
   async function leaveCommunity(ctx: GraphQLContext, id: unknown) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await visibleCommunity(ctx, sql, id);
+    const found = await visibleCommunity(ctx, sql, id);
+    if (!found) return fail([communityNotFound()]);
+    const { community, access } = found;
     const problem = leaveError(access);
     if (problem) return fail([problem]);
     const left = await sql.begin(async (tx) => {
@@ -286,17 +287,21 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       return true;
     });
     forget(ctx, sql, community.id);
-    if (!left) return fail(["not_member: you are not a member of this community"]);
+    if (!left) return fail([userError("not_member", "you are not a member of this community")]);
     return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
   }
 
   async function inviteToCommunity(ctx: GraphQLContext, args: Record<string, unknown>) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
-    if (access.role === null) return fail(["not_member: only members can invite"]);
+    const found = await visibleCommunity(ctx, sql, args.communityId);
+    if (!found) return fail([communityNotFound()]);
+    const { community, access } = found;
+    if (access.role === null) return fail([userError("not_member", "only members can invite")]);
     const invitee = await deps.users.userByPublicId(args.userId);
-    if (!invitee) throw notFound("user");
-    if (invitee.id === viewer.userId) return fail(["userId must be another user"]);
+    if (!invitee) return fail([userError("not_found", "no such user", "userId")]);
+    if (invitee.id === viewer.userId) {
+      return fail([userError("invalid", "userId must be another user", "userId")]);
+    }
     const invited = await sql.begin(async (tx) => {
       if (!(await store.invite(tx, community.id, invitee.id, viewer.userId, now()))) return false;
       await notify(
@@ -307,15 +312,21 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       );
       return true;
     });
-    if (!invited) return fail(["already_member: that user is a member of this community"]);
+    if (!invited) {
+      return fail([
+        userError("already_member", "that user is a member of this community", "userId"),
+      ]);
+    }
     return { community, errors: [] };
   }
 
   async function createCommunityPost(ctx: GraphQLContext, args: Record<string, unknown>) {
     const viewer = requireViewer(ctx);
-    const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
-    const failPost = (errors: string[]) => ({ post: null, errors });
-    if (access.role === null) return failPost(["not_member: only members can post"]);
+    const failPost = (errors: UserError[]) => ({ post: null, errors });
+    const found = await visibleCommunity(ctx, sql, args.communityId);
+    if (!found) return failPost([communityNotFound()]);
+    const { community, access } = found;
+    if (access.role === null) return failPost([userError("not_member", "only members can post")]);
     const body = String(args.body ?? "").trim();
     const problem = postBodyError(body);
     if (problem) return failPost([problem]);
@@ -325,7 +336,9 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
         userId: viewer.userId,
       });
       if (!verdict.allowed) {
-        return failPost([`content_rejected: ${verdict.reason ?? "the post was not allowed"}`]);
+        return failPost([
+          userError("content_rejected", verdict.reason ?? "the post was not allowed", "body"),
+        ]);
       }
     }
     const post = await sql.begin(async (tx) => {
@@ -347,7 +360,6 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     resolvers: {
       Community: {
         id: (c: CommunityRow) => c.publicId,
-        createdAt: (c: CommunityRow) => iso(c.createdAt),
         owner: (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, c.ownerId),
         viewerRole: async (c: CommunityRow, _: unknown, ctx: GraphQLContext) =>
@@ -357,7 +369,6 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       },
       CommunityPost: {
         id: (p: PostRow) => p.publicId,
-        createdAt: (p: PostRow) => iso(p.createdAt),
         author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
           deps.users.loadUser(ctx, p.authorId),
         community: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
@@ -373,26 +384,27 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
         communities: viewerField((viewer, args: PageArgs & { scope: store.CommunityScope }) =>
           paginate(
             args,
-            ["string"],
-            ({ limit, after }) =>
-              store.communityPage(sql, viewer.userId, args.scope, limit, after?.[0] ?? null),
-            (r) => [r.publicId],
+            ["string", "string"],
+            (window) => store.communityPage(sql, viewer.userId, args.scope, window),
+            (r) => [r.sortAt.toISOString(), r.publicId],
           )
         ),
         community: async (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
-          (await visibleCommunity(ctx, sql, args.id)).community,
+          (await visibleCommunity(ctx, sql, args.id))?.community ?? null,
         communityFeed: async (
           _: unknown,
           args: PageArgs & { communityId: string },
           ctx: GraphQLContext,
         ) => {
-          const { community, access } = await visibleCommunity(ctx, sql, args.communityId);
-          if (!canRead(access)) throw notFound("community");
+          const found = await visibleCommunity(ctx, sql, args.communityId);
+          if (!found || !canRead(found.access)) return null;
+          const { community } = found;
           return await paginate(
             args,
-            ["string"],
-            ({ limit, after }) => store.postPage(sql, community.id, limit, after?.[0] ?? null),
-            (r) => [r.publicId],
+            ["string", "string"],
+            (window) => store.postPage(sql, community.id, window),
+            (r) => [r.createdAt.toISOString(), r.publicId],
+            { totalCount: () => store.postCount(sql, community.id) },
           );
         },
       },

@@ -1,9 +1,9 @@
 /**
  * SQL for communities: creation, membership (guarded by the member cap in one statement),
- * invites to private communities, and posts paged newest first by (created_at, id).
+ * invites to private communities, and posts paged newest first by (created_at, public id).
  */
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 import {
-  beforeRow,
   maybeOne,
   one,
   type Queryable,
@@ -175,48 +175,59 @@ export async function invite(
   return rows.length > 0;
 }
 
-export type CommunityScope = "JOINED" | "DISCOVER";
+export type CommunityScope = "joined" | "discover";
+
+/** The cursor key of a community in a list: (joined_at or created_at, public id). */
+export type CommunityKey = [string, string];
 
 /**
- * A page of communities. JOINED: the user's, most recently joined first, keyed by
- * (joined_at, id). DISCOVER: public communities the user is not in and private ones they are
- * invited to, newest first, keyed by (created_at, id). `after` is a community public id.
+ * A window of communities. joined: the user's, most recently joined first, keyed by
+ * (joined_at, public id), with `sortAt` = joined_at. discover: public communities the user is not
+ * in and private ones they are invited to, newest first, keyed by (created_at, public id).
  */
 export async function communityPage(
   sql: Queryable,
   userId: string,
   scope: CommunityScope,
-  limit: number,
-  after: string | null,
-): Promise<CommunityRow[]> {
-  if (scope === "JOINED") {
-    const below = after
-      ? sql`and (m.joined_at, m.community_id) < (
-          select m2.joined_at, m2.community_id from community_members m2
-          join communities c2 on c2.id = m2.community_id
-          where c2.public_id = ${after} and m2.user_id = ${userId})`
-      : sql``;
-    return await sql<CommunityRow[]>`
-      select ${columns(sql)} from community_members m
+  window: PageWindow<CommunityKey>,
+): Promise<(CommunityRow & { sortAt: Date })[]> {
+  if (scope === "joined") {
+    const k = keyset(
+      sql,
+      [{ column: "m.joined_at", cast: "timestamptz" }, { column: "c.public_id" }],
+      "desc",
+      window,
+    );
+    return await sql<(CommunityRow & { sortAt: Date })[]>`
+      select ${columns(sql)}, m.joined_at as "sortAt" from community_members m
       join communities c on c.id = m.community_id
-      where m.user_id = ${userId} ${below}
-      order by m.joined_at desc, m.community_id desc
-      limit ${limit}`;
+      where m.user_id = ${userId} and ${k.where}
+      order by ${k.orderBy}
+      limit ${k.limit}`;
   }
-  const below = after
-    ? sql`and (c.created_at, c.id) < (select created_at, id from communities
-                                      where public_id = ${after})`
-    : sql``;
-  return await sql<CommunityRow[]>`
-    select ${columns(sql)} from communities c
+  const k = keyset(
+    sql,
+    [{ column: "c.created_at", cast: "timestamptz" }, { column: "c.public_id" }],
+    "desc",
+    window,
+  );
+  return await sql<(CommunityRow & { sortAt: Date })[]>`
+    select ${columns(sql)}, c.created_at as "sortAt" from communities c
     where (c.visibility = 'public' or exists (
              select 1 from community_invites i
              where i.community_id = c.id and i.user_id = ${userId} and i.accepted_at is null))
       and not exists (select 1 from community_members m
                       where m.community_id = c.id and m.user_id = ${userId})
-      ${below}
-    order by c.created_at desc, c.id desc
-    limit ${limit}`;
+      and ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+}
+
+/** How many communities the user is a member of (the joined list's total). */
+export async function joinedCount(sql: Queryable, userId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from community_members where user_id = ${userId}`;
+  return row.n;
 }
 
 export async function insertPost(
@@ -232,19 +243,29 @@ export async function insertPost(
     returning ${postColumns(tx)}`);
 }
 
-/** Posts newest first; `after` is the last post's public id (one of another community: empty). */
+/** A window of a community's posts, newest first, keyed by (created_at, public id). */
 export async function postPage(
   sql: Queryable,
   communityId: string,
-  limit: number,
-  after: string | null,
+  window: PageWindow<[string, string]>,
 ): Promise<PostRow[]> {
-  const scope = sql`community_id = ${communityId}`;
+  const k = keyset(
+    sql,
+    [{ column: "created_at", cast: "timestamptz" }, { column: "public_id" }],
+    "desc",
+    window,
+  );
   return await sql<PostRow[]>`
     select ${postColumns(sql)} from community_posts
-    where ${scope} ${beforeRow(sql, "community_posts", "created_at", after, scope)}
-    order by created_at desc, id desc
-    limit ${limit}`;
+    where community_id = ${communityId} and ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+}
+
+export async function postCount(sql: Queryable, communityId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from community_posts where community_id = ${communityId}`;
+  return row.n;
 }
 
 export async function postsByIds(sql: Queryable, ids: readonly string[]) {

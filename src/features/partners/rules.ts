@@ -2,6 +2,7 @@
  * Allies and accountability partners: who may ask whom, and who may answer (pure; see
  * docs/domain.md, "Allies" and "Accountability partners").
  */
+import { type UserError, userError } from "../../platform/user-error.ts";
 
 export type AllyStatus = "pending" | "accepted" | "declined" | "removed";
 export type PartnershipStatus = "pending" | "active" | "declined" | "ended" | "cancelled";
@@ -14,18 +15,27 @@ export interface Link<S extends string = string> {
 }
 
 /** Why the viewer cannot answer (accept or decline) a request, or null. */
-export function answerError(link: Link, viewerId: string): string | null {
-  if (link.addresseeId !== viewerId) return "not_addressee: only the asked user can answer";
-  if (link.status !== "pending") return `not_pending: the request is already ${link.status}`;
+export function answerError(link: Link, viewerId: string): UserError | null {
+  if (link.addresseeId !== viewerId) {
+    return userError("not_addressee", "only the asked user can answer", "requestId");
+  }
+  if (link.status !== "pending") {
+    return userError("not_pending", `the request is already ${link.status}`, "requestId");
+  }
   return null;
 }
 
 /** Why an ally request to an existing live link (pending or accepted) is refused. */
-export function existingAllyError(link: Link<AllyStatus>, viewerId: string): string {
-  if (link.status === "accepted") return "already_allies: you are already allies";
+export function existingAllyError(link: Link<AllyStatus>, viewerId: string): UserError {
+  if (link.status === "accepted") return userError("already_allies", "you are already allies");
+  return existingRequestError(link, viewerId);
+}
+
+/** Why a request to a user with a pending request between the two is refused. */
+export function existingRequestError(link: Link, viewerId: string): UserError {
   return link.requesterId === viewerId
-    ? "already_requested: your request is waiting for an answer"
-    : "request_waiting: this user already asked you; answer their request";
+    ? userError("already_requested", "your request is waiting for an answer")
+    : userError("request_waiting", "this user already asked you; answer their request");
 }
 
 export interface PartnerRequestState {
@@ -36,11 +46,13 @@ export interface PartnerRequestState {
 }
 
 /** Why `sendPartnerRequest` is refused, or null. */
-export function partnerRequestError(s: PartnerRequestState): string | null {
-  if (s.self) return "userId must be another user";
-  if (!s.allies) return "not_ally: partners must be accepted allies first";
-  if (s.viewerHasPartner) return "has_partner: you already have an active partner";
-  if (s.otherHasPartner) return "partner_unavailable: this user already has an active partner";
+export function partnerRequestError(s: PartnerRequestState): UserError | null {
+  if (s.self) return userError("invalid", "userId must be another user", "userId");
+  if (!s.allies) return userError("not_ally", "partners must be accepted allies first", "userId");
+  if (s.viewerHasPartner) return userError("has_partner", "you already have an active partner");
+  if (s.otherHasPartner) {
+    return userError("partner_unavailable", "this user already has an active partner", "userId");
+  }
   return null;
 }
 

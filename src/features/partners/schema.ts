@@ -1,6 +1,6 @@
 /**
  * GraphQL for allies and accountability partners: `allies`, `allyRequests`, `sendAllyRequest`,
- * `respondToAllyRequest`, `removeAlly`, `accountabilityPartner`, `partnerRequests`,
+ * `acceptAllyRequest`, `declineAllyRequest`, `removeAlly`, `accountabilityPartner`, `partnerRequests`,
  * `sendPartnerRequest`, `acceptPartnerRequest`, `declinePartnerRequest`, `endPartnership`.
  * Requests and acceptances notify the other user through `notify()`; a decline does not (spec).
  * Active partners follow each other's check-ins in `unifiedFeed`.
@@ -14,13 +14,19 @@ import {
   type Viewer,
   viewerField,
 } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
-import { notFound } from "../../graphql/errors.ts";
+import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
+import { type UserError, userError } from "../../platform/user-error.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
 import type { NotificationsApi } from "../notifications/mod.ts";
-import { answerError, existingAllyError, otherSide, partnerRequestError } from "./rules.ts";
+import {
+  answerError,
+  existingAllyError,
+  existingRequestError,
+  otherSide,
+  partnerRequestError,
+} from "./rules.ts";
 import * as store from "./store.ts";
 import type { LinkRow } from "./store.ts";
 
@@ -32,13 +38,11 @@ export interface PartnersDeps {
   notifications: Pick<NotificationsApi, "notify">;
 }
 
-/** Pending request lists are short by nature; longer ones are cut here. */
-const PENDING_LIST_MAX = 100;
-
 const typeDefs = /* GraphQL */ `
   enum AllyRequestStatus { pending accepted declined removed }
   enum PartnershipStatus { pending active declined ended cancelled }
-  enum RequestDirection { INCOMING OUTGOING }
+  "incoming: requests to the viewer. outgoing: requests the viewer sent."
+  enum RequestDirection { incoming outgoing }
 
   "A request to become allies (an accepted one is the ally connection)."
   type AllyRequest {
@@ -46,27 +50,23 @@ const typeDefs = /* GraphQL */ `
     from: User!
     to: User!
     status: AllyRequestStatus!
-    createdAt: String!
-    respondedAt: String
+    createdAt: DateTime!
+    respondedAt: DateTime
   }
 
-  "An accepted two-way ally connection."
+  "A two-way ally connection."
   type Ally {
     "The connection's id."
     id: ID!
     user: User!
-    since: String!
+    "When the request was accepted."
+    connectedAt: DateTime!
+    "When the connection was ended; null while it lasts."
+    endedAt: DateTime
   }
 
-  type AllyEdge {
-    cursor: String!
-    node: Ally!
-  }
-
-  type AllyConnection {
-    edges: [AllyEdge!]!
-    pageInfo: PageInfo!
-  }
+  ${connectionTypeDefs("Ally")}
+  ${connectionTypeDefs("AllyRequest")}
 
   "A partnership request, or the partnership it became."
   type Partnership {
@@ -76,43 +76,60 @@ const typeDefs = /* GraphQL */ `
     "The other person, seen from the viewer."
     partner: User!
     status: PartnershipStatus!
-    createdAt: String!
+    createdAt: DateTime!
     "When it was accepted (active) or declined."
-    respondedAt: String
-    endedAt: String
+    respondedAt: DateTime
+    endedAt: DateTime
   }
+
+  ${connectionTypeDefs("Partnership")}
 
   type AllyRequestPayload {
     request: AllyRequest
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   type RemoveAllyPayload {
-    removed: Boolean!
-    errors: [String!]!
+    "The ended connection; null when nothing was removed."
+    ally: Ally
+    errors: [UserError!]!
   }
 
   type PartnershipPayload {
     partnership: Partnership
-    errors: [String!]!
+    errors: [UserError!]!
   }
 
   extend type Query {
-    "Accepted allies, most recent first (first: 0..100, default 20)."
-    allies(first: Int, after: String): AllyConnection!
-    "Pending ally requests to (INCOMING) or from (OUTGOING) the viewer, newest first, at most 100."
-    allyRequests(direction: RequestDirection = INCOMING): [AllyRequest!]!
+    "Accepted allies, most recent first."
+    allies(first: Int, after: String, last: Int, before: String): AllyConnection!
+    "Pending ally requests to (incoming) or from (outgoing) the viewer, newest first."
+    allyRequests(
+      direction: RequestDirection = incoming
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): AllyRequestConnection!
     "The active accountability partnership, or null."
     accountabilityPartner: Partnership
-    "Pending partner requests to or from the viewer, newest first, at most 100."
-    partnerRequests(direction: RequestDirection = INCOMING): [Partnership!]!
+    "Pending partner requests to (incoming) or from (outgoing) the viewer, newest first."
+    partnerRequests(
+      direction: RequestDirection = incoming
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): PartnershipConnection!
   }
 
   extend type Mutation {
     "Asks a user to become allies; the user is notified."
     sendAllyRequest(userId: String!): AllyRequestPayload!
-    "The asked user accepts (the asker is notified) or declines (no notification)."
-    respondToAllyRequest(requestId: String!, accept: Boolean!): AllyRequestPayload!
+    "The asked user accepts; the asker is notified."
+    acceptAllyRequest(requestId: String!): AllyRequestPayload!
+    "The asked user declines (no notification)."
+    declineAllyRequest(requestId: String!): AllyRequestPayload!
     "Ends an ally connection (and a partnership or pending partner request with that user)."
     removeAlly(userId: String!): RemoveAllyPayload!
     "Asks an accepted ally to be accountability partners; neither may have an active partner."
@@ -124,18 +141,20 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const iso = (d: Date | null) => d ? d.toISOString() : null;
+const userNotFound = userError("not_found", "no such user", "userId");
+const requestNotFound = userError("not_found", "no such request", "requestId");
+const answeredMeanwhile = userError(
+  "not_pending",
+  "the request was answered meanwhile",
+  "requestId",
+);
 
 export function partnersModule(deps: PartnersDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const notify = deps.notifications.notify;
 
-  async function otherUser(id: unknown) {
-    const user = await deps.users.userByPublicId(id);
-    if (!user) throw notFound("user");
-    return user;
-  }
+  const otherUser = (id: unknown) => deps.users.userByPublicId(id);
 
   async function nameOf(ctx: GraphQLContext, userId: string) {
     return (await deps.users.loadUser(ctx, userId))?.username ?? "Someone";
@@ -145,7 +164,6 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     const link = typeof id === "string" && looksLikePublicId(id)
       ? await store.linkOf(sql, table, viewer.userId, id)
       : null;
-    if (!link) throw notFound("request");
     return link;
   }
 
@@ -165,8 +183,12 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
   async function sendAllyRequest(ctx: GraphQLContext, args: { userId: string }) {
     const viewer = requireViewer(ctx);
     const other = await otherUser(args.userId);
+    if (!other) return { request: null, errors: [userNotFound] };
     if (other.id === viewer.userId) {
-      return { request: null, errors: ["userId must be another user"] };
+      return {
+        request: null,
+        errors: [userError("invalid", "userId must be another user", "userId")],
+      };
     }
     const name = await nameOf(ctx, viewer.userId);
     const request = await sql.begin(async (tx) => {
@@ -180,16 +202,17 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     const live = await store.liveLink(sql, "ally_links", viewer.userId, other.id);
     const error = live
       ? existingAllyError(live as store.LinkRow & { status: "pending" }, viewer.userId)
-      : "request_conflict: try again";
+      : userError("conflict", "the request changed meanwhile; try again");
     return { request: null, errors: [error] };
   }
 
-  async function respondToAllyRequest(
+  async function answerAllyRequest(
     ctx: GraphQLContext,
     args: { requestId: string; accept: boolean },
   ) {
     const viewer = requireViewer(ctx);
     const link = await requestOf("ally_links", viewer, args.requestId);
+    if (!link) return { request: null, errors: [requestNotFound] };
     const problem = answerError(link, viewer.userId);
     if (problem) return { request: null, errors: [problem] };
     const name = await nameOf(ctx, viewer.userId);
@@ -207,29 +230,31 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
       }
       return row;
     });
-    if (!request) {
-      return { request: null, errors: ["not_pending: the request was answered meanwhile"] };
-    }
+    if (!request) return { request: null, errors: [answeredMeanwhile] };
     return { request, errors: [] };
   }
 
   async function removeAlly(ctx: GraphQLContext, args: { userId: string }) {
     const viewer = requireViewer(ctx);
     const other = await otherUser(args.userId);
+    if (!other) return { ally: null, errors: [userNotFound] };
     const removed = await sql.begin(async (tx) => {
-      if (!(await store.removeAllyLink(tx, viewer.userId, other.id, now()))) return false;
+      const link = await store.removeAllyLink(tx, viewer.userId, other.id, now());
+      if (!link) return null;
       const active = await store.activePartnership(tx, viewer.userId);
       if (active?.partnerId === other.id) await endActive(tx, viewer);
-      return true;
+      return link;
     });
-    return removed
-      ? { removed: true, errors: [] }
-      : { removed: false, errors: ["not_ally: you are not allies with this user"] };
+    return removed ? { ally: removed, errors: [] } : {
+      ally: null,
+      errors: [userError("not_ally", "you are not allies with this user", "userId")],
+    };
   }
 
   async function sendPartnerRequest(ctx: GraphQLContext, args: { userId: string }) {
     const viewer = requireViewer(ctx);
     const other = await otherUser(args.userId);
+    if (!other) return { partnership: null, errors: [userNotFound] };
     const [allies, taken] = await Promise.all([
       store.areAllies(sql, viewer.userId, other.id),
       store.withPartners(sql, [viewer.userId, other.id]),
@@ -256,26 +281,27 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     });
     if (partnership) return { partnership, errors: [] };
     const live = await store.liveLink(sql, "partnerships", viewer.userId, other.id);
-    const error = live?.requesterId === viewer.userId
-      ? "already_requested: your request is waiting for an answer"
-      : "request_waiting: this user already asked you; answer their request";
+    const error = live
+      ? existingRequestError(live, viewer.userId)
+      : userError("conflict", "the request changed meanwhile; try again");
     return { partnership: null, errors: [error] };
   }
 
   async function acceptPartnerRequest(ctx: GraphQLContext, args: { requestId: string }) {
     const viewer = requireViewer(ctx);
     const link = await requestOf("partnerships", viewer, args.requestId);
+    if (!link) return { partnership: null, errors: [requestNotFound] };
     const problem = answerError(link, viewer.userId);
     if (problem) return { partnership: null, errors: [problem] };
     const name = await nameOf(ctx, viewer.userId);
-    const partnership = await transaction<LinkRow, string>(sql, async (tx) => {
+    const partnership = await transaction<LinkRow, UserError>(sql, async (tx) => {
       const row = await store.answer(tx, "partnerships", link.id, viewer.userId, "active", now());
-      if (!row) throw new Rollback("not_pending: the request was answered meanwhile");
+      if (!row) throw new Rollback(answeredMeanwhile);
       if (!(await store.areAllies(tx, row.requesterId, row.addresseeId))) {
-        throw new Rollback("not_ally: partners must be accepted allies");
+        throw new Rollback(userError("not_ally", "partners must be accepted allies"));
       }
       if (!(await store.takeSlots(tx, row, now()))) {
-        throw new Rollback("has_partner: one of you already has an active partner");
+        throw new Rollback(userError("has_partner", "one of you already has an active partner"));
       }
       await deps.feed.follow(tx, row.requesterId, [checkIns(row.addresseeId)]);
       await deps.feed.follow(tx, row.addresseeId, [checkIns(row.requesterId)]);
@@ -287,38 +313,52 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
       );
       return row;
     });
-    if (typeof partnership === "string") return { partnership: null, errors: [partnership] };
+    if (!("publicId" in partnership)) return { partnership: null, errors: [partnership] };
     return { partnership, errors: [] };
   }
 
   async function declinePartnerRequest(ctx: GraphQLContext, args: { requestId: string }) {
     const viewer = requireViewer(ctx);
     const link = await requestOf("partnerships", viewer, args.requestId);
+    if (!link) return { partnership: null, errors: [requestNotFound] };
     const problem = answerError(link, viewer.userId);
     if (problem) return { partnership: null, errors: [problem] };
     const row = await store.answer(sql, "partnerships", link.id, viewer.userId, "declined", now());
-    if (!row) {
-      return { partnership: null, errors: ["not_pending: the request was answered meanwhile"] };
-    }
+    if (!row) return { partnership: null, errors: [answeredMeanwhile] };
     return { partnership: row, errors: [] };
   }
 
   async function endPartnership(ctx: GraphQLContext) {
     const viewer = requireViewer(ctx);
     const ended = await sql.begin((tx) => endActive(tx, viewer));
-    if (!ended) return { partnership: null, errors: ["no_partner: you have no active partner"] };
+    if (!ended) {
+      return { partnership: null, errors: [userError("no_partner", "you have no active partner")] };
+    }
     return { partnership: ended, errors: [] };
   }
 
-  const direction = (d: string) => d !== "OUTGOING";
+  const incoming = (d: string) => d !== "outgoing";
+
+  /** A page of the viewer's pending requests in `table`. */
+  const pending = (table: "ally_links" | "partnerships") =>
+    viewerField((viewer, args: PageArgs & { direction: string }) =>
+      paginate(
+        args,
+        ["string", "string"],
+        (window) =>
+          store.pendingRequests(sql, table, viewer.userId, incoming(args.direction), window),
+        (r) => [r.createdAt.toISOString(), r.publicId],
+        {
+          totalCount: () => store.pendingCount(sql, table, viewer.userId, incoming(args.direction)),
+        },
+      )
+    );
 
   /** The fields an ally request and a partnership share: both are links between two users. */
   const linkFields = {
     id: (l: LinkRow) => l.publicId,
     from: (l: LinkRow, _: unknown, ctx: GraphQLContext) => deps.users.loadUser(ctx, l.requesterId),
     to: (l: LinkRow, _: unknown, ctx: GraphQLContext) => deps.users.loadUser(ctx, l.addresseeId),
-    createdAt: (l: LinkRow) => iso(l.createdAt),
-    respondedAt: (l: LinkRow) => iso(l.respondedAt),
   };
   const viewersOther = (l: LinkRow, _: unknown, ctx: GraphQLContext) =>
     deps.users.loadUser(ctx, otherSide(l, requireViewer(ctx).userId));
@@ -330,49 +370,34 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
       Ally: {
         id: (l: LinkRow) => l.publicId,
         user: viewersOther,
-        since: (l: LinkRow) => iso(l.respondedAt ?? l.createdAt),
+        connectedAt: (l: LinkRow) => l.respondedAt ?? l.createdAt,
       },
       Partnership: {
         ...linkFields,
         partner: viewersOther,
-        endedAt: (l: LinkRow) => iso(l.endedAt),
       },
       Query: {
         allies: viewerField((viewer, args: PageArgs) =>
           paginate(
             args,
-            ["string"],
-            ({ limit, after }) => store.allyPage(sql, viewer.userId, limit, after?.[0] ?? null),
-            (r) => [r.publicId],
+            ["string", "string"],
+            (window) => store.allyPage(sql, viewer.userId, window),
+            (r) => [(r.respondedAt ?? r.createdAt).toISOString(), r.publicId],
+            { totalCount: () => store.allyCount(sql, viewer.userId) },
           )
         ),
-        allyRequests: (_: unknown, args: { direction: string }, ctx: GraphQLContext) =>
-          store.pendingRequests(
-            sql,
-            "ally_links",
-            requireViewer(ctx).userId,
-            direction(args.direction),
-            PENDING_LIST_MAX,
-          ),
+        allyRequests: pending("ally_links"),
         accountabilityPartner: (_: unknown, __: unknown, ctx: GraphQLContext) =>
           store.activePartnership(sql, requireViewer(ctx).userId),
-        partnerRequests: (_: unknown, args: { direction: string }, ctx: GraphQLContext) =>
-          store.pendingRequests(
-            sql,
-            "partnerships",
-            requireViewer(ctx).userId,
-            direction(args.direction),
-            PENDING_LIST_MAX,
-          ),
+        partnerRequests: pending("partnerships"),
       },
       Mutation: {
         sendAllyRequest: (_: unknown, args: { userId: string }, ctx: GraphQLContext) =>
           sendAllyRequest(ctx, args),
-        respondToAllyRequest: (
-          _: unknown,
-          args: { requestId: string; accept: boolean },
-          ctx: GraphQLContext,
-        ) => respondToAllyRequest(ctx, args),
+        acceptAllyRequest: (_: unknown, args: { requestId: string }, ctx: GraphQLContext) =>
+          answerAllyRequest(ctx, { requestId: args.requestId, accept: true }),
+        declineAllyRequest: (_: unknown, args: { requestId: string }, ctx: GraphQLContext) =>
+          answerAllyRequest(ctx, { requestId: args.requestId, accept: false }),
         removeAlly: (_: unknown, args: { userId: string }, ctx: GraphQLContext) =>
           removeAlly(ctx, args),
         sendPartnerRequest: (_: unknown, args: { userId: string }, ctx: GraphQLContext) =>

@@ -3,6 +3,7 @@
  * accountability partnerships (`partnerships`, one pending request per pair; `active_partners`
  * holds one row per user in an active partnership, so "at most one partner" is a primary key).
  */
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 
@@ -85,60 +86,90 @@ export async function areAllies(sql: Queryable, a: string, b: string): Promise<b
   return rows.length > 0;
 }
 
-/** Ends the pair's accepted ally link and cancels a pending partner request between them. */
+/**
+ * Ends the pair's accepted ally link (returned; null when there was none) and cancels a pending
+ * partner request between them.
+ */
 export async function removeAllyLink(
   tx: Queryable,
   a: string,
   b: string,
   at: Date,
-): Promise<boolean> {
-  const removed = await tx`
+): Promise<LinkRow | null> {
+  const removed = await maybeOne(tx<LinkRow[]>`
     update ally_links set status = 'removed', ended_at = ${at}
     where ${pair(tx, a, b)} and status = 'accepted'
-    returning id`;
-  if (!removed.length) return false;
+    returning ${columns(tx)}`);
+  if (!removed) return null;
   await tx`
     update partnerships set status = 'cancelled', ended_at = ${at}
     where ${pair(tx, a, b)} and status = 'pending'`;
-  return true;
+  return removed;
 }
 
-/** The user's accepted allies, most recent first, keyed by (responded_at, id). */
+/** A window of the user's accepted allies, most recent first, keyed by (responded_at, public id). */
 export async function allyPage(
   sql: Queryable,
   userId: string,
-  limit: number,
-  after: string | null,
+  window: PageWindow<[string, string]>,
 ): Promise<LinkRow[]> {
-  const below = after
-    ? sql`and (responded_at, id) < (
-        select responded_at, id from ally_links
-        where public_id = ${after} and (requester_id = ${userId} or addressee_id = ${userId}))`
-    : sql``;
+  const k = keyset(
+    sql,
+    [{ column: "responded_at", cast: "timestamptz" }, { column: "public_id" }],
+    "desc",
+    window,
+  );
   return await sql<LinkRow[]>`
     select ${columns(sql)} from (
       select * from ally_links where requester_id = ${userId} and status = 'accepted'
       union all
       select * from ally_links where addressee_id = ${userId} and status = 'accepted'
     ) ally_links
-    where true ${below}
-    order by responded_at desc, id desc
-    limit ${limit}`;
+    where ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
 }
 
-/** Pending requests to (incoming) or from (outgoing) the user, newest first. */
+export async function allyCount(sql: Queryable, userId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select ((select count(*) from ally_links where requester_id = ${userId} and status = 'accepted')
+          + (select count(*) from ally_links where addressee_id = ${userId} and status = 'accepted')
+           )::int as n`;
+  return row.n;
+}
+
+/** A window of pending requests to (incoming) or from (outgoing) the user, newest first. */
 export async function pendingRequests(
   sql: Queryable,
   table: Table,
   userId: string,
   incoming: boolean,
-  limit: number,
+  window: PageWindow<[string, string]>,
 ): Promise<LinkRow[]> {
+  const k = keyset(
+    sql,
+    [{ column: "created_at", cast: "timestamptz" }, { column: "public_id" }],
+    "desc",
+    window,
+  );
   return await sql<LinkRow[]>`
     select ${columns(sql)} from ${sql(table)}
     where ${incoming ? sql`addressee_id` : sql`requester_id`} = ${userId} and status = 'pending'
-    order by created_at desc, id desc
-    limit ${limit}`;
+      and ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+}
+
+export async function pendingCount(
+  sql: Queryable,
+  table: Table,
+  userId: string,
+  incoming: boolean,
+): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from ${sql(table)}
+    where ${incoming ? sql`addressee_id` : sql`requester_id`} = ${userId} and status = 'pending'`;
+  return row.n;
 }
 
 /** Which of the users are in an active partnership. */

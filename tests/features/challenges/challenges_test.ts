@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { codeOf } from "../../support/graphql.ts";
+import { codeOf, USER_ERRORS, type UserErrorResult } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
 import {
   ADD_EVENT,
@@ -12,25 +12,33 @@ import {
 } from "../../support/social.ts";
 
 const CREATE = `mutation C($communityId: String!, $title: String!, $description: String,
-  $metric: ChallengeMetric!, $startsAt: String!, $endsAt: String!, $entryCost: Int) {
+  $metric: ChallengeMetric!, $startsAt: DateTime!, $endsAt: DateTime!, $entryCost: Int) {
   createCommunityChallenge(communityId: $communityId, title: $title, description: $description,
     metric: $metric, startsAt: $startsAt, endsAt: $endsAt, entryCost: $entryCost) {
     challenge { id title metric startsAt endsAt entryCost participantCount
       community { id } creator { username } }
-    errors } }`;
+    ${USER_ERRORS} } }`;
 const JOIN_C = `mutation J($id: String!) { joinCommunityChallenge(challengeId: $id) {
-  challenge { id participantCount viewerParticipation { score rank entryCostPaid } } errors } }`;
+  challenge { id participantCount viewerParticipation { score rank entryCostPaid } }
+  ${USER_ERRORS} } }`;
 const LEAVE_C = `mutation L($id: String!) { leaveCommunityChallenge(challengeId: $id) {
-  challenge { id participantCount viewerParticipation { score } } errors } }`;
-const BOARD = `query B($id: String!, $first: Int, $after: String) {
-  communityChallengeLeaderboard(challengeId: $id, first: $first, after: $after) {
+  challenge { id participantCount viewerParticipation { score } } ${USER_ERRORS} } }`;
+const BOARD = `query B($id: String!, $first: Int, $after: String, $last: Int, $before: String) {
+  communityChallengeLeaderboard(challengeId: $id, first: $first, after: $after, last: $last,
+    before: $before) {
     challenge { id }
     edges { cursor node { rank score user { username } } }
-    pageInfo { hasNextPage endCursor }
+    nodes { rank }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    totalCount
     viewerEntry { rank score user { username } } } }`;
 const POINTS = `{ me { points } }`;
 const LIST = `query L($id: String!) { communityChallenges(communityId: $id) {
-  edges { node { id title viewerParticipation { rank } } } } }`;
+  edges { node { id title viewerParticipation { rank } } } totalCount } }`;
+const ONE_C = `query O($id: String!) { communityChallenge(id: $id) { id title } }`;
+
+/** A payload error as `code: message` (the field is checked where it matters). */
+const flat = (e: UserErrorResult) => `${e.code}: ${e.message}`;
 
 const START = "2026-03-02T12:00:00Z";
 const WEEK = { startsAt: "2026-03-02T00:00:00Z", endsAt: "2026-03-09T00:00:00Z" };
@@ -44,7 +52,7 @@ async function community(s: TestSetup, members: string[], visibility = "public")
     if (visibility === "private") {
       await s.as("owner").data(
         `mutation I($id: String!, $u: String!) {
-        inviteToCommunity(communityId: $id, userId: $u) { errors } }`,
+        inviteToCommunity(communityId: $id, userId: $u) { ${USER_ERRORS} } }`,
         {
           id: c.id,
           u: await s.idOf(m),
@@ -83,29 +91,30 @@ async function checkIns(s: TestSetup, name: string, n: number) {
   await s.t.app.jobs.runUntilIdle();
 }
 
-Deno.test("challenges: create validates input, members only; private ones are NOT_FOUND", async () => {
+Deno.test("challenges: create validates input, members only; private ones are not found", async () => {
   const s = await setup({ ...SOCIAL, start: START });
   try {
     const c = await community(s, ["bob"]);
-    const bad: [Record<string, unknown>, string][] = [
-      [{ title: "  " }, "title must not be empty"],
-      [{ title: "t".repeat(121) }, "title must be at most 120 characters"],
-      [{ description: "d".repeat(1001) }, "description must be at most 1000 characters"],
+    const entryCost = "entryCost must be a whole number of points between 0 and 100000";
+    const bad: [Record<string, unknown>, string, string][] = [
+      [{ title: "  " }, "title", "title must not be empty"],
+      [{ title: "t".repeat(121) }, "title", "title must be at most 120 characters"],
       [
-        { startsAt: "yesterday" },
-        "startsAt must be an ISO 8601 date-time such as 2026-01-05T08:00:00Z",
+        { description: "d".repeat(1001) },
+        "description",
+        "description must be at most 1000 characters",
       ],
+      [{ endsAt: "2026-03-01T00:00:00Z" }, "endsAt", "endsAt must be after startsAt"],
+      [{ endsAt: "2027-04-01T00:00:00Z" }, "endsAt", "a challenge lasts at most 366 days"],
       [
-        { endsAt: "2026-03-09" },
-        "endsAt must be an ISO 8601 date-time such as 2026-01-12T08:00:00Z",
+        { startsAt: "2026-02-20T00:00:00Z" },
+        "startsAt",
+        "startsAt must not be more than 24 hours in the past",
       ],
-      [{ endsAt: "2026-03-01T00:00:00Z" }, "endsAt must be after startsAt"],
-      [{ endsAt: "2027-04-01T00:00:00Z" }, "a challenge lasts at most 366 days"],
-      [{ startsAt: "2026-02-20T00:00:00Z" }, "startsAt must not be more than 24 hours in the past"],
-      [{ entryCost: -1 }, "entryCost must be a whole number of points between 0 and 100000"],
-      [{ entryCost: 100_001 }, "entryCost must be a whole number of points between 0 and 100000"],
+      [{ entryCost: -1 }, "entryCost", entryCost],
+      [{ entryCost: 100_001 }, "entryCost", entryCost],
     ];
-    for (const [vars, error] of bad) {
+    for (const [vars, field, message] of bad) {
       const res = (await s.as("owner").data(CREATE, {
         communityId: c.id,
         title: "T",
@@ -113,7 +122,28 @@ Deno.test("challenges: create validates input, members only; private ones are NO
         ...WEEK,
         ...vars,
       })).createCommunityChallenge;
-      assert.deepEqual(res, { challenge: null, errors: [error] }, JSON.stringify(vars));
+      assert.deepEqual(
+        res,
+        { challenge: null, errors: [{ code: "invalid", message, field }] },
+        JSON.stringify(vars),
+      );
+    }
+    // Date-times that are not RFC 3339 with an offset are refused before any resolver runs.
+    for (
+      const vars of [{ startsAt: "yesterday" }, { endsAt: "2026-03-09" }, {
+        startsAt: "2026-03-02T00:00:00",
+      }]
+    ) {
+      const res = await s.as("owner").run(CREATE, {
+        communityId: c.id,
+        title: "T",
+        metric: "check_ins",
+        ...WEEK,
+        ...vars,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(codeOf(res), "BAD_USER_INPUT", JSON.stringify(vars));
+      assert.match(res.body.errors[0].message, /\$(startsAt|endsAt)/);
     }
     assert.equal(
       codeOf(
@@ -144,7 +174,9 @@ Deno.test("challenges: create validates input, members only; private ones are NO
       metric: "check_ins",
       ...WEEK,
     })).createCommunityChallenge;
-    assert.deepEqual(notMember.errors, ["not_member: only members can create challenges"]);
+    assert.deepEqual(notMember.errors.map(flat), [
+      "not_member: only members can create challenges",
+    ]);
     const [{ n }] = await s.t.deps.db.sql`select count(*)::int as n from community_challenges`;
     assert.equal(n, 0);
 
@@ -152,33 +184,52 @@ Deno.test("challenges: create validates input, members only; private ones are NO
     assert.equal(ch.creator.username, "owner");
     assert.equal(ch.startsAt, "2026-03-02T00:00:00.000Z");
 
-    // A private community's challenge is NOT_FOUND to outsiders, everywhere.
+    // A private community's challenge is invisible to outsiders, everywhere.
     const p = await community(s, ["bob"], "private");
     const pc = await challenge(s, p.id);
+    assert.deepEqual(await s.as("carol").data(BOARD, { id: pc.id }), {
+      communityChallengeLeaderboard: null,
+    });
+    assert.deepEqual(await s.as("carol").data(LIST, { id: p.id }), { communityChallenges: null });
+    assert.deepEqual(await s.as("carol").data(ONE_C, { id: pc.id }), { communityChallenge: null });
+    assert.deepEqual(await s.as("bob").data(ONE_C, { id: pc.id }), {
+      communityChallenge: { id: pc.id, title: "March miles" },
+    });
+    const challengeNotFound = {
+      code: "not_found",
+      message: "no such challenge",
+      field: "challengeId",
+    };
     for (
-      const [q, v] of [[BOARD, { id: pc.id }], [JOIN_C, { id: pc.id }], [LEAVE_C, { id: pc.id }], [
-        LIST,
-        { id: p.id },
-      ]] as const
+      const [q, field] of [[JOIN_C, "joinCommunityChallenge"], [LEAVE_C, "leaveCommunityChallenge"]]
     ) {
-      assert.equal(codeOf(await s.as("carol").run(q, v)), "NOT_FOUND");
+      assert.deepEqual((await s.as("carol").data(q, { id: pc.id }))[field], {
+        challenge: null,
+        errors: [challengeNotFound],
+      });
     }
-    assert.equal(
-      codeOf(
-        await s.as("carol").run(CREATE, {
-          communityId: p.id,
-          title: "T",
-          metric: "check_ins",
-          ...WEEK,
-        }),
-      ),
-      "NOT_FOUND",
-    );
+    const hidden = (await s.as("carol").data(CREATE, {
+      communityId: p.id,
+      title: "T",
+      metric: "check_ins",
+      ...WEEK,
+    })).createCommunityChallenge;
+    assert.deepEqual(hidden.errors, [
+      { code: "not_found", message: "no such community", field: "communityId" },
+    ]);
     for (const id of ["bad", "Q".repeat(22)]) {
-      assert.equal(codeOf(await s.as("bob").run(JOIN_C, { id })), "NOT_FOUND");
+      assert.deepEqual(
+        (await s.as("bob").data(JOIN_C, { id })).joinCommunityChallenge.errors,
+        [challengeNotFound],
+      );
+      assert.equal((await s.as("bob").data(ONE_C, { id })).communityChallenge, null);
     }
-    const list = (await s.as("bob").data(LIST, { id: p.id })).communityChallenges.edges;
-    assert.deepEqual(list.map((e: { node: { id: string } }) => e.node.id), [pc.id]);
+    const [{ participants }] = await s.t.deps.db.sql`
+      select count(*)::int as participants from challenge_participants`;
+    assert.equal(participants, 0);
+    const list = (await s.as("bob").data(LIST, { id: p.id })).communityChallenges;
+    assert.deepEqual(list.edges.map((e: { node: { id: string } }) => e.node.id), [pc.id]);
+    assert.equal(list.totalCount, 1);
   } finally {
     await s.close();
   }
@@ -191,17 +242,13 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
     const ch = await challenge(s, c.id, { entryCost: 20 });
     // Carol is not a member.
     assert.deepEqual(
-      (await s.as("carol").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
-      [
-        "not_member: only community members can join",
-      ],
+      (await s.as("carol").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors.map(flat),
+      ["not_member: only community members can join"],
     );
     // Bob has no points yet.
     assert.deepEqual(
-      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
-      [
-        "insufficient_points: joining costs 20 points",
-      ],
+      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors.map(flat),
+      ["insufficient_points: joining costs 20 points"],
     );
     await checkIns(s, "bob", 3); // 30 points; before joining: no score
     assert.equal((await s.as("bob").data(POINTS)).me.points, 30);
@@ -215,10 +262,8 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
     });
     assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
     assert.deepEqual(
-      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors,
-      [
-        "already_joined: you are in this challenge",
-      ],
+      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors.map(flat),
+      ["already_joined: you are in this challenge"],
     );
 
     s.clock.advance(3_600_000);
@@ -236,10 +281,8 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
     assert.equal(left.challenge.viewerParticipation, null);
     assert.equal((await s.as("bob").data(POINTS)).me.points, 40);
     assert.deepEqual(
-      (await s.as("bob").data(LEAVE_C, { id: ch.id })).leaveCommunityChallenge.errors,
-      [
-        "not_participating: you are not in this challenge",
-      ],
+      (await s.as("bob").data(LEAVE_C, { id: ch.id })).leaveCommunityChallenge.errors.map(flat),
+      ["not_participating: you are not in this challenge"],
     );
     const [{ contributions }] = await s.t.deps.db.sql`
       select count(*)::int as contributions from challenge_contributions`;
@@ -258,10 +301,8 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
       endsAt: "2026-03-06T00:00:00Z",
     });
     assert.deepEqual(
-      (await s.as("bob").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
-      [
-        "not_started: the challenge has not started",
-      ],
+      (await s.as("bob").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors.map(flat),
+      ["not_started: the challenge has not started"],
     );
     s.clock.set("2026-03-05T01:00:00Z");
     assert.deepEqual(
@@ -270,16 +311,12 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
     );
     s.clock.set("2026-03-06T00:00:00Z");
     assert.deepEqual(
-      (await s.as("owner").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors,
-      [
-        "ended: the challenge is over",
-      ],
+      (await s.as("owner").data(JOIN_C, { id: later.id })).joinCommunityChallenge.errors.map(flat),
+      ["ended: the challenge is over"],
     );
     assert.deepEqual(
-      (await s.as("bob").data(LEAVE_C, { id: later.id })).leaveCommunityChallenge.errors,
-      [
-        "ended: a finished challenge cannot be left",
-      ],
+      (await s.as("bob").data(LEAVE_C, { id: later.id })).leaveCommunityChallenge.errors.map(flat),
+      ["ended: a finished challenge cannot be left"],
     );
     // Check-ins after the end do not count.
     await checkIns(s, "bob", 1);
@@ -334,6 +371,7 @@ Deno.test("challenges: leaderboard ranks ties 1-2-2-4, pages, viewer's rank, con
       e.node.score,
     ]);
     assert.deepEqual(rows, [[1, 4], [2, 3], [2, 3], [4, 1], [4, 1], [6, 0]]);
+    assert.equal(full.totalCount, 6);
     assert.deepEqual(full.viewerEntry, { rank: 6, score: 0, user: { username: "pp6" } });
     // Pages of 2 give the same ranks, ties straddling pages included.
     const paged: number[][] = [];
@@ -350,6 +388,22 @@ Deno.test("challenges: leaderboard ranks ties 1-2-2-4, pages, viewer's rank, con
       after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
     } while (after);
     assert.deepEqual(paged, rows);
+    // Backward pages of 2 from the end give the same ranks too.
+    const back: number[][] = [];
+    let before: string | null = null;
+    let hasPrevious = true;
+    while (hasPrevious) {
+      const page: {
+        edges: { node: { rank: number; score: number } }[];
+        pageInfo: { hasPreviousPage: boolean; startCursor: string };
+      } = (await s.as("pp3").data(BOARD, { id: ch.id, last: 2, before }))
+        .communityChallengeLeaderboard;
+      statements.push(s.lastStatements());
+      back.unshift(...page.edges.map((e) => [e.node.rank, e.node.score]));
+      before = page.pageInfo.startCursor;
+      hasPrevious = page.pageInfo.hasPreviousPage;
+    }
+    assert.deepEqual(back, rows);
     const p1 =
       (await s.as("pp3").data(BOARD, { id: ch.id, first: 1 })).communityChallengeLeaderboard;
     statements.push(s.lastStatements());

@@ -28,10 +28,13 @@ Deno.test("rules: challenge input, windows and contributions", () => {
   };
   assert.deepEqual(newChallengeErrors(ok, now), []);
   assert.equal(newChallengeErrors({ ...ok, entryCost: 0.5 }, now).length, 1);
-  assert.equal(newChallengeErrors({ ...ok, startsAt: null, endsAt: null }, now).length, 2);
+  assert.deepEqual(
+    newChallengeErrors({ ...ok, startsAt: null, endsAt: null }, now).map((e) => e.field),
+    ["startsAt", "endsAt"],
+  );
   assert.equal(joinWindowError(now, ok.startsAt, ok.endsAt), null);
-  assert.match(joinWindowError(ok.endsAt, ok.startsAt, ok.endsAt)!, /^ended/);
-  assert.match(joinWindowError(new Date(0), ok.startsAt, ok.endsAt)!, /^not_started/);
+  assert.equal(joinWindowError(ok.endsAt, ok.startsAt, ok.endsAt)?.code, "ended");
+  assert.equal(joinWindowError(new Date(0), ok.startsAt, ok.endsAt)?.code, "not_started");
   assert.equal(contribution("check_ins", { kind: "check_in" }), 1);
   assert.equal(contribution("check_ins", { kind: "goal_event", value: 3 }), null);
   assert.equal(contribution("goal_event_value", { kind: "goal_event", value: -2 }), -2);
@@ -39,16 +42,22 @@ Deno.test("rules: challenge input, windows and contributions", () => {
 
 Deno.test("rules: join and leave outcomes become payload errors, success none", () => {
   assert.equal(joinRefusal("joined", 10), null);
-  assert.equal(joinRefusal("already_joined", 10), "already_joined: you are in this challenge");
-  assert.equal(
-    joinRefusal("insufficient_points", 10),
-    "insufficient_points: joining costs 10 points",
-  );
-  assert.equal(joinRefusal("closed", 10), "ended: the challenge is not open");
+  assert.deepEqual(joinRefusal("already_joined", 10), {
+    code: "already_joined",
+    message: "you are in this challenge",
+    field: null,
+  });
+  assert.deepEqual(joinRefusal("insufficient_points", 10), {
+    code: "insufficient_points",
+    message: "joining costs 10 points",
+    field: null,
+  });
+  assert.equal(joinRefusal("closed", 10)?.code, "ended");
   assert.equal(leaveRefusal("left"), null);
-  assert.equal(
-    leaveRefusal("not_participating"),
-    "not_participating: you are not in this challenge",
-  );
-  assert.equal(leaveRefusal("closed"), "ended: a finished challenge cannot be left");
+  assert.equal(leaveRefusal("not_participating")?.code, "not_participating");
+  assert.deepEqual(leaveRefusal("closed"), {
+    code: "ended",
+    message: "a finished challenge cannot be left",
+    field: null,
+  });
 });

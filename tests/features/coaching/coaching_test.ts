@@ -37,10 +37,13 @@ Deno.test("coaching: getInsight builds its prompt from the goal, progress, strea
     c.llm.script(reply.json(insight, { costUsd: 0.002 }));
     const res = await c.data(INSIGHT, { id });
     assert.deepEqual(res.getInsight, {
-      goalId: id,
-      summary: "Steady progress.",
-      highlights: ["3 runs this week"],
-      generatedAt: "2026-01-05T12:00:00.000Z",
+      insight: {
+        goalId: id,
+        summary: "Steady progress.",
+        highlights: ["3 runs this week"],
+        generatedAt: "2026-01-05T12:00:00.000Z",
+      },
+      errors: [],
     });
     assert.equal(c.llm.calls.length, 1);
     const prompt = c.llm.calls[0].body.messages.map((m) => m.content).join("\n");
@@ -78,10 +81,14 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
     c.llm.script(reply.json({ answer: "Start with two minutes.", steps: ["Set a timer"] }));
     const res = await c.data(ADVICE, { id, q: "  How do I start?  " });
     assert.deepEqual(res.getAdvice, {
-      goalId: id,
-      question: "How do I start?",
-      answer: "Start with two minutes.",
-      steps: ["Set a timer"],
+      advice: {
+        goalId: id,
+        question: "How do I start?",
+        answer: "Start with two minutes.",
+        steps: ["Set a timer"],
+        generatedAt: "2026-01-05T12:00:00.000Z",
+      },
+      errors: [],
     });
     assert.match(
       c.llm.calls[0].body.messages[1].content!,
@@ -91,8 +98,17 @@ Deno.test("coaching: getAdvice answers the question; bad questions change nothin
     assert.match(data, /\{"day":"2026-01-04","total":1,"entries":1\}/);
     assert.match(data, /\{"day":"2026-01-05","total":0,"entries":0\}/);
     assert.match(data, /"streak":\{"current":2,"longest":2\}/);
-    for (const q of ["", "   ", "x".repeat(501)]) {
-      assert.equal(codeOf(await c.run(ADVICE, { id, q })), "BAD_USER_INPUT");
+    for (
+      const [q, message] of [
+        ["", "question must not be empty"],
+        ["   ", "question must not be empty"],
+        ["x".repeat(501), "question must be at most 500 characters"],
+      ]
+    ) {
+      assert.deepEqual((await c.data(ADVICE, { id, q })).getAdvice, {
+        advice: null,
+        errors: [{ code: "invalid", message, field: "question" }],
+      });
     }
     assert.equal(codeOf(await c.run(ADVICE, { id, q: 42 })), "BAD_USER_INPUT");
     assert.equal(c.llm.calls.length, 1);
@@ -105,12 +121,17 @@ Deno.test("coaching: another user's goal, malformed ids and no session call no m
   const c = await setup(COACHING);
   try {
     const id = await goalId(c, { title: "Private", kind: "habit" });
-    for (const op of [INSIGHT, MILESTONES]) {
-      assert.equal(codeOf(await c.run(op, { id }, "bob")), "NOT_FOUND");
-      assert.equal(codeOf(await c.run(op, { id: "1" })), "NOT_FOUND");
-      assert.equal(codeOf(await c.run(op, { id: "x".repeat(5000) })), "NOT_FOUND");
+    const noGoal = [{ code: "not_found", message: "no such goal", field: "goalId" }];
+    for (const [op, field] of [[INSIGHT, "getInsight"], [MILESTONES, "generateMilestones"]]) {
+      for (const [goal, as] of [[id, "bob"], ["1", undefined], ["x".repeat(5000), undefined]]) {
+        const res = (await c.data(op, { id: goal }, as))[field];
+        assert.deepEqual(res.errors, noGoal);
+      }
     }
-    assert.equal(codeOf(await c.run(ADVICE, { id, q: "why?" }, "bob")), "NOT_FOUND");
+    assert.deepEqual((await c.data(ADVICE, { id, q: "why?" }, "bob")).getAdvice, {
+      advice: null,
+      errors: noGoal,
+    });
     assert.equal(codeOf(await c.run(INSIGHT, { id }, null)), "UNAUTHENTICATED");
     assert.equal(c.llm.calls.length, 0);
   } finally {
@@ -140,11 +161,22 @@ Deno.test("coaching: generateMilestones stores nothing until acceptMilestones ma
     const subGoals = `query($id: String!) { goal(id: $id) { subGoals { title } } }`;
     assert.deepEqual((await c.data(subGoals, { id })).goal.subGoals, []);
     // Bob cannot accept Alice's suggestion; bad indexes change nothing.
-    assert.equal(codeOf(await c.run(ACCEPT, { id: gen.suggestionId }, "bob")), "NOT_FOUND");
-    assert.equal(codeOf(await c.run(ACCEPT, { id: "nope" })), "NOT_FOUND");
+    const noSuggestion = {
+      goals: [],
+      errors: [
+        { code: "not_found", message: "no such milestone suggestion", field: "suggestionId" },
+      ],
+    };
+    assert.deepEqual(
+      (await c.data(ACCEPT, { id: gen.suggestionId }, "bob")).acceptMilestones,
+      noSuggestion,
+    );
+    assert.deepEqual((await c.data(ACCEPT, { id: "nope" })).acceptMilestones, noSuggestion);
     for (const indexes of [[3], [-1], [0, 0], []]) {
       const bad = (await c.data(ACCEPT, { id: gen.suggestionId, indexes })).acceptMilestones;
       assert.equal(bad.errors.length, 1, JSON.stringify(indexes));
+      assert.equal(bad.errors[0].code, "invalid");
+      assert.equal(bad.errors[0].field, "indexes");
       assert.deepEqual(bad.goals, []);
     }
     assert.deepEqual((await c.data(subGoals, { id })).goal.subGoals, []);
@@ -172,7 +204,9 @@ Deno.test("coaching: generateMilestones stores nothing until acceptMilestones ma
       ],
     );
     const again = (await c.data(ACCEPT, { id: gen.suggestionId })).acceptMilestones;
-    assert.match(again.errors[0], /already accepted/);
+    assert.deepEqual(again.errors, [
+      { code: "already_accepted", message: "these milestones were already accepted", field: null },
+    ]);
     assert.equal((await c.data(subGoals, { id })).goal.subGoals.length, 2);
   } finally {
     await c.close();
@@ -218,7 +252,7 @@ Deno.test("coaching: an LLM that is down answers a clean error after one retry",
     assert.equal(warn.kind, "unavailable");
     // It recovers when the proxy does.
     c.llm.script(reply.json(insight));
-    assert.equal((await c.data(INSIGHT, { id })).getInsight.summary, "Steady progress.");
+    assert.equal((await c.data(INSIGHT, { id })).getInsight.insight.summary, "Steady progress.");
   } finally {
     await c.close();
   }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { codeOf } from "../../support/graphql.ts";
+import { codeOf, codesOf } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 import {
   COMMUNITY_FIELDS,
@@ -14,10 +14,12 @@ import {
   UNIFIED,
 } from "../../support/social.ts";
 
-const LIST = `query L($scope: CommunityScope, $first: Int, $after: String) {
-  communities(scope: $scope, first: $first, after: $after) {
+const LIST = `query L($scope: CommunityScope, $first: Int, $after: String, $last: Int,
+  $before: String) {
+  communities(scope: $scope, first: $first, after: $after, last: $last, before: $before) {
     edges { cursor node { id name memberCount viewerRole viewerInvited } }
-    pageInfo { hasNextPage endCursor } } }`;
+    nodes { name }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
 const ONE = `query O($id: String!) { community(id: $id) { ${COMMUNITY_FIELDS} } }`;
 const COUNT = `select (select count(*) from communities)::int as communities,
   (select count(*) from community_members)::int as members,
@@ -29,18 +31,29 @@ const names = (conn: { edges: { node: { name: string } }[] }) => conn.edges.map(
 Deno.test("communities: create validates input and changes nothing on bad input", async () => {
   const s = await setup(SOCIAL);
   try {
-    const bad: [Record<string, unknown>, RegExp][] = [
-      [{ name: "ab" }, /name must be 3-60/],
-      [{ name: "x".repeat(61) }, /name must be 3-60/],
-      [{ name: "two\nlines" }, /single line/],
-      [{ name: "Runners", description: "d".repeat(1001) }, /description must be at most 1000/],
-      [{ name: "Runners", memberLimit: 1 }, /memberLimit must be between 2 and 100000/],
-      [{ name: "Runners", memberLimit: 100_001 }, /memberLimit/],
+    const bad: [Record<string, unknown>, string, RegExp][] = [
+      [{ name: "ab" }, "name", /name must be 3-60/],
+      [{ name: "x".repeat(61) }, "name", /name must be 3-60/],
+      [{ name: "two\nlines" }, "name", /single line/],
+      [
+        { name: "Runners", description: "d".repeat(1001) },
+        "description",
+        /description must be at most 1000/,
+      ],
+      [
+        { name: "Runners", memberLimit: 1 },
+        "memberLimit",
+        /memberLimit must be between 2 and 100000/,
+      ],
+      [{ name: "Runners", memberLimit: 100_001 }, "memberLimit", /memberLimit/],
     ];
-    for (const [vars, message] of bad) {
+    for (const [vars, field, message] of bad) {
       const res = (await s.as("alice").data(CREATE_COMMUNITY, vars)).createCommunity;
       assert.equal(res.community, null);
-      assert.match(res.errors.join(" "), message);
+      assert.equal(res.errors.length, 1);
+      assert.equal(res.errors[0].code, "invalid");
+      assert.equal(res.errors[0].field, field);
+      assert.match(res.errors[0].message, message);
     }
     // Wrong types and unknown enum values are refused by the schema.
     for (
@@ -68,7 +81,9 @@ Deno.test("communities: create validates input and changes nothing on bad input"
     // Names are unique regardless of case.
     const dup = (await s.as("bob").data(CREATE_COMMUNITY, { name: "morning runners" }))
       .createCommunity;
-    assert.deepEqual(dup.errors, ["name_taken: a community with this name exists"]);
+    assert.deepEqual(dup.errors, [
+      { code: "name_taken", message: "a community with this name exists", field: "name" },
+    ]);
   } finally {
     await s.close();
   }
@@ -86,27 +101,41 @@ Deno.test("communities: discover and joined lists, join and leave rules", async 
     // Bob discovers the public ones (newest first), not the private one.
     const discover = (await s.as("bob").data(LIST, {})).communities;
     assert.deepEqual(names(discover), ["Beta", "Alpha"]);
-    assert.deepEqual(names((await s.as("bob").data(LIST, { scope: "JOINED" })).communities), []);
+    assert.deepEqual(names((await s.as("bob").data(LIST, { scope: "joined" })).communities), []);
 
     const joined = (await s.as("bob").data(JOIN, { id: a.id })).joinCommunity;
     assert.deepEqual(joined.errors, []);
     assert.equal(joined.community.memberCount, 2);
     assert.equal(joined.community.viewerRole, "member");
     const again = (await s.as("bob").data(JOIN, { id: a.id })).joinCommunity;
-    assert.deepEqual(again.errors, ["already_member: you are a member of this community"]);
+    assert.deepEqual(codesOf(again), ["already_member"]);
+    assert.equal(again.community, null);
     s.clock.advance(1000);
     await s.as("bob").data(JOIN, { id: b.id });
 
-    const mine = (await s.as("bob").data(LIST, { scope: "JOINED", first: 1 })).communities;
+    const mine = (await s.as("bob").data(LIST, { scope: "joined", first: 1 })).communities;
     assert.deepEqual(names(mine), ["Beta"]);
     assert.equal(mine.pageInfo.hasNextPage, true);
     const next = (await s.as("bob").data(LIST, {
-      scope: "JOINED",
+      scope: "joined",
       first: 1,
       after: mine.pageInfo.endCursor,
     })).communities;
     assert.deepEqual(names(next), ["Alpha"]);
     assert.equal(next.pageInfo.hasNextPage, false);
+    // Backward: the last one, then the page before it.
+    const last = (await s.as("bob").data(LIST, { scope: "joined", last: 1 })).communities;
+    assert.deepEqual(last.nodes, [{ name: "Alpha" }]);
+    assert.equal(last.pageInfo.hasPreviousPage, true);
+    assert.equal(last.pageInfo.hasNextPage, false);
+    const before = (await s.as("bob").data(LIST, {
+      scope: "joined",
+      last: 5,
+      before: last.pageInfo.startCursor,
+    })).communities;
+    assert.deepEqual(names(before), ["Beta"]);
+    assert.equal(before.pageInfo.hasPreviousPage, false);
+    assert.equal(before.pageInfo.hasNextPage, true);
     assert.deepEqual(names((await s.as("bob").data(LIST, {})).communities), []);
 
     // Leaving: once; the owner cannot.
@@ -115,18 +144,27 @@ Deno.test("communities: discover and joined lists, join and leave rules", async 
     assert.equal(left.community.memberCount, 1);
     assert.equal(left.community.viewerRole, null);
     const twice = (await s.as("bob").data(LEAVE, { id: a.id })).leaveCommunity;
-    assert.deepEqual(twice.errors, ["not_member: you are not a member of this community"]);
+    assert.deepEqual(codesOf(twice), ["not_member"]);
     const owner = (await s.as("alice").data(LEAVE, { id: a.id })).leaveCommunity;
     assert.deepEqual(owner.errors, [
-      "owner_cannot_leave: the owner cannot leave their community",
+      {
+        code: "owner_cannot_leave",
+        message: "the owner cannot leave their community",
+        field: null,
+      },
     ]);
     assert.equal((await s.as("alice").data(ONE, { id: a.id })).community.memberCount, 1);
 
-    // Bad ids: malformed, unknown and wrong-typed.
+    // Bad ids: malformed and unknown are not_found in errors (null lookups); wrong-typed refused.
     for (const id of ["nope", "A".repeat(22)]) {
-      assert.equal(codeOf(await s.as("bob").run(JOIN, { id })), "NOT_FOUND");
-      assert.equal(codeOf(await s.as("bob").run(LEAVE, { id })), "NOT_FOUND");
-      assert.equal(codeOf(await s.as("bob").run(ONE, { id })), "NOT_FOUND");
+      for (const [query, field] of [[JOIN, "joinCommunity"], [LEAVE, "leaveCommunity"]]) {
+        const res = (await s.as("bob").data(query, { id }))[field];
+        assert.equal(res.community, null);
+        assert.deepEqual(res.errors, [
+          { code: "not_found", message: "no such community", field: "communityId" },
+        ]);
+      }
+      assert.equal((await s.as("bob").data(ONE, { id })).community, null);
     }
     assert.equal(codeOf(await s.as("bob").run(JOIN, { id: 7 })), "BAD_USER_INPUT");
     assert.equal(codeOf(await s.as("bob").run(LIST, { first: -1 })), "BAD_USER_INPUT");
@@ -136,26 +174,32 @@ Deno.test("communities: discover and joined lists, join and leave rules", async 
   }
 });
 
-Deno.test("communities: a private community is NOT_FOUND to outsiders until invited", async () => {
+Deno.test("communities: a private community is not found by outsiders until invited", async () => {
   const s = await setup(SOCIAL);
   try {
     const c = await createCommunity(s, "alice", { name: "Inner Circle", visibility: "private" });
     await s.as("alice").data(POST, { id: c.id, body: "members only" });
     const carolId = await s.idOf("carol");
     // Outsiders: not visible, not joinable, no feed, no posting, no inviting.
+    assert.deepEqual(await s.as("bob").data(ONE, { id: c.id }), { community: null });
+    assert.deepEqual(await s.as("bob").data(FEED, { id: c.id }), { communityFeed: null });
     for (
-      const [query, vars] of [
-        [ONE, { id: c.id }],
-        [FEED, { id: c.id }],
-        [JOIN, { id: c.id }],
-        [LEAVE, { id: c.id }],
-        [POST, { id: c.id, body: "hi" }],
-        [INVITE, { id: c.id, userId: carolId }],
+      const [query, vars, field] of [
+        [JOIN, { id: c.id }, "joinCommunity"],
+        [LEAVE, { id: c.id }, "leaveCommunity"],
+        [POST, { id: c.id, body: "hi" }, "createCommunityPost"],
+        [INVITE, { id: c.id, userId: carolId }, "inviteToCommunity"],
       ] as const
     ) {
-      const res = await s.as("bob").run(query, vars);
-      assert.equal(codeOf(res), "NOT_FOUND", JSON.stringify(res.body));
+      const res = (await s.as("bob").data(query, vars))[field];
+      assert.deepEqual(res.errors, [
+        { code: "not_found", message: "no such community", field: "communityId" },
+      ]);
     }
+    const [{ posts, invites }] = await s.t.deps.db.sql`
+      select (select count(*) from community_posts)::int as posts,
+             (select count(*) from community_invites)::int as invites`;
+    assert.deepEqual({ posts, invites }, { posts: 1, invites: 0 });
     // An invite makes it visible and joinable (once), and notifies.
     const bobId = await s.idOf("bob");
     assert.deepEqual(
@@ -166,7 +210,7 @@ Deno.test("communities: a private community is NOT_FOUND to outsiders until invi
     const seen = (await s.as("bob").data(ONE, { id: c.id })).community;
     assert.equal(seen.viewerInvited, true);
     assert.equal(seen.viewerRole, null);
-    assert.equal(codeOf(await s.as("bob").run(FEED, { id: c.id })), "NOT_FOUND");
+    assert.equal((await s.as("bob").data(FEED, { id: c.id })).communityFeed, null);
     const discover = (await s.as("bob").data(LIST, {})).communities;
     assert.deepEqual(names(discover), ["Inner Circle"]);
     const notes = (await s.as("bob").data(`{ notifications { edges { node { kind content } } } }`))
@@ -182,17 +226,25 @@ Deno.test("communities: a private community is NOT_FOUND to outsiders until invi
     assert.equal((await s.as("bob").data(FEED, { id: c.id })).communityFeed.edges.length, 1);
     // Inviting: members only, not a member, not oneself, known users only.
     const inv = (id: string) => s.as("bob").data(INVITE, { id: c.id, userId: id });
-    assert.deepEqual((await inv(bobId)).inviteToCommunity.errors, ["userId must be another user"]);
-    assert.deepEqual((await inv(await s.idOf("alice"))).inviteToCommunity.errors, [
-      "already_member: that user is a member of this community",
+    assert.deepEqual((await inv(bobId)).inviteToCommunity.errors, [
+      { code: "invalid", message: "userId must be another user", field: "userId" },
     ]);
-    assert.equal(
-      codeOf(await s.as("bob").run(INVITE, { id: c.id, userId: "B".repeat(22) })),
-      "NOT_FOUND",
-    );
+    assert.deepEqual((await inv(await s.idOf("alice"))).inviteToCommunity.errors, [
+      {
+        code: "already_member",
+        message: "that user is a member of this community",
+        field: "userId",
+      },
+    ]);
+    assert.deepEqual((await inv("B".repeat(22))).inviteToCommunity, {
+      community: null,
+      errors: [{ code: "not_found", message: "no such user", field: "userId" }],
+    });
     // The invite was spent: after leaving, the community is hidden again until a new invite.
     await s.as("bob").data(LEAVE, { id: c.id });
-    assert.equal(codeOf(await s.as("bob").run(JOIN, { id: c.id })), "NOT_FOUND");
+    assert.deepEqual(codesOf((await s.as("bob").data(JOIN, { id: c.id })).joinCommunity), [
+      "not_found",
+    ]);
     await s.as("alice").data(INVITE, { id: c.id, userId: bobId });
     assert.deepEqual((await s.as("bob").data(JOIN, { id: c.id })).joinCommunity.errors, []);
     await s.as("bob").data(LEAVE, { id: c.id });
@@ -213,13 +265,16 @@ Deno.test("communities: posts validated, members only, paged newest first", asyn
     ];
     for (const [body, error] of bad) {
       const res = (await s.as("alice").data(POST, { id: c.id, body })).createCommunityPost;
-      assert.deepEqual(res, { post: null, errors: [error] });
+      assert.deepEqual(res, {
+        post: null,
+        errors: [{ code: "invalid", message: error, field: "body" }],
+      });
     }
     assert.equal(codeOf(await s.as("alice").run(POST, { id: c.id, body: 5 })), "BAD_USER_INPUT");
     // Bob can read a public community's feed but not post before joining.
     const notMember =
       (await s.as("bob").data(POST, { id: c.id, body: "hello" })).createCommunityPost;
-    assert.deepEqual(notMember.errors, ["not_member: only members can post"]);
+    assert.deepEqual(codesOf(notMember), ["not_member"]);
     assert.equal((await s.as("bob").data(FEED, { id: c.id })).communityFeed.edges.length, 0);
 
     const bodies: string[] = [];
@@ -243,6 +298,24 @@ Deno.test("communities: posts validated, members only, paged newest first", asyn
       e.node.body
     );
     assert.deepEqual(seen, bodies);
+    assert.equal(p1.totalCount, 5);
+    // Backward from the end: the oldest two, then the two before them.
+    const b1 = (await s.as("bob").data(FEED, { id: c.id, last: 2 })).communityFeed;
+    assert.deepEqual(b1.edges.map((e: { node: { body: string } }) => e.node.body), bodies.slice(3));
+    assert.equal(b1.pageInfo.hasPreviousPage, true);
+    assert.equal(b1.pageInfo.hasNextPage, false);
+    const b2 =
+      (await s.as("bob").data(FEED, { id: c.id, last: 2, before: b1.pageInfo.startCursor }))
+        .communityFeed;
+    assert.deepEqual(
+      b2.edges.map((e: { node: { body: string } }) => e.node.body),
+      bodies.slice(1, 3),
+    );
+    assert.equal(b2.pageInfo.hasNextPage, true);
+    assert.equal(
+      codeOf(await s.as("bob").run(FEED, { id: c.id, first: 1, last: 1 })),
+      "BAD_USER_INPUT",
+    );
     // Statements per page do not grow with the page size.
     await s.as("bob").data(FEED, { id: c.id, first: 1 });
     const one = s.lastStatements();
@@ -272,7 +345,13 @@ Deno.test("communities: concurrent joins at the member cap leave consistent rows
     const ok = results.filter((e) => e.length === 0).length;
     assert.equal(ok, 2);
     for (const e of results.filter((e) => e.length)) {
-      assert.deepEqual(e, ["community_full: this community has reached its member limit"]);
+      assert.deepEqual(e, [
+        {
+          code: "community_full",
+          message: "this community has reached its member limit",
+          field: null,
+        },
+      ]);
     }
     // The same user joining twice at once: one membership.
     const d = await createCommunity(s, "owner", { name: "Doubles" });

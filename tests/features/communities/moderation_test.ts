@@ -22,7 +22,10 @@ for (const flags of ["coaching,moderation,batch", "coaching"]) {
         const ok = (await s.as("alice").data(POST, { id: c.id, body: "Nice run today" }))
           .createCommunityPost;
         assert.deepEqual(ok.errors, []);
-        assert.deepEqual(refused, { post: null, errors: ["content_rejected: insults a member"] });
+        assert.deepEqual(refused, {
+          post: null,
+          errors: [{ code: "content_rejected", message: "insults a member", field: "body" }],
+        });
         assert.equal(await count(), 1);
         assert.match(llm.calls[0].body.messages[1].content!, /community_post/);
       } else {
@@ -46,7 +49,10 @@ Deno.test("moderation seam: createCommunityPost checks the validated, trimmed bo
     s.llm.script(reply.json({ allowed: false, categories: ["spam"], reason: "advertising" }));
     const refused = (await s.as("alice").data(POST, { id: c.id, body: "  Buy pills  " }))
       .createCommunityPost;
-    assert.deepEqual(refused, { post: null, errors: ["content_rejected: advertising"] });
+    assert.deepEqual(refused, {
+      post: null,
+      errors: [{ code: "content_rejected", message: "advertising", field: "body" }],
+    });
     assert.equal(s.llm.calls.length, 1);
     const prompt = s.llm.calls[0].body.messages[1].content!;
     assert.match(prompt, /<post>Buy pills<\/post>/);
@@ -56,11 +62,12 @@ Deno.test("moderation seam: createCommunityPost checks the validated, trimmed bo
     for (const body of ["   ", "x".repeat(5000)]) {
       const res = (await s.as("alice").data(POST, { id: c.id, body })).createCommunityPost;
       assert.equal(res.post, null);
-      assert.match(res.errors[0], /^body must/);
+      assert.equal(res.errors[0].code, "invalid");
+      assert.match(res.errors[0].message, /^body must/);
     }
     const outsider = (await s.as("carol").data(POST, { id: c.id, body: "hello" }))
       .createCommunityPost;
-    assert.match(outsider.errors[0], /^not_member/);
+    assert.equal(outsider.errors[0].code, "not_member");
     assert.equal(s.llm.calls.length, 1);
 
     // Nothing of the refused post is stored or shown.

@@ -185,6 +185,13 @@ Deno.test("goals: another user's goal is not found everywhere; unauthenticated i
       assert.equal(payload.goal, null, query);
       assert.deepEqual(payload.errors.map((e) => [e.code, e.field]), [["not_found", field]], query);
     }
+    const milestones = dataOf(
+      await asBob(
+        `mutation($id: String!) { generateMilestones(goalId: $id) { errors { code field } } }`,
+        { id: goal.id },
+      ),
+    ).generateMilestones;
+    assert.deepEqual(milestones.errors, [{ code: "not_found", field: "goalId" }]);
     // Bob's list is empty and Alice's goals are untouched.
     assert.deepEqual((await g.data(`{ goals { nodes { id } } }`, {}, "bob")).goals.nodes, []);
     const mine = await g.data(`query($id: String!) { goal(id: $id) { title currentValue } }`, {
