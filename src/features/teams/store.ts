@@ -19,6 +19,10 @@ import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 
 type Window = PageWindow<readonly (string | number)[]>;
 
+/** A timestamp as the text a cursor carries: UTC with microseconds (a Date would drop them). */
+const cursorTime = (sql: Queryable, column: string) =>
+  sql`to_char(${sql.unsafe(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 export interface TeamRow {
   id: string;
   publicId: string;
@@ -63,6 +67,8 @@ export interface MemberRow {
   userPublicId: string;
   role: TeamRole;
   joinedAt: Date;
+  /** `joinedAt` with microseconds, for cursors (only on paged rows). */
+  cursorAt?: string;
 }
 
 export interface LeaderboardRow {
@@ -77,6 +83,8 @@ export interface ActivityRow {
   at: Date;
   /** Tells apart two events at the same instant (the cursor's second part). */
   key: string;
+  /** `at` with microseconds, for cursors. */
+  cursorAt: string;
   userId: string;
   subCommunityId: string | null;
 }
@@ -288,8 +296,9 @@ export async function activeInvitesPage(sql: Queryable, teamId: string, now: Dat
     "desc",
     w,
   );
-  return await sql<InviteRow[]>`
-    select ${inviteColumns(sql)} from team_invites i
+  return await sql<(InviteRow & { cursorAt: string })[]>`
+    select ${inviteColumns(sql)}, ${cursorTime(sql, "i.created_at")} as "cursorAt"
+    from team_invites i
     where ${usableInvite(sql, teamId, now)} and ${k.where}
     order by ${k.orderBy} limit ${k.limit}`;
 }
@@ -371,7 +380,8 @@ export async function membersPage(sql: Queryable, teamId: string, w: Window): Pr
     w,
   );
   return await sql<MemberRow[]>`
-    select m.user_id as "userId", u.public_id as "userPublicId", m.role, m.joined_at as "joinedAt"
+    select m.user_id as "userId", u.public_id as "userPublicId", m.role, m.joined_at as "joinedAt",
+           ${cursorTime(sql, "m.joined_at")} as "cursorAt"
     from team_members m join users u on u.id = m.user_id
     where m.team_id = ${teamId} and ${k.where}
     order by ${k.orderBy} limit ${k.limit}`;
@@ -656,7 +666,7 @@ export async function subCommunityFigures(
 export async function activityPage(sql: Queryable, teamId: string, w: Window) {
   const k = keyset(sql, [{ column: "at", cast: "timestamptz" }, { column: "key" }], "desc", w);
   return await sql<ActivityRow[]>`
-    select kind, at, key, "userId", "subCommunityId" from (
+    select kind, at, ${cursorTime(sql, "at")} as "cursorAt", key, "userId", "subCommunityId" from (
       (select * from (
         select 'member_joined' as kind, m.joined_at as at, 'm' || u.public_id as key,
                m.user_id as "userId", null::bigint as "subCommunityId"
