@@ -28,6 +28,7 @@ import type { GraphQLContext, Viewer } from "./context.ts";
 import { maskError, unauthenticated } from "./errors.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
+import { pageSizeCostLimit } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
 
 export interface GraphQLLimits {
@@ -43,7 +44,7 @@ export const DEFAULT_LIMITS: GraphQLLimits = {
   maxBatch: 10,
   maxDepth: 12,
   maxAliases: 15,
-  maxCost: 5000,
+  maxCost: 50_000,
   maxTokens: 2000,
   maxDirectives: 20,
 };
@@ -286,12 +287,13 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     EnvelopArmorPlugin({
       maxDepth: { n: limits.maxDepth },
       maxAliases: { n: limits.maxAliases },
-      costLimit: { maxCost: limits.maxCost },
+      costLimit: { enabled: false },
       maxTokens: { n: limits.maxTokens },
       maxDirectives: { n: limits.maxDirectives },
       blockFieldSuggestion: { enabled: true },
     }),
     publicOperationGate(publicFields, deps.explorer),
+    pageSizeCostLimit(limits.maxCost),
     argumentNamesInValueErrors(),
     operationNames(),
     errorMasking(deps.tracker),

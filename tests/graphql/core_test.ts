@@ -132,17 +132,32 @@ Deno.test("graphql: too many aliases are refused", async () => {
   }
 });
 
-Deno.test("graphql: query cost above the limit is refused", async () => {
+Deno.test("graphql: query cost counts the page sizes served, literal or variable", async () => {
   const ctx = await setupCore({});
   try {
-    const fragments = Array.from(
-      { length: 15 },
-      (_, i) => `f${i}: node { ${"child { ".repeat(10)}value${" }".repeat(10)} }`,
-    );
-    const res = await gql(ctx.t, `{ ${fragments.join(" ")} }`);
-    assert.ok(res.body.errors?.length, JSON.stringify(res.body).slice(0, 200));
-    assert.ok(res.body.errors.some((e: { message: string }) => /cost/i.test(e.message)));
-    assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    const nested = (goals: string, events: string) =>
+      `{ goals${goals} { nodes { id title events${events} { nodes { id value occurredAt } } } } }`;
+    const refused = [
+      await gql(ctx.t, nested("(first: 100)", "(first: 100)"), {}, { token: ctx.token }),
+      await gql(
+        ctx.t,
+        `query($g: Int, $e: Int) { goals(first: $g) { nodes { id title
+          events(first: $e) { nodes { id value occurredAt } } } } }`,
+        { g: 100, e: 100 },
+        { token: ctx.token },
+      ),
+      await gql(ctx.t, nested("(last: 100)", "(first: 60)"), {}, { token: ctx.token }),
+    ];
+    for (const res of refused) {
+      assert.equal(res.body.data, undefined, JSON.stringify(res.body).slice(0, 200));
+      assert.match(res.body.errors[0].message, /^Query Cost limit of 50000 exceeded, found \d+/);
+      assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    }
+    // A screen of the default page sizes, and a long list of short ones, are served.
+    for (const query of [nested("", ""), nested("(first: 100)", "(first: 5)")]) {
+      const res = await gql(ctx.t, query, {}, { token: ctx.token });
+      assert.deepEqual(res.body, { data: { goals: { nodes: [] } } });
+    }
   } finally {
     await ctx.close();
   }
