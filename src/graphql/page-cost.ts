@@ -44,19 +44,26 @@ function isConnection(schema: GraphQLSchema, typeName: string | undefined): bool
   return isObjectType(type) && "edges" in type.getFields() && "pageInfo" in type.getFields();
 }
 
-/** A copy of `document` in which every connection field carries its page size as a literal. */
+/**
+ * A copy of `document` in which every connection field carries its page size as a literal, and
+ * whether a size came from a variable (then the cost differs from request to request).
+ */
 export function withPageSizes(
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown>,
-): DocumentNode {
+): { document: DocumentNode; fromVariables: boolean } {
   const typeInfo = new TypeInfo(schema);
-  return visit(
+  let fromVariables = false;
+  const sized = visit(
     document,
     visitWithTypeInfo(typeInfo, {
       Field(field) {
         const type = typeInfo.getType();
         if (!type || !isConnection(schema, getNamedType(type)?.name)) return undefined;
+        fromVariables ||= (field.arguments ?? []).some((a) =>
+          PAGE_ARGUMENTS.includes(a.name.value) && a.value.kind === Kind.VARIABLE
+        );
         const size: ArgumentNode = {
           kind: Kind.ARGUMENT,
           name: { kind: Kind.NAME, value: "first" },
@@ -69,6 +76,7 @@ export function withPageSizes(
       },
     }),
   );
+  return { document: sized, fromVariables };
 }
 
 /** The cost of an operation as armor counts it (2 per object, 1 per scalar, ×1.5 a level, × page). */
@@ -76,26 +84,40 @@ export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown>,
-): number {
+): { cost: number; fromVariables: boolean } {
   let cost = 0;
-  validate(schema, withPageSizes(schema, document, variables), [
+  const sized = withPageSizes(schema, document, variables);
+  validate(schema, sized.document, [
     costLimitRule({
       maxCost: Number.MAX_SAFE_INTEGER,
       propagateOnRejection: false,
       onAccept: [(_: unknown, { n }: { n: number }) => void (cost = Math.max(cost, n))],
     }),
   ]);
-  return cost;
+  return { cost, fromVariables: sized.fromVariables };
 }
 
 /** Refuses an operation whose cost, counted with its real page sizes, is above `maxCost`. */
 export function pageSizeCostLimit(maxCost: number): Plugin {
+  // Parsed documents are cached and reused, so a cost that no variable changes is counted once.
+  const fixedCosts = new WeakMap<DocumentNode, number>();
+  const costOf = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown>,
+  ) => {
+    const known = fixedCosts.get(document);
+    if (known !== undefined) return known;
+    const { cost, fromVariables } = operationCost(schema, document, variables);
+    if (!fromVariables) fixedCosts.set(document, cost);
+    return cost;
+  };
   const check = (args: {
     schema: GraphQLSchema;
     document: DocumentNode;
     variableValues?: Record<string, unknown> | null;
   }) => {
-    const cost = operationCost(args.schema, args.document, args.variableValues ?? {});
+    const cost = costOf(args.schema, args.document, args.variableValues ?? {});
     if (cost > maxCost) {
       throw new GraphQLError(`Query Cost limit of ${maxCost} exceeded, found ${cost}.`, {
         extensions: { code: "BAD_USER_INPUT" },
