@@ -36,8 +36,11 @@ import {
 import type { Workforce } from "./service.ts";
 import {
   artifactByPublicId,
+  artifactCount,
+  type ArtifactFilter,
   type ArtifactRow,
   artifactsByRunIds,
+  artifactsPage,
   employeeByPublicId,
   employeeCount,
   type EmployeeRow,
@@ -257,6 +260,19 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     pendingArtifacts: [AiArtifactType!]!
     "Admin: pending artifacts, oldest first."
     pendingArtifactsConnection(first: Int, after: String, last: Int, before: String): AiArtifactConnection!
+    """
+    Admin: artifacts, newest first, narrowed by each filter given (the delivery page asks for
+    approvalStatus: approved). An employeeId that names no employee gives an empty list.
+    """
+    aiArtifacts(
+      approvalStatus: AiApprovalStatus
+      deliveryStatus: AiDeliveryStatus
+      employeeId: String
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): AiArtifactConnection!
     "Admin: an AI employee; null when there is none with this id."
     aiEmployee(id: String!): AiEmployeeType
     "Admin: a run; null when there is none with this id."
@@ -499,6 +515,21 @@ export function workforceModule(
           totalCount: () => pendingArtifactCount(sql),
         })
       ),
+      aiArtifacts: adminField((_, args: PageArgs & ArtifactFilter) => {
+        const filter: ArtifactFilter = {
+          approvalStatus: args.approvalStatus,
+          deliveryStatus: args.deliveryStatus,
+          employeeId: args.employeeId,
+        };
+        if (filter.employeeId != null && !looksLikePublicId(filter.employeeId)) {
+          return paginate(args, CREATED, () => Promise.resolve([]), createdKey, {
+            totalCount: () => Promise.resolve(0),
+          });
+        }
+        return paginate(args, CREATED, (window) => artifactsPage(sql, filter, window), createdKey, {
+          totalCount: () => artifactCount(sql, filter),
+        });
+      }),
       aiEmployee: adminField((_, args: { id: string }) => findEmployee(args.id)),
       aiRun: adminField((_, args: { id: string }) => findRun(args.id)),
     },
