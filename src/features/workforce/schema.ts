@@ -16,6 +16,7 @@ import {
 } from "../../graphql/pagination.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 import type { Database } from "../../platform/db.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { Delivery } from "./delivery/service.ts";
@@ -315,6 +316,14 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
     retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
   }
+
+  extend type Subscription {
+    """
+    Admin: each artifact a run stores waiting for review (approvalStatus pending), as it is when
+    sent; what autonomy approves or the post-filter rejects is not sent.
+    """
+    pendingArtifactAdded: AiArtifactType!
+  }
 `;
 
 type Sql = Database["sql"];
@@ -409,8 +418,12 @@ function logEntries(log: unknown[] | null) {
   });
 }
 
+/** The pub/sub topic of new pending artifacts (one for every admin subscriber). */
+export const PENDING_ARTIFACTS_TOPIC = "ai_workforce:pending_artifacts";
+
 export interface WorkforceSchemaDeps {
   db: Database;
+  pubsub: Pick<PubSub, "publish" | "subscribe">;
   clock: Clock;
   users: Pick<UsersApi, "loadUser">;
 }
@@ -585,5 +598,15 @@ export function workforceModule(
       }),
     },
   };
-  return { typeDefs, resolvers };
+  const subscriptions = {
+    Subscription: {
+      pendingArtifactAdded: {
+        subscribe: adminField(() =>
+          deps.pubsub.subscribe<{ artifactId: string }>(PENDING_ARTIFACTS_TOPIC)
+        ),
+        resolve: (event: { artifactId: string }) => artifactByPublicId(sql, event.artifactId),
+      },
+    },
+  };
+  return { typeDefs, resolvers: { ...resolvers, ...subscriptions } };
 }
