@@ -188,6 +188,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
     fetch,
     jobs,
     events,
+    pubsub,
     tokens,
     users: users.api,
     deliveryAdapters: options.deliveryAdapters,

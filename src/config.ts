@@ -173,6 +173,11 @@ export const SERVICE_VARIABLES = {
     description: "Base of `admin_url` links.",
     schema: z.url().default("http://localhost:4000/admin"),
   }),
+  ADMIN_SIGN_IN_URL: variable({
+    description:
+      "The identity provider's hosted sign-in page that returns to `/admin/sign-in#token=<JWT>`; the admin console offers it as a link next to pasting a token. Unset = no link. An `http`/`https` URL; it is shown to visitors, so it must carry nothing secret.",
+    schema: z.url({ protocol: /^https?$/ }).optional(),
+  }),
   GRAPHQL_EXPLORER: variable({
     defaultText: "on",
     description:
@@ -230,6 +235,8 @@ export interface Config {
   sandboxImapUrl?: string;
   errorTrackerDsn?: string;
   adminBaseUrl: string;
+  /** The identity provider's sign-in page for the admin console; undefined when not configured. */
+  adminSignInUrl?: string;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
 }
@@ -271,6 +278,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sandboxImapUrl: v.SANDBOX_IMAP_URL,
     errorTrackerDsn: v.ERROR_TRACKER_DSN,
     adminBaseUrl: v.ADMIN_BASE_URL,
+    adminSignInUrl: v.ADMIN_SIGN_IN_URL,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
   };

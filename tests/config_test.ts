@@ -14,6 +14,7 @@ Deno.test("config: defaults for an empty environment", () => {
   assert.equal(config.githubApiUrl, "https://api.github.com");
   assert.equal(config.adminBaseUrl, "http://localhost:4000/admin");
   assert.deepEqual(config.adminSubjects, []);
+  assert.equal(config.adminSignInUrl, undefined);
 });
 
 Deno.test("config: values are parsed and typed", () => {
@@ -25,7 +26,9 @@ Deno.test("config: values are parsed and typed", () => {
     AI_FLAGS: "coaching",
     SIDEKIQ_DEAD_THRESHOLD: "3",
     ERROR_TRACKER_DSN: "http://key@127.0.0.1:9/1",
+    ADMIN_SIGN_IN_URL: "https://id.example.com/sign-in?client_id=console",
   });
+  assert.equal(config.adminSignInUrl, "https://id.example.com/sign-in?client_id=console");
   assert.equal(config.port, 0);
   assert.equal(config.databaseUrl, "postgres://u@db:5432/app");
   assert.deepEqual(config.adminSubjects, ["a", "b", "c"]);
@@ -48,6 +51,8 @@ for (
     ["FALLBACK_AUTH_SECRET", "short"],
     ["LOG_LEVEL", "loud"],
     ["GITHUB_REPO", "no-slash"],
+    ["ADMIN_SIGN_IN_URL", "javascript:alert(1)"],
+    ["ADMIN_SIGN_IN_URL", "not a url"],
   ]
 ) {
   Deno.test(`config: ${name}=${value} is refused naming the variable`, () => {

@@ -36,6 +36,8 @@ export type DomainEvents = {
   "billing.payment_processed": PaymentProcessed;
   /** An AI artifact was approved (by an admin or by the employee's autonomy level). */
   "ai_workforce.artifact_approved": { artifactId: string; kind: string; employeeId: string };
+  /** A run's artifact was stored waiting for review (not auto-approved, not auto-rejected). */
+  "ai_workforce.artifact_pending": { artifactId: string; kind: string; employeeId: string };
 };
 
 export interface PaymentProcessed {

@@ -7,7 +7,7 @@
 import type { TestApp } from "./app.ts";
 import { dataOf, gql, type UserErrorResult } from "./graphql.ts";
 import { type FakeServer, startFakeServer } from "./http.ts";
-import { setup, type TestSetup } from "./setup.ts";
+import { setup, type SetupOptions, type TestSetup } from "./setup.ts";
 import { createTestRunner, TEST_SECRET, type TestRunner } from "./runner.ts";
 import type { Database } from "../../src/platform/db.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
@@ -70,7 +70,13 @@ export interface WorkforceCtx extends TestSetup {
 
 /** The shared setup with the workforce's environment, a fake runner and a fake chat endpoint. */
 export async function setupWorkforce(
-  options: { env?: Record<string, string>; db?: Database; start?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    db?: Database;
+    start?: string;
+    /** A store instead of a fresh one (another instance's, for fan-out). */
+    kv?: SetupOptions["kv"];
+  } = {},
 ): Promise<WorkforceCtx> {
   const runner = startFakeRunner();
   const chat = startFakeServer(() => Response.json({ ok: true }));
@@ -79,6 +85,7 @@ export async function setupWorkforce(
     s = await setup({
       start: options.start,
       db: options.db,
+      kv: options.kv,
       admins: ["admin-1"],
       user: "user-1",
       env: {

@@ -1,4 +1,7 @@
-/** Admin GraphQL over the job queue's dead set: list, retry, discard. */
+/**
+ * Admin GraphQL over the job queue: the overview an operator checks (counts, queues, schedules)
+ * and the dead set (list, retry, discard).
+ */
 import { adminField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
@@ -21,6 +24,43 @@ const typeDefs = /* GraphQL */ `
 
   ${connectionTypeDefs("DeadJob")}
 
+  "One queue of jobs waiting to run."
+  type JobQueue {
+    name: String!
+    "Jobs due and not yet claimed."
+    size: Int!
+    "Seconds the oldest due job has waited; 0 when none waits."
+    latencySeconds: Float!
+  }
+
+  "A cron schedule of the service (UTC), fired once per slot across instances."
+  type JobSchedule {
+    "Stable name, e.g. ai_workforce.scheduler_tick."
+    name: String!
+    "Five-field cron expression (UTC)."
+    cron: String!
+    "The last slot fired (fired slots are kept for a week); null when none is recorded."
+    lastRunAt: DateTime
+    "The next slot after now."
+    nextRunAt: DateTime!
+  }
+
+  "What the job system looks like now (what Sidekiq's dashboard shows)."
+  type JobsOverview {
+    "Jobs run since the database was created (finished or failed attempts)."
+    processed: Int!
+    "Failed attempts since the database was created."
+    failed: Int!
+    "Jobs due and not yet claimed, in every queue."
+    enqueued: Int!
+    "Jobs in the dead set."
+    dead: Int!
+    "Queues with at least one job that is not dead, by name."
+    queues: [JobQueue!]!
+    "Every registered schedule, by name."
+    schedules: [JobSchedule!]!
+  }
+
   type DeadJobPayload {
     "The dead job acted on, as it was; null when there was no dead job with this id."
     deadJob: DeadJob
@@ -28,6 +68,8 @@ const typeDefs = /* GraphQL */ `
   }
 
   extend type Query {
+    "Counts, queues and schedules of the job system (admin)."
+    jobsOverview: JobsOverview!
     "Dead jobs, most recently failed first (admin)."
     deadJobs(first: Int, after: String, last: Int, before: String): DeadJobConnection!
   }
@@ -48,7 +90,15 @@ function outcome(deadJob: DeadJob | null) {
 }
 
 export interface JobsAdminDeps {
-  jobs: Pick<JobSystem, "listDeadJobs" | "countDeadJobs" | "retryDeadJob" | "discardDeadJob">;
+  jobs: Pick<
+    JobSystem,
+    | "listDeadJobs"
+    | "countDeadJobs"
+    | "retryDeadJob"
+    | "discardDeadJob"
+    | "figures"
+    | "schedules"
+  >;
 }
 
 export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
@@ -56,6 +106,17 @@ export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
     typeDefs,
     resolvers: {
       Query: {
+        jobsOverview: adminField(async () => {
+          const [figures, schedules] = await Promise.all([
+            deps.jobs.figures(),
+            deps.jobs.schedules(),
+          ]);
+          return {
+            ...figures,
+            queues: figures.queues.map((q) => ({ ...q, latencySeconds: q.latency })),
+            schedules,
+          };
+        }),
         deadJobs: adminField((_, args: PageArgs) =>
           paginate(
             args,

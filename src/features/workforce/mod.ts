@@ -11,7 +11,7 @@ import { type Feature, handles, on } from "../feature.ts";
 import type { Adapters } from "./delivery/adapters.ts";
 import { createDelivery } from "./delivery/service.ts";
 import { chatAlertJob, deliveryJob, dispatchJob } from "./jobs.ts";
-import { workforceModule, type WorkforceSchemaDeps } from "./schema.ts";
+import { PENDING_ARTIFACTS_TOPIC, workforceModule, type WorkforceSchemaDeps } from "./schema.ts";
 import { createRunnerClient } from "./runner-client.ts";
 import { parseSeedFile, seedEmployees } from "./seed.ts";
 import { createWorkforceService, type WorkforceServiceDeps } from "./service.ts";
@@ -57,6 +57,10 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
       handles(deliveryJob, async ({ artifactId }) => void await delivery.deliver(artifactId)),
     ],
     subscriptions: [
+      // To `pendingArtifactAdded` subscribers on every instance (pub/sub over the KV store).
+      on("ai_workforce.artifact_pending", "ai_workforce.stream_pending", async (pending) => {
+        await deps.pubsub.publish(PENDING_ARTIFACTS_TOPIC, { artifactId: pending.artifactId });
+      }),
       on("ai_workforce.artifact_approved", "ai_workforce.enqueue_delivery", async (approved) => {
         await deps.jobs.enqueue(sql, deliveryJob, { artifactId: approved.artifactId }, {
           key: `deliver:${approved.artifactId}`,

@@ -16,6 +16,7 @@ import {
 } from "../../graphql/pagination.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 import type { Database } from "../../platform/db.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { Delivery } from "./delivery/service.ts";
@@ -36,8 +37,11 @@ import {
 import type { Workforce } from "./service.ts";
 import {
   artifactByPublicId,
+  artifactCount,
+  type ArtifactFilter,
   type ArtifactRow,
   artifactsByRunIds,
+  artifactsPage,
   employeeByPublicId,
   employeeCount,
   type EmployeeRow,
@@ -257,6 +261,19 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     pendingArtifacts: [AiArtifactType!]!
     "Admin: pending artifacts, oldest first."
     pendingArtifactsConnection(first: Int, after: String, last: Int, before: String): AiArtifactConnection!
+    """
+    Admin: artifacts, newest first, narrowed by each filter given (the delivery page asks for
+    approvalStatus: approved). An employeeId that names no employee gives an empty list.
+    """
+    aiArtifacts(
+      approvalStatus: AiApprovalStatus
+      deliveryStatus: AiDeliveryStatus
+      employeeId: String
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): AiArtifactConnection!
     "Admin: an AI employee; null when there is none with this id."
     aiEmployee(id: String!): AiEmployeeType
     "Admin: a run; null when there is none with this id."
@@ -298,6 +315,14 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
     "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
     retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
+  }
+
+  extend type Subscription {
+    """
+    Admin: each artifact a run stores waiting for review (approvalStatus pending), as it is when
+    sent; what autonomy approves or the post-filter rejects is not sent.
+    """
+    pendingArtifactAdded: AiArtifactType!
   }
 `;
 
@@ -393,8 +418,12 @@ function logEntries(log: unknown[] | null) {
   });
 }
 
+/** The pub/sub topic of new pending artifacts (one for every admin subscriber). */
+export const PENDING_ARTIFACTS_TOPIC = "ai_workforce:pending_artifacts";
+
 export interface WorkforceSchemaDeps {
   db: Database;
+  pubsub: Pick<PubSub, "publish" | "subscribe">;
   clock: Clock;
   users: Pick<UsersApi, "loadUser">;
 }
@@ -499,6 +528,21 @@ export function workforceModule(
           totalCount: () => pendingArtifactCount(sql),
         })
       ),
+      aiArtifacts: adminField((_, args: PageArgs & ArtifactFilter) => {
+        const filter: ArtifactFilter = {
+          approvalStatus: args.approvalStatus,
+          deliveryStatus: args.deliveryStatus,
+          employeeId: args.employeeId,
+        };
+        if (filter.employeeId != null && !looksLikePublicId(filter.employeeId)) {
+          return paginate(args, CREATED, () => Promise.resolve([]), createdKey, {
+            totalCount: () => Promise.resolve(0),
+          });
+        }
+        return paginate(args, CREATED, (window) => artifactsPage(sql, filter, window), createdKey, {
+          totalCount: () => artifactCount(sql, filter),
+        });
+      }),
       aiEmployee: adminField((_, args: { id: string }) => findEmployee(args.id)),
       aiRun: adminField((_, args: { id: string }) => findRun(args.id)),
     },
@@ -554,5 +598,15 @@ export function workforceModule(
       }),
     },
   };
-  return { typeDefs, resolvers };
+  const subscriptions = {
+    Subscription: {
+      pendingArtifactAdded: {
+        subscribe: adminField(() =>
+          deps.pubsub.subscribe<{ artifactId: string }>(PENDING_ARTIFACTS_TOPIC)
+        ),
+        resolve: (event: { artifactId: string }) => artifactByPublicId(sql, event.artifactId),
+      },
+    },
+  };
+  return { typeDefs, resolvers: { ...resolvers, ...subscriptions } };
 }

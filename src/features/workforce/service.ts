@@ -372,11 +372,17 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         approvalStatus: initialApprovalStatus(result.post_filter),
         postFilterReason: result.post_filter?.passed === false ? result.post_filter.reason : null,
       }, now);
-      if (
-        artifact?.approvalStatus === "pending" &&
-        autoApproves(employee.autonomyLevel, artifact.kind)
-      ) {
-        await approveIn(tx, artifact, employee, null, null);
+      if (artifact?.approvalStatus === "pending") {
+        if (autoApproves(employee.autonomyLevel, artifact.kind)) {
+          await approveIn(tx, artifact, employee, null, null);
+        } else {
+          // Streamed to `pendingArtifactAdded` after commit (never for a rolled-back result).
+          await deps.events.publish(tx, "ai_workforce.artifact_pending", {
+            artifactId: artifact.publicId,
+            kind: artifact.kind,
+            employeeId: employee.publicId,
+          });
+        }
       }
       return "concluded";
     });

@@ -580,6 +580,43 @@ export async function pendingArtifactCount(sql: Queryable): Promise<number> {
   return row.n;
 }
 
+/** The filters of `aiArtifacts`; each one given narrows the list. */
+export interface ArtifactFilter {
+  approvalStatus?: ApprovalStatus | null;
+  deliveryStatus?: "delivered" | "failed" | null;
+  /** An employee's public id. */
+  employeeId?: string | null;
+}
+
+function artifactFilter(sql: Queryable, filter: ArtifactFilter) {
+  const parts = [
+    filter.approvalStatus ? sql`approval_status = ${filter.approvalStatus}` : null,
+    filter.deliveryStatus ? sql`delivery_status = ${filter.deliveryStatus}` : null,
+    filter.employeeId
+      ? sql`employee_id = (select id from ai_employees where public_id = ${filter.employeeId})`
+      : null,
+  ].filter((p) => p !== null);
+  return parts.length ? parts.reduce((acc, p) => sql`${acc} and ${p}`) : sql`true`;
+}
+
+/** A window of `aiArtifacts`, newest first, in one statement. */
+export async function artifactsPage(
+  sql: Queryable,
+  filter: ArtifactFilter,
+  window: Window,
+): Promise<ArtifactRow[]> {
+  const k = keyset(sql, CREATED_KEY, "desc", window);
+  return await sql<ArtifactRow[]>`
+    select ${artifactColumns(sql)} from ai_artifacts
+    where ${artifactFilter(sql, filter)} and ${k.where} order by ${k.orderBy} limit ${k.limit}`;
+}
+
+export async function artifactCount(sql: Queryable, filter: ArtifactFilter): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from ai_artifacts where ${artifactFilter(sql, filter)}`;
+  return row.n;
+}
+
 export async function insertArtifact(
   tx: Queryable,
   input: {

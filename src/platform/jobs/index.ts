@@ -23,13 +23,22 @@ import {
   fireScheduleSlot,
   insertJob,
   insertJobs,
+  lastScheduleSlots,
   pruneScheduleSlots,
   queueFigures,
   READY_CHANNEL,
   releaseJobs,
   retryDead,
 } from "./store.ts";
-import type { EnqueueOptions, EventMap, JobHandler, JobInfo, JobKind, JobSystem } from "./types.ts";
+import type {
+  EnqueueOptions,
+  EventMap,
+  JobHandler,
+  JobInfo,
+  JobKind,
+  JobSystem,
+  ScheduleInfo,
+} from "./types.ts";
 
 export { jobKind } from "./types.ts";
 export type {
@@ -43,6 +52,7 @@ export type {
   JobKind,
   JobSystem,
   QueueFigures,
+  ScheduleInfo,
 } from "./types.ts";
 
 export interface JobSystemOptions {
@@ -319,6 +329,17 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     return fired;
   }
 
+  async function scheduleInfos(): Promise<ScheduleInfo[]> {
+    const last = await lastScheduleSlots(sql);
+    const now = clock.now();
+    return [...schedules].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([name, pattern]) => ({
+      name,
+      cron: pattern,
+      lastRunAt: last.get(name) ?? null,
+      nextRunAt: new Cron(pattern, { paused: true, timezone }).nextRun(now)!,
+    }));
+  }
+
   function startScheduler() {
     for (const [name, pattern] of schedules) {
       const cron = new Cron(pattern, { timezone, protect: true }, async (self: Cron) => {
@@ -350,6 +371,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     schedule,
     fireSchedule,
     figures: () => queueFigures(sql, clock.now()),
+    schedules: scheduleInfos,
     listDeadJobs: (page = { limit: 50 }) =>
       deadJobs(sql, { ...page, limit: Math.min(Math.max(1, page.limit), 500) }),
     countDeadJobs: () => countDeadJobs(sql),

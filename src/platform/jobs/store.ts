@@ -272,3 +272,10 @@ export async function pruneScheduleSlots(sql: Sql, before: Date): Promise<number
   const rows = await sql`delete from job_schedule_slots where slot < ${before} returning slot`;
   return rows.length;
 }
+
+/** The latest recorded slot of each schedule that has fired (one statement for all). */
+export async function lastScheduleSlots(sql: Sql): Promise<Map<string, Date>> {
+  const rows = await sql<{ name: string; slot: Date }[]>`
+    select name, max(slot) as slot from job_schedule_slots group by name`;
+  return new Map(rows.map((r) => [r.name, r.slot]));
+}

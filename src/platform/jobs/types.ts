@@ -46,6 +46,17 @@ export interface QueueFigures {
   queues: { name: string; size: number; latency: number }[];
 }
 
+/** A registered cron schedule with its last fired slot and its next one. */
+export interface ScheduleInfo {
+  name: string;
+  /** Five-field cron expression. */
+  cron: string;
+  /** The last slot fired (by any instance) that is still recorded; null when none is. */
+  lastRunAt: Date | null;
+  /** The next cron slot after now. */
+  nextRunAt: Date;
+}
+
 export interface EnqueueOptions {
   /** Queue name (default `default`). */
   queue?: string;
@@ -120,6 +131,8 @@ export interface JobSystem<Events extends EventMap = EventMap> {
   /** Runs `task` at each cron slot, once per slot across all instances. */
   schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>): void;
   figures(): Promise<QueueFigures>;
+  /** Every registered schedule, by name, with its last fired and next slot. */
+  schedules(): Promise<ScheduleInfo[]>;
   /** Dead jobs, most recently failed first (default: the first 50). */
   listDeadJobs(page?: DeadJobPage): Promise<DeadJob[]>;
   countDeadJobs(): Promise<number>;
