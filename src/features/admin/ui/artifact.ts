@@ -6,6 +6,13 @@ import DOMPurify from "dompurify";
 import { diffLines } from "diff";
 import { html } from "./html.ts";
 
+// Images in artifacts often lack a description: say so rather than leave screen readers guessing.
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "IMG" && !node.hasAttribute("alt")) {
+    node.setAttribute("alt", "image without a description");
+  }
+});
+
 /** Markdown → HTML with DOMPurify (no scripts, no handlers, no styles). */
 export function markdownHtml(text: string): string {
   const raw = marked.parse(text, { async: false, gfm: true }) as string;

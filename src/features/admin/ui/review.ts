@@ -74,28 +74,36 @@ export function ReviewBoard() {
     return [];
   };
 
+  // Keys can arrive faster than renders: the handler reads the latest list and selection.
+  const latest = useRef({ list, index });
+  latest.current = { list, index };
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (target.closest("input, textarea, select, [contenteditable]")) return;
       const action = shortcutOf(event.key);
+      const { list, index } = latest.current;
       if (!action || !list.length) return;
       event.preventDefault();
-      if (action === "next") {
-        setSelected(Math.min(index + 1, list.length - 1));
+      const move = (to: number) => {
+        latest.current = { list, index: to };
+        setSelected(to);
         setMode("view");
-      } else if (action === "previous") {
-        setSelected(Math.max(index - 1, 0));
-        setMode("view");
-      } else if (action === "approve" && current) {
-        approve(current).catch((e) => setFailure(e.message));
+      };
+      if (action === "next") move(Math.min(index + 1, list.length - 1));
+      else if (action === "previous") move(Math.max(index - 1, 0));
+      else if (action === "approve") {
+        approve(list[index]).then(
+          (errors) => setFailure(errors.map((e) => e.message).join(" ")),
+          (err) => setFailure(err.message),
+        );
       } else if (action === "edit") setMode("edit");
       else if (action === "reject") setMode("reject");
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  });
+  }, []);
 
   return html`<section aria-labelledby="review-title">
     <h1 id="review-title">Review board</h1>
