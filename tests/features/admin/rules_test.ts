@@ -15,6 +15,7 @@ import {
   routeOf,
   shortcutOf,
   spendLevel,
+  usd,
 } from "../../../src/features/admin/ui/rules.ts";
 import { measureEdit } from "../../../src/features/workforce/rules.ts";
 
@@ -77,6 +78,13 @@ Deno.test("admin ui rules: spend levels at 80 % and 100 % of the cap, ages, shor
   assert.equal(age("2026-01-05T11:59:30Z", now), "30 s");
   assert.equal(age("2026-01-05T11:00:00Z", now), "1 h");
   assert.equal(age("2026-01-03T12:00:00Z", now), "2 d");
+  assert.deepEqual([usd(0.01), usd(0.0123), usd(50), usd(0), usd(1.23456)], [
+    "$0.01",
+    "$0.0123",
+    "$50.00",
+    "$0.00",
+    "$1.23",
+  ]);
   assert.equal(shortcutOf("j"), "next");
   assert.equal(shortcutOf("x"), null);
 });

@@ -384,20 +384,18 @@ function SettingsForm(props: { employee: any; reload: () => Promise<void> }) {
   const [notice, setNotice] = useState("");
   const submit = async (event: Event) => {
     event.preventDefault();
+    // Only what the admin changed is sent: an untouched field keeps its stored value.
     const vars: Record<string, unknown> = { id: e.id };
+    const start = initial();
     for (const [k, , type] of SETTINGS) {
       const v = values[k];
-      vars[k] = type === "number"
-        ? (v.trim() === "" || !/^-?\d+$/.test(v.trim()) ? Number.NaN : Number(v))
-        : v;
-    }
-    if (Number.isNaN(vars.monthlyBudgetCents)) {
-      setErrors([{
-        code: "invalid",
-        field: "monthlyBudgetCents",
-        message: "Enter a whole number of cents.",
-      }]);
-      return;
+      if (v === start[k]) continue;
+      if (type !== "number") vars[k] = v;
+      else if (/^-?\d+$/.test(v.trim())) vars[k] = Number(v.trim());
+      else {
+        setErrors([{ code: "invalid", field: k, message: "Enter a whole number of cents." }]);
+        return;
+      }
     }
     const res = await gql(
       `mutation($id: String!, $name: String, $description: String, $taskPrompt: String,

@@ -59,10 +59,17 @@ function App() {
     };
   }, []);
 
+  /** Checks the session, then goes back to the page wanted before sign-in (if on sign-in). */
   const check = async () => {
     setAuth("checking");
     try {
       const data = await gql<{ authzCheck: boolean }>(`{ authzCheck(permission: "admin") }`);
+      if (here().page === "sign-in") {
+        const back = returnTo();
+        navigate(back && !back.startsWith("/sign-in") ? back : "/", true);
+      }
+      clearReturnTo();
+      setReason("");
       setAuth(data.authzCheck ? "admin" : "refused");
     } catch (err) {
       if (!(err instanceof AuthError)) {
@@ -82,7 +89,6 @@ function App() {
       setReturnTo(currentPath());
       navigate("/sign-in", true);
     }
-    if (auth === "admin" && route.page === "sign-in") navigate("/", true);
   }, [auth, route.page]);
 
   useEffect(() => {
@@ -95,13 +101,7 @@ function App() {
     } · Admin console`;
   }, [route.page]);
 
-  const signedIn = async () => {
-    await check();
-    const back = returnTo();
-    clearReturnTo();
-    setReason("");
-    navigate(back && !back.startsWith("/sign-in") ? back : "/", true);
-  };
+  const signedIn = () => check();
   const signOut = () => {
     clearToken();
     clearReturnTo();

@@ -34,7 +34,11 @@ export function age(from: string, now: number): string {
   return `${Math.floor(seconds / 86400)} d`;
 }
 
-export const usd = (value: number): string => `$${value.toFixed(value < 1 && value > 0 ? 4 : 2)}`;
+/** Dollars with cents, or with 4 decimals when a run cost has fractions of a cent. */
+export const usd = (value: number): string => {
+  const wholeCents = Math.abs(value * 100 - Math.round(value * 100)) < 1e-9;
+  return `$${value.toFixed(wholeCents || value >= 1 ? 2 : 4)}`;
+};
 
 export type SpendLevel = "ok" | "warning" | "over";
 
