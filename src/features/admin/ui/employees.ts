@@ -209,10 +209,10 @@ export function EmployeePage(props: { id: string }) {
     setRunErrors(
       errs.map((x) => ({ ...x, message: RUN_ERRORS[x.code] ?? x.message, field: null })),
     );
+    await reload();
     if (!errs.length) {
       setNotice(`Run ${res.triggerAiRun.run.id} is ${res.triggerAiRun.run.status}.`);
     }
-    await reload();
   };
   const pause = async () => {
     const res = await gql(
@@ -221,8 +221,8 @@ export function EmployeePage(props: { id: string }) {
     );
     const errs = res.pauseAiEmployee.errors as UserError[];
     setRunErrors(errs);
-    if (!errs.length) setNotice(e.active ? `${e.name} is paused.` : `${e.name} is active again.`);
     await reload();
+    if (!errs.length) setNotice(e.active ? `${e.name} is paused.` : `${e.name} is active again.`);
   };
   const c = e.promotionCriteria;
   return html`
@@ -336,10 +336,10 @@ function LevelForm(props: { employee: any; reload: () => Promise<void> }) {
         field: x.field === "autonomyLevel" || x.field === "confirmPromotion" ? x.field : null,
       })),
     );
+    if (!errs.length) await props.reload();
     setNotice(
       errs.length ? "" : `The level is now ${res.updateAiEmployee.employee.autonomyLevel}.`,
     );
-    if (!errs.length) await props.reload();
   };
   return html`
     <form class="level" onSubmit=${submit}>
@@ -408,8 +408,8 @@ function SettingsForm(props: { employee: any; reload: () => Promise<void> }) {
     const errs = res.updateAiEmployee.errors as UserError[];
     const known = new Set(SETTINGS.map(([k]) => k));
     setErrors(errs.map((x) => ({ ...x, field: x.field && known.has(x.field) ? x.field : null })));
-    setNotice(errs.length ? "" : "Settings saved.");
     if (!errs.length) await props.reload();
+    setNotice(errs.length ? "" : "Settings saved.");
   };
   return html`<form class="settings" onSubmit=${submit} novalidate>
     ${

@@ -47,9 +47,13 @@ export function FieldErrors(
 ) {
   const mine = props.errors.filter((e) => (e.field ?? null) === props.field);
   if (!mine.length) return null;
-  return html`<div class="errors" id=${props.id} role="alert"><ul>${
-    mine.map((e) => html`<li data-code=${e.code}>${e.message} <code>${e.code}</code></li>`)
-  }</ul></div>`;
+  return html`
+    <div class="errors" id=${props.id} role="alert">
+      <ul>${mine.map((e) =>
+        html`<li data-code=${e.code}>${e.message} <code>${e.code}</code></li>`
+      )}</ul>
+    </div>
+  `;
 }
 
 export const time = (iso: string | null | undefined): string =>

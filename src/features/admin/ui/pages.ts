@@ -181,8 +181,8 @@ export function FeedbackPostPage(props: { id: string }) {
     );
     const errs = res.updateFeedbackStatus.errors as UserError[];
     setErrors(errs);
-    setNotice(errs.length ? "" : `The status is now ${res.updateFeedbackStatus.post.status}.`);
     await reload();
+    setNotice(errs.length ? "" : `The status is now ${res.updateFeedbackStatus.post.status}.`);
   };
   return html`
     <section aria-labelledby="post-title">
@@ -254,10 +254,10 @@ export function JobsPage() {
     );
     const errs = res[field].errors as UserError[];
     setErrors(errs);
+    await reload();
     setNotice(
       errs.length ? "" : `${field === "retryDeadJob" ? "Retried" : "Discarded"} ${job.name}.`,
     );
-    await reload();
   };
   return html`<section aria-labelledby="jobs-title">
     <h1 id="jobs-title">Jobs</h1>
@@ -325,33 +325,38 @@ export function FlagsPage() {
   const toggle = async (flag: Flag) => {
     const res = await gql(
       `mutation($name: AiFlagName!, $enabled: Boolean!) { setAiFlag(name: $name, enabled: $enabled) {
-      flag { name enabled } ${ERRORS} } }`,
-      { name: flag.name, enabled: !flag.enabled },
+      flag { name enabled configured } ${ERRORS} } }`,
+      { name: flag.name, enabled: !flag.configured },
     );
     const errs = res.setAiFlag.errors as UserError[];
     setErrors(errs);
-    setNotice(
-      errs.length ? "" : `${flag.name} is now ${res.setAiFlag.flag.enabled ? "on" : "off"}.`,
-    );
     await reload();
+    const set = res.setAiFlag.flag;
+    setNotice(
+      errs.length
+        ? ""
+        : `${flag.name} is now set ${set.configured ? "on" : "off"}${
+          set.configured && !set.enabled ? " (still off for calls: no LLM is configured)" : ""
+        }.`,
+    );
   };
   return html`<section aria-labelledby="flags-title">
     <h1 id="flags-title">AI flags</h1>
-    <p class="lead">Each AI feature's state: the environment (<code>AI_FEATURES</code>) sets the default; an admin override
-      stored in the database wins.</p>
+    <p class="lead">Each AI feature's setting comes from <code>AI_FLAGS</code> unless an admin
+      overrides it here; a feature is on for calls when its setting is on and an LLM is configured.</p>
     <div role="status" class="notice">${notice}</div>
     <${FieldErrors} errors=${errors} field=${null} />
     ${error && html`<p class="failure" role="alert">${error}</p>`}
     ${
     !data ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>AI feature flags</caption>
+        <caption>AI feature flags (spec 7)</caption>
         <thead>
           <tr>
             <th scope="col">Flag</th>
-            <th scope="col">State</th>
-            <th scope="col">In the environment</th>
+            <th scope="col">Setting</th>
             <th scope="col">Decided by</th>
+            <th scope="col">On for calls</th>
             <th scope="col">Override</th>
           </tr>
         </thead>
@@ -359,12 +364,16 @@ export function FlagsPage() {
           html`
             <tr key=${f.name}>
               <td>${f.name}</td>
-              <td class="flag-state">${f.enabled ? "on" : "off"}</td>
-              <td>${f.configured ? "enabled" : "not enabled"}</td>
-              <td>${f.source === "database" ? "admin override" : "environment"}</td>
-              <td><button type="button" onClick=${() => toggle(f)}>${f.enabled
+              <td class="flag-setting">${f.configured ? "on" : "off"}</td>
+              <td>${f.source === "database" ? "admin override" : "environment (AI_FLAGS)"}</td>
+              <td class="flag-state">${f.enabled
+                ? "on"
+                : f.configured
+                ? "off: no LLM configured"
+                : "off"}</td>
+              <td><button type="button" onClick=${() => toggle(f)}>${(f.configured
                 ? "Turn " + f.name + " off"
-                : "Turn " + f.name + " on"}</button></td>
+                : "Turn " + f.name + " on")}</button></td>
             </tr>
           `
         )}</tbody>
