@@ -51,12 +51,12 @@ export function SignInPage(props: { fallback: boolean; reason: string; onSignedI
       ? html`
         <p>When the identity provider is down, an operator with shell access can mint a fallback
                   token for an admin subject (at most 12 hours):</p>
-                  <pre tabindex="0">main.ts fallback-token --sub &lt;admin subject&gt; --ttl 1h</pre>
+                  <pre tabindex="0">${"main.ts fallback-token --sub <admin subject> --ttl 1h"}</pre>
                   ${FALLBACK_ENABLED
                     ? html`<p>Fallback sign-in is enabled on this service. Paste the token below.</p>${form}`
                     : html`
                       <p class="failure"
-                        id="fallback-disabled"><strong>Fallback sign-in is disabled</strong> on this service:
+                        id="fallback-disabled"><strong>Fallback sign-in is disabled</strong> on this service:${" "}
                                       <code>FALLBACK_AUTH_SECRET</code> is not set, so fallback tokens are refused.</p>
                     `}
                   <p>
