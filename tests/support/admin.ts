@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
-import { launchBrowser, type TestBrowser } from "./browser.ts";
+import { launchBrowser, SCREENSHOTS, type TestBrowser } from "./browser.ts";
 import { serveApp, type Served } from "./cable.ts";
 import { setupWorkforce, type WorkforceCtx } from "./workforce.ts";
 
@@ -22,6 +22,9 @@ export interface ConsoleCtx extends WorkforceCtx {
   problems: string[];
   /** Opens a console path (`/admin/...`) in the page. */
   open(path: string): Promise<void>;
+  /** Saves the whole page as `.screenshots/<name>.png` and its first 1280×800 as
+   * `.screenshots/docs/<name>.png` (the size docs/images keeps). */
+  shoot(name: string): Promise<void>;
 }
 
 export async function withConsole(
@@ -44,6 +47,7 @@ export async function withConsole(
       else problems.push(msg.text());
     });
     page.setDefaultTimeout(10_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await fn(Object.assign(ctx, {
       app,
       browser,
@@ -53,6 +57,12 @@ export async function withConsole(
       problems,
       open: async (path: string) => {
         await page.goto(app.url + path);
+      },
+      shoot: async (name: string) => {
+        await browser.screenshot(page, `${name}.png`);
+        const docs = new URL("docs/", SCREENSHOTS);
+        await Deno.mkdir(docs, { recursive: true });
+        await page.screenshot({ path: new URL(`${name}.png`, docs).pathname });
       },
     }));
     assert.deepEqual(refused, [], "the console loads nothing from another host");

@@ -46,7 +46,7 @@ Deno.test("admin console: anonymous and non-admin visitors are refused; fallback
     );
     assert.equal(await page.getByLabel(/token/i).count(), 0);
     await assertAccessible(page, "fallback sign-in (disabled)");
-    await ctx.browser.screenshot(page, "admin-sign-in-fallback.png");
+    await ctx.shoot("admin-sign-in-fallback");
 
     // A user who is not an admin: the refusal page, and no admin data.
     await ctx.open("/admin/jobs");
@@ -56,7 +56,7 @@ Deno.test("admin console: anonymous and non-admin visitors are refused; fallback
     assert.ok(graphql.length > 0);
     assert.ok(graphql.every((body) => !body.includes("deadJobs")), "no admin query was sent");
     await assertAccessible(page, "refusal");
-    await ctx.browser.screenshot(page, "admin-refused.png");
+    await ctx.shoot("admin-refused");
     await page.getByRole("button", { name: "Sign in with another token" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     assert.equal(await page.evaluate(`sessionStorage.getItem("admin.sessionToken")`), null);

@@ -44,7 +44,7 @@ Deno.test("admin console: AI employees, trigger a run, settings and promotion in
     );
     assert.match(await row("Bob Broke").innerText(), /\$0\.0123 of \$0\.01 \(123%\)\s*cap reached/);
     await assertAccessible(page, "employees");
-    await ctx.browser.screenshot(page, "admin-employees.png");
+    await ctx.shoot("admin-employees");
 
     await row("Ada Reporter").getByRole("link", { name: "Ada Reporter" }).click();
     await page.getByRole("heading", { name: /Ada Reporter/ }).waitFor();
@@ -120,7 +120,7 @@ Deno.test("admin console: AI employees, trigger a run, settings and promotion in
       "shadow",
     );
     await assertAccessible(page, "employee");
-    await ctx.browser.screenshot(page, "admin-employee.png");
+    await ctx.shoot("admin-employee");
 
     // The run page: trace as a timeline, execution log, the delivered artifact.
     await page.getByRole("link", { name: runId.slice(0, 8) }).click();
@@ -129,7 +129,7 @@ Deno.test("admin console: AI employees, trigger a run, settings and promotion in
     assert.match(await trace.innerText(), /start[\s\S]*gpt-4o-mini[\s\S]*tool_call[\s\S]*sql/);
     assert.match(await page.locator("main").innerText(), /Execution log/);
     await assertAccessible(page, "run");
-    await ctx.browser.screenshot(page, "admin-run.png");
+    await ctx.shoot("admin-run");
 
     // Over its cap: the run is refused as such.
     await ctx.open(`/admin/ai_employees/${broke.id}`);

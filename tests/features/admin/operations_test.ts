@@ -43,7 +43,7 @@ Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in 
     });
     assert.equal(stored.feedbackPost.status, "planned");
     await assertAccessible(page, "feedback post");
-    await ctx.browser.screenshot(page, "admin-feedback-post.png");
+    await ctx.shoot("admin-feedback-post");
 
     // The board with its filters.
     await page.getByRole("link", { name: "Feedback" }).first().click();
@@ -55,7 +55,7 @@ Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in 
     await page.getByLabel("Category").selectOption("feature");
     await page.getByRole("link", { name: "Dark mode please" }).waitFor();
     await assertAccessible(page, "feedback");
-    await ctx.browser.screenshot(page, "admin-feedback.png");
+    await ctx.shoot("admin-feedback");
 
     // Dead jobs: the error shown, retry runs it again, discard removes it.
     let healthy = false;
@@ -77,7 +77,7 @@ Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in 
     await row(one.id).waitFor();
     assert.match(await row(one.id).innerText(), /sync[\s\S]*remote down for 1/);
     await assertAccessible(page, "jobs");
-    await ctx.browser.screenshot(page, "admin-jobs.png");
+    await ctx.shoot("admin-jobs");
     healthy = true;
     await row(one.id).getByRole("button", { name: "Retry" }).click();
     await page.getByRole("status").filter({ hasText: "Retried sync." }).waitFor();
@@ -94,7 +94,7 @@ Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in 
     await coaching.waitFor();
     const before = await coaching.locator(".flag-setting").innerText();
     await assertAccessible(page, "AI flags");
-    await ctx.browser.screenshot(page, "admin-flags.png");
+    await ctx.shoot("admin-flags");
     await coaching.getByRole("button").click();
     const after = before === "on" ? "off" : "on";
     await page.getByRole("status").filter({ hasText: `coaching is now set ${after}` }).waitFor();

@@ -63,7 +63,7 @@ Deno.test("admin console: review one artifact of each kind in Chromium", async (
     await ctx.open("/admin");
     await page.waitForURL(/\/admin\/sign-in$/);
     await assertAccessible(page, "sign-in");
-    await ctx.browser.screenshot(page, "admin-sign-in.png");
+    await ctx.shoot("admin-sign-in");
     await signIn(ctx, ctx.admin);
     await page.getByRole("heading", { name: "Review board" }).waitFor();
     await page.waitForURL(/\/admin\/?$/);
@@ -102,7 +102,7 @@ Deno.test("admin console: review one artifact of each kind in Chromium", async (
       /j\s*next artifact[\s\S]*r\s*reject/,
     );
     await assertAccessible(page, "review board");
-    await ctx.browser.screenshot(page, "admin-review.png");
+    await ctx.shoot("admin-review");
 
     // Approve.
     await report.getByRole("button", { name: "Approve", exact: true }).click();
@@ -124,7 +124,7 @@ Deno.test("admin console: review one artifact of each kind in Chromium", async (
       "-We launched *streak freezes* today.",
     );
     await assertAccessible(page, "edit form");
-    await ctx.browser.screenshot(page, "admin-review-edit.png");
+    await ctx.shoot("admin-review-edit");
     await draft.getByRole("button", { name: "Approve with edits" }).click();
     await page.getByRole("status").filter({ hasText: "with edits" }).waitFor();
     const edited = await artifactOf(ctx, runs.draft_post);
@@ -144,7 +144,7 @@ Deno.test("admin console: review one artifact of each kind in Chromium", async (
     assert.equal(await reason.getAttribute("aria-invalid"), "true");
     assert.equal((await artifactOf(ctx, runs.recommendation)).approvalStatus, "pending");
     await assertAccessible(page, "reject form with its refusal");
-    await ctx.browser.screenshot(page, "admin-review-reject.png");
+    await ctx.shoot("admin-review-reject");
     await reason.fill("Step 3 is the one users like most.");
     await rec.getByRole("button", { name: "Reject" }).click();
     await page.getByRole("status").filter({ hasText: "Rejected “Cut the onboarding”." }).waitFor();
