@@ -565,8 +565,9 @@ export function RunPage(props: { id: string }) {
               const { at, type, ...rest } = entry;
               return html`<li><time>${typeof at === "string" ? time(at) : "—"}</time> <strong>${
                 String(type ?? "event")
-              }</strong>
-        ${Object.keys(rest).length ? html`<code>${JSON.stringify(rest)}</code>` : ""}</li>`;
+              }</strong> ${
+                Object.keys(rest).length ? html`<code>${JSON.stringify(rest)}</code>` : ""
+              }</li>`;
             })
           }</ol>`
           : html`<p>No trace.</p>`}
