@@ -91,16 +91,19 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
     // Evaluated through the DevTools protocol, so the page's CSP (no inline script) still holds.
     await page.evaluate((axe as unknown as { source: string }).source);
   }
+  interface Violation {
+    id: string;
+    impact: string | null;
+    nodes: { target: string[] }[];
+  }
   const violations = await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const result = await (globalThis as any).axe.run(document, { resultTypes: ["violations"] });
-    // deno-lint-ignore no-explicit-any
-    return result.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical")
-      // deno-lint-ignore no-explicit-any
-      .map((v: any) =>
-        `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`
-      );
-  }) as string[];
+    const runner = (globalThis as unknown as {
+      axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> };
+    }).axe;
+    const result = await runner.run(document, { resultTypes: ["violations"] });
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  });
   assert.deepEqual(violations, [], `accessibility of ${label}`);
 }
 

@@ -50,7 +50,6 @@ export function ReviewBoard() {
 
   const list = items ?? [];
   const index = Math.min(selected, Math.max(0, list.length - 1));
-  const current = list[index];
 
   const done = (message: string, id: string) => {
     setNotice(message);
