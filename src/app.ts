@@ -33,6 +33,7 @@ import { type Cable, type CableLimits, createCable } from "./graphql/cable/mod.t
 import type { Plugin } from "graphql-yoga";
 import type { DomainEvents } from "./features/events.ts";
 import { type Feature, registerBackgroundWork } from "./features/feature.ts";
+import { adminFeature } from "./features/admin/mod.ts";
 import { type AiRequestProcessor, aiRequestsFeature } from "./features/ai-requests/mod.ts";
 import { badgesFeature } from "./features/badges/mod.ts";
 import { billingFeature } from "./features/billing/mod.ts";
@@ -194,6 +195,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
     deliveryAdapters: options.deliveryAdapters,
   });
   const jobsAdmin = jobsFeature({ jobs });
+  const admin = adminFeature({ config });
   return {
     users,
     feed,
@@ -212,6 +214,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
     aiRequests,
     workforce,
     jobsAdmin,
+    admin,
   };
 }
 

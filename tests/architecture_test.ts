@@ -9,7 +9,14 @@ import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
-const ENTRY_POINTS = ["main.ts", "runner/main.ts", "scripts/compile.ts", "scripts/config-docs.ts"];
+// The admin console's browser program is a program of its own (bundled into assets.gen.ts).
+const ENTRY_POINTS = [
+  "main.ts",
+  "runner/main.ts",
+  "scripts/compile.ts",
+  "scripts/config-docs.ts",
+  "src/features/admin/ui/main.ts",
+];
 
 interface InfoModule {
   specifier: string;

@@ -1,0 +1,82 @@
+/**
+ * The admin console (issue 22): a single-page app under the path of `ADMIN_BASE_URL` (default
+ * `/admin`) that uses only the public GraphQL API and `/cable`. Its script and styles are built by
+ * `deno task admin:build` from `ui/` into `assets.gen.ts`, so the compiled binary embeds them.
+ * Every other path under the base answers the same HTML shell (deep links such as
+ * `/admin/feedback_posts/<publicId>` work); unknown asset paths answer 404.
+ */
+import type { Config } from "../../config.ts";
+import type { Route } from "../../http/router.ts";
+import type { Feature } from "../feature.ts";
+import { CSS, CSS_SHA256, JS, JS_SHA256 } from "./assets.gen.ts";
+import { adminBasePath, assetName, securityHeaders, shellHtml } from "./rules.ts";
+
+export interface AdminDeps {
+  config: Pick<Config, "adminBaseUrl" | "fallbackAuthSecret">;
+}
+
+interface Asset {
+  body: string;
+  type: string;
+  etag: string;
+}
+
+export function adminFeature(deps: AdminDeps): Feature {
+  const base = adminBasePath(deps.config.adminBaseUrl);
+  const script = assetName("js", JS_SHA256);
+  const style = assetName("css", CSS_SHA256);
+  const assets = new Map<string, Asset>([
+    [script, { body: JS, type: "text/javascript; charset=utf-8", etag: `"${JS_SHA256}"` }],
+    [style, { body: CSS, type: "text/css; charset=utf-8", etag: `"${CSS_SHA256}"` }],
+  ]);
+  const shell = shellHtml({
+    base,
+    script,
+    style,
+    fallbackEnabled: !!deps.config.fallbackAuthSecret,
+  });
+  const hostOf = (req: Request) => new URL(req.url).host;
+
+  const asset = (req: Request, name: string): Response => {
+    const found = assets.get(name);
+    const headers = securityHeaders(hostOf(req));
+    if (!found) {
+      return new Response(JSON.stringify({ error: "not_found", message: "no such asset" }), {
+        status: 404,
+        headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+      });
+    }
+    const common = {
+      ...headers,
+      "cache-control": "public, max-age=31536000, immutable",
+      etag: found.etag,
+    };
+    if (req.headers.get("if-none-match") === found.etag) {
+      return new Response(null, { status: 304, headers: common });
+    }
+    return new Response(req.method === "HEAD" ? null : found.body, {
+      headers: { ...common, "content-type": found.type },
+    });
+  };
+
+  const page = (req: Request): Response =>
+    new Response(req.method === "HEAD" ? null : shell, {
+      headers: {
+        ...securityHeaders(hostOf(req)),
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+      },
+    });
+
+  const routes: Route[] = [
+    {
+      method: "GET",
+      path: `${base}/assets/:name`,
+      handler: (req, ctx) => asset(req, ctx.params.name),
+    },
+    { method: "GET", path: `${base}/assets/*`, handler: (req) => asset(req, "") },
+    { method: "GET", path: base, handler: page },
+    { method: "GET", path: `${base}/*`, handler: page },
+  ];
+  return { name: "admin", routes, api: {} };
+}

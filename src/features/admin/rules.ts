@@ -1,0 +1,81 @@
+/**
+ * Pure rules of the admin console's HTTP side: where it lives, the names of its hashed assets,
+ * the security headers of every answer and the HTML shell every client route answers.
+ */
+
+/** The console's base path: the path of `ADMIN_BASE_URL` without a trailing slash. */
+export function adminBasePath(adminBaseUrl: string): string {
+  const path = new URL(adminBaseUrl).pathname.replace(/\/+$/, "");
+  // A root path would shadow every other route: the console then stays at its default.
+  return path === "" ? "/admin" : path;
+}
+
+/** `app-<first 16 hex of sha256>.<ext>`: a new build is a new URL, so assets can be immutable. */
+export function assetName(kind: "js" | "css", sha256: string): string {
+  return `app-${sha256.slice(0, 16)}.${kind}`;
+}
+
+/** `default-src 'self'`; scripts and styles only from the service; `/cable` on the same host. */
+export function contentSecurityPolicy(host: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    `connect-src 'self' ws://${host} wss://${host}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Headers of every console answer (shell, assets, 404s). */
+export function securityHeaders(host: string): Record<string, string> {
+  return {
+    "content-security-policy": contentSecurityPolicy(host),
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  };
+}
+
+const HTML_ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
+export interface ShellOptions {
+  base: string;
+  script: string;
+  style: string;
+  /** Whether `FALLBACK_AUTH_SECRET` is set (the secret itself never reaches the page). */
+  fallbackEnabled: boolean;
+}
+
+/** The one HTML document of the console: the client routes from `location.pathname`. */
+export function shellHtml(o: ShellOptions): string {
+  const base = escapeHtml(o.base);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Admin console</title>
+<link rel="stylesheet" href="${base}/assets/${escapeHtml(o.style)}">
+<script type="module" src="${base}/assets/${escapeHtml(o.script)}"></script>
+</head>
+<body data-base="${base}" data-fallback="${o.fallbackEnabled ? "enabled" : "disabled"}">
+<div id="app"><main><p>Loading the admin console…</p></main></div>
+<noscript><p>The admin console needs JavaScript.</p></noscript>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,69 @@
+/// <reference lib="dom" />
+/**
+ * The console's only door to the service: POST /graphql with the `SessionToken` header.
+ * `UNAUTHENTICATED` (or a 401) raises {@link AuthError}, `FORBIDDEN` {@link ForbiddenError};
+ * mutations answer their `errors: [UserError]` as data (docs/graphql.md).
+ */
+import { token } from "./session.ts";
+
+export class AuthError extends Error {}
+export class ForbiddenError extends Error {}
+
+export interface UserError {
+  code: string;
+  message: string;
+  field: string | null;
+}
+
+let onAuthError: (err: AuthError) => void = () => {};
+/** Called on every authentication failure (the app sends the admin back to sign-in). */
+export function setAuthErrorHandler(handler: (err: AuthError) => void): void {
+  onAuthError = handler;
+}
+
+// deno-lint-ignore no-explicit-any
+export async function gql<T = any>(
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  const session = token();
+  if (session) headers["SessionToken"] = session;
+  let res: Response;
+  try {
+    res = await fetch("/graphql", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ query, variables }),
+      credentials: "omit",
+      referrerPolicy: "no-referrer",
+    });
+  } catch {
+    throw new Error("The service cannot be reached.");
+  }
+  // deno-lint-ignore no-explicit-any
+  let body: any = null;
+  try {
+    body = await res.json();
+  } catch {
+    // Not JSON: handled by the status below.
+  }
+  const first = body?.errors?.[0];
+  const code = first?.extensions?.code;
+  if (res.status === 401 || code === "UNAUTHENTICATED") {
+    const err = new AuthError(first?.message ?? "Your session is not valid.");
+    onAuthError(err);
+    throw err;
+  }
+  if (code === "FORBIDDEN") throw new ForbiddenError(first.message);
+  if (first) throw new Error(first.message ?? "The request failed.");
+  if (!res.ok || !body?.data) throw new Error(`The service answered ${res.status}.`);
+  return body.data as T;
+}
+
+/** Pending artifacts, re-read every `intervalMs` until the `pendingArtifactAdded` subscription is
+ * wired in here (the board only sees `onChange`). Returns the stop function. */
+export function watchPending(onChange: () => void, intervalMs = 15_000): () => void {
+  const timer = setInterval(onChange, intervalMs);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,120 @@
+/// <reference lib="dom" />
+/** Each artifact kind rendered as what it is (issue 22): diffs, sanitised Markdown, an email, a
+ * chat message. Nothing from a payload reaches the page unsanitised. */
+import { marked } from "marked";
+import DOMPurify from "dompurify";
+import { diffLines } from "diff";
+import { html } from "./html.ts";
+
+// Images in artifacts often lack a description: say so rather than leave screen readers guessing.
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "IMG" && !node.hasAttribute("alt")) {
+    node.setAttribute("alt", "image without a description");
+  }
+});
+
+/** Markdown → HTML with DOMPurify (no scripts, no handlers, no styles). */
+export function markdownHtml(text: string): string {
+  const raw = marked.parse(text, { async: false, gfm: true }) as string;
+  return DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form"], FORBID_ATTR: ["style"] });
+}
+
+export const Markdown = (props: { text: string }) =>
+  html`<div class="markdown" dangerouslySetInnerHTML=${{
+    __html: markdownHtml(props.text),
+  }}></div>`;
+
+function lineClass(line: string): string {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ")) return "meta";
+  if (line.startsWith("@@")) return "hunk";
+  if (line.startsWith("+")) return "add";
+  if (line.startsWith("-")) return "del";
+  return "ctx";
+}
+
+/** A unified diff, line by line, with added and removed lines marked (not by colour alone). */
+export const UnifiedDiff = (props: { text: string; label?: string }) =>
+  html`<pre class="diff" aria-label=${props.label ?? "unified diff"} tabindex="0">${
+    props.text.replace(/\n$/, "").split("\n").map((line) =>
+      html`<span class=${"line " + lineClass(line)}>${line}\n</span>`
+    )
+  }</pre>`;
+
+/** The live diff of an edit against the original, as a unified diff of lines. */
+export const LiveDiff = (props: { original: string; edited: string }) => {
+  const parts = diffLines(props.original, props.edited);
+  const lines: [string, string][] = [];
+  for (const part of parts) {
+    const sign = part.added ? "+" : part.removed ? "-" : " ";
+    for (const line of part.value.replace(/\n$/, "").split("\n")) {
+      lines.push([sign === "+" ? "add" : sign === "-" ? "del" : "ctx", sign + line]);
+    }
+  }
+  return html`<pre class="diff" aria-label="changes against the original" tabindex="0">${
+    lines.map(([cls, line]) => html`<span class=${"line " + cls}>${line}\n</span>`)
+  }</pre>`;
+};
+
+interface Email {
+  subject: string;
+  body: string;
+}
+
+/** An email template as JSON (`subject` + `body`/`html`/`text`) or `Subject:` + body text. */
+export function emailOf(payload: string): Email {
+  try {
+    const parsed = JSON.parse(payload);
+    if (parsed && typeof parsed === "object") {
+      return {
+        subject: String(parsed.subject ?? ""),
+        body: String(parsed.body ?? parsed.html ?? parsed.text ?? ""),
+      };
+    }
+  } catch {
+    // Plain text.
+  }
+  const match = /^subject:\s*(.*)\r?\n\r?\n?([\s\S]*)$/i.exec(payload);
+  return match ? { subject: match[1], body: match[2] } : { subject: "", body: payload };
+}
+
+export function ArtifactBody(
+  props: { kind: string; payload: string; employee: string; title: string },
+) {
+  const { kind, payload } = props;
+  switch (kind) {
+    case "code_patch":
+      return html`<${UnifiedDiff} text=${payload} label=${"code patch: " + props.title} />`;
+    case "report":
+    case "draft_post":
+    case "recommendation":
+      return html`<${Markdown} text=${payload} />`;
+    case "email_template": {
+      const email = emailOf(payload);
+      return html`
+        <div class="email" role="group" aria-label="email preview">
+          <dl class="email-head">
+            <dt>From</dt>
+            <dd>${props.employee}</dd>
+            <dt>Subject</dt>
+            <dd class="subject">${email.subject || props.title}</dd>
+          </dl>
+          <div class="email-body">
+            <${Markdown} text=${email.body} />
+          </div>
+        </div>
+      `;
+    }
+    case "slack_message":
+      return html`
+        <div class="chat" role="group" aria-label="chat message preview">
+          <div class="avatar" aria-hidden="true">${props.employee.slice(0, 1).toUpperCase()}</div>
+          <div class="bubble">
+            <p class="who">${props.employee} <span class="app">APP</span></p>
+            <p class="text">${payload}</p>
+          </div>
+        </div>
+      `;
+    default:
+      return html`<pre class="plain" tabindex="0">${payload}</pre>`;
+  }
+}

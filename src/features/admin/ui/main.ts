@@ -1,0 +1,174 @@
+/// <reference lib="dom" />
+/**
+ * The admin console's browser program (bundled by `deno task admin:build`). It routes on
+ * `location.pathname` under the base path, signs in with a pasted token kept in sessionStorage,
+ * checks `authzCheck(permission: "admin")`, and sends the admin back to sign-in (keeping drafts
+ * and the page) whenever the service answers UNAUTHENTICATED.
+ */
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { AuthError, gql, setAuthErrorHandler } from "./api.ts";
+import { BASE, html, Link, navigate } from "./html.ts";
+import { EmployeePage, EmployeesPage, RunPage } from "./employees.ts";
+import {
+  FeedbackPage,
+  FeedbackPostPage,
+  FlagsPage,
+  JobsPage,
+  RefusalPage,
+  SignInPage,
+} from "./pages.ts";
+import { ReviewBoard } from "./review.ts";
+import { type Route, routeOf } from "./rules.ts";
+import { clearReturnTo, clearToken, returnTo, setReturnTo, token } from "./session.ts";
+
+type Auth = "checking" | "admin" | "refused" | "signed-out";
+
+const here = () => routeOf(BASE, location.pathname, location.search);
+const currentPath = () => location.pathname.slice(BASE.length) || "/";
+
+const NAV: [string, string, Route["page"][]][] = [
+  ["/", "Review", ["review"]],
+  ["/ai_employees", "AI employees", ["employees", "employee", "run"]],
+  ["/feedback_posts", "Feedback", ["feedback", "feedback-post"]],
+  ["/jobs", "Jobs", ["jobs"]],
+  ["/ai_flags", "AI flags", ["flags"]],
+];
+
+function App() {
+  const [route, setRoute] = useState<Route>(here);
+  const [auth, setAuth] = useState<Auth>(token() ? "checking" : "signed-out");
+  const [reason, setReason] = useState("");
+
+  useEffect(() => {
+    const sync = () => setRoute(here());
+    addEventListener("popstate", sync);
+    addEventListener("admin:navigate", sync);
+    setAuthErrorHandler(() => {
+      const path = currentPath();
+      if (!path.startsWith("/sign-in")) setReturnTo(path);
+      clearToken();
+      setReason(
+        "Your session has ended: sign in again to continue where you were. What you were typing is kept.",
+      );
+      setAuth("signed-out");
+    });
+    return () => {
+      removeEventListener("popstate", sync);
+      removeEventListener("admin:navigate", sync);
+    };
+  }, []);
+
+  /** Checks the session, then goes back to the page wanted before sign-in (if on sign-in). */
+  const check = async () => {
+    setAuth("checking");
+    try {
+      const data = await gql<{ authzCheck: boolean }>(`{ authzCheck(permission: "admin") }`);
+      if (here().page === "sign-in") {
+        const back = returnTo();
+        navigate(back && !back.startsWith("/sign-in") ? back : "/", true);
+      }
+      clearReturnTo();
+      setReason("");
+      setAuth(data.authzCheck ? "admin" : "refused");
+    } catch (err) {
+      if (!(err instanceof AuthError)) {
+        setReason((err as Error).message);
+        setAuth("signed-out");
+      }
+    }
+  };
+
+  useEffect(() => {
+    if (auth === "checking") check();
+  }, []);
+
+  // Signed out anywhere: the sign-in page, the wanted page remembered (never in the URL).
+  useEffect(() => {
+    if (auth === "signed-out" && route.page !== "sign-in") {
+      setReturnTo(currentPath());
+      navigate("/sign-in", true);
+    }
+  }, [auth, route.page]);
+
+  useEffect(() => {
+    const titles: Partial<Record<Route["page"], string>> = {
+      review: "Review board",
+      "sign-in": "Sign in",
+    };
+    document.title = `${
+      titles[route.page] ?? NAV.find(([, , pages]) => pages.includes(route.page))?.[1] ?? "Admin"
+    } · Admin console`;
+  }, [route.page]);
+
+  const signedIn = () => check();
+  const signOut = () => {
+    clearToken();
+    clearReturnTo();
+    setReason("");
+    setAuth("signed-out");
+    navigate("/sign-in", true);
+  };
+
+  let content;
+  if (route.page === "sign-in" || auth === "signed-out") {
+    content = route.page === "sign-in"
+      ? html`<${SignInPage} fallback=${route.fallback} reason=${reason} onSignedIn=${signedIn} />`
+      : null;
+  } else if (auth === "checking") content = html`<p>Checking your session…</p>`;
+  else if (auth === "refused") content = html`<${RefusalPage} signOut=${signOut} />`;
+  else content = page(route);
+
+  return html`
+    <header class="top">
+          <a class="skip" href="#main">Skip to content</a>
+          <span class="brand">Admin console</span>
+          ${auth === "admin" && html`
+            <nav aria-label="Console">
+              <ul>${NAV.map(([to, label, pages]) =>
+                html`
+                  <li>
+                    <${Link} to=${to} class=${pages.includes(route.page)
+                      ? "active"
+                      : ""}>${label}</${Link}></li>
+                `
+              )}</ul>
+            </nav>
+          `}
+          ${auth !== "signed-out" &&
+            html`<button type="button" class="sign-out" onClick=${signOut}>Sign out</button>`}
+        </header>
+    <main id="main" tabindex="-1">${content}</main>
+  `;
+}
+
+function page(route: Route) {
+  switch (route.page) {
+    case "review":
+      return html`<${ReviewBoard} />`;
+    case "employees":
+      return html`<${EmployeesPage} />`;
+    case "employee":
+      return html`<${EmployeePage} id=${route.id} key=${route.id} />`;
+    case "run":
+      return html`<${RunPage} id=${route.id} key=${route.id} />`;
+    case "feedback":
+      return html`<${FeedbackPage} />`;
+    case "feedback-post":
+      return html`<${FeedbackPostPage} id=${route.id} key=${route.id} />`;
+    case "jobs":
+      return html`<${JobsPage} />`;
+    case "flags":
+      return html`<${FlagsPage} />`;
+    default:
+      return html`
+        <section>
+          <h1>Not found</h1>
+          <p>The console has no such page.</p>
+          <p>
+            <${Link} to="/">Back to the review board</${Link}></p></section>
+      `;
+  }
+}
+
+render(html`<${App} />`, document.getElementById("app")!);

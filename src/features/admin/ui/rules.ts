@@ -1,0 +1,105 @@
+/**
+ * Pure rules of the console's pages (no DOM): edit measure (same formula as the service, spec 8),
+ * ages, spend against the cap, rejection reasons, keyboard shortcuts and client routes.
+ */
+import { distance } from "fastest-levenshtein";
+
+/** Spec 8: an edit whose Levenshtein ratio is above this counts as heavy editing. */
+export const HEAVY_EDIT_RATIO = 0.3;
+/** Spec 3.2: a rejection reason has at least this many characters. */
+export const MIN_REJECTION_REASON = 10;
+
+/** Levenshtein distance and its ratio to the longer text (0 when both are empty). */
+export function editMeasure(original: string, edited: string) {
+  const editDistance = distance(original, edited);
+  const longer = Math.max(original.length, edited.length);
+  const editRatio = longer === 0 ? 0 : editDistance / longer;
+  return { editDistance, editRatio, heavy: editRatio > HEAVY_EDIT_RATIO };
+}
+
+/** The inline refusal of a rejection reason, or null when it may be sent. */
+export function rejectionReasonError(reason: string): string | null {
+  const length = reason.trim().length;
+  return length < MIN_REJECTION_REASON
+    ? `A rejection reason needs at least ${MIN_REJECTION_REASON} characters (${length} so far).`
+    : null;
+}
+
+/** "45 s", "12 min", "3 h", "2 d" from a timestamp to now. */
+export function age(from: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(from)) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86400)} d`;
+}
+
+/** Dollars with cents, or with 4 decimals when a run cost has fractions of a cent. */
+export const usd = (value: number): string => {
+  const wholeCents = Math.abs(value * 100 - Math.round(value * 100)) < 1e-9;
+  return `$${value.toFixed(wholeCents || value >= 1 ? 2 : 4)}`;
+};
+
+export type SpendLevel = "ok" | "warning" | "over";
+
+/** This month's spend against the cap: `warning` from 80 %, `over` from 100 % (spec 6.3). */
+export function spendLevel(
+  spendUsd: number,
+  capCents: number,
+): { percent: number; level: SpendLevel } {
+  const cap = capCents / 100;
+  const percent = cap <= 0 ? (spendUsd > 0 ? 100 : 0) : (spendUsd / cap) * 100;
+  const level = percent >= 100 ? "over" : percent >= 80 ? "warning" : "ok";
+  return { percent, level };
+}
+
+export type ShortcutAction = "next" | "previous" | "approve" | "reject" | "edit";
+
+/** The review board's keys (listed on the page). */
+export const SHORTCUTS: [string, ShortcutAction, string][] = [
+  ["j", "next", "next artifact"],
+  ["k", "previous", "previous artifact"],
+  ["a", "approve", "approve the selected artifact"],
+  ["e", "edit", "edit, then approve"],
+  ["r", "reject", "reject with a reason"],
+];
+
+export function shortcutOf(key: string): ShortcutAction | null {
+  return SHORTCUTS.find(([k]) => k === key)?.[1] ?? null;
+}
+
+export type Route =
+  | { page: "review" }
+  | { page: "sign-in"; fallback: boolean }
+  | { page: "employees" }
+  | { page: "employee"; id: string }
+  | { page: "run"; id: string }
+  | { page: "feedback" }
+  | { page: "feedback-post"; id: string }
+  | { page: "jobs" }
+  | { page: "flags" }
+  | { page: "not-found" };
+
+/** The page of a path under the console's base (`search` only matters to sign-in). */
+export function routeOf(base: string, pathname: string, search = ""): Route {
+  const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
+  const parts = rest.split("/").filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  const [first, id, extra] = parts;
+  if (extra !== undefined) return { page: "not-found" };
+  if (first === undefined) return { page: "review" };
+  if (first === "sign-in" && !id) {
+    return { page: "sign-in", fallback: new URLSearchParams(search).has("fallback") };
+  }
+  if (first === "ai_employees") return id ? { page: "employee", id } : { page: "employees" };
+  if (first === "ai_runs" && id) return { page: "run", id };
+  if (first === "feedback_posts") return id ? { page: "feedback-post", id } : { page: "feedback" };
+  if (first === "jobs" && !id) return { page: "jobs" };
+  if (first === "ai_flags" && !id) return { page: "flags" };
+  return { page: "not-found" };
+}

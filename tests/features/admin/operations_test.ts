@@ -1,0 +1,114 @@
+/** Feedback triage, dead jobs and AI flags in Chromium: the export's `admin_url` opens the post,
+ * status changes and filters, retry and discard of dead jobs, the flag override. */
+import assert from "node:assert/strict";
+import {
+  assertAccessible,
+  assertTokensNotInUrls,
+  signIn,
+  withConsole,
+} from "../../support/admin.ts";
+import { signedPost } from "../../support/signed.ts";
+import { asAdmin, WORKFORCE_SECRET } from "../../support/workforce.ts";
+
+Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chromium", async () => {
+  await withConsole(async (ctx) => {
+    const { page, t } = ctx;
+    const created = await ctx.as("user-1").data(
+      `mutation { createFeedbackPost(title: "Dark mode please", category: feature,
+        description: "The app is **too bright** at night.") { post { id } errors { code message } } }`,
+    );
+    assert.deepEqual(created.createFeedbackPost.errors, []);
+    const postId = created.createFeedbackPost.post.id;
+    const exported = await signedPost(t, "/integrations/feedback/export", {}, {
+      secret: WORKFORCE_SECRET,
+    });
+    assert.equal(exported.status, 200);
+    const adminUrl = new URL(exported.body.feedback_posts[0].admin_url);
+    assert.equal(adminUrl.pathname, `/admin/feedback_posts/${postId}`);
+
+    // The exported link, opened on the served app, lands on the post after sign-in.
+    await ctx.open(adminUrl.pathname);
+    await page.waitForURL(/\/admin\/sign-in$/);
+    await signIn(ctx, ctx.admin);
+    await page.getByRole("heading", { name: "Dark mode please" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, adminUrl.pathname);
+    assert.equal(await page.locator(".markdown strong").innerText(), "too bright");
+    assert.equal(await page.locator(".post-status").innerText(), "open");
+    await page.getByLabel("New status").selectOption("planned");
+    await page.getByRole("button", { name: "Change status" }).click();
+    await page.getByRole("status").filter({ hasText: "The status is now planned." }).waitFor();
+    assert.equal(await page.locator(".post-status").innerText(), "planned");
+    const stored = await asAdmin(ctx, `query($id: String!) { feedbackPost(id: $id) { status } }`, {
+      id: postId,
+    });
+    assert.equal(stored.feedbackPost.status, "planned");
+    await assertAccessible(page, "feedback post");
+    await ctx.shoot("admin-feedback-post");
+
+    // The board with its filters.
+    await page.getByRole("link", { name: "Feedback" }).first().click();
+    await page.getByRole("heading", { name: "Feedback triage" }).waitFor();
+    await page.getByRole("link", { name: "Dark mode please" }).waitFor();
+    await page.getByLabel("Status").selectOption("declined");
+    await page.getByText("0 posts").waitFor();
+    await page.getByLabel("Status").selectOption("planned");
+    await page.getByLabel("Category").selectOption("feature");
+    await page.getByRole("link", { name: "Dark mode please" }).waitFor();
+    await assertAccessible(page, "feedback");
+    await ctx.shoot("admin-feedback");
+
+    // Dead jobs: the error shown, retry runs it again, discard removes it.
+    let healthy = false;
+    let runs = 0;
+    t.app.jobs.handle("sync", (payload) => {
+      runs++;
+      const { n } = payload as { n: number };
+      if (!healthy || n === 2) throw new Error(`remote down for ${n}`);
+    });
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", { n: 1 }, { maxAttempts: 1 });
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", { n: 2 }, { maxAttempts: 1 });
+    await t.app.jobs.runUntilIdle();
+    const [one, two] = (await t.app.jobs.listDeadJobs()).sort((a, b) =>
+      (a.payload as { n: number }).n - (b.payload as { n: number }).n
+    );
+    await page.getByRole("link", { name: "Jobs" }).click();
+    await page.getByRole("heading", { name: "Dead set" }).waitFor();
+    const row = (id: string) => page.locator(`tr[data-job="${id}"]`);
+    await row(one.id).waitFor();
+    assert.match(await row(one.id).innerText(), /sync[\s\S]*remote down for 1/);
+    await assertAccessible(page, "jobs");
+    await ctx.shoot("admin-jobs");
+    healthy = true;
+    await row(one.id).getByRole("button", { name: "Retry" }).click();
+    await page.getByRole("status").filter({ hasText: "Retried sync." }).waitFor();
+    await t.app.jobs.runUntilIdle();
+    assert.equal(runs, 3);
+    await row(one.id).waitFor({ state: "detached" });
+    await row(two.id).getByRole("button", { name: "Discard" }).click();
+    await page.getByText("No dead job.").waitFor();
+    assert.equal((await t.app.jobs.listDeadJobs()).length, 0);
+
+    // AI flags: the state and the override.
+    await page.getByRole("link", { name: "AI flags" }).click();
+    const coaching = page.locator("tbody tr", { hasText: "coaching" });
+    await coaching.waitFor();
+    const before = await coaching.locator(".flag-setting").innerText();
+    await assertAccessible(page, "AI flags");
+    await ctx.shoot("admin-flags");
+    await coaching.getByRole("button").click();
+    const after = before === "on" ? "off" : "on";
+    await page.getByRole("status").filter({ hasText: `coaching is now set ${after}` }).waitFor();
+    assert.equal(await coaching.locator(".flag-setting").innerText(), after);
+    // No LLM in this setup: the setting is on, calls still see the feature off.
+    assert.match(await coaching.locator(".flag-state").innerText(), /^off/);
+    assert.match(await coaching.innerText(), /admin override/);
+    const flags = (await asAdmin(ctx, `{ aiFlags { name configured source } }`)).aiFlags;
+    assert.deepEqual(flags.find((f: { name: string }) => f.name === "coaching"), {
+      name: "coaching",
+      configured: after === "on",
+      source: "database",
+    });
+
+    await assertTokensNotInUrls(ctx, [ctx.admin]);
+  });
+});

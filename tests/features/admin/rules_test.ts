@@ -1,0 +1,111 @@
+/** Pure rules of the console: base path, asset names, CSP, the shell's escaping, and the pages'
+ * rules (edit measure equal to the service's, rejection reasons, spend levels, routes). */
+import assert from "node:assert/strict";
+import {
+  adminBasePath,
+  assetName,
+  contentSecurityPolicy,
+  escapeHtml,
+  shellHtml,
+} from "../../../src/features/admin/rules.ts";
+import {
+  age,
+  editMeasure,
+  rejectionReasonError,
+  routeOf,
+  shortcutOf,
+  spendLevel,
+  usd,
+} from "../../../src/features/admin/ui/rules.ts";
+import { measureEdit } from "../../../src/features/workforce/rules.ts";
+
+Deno.test("admin rules: the base path is the path of ADMIN_BASE_URL, /admin for a bare host", () => {
+  assert.equal(adminBasePath("http://localhost:4000/admin"), "/admin");
+  assert.equal(adminBasePath("https://ops.example/ops/console/"), "/ops/console");
+  assert.equal(adminBasePath("https://ops.example"), "/admin");
+  assert.equal(adminBasePath("https://ops.example/"), "/admin");
+});
+
+Deno.test("admin rules: asset names carry the hash; the CSP allows only the service", () => {
+  assert.equal(assetName("js", "0123456789abcdef0123"), "app-0123456789abcdef.js");
+  const csp = contentSecurityPolicy("h.example:4000");
+  assert.match(csp, /^default-src 'self'; /);
+  assert.match(csp, /connect-src 'self' ws:\/\/h\.example:4000 wss:\/\/h\.example:4000/);
+  assert.match(csp, /frame-ancestors 'none'/);
+});
+
+Deno.test("admin rules: the shell escapes what it renders", () => {
+  assert.equal(
+    escapeHtml(`<a href="x">'&'</a>`),
+    "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;",
+  );
+  const shell = shellHtml({ base: '/a"b', script: "s.js", style: "s.css", fallbackEnabled: false });
+  assert.ok(shell.includes('data-base="/a&quot;b"'));
+});
+
+Deno.test("admin ui rules: the edit measure is the service's (spec 8), heavy above 0.3", () => {
+  for (
+    const [a, b] of [["", ""], ["abc", "abc"], ["hello world", "hello there"], [
+      "short",
+      "a completely different text",
+    ]]
+  ) {
+    const mine = editMeasure(a, b);
+    const theirs = measureEdit(a, b);
+    assert.deepEqual(mine, {
+      editDistance: theirs.editDistance,
+      editRatio: theirs.editRatio,
+      heavy: theirs.heavy,
+    });
+  }
+  assert.equal(editMeasure("aaaaaaaaaa", "aaaaaaabbb").heavy, false); // exactly 0.3
+  assert.equal(editMeasure("aaaaaaaaaa", "aaaaaabbbb").heavy, true);
+});
+
+Deno.test("admin ui rules: a rejection reason needs 10 characters after trimming (spec 3.2)", () => {
+  assert.match(rejectionReasonError("too short")!, /at least 10 characters \(9 so far\)/);
+  assert.match(rejectionReasonError("   padded    ")!, /6 so far/);
+  assert.equal(rejectionReasonError("long enough"), null);
+});
+
+Deno.test("admin ui rules: spend levels at 80 % and 100 % of the cap, ages, shortcuts", () => {
+  assert.deepEqual(spendLevel(7.99, 1000), { percent: 79.9, level: "ok" });
+  assert.equal(spendLevel(8, 1000).level, "warning");
+  assert.equal(spendLevel(10, 1000).level, "over");
+  assert.equal(spendLevel(0, 0).level, "ok");
+  assert.equal(spendLevel(0.01, 0).level, "over");
+  const now = Date.parse("2026-01-05T12:00:00Z");
+  assert.equal(age("2026-01-05T11:59:30Z", now), "30 s");
+  assert.equal(age("2026-01-05T11:00:00Z", now), "1 h");
+  assert.equal(age("2026-01-03T12:00:00Z", now), "2 d");
+  assert.deepEqual([usd(0.01), usd(0.0123), usd(50), usd(0), usd(1.23456)], [
+    "$0.01",
+    "$0.0123",
+    "$50.00",
+    "$0.00",
+    "$1.23",
+  ]);
+  assert.equal(shortcutOf("j"), "next");
+  assert.equal(shortcutOf("x"), null);
+});
+
+Deno.test("admin ui rules: client routes under the base", () => {
+  assert.deepEqual(routeOf("/admin", "/admin"), { page: "review" });
+  assert.deepEqual(routeOf("/admin", "/admin/"), { page: "review" });
+  assert.deepEqual(routeOf("/admin", "/admin/sign-in", "?fallback"), {
+    page: "sign-in",
+    fallback: true,
+  });
+  assert.deepEqual(routeOf("/admin", "/admin/sign-in"), { page: "sign-in", fallback: false });
+  assert.deepEqual(routeOf("/admin", "/admin/feedback_posts/p%201"), {
+    page: "feedback-post",
+    id: "p 1",
+  });
+  assert.deepEqual(routeOf("/admin", "/admin/ai_employees/e1"), { page: "employee", id: "e1" });
+  assert.deepEqual(routeOf("/admin", "/admin/ai_runs/r1"), { page: "run", id: "r1" });
+  assert.deepEqual(routeOf("/admin", "/admin/jobs"), { page: "jobs" });
+  assert.deepEqual(routeOf("/admin", "/admin/ai_flags"), { page: "flags" });
+  assert.deepEqual(routeOf("/admin", "/admin/ai_runs"), { page: "not-found" });
+  assert.deepEqual(routeOf("/admin", "/admin/feedback_posts/a/b"), { page: "not-found" });
+  assert.deepEqual(routeOf("/admin", "/admin/%E0%A4%A"), { page: "not-found" });
+});
