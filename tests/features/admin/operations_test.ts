@@ -76,6 +76,15 @@ Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in 
     const row = (id: string) => page.locator(`tr[data-job="${id}"]`);
     await row(one.id).waitFor();
     assert.match(await row(one.id).innerText(), /sync[\s\S]*remote down for 1/);
+    // The overview: counts as the queue reports them and every schedule with its next run.
+    const figures = await page.locator("dl.figures").innerText();
+    assert.match(figures, /Failed\s+2/);
+    assert.match(figures, /Dead\s+2/);
+    const prune = page.locator('tr[data-schedule="jobs.prune_schedule_slots"]');
+    assert.match(
+      await prune.innerText(),
+      /17 3 \* \* \*[\s\S]*—[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
     await assertAccessible(page, "jobs");
     await ctx.shoot("admin-jobs");
     healthy = true;

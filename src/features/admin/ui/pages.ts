@@ -237,13 +237,87 @@ interface DeadJobRow {
   payload: unknown;
 }
 
-/** Dead jobs with their error, retry and discard. Counts, queues and schedules belong here too
- * once the API has `jobsOverview`. */
+interface JobsOverview {
+  processed: number;
+  failed: number;
+  enqueued: number;
+  dead: number;
+  queues: { name: string; size: number; latencySeconds: number }[];
+  schedules: { name: string; cron: string; lastRunAt: string | null; nextRunAt: string }[];
+}
+
+function JobFigures({ overview }: { overview: JobsOverview }) {
+  const counts = [
+    ["Processed", overview.processed],
+    ["Failed", overview.failed],
+    ["Enqueued", overview.enqueued],
+    ["Dead", overview.dead],
+  ] as const;
+  return html`
+    <dl class="figures">${counts.map(([label, n]) =>
+      html`
+        <div key=${label}>
+          <dt>${label}</dt>
+          <dd>${n}</dd>
+        </div>
+      `
+    )}</dl>
+    <h2>Queues</h2>
+    ${overview.queues.length
+      ? html`
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Queue</th>
+              <th scope="col">Size</th>
+              <th scope="col">Latency</th>
+            </tr>
+          </thead>
+          <tbody>${overview.queues.map((q) =>
+            html`
+              <tr key=${q.name}>
+                <td>${q.name}</td>
+                <td>${q.size}</td>
+                <td>${q.latencySeconds.toFixed(1)} s</td>
+              </tr>
+            `
+          )}</tbody>
+        </table>
+      `
+      : html`<p class="empty">No job waiting.</p>`}
+    <h2>Schedules</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Schedule</th>
+          <th scope="col">Cron</th>
+          <th scope="col">Last run</th>
+          <th scope="col">Next run</th>
+        </tr>
+      </thead>
+      <tbody>${overview.schedules.map((s) =>
+        html`
+          <tr key=${s.name} data-schedule=${s.name}>
+            <td>${s.name}</td>
+            <td><code>${s.cron}</code></td>
+            <td>${time(s.lastRunAt)}</td>
+            <td>${time(s.nextRunAt)}</td>
+          </tr>
+        `
+      )}</tbody>
+    </table>
+  `;
+}
+
+/** What the job queue is doing (counts, queues, schedules) and the dead set with retry and
+ * discard. */
 export function JobsPage() {
   const { data, error, reload } = useQuery<
-    { deadJobs: { totalCount: number; nodes: DeadJobRow[] } }
+    { jobsOverview: JobsOverview; deadJobs: { totalCount: number; nodes: DeadJobRow[] } }
   >(
-    `{ deadJobs(first: 50) { totalCount nodes { id name queue attempts lastError failedAt payload } } }`,
+    `{ jobsOverview { processed failed enqueued dead queues { name size latencySeconds }
+         schedules { name cron lastRunAt nextRunAt } }
+       deadJobs(first: 50) { totalCount nodes { id name queue attempts lastError failedAt payload } } }`,
   );
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
@@ -264,6 +338,7 @@ export function JobsPage() {
     <div role="status" class="notice">${notice}</div>
     <${FieldErrors} errors=${errors} field=${null} />
     ${error && html`<p class="failure" role="alert">${error}</p>`}
+    ${data && html`<${JobFigures} overview=${data.jobsOverview} />`}
     <h2>Dead set</h2>
     ${
     !data
