@@ -200,6 +200,15 @@ Deno.test("admin console: review one artifact of each kind in Chromium", async (
     );
     assert.equal((await artifactOf(ctx, runs.email_template)).approvalStatus, "pending");
 
+    // A new pending artifact appears without a reload (pendingArtifactAdded over /cable; the
+    // fallback re-read is a minute away, beyond the wait).
+    const before = await cards.count();
+    await completeRun(ctx, employee.id, {
+      artifact: { kind: "report", title: "Fresh report", payload: "Arrived live." },
+    });
+    await card(ctx, "Fresh report").waitFor({ timeout: 20_000 });
+    assert.equal(await cards.count(), before + 1);
+
     await assertTokensNotInUrls(ctx, [ctx.admin]);
     assert.ok(ctx.urls.some((u) => u.endsWith("/graphql")));
   }, { hostileContent: true });

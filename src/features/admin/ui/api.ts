@@ -4,6 +4,7 @@
  * `UNAUTHENTICATED` (or a 401) raises {@link AuthError}, `FORBIDDEN` {@link ForbiddenError};
  * mutations answer their `errors: [UserError]` as data (docs/graphql.md).
  */
+import { createClient } from "graphql-ws";
 import { token } from "./session.ts";
 
 export class AuthError extends Error {}
@@ -61,9 +62,27 @@ export async function gql<T = any>(
   return body.data as T;
 }
 
-/** Pending artifacts, re-read every `intervalMs` until the `pendingArtifactAdded` subscription is
- * wired in here (the board only sees `onChange`). Returns the stop function. */
-export function watchPending(onChange: () => void, intervalMs = 15_000): () => void {
-  const timer = setInterval(onChange, intervalMs);
-  return () => clearInterval(timer);
+/**
+ * Calls `onChange` when an artifact becomes pending: the `pendingArtifactAdded` subscription over
+ * `/cable` (graphql-ws, the token in `connectionParams`, never in the URL), reconnecting after a
+ * drop, and a slow re-read every `fallbackMs` for what a dropped socket missed. Returns the stop
+ * function.
+ */
+export function watchPending(onChange: () => void, fallbackMs = 60_000): () => void {
+  const client = createClient({
+    url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/cable`,
+    connectionParams: () => ({ SessionToken: token() ?? "" }),
+    retryAttempts: Number.MAX_SAFE_INTEGER,
+    shouldRetry: () => token() !== null,
+  });
+  const unsubscribe = client.subscribe(
+    { query: "subscription { pendingArtifactAdded { id } }" },
+    { next: () => onChange(), error: () => {}, complete: () => {} },
+  );
+  const timer = setInterval(onChange, fallbackMs);
+  return () => {
+    clearInterval(timer);
+    unsubscribe();
+    void client.dispose();
+  };
 }

@@ -106,7 +106,7 @@ export function ReviewBoard() {
 
   return html`<section aria-labelledby="review-title">
     <h1 id="review-title">Review board</h1>
-    <p class="lead">Pending artifacts, oldest first. New ones appear by themselves (checked every 15 s).</p>
+    <p class="lead">Pending artifacts, oldest first. New ones appear as they arrive.</p>
     <div role="status" class="notice">${notice}</div>
     ${failure && html`<p class="failure" role="alert">${failure}</p>`}
     <details class="shortcuts" open>
