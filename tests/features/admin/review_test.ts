@@ -181,6 +181,22 @@ Deno.test("admin console: review one artifact of each kind in Chromium", async (
     await page.getByRole("button", { name: "Retry delivery" }).waitFor();
     assert.match(await page.locator("table tbody tr").innerText(), /failed/);
 
+    // The delivery page: every approved artifact with its delivery, filtered, retried.
+    await page.getByRole("link", { name: "Delivery" }).click();
+    await page.getByRole("heading", { name: "Delivery" }).waitFor();
+    const delivered = page.locator("tbody tr", { hasText: "Daily digest" });
+    await delivered.waitFor();
+    assert.match(await delivered.innerText(), /slack_message[\s\S]*delivered/);
+    await page.getByLabel("Delivery status").selectOption("failed");
+    await delivered.waitFor({ state: "detached" });
+    const failed = page.locator("tbody tr", { hasText: "Weekly report" });
+    assert.match(await failed.innerText(), /report[\s\S]*failed/);
+    await assertAccessible(page, "delivery");
+    await ctx.shoot("admin-delivery");
+    await failed.getByRole("button", { name: /Retry delivery/ }).click();
+    await page.getByRole("status").filter({ hasText: "Delivery of “Weekly report” queued again." })
+      .waitFor();
+
     // An expired session returns to sign-in and keeps the reason being typed.
     await ctx.open("/admin");
     const email2 = card(ctx, "Welcome email");

@@ -104,6 +104,8 @@ Deno.test("admin ui rules: client routes under the base", () => {
   assert.deepEqual(routeOf("/admin", "/admin/ai_employees/e1"), { page: "employee", id: "e1" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_runs/r1"), { page: "run", id: "r1" });
   assert.deepEqual(routeOf("/admin", "/admin/jobs"), { page: "jobs" });
+  assert.deepEqual(routeOf("/admin", "/admin/deliveries"), { page: "deliveries" });
+  assert.deepEqual(routeOf("/admin", "/admin/deliveries/x"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_flags"), { page: "flags" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_runs"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/feedback_posts/a/b"), { page: "not-found" });

@@ -452,7 +452,7 @@ const RUN =
 const isUrl = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
 
 /** Delivery metadata (pull request URL, draft id, commit) with URLs as links. */
-function Metadata(props: { value: unknown }) {
+export function Metadata(props: { value: unknown }) {
   if (!props.value || typeof props.value !== "object") return html`<span>—</span>`;
   return html`<dl class="metadata">${
     Object.entries(props.value as Record<string, unknown>).map(([k, v]) =>
@@ -584,4 +584,97 @@ export function RunPage(props: { id: string }) {
           : html`<p>No entries.</p>`}
       </section>
   `;
+}
+
+interface DeliveryRow {
+  id: string;
+  title: string;
+  kind: string;
+  deliveryStatus: string | null;
+  deliveredAt: string | null;
+  deliveryMetadata: unknown;
+  reviewedAt: string | null;
+  employee: { id: string; name: string };
+  run: { id: string };
+}
+
+const DELIVERIES = `query($status: AiDeliveryStatus) {
+  aiArtifacts(approvalStatus: approved, deliveryStatus: $status, first: 50) {
+    totalCount
+    nodes { id title kind deliveryStatus deliveredAt deliveryMetadata reviewedAt
+      employee { id name } run { id } } } }`;
+
+const DELIVERY_FILTERS = [["", "All"], ["failed", "Failed"], ["delivered", "Delivered"]] as const;
+
+/** Approved artifacts with where they went (metadata as links) and a retry for failed ones. */
+export function DeliveriesPage() {
+  const [status, setStatus] = useState("");
+  const { data, error, reload } = useQuery<
+    { aiArtifacts: { totalCount: number; nodes: DeliveryRow[] } }
+  >(DELIVERIES, { status: status || null });
+  const [errors, setErrors] = useState<UserError[]>([]);
+  const [notice, setNotice] = useState("");
+  const retry = async (a: DeliveryRow) => {
+    const res = await gql(
+      `mutation($id: String!) { retryAiArtifactDelivery(artifactId: $id) { artifact { id } ${ERRORS} } }`,
+      { id: a.id },
+    );
+    const errs = res.retryAiArtifactDelivery.errors as UserError[];
+    setErrors(errs);
+    setNotice(errs.length ? "" : `Delivery of “${a.title}” queued again.`);
+    await reload();
+  };
+  return html`<section aria-labelledby="deliveries-title">
+    <h1 id="deliveries-title">Delivery</h1>
+    <p class="lead">Approved artifacts, newest first, and where they were delivered.</p>
+    <label>Delivery status <select value=${status} onChange=${(e: Event) =>
+    setStatus((e.target as HTMLSelectElement).value)}>${
+    DELIVERY_FILTERS.map(([value, label]) => html`<option value=${value}>${label}</option>`)
+  }</select></label>
+    <div role="status" class="notice">${notice}</div>
+    <${FieldErrors} errors=${errors} field=${null} />
+    ${error && html`<p class="failure" role="alert">${error}</p>`}
+    ${
+    !data
+      ? html`<p>Loading…</p>`
+      : !data.aiArtifacts.nodes.length
+      ? html`<p class="empty">No approved artifact${status ? " with this status" : ""}.</p>`
+      : html`
+        <table>
+          <caption>${data.aiArtifacts.totalCount} approved artifacts</caption>
+          <thead>
+            <tr>
+              <th scope="col">Title</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Employee</th>
+              <th scope="col">Delivery</th>
+              <th scope="col">Metadata</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>${data.aiArtifacts.nodes.map((a) =>
+            html`
+              <tr key=${a.id} data-artifact=${a.id}>
+                <td>
+                  <${Link} to=${"/ai_runs/" + a.run.id}>${a.title}</${Link}></td>
+                            <td>${a.kind}</td>
+                            <td><${Link} to=${"/ai_employees/" + a.employee.id}>${a.employee
+                              .name}</${Link}></td>
+                            <td>${a.deliveryStatus ?? "pending"}${a.deliveredAt
+                              ? ", " + time(a.deliveredAt)
+                              : ""}</td>
+                            <td><${Metadata} value=${a.deliveryMetadata} /></td>
+                            <td>${a.deliveryStatus === "failed"
+                              ? html`<button type="button" onClick=${() => retry(a)} aria-label=${
+                                "Retry delivery of " +
+                                a.title
+                              }>Retry delivery</button>`
+                              : ""}</td>
+                          </tr>
+            `
+          )}</tbody>
+        </table>
+      `
+  }
+  </section>`;
 }

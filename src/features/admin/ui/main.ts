@@ -9,7 +9,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { AuthError, gql, setAuthErrorHandler } from "./api.ts";
 import { BASE, html, Link, navigate } from "./html.ts";
-import { EmployeePage, EmployeesPage, RunPage } from "./employees.ts";
+import { DeliveriesPage, EmployeePage, EmployeesPage, RunPage } from "./employees.ts";
 import {
   FeedbackPage,
   FeedbackPostPage,
@@ -31,6 +31,7 @@ const NAV: [string, string, Route["page"][]][] = [
   ["/", "Review", ["review"]],
   ["/ai_employees", "AI employees", ["employees", "employee", "run"]],
   ["/feedback_posts", "Feedback", ["feedback", "feedback-post"]],
+  ["/deliveries", "Delivery", ["deliveries"]],
   ["/jobs", "Jobs", ["jobs"]],
   ["/ai_flags", "AI flags", ["flags"]],
 ];
@@ -156,6 +157,8 @@ function page(route: Route) {
       return html`<${FeedbackPage} />`;
     case "feedback-post":
       return html`<${FeedbackPostPage} id=${route.id} key=${route.id} />`;
+    case "deliveries":
+      return html`<${DeliveriesPage} />`;
     case "jobs":
       return html`<${JobsPage} />`;
     case "flags":

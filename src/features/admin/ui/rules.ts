@@ -76,6 +76,7 @@ export type Route =
   | { page: "run"; id: string }
   | { page: "feedback" }
   | { page: "feedback-post"; id: string }
+  | { page: "deliveries" }
   | { page: "jobs" }
   | { page: "flags" }
   | { page: "not-found" };
@@ -99,6 +100,7 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
   if (first === "ai_employees") return id ? { page: "employee", id } : { page: "employees" };
   if (first === "ai_runs" && id) return { page: "run", id };
   if (first === "feedback_posts") return id ? { page: "feedback-post", id } : { page: "feedback" };
+  if (first === "deliveries" && !id) return { page: "deliveries" };
   if (first === "jobs" && !id) return { page: "jobs" };
   if (first === "ai_flags" && !id) return { page: "flags" };
   return { page: "not-found" };
