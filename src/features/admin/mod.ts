@@ -12,7 +12,7 @@ import { CSS, CSS_SHA256, JS, JS_SHA256 } from "./assets.gen.ts";
 import { adminBasePath, assetName, securityHeaders, shellHtml } from "./rules.ts";
 
 export interface AdminDeps {
-  config: Pick<Config, "adminBaseUrl" | "fallbackAuthSecret">;
+  config: Pick<Config, "adminBaseUrl" | "fallbackAuthSecret" | "adminSignInUrl">;
 }
 
 interface Asset {
@@ -34,6 +34,7 @@ export function adminFeature(deps: AdminDeps): Feature {
     script,
     style,
     fallbackEnabled: !!deps.config.fallbackAuthSecret,
+    signInUrl: deps.config.adminSignInUrl ?? null,
   });
   const hostOf = (req: Request) => new URL(req.url).host;
 

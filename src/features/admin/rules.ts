@@ -57,6 +57,9 @@ export interface ShellOptions {
   style: string;
   /** Whether `FALLBACK_AUTH_SECRET` is set (the secret itself never reaches the page). */
   fallbackEnabled: boolean;
+  /** The identity provider's sign-in page (`ADMIN_SIGN_IN_URL`), which returns with the token in
+   * the fragment of `/sign-in`; null when not configured. */
+  signInUrl: string | null;
 }
 
 /** The one HTML document of the console: the client routes from `location.pathname`. */
@@ -72,7 +75,9 @@ export function shellHtml(o: ShellOptions): string {
 <link rel="stylesheet" href="${base}/assets/${escapeHtml(o.style)}">
 <script type="module" src="${base}/assets/${escapeHtml(o.script)}"></script>
 </head>
-<body data-base="${base}" data-fallback="${o.fallbackEnabled ? "enabled" : "disabled"}">
+<body data-base="${base}" data-fallback="${o.fallbackEnabled ? "enabled" : "disabled"}"${
+    o.signInUrl ? ` data-sign-in-url="${escapeHtml(o.signInUrl)}"` : ""
+  }>
 <div id="app"><main><p>Loading the admin console…</p></main></div>
 <noscript><p>The admin console needs JavaScript.</p></noscript>
 </body>

@@ -81,3 +81,22 @@ Deno.test("admin console: fallback sign-in with a token minted for an admin", as
     assert.equal(await page.evaluate("sessionStorage.length"), 0);
   }, { env: { FALLBACK_AUTH_SECRET: SECRET } });
 });
+
+Deno.test("admin console: the identity provider's sign-in page returns the token in the fragment", async () => {
+  const signInUrl = "https://idp.example/authorize?client_id=console&redirect=/admin/sign-in";
+  await withConsole(async (ctx) => {
+    const { page } = ctx;
+    await ctx.open("/admin/sign-in");
+    const link = page.getByRole("link", { name: "Sign in with the identity provider" });
+    assert.equal(await link.getAttribute("href"), signInUrl);
+    await assertAccessible(page, "sign-in with provider");
+    // The provider sends the browser back (a fresh page load) with the token after '#', which no
+    // request carries.
+    await page.goto("about:blank");
+    await ctx.open(`/admin/sign-in#token=${ctx.admin}`);
+    await page.getByRole("heading", { name: "Review board" }).waitFor();
+    assert.ok(!page.url().includes(ctx.admin), page.url());
+    assert.ok(!page.url().includes("#"), page.url());
+    await assertTokensNotInUrls(ctx, [ctx.admin]);
+  }, { env: { ADMIN_SIGN_IN_URL: signInUrl } });
+});

@@ -39,8 +39,25 @@ Deno.test("admin rules: the shell escapes what it renders", () => {
     escapeHtml(`<a href="x">'&'</a>`),
     "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;",
   );
-  const shell = shellHtml({ base: '/a"b', script: "s.js", style: "s.css", fallbackEnabled: false });
+  const shell = shellHtml({
+    base: '/a"b',
+    script: "s.js",
+    style: "s.css",
+    fallbackEnabled: false,
+    signInUrl: null,
+  });
   assert.ok(shell.includes('data-base="/a&quot;b"'));
+  assert.ok(!shell.includes("data-sign-in-url"));
+  const withProvider = shellHtml({
+    base: "/admin",
+    script: "s.js",
+    style: "s.css",
+    fallbackEnabled: true,
+    signInUrl: 'https://idp.example/a?b=1&c="x"',
+  });
+  assert.ok(
+    withProvider.includes('data-sign-in-url="https://idp.example/a?b=1&amp;c=&quot;x&quot;"'),
+  );
 });
 
 Deno.test("admin ui rules: the edit measure is the service's (spec 8), heavy above 0.3", () => {

@@ -14,6 +14,8 @@ export const html = bindable.bind(h);
 export const BASE = document.body.dataset.base ?? "/admin";
 /** Whether the service accepts fallback tokens (never the secret itself). */
 export const FALLBACK_ENABLED = document.body.dataset.fallback === "enabled";
+/** The identity provider's sign-in page (`ADMIN_SIGN_IN_URL`), or "" when not configured. */
+export const SIGN_IN_URL = document.body.dataset.signInUrl ?? "";
 
 export const href = (path: string): string => BASE + path;
 

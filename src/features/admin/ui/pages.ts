@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 /** Sign-in (token and fallback), the refusal page, feedback triage, dead jobs and AI flags. */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { AuthError, gql, type UserError } from "./api.ts";
 import { useQuery } from "./employees.ts";
-import { FALLBACK_ENABLED, FieldErrors, html, Link, time } from "./html.ts";
+import { FALLBACK_ENABLED, FieldErrors, html, Link, SIGN_IN_URL, time } from "./html.ts";
 import { Markdown } from "./artifact.ts";
 import { clearToken, setToken } from "./session.ts";
 
@@ -13,10 +13,7 @@ export function SignInPage(props: { fallback: boolean; reason: string; onSignedI
   const [value, setValue] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const pasted = value.trim();
-    if (!pasted) return setError("Paste a session token first.");
+  const signInWith = async (pasted: string) => {
     setBusy(true);
     setToken(pasted);
     try {
@@ -34,6 +31,19 @@ export function SignInPage(props: { fallback: boolean; reason: string; onSignedI
       setBusy(false);
     }
   };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const pasted = value.trim();
+    if (!pasted) return setError("Paste a session token first.");
+    signInWith(pasted);
+  };
+  // The identity provider returns to /sign-in#token=<JWT>: the fragment never reaches a server,
+  // and it is taken off the address bar before anything else happens.
+  useEffect(() => {
+    const returned = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+    if (returned) signInWith(returned);
+  }, []);
   const form = html`<form onSubmit=${submit} class="sign-in">
     <label for="token">${props.fallback ? "Fallback token" : "Session token"}</label>
     <textarea id="token" rows="4" spellcheck="false" autocomplete="off" value=${value}
@@ -62,7 +72,12 @@ export function SignInPage(props: { fallback: boolean; reason: string; onSignedI
                   <p>
           <${Link} to="/sign-in">Sign in with a session token instead</${Link}></p>
       `
-      : html`<p>Paste a session token from the identity provider. The account must be an admin.</p>
+      : html`${
+        SIGN_IN_URL &&
+        html`
+          <p><a class="button primary" href=${SIGN_IN_URL}>Sign in with the identity provider</a></p>
+        `
+      }<p>Paste a session token from the identity provider. The account must be an admin.</p>
           ${form}
           <p><a href="?fallback">Identity provider down? Fallback sign-in</a></p>`
   }
