@@ -85,6 +85,9 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
 }
 
 /** A second pool on the same database (for concurrency tests); real PostgreSQL only. */
+/** The same database for a second app of a test (closing that app leaves the database open). */
+export const notClosing = (db: Database): Database => ({ ...db, close: () => Promise.resolve() });
+
 export function secondPool(db: Database, poolSize = 5) {
   return connect(db.url, poolSize, quietLog);
 }

@@ -29,3 +29,16 @@ export function kvImplementations(): { name: string; make: (clock?: Clock) => Kv
   }
   return list;
 }
+
+/** Two stores that reach each other as two instances' would (one Redis prefix in real mode, one
+ * shared memory store otherwise; closing the second leaves the first open). */
+export function sharedKv(): { a: KvStore; b: KvStore } {
+  if (!TEST_REDIS_URL) {
+    const kv = createMemoryKv();
+    return { a: kv, b: { ...kv, close: () => Promise.resolve() } };
+  }
+  const prefix = `test:${crypto.randomUUID()}:`;
+  const make = () =>
+    createRedisKv({ url: TEST_REDIS_URL!, log: createLogger({ level: "error" }), prefix });
+  return { a: make(), b: make() };
+}

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { graphqlChannel, rawCable, serveApp, stream, wsClient } from "../../support/cable.ts";
 import { createTestApp, type TestApp } from "../../support/app.ts";
-import { createTestDatabase, TEST_REDIS_URL } from "../../support/db.ts";
+import { createTestDatabase, notClosing } from "../../support/db.ts";
+import { sharedKv } from "../../support/kv.ts";
 import { waitFor } from "../../support/wait.ts";
 import {
   asAdmin,
@@ -18,9 +19,6 @@ import {
   triggerRun,
   WORKFORCE_SECRET,
 } from "../../support/workforce.ts";
-import { createMemoryKv, createRedisKv, type KvStore } from "../../../src/platform/kv.ts";
-import { createLogger } from "../../../src/platform/log.ts";
-import type { Database } from "../../../src/platform/db.ts";
 
 const PENDING = `subscription PendingArtifacts { pendingArtifactAdded {
   id kind title approvalStatus employee { id } run { id } } }`;
@@ -99,20 +97,6 @@ Deno.test("pendingArtifactAdded (ActionCable): an update with more: true", async
     await ctx.close();
   }
 });
-
-/** Two KV stores that reach each other as two instances' would (Redis in real mode). */
-function sharedKv(): { a: KvStore; b: KvStore } {
-  if (!TEST_REDIS_URL) {
-    const kv = createMemoryKv();
-    return { a: kv, b: { ...kv, close: () => Promise.resolve() } };
-  }
-  const prefix = `test:${crypto.randomUUID()}:`;
-  const make = () =>
-    createRedisKv({ url: TEST_REDIS_URL!, log: createLogger({ level: "error" }), prefix });
-  return { a: make(), b: make() };
-}
-
-const notClosing = (db: Database): Database => ({ ...db, close: () => Promise.resolve() });
 
 Deno.test("pendingArtifactAdded: a result concluded on instance B reaches a subscriber on A", async () => {
   const db = await createTestDatabase();

@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../../support/app.ts";
 import { startIdentityProvider } from "../../support/identity.ts";
-import { createTestDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from "../../support/db.ts";
+import {
+  createTestDatabase,
+  notClosing,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+} from "../../support/db.ts";
+import { sharedKv } from "../../support/kv.ts";
 import { stream, wsClient } from "../../support/cable.ts";
 import { waitFor } from "../../support/wait.ts";
 import { gql } from "../../support/graphql.ts";
@@ -14,9 +20,6 @@ import { startProcess } from "../../support/process.ts";
 import { setup } from "../../support/setup.ts";
 import { createTestJobs } from "../../support/jobs.ts";
 import { ManualClock } from "../../../src/platform/clock.ts";
-import { createMemoryKv, createRedisKv, type KvStore } from "../../../src/platform/kv.ts";
-import { createLogger } from "../../../src/platform/log.ts";
-import type { Database } from "../../../src/platform/db.ts";
 import { createNotifier } from "../../../src/features/notifications/notify.ts";
 import { insertNotification } from "../../../src/features/notifications/store.ts";
 import { findUserBySubject } from "../../../src/features/users/store.ts";
@@ -24,20 +27,6 @@ import { findUserBySubject } from "../../../src/features/users/store.ts";
 const NOTIFICATIONS = `subscription { notificationUpdate { id kind content acknowledged } }`;
 const UPDATES =
   `subscription($id: String) { aiRequestUpdate(requestId: $id) { status resultJson } }`;
-
-/** Two KV stores that reach each other as two instances' would. */
-function sharedKv(): { a: KvStore; b: KvStore } {
-  if (!TEST_REDIS_URL) {
-    const kv = createMemoryKv();
-    return { a: kv, b: { ...kv, close: () => Promise.resolve() } };
-  }
-  const prefix = `test:${crypto.randomUUID()}:`;
-  const make = () =>
-    createRedisKv({ url: TEST_REDIS_URL!, log: createLogger({ level: "error" }), prefix });
-  return { a: make(), b: make() };
-}
-
-const notClosing = (db: Database): Database => ({ ...db, close: () => Promise.resolve() });
 
 Deno.test("fan-out: events produced on instance B reach a subscriber on instance A", async () => {
   const env = { LLM_BASE_URL: "http://127.0.0.1:9/v1" };

@@ -451,6 +451,15 @@ const RUN =
 
 const isUrl = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
 
+/** Queues a failed delivery again; the user errors of the answer (empty when it was queued). */
+async function retryDelivery(artifactId: string): Promise<UserError[]> {
+  const res = await gql(
+    `mutation($id: String!) { retryAiArtifactDelivery(artifactId: $id) { artifact { id } ${ERRORS} } }`,
+    { id: artifactId },
+  );
+  return res.retryAiArtifactDelivery.errors;
+}
+
 /** Delivery metadata (pull request URL, draft id, commit) with URLs as links. */
 export function Metadata(props: { value: unknown }) {
   if (!props.value || typeof props.value !== "object") return html`<span>—</span>`;
@@ -494,11 +503,7 @@ export function RunPage(props: { id: string }) {
     await reload();
   };
   const retry = async (artifactId: string) => {
-    const res = await gql(
-      `mutation($id: String!) { retryAiArtifactDelivery(artifactId: $id) { artifact { id } ${ERRORS} } }`,
-      { id: artifactId },
-    );
-    setErrors(res.retryAiArtifactDelivery.errors);
+    setErrors(await retryDelivery(artifactId));
     await reload();
   };
   const trace: Record<string, unknown>[] = Array.isArray(r.runLog) ? r.runLog : [];
@@ -615,11 +620,7 @@ export function DeliveriesPage() {
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
   const retry = async (a: DeliveryRow) => {
-    const res = await gql(
-      `mutation($id: String!) { retryAiArtifactDelivery(artifactId: $id) { artifact { id } ${ERRORS} } }`,
-      { id: a.id },
-    );
-    const errs = res.retryAiArtifactDelivery.errors as UserError[];
+    const errs = await retryDelivery(a.id);
     setErrors(errs);
     setNotice(errs.length ? "" : `Delivery of “${a.title}” queued again.`);
     await reload();
