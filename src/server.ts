@@ -11,7 +11,7 @@ import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import { type App, buildApp } from "./app.ts";
-import { createHttpDrain } from "./http/drain.ts";
+import { createHttpDrain } from "./platform/http-drain.ts";
 import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
