@@ -260,9 +260,12 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   }
 
   /** Refreshes the locks of the jobs this worker is running, so no other worker takes them. */
+  let beating = false;
   async function beat(): Promise<void> {
     const ids = [...running.keys()];
-    if (!ids.length) return;
+    // A refresh still waiting on a slow database is not joined by another.
+    if (!ids.length || beating) return;
+    beating = true;
     try {
       const held = await refreshLocks(sql, workerId, ids, clock.now());
       if (held < ids.length) {
@@ -272,6 +275,8 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       }
     } catch (err) {
       log.error("job lock refresh failed", errorFields(err));
+    } finally {
+      beating = false;
     }
   }
 
