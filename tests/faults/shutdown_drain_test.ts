@@ -9,46 +9,7 @@ import postgres from "postgres";
 import { startOwnPostgres } from "../support/servers.ts";
 import { waitFor } from "../support/wait.ts";
 import { enqueueFaultJobs, readRuns, startFaultService } from "../support/fault-jobs.ts";
-
-const encoder = new TextEncoder();
-
-/** A POST whose body the test sends in two parts, on a raw connection. */
-async function startSlowUpload(port: number, path: string, body: string) {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  const bytes = encoder.encode(body);
-  const half = Math.floor(bytes.length / 2);
-  await conn.write(encoder.encode(
-    `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
-      `content-length: ${bytes.length}\r\n\r\n`,
-  ));
-  await conn.write(bytes.subarray(0, half));
-  return {
-    /** Sends the rest and resolves with the answer's status line and body. */
-    async finish(): Promise<{ status: number; text: string }> {
-      // An answer that never comes fails the test instead of hanging it.
-      const giveUp = setTimeout(() => conn.close(), 20_000);
-      await conn.write(bytes.subarray(half));
-      const decoder = new TextDecoder();
-      const buf = new Uint8Array(16_384);
-      let text = "";
-      for (;;) {
-        const n = await conn.read(buf).catch(() => null);
-        if (n === null) break;
-        text += decoder.decode(buf.subarray(0, n), { stream: true });
-        const headerEnd = text.indexOf("\r\n\r\n");
-        const length = /content-length: (\d+)/i.exec(text)?.[1];
-        if (headerEnd >= 0 && length && text.length >= headerEnd + 4 + Number(length)) break;
-      }
-      clearTimeout(giveUp);
-      try {
-        conn.close();
-      } catch {
-        // closed by the give-up timer
-      }
-      return { status: Number(text.split(" ")[1]), text };
-    },
-  };
-}
+import { startSlowUpload } from "../support/slow-upload.ts";
 
 Deno.test("faults: SIGTERM mid-upload and mid-job: the upload is answered, the job released with its attempt counted", async () => {
   const pg = await startOwnPostgres();
