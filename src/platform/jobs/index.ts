@@ -259,8 +259,8 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     }
   }
 
-  /** Refreshes the locks of the jobs this worker is running, so no other worker takes them. */
   let beating = false;
+  /** Refreshes the locks of the jobs this worker is running, so no other worker takes them. */
   async function beat(): Promise<void> {
     const ids = [...running.keys()];
     // A refresh still waiting on a slow database is not joined by another.
