@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createTestDatabase } from "../../support/db.ts";
 import { createTestJobs } from "../../support/jobs.ts";
 import type { ManualClock } from "../../../src/platform/clock.ts";
-import { WORKER_LOST } from "../../../src/platform/jobs/store.ts";
+import { refreshLocks, WORKER_LOST } from "../../../src/platform/jobs/store.ts";
 
 async function withJobs(
   fn: (ctx: Awaited<ReturnType<typeof setup>>) => void | Promise<void>,
@@ -217,6 +217,21 @@ Deno.test("jobs: an orphan reclaimed with attempts left records the loss as its 
     await jobs.runUntilIdle();
     assert.equal(seen.length, 1);
     assert.deepEqual(seen[0], [2, WORKER_LOST]);
+  });
+});
+
+Deno.test("jobs: a lock refresh touches only the jobs the worker still holds", async () => {
+  await withJobs(async ({ db, clock }) => {
+    const then = new Date(clock.now().getTime() - 30_000);
+    const [{ id }] = await db.sql`
+      insert into jobs (name, payload, run_at, attempts, locked_at, locked_by, created_at)
+      values ('work', '{}', ${then}, 1, ${then}, 'new-holder', ${then}) returning id`;
+    assert.equal(await refreshLocks(db.sql, "old-holder", [id], clock.now()), 0);
+    const [row] = await db.sql`select locked_at, locked_by from jobs`;
+    assert.deepEqual([row.locked_at.getTime(), row.locked_by], [then.getTime(), "new-holder"]);
+    assert.equal(await refreshLocks(db.sql, "new-holder", [id], clock.now()), 1);
+    const [after] = await db.sql`select locked_at from jobs`;
+    assert.equal(after.locked_at.getTime(), clock.now().getTime());
   });
 });
 
