@@ -272,8 +272,16 @@ export function createRunner(deps: RunnerDeps): Runner {
       try {
         res = await route(req);
       } catch (err) {
-        log.error("request failed", { error: (err as Error).message, stack: (err as Error).stack });
-        res = errorResponse("internal_error", "the request failed");
+        if (err instanceof Deno.errors.BadResource && !accepting) {
+          // The connection was closed under a body still uploading when the drain window ran out.
+          res = errorResponse("shutting_down", "the runner is shutting down");
+        } else {
+          log.error("request failed", {
+            error: (err as Error).message,
+            stack: (err as Error).stack,
+          });
+          res = errorResponse("internal_error", "the request failed");
+        }
       }
       log.info("request", {
         method: req.method,

@@ -109,6 +109,12 @@ export const RUNNER_VARIABLES = {
       "On SIGTERM, how long cancelled runs may take to report `failed` / `cancelled` before the process exits.",
     schema: integer(0, 600_000).default(10_000),
   }),
+  SHUTDOWN_DRAIN_MS: variable({
+    defaultText: "10000",
+    description:
+      "On SIGTERM, how long in-flight HTTP requests may take to finish; runs alongside the run cancellation, not after it.",
+    schema: integer(0, 600_000).default(10_000),
+  }),
 } as const;
 
 /** The typed runner configuration. */
@@ -131,6 +137,7 @@ export interface RunnerConfig {
   oidcJwksUrl: string;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
+  shutdownDrainMs: number;
 }
 
 /** Parses the runner configuration. Throws {@link ConfigError} naming the first bad variable. */
@@ -158,5 +165,6 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     oidcJwksUrl: v.OIDC_JWKS_URL,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
   };
 }

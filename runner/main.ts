@@ -1,7 +1,8 @@
 /**
  * The agent runner entry point (`deno task runner`, `bin/runner`): reads the configuration
  * (exit 2 with one line naming a bad variable), serves spec 4.8, and on SIGTERM/SIGINT cancels
- * running runs, lets them report `failed` / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS`, and exits 0.
+ * running runs, lets them report `failed` / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS` while
+ * in-flight requests drain for up to `SHUTDOWN_DRAIN_MS`, and exits 0.
  */
 import { ConfigError } from "../src/platform/env.ts";
 import { systemClock } from "../src/platform/clock.ts";
@@ -10,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { createRunner } from "./app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
+import { createHttpDrain } from "../src/platform/http-drain.ts";
 
 function loadConfigOrExit(): RunnerConfig {
   try {
@@ -52,6 +54,7 @@ const parsed = loadConfigOrExit();
 const log = createLogger({ level: parsed.logLevel, fields: { service: "runner" } });
 const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
 const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
+const drain = createHttpDrain();
 const server = Deno.serve({
   port: config.port,
   hostname: config.host,
@@ -62,15 +65,21 @@ const server = Deno.serve({
       auth_mode: config.authMode,
       skills_dir: config.skillsDir,
     }),
-}, runner.handler);
+}, drain.track(runner.handler));
 
 let stopping = false;
 const shutdown = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   log.info("shutting down", { signal });
-  await runner.shutdown(config.shutdownTimeoutMs);
-  await Promise.race([server.shutdown(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+  // New runs are refused (503) at once; cancelled runs report while requests drain.
+  const [, http] = await Promise.all([
+    runner.shutdown(config.shutdownTimeoutMs),
+    drain.close(server, config.shutdownDrainMs),
+  ]);
+  if (!http.drained) {
+    log.warn("in-flight requests did not finish in time", { in_flight: http.inFlight });
+  }
   log.info("stopped", {});
   Deno.exit(0);
 };

@@ -257,6 +257,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     clock: deps.clock,
     concurrency: deps.config.jobConcurrency,
     graceMs: deps.config.shutdownTimeoutMs,
+    lockTimeoutMs: deps.config.jobLockTimeoutMs,
   });
   const features = buildFeatures(deps, jobs, options);
   const all: Feature<unknown>[] = Object.values(features);
@@ -331,6 +332,9 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     } catch (err) {
       if (err instanceof BodyTooLargeError) {
         response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
+      } else if (err instanceof Deno.errors.BadResource && shuttingDown) {
+        // The connection was closed under a body still uploading when the drain window ran out.
+        response = errorResponse("shutting_down", "the instance is stopping; send it again");
       } else {
         deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
         response = errorResponse("internal_error", "the request failed", {

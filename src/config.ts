@@ -137,6 +137,12 @@ export const SERVICE_VARIABLES = {
     description: "Jobs one instance runs at once (0 disables the worker on this instance).",
     schema: integer(0, 256).default(4),
   }),
+  JOB_LOCK_TIMEOUT_MS: variable({
+    defaultText: "60000",
+    description:
+      "A running job's lock is refreshed every quarter of this; a job whose lock is older (its instance crashed or hung) is run again by another instance. Instances' clocks must agree to well within it.",
+    schema: integer(1_000, 3_600_000).default(60_000),
+  }),
   CHAT_WEBHOOK_URL: variable({
     description: "Alert and report destination (a Slack-compatible incoming webhook).",
     schema: optionalUrl,
@@ -191,7 +197,14 @@ export const SERVICE_VARIABLES = {
   }),
   SHUTDOWN_TIMEOUT_MS: variable({
     defaultText: "10000",
-    description: "How long in-flight requests and jobs may take to finish on SIGTERM.",
+    description:
+      "On SIGTERM, how long running jobs may take to finish before they are released to another instance (the attempt counts).",
+    schema: integer(0, 600_000).default(10_000),
+  }),
+  SHUTDOWN_DRAIN_MS: variable({
+    defaultText: "10000",
+    description:
+      "On SIGTERM, how long in-flight HTTP requests (uploads included) may take to finish; runs alongside the job grace, not after it.",
     schema: integer(0, 600_000).default(10_000),
   }),
 } as const;
@@ -227,6 +240,7 @@ export interface Config {
   aiMonthlyBudgetUsd: number;
   sidekiqDeadThreshold: number;
   jobConcurrency: number;
+  jobLockTimeoutMs: number;
   chatWebhookUrl?: string;
   chatWebhookAllowedHost: string;
   githubToken?: string;
@@ -239,6 +253,7 @@ export interface Config {
   adminSignInUrl?: string;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
+  shutdownDrainMs: number;
 }
 
 /** Parses the service configuration from an environment map. Throws {@link ConfigError}. */
@@ -270,6 +285,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     aiMonthlyBudgetUsd: v.AI_MONTHLY_BUDGET_USD,
     sidekiqDeadThreshold: v.SIDEKIQ_DEAD_THRESHOLD,
     jobConcurrency: v.JOB_CONCURRENCY,
+    jobLockTimeoutMs: v.JOB_LOCK_TIMEOUT_MS,
     chatWebhookUrl: v.CHAT_WEBHOOK_URL,
     chatWebhookAllowedHost: v.CHAT_WEBHOOK_ALLOWED_HOST,
     githubToken: v.GITHUB_TOKEN,
@@ -281,5 +297,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     adminSignInUrl: v.ADMIN_SIGN_IN_URL,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
   };
 }

@@ -10,7 +10,8 @@ import { openDatabase } from "./platform/db.ts";
 import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
-import { buildApp } from "./app.ts";
+import { type App, buildApp } from "./app.ts";
+import { createHttpDrain } from "./platform/http-drain.ts";
 import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
@@ -71,7 +72,23 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
   });
 }
 
-export async function serve(config: Config): Promise<void> {
+async function timed(fn: () => Promise<void>, log: Logger): Promise<number> {
+  const started = performance.now();
+  try {
+    await fn();
+  } catch (err) {
+    log.error("error while stopping background work", errorFields(err));
+  }
+  return Math.round(performance.now() - started);
+}
+
+export interface ServeHooks {
+  /** Called with the built app before its background work starts (a test entry registers a
+   * job kind of its own here). */
+  prepare?(app: App): void;
+}
+
+export async function serve(config: Config, hooks: ServeHooks = {}): Promise<void> {
   const log = createLogger({ level: config.logLevel });
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   globalThis.addEventListener("unhandledrejection", (event) => {
@@ -87,6 +104,8 @@ export async function serve(config: Config): Promise<void> {
   await migrate(db.sql, log);
   const kv = openKv({ redisUrl: config.redisUrl, log });
   const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
+  hooks.prepare?.(app);
+  const drain = createHttpDrain();
   const server = Deno.serve({
     port: config.port,
     hostname: config.host,
@@ -97,17 +116,22 @@ export async function serve(config: Config): Promise<void> {
         database: db.mode,
         kv: kv.mode,
       }),
-  }, app.handler);
+  }, drain.track(app.handler));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    const deadline = new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs));
-    await app.stop();
-    const drained = await Promise.race([server.shutdown().then(() => true), deadline]);
-    if (!drained) log.warn("in-flight requests did not finish in time", {});
+    // app.stop() flips /up to 503 and closes the sockets at once; the job grace and the HTTP
+    // drain then run side by side, each with its own window.
+    const jobsStopped = timed(() => app.stop(), log);
+    const httpDrained = drain.close(server, config.shutdownDrainMs);
+    const [jobsMs, http] = await Promise.all([jobsStopped, httpDrained]);
+    log.info("drained", { http_ms: http.durationMs, jobs_ms: jobsMs });
+    if (!http.drained) {
+      log.warn("in-flight requests did not finish in time", { in_flight: http.inFlight });
+    }
     try {
       await kv.close();
       await db.close();

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
-import { reply, startFakeLlm } from "../support/fake-llm.ts";
-import { type FakeServer, startFakeServer } from "../support/http.ts";
-import { startProcess } from "../support/process.ts";
-import { runRequest, SKILLS_DIR, TEST_SECRET } from "../support/runner.ts";
+import { reply } from "../support/fake-llm.ts";
+import type { FakeServer } from "../support/http.ts";
+import { runRequest, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
 import { waitFor } from "../support/wait.ts";
 
-const ENTRY = new URL("../../runner/main.ts", import.meta.url).pathname;
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
 const waitForRequests = (server: FakeServer, count: number) =>
@@ -28,15 +26,7 @@ async function post(url: string, body: unknown): Promise<Response> {
 }
 
 Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running runs cancelled", async () => {
-  const llm = startFakeLlm();
-  const hook = startFakeServer(() => Response.json({ ok: true }));
-  const runner = await startProcess(ENTRY, {
-    WEBHOOK_URL: `${hook.url}/webhooks/ai-workforce`,
-    WEBHOOK_SECRET: TEST_SECRET,
-    LLM_BASE_URL: `${llm.url}/v1`,
-    LLM_API_KEY: "sk-test",
-    SKILLS_DIR,
-  });
+  const { llm, hook, runner, close } = await startRunnerProcess();
   try {
     assert.ok(runner.port > 0);
     const health = await fetch(`${runner.url}/health`);
@@ -88,8 +78,6 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     });
     assert.ok(runner.lines.some((line) => line.msg === "stopped"));
   } finally {
-    await runner.stop();
-    await llm.close();
-    await hook.close();
+    await close();
   }
 });

@@ -11,6 +11,7 @@ import { parseRunnerConfig, type RunnerConfig } from "../../runner/config.ts";
 import type { RunResult } from "../../src/platform/contract/mod.ts";
 import { type FakeLlm, startFakeLlm } from "./fake-llm.ts";
 import { type FakeHandler, type FakeServer, startFakeServer } from "./http.ts";
+import { startProcess } from "./process.ts";
 
 export const TEST_SECRET = "test-workforce-secret";
 export const SKILLS_DIR = new URL("../../runner/skills", import.meta.url).pathname;
@@ -116,6 +117,30 @@ export function createTestRunner(options: {
     },
     async close() {
       await runner.shutdown(5_000);
+      await llm.close();
+      await hook.close();
+    },
+  };
+}
+
+/** The runner as a real child process (`runner/main.ts`) with a fake LLM proxy and webhook. */
+export async function startRunnerProcess(env: Record<string, string> = {}) {
+  const llm = startFakeLlm();
+  const hook = startFakeServer(() => Response.json({ ok: true }));
+  const runner = await startProcess(new URL("../../runner/main.ts", import.meta.url).pathname, {
+    WEBHOOK_URL: `${hook.url}/webhooks/ai-workforce`,
+    WEBHOOK_SECRET: TEST_SECRET,
+    LLM_BASE_URL: `${llm.url}/v1`,
+    LLM_API_KEY: "sk-test",
+    SKILLS_DIR,
+    ...env,
+  });
+  return {
+    llm,
+    hook,
+    runner,
+    async close() {
+      await runner.stop();
       await llm.close();
       await hook.close();
     },

@@ -27,8 +27,10 @@ import {
   pruneScheduleSlots,
   queueFigures,
   READY_CHANNEL,
+  refreshLocks,
   releaseJobs,
   retryDead,
+  WORKER_LOST,
 } from "./store.ts";
 import type {
   EnqueueOptions,
@@ -64,7 +66,10 @@ export interface JobSystemOptions {
   concurrency?: number;
   /** How long `stop()` waits for running jobs before releasing them. */
   graceMs?: number;
-  /** A job locked longer than this belongs to a dead worker and is claimed again. */
+  /**
+   * A job whose lock was not refreshed for this long belongs to a dead worker and is claimed
+   * again. A running worker refreshes its locks every quarter of it.
+   */
   lockTimeoutMs?: number;
   /** Wake-up interval when no notification arrives. */
   pollIntervalMs?: number;
@@ -75,6 +80,8 @@ export interface JobSystemOptions {
 }
 
 const DEFAULT_MAX_ATTEMPTS = 25;
+const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
+const RELEASED_AT_SHUTDOWN = "did not finish before shutdown: released after the grace period";
 const EVENT_QUEUE = "events";
 const SCHEDULE_QUEUE = "scheduled";
 const COUNTER_SHARDS = 16;
@@ -85,6 +92,13 @@ const scheduleJobName = (name: string) => `schedule:${name}`;
 function errorMessage(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return text.slice(0, 4_000);
+}
+
+class WorkerLostError extends Error {
+  constructor() {
+    super(WORKER_LOST);
+    this.name = "WorkerLostError";
+  }
 }
 
 const nameOf = (kind: JobKind<unknown> | string) => typeof kind === "string" ? kind : kind.name;
@@ -98,7 +112,9 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   const sql = db.sql;
   const concurrency = options.concurrency ?? 4;
   const graceMs = options.graceMs ?? 10_000;
-  const lockTimeoutMs = options.lockTimeoutMs ?? 15 * 60_000;
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  // Three refreshes can fail in a row before a live worker's job looks abandoned.
+  const heartbeatMs = Math.max(100, Math.floor(lockTimeoutMs / 4));
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const random = options.random ?? Math.random;
   const timezone = options.timezone ?? "UTC";
@@ -113,6 +129,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   const crons: Cron[] = [];
   let stopping = false;
   let loop: Promise<void> | undefined;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   // A wake-up that arrives while the loop is busy is remembered, not lost.
   let wakeRequested = false;
@@ -195,6 +212,8 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     const fields = { job_id: job.id, job: job.name, queue: job.queue, attempt: job.attempts };
     const started = performance.now();
     try {
+      // Claiming spends an attempt; past the last one, the previous holder died on the last try.
+      if (job.attempts > job.maxAttempts) throw new WorkerLostError();
       const handler = handlers.get(job.name);
       if (!handler) throw new Error(`no handler registered for job "${job.name}"`);
       await handler(job.payload, info);
@@ -204,12 +223,13 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     } catch (err) {
       const now = clock.now();
       const dead = job.attempts >= job.maxAttempts;
+      const error = err instanceof WorkerLostError ? err.message : errorMessage(err);
       try {
         await failJob(sql, {
           id: job.id,
           worker,
           shard,
-          error: errorMessage(err),
+          error,
           now,
           retryAt: new Date(now.getTime() + retryDelayMs(job.attempts, random)),
           deadPublicId: dead ? publicId() : null,
@@ -236,6 +256,27 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       total += batch.length;
       await Promise.all(batch.map((job) => execute(job, worker)));
       await drainCompletions();
+    }
+  }
+
+  let beating = false;
+  /** Refreshes the locks of the jobs this worker is running, so no other worker takes them. */
+  async function beat(): Promise<void> {
+    const ids = [...running.keys()];
+    // A refresh still waiting on a slow database is not joined by another.
+    if (!ids.length || beating) return;
+    beating = true;
+    try {
+      const held = await refreshLocks(sql, workerId, ids, clock.now());
+      if (held < ids.length) {
+        log.warn("job locks lost: another worker may run these jobs too", {
+          lost: ids.length - held,
+        });
+      }
+    } catch (err) {
+      log.error("job lock refresh failed", errorFields(err));
+    } finally {
+      beating = false;
     }
   }
 
@@ -360,6 +401,25 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     log.info("schedule slots pruned", { pruned });
   });
 
+  async function releaseAtShutdown(): Promise<void> {
+    const ids = [...running.keys()];
+    const released = await releaseJobs(
+      sql,
+      workerId,
+      ids,
+      ids.map(() => publicId()),
+      RELEASED_AT_SHUTDOWN,
+      clock.now(),
+    );
+    if (released.requeued.length) {
+      log.warn("jobs released at shutdown", { released: released.requeued.length });
+    }
+    for (const id of released.dead) {
+      log.error("job dead", { job_id: id, error: RELEASED_AT_SHUTDOWN });
+      tracker.captureError(new Error(RELEASED_AT_SHUTDOWN), { job_id: id });
+    }
+  }
+
   return {
     get wakeup() {
       return notify ? "listen/notify" as const : "polling" as const;
@@ -395,6 +455,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         wakeup: notify ? "listen/notify" : `polling every ${pollIntervalMs} ms`,
         schedules: [...schedules.keys()],
       });
+      heartbeat = setInterval(beat, heartbeatMs);
       loop = workLoop();
     },
     async stop() {
@@ -410,10 +471,9 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         clearTimeout(timer);
       }
       await drainCompletions();
-      if (running.size) {
-        const released = await releaseJobs(sql, workerId, [...running.keys()], clock.now());
-        log.warn("jobs released at shutdown", { released });
-      }
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+      if (running.size) await releaseAtShutdown();
       await unlisten?.();
       unlisten = undefined;
     },

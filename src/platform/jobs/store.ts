@@ -75,9 +75,13 @@ export async function insertJobs(
   }
 }
 
+/** `last_error` of a job whose worker stopped heartbeating while it held the job. */
+export const WORKER_LOST = "worker lost: the instance running this job stopped before it finished";
+
 /**
- * Locks up to `limit` due jobs for `worker`. A job locked before `staleBefore` belongs to a worker
- * that died and is claimed again.
+ * Locks up to `limit` due jobs for `worker`, spending one attempt each. A job whose lock was last
+ * refreshed before `staleBefore` belongs to a worker that died: it is claimed again, its lost
+ * attempt stays spent and is recorded as {@link WORKER_LOST}.
  */
 export async function claimJobs(
   sql: Sql,
@@ -88,9 +92,11 @@ export async function claimJobs(
 ): Promise<ClaimedJob[]> {
   // `= any(array(...))` rather than a join: the prepared statement's generic plan would
   // otherwise hash-join against a sequential scan of the whole table on every claim.
+  // In `set`, `j.locked_by` is the value before this update: set only for an orphan.
   return await sql<ClaimedJob[]>`
     update jobs j
-    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1
+    set locked_at = ${now}, locked_by = ${worker}, attempts = j.attempts + 1,
+        last_error = case when j.locked_by is null then j.last_error else ${WORKER_LOST} end
     where j.id = any(array(
       select id from jobs
       where dead_at is null and run_at <= ${now}
@@ -99,6 +105,24 @@ export async function claimJobs(
       limit ${limit}
       for update skip locked))
     returning j.id, j.queue, j.name, j.payload, j.attempts, j.max_attempts as "maxAttempts"`;
+}
+
+/**
+ * Marks the jobs `worker` is running as alive (their lock was refreshed now); returns how many
+ * it still held, so a lock taken over by another worker shows as a shortfall.
+ */
+export async function refreshLocks(
+  sql: Sql,
+  worker: string,
+  ids: string[],
+  now: Date,
+): Promise<number> {
+  if (!ids.length) return 0;
+  const rows = await sql`
+    update jobs set locked_at = ${now}
+    where id = any(${ids}::bigint[]) and locked_by = ${worker}
+    returning id`;
+  return rows.length;
 }
 
 /**
@@ -140,7 +164,8 @@ export async function failJob(sql: Sql, f: FailedAttempt): Promise<boolean> {
     with failed as (
       update jobs
       set locked_at = null, locked_by = null, last_error = ${f.error}, run_at = ${f.retryAt},
-          dead_at = ${dead ? f.now : null}, public_id = ${f.deadPublicId}
+          dead_at = ${dead ? f.now : null}, public_id = ${f.deadPublicId},
+          attempts = least(attempts, max_attempts)
       where id = ${f.id} and locked_by = ${f.worker}
       returning id)
     insert into job_counters (name, shard, value)
@@ -150,15 +175,40 @@ export async function failJob(sql: Sql, f: FailedAttempt): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Hands jobs this worker still holds back to the queue, without spending an attempt. */
-export async function releaseJobs(sql: Sql, worker: string, ids: string[], now: Date) {
-  if (!ids.length) return 0;
-  const rows = await sql`
-    update jobs
-    set locked_at = null, locked_by = null, run_at = ${now}, attempts = greatest(attempts - 1, 0)
-    where locked_by = ${worker} and id = any(${ids}::bigint[])
-    returning id`;
-  return rows.length;
+export interface Released {
+  /** Jobs back in the queue, due now. */
+  requeued: string[];
+  /** Jobs that had used their last attempt: moved to the dead set. */
+  dead: string[];
+}
+
+/**
+ * Hands jobs this worker still holds back to the queue, due now. The attempt stays spent (a job
+ * that never finishes within the grace would otherwise run at every shutdown forever): a job on
+ * its last attempt goes to the dead set instead, under the public id at its index in
+ * `deadPublicIds`.
+ */
+export async function releaseJobs(
+  sql: Sql,
+  worker: string,
+  ids: string[],
+  deadPublicIds: string[],
+  error: string,
+  now: Date,
+): Promise<Released> {
+  if (!ids.length) return { requeued: [], dead: [] };
+  const rows = await sql<{ id: string; dead: boolean }[]>`
+    update jobs j
+    set locked_at = null, locked_by = null, run_at = ${now}, last_error = ${error},
+        dead_at = case when j.attempts >= j.max_attempts then ${now}::timestamptz end,
+        public_id = case when j.attempts >= j.max_attempts then r.public_id end
+    from unnest(${ids}::bigint[], ${deadPublicIds}::text[]) as r(id, public_id)
+    where j.id = r.id and j.locked_by = ${worker}
+    returning j.id, j.dead_at is not null as dead`;
+  return {
+    requeued: rows.filter((r) => !r.dead).map((r) => r.id),
+    dead: rows.filter((r) => r.dead).map((r) => r.id),
+  };
 }
 
 export async function queueFigures(sql: Sql, now: Date): Promise<QueueFigures> {

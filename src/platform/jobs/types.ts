@@ -149,6 +149,7 @@ export interface JobSystem<Events extends EventMap = EventMap> {
   runUntilIdle(): Promise<number>;
   /** Starts the worker and scheduler loops. */
   start(): Promise<void>;
-  /** Stops claiming, waits for running jobs up to the grace period, releases the rest. */
+  /** Stops claiming, waits for running jobs up to the grace period, releases the rest (their
+   * attempt stays spent; a job on its last attempt goes to the dead set). */
   stop(): Promise<void>;
 }

@@ -83,7 +83,7 @@ Deno.test("jobs: stop waits for running jobs within the grace period", async () 
   }
 });
 
-Deno.test("jobs: stop releases a job that outlives the grace period, without spending an attempt", async () => {
+Deno.test("jobs: stop releases a job that outlives the grace period, its attempt counted", async () => {
   const db = await createTestDatabase();
   const { jobs, log } = createTestJobs(db, {
     clock: systemClock,
@@ -103,8 +103,9 @@ Deno.test("jobs: stop releases a job that outlives the grace period, without spe
     await jobs.start();
     await running;
     await jobs.stop();
-    const [row] = await db.sql`select attempts, locked_by, locked_at from jobs`;
-    assert.deepEqual([row.attempts, row.locked_by, row.locked_at], [0, null, null]);
+    const [row] = await db.sql`select attempts, locked_by, locked_at, last_error from jobs`;
+    assert.deepEqual([row.attempts, row.locked_by, row.locked_at], [1, null, null]);
+    assert.match(row.last_error, /did not finish before shutdown/);
     assert.equal(log.entries.filter((e) => e.msg === "jobs released at shutdown").length, 1);
     // The released job's late completion must not delete the job someone else may now hold.
     release();
@@ -118,6 +119,76 @@ Deno.test("jobs: stop releases a job that outlives the grace period, without spe
   } finally {
     release();
     await jobs.stop();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: a job that never finishes before shutdown goes dead after its last attempt", async () => {
+  const db = await createTestDatabase();
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  try {
+    await db.sql`insert into jobs (name, payload, run_at, max_attempts, created_at)
+                 values ('endless', '{}', now(), 2, now())`;
+    for (let deploy = 1; deploy <= 2; deploy++) {
+      const { jobs, log } = createTestJobs(db, {
+        clock: systemClock,
+        pollIntervalMs: 10,
+        graceMs: 20,
+      });
+      let started!: () => void;
+      const running = new Promise<void>((r) => started = r);
+      jobs.handle("endless", async () => {
+        started();
+        await hang;
+      });
+      await jobs.start();
+      await running;
+      await jobs.stop();
+      const expected = deploy === 1 ? "jobs released at shutdown" : "job dead";
+      assert.ok(log.entries.some((e) => e.msg === expected), `deploy ${deploy}: ${expected}`);
+    }
+    const { jobs } = createTestJobs(db, { clock: systemClock });
+    const dead = await jobs.listDeadJobs();
+    assert.equal(dead.length, 1);
+    assert.equal(dead[0].attempts, 2);
+    assert.match(dead[0].lastError!, /did not finish before shutdown/);
+    assert.equal(await jobs.runUntilIdle(), 0);
+  } finally {
+    release();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: a live worker keeps the lock of a job that runs longer than the lock timeout", async () => {
+  const db = await createTestDatabase({ poolSize: 3 });
+  const options = { clock: systemClock, pollIntervalMs: 20, lockTimeoutMs: 400 };
+  const first = createTestJobs(db, options).jobs;
+  const second = createTestJobs(db, options).jobs;
+  const runs: string[] = [];
+  let firstStarted!: () => void;
+  const started = new Promise<void>((r) => firstStarted = r);
+  first.handle("long", async () => {
+    runs.push("first");
+    firstStarted();
+    // Four lock timeouts: without heartbeats the second worker would take the job over.
+    await new Promise((r) => setTimeout(r, 1_600));
+  });
+  second.handle("long", () => {
+    runs.push("second");
+  });
+  try {
+    await first.enqueue(db.sql, "long", {});
+    await first.start();
+    await started;
+    await second.start();
+    await waitFor(async () => (await first.figures()).processed === 1, {
+      timeoutMs: 10_000,
+      what: "the long job to finish",
+    });
+    assert.deepEqual(runs, ["first"]);
+  } finally {
+    await Promise.all([first.stop(), second.stop()]);
     await db.close();
   }
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createTestDatabase } from "../../support/db.ts";
 import { createTestJobs } from "../../support/jobs.ts";
 import type { ManualClock } from "../../../src/platform/clock.ts";
+import { refreshLocks, WORKER_LOST } from "../../../src/platform/jobs/store.ts";
 
 async function withJobs(
   fn: (ctx: Awaited<ReturnType<typeof setup>>) => void | Promise<void>,
@@ -159,23 +160,78 @@ Deno.test("jobs: a job without a handler fails and is retried, not lost", async 
   });
 });
 
-Deno.test("jobs: a job locked by a dead worker is run again after the lock timeout", async () => {
+Deno.test("jobs: a job whose lock is not refreshed for the lock timeout is run again, the lost attempt counted", async () => {
   await withJobs(async ({ db, jobs, clock }) => {
-    const ran: string[] = [];
-    jobs.handle("work", (p) => {
-      ran.push((p as { tag: string }).tag);
+    const ran: { tag: string; attempt: number }[] = [];
+    jobs.handle("work", (p, job) => {
+      ran.push({ tag: (p as { tag: string }).tag, attempt: job.attempt });
     });
     const now = clock.now().getTime();
-    for (const [tag, lockedAgoMs] of [["stale", 16 * 60_000], ["fresh", 60_000]] as const) {
+    // The default lock timeout is one minute.
+    for (const [tag, lockedAgoMs] of [["stale", 61_000], ["fresh", 30_000]] as const) {
       await db.sql`
         insert into jobs (name, payload, run_at, attempts, locked_at, locked_by, created_at)
         values ('work', ${db.sql.json({ tag })}, ${new Date(now - 20 * 60_000)}, 1,
                 ${new Date(now - lockedAgoMs)}, 'crashed-worker', ${new Date(now - 20 * 60_000)})`;
     }
     assert.equal(await jobs.runUntilIdle(), 1);
-    assert.deepEqual(ran, ["stale"]);
+    assert.deepEqual(ran, [{ tag: "stale", attempt: 2 }]);
     const rows = await db.sql`select payload->>'tag' as tag, locked_by from jobs`;
     assert.deepEqual(rows.map((r) => [r.tag, r.locked_by]), [["fresh", "crashed-worker"]]);
+  });
+});
+
+Deno.test("jobs: an orphan that was on its last attempt goes to the dead set as worker lost, not run again", async () => {
+  await withJobs(async ({ db, jobs, clock }) => {
+    let runs = 0;
+    jobs.handle("work", () => {
+      runs++;
+    });
+    const now = clock.now().getTime();
+    await db.sql`
+      insert into jobs (name, payload, run_at, attempts, max_attempts, locked_at, locked_by,
+                        created_at)
+      values ('work', '{}', ${new Date(now - 10 * 60_000)}, 3, 3, ${new Date(now - 5 * 60_000)},
+              'crashed-worker', ${new Date(now - 10 * 60_000)})`;
+    assert.equal(await jobs.runUntilIdle(), 1);
+    assert.equal(runs, 0);
+    const [dead] = await jobs.listDeadJobs();
+    assert.equal(dead.attempts, 3);
+    assert.match(dead.lastError!, /^worker lost/);
+    assert.equal(await jobs.runUntilIdle(), 0);
+  });
+});
+
+Deno.test("jobs: an orphan reclaimed with attempts left records the loss as its last error", async () => {
+  await withJobs(async ({ db, jobs, clock }) => {
+    const seen: unknown[] = [];
+    jobs.handle("work", async (_p, job) => {
+      const [row] = await db.sql`select last_error from jobs where id = ${job.id}`;
+      seen.push([job.attempt, row.last_error]);
+    });
+    const now = clock.now().getTime();
+    await db.sql`
+      insert into jobs (name, payload, run_at, attempts, locked_at, locked_by, created_at)
+      values ('work', '{}', ${new Date(now - 10 * 60_000)}, 1, ${new Date(now - 5 * 60_000)},
+              'crashed-worker', ${new Date(now - 10 * 60_000)})`;
+    await jobs.runUntilIdle();
+    assert.equal(seen.length, 1);
+    assert.deepEqual(seen[0], [2, WORKER_LOST]);
+  });
+});
+
+Deno.test("jobs: a lock refresh touches only the jobs the worker still holds", async () => {
+  await withJobs(async ({ db, clock }) => {
+    const then = new Date(clock.now().getTime() - 30_000);
+    const [{ id }] = await db.sql`
+      insert into jobs (name, payload, run_at, attempts, locked_at, locked_by, created_at)
+      values ('work', '{}', ${then}, 1, ${then}, 'new-holder', ${then}) returning id`;
+    assert.equal(await refreshLocks(db.sql, "old-holder", [id], clock.now()), 0);
+    const [row] = await db.sql`select locked_at, locked_by from jobs`;
+    assert.deepEqual([row.locked_at.getTime(), row.locked_by], [then.getTime(), "new-holder"]);
+    assert.equal(await refreshLocks(db.sql, "new-holder", [id], clock.now()), 1);
+    const [after] = await db.sql`select locked_at from jobs`;
+    assert.equal(after.locked_at.getTime(), clock.now().getTime());
   });
 });
 
