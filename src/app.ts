@@ -23,7 +23,7 @@ import {
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
-import { writeRequestLog } from "./http/request-log.ts";
+import { queryLogParams, writeRequestLog } from "./http/request-log.ts";
 import { healthResponse, upResponse } from "./http/health.ts";
 import { createTokenVerifier } from "./graphql/auth.ts";
 import type { Viewer } from "./graphql/context.ts";
@@ -323,7 +323,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       stats,
       rawBody: new Uint8Array(),
       remoteAddr: info && "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined,
-      logParams: Object.fromEntries(url.searchParams),
+      logParams: queryLogParams(url),
     };
     let response: Response;
     try {

@@ -27,6 +27,7 @@ import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
 import { maskError, unauthenticated } from "./errors.ts";
 import { createLoaderRegistry } from "./loaders.ts";
+import { graphqlLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
 import { pageSizeCostLimit } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
@@ -259,20 +260,6 @@ function unauthenticatedResponse(message: string): Response {
   return json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED" } }] }, 401);
 }
 
-/** Operation names and filtered variables for the request log's `params`. */
-function logParamsOf(body: Uint8Array): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(new TextDecoder().decode(body));
-    const pick = (op: Record<string, unknown>) => ({
-      operationName: op?.operationName ?? null,
-      variables: op?.variables ?? null,
-    });
-    return Array.isArray(parsed) ? { batch: parsed.map(pick) } : pick(parsed);
-  } catch {
-    return {};
-  }
-}
-
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const schema = createSchema<GraphQLContext & ServerContext>({
@@ -333,6 +320,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     viewerFor,
     contextFor: (base) => ({ ...base, loader: createLoaderRegistry() }),
     async handle(req, ctx) {
+      ctx.logParams = graphqlLogParams(req, ctx.rawBody);
       let viewer: Viewer | null;
       try {
         viewer = await viewerFor(req.headers.get(SESSION_TOKEN_HEADER));
@@ -342,7 +330,6 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
         return unauthenticatedResponse("invalid session token");
       }
       ctx.stats.userId = viewer?.publicId;
-      if (req.method === "POST") ctx.logParams = logParamsOf(ctx.rawBody);
       const forwarded = new Request(req.url, {
         method: req.method,
         headers: req.headers,
