@@ -50,6 +50,13 @@ export const SERVICE_VARIABLES = {
     description: "Redis URL for rate limits and pub/sub fan-out; unset = in-process store.",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
   }),
+  REDIS_KEY_PREFIX: variable({
+    defaultText: "goals:",
+    description:
+      "Prepended to every Redis key and pub/sub channel, so deployments sharing one Redis (pub/sub ignores the database index) never see each other's counters, persisted queries or events. Printable ASCII without spaces, at most 64 characters.",
+    schema: z.string().max(64).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+      .default("goals:"),
+  }),
   AUTH_JWKS_URL: variable({
     description: "Identity provider's JWKS; unset = every authenticated request is 401.",
     schema: optionalUrl,
@@ -207,6 +214,8 @@ export interface Config {
   databaseUrl?: string;
   databasePoolSize: number;
   redisUrl?: string;
+  /** `REDIS_KEY_PREFIX`: before every Redis key and channel. */
+  redisKeyPrefix: string;
   authJwksUrl?: string;
   authIssuer?: string;
   authAudience?: string;
@@ -251,6 +260,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: v.DATABASE_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,
     redisUrl: v.REDIS_URL,
+    redisKeyPrefix: v.REDIS_KEY_PREFIX,
     authJwksUrl: v.AUTH_JWKS_URL,
     authIssuer: v.AUTH_ISSUER,
     authAudience: v.AUTH_AUDIENCE,

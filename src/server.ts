@@ -85,7 +85,7 @@ export async function serve(config: Config): Promise<void> {
     log,
   });
   await migrate(db.sql, log);
-  const kv = openKv({ redisUrl: config.redisUrl, log });
+  const kv = openKv({ redisUrl: config.redisUrl, log, prefix: config.redisKeyPrefix });
   const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
   const server = Deno.serve({
     port: config.port,
