@@ -25,6 +25,7 @@ import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
 import { queryLogParams, writeRequestLog } from "./http/request-log.ts";
 import { healthResponse, upResponse } from "./http/health.ts";
+import { createCorsPolicy } from "./http/cors.ts";
 import { createTokenVerifier } from "./graphql/auth.ts";
 import type { Viewer } from "./graphql/context.ts";
 import type { GraphQLModule } from "./graphql/module.ts";
@@ -275,6 +276,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     explorer: deps.config.graphqlExplorer,
   });
   const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
+  const cors = createCorsPolicy(deps.config.corsAllowedOrigins);
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -291,7 +293,11 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
           now: () => deps.clock.now(),
         }),
     },
-    { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    {
+      method: ["GET", "POST", "OPTIONS"],
+      path: "/graphql",
+      handler: cors.wrap((req, ctx) => graphql.handle(req, ctx)),
+    },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
     ...all.flatMap((feature) => feature.routes ?? []),
   ];

@@ -19,6 +19,17 @@ const csv = z.string().transform((s) =>
   s.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
 );
 
+/** `*` or a web origin exactly as a browser sends it in `Origin` (no path, no trailing slash). */
+function isOriginOrAny(entry: string): boolean {
+  if (entry === "*") return true;
+  try {
+    const url = new URL(entry);
+    return /^https?:$/.test(url.protocol) && url.origin === entry;
+  } catch {
+    return false;
+  }
+}
+
 /** DESIGN 3.1 plus the variables later issues add. Order is the order of the docs. */
 export const SERVICE_VARIABLES = {
   PORT: variable({
@@ -191,6 +202,18 @@ export const SERVICE_VARIABLES = {
       "`on`: GraphiQL at `GET /graphql` (served offline, no CDN) and introspection without a session token. `off` (production): no GraphiQL, and introspection only for signed-in callers.",
     schema: z.enum(["on", "off"]).default("on"),
   }),
+  CORS_ALLOWED_ORIGINS: variable({
+    description:
+      "Comma-separated origins (`https://app.example.com`, exactly as browsers send `Origin`) whose pages may call `/graphql` with `SessionToken`: preflights are answered (methods `GET`, `POST`; cached 2 h) and answers carry `Access-Control-Allow-Origin` and `Vary: Origin`. `*` allows every origin. Never with credentials (sessions are a header, not a cookie). Unset = no CORS headers: only same-origin pages and non-browser clients.",
+    schema: csv.pipe(
+      z.array(
+        z.string().refine(
+          isOriginOrAny,
+          "each entry must be * or an origin such as https://app.example.com (no path)",
+        ),
+      ),
+    ).default([]),
+  }),
   LOG_LEVEL: variable({
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
@@ -246,6 +269,8 @@ export interface Config {
   adminBaseUrl: string;
   /** The identity provider's sign-in page for the admin console; undefined when not configured. */
   adminSignInUrl?: string;
+  /** `CORS_ALLOWED_ORIGINS`: origins (or `*`) allowed to call `/graphql` from a browser. */
+  corsAllowedOrigins: string[];
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
 }
@@ -289,6 +314,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     errorTrackerDsn: v.ERROR_TRACKER_DSN,
     adminBaseUrl: v.ADMIN_BASE_URL,
     adminSignInUrl: v.ADMIN_SIGN_IN_URL,
+    corsAllowedOrigins: v.CORS_ALLOWED_ORIGINS,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
   };

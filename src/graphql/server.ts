@@ -302,6 +302,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     graphiql: deps.explorer ? { title: "Goals service", defaultQuery: EXPLORER_QUERY } : false,
     renderGraphiQL: renderGraphiQLOnce(),
     landingPage: false,
+    // CORS is the route's (http/cors.ts), for every answer of /graphql, not only yoga's.
+    cors: false,
     logging: false,
     maskedErrors: false,
     plugins: [apq as Plugin, ...plugins],
