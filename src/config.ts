@@ -214,6 +214,24 @@ export const SERVICE_VARIABLES = {
       ),
     ).default([]),
   }),
+  RATE_LIMIT_USER_PER_MINUTE: variable({
+    defaultText: "600",
+    description:
+      "GraphQL requests (a batch counts once) one signed-in user may make per minute, across all instances (counted in `REDIS_URL`'s store); over it, HTTP 429 with `Retry-After` and code `RATE_LIMITED`. 0 = no limit.",
+    schema: integer(0, 1_000_000).default(600),
+  }),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: variable({
+    defaultText: "300",
+    description:
+      "Requests per minute from one client address without a valid session: anonymous GraphQL (`publicGoal`, `teamInvitePreview`), refused session tokens and the admin console's pages (sign-in). Same answer as above. 0 = no limit.",
+    schema: integer(0, 1_000_000).default(300),
+  }),
+  TRUST_PROXY_HOPS: variable({
+    defaultText: "0",
+    description:
+      "Proxies (load balancers) in front of the service that append to `X-Forwarded-For`. 0: the socket's peer is the client and the header is ignored. N: the client is the Nth address from the right of `X-Forwarded-For`; set it only when the service is reachable through those proxies alone.",
+    schema: integer(0, 10).default(0),
+  }),
   LOG_LEVEL: variable({
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
@@ -271,6 +289,10 @@ export interface Config {
   adminSignInUrl?: string;
   /** `CORS_ALLOWED_ORIGINS`: origins (or `*`) allowed to call `/graphql` from a browser. */
   corsAllowedOrigins: string[];
+  rateLimitUserPerMinute: number;
+  rateLimitAnonymousPerMinute: number;
+  /** `TRUST_PROXY_HOPS`: proxies whose `X-Forwarded-For` entries are believed. */
+  trustProxyHops: number;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
 }
@@ -315,6 +337,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     adminBaseUrl: v.ADMIN_BASE_URL,
     adminSignInUrl: v.ADMIN_SIGN_IN_URL,
     corsAllowedOrigins: v.CORS_ALLOWED_ORIGINS,
+    rateLimitUserPerMinute: v.RATE_LIMIT_USER_PER_MINUTE,
+    rateLimitAnonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    trustProxyHops: v.TRUST_PROXY_HOPS,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
   };

@@ -22,6 +22,8 @@ import type { ErrorTracker } from "../platform/errors.ts";
 import type { Logger } from "../platform/log.ts";
 import type { RequestContext } from "../http/context.ts";
 import { json } from "../http/router.ts";
+import { type RequestLimits, retryAfterHeader } from "../http/request-limits.ts";
+import type { RateVerdict } from "../platform/rate-limit.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
@@ -66,6 +68,8 @@ export interface GraphQLServerDeps {
    * production.
    */
   explorer: boolean;
+  /** Request rate limits: by user when signed in, else by client address. */
+  requestLimits: RequestLimits;
 }
 
 const EXPLORER_QUERY = `# The goals service's GraphQL API (docs/graphql.md in the repository).
@@ -260,6 +264,20 @@ function unauthenticatedResponse(message: string): Response {
   return json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED" } }] }, 401);
 }
 
+function rateLimitedResponse(verdict: RateVerdict): Response {
+  const retryAfter = verdict.retryAfterSeconds;
+  return json(
+    {
+      errors: [{
+        message: `too many requests: retry after ${retryAfter} s`,
+        extensions: { code: "RATE_LIMITED", retryAfter },
+      }],
+    },
+    429,
+    retryAfterHeader(verdict),
+  );
+}
+
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const schema = createSchema<GraphQLContext & ServerContext>({
@@ -329,9 +347,16 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       } catch (err) {
         if (!(err instanceof AuthError)) throw err;
         ctx.log.info("session token refused", { reason: err.message });
+        // Refused tokens count as anonymous calls: guessing them is signing in.
+        const limited = await deps.requestLimits.anonymous(ctx.remoteAddr);
+        if (limited) return rateLimitedResponse(limited);
         return unauthenticatedResponse("invalid session token");
       }
       ctx.stats.userId = viewer?.publicId;
+      const limited = viewer
+        ? await deps.requestLimits.user(viewer.publicId)
+        : await deps.requestLimits.anonymous(ctx.remoteAddr);
+      if (limited) return rateLimitedResponse(limited);
       const forwarded = new Request(req.url, {
         method: req.method,
         headers: req.headers,

@@ -86,7 +86,10 @@ Deno.test("kv prefix: the service keeps its keys under REDIS_KEY_PREFIX", async 
     });
     assert.equal(res.status, 200);
     await res.body?.cancel();
-    assert.deepEqual(await raw.keys("*"), [`blue:apq:${hash}`]);
+    const keys = await raw.keys("*");
+    assert.ok(keys.includes(`blue:apq:${hash}`), keys.join(" "));
+    assert.ok(keys.some((k) => k.startsWith("blue:rl:requests-anonymous:127.0.0.1:")));
+    assert.deepEqual(keys.filter((k) => !k.startsWith("blue:")), []);
   } finally {
     raw.disconnect();
     await service.stop();
