@@ -27,7 +27,7 @@ import type { RateVerdict } from "../platform/rate-limit.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
-import { maskError, unauthenticated } from "./errors.ts";
+import { codedError, maskError, unauthenticated } from "./errors.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
@@ -257,6 +257,8 @@ export interface GraphQLServer {
   viewerFor(token: string | null | undefined): Promise<Viewer | null>;
   /** The envelop plugins, for other transports (WebSocket) that execute the same schema. */
   plugins: Plugin[];
+  /** The request rate limits, for other transports: each operation there counts as a request. */
+  requestLimits: RequestLimits;
   contextFor(base: ServerContext): GraphQLContext & ServerContext;
 }
 
@@ -264,18 +266,14 @@ function unauthenticatedResponse(message: string): Response {
   return json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED" } }] }, 401);
 }
 
+/** The top-level error of a refused request (over HTTP or a WebSocket). */
+export const rateLimited = (verdict: RateVerdict) =>
+  codedError("RATE_LIMITED", `too many requests: retry after ${verdict.retryAfterSeconds} s`, {
+    retryAfter: verdict.retryAfterSeconds,
+  });
+
 function rateLimitedResponse(verdict: RateVerdict): Response {
-  const retryAfter = verdict.retryAfterSeconds;
-  return json(
-    {
-      errors: [{
-        message: `too many requests: retry after ${retryAfter} s`,
-        extensions: { code: "RATE_LIMITED", retryAfter },
-      }],
-    },
-    429,
-    retryAfterHeader(verdict),
-  );
+  return json({ errors: [rateLimited(verdict).toJSON()] }, 429, retryAfterHeader(verdict));
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
@@ -337,6 +335,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     schema,
     publicFields,
     plugins,
+    requestLimits: deps.requestLimits,
     viewerFor,
     contextFor: (base) => ({ ...base, loader: createLoaderRegistry() }),
     async handle(req, ctx) {

@@ -4,6 +4,7 @@ import { setup } from "../support/setup.ts";
 import { sharedKv } from "../support/kv.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { clientAddress } from "../../src/http/client-address.ts";
+import { stream, wsClient } from "../support/cable.ts";
 
 const PREVIEW = `{ teamInvitePreview(token: "no-such-invite") { valid } }`;
 
@@ -52,6 +53,28 @@ Deno.test("rate limit: per user, 429 with Retry-After, allowed again in the next
     s.clock.advance(45_000);
     assert.equal((await s.run("{ me { id } }")).status, 200, "the next window");
   } finally {
+    await s.close();
+  }
+});
+
+Deno.test("rate limit: operations over /cable count as the user's requests", async () => {
+  const s = await setup({ serve: true, env: { RATE_LIMIT_USER_PER_MINUTE: "2" } });
+  const ws = wsClient(s.served.wsUrl, { headerToken: await s.token("alice") });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const ok = stream(ws.client, "{ me { id } }");
+      await ok.done;
+      assert.equal(ok.error, undefined);
+    }
+    const refused = stream(ws.client, "{ me { id } }");
+    await refused.done;
+    assert.deepEqual(refused.error, [{
+      message: "too many requests: retry after 60 s",
+      extensions: { code: "RATE_LIMITED", retryAfter: 60 },
+    }]);
+    assert.equal((await s.run("{ me { id } }")).status, 429, "HTTP shares the count");
+  } finally {
+    await ws.dispose();
     await s.close();
   }
 });

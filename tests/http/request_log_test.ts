@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ACCEPT, CREATE_INVITE, setupTeam } from "../support/teams.ts";
 import { gqlRaw } from "../support/graphql.ts";
-import { logged } from "../support/app.ts";
+import { createTestApp, logged } from "../support/app.ts";
 
 const PREVIEW_AS = (name: string) =>
   `query Preview($${name}: String!) { teamInvitePreview(token: $${name}) { valid } }`;
@@ -97,5 +97,23 @@ Deno.test("request log: numbers, booleans and nulls are kept, long lists and nam
     });
   } finally {
     await g.close();
+  }
+});
+
+Deno.test("request log: a refused token's reason is bounded, whatever its header holds", async () => {
+  const t = await createTestApp();
+  try {
+    const header = btoa(JSON.stringify({ alg: "x".repeat(5000) })).replaceAll("=", "");
+    const res = await t.request("/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", SessionToken: `${header}.e30.c2ln` },
+      body: JSON.stringify({ query: "{ me { id } }" }),
+    });
+    assert.equal(res.status, 401);
+    await res.body?.cancel();
+    const [refused] = logged(t.log, "session token refused");
+    assert.ok((refused.reason as string).length < 80, refused.reason as string);
+  } finally {
+    await t.close();
   }
 });
