@@ -48,15 +48,18 @@ const dbUrl = new URL(SERVER);
 dbUrl.pathname = `/${name}`;
 const idp = await startIdentityProvider(systemClock);
 const dataDir = await Deno.makeTempDir();
+// The bench publishes as the service does: both under one key prefix of their own.
+const prefix = `${name}:`;
 const service = await startProcess("main.ts", {
   ...idp.env,
   DATABASE_URL: dbUrl.href,
   REDIS_URL: REDIS,
+  REDIS_KEY_PREFIX: prefix,
   DATA_DIR: dataDir,
   LOG_LEVEL: "info",
 });
 const sql = postgres(dbUrl.href, { max: 2, onnotice: () => {} });
-const kv = createRedisKv({ url: REDIS, log: createLogger({ level: "error" }) });
+const kv = createRedisKv({ url: REDIS, log: createLogger({ level: "error" }), prefix });
 const pubsub = createPubSub(kv);
 const clients: ReturnType<typeof createClient>[] = [];
 

@@ -23,8 +23,11 @@ import {
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
-import { writeRequestLog } from "./http/request-log.ts";
+import { queryLogParams, writeRequestLog } from "./http/request-log.ts";
 import { healthResponse, upResponse } from "./http/health.ts";
+import { createCorsPolicy } from "./http/cors.ts";
+import { clientAddress } from "./http/client-address.ts";
+import { createRequestLimits, limitedByAddress } from "./http/request-limits.ts";
 import { createTokenVerifier } from "./graphql/auth.ts";
 import type { Viewer } from "./graphql/context.ts";
 import type { GraphQLModule } from "./graphql/module.ts";
@@ -262,6 +265,12 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   const features = buildFeatures(deps, jobs, options);
   const all: Feature<unknown>[] = Object.values(features);
   registerBackgroundWork(jobs, all);
+  const requestLimits = createRequestLimits({
+    kv: deps.kv,
+    clock: deps.clock,
+    userPerMinute: deps.config.rateLimitUserPerMinute,
+    anonymousPerMinute: deps.config.rateLimitAnonymousPerMinute,
+  });
   const graphql = createGraphQLServer({
     modules: [
       ...all.flatMap((feature) => feature.graphql ? [feature.graphql] : []),
@@ -274,8 +283,10 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     plugins: options.graphqlPlugins,
     kv: deps.kv,
     explorer: deps.config.graphqlExplorer,
+    requestLimits,
   });
   const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
+  const cors = createCorsPolicy(deps.config.corsAllowedOrigins);
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -292,9 +303,17 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
           now: () => deps.clock.now(),
         }),
     },
-    { method: ["GET", "POST"], path: "/graphql", handler: (req, ctx) => graphql.handle(req, ctx) },
+    {
+      method: ["GET", "POST", "OPTIONS"],
+      path: "/graphql",
+      handler: cors.wrap((req, ctx) => graphql.handle(req, ctx)),
+    },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
-    ...all.flatMap((feature) => feature.routes ?? []),
+    ...all.flatMap((feature) => feature.routes ?? []).map((route) =>
+      route.limit === "by-address"
+        ? { ...route, handler: limitedByAddress(requestLimits, route.handler) }
+        : route
+    ),
   ];
   const router = createRouter(routes);
 
@@ -323,8 +342,12 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       log: deps.log.child({ request_id: stats.requestId }),
       stats,
       rawBody: new Uint8Array(),
-      remoteAddr: info && "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined,
-      logParams: Object.fromEntries(url.searchParams),
+      remoteAddr: clientAddress(
+        info && "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined,
+        req.headers.get("x-forwarded-for"),
+        deps.config.trustProxyHops,
+      ),
+      logParams: queryLogParams(url),
     };
     let response: Response;
     try {

@@ -19,6 +19,17 @@ const csv = z.string().transform((s) =>
   s.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
 );
 
+/** `*` or a web origin exactly as a browser sends it in `Origin` (no path, no trailing slash). */
+function isOriginOrAny(entry: string): boolean {
+  if (entry === "*") return true;
+  try {
+    const url = new URL(entry);
+    return /^https?:$/.test(url.protocol) && url.origin === entry;
+  } catch {
+    return false;
+  }
+}
+
 /** DESIGN 3.1 plus the variables later issues add. Order is the order of the docs. */
 export const SERVICE_VARIABLES = {
   PORT: variable({
@@ -49,6 +60,13 @@ export const SERVICE_VARIABLES = {
   REDIS_URL: variable({
     description: "Redis URL for rate limits and pub/sub fan-out; unset = in-process store.",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
+  }),
+  REDIS_KEY_PREFIX: variable({
+    defaultText: "goals:",
+    description:
+      "Prepended to every Redis key and pub/sub channel, so deployments sharing one Redis (pub/sub ignores the database index) never see each other's counters, persisted queries or events. Printable ASCII without spaces, at most 64 characters.",
+    schema: z.string().max(64).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+      .default("goals:"),
   }),
   AUTH_JWKS_URL: variable({
     description: "Identity provider's JWKS; unset = every authenticated request is 401.",
@@ -190,6 +208,36 @@ export const SERVICE_VARIABLES = {
       "`on`: GraphiQL at `GET /graphql` (served offline, no CDN) and introspection without a session token. `off` (production): no GraphiQL, and introspection only for signed-in callers.",
     schema: z.enum(["on", "off"]).default("on"),
   }),
+  CORS_ALLOWED_ORIGINS: variable({
+    description:
+      "Comma-separated origins (`https://app.example.com`, exactly as browsers send `Origin`) whose pages may call `/graphql` with `SessionToken`: preflights are answered (methods `GET`, `POST`; cached 2 h) and answers carry `Access-Control-Allow-Origin` and `Vary: Origin`. `*` allows every origin. Never with credentials (sessions are a header, not a cookie). Unset = no CORS headers: only same-origin pages and non-browser clients.",
+    schema: csv.pipe(
+      z.array(
+        z.string().refine(
+          isOriginOrAny,
+          "each entry must be * or an origin such as https://app.example.com (no path)",
+        ),
+      ),
+    ).default([]),
+  }),
+  RATE_LIMIT_USER_PER_MINUTE: variable({
+    defaultText: "600",
+    description:
+      "GraphQL requests (a batch counts once) one signed-in user may make per minute, across all instances (counted in `REDIS_URL`'s store); over it, HTTP 429 with `Retry-After` and code `RATE_LIMITED`. 0 = no limit.",
+    schema: integer(0, 1_000_000).default(600),
+  }),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: variable({
+    defaultText: "300",
+    description:
+      "Requests per minute from one client address without a valid session: anonymous GraphQL (`publicGoal`, `teamInvitePreview`), refused session tokens and the admin console's pages (sign-in). Same answer as above. 0 = no limit.",
+    schema: integer(0, 1_000_000).default(300),
+  }),
+  TRUST_PROXY_HOPS: variable({
+    defaultText: "0",
+    description:
+      "Proxies (load balancers) in front of the service that append to `X-Forwarded-For`. 0: the socket's peer is the client and the header is ignored. N: the client is the Nth address from the right of `X-Forwarded-For`; set it only when the service is reachable through those proxies alone.",
+    schema: integer(0, 10).default(0),
+  }),
   LOG_LEVEL: variable({
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
@@ -220,6 +268,8 @@ export interface Config {
   databaseUrl?: string;
   databasePoolSize: number;
   redisUrl?: string;
+  /** `REDIS_KEY_PREFIX`: before every Redis key and channel. */
+  redisKeyPrefix: string;
   authJwksUrl?: string;
   authIssuer?: string;
   authAudience?: string;
@@ -251,6 +301,12 @@ export interface Config {
   adminBaseUrl: string;
   /** The identity provider's sign-in page for the admin console; undefined when not configured. */
   adminSignInUrl?: string;
+  /** `CORS_ALLOWED_ORIGINS`: origins (or `*`) allowed to call `/graphql` from a browser. */
+  corsAllowedOrigins: string[];
+  rateLimitUserPerMinute: number;
+  rateLimitAnonymousPerMinute: number;
+  /** `TRUST_PROXY_HOPS`: proxies whose `X-Forwarded-For` entries are believed. */
+  trustProxyHops: number;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
@@ -266,6 +322,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: v.DATABASE_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,
     redisUrl: v.REDIS_URL,
+    redisKeyPrefix: v.REDIS_KEY_PREFIX,
     authJwksUrl: v.AUTH_JWKS_URL,
     authIssuer: v.AUTH_ISSUER,
     authAudience: v.AUTH_AUDIENCE,
@@ -295,6 +352,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     errorTrackerDsn: v.ERROR_TRACKER_DSN,
     adminBaseUrl: v.ADMIN_BASE_URL,
     adminSignInUrl: v.ADMIN_SIGN_IN_URL,
+    corsAllowedOrigins: v.CORS_ALLOWED_ORIGINS,
+    rateLimitUserPerMinute: v.RATE_LIMIT_USER_PER_MINUTE,
+    rateLimitAnonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    trustProxyHops: v.TRUST_PROXY_HOPS,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,

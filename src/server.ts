@@ -102,7 +102,7 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
     log,
   });
   await migrate(db.sql, log);
-  const kv = openKv({ redisUrl: config.redisUrl, log });
+  const kv = openKv({ redisUrl: config.redisUrl, log, prefix: config.redisKeyPrefix });
   const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
   hooks.prepare?.(app);
   const drain = createHttpDrain();

@@ -100,7 +100,11 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
       throw new AuthError("session token is not a JWT");
     }
     if (header.alg === "HS256") return await verifyFallback(token);
-    if (header.alg !== "RS256") throw new AuthError(`unsupported token algorithm ${header.alg}`);
+    if (header.alg !== "RS256") {
+      // The caller wrote it, and the reason is logged: bounded.
+      const alg = String(JSON.stringify(header.alg)).slice(0, 40);
+      throw new AuthError(`unsupported token algorithm ${alg}`);
+    }
     if (!header.kid) throw new AuthError("session token has no key id (kid)");
     return await verifyProvider(token);
   };

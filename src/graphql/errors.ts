@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   "BAD_USER_INPUT",
   "AI_DISABLED",
   "AI_RATE_LIMITED",
+  /** Over a request rate limit (HTTP 429 with `Retry-After`); `AI_RATE_LIMITED` is the AI quotas'. */
+  "RATE_LIMITED",
   "INTERNAL",
 ] as const;
 export type ErrorCode = typeof ERROR_CODES[number];

@@ -22,11 +22,14 @@ import type { ErrorTracker } from "../platform/errors.ts";
 import type { Logger } from "../platform/log.ts";
 import type { RequestContext } from "../http/context.ts";
 import { json } from "../http/router.ts";
+import { type RequestLimits, retryAfterHeader } from "../http/request-limits.ts";
+import type { RateVerdict } from "../platform/rate-limit.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
-import { maskError, unauthenticated } from "./errors.ts";
+import { codedError, maskError, unauthenticated } from "./errors.ts";
 import { createLoaderRegistry } from "./loaders.ts";
+import { graphqlLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
 import { pageSizeCostLimit } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
@@ -65,6 +68,8 @@ export interface GraphQLServerDeps {
    * production.
    */
   explorer: boolean;
+  /** Request rate limits: by user when signed in, else by client address. */
+  requestLimits: RequestLimits;
 }
 
 const EXPLORER_QUERY = `# The goals service's GraphQL API (docs/graphql.md in the repository).
@@ -252,6 +257,8 @@ export interface GraphQLServer {
   viewerFor(token: string | null | undefined): Promise<Viewer | null>;
   /** The envelop plugins, for other transports (WebSocket) that execute the same schema. */
   plugins: Plugin[];
+  /** The request rate limits, for other transports: each operation there counts as a request. */
+  requestLimits: RequestLimits;
   contextFor(base: ServerContext): GraphQLContext & ServerContext;
 }
 
@@ -259,18 +266,14 @@ function unauthenticatedResponse(message: string): Response {
   return json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED" } }] }, 401);
 }
 
-/** Operation names and filtered variables for the request log's `params`. */
-function logParamsOf(body: Uint8Array): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(new TextDecoder().decode(body));
-    const pick = (op: Record<string, unknown>) => ({
-      operationName: op?.operationName ?? null,
-      variables: op?.variables ?? null,
-    });
-    return Array.isArray(parsed) ? { batch: parsed.map(pick) } : pick(parsed);
-  } catch {
-    return {};
-  }
+/** The top-level error of a refused request (over HTTP or a WebSocket). */
+export const rateLimited = (verdict: RateVerdict) =>
+  codedError("RATE_LIMITED", `too many requests: retry after ${verdict.retryAfterSeconds} s`, {
+    retryAfter: verdict.retryAfterSeconds,
+  });
+
+function rateLimitedResponse(verdict: RateVerdict): Response {
+  return json({ errors: [rateLimited(verdict).toJSON()] }, 429, retryAfterHeader(verdict));
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
@@ -315,6 +318,8 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     graphiql: deps.explorer ? { title: "Goals service", defaultQuery: EXPLORER_QUERY } : false,
     renderGraphiQL: renderGraphiQLOnce(),
     landingPage: false,
+    // CORS is the route's (http/cors.ts), for every answer of /graphql, not only yoga's.
+    cors: false,
     logging: false,
     maskedErrors: false,
     plugins: [apq as Plugin, ...plugins],
@@ -330,19 +335,27 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     schema,
     publicFields,
     plugins,
+    requestLimits: deps.requestLimits,
     viewerFor,
     contextFor: (base) => ({ ...base, loader: createLoaderRegistry() }),
     async handle(req, ctx) {
+      ctx.logParams = graphqlLogParams(req, ctx.rawBody);
       let viewer: Viewer | null;
       try {
         viewer = await viewerFor(req.headers.get(SESSION_TOKEN_HEADER));
       } catch (err) {
         if (!(err instanceof AuthError)) throw err;
         ctx.log.info("session token refused", { reason: err.message });
+        // Refused tokens count as anonymous calls: guessing them is signing in.
+        const limited = await deps.requestLimits.anonymous(ctx.remoteAddr);
+        if (limited) return rateLimitedResponse(limited);
         return unauthenticatedResponse("invalid session token");
       }
       ctx.stats.userId = viewer?.publicId;
-      if (req.method === "POST") ctx.logParams = logParamsOf(ctx.rawBody);
+      const limited = viewer
+        ? await deps.requestLimits.user(viewer.publicId)
+        : await deps.requestLimits.anonymous(ctx.remoteAddr);
+      if (limited) return rateLimitedResponse(limited);
       const forwarded = new Request(req.url, {
         method: req.method,
         headers: req.headers,

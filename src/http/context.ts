@@ -10,6 +10,7 @@ export interface RequestContext {
   stats: RequestStats;
   /** The buffered request body (already bounded by the body limit); empty for GET. */
   rawBody: Uint8Array<ArrayBuffer>;
+  /** The client's address (`TRUST_PROXY_HOPS`); unset for in-process calls. */
   remoteAddr?: string;
   /** What the request log shows as `params` (filtered before writing). */
   logParams: Record<string, unknown>;

@@ -1,12 +1,17 @@
 /**
- * The request log: one single-line JSON entry per request (spec 6.5), with secrets filtered out
- * of `params`.
+ * The request log: one single-line JSON entry per request (spec 6.5). What reaches `params` is
+ * allow-listed, because a secret can arrive under any name (`?sig=`, `?key=`, a GraphQL variable
+ * called `$t`): of a query string only its keys are kept, of GraphQL variables only numbers,
+ * booleans and the shape (see `graphql/log-params.ts`), and no header at all. Values under
+ * secret-looking keys are filtered once more before writing, for params a handler sets itself.
  */
 import type { Logger } from "../platform/log.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 
 const SECRET_KEY = /token|secret|password|passwd|authorization|signature|api[_-]?key|jwt|dsn/i;
-const FILTERED = "[FILTERED]";
+export const FILTERED = "[FILTERED]";
+const MAX_KEYS = 20;
+const MAX_KEY_LENGTH = 64;
 
 /** Replaces values under secret-looking keys, at any depth. */
 export function filterParams(value: unknown, depth = 0): unknown {
@@ -20,6 +25,17 @@ export function filterParams(value: unknown, depth = 0): unknown {
     );
   }
   return value;
+}
+
+/** A client-chosen name as the log keeps it: bounded, so a log line stays one short line. */
+export const loggedName = (name: string) =>
+  name.length > MAX_KEY_LENGTH ? `${name.slice(0, MAX_KEY_LENGTH)}…` : name;
+
+/** The keys of a query string, never its values (`{ query_keys: ["page", "sig"] }`). */
+export function queryLogParams(url: URL): Record<string, unknown> {
+  const keys = [...new Set(url.searchParams.keys())];
+  if (!keys.length) return {};
+  return { query_keys: keys.slice(0, MAX_KEYS).map(loggedName) };
 }
 
 export interface RequestLogEntry {

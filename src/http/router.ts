@@ -10,6 +10,8 @@ export interface Route {
   method: string | string[];
   path: string;
   handler: RouteHandler;
+  /** `by-address`: anyone may call it, so the anonymous request limit applies. */
+  limit?: "by-address";
 }
 
 export interface Router {

@@ -103,7 +103,7 @@ export function createMemoryKv(clock: Clock = systemClock): KvStore {
 export interface RedisKvOptions {
   url: string;
   log: Logger;
-  /** Prepended to every key and channel. */
+  /** Prepended to every key and channel (`REDIS_KEY_PREFIX`). */
   prefix?: string;
 }
 
@@ -122,7 +122,9 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
     connectTimeout: 2000,
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
   };
-  const redis = new Redis(options.url, settings);
+  // ioredis prefixes every key of the command connection, so code given `kv.redis` is inside
+  // the prefix too. Channels are not keys: they get it below, on both sides.
+  const redis = new Redis(options.url, { ...settings, keyPrefix: prefix });
   const subscriber = new Redis(options.url, settings);
   redis.on("error", onError);
   subscriber.on("error", onError);
@@ -135,18 +137,17 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
     prefix,
     redis,
     async incr(key, ttlMs) {
-      const k = prefix + key;
-      const [[incrErr, value]] = (await redis.multi().incr(k).pexpire(k, ttlMs, "NX").exec())!;
+      const [[incrErr, value]] = (await redis.multi().incr(key).pexpire(key, ttlMs, "NX").exec())!;
       if (incrErr) throw incrErr;
       return Number(value);
     },
-    get: (key) => redis.get(prefix + key),
+    get: (key) => redis.get(key),
     async set(key, value, ttlMs) {
-      if (ttlMs === undefined) await redis.set(prefix + key, value);
-      else await redis.set(prefix + key, value, "PX", ttlMs);
+      if (ttlMs === undefined) await redis.set(key, value);
+      else await redis.set(key, value, "PX", ttlMs);
     },
     async del(key) {
-      await redis.del(prefix + key);
+      await redis.del(key);
     },
     async publish(channel, message) {
       await redis.publish(prefix + channel, message);

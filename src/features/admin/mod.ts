@@ -76,8 +76,9 @@ export function adminFeature(deps: AdminDeps): Feature {
       handler: (req, ctx) => asset(req, ctx.params.name),
     },
     { method: "GET", path: `${base}/assets/*`, handler: (req) => asset(req, "") },
-    { method: "GET", path: base, handler: page },
-    { method: "GET", path: `${base}/*`, handler: page },
+    // The pages (sign-in among them) are for anyone: counted by address. Assets are not.
+    { method: "GET", path: base, handler: page, limit: "by-address" },
+    { method: "GET", path: `${base}/*`, handler: page, limit: "by-address" },
   ];
   return { name: "admin", routes, api: {} };
 }

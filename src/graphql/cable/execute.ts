@@ -18,7 +18,7 @@ import {
 import type { Logger } from "../../platform/log.ts";
 import type { Viewer } from "../context.ts";
 import { isCodedError, publicExtensions } from "../errors.ts";
-import type { GraphQLServer } from "../server.ts";
+import { type GraphQLServer, rateLimited } from "../server.ts";
 
 /** What a client sends for one operation (either protocol). */
 export interface OperationRequest {
@@ -44,7 +44,10 @@ export interface OperationBase {
 }
 
 export interface CableExecutor {
-  /** Parses and validates; answers the errors (coded BAD_USER_INPUT) or a runnable operation. */
+  /**
+   * Counts the operation as one request of the viewer (RATE_LIMITED past the limit), parses and
+   * validates; answers the errors (coded BAD_USER_INPUT) or a runnable operation.
+   */
   prepare(
     request: OperationRequest,
     base: OperationBase,
@@ -96,6 +99,8 @@ export function createCableExecutor(graphql: GraphQLServer): CableExecutor {
       ) {
         return userInput("`operationName` must be a string");
       }
+      const refused = await graphql.requestLimits.user(base.viewer.publicId);
+      if (refused) return { errors: [rateLimited(refused)] };
       const operationName = (request.operationName as string | null | undefined) ?? undefined;
       const context = graphql.contextFor({
         requestId: base.requestId,

@@ -19,6 +19,8 @@ export const HTTP_ERRORS = {
   unknown_run: 422,
   /** 422: a report could not be computed from the data as it is. */
   computation_failed: 422,
+  /** 429: over a request rate limit; `Retry-After` says when to try again. */
+  rate_limited: 429,
   internal_error: 500,
   /** 503: the program is stopping and takes no new work. */
   shutting_down: 503,
