@@ -30,6 +30,8 @@ import { createLoaderRegistry } from "./loaders.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
 import { pageSizeCostLimit } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
+import { textRule } from "./text-rule.ts";
+import { nestingLimit } from "./nesting-limit.ts";
 
 export interface GraphQLLimits {
   maxBatch: number;
@@ -182,6 +184,35 @@ function nameTheArgument(error: GraphQLError, document: DocumentNode): GraphQLEr
   });
 }
 
+/**
+ * A request the built-in parsers cannot read (GET `variables` that are not JSON, for one) is the
+ * caller's mistake: 400 `BAD_USER_INPUT` naming what is wrong, never a masked `INTERNAL`.
+ */
+function requestParseErrorsAreBadInput(): Plugin {
+  const unreadable = (message: string) =>
+    new GraphQLError(`The request could not be read: ${message}`, {
+      extensions: { code: "BAD_USER_INPUT", http: { status: 400 } },
+    });
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        let params;
+        try {
+          params = await requestParser(request);
+        } catch (err) {
+          throw err instanceof GraphQLError ? err : unreadable((err as Error).message);
+        }
+        if (Array.isArray(params)) {
+          const odd = params.findIndex((p) => !p || typeof p !== "object" || Array.isArray(p));
+          if (odd >= 0) throw unreadable(`batch item ${odd} is not an object`);
+        }
+        return params;
+      });
+    },
+  };
+}
+
 /** Records operation names for the request log (`anonymous` when unnamed; a batch joins them). */
 function operationNames(): Plugin<GraphQLContext & ServerContext> {
   return {
@@ -259,6 +290,31 @@ function unauthenticatedResponse(message: string): Response {
   return json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED" } }] }, 401);
 }
 
+function requestErrorResponse(status: number, message: string): Response {
+  return json({ errors: [{ message, extensions: { code: "BAD_USER_INPUT" } }] }, status);
+}
+
+const BODYLESS_REFUSALS: Record<number, string> = {
+  406: "not acceptable: accept application/graphql-response+json or application/json",
+  415: "unsupported content type: send application/json",
+};
+
+/** Yoga refuses some requests with a bare status; callers get a GraphQL-shaped body for each. */
+function withErrorBody(response: Response): Response {
+  const message = BODYLESS_REFUSALS[response.status];
+  if (!message || response.headers.get("content-type")) return response;
+  return requestErrorResponse(response.status, message);
+}
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Operation names and filtered variables for the request log's `params`. */
 function logParamsOf(body: Uint8Array): Record<string, unknown> {
   try {
@@ -284,6 +340,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   });
   const publicFields = new Set(deps.modules.flatMap((m) => m.publicFields ?? []));
   const plugins = [
+    nestingLimit(),
     EnvelopArmorPlugin({
       maxDepth: { n: limits.maxDepth },
       maxAliases: { n: limits.maxAliases },
@@ -293,6 +350,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       blockFieldSuggestion: { enabled: true },
     }),
     publicOperationGate(publicFields, deps.explorer),
+    textRule(),
     pageSizeCostLimit(limits.maxCost),
     argumentNamesInValueErrors(),
     operationNames(),
@@ -317,7 +375,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     landingPage: false,
     logging: false,
     maskedErrors: false,
-    plugins: [apq as Plugin, ...plugins],
+    // No operation takes a file, so multipart bodies are refused (415) rather than parsed.
+    multipart: false,
+    plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins],
     context: () => ({ loader: createLoaderRegistry() }),
   });
 
@@ -348,12 +408,16 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
         headers: req.headers,
         body: req.method === "POST" ? ctx.rawBody : undefined,
       });
-      return await yoga.fetch(forwarded, {
+      if (req.method === "POST" && !isUtf8(ctx.rawBody)) {
+        return requestErrorResponse(400, "the request body is not valid UTF-8");
+      }
+      const response = await yoga.fetch(forwarded, {
         requestId: ctx.requestId,
         log: ctx.log,
         viewer,
         stats: ctx.stats,
       });
+      return withErrorBody(response);
     },
   };
 }
