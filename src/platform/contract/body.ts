@@ -3,6 +3,7 @@
  * checked first, then the stream is read only until it passes the limit (a chunked body larger
  * than the limit is never held whole). Both programs read every body through it.
  */
+import { storableJson } from "../text.ts";
 
 /** Parses UTF-8 JSON bytes without throwing (invalid UTF-8 is not JSON). */
 export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
@@ -11,6 +12,18 @@ export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { o
   } catch {
     return { ok: false };
   }
+}
+
+/**
+ * Parses a signed machine payload whose content is kept whatever it holds: every string and key
+ * made storable ({@link storableJson}: U+0000 and lone surrogates become U+FFFD), since the sender
+ * would only send the same bytes again if it were refused.
+ */
+export function parseStorableJson(
+  bytes: Uint8Array,
+): { ok: true; value: unknown } | { ok: false } {
+  const parsed = parseJson(bytes);
+  return parsed.ok ? { ok: true, value: storableJson(parsed.value) } : parsed;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
