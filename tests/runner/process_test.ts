@@ -3,7 +3,7 @@ import { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../../src/
 import { reply, startFakeLlm } from "../support/fake-llm.ts";
 import { type FakeServer, startFakeServer } from "../support/http.ts";
 import { startProcess } from "../support/process.ts";
-import { runRequest, SKILLS_DIR, TEST_SECRET } from "../support/runner.ts";
+import { runRequest, signedPath, SKILLS_DIR, TEST_SECRET } from "../support/runner.ts";
 import { waitFor } from "../support/wait.ts";
 
 const ENTRY = new URL("../../runner/main.ts", import.meta.url).pathname;
@@ -65,7 +65,13 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     assert.deepEqual(result.artifact, ARTIFACT);
     assert.deepEqual(result.memory, { week: 2 });
     assert.ok(Math.abs(result.usage.cost_usd - 0.003) < 1e-12);
-    const status = await fetch(`${runner.url}/runs/${first.run_id}/status`);
+    const statusPath = `/runs/${first.run_id}/status`;
+    const unsigned = await fetch(`${runner.url}${statusPath}`);
+    assert.equal(unsigned.status, 401, "the status route is signed like POST /runs");
+    await unsigned.body?.cancel();
+    const status = await fetch(`${runner.url}${statusPath}`, {
+      headers: { [SIGNATURE_HEADER]: await signedPath(TEST_SECRET, statusPath) },
+    });
     assert.deepEqual(await status.json(), { run_id: first.run_id, status: "succeeded" });
 
     // A run stuck in a slow model call when SIGTERM arrives.
