@@ -204,7 +204,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
     if (!accepting) return errorResponse("shutting_down", "the runner is shutting down");
     const data = parseJson(body);
-    if (!data.ok) return errorResponse("malformed_json", "the body is not JSON");
+    if (!data.ok) return errorResponse("malformed_json", data.reason);
     const parsed = RunRequestSchema.safeParse(data.value);
     if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const request = parsed.data;

@@ -5,44 +5,11 @@
  * with `BAD_USER_INPUT` first.
  */
 import type { Plugin } from "graphql-yoga";
+import { nestingDepth } from "../platform/nesting.ts";
 import { badUserInput } from "./errors.ts";
 
 /** Deepest bracket nesting of a document: far above any real operation (depth 12 and its arguments). */
 export const MAX_NESTING = 64;
-
-const OPENING = new Set(["{", "[", "("]);
-const CLOSING = new Set(["}", "]", ")"]);
-
-/** The deepest bracket nesting of GraphQL `source`, outside strings and comments. */
-export function nestingDepth(source: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let i = 0;
-  while (i < source.length) {
-    const c = source[i];
-    if (c === "#") {
-      while (i < source.length && source[i] !== "\n" && source[i] !== "\r") i++;
-    } else if (source.startsWith('"""', i)) {
-      i += 3;
-      while (i < source.length && !source.startsWith('"""', i)) {
-        i += source.startsWith('\\"""', i) ? 4 : 1;
-      }
-      i += 3;
-      continue;
-    } else if (c === '"') {
-      i++;
-      while (i < source.length && source[i] !== '"' && source[i] !== "\n") {
-        i += source[i] === "\\" ? 2 : 1;
-      }
-    } else if (OPENING.has(c)) {
-      deepest = Math.max(deepest, ++depth);
-    } else if (CLOSING.has(c)) {
-      depth = Math.max(0, depth - 1);
-    }
-    i++;
-  }
-  return deepest;
-}
 
 export function nestingLimit(max = MAX_NESTING): Plugin {
   return {

@@ -37,7 +37,7 @@ export async function readSignedJson(
   }
   const parsed = parseStorableJson(ctx.rawBody);
   if (!parsed.ok) {
-    return { ok: false, response: errorResponse("malformed_json", "the body is not JSON") };
+    return { ok: false, response: errorResponse("malformed_json", parsed.reason) };
   }
   return { ok: true, body: parsed.value };
 }

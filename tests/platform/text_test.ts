@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import {
   charCount,
-  storableJson,
+  storableJsonEscapes,
   storableJsonText,
-  storableText,
   TEXT_MAX_CHARS,
   textProblem,
 } from "../../src/platform/text.ts";
-import { nestingDepth } from "../../src/graphql/nesting-limit.ts";
+import { nestingDepth } from "../../src/platform/nesting.ts";
+import { parseJson, parseStorableJson } from "../../src/platform/contract/body.ts";
 import { variablesTextProblem } from "../../src/graphql/text-rule.ts";
 
 Deno.test("text rule: control characters, lone surrogates and length in code points", () => {
@@ -22,22 +22,45 @@ Deno.test("text rule: control characters, lone surrogates and length in code poi
   assert.equal(charCount("a😀b"), 3);
 });
 
-Deno.test("text rule: storable text and JSON replace what PostgreSQL refuses with U+FFFD", () => {
-  assert.equal(storableText("a\u0000b\ud800"), "a\ufffdb\ufffd");
-  assert.deepEqual(storableJson({ "k\u0000": ["\u0000", 1, null, { x: "\udfff" }] }), {
-    "k\ufffd": ["\ufffd", 1, null, { x: "\ufffd" }],
-  });
+Deno.test("text rule: storable JSON turns the escapes PostgreSQL refuses into U+FFFD", () => {
   const text = storableJsonText({
     "id\u0000": "a\u0000b",
     pair: "😀",
     lone: "\ud83d",
+    low: "x\udc00",
     kept: "\\u0000",
   });
-  assert.ok(!/(^|[^\\])(\\\\)*\\u0000/.test(text), text);
   const back = JSON.parse(text);
-  assert.deepEqual(back, { "id\ufffd": "a\ufffdb", pair: "😀", lone: "\ufffd", kept: "\\u0000" });
+  assert.deepEqual(back, {
+    "id\ufffd": "a\ufffdb",
+    pair: "😀",
+    lone: "\ufffd",
+    low: "x\ufffd",
+    kept: "\\u0000",
+  });
   assert.equal(storableJsonText(undefined), undefined);
   assert.equal(storableJsonText([1, "x"]), '[1,"x"]');
+  // Incoming text: escaped pairs (any case) are kept, lone halves and NULs replaced.
+  assert.equal(
+    storableJsonEscapes('["\\uD83D\\uDE00","\\ud83d","\\u0000","\\\\u0000","\\\\\\u0000"]'),
+    '["\\uD83D\\uDE00","\\ufffd","\\ufffd","\\\\u0000","\\\\\\ufffd"]',
+  );
+});
+
+Deno.test("json bodies: not UTF-8, not JSON and nested too deep are refused with a reason", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  assert.deepEqual(parseJson(bytes('{"a":[1]}')), { ok: true, value: { a: [1] } });
+  assert.deepEqual(parseJson(new Uint8Array([0x22, 0xff, 0x22])), {
+    ok: false,
+    reason: "the body is not UTF-8",
+  });
+  assert.deepEqual(parseJson(bytes("{")), { ok: false, reason: "the body is not JSON" });
+  const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+  assert.match((parseJson(bytes(deep)) as { reason: string }).reason, /deeper than 100/);
+  assert.deepEqual(parseStorableJson(bytes('{"k\\u0000":"\\ud800"}')), {
+    ok: true,
+    value: { "k\ufffd": "\ufffd" },
+  });
 });
 
 Deno.test("nesting limit: brackets are counted outside strings and comments, without recursion", () => {

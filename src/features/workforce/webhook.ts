@@ -40,7 +40,7 @@ export function createResultWebhook(deps: {
       return errorResponse("unauthorized", "missing or invalid X-Workforce-Signature");
     }
     const body = parseStorableJson(ctx.rawBody);
-    if (!body.ok) return errorResponse("malformed_json", "the body is not JSON");
+    if (!body.ok) return errorResponse("malformed_json", body.reason);
     const parsed = RunResultSchema.safeParse(body.value);
     if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const result = parsed.data;

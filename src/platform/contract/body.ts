@@ -3,27 +3,51 @@
  * checked first, then the stream is read only until it passes the limit (a chunked body larger
  * than the limit is never held whole). Both programs read every body through it.
  */
-import { storableJson } from "../text.ts";
+import { nestingDepth } from "../nesting.ts";
+import { storableJsonEscapes } from "../text.ts";
 
-/** Parses UTF-8 JSON bytes without throwing (invalid UTF-8 is not JSON). */
-export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+/** Deepest nesting of a JSON body: far above any real payload, far below the call stack. */
+export const MAX_JSON_DEPTH = 100;
+
+export type ParsedJson = { ok: true; value: unknown } | { ok: false; reason: string };
+
+function parseText(text: string): ParsedJson {
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    return { ok: false, reason: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
+  }
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return { ok: false };
+    return { ok: false, reason: "the body is not JSON" };
+  }
+}
+
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
   }
 }
 
 /**
- * Parses a signed machine payload whose content is kept whatever it holds: every string and key
- * made storable ({@link storableJson}: U+0000 and lone surrogates become U+FFFD), since the sender
- * would only send the same bytes again if it were refused.
+ * Parses UTF-8 JSON bytes without throwing; `reason` says what is wrong (not UTF-8, not JSON,
+ * nested too deep to be walked safely).
  */
-export function parseStorableJson(
-  bytes: Uint8Array,
-): { ok: true; value: unknown } | { ok: false } {
-  const parsed = parseJson(bytes);
-  return parsed.ok ? { ok: true, value: storableJson(parsed.value) } : parsed;
+export function parseJson(bytes: Uint8Array): ParsedJson {
+  const text = decodeUtf8(bytes);
+  return text === null ? { ok: false, reason: "the body is not UTF-8" } : parseText(text);
+}
+
+/**
+ * Parses a signed machine payload whose content is kept whatever it holds: escapes of U+0000 and
+ * of lone surrogates become U+FFFD (PostgreSQL stores neither), since the sender would only send
+ * the same bytes again if it were refused.
+ */
+export function parseStorableJson(bytes: Uint8Array): ParsedJson {
+  const text = decodeUtf8(bytes);
+  if (text === null) return { ok: false, reason: "the body is not UTF-8" };
+  return parseText(storableJsonEscapes(text));
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
