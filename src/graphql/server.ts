@@ -22,6 +22,7 @@ import type { ErrorTracker } from "../platform/errors.ts";
 import type { Logger } from "../platform/log.ts";
 import type { RequestContext } from "../http/context.ts";
 import { json } from "../http/router.ts";
+import { decodeUtf8 } from "../platform/contract/body.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
@@ -306,15 +307,6 @@ function withErrorBody(response: Response): Response {
   return requestErrorResponse(response.status, message);
 }
 
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Operation names and filtered variables for the request log's `params`. */
 function logParamsOf(body: Uint8Array): Record<string, unknown> {
   try {
@@ -408,7 +400,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
         headers: req.headers,
         body: req.method === "POST" ? ctx.rawBody : undefined,
       });
-      if (req.method === "POST" && !isUtf8(ctx.rawBody)) {
+      if (req.method === "POST" && decodeUtf8(ctx.rawBody) === null) {
         return requestErrorResponse(400, "the request body is not valid UTF-8");
       }
       const response = await yoga.fetch(forwarded, {

@@ -22,7 +22,8 @@ function parseText(text: string): ParsedJson {
   }
 }
 
-function decodeUtf8(bytes: Uint8Array): string | null {
+/** The UTF-8 text of `bytes`, or null when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | null {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
