@@ -3,7 +3,7 @@
  *
  * - `GET /health` → 200 `{status: "ok", timestamp}`
  * - `POST /runs` (signed) → 202 `{run_id, status: "running"}`, the run executes in the background
- * - `GET /runs/:run_id/status` → `{run_id, status}`
+ * - `GET /runs/:run_id/status` (signed: the path) → `{run_id, status}`
  * - `POST /runs/:run_id/cancel` (signed) → 202 `{run_id, status: "cancelled"}`
  *
  * @example
@@ -30,11 +30,13 @@ import {
   errorResponse,
   parseJson,
   readBoundedBody,
+  runId,
   type RunnerRunStatus,
   type RunRequest,
   RunRequestSchema,
   type RunResult,
   SIGNATURE_HEADER,
+  signedPathMessage,
   verifyHmacSignature,
 } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
@@ -182,10 +184,14 @@ export function createRunner(deps: RunnerDeps): Runner {
     return entry;
   };
 
-  const authenticate = async (req: Request, body: Uint8Array | null): Promise<boolean> => {
+  /** The OIDC bearer (in `oidc` mode), then the signature of `signed` (the body, or the path). */
+  const authenticate = async (req: Request, signed: Uint8Array): Promise<boolean> => {
     if (bearer && !(await bearer.verify(req.headers.get("authorization")))) return false;
-    if (body === null) return true;
-    return await verifyHmacSignature(config.webhookSecret, body, req.headers.get(SIGNATURE_HEADER));
+    return await verifyHmacSignature(
+      config.webhookSecret,
+      signed,
+      req.headers.get(SIGNATURE_HEADER),
+    );
   };
 
   const postRun = async (req: Request): Promise<Response> => {
@@ -198,7 +204,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
     if (!accepting) return errorResponse("shutting_down", "the runner is shutting down");
     const data = parseJson(body);
-    if (!data.ok) return errorResponse("malformed_json", "the body is not JSON");
+    if (!data.ok) return errorResponse("malformed_json", data.reason);
     const parsed = RunRequestSchema.safeParse(data.value);
     if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const request = parsed.data;
@@ -217,7 +223,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     return json({ run_id: request.run_id, status: "running" }, 202);
   };
 
-  const cancelRun = async (req: Request, runId: string): Promise<Response> => {
+  const cancelRun = async (req: Request, segment: string): Promise<Response> => {
     const body = await readBody(req);
     if (body === "too_large") {
       return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
@@ -225,7 +231,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     if (!(await authenticate(req, body))) {
       return errorResponse("unauthorized", "missing or invalid credentials");
     }
-    const entry = runs.get(runId);
+    const runId = runIdOfPath(segment);
+    const entry = runId === null ? undefined : runs.get(runId);
     if (!entry) return errorResponse("not_found", "no such run");
     if (entry.status === "running") {
       requestCancel(entry, "cancelled on request");
@@ -235,11 +242,13 @@ export function createRunner(deps: RunnerDeps): Runner {
     return json({ run_id: runId, status: entry.status }, entry.status === "cancelled" ? 202 : 409);
   };
 
-  const getStatus = async (req: Request, runId: string): Promise<Response> => {
-    if (!(await authenticate(req, null))) {
+  const getStatus = async (req: Request, segment: string): Promise<Response> => {
+    const path = new URL(req.url).pathname;
+    if (!(await authenticate(req, signedPathMessage(path)))) {
       return errorResponse("unauthorized", "missing or invalid credentials");
     }
-    const entry = runs.get(runId);
+    const runId = runIdOfPath(segment);
+    const entry = runId === null ? undefined : runs.get(runId);
     if (!entry) return errorResponse("not_found", "no such run");
     return json({ run_id: runId, status: entry.status });
   };
@@ -256,11 +265,11 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
     const match = /^\/runs\/([^/]+)\/(status|cancel)$/.exec(path);
     if (match) {
-      const runId = decodeURIComponent(match[1]);
+      const segment = match[1];
       if (match[2] === "status") {
-        return req.method === "GET" ? getStatus(req, runId) : methodNotAllowed(req);
+        return req.method === "GET" ? getStatus(req, segment) : methodNotAllowed(req);
       }
-      return req.method === "POST" ? cancelRun(req, runId) : methodNotAllowed(req);
+      return req.method === "POST" ? cancelRun(req, segment) : methodNotAllowed(req);
     }
     return errorResponse("not_found", "no such route");
   };
@@ -314,6 +323,16 @@ export function createRunner(deps: RunnerDeps): Runner {
       return inTime;
     },
   };
+}
+
+/** The run id a path segment names, or null when it cannot be one (bad escapes, not a public id). */
+function runIdOfPath(segment: string): string | null {
+  try {
+    const decoded = decodeURIComponent(segment);
+    return runId.safeParse(decoded).success ? decoded : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Reads the raw body, refusing (before reading further) one over the body limit. */

@@ -14,6 +14,7 @@ import {
 import type { Config } from "../config.ts";
 import type { Clock } from "../platform/clock.ts";
 import type { Logger } from "../platform/log.ts";
+import { textProblem } from "../platform/text.ts";
 
 export const SESSION_TOKEN_HEADER = "SessionToken";
 export const FALLBACK_ISSUER = "fallback";
@@ -25,6 +26,20 @@ export interface VerifiedToken {
   fallback: boolean;
   /** Seconds since the epoch; long-lived sockets end here. */
   expiresAt?: number;
+}
+
+/** Longest `sub` accepted: identity providers' subjects are far shorter (Auth0's, Google's). */
+export const SUBJECT_MAX_CHARS = 255;
+
+/**
+ * A subject names the user row, so it is never truncated: one too long or not text is refused.
+ * Display claims (names, usernames) are cut to size or ignored where users are created.
+ */
+function checkSubject(subject: string): void {
+  const problem = textProblem(subject, SUBJECT_MAX_CHARS);
+  if (problem || !subject) {
+    throw new AuthError(`the token's sub claim ${problem ?? "is empty"}`);
+  }
 }
 
 export class AuthError extends Error {
@@ -68,6 +83,7 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
     }).catch((err) => {
       throw new AuthError(`invalid fallback token: ${err.message}`);
     });
+    checkSubject(payload.sub!);
     if (payload.exp! - payload.iat! > FALLBACK_MAX_TTL_SECONDS) {
       throw new AuthError("fallback token lifetime exceeds 12 hours");
     }
@@ -89,6 +105,7 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
     }).catch((err) => {
       throw new AuthError(`invalid session token: ${err.code ?? err.name}: ${err.message}`);
     });
+    checkSubject(payload.sub!);
     return { subject: payload.sub!, claims: payload, fallback: false, expiresAt: payload.exp };
   }
 

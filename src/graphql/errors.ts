@@ -88,9 +88,13 @@ export function maskError(
  * HTTP request itself (a body that is not JSON) keeps its status.
  */
 function requestErrorHttp(error: GraphQLError): Record<string, unknown> {
-  const http = error.extensions?.http as { status?: number } | undefined;
-  if (!error.locations?.length || http?.status !== 400) return { ...error.extensions };
-  return { ...error.extensions, http: { ...http, spec: true } };
+  // yoga puts the parser's own error (a SyntaxError) here; it is not for clients.
+  const { originalError: _parserError, ...extensions } = error.extensions ?? {};
+  const http = extensions.http as { status?: number; spec?: boolean } | undefined;
+  if (!http?.status) return extensions;
+  const { spec: _spec, ...status } = http;
+  const located = error.locations?.length && http.status === 400;
+  return { ...extensions, http: located ? { ...status, spec: true } : status };
 }
 
 /** `extensions` as a client sees them: `http` is for the HTTP layer only. */

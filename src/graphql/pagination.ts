@@ -84,7 +84,10 @@ export function decodeCursor<const P extends CursorParts>(
   throw badUserInput(`Argument "${argument}": not a cursor of this list`);
 }
 
-/** A page size: defaulted and bounded; negative values are a user error naming `argument`. */
+/**
+ * A page size: defaulted; a negative one, or one over `max`, is a user error naming `argument`
+ * (a client asking for more than a page holds learns it at once rather than from a short page).
+ */
 export function clampFirst(
   first: number | null | undefined,
   defaultSize = DEFAULT_PAGE_SIZE,
@@ -93,7 +96,8 @@ export function clampFirst(
 ): number {
   if (first === null || first === undefined) return defaultSize;
   if (first < 0) throw badUserInput(`Argument "${argument}": must not be negative`);
-  return Math.min(first, max);
+  if (first > max) throw badUserInput(`Argument "${argument}": must be at most ${max}`);
+  return first;
 }
 
 /** The window `args` ask for; `first` with `last` is refused (one direction per request). */

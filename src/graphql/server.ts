@@ -24,6 +24,7 @@ import type { RequestContext } from "../http/context.ts";
 import { json } from "../http/router.ts";
 import { type RequestLimits, retryAfterHeader } from "../http/request-limits.ts";
 import type { RateVerdict } from "../platform/rate-limit.ts";
+import { decodeUtf8 } from "../platform/contract/body.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
@@ -33,6 +34,8 @@ import { graphqlLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
 import { pageSizeCostLimit } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
+import { textRule } from "./text-rule.ts";
+import { nestingLimit } from "./nesting-limit.ts";
 
 export interface GraphQLLimits {
   maxBatch: number;
@@ -187,6 +190,35 @@ function nameTheArgument(error: GraphQLError, document: DocumentNode): GraphQLEr
   });
 }
 
+/**
+ * A request the built-in parsers cannot read (GET `variables` that are not JSON, for one) is the
+ * caller's mistake: 400 `BAD_USER_INPUT` naming what is wrong, never a masked `INTERNAL`.
+ */
+function requestParseErrorsAreBadInput(): Plugin {
+  const unreadable = (message: string) =>
+    new GraphQLError(`The request could not be read: ${message}`, {
+      extensions: { code: "BAD_USER_INPUT", http: { status: 400 } },
+    });
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        let params;
+        try {
+          params = await requestParser(request);
+        } catch (err) {
+          throw err instanceof GraphQLError ? err : unreadable((err as Error).message);
+        }
+        if (Array.isArray(params)) {
+          const odd = params.findIndex((p) => !p || typeof p !== "object" || Array.isArray(p));
+          if (odd >= 0) throw unreadable(`batch item ${odd} is not an object`);
+        }
+        return params;
+      });
+    },
+  };
+}
+
 /** Records operation names for the request log (`anonymous` when unnamed; a batch joins them). */
 function operationNames(): Plugin<GraphQLContext & ServerContext> {
   return {
@@ -276,6 +308,22 @@ function rateLimitedResponse(verdict: RateVerdict): Response {
   return json({ errors: [rateLimited(verdict).toJSON()] }, 429, retryAfterHeader(verdict));
 }
 
+function requestErrorResponse(status: number, message: string): Response {
+  return json({ errors: [{ message, extensions: { code: "BAD_USER_INPUT" } }] }, status);
+}
+
+const BODYLESS_REFUSALS: Record<number, string> = {
+  406: "not acceptable: accept application/graphql-response+json or application/json",
+  415: "unsupported content type: send application/json",
+};
+
+/** Yoga refuses some requests with a bare status; callers get a GraphQL-shaped body for each. */
+function withErrorBody(response: Response): Response {
+  const message = BODYLESS_REFUSALS[response.status];
+  if (!message || response.headers.get("content-type")) return response;
+  return requestErrorResponse(response.status, message);
+}
+
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const schema = createSchema<GraphQLContext & ServerContext>({
@@ -287,6 +335,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   });
   const publicFields = new Set(deps.modules.flatMap((m) => m.publicFields ?? []));
   const plugins = [
+    nestingLimit(),
     EnvelopArmorPlugin({
       maxDepth: { n: limits.maxDepth },
       maxAliases: { n: limits.maxAliases },
@@ -296,6 +345,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       blockFieldSuggestion: { enabled: true },
     }),
     publicOperationGate(publicFields, deps.explorer),
+    textRule(),
     pageSizeCostLimit(limits.maxCost),
     argumentNamesInValueErrors(),
     operationNames(),
@@ -322,7 +372,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     cors: false,
     logging: false,
     maskedErrors: false,
-    plugins: [apq as Plugin, ...plugins],
+    // No operation takes a file, so multipart bodies are refused (415) rather than parsed.
+    multipart: false,
+    plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins],
     context: () => ({ loader: createLoaderRegistry() }),
   });
 
@@ -361,12 +413,16 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
         headers: req.headers,
         body: req.method === "POST" ? ctx.rawBody : undefined,
       });
-      return await yoga.fetch(forwarded, {
+      if (req.method === "POST" && decodeUtf8(ctx.rawBody) === null) {
+        return requestErrorResponse(400, "the request body is not valid UTF-8");
+      }
+      const response = await yoga.fetch(forwarded, {
         requestId: ctx.requestId,
         log: ctx.log,
         viewer,
         stats: ctx.stats,
       });
+      return withErrorBody(response);
     },
   };
 }

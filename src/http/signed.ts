@@ -1,7 +1,7 @@
 /**
  * Service-to-service JSON endpoints signed with `X-Workforce-Signature` (spec 5.6): the signature
  * is checked first (401 for a missing or bad one, or an unset secret), then the body must be JSON
- * (400 otherwise).
+ * (400 otherwise); its strings arrive storable (U+0000 and lone surrogates replaced by U+FFFD).
  *
  * @example
  * ```ts
@@ -12,7 +12,7 @@
  */
 import {
   errorResponse,
-  parseJson,
+  parseStorableJson,
   SIGNATURE_HEADER,
   verifyHmacSignature,
 } from "../platform/contract/mod.ts";
@@ -35,9 +35,9 @@ export async function readSignedJson(
       response: errorResponse("unauthorized", "missing or invalid X-Workforce-Signature"),
     };
   }
-  const parsed = parseJson(ctx.rawBody);
+  const parsed = parseStorableJson(ctx.rawBody);
   if (!parsed.ok) {
-    return { ok: false, response: errorResponse("malformed_json", "the body is not JSON") };
+    return { ok: false, response: errorResponse("malformed_json", parsed.reason) };
   }
   return { ok: true, body: parsed.value };
 }

@@ -8,6 +8,7 @@ import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import type { Logger } from "./log.ts";
+import { storableJsonText } from "./text.ts";
 import { currentRequestStats, type RequestStats, runWithRequestStats } from "./request-context.ts";
 
 // deno-lint-ignore ban-types
@@ -114,6 +115,10 @@ export function connect(url: string, poolSize: number, log: Logger): Sql {
     onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
     connection: { application_name: "goals-service" },
     transform: { undefined: null },
+    // json and jsonb refuse U+0000 and lone surrogates; outside content may hold either.
+    types: {
+      json: { to: 114, from: [114, 3802], serialize: storableJsonText, parse: JSON.parse },
+    },
   }));
 }
 

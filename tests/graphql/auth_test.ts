@@ -149,6 +149,48 @@ for (
   });
 }
 
+Deno.test("auth: a sub that is too long or not text is 401 with a reason, and creates no user", async () => {
+  const ctx = await setupAuth();
+  try {
+    for (const sub of ["s".repeat(20_000), "s".repeat(256), "user\u0000x", "\ud800abc"]) {
+      const result = await gql(ctx.t, ME, {}, { token: await ctx.idp.token({ sub }) });
+      assert401(result);
+    }
+    const reasons = logged(ctx.t.log, "session token refused").map((e) => String(e.reason));
+    assert.ok(
+      reasons.some((r) => /sub claim is longer than 255 characters/.test(r)),
+      reasons.join(),
+    );
+    assert.ok(reasons.some((r) => /sub claim contains a control character/.test(r)));
+    const [{ n }] = await ctx.t.deps.db.sql`select count(*)::int as n from users`;
+    assert.equal(n, 0);
+    // 255 characters is a subject.
+    dataOf(await gql(ctx.t, ME, {}, { token: await ctx.idp.token({ sub: "s".repeat(255) }) }));
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("auth: huge or hostile display claims are cut to size or ignored, never a failure", async () => {
+  const ctx = await setupAuth();
+  try {
+    const claims = {
+      given_name: "😀".repeat(20_000),
+      family_name: "Doe\u0000",
+      username: "u".repeat(20_000),
+      preferred_username: "\ud800",
+      name: "x".repeat(50_000),
+    };
+    const token = await ctx.idp.token({ sub: "hostile-claims", claims });
+    const me = dataOf(await gql(ctx.t, ME, {}, { token })).me;
+    assert.equal(me.firstName, "😀".repeat(50), "cut to 50 characters, never half a character");
+    assert.equal(me.lastName, null, "a name with a control character is ignored");
+    assert.equal(me.username, "u".repeat(30));
+  } finally {
+    await ctx.close();
+  }
+});
+
 Deno.test("auth: garbage in SessionToken, or only Authorization: Bearer, is 401", async () => {
   const ctx = await setupAuth();
   try {

@@ -40,11 +40,13 @@ Deno.test("pagination: cursors round-trip and reject tampering", () => {
   }
 });
 
-Deno.test("pagination: first is defaulted, capped and never negative", () => {
+Deno.test("pagination: first is defaulted, at most a page and never negative", () => {
   assert.equal(clampFirst(undefined), 20);
   assert.equal(clampFirst(null), 20);
   assert.equal(clampFirst(0), 0);
-  assert.equal(clampFirst(5000), 100);
+  assert.equal(clampFirst(100), 100);
+  assert.throws(() => clampFirst(101), /must be at most 100/);
+  assert.throws(() => clampFirst(1_000_000_000), /must be at most 100/);
   assert.throws(() => clampFirst(-1));
 });
 
@@ -77,7 +79,8 @@ Deno.test("pagination: first with last is refused; last is bounded like first", 
     () => pageWindow({ first: 1, last: 1 }, ["number"]),
     (e: Error & { extensions?: { code?: string } }) => e.extensions?.code === "BAD_USER_INPUT",
   );
-  assert.equal(pageWindow({ last: 1000 }, ["number"]).size, 100);
+  assert.equal(pageWindow({ last: 100 }, ["number"]).size, 100);
+  assert.throws(() => pageWindow({ last: 1000 }, ["number"]), /last/);
   assert.throws(() => pageWindow({ last: -1 }, ["number"]), /last/);
   assert.throws(() => pageWindow({ before: "%%" }, ["number"]), /before/);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { reply } from "../support/fake-llm.ts";
-import { createTestRunner, runRequest } from "../support/runner.ts";
+import { createTestRunner, runRequest, signedPath, TEST_SECRET } from "../support/runner.ts";
+import { hmacSha256Hex } from "../../src/platform/hmac.ts";
 import { waitFor } from "../support/wait.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
@@ -88,6 +89,9 @@ Deno.test("runner http: malformed JSON and invalid bodies are 400 with a message
       [JSON.stringify(runRequest({ employee: { model: 42 } })), "employee.model"],
       [JSON.stringify(runRequest({ memory: { recent_rejections: "x" } })), "recent_rejections"],
       [JSON.stringify(runRequest({ run_id: "x".repeat(65) })), "run_id"],
+      [JSON.stringify(runRequest({ run_id: "../../etc/passwd" })), "run_id: must be a public id"],
+      [JSON.stringify(runRequest({ run_id: "short" })), "run_id"],
+      [JSON.stringify(runRequest({ run_id: "a\u0000".repeat(12) })), "run_id"],
     ];
     for (const [body, expected] of cases) {
       const res = await t.request("/runs", { method: "POST", body });
@@ -109,6 +113,40 @@ Deno.test("runner http: a body over 1 MiB is 413", async () => {
     const res = await t.request("/runs", { method: "POST", body });
     assert.equal(res.status, 413);
     assert.equal(t.llm.calls.length, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("runner http: the status route is signed over its path; ids that cannot be runs are 404", async () => {
+  const t = createTestRunner();
+  try {
+    t.llm.script(reply.json(ARTIFACT));
+    const body = runRequest();
+    assert.equal((await t.startRun(body)).status, 202);
+    await t.runner.idle();
+    const path = `/runs/${body.run_id}/status`;
+    assert.equal((await t.request(path)).status, 200);
+    for (
+      const signature of [
+        null,
+        "",
+        await hmacSha256Hex(TEST_SECRET, ""),
+        await signedPath(TEST_SECRET, "/runs/another_run_id_of_22_chars/status"),
+        await signedPath("another secret", path),
+      ]
+    ) {
+      const res = await t.request(path, { signature });
+      assert.equal(res.status, 401, String(signature));
+      assert.equal((await res.json()).error, "unauthorized");
+    }
+    for (const bad of ["..%2F..%2Fetc%2Fpasswd", "%E0%A4%A", "%00", "x"]) {
+      for (const [route, method] of [["status", "GET"], ["cancel", "POST"]]) {
+        const res = await t.request(`/runs/${bad}/${route}`, { method });
+        assert.equal(res.status, 404, `${method} ${bad}`);
+        await res.body?.cancel();
+      }
+    }
   } finally {
     await t.close();
   }

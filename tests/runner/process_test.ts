@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
 import { reply } from "../support/fake-llm.ts";
 import type { FakeServer } from "../support/http.ts";
-import { runRequest, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
+import { runRequest, signedPath, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
 import { waitFor } from "../support/wait.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
@@ -55,7 +55,13 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     assert.deepEqual(result.artifact, ARTIFACT);
     assert.deepEqual(result.memory, { week: 2 });
     assert.ok(Math.abs(result.usage.cost_usd - 0.003) < 1e-12);
-    const status = await fetch(`${runner.url}/runs/${first.run_id}/status`);
+    const statusPath = `/runs/${first.run_id}/status`;
+    const unsigned = await fetch(`${runner.url}${statusPath}`);
+    assert.equal(unsigned.status, 401, "the status route is signed like POST /runs");
+    await unsigned.body?.cancel();
+    const status = await fetch(`${runner.url}${statusPath}`, {
+      headers: { [SIGNATURE_HEADER]: await signedPath(TEST_SECRET, statusPath) },
+    });
     assert.deepEqual(await status.json(), { run_id: first.run_id, status: "succeeded" });
 
     // A run stuck in a slow model call when SIGTERM arrives.

@@ -58,7 +58,7 @@ Deno.test("agent: answers in a code fence parse; extra keys are dropped", () => 
 
 Deno.test("agent: the prompt leaves out empty sections", () => {
   const request = RunRequestSchema.parse({
-    run_id: "r",
+    run_id: "r".repeat(22),
     employee: { id: "e", name: "N", role: "", task_prompt: "do", model: "m", skills: [] },
     budget_usd: 1,
     max_turns: 1,

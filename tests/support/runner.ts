@@ -96,6 +96,8 @@ export function createTestRunner(options: {
       if (init.signature !== null) headers.set(SIGNATURE_HEADER, init.signature);
     } else if (init.method === "POST") {
       headers.set(SIGNATURE_HEADER, await hmacSha256Hex(TEST_SECRET, body ?? ""));
+    } else {
+      headers.set(SIGNATURE_HEADER, await signedPath(TEST_SECRET, path));
     }
     return await runner.handler(
       new Request(`http://runner.test${path}`, { method: init.method ?? "GET", headers, body }),
@@ -145,4 +147,9 @@ export async function startRunnerProcess(env: Record<string, string> = {}) {
       await hook.close();
     },
   };
+}
+
+/** The signature of a bodyless request to the runner: HMAC of its path (docs/runner.md). */
+export async function signedPath(secret: string, path: string): Promise<string> {
+  return await hmacSha256Hex(secret, new URL(path, "http://runner.test").pathname);
 }

@@ -1,5 +1,7 @@
 /** Pure rules of billing (spec 4.7, DESIGN 3.5): product mapping, event parsing, tier changes. */
 
+import { textProblem } from "../../platform/text.ts";
+
 /** The `provider` of purchases that arrive by the billing webhook. */
 export const BILLING_PROVIDER = "revenuecat";
 
@@ -196,8 +198,12 @@ export interface BillingEvent {
 
 const MAX_ID = 255;
 
+/** A field's text: absent when it is not a string of 1 to `max` characters of acceptable text. */
 const str = (value: unknown, max = 255): string | null =>
-  typeof value === "string" && value.length > 0 && value.length <= max ? value : null;
+  typeof value === "string" && value.length > 0 && value.length <= max &&
+    textProblem(value, max) === null
+    ? value
+    : null;
 
 const money = (value: unknown): number | null =>
   typeof value === "number" && Math.abs(value) < 1e9 ? value : null;
@@ -221,9 +227,11 @@ export function parseBillingEvent(body: unknown): BillingEvent | string {
   }
   const e = event as Record<string, unknown>;
   const id = str(e.id, MAX_ID);
-  if (!id) return `event.id must be a string of 1 to ${MAX_ID} characters`;
+  if (!id) {
+    return `event.id must be a string of 1 to ${MAX_ID} characters without control characters`;
+  }
   const type = str(e.type, 100);
-  if (!type) return "event.type must be a string";
+  if (!type) return "event.type must be a string of 1 to 100 characters without control characters";
   const productId = type === "PRODUCT_CHANGE" && str(e.new_product_id)
     ? str(e.new_product_id)
     : str(e.product_id);

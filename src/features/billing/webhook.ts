@@ -113,7 +113,7 @@ export function billingWebhook(deps: BillingWebhookDeps): RouteHandler {
       return errorResponse("unauthorized", "missing or wrong Authorization");
     }
     const parsed = parseJson(ctx.rawBody);
-    if (!parsed.ok) return errorResponse("malformed_json", "the body is not JSON");
+    if (!parsed.ok) return errorResponse("malformed_json", parsed.reason);
     const event = parseBillingEvent(parsed.value);
     if (typeof event === "string") return errorResponse("invalid_body", event);
 

@@ -1,4 +1,5 @@
 /** Pure rules about users: names from token claims, username and time-zone validation. */
+import { textProblem } from "../../platform/text.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,30}$/;
@@ -6,8 +7,11 @@ export const NAME_MAX = 50;
 
 type Claims = Record<string, unknown>;
 
-const text = (value: unknown): string | null =>
-  typeof value === "string" && value.trim() ? value.trim().slice(0, NAME_MAX) : null;
+/** A display claim cut to {@link NAME_MAX} characters; ignored when it is not acceptable text. */
+const text = (value: unknown): string | null => {
+  if (typeof value !== "string" || !value.trim() || textProblem(value) !== null) return null;
+  return Array.from(value.trim()).slice(0, NAME_MAX).join("");
+};
 
 /** First and last name from `given_name`/`family_name`, else `first_name`/`last_name`. */
 export function namesFromClaims(

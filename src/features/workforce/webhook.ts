@@ -10,7 +10,7 @@ import { json } from "../../http/router.ts";
 import {
   describeIssues,
   errorResponse,
-  parseJson,
+  parseStorableJson,
   RunResultSchema,
   SIGNATURE_HEADER,
   verifyHmacSignature,
@@ -39,8 +39,8 @@ export function createResultWebhook(deps: {
       });
       return errorResponse("unauthorized", "missing or invalid X-Workforce-Signature");
     }
-    const body = parseJson(ctx.rawBody);
-    if (!body.ok) return errorResponse("malformed_json", "the body is not JSON");
+    const body = parseStorableJson(ctx.rawBody);
+    if (!body.ok) return errorResponse("malformed_json", body.reason);
     const parsed = RunResultSchema.safeParse(body.value);
     if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const result = parsed.data;

@@ -3,14 +3,52 @@
  * checked first, then the stream is read only until it passes the limit (a chunked body larger
  * than the limit is never held whole). Both programs read every body through it.
  */
+import { nestingDepth } from "../nesting.ts";
+import { storableJsonEscapes } from "../text.ts";
 
-/** Parses UTF-8 JSON bytes without throwing (invalid UTF-8 is not JSON). */
-export function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) };
-  } catch {
-    return { ok: false };
+/** Deepest nesting of a JSON body: far above any real payload, far below the call stack. */
+export const MAX_JSON_DEPTH = 100;
+
+export type ParsedJson = { ok: true; value: unknown } | { ok: false; reason: string };
+
+function parseText(text: string): ParsedJson {
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    return { ok: false, reason: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
   }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, reason: "the body is not JSON" };
+  }
+}
+
+/** The UTF-8 text of `bytes`, or null when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parses UTF-8 JSON bytes without throwing; `reason` says what is wrong (not UTF-8, not JSON,
+ * nested too deep to be walked safely).
+ */
+export function parseJson(bytes: Uint8Array): ParsedJson {
+  const text = decodeUtf8(bytes);
+  return text === null ? { ok: false, reason: "the body is not UTF-8" } : parseText(text);
+}
+
+/**
+ * Parses a signed machine payload whose content is kept whatever it holds: escapes of U+0000 and
+ * of lone surrogates become U+FFFD (PostgreSQL stores neither), since the sender would only send
+ * the same bytes again if it were refused.
+ */
+export function parseStorableJson(bytes: Uint8Array): ParsedJson {
+  const text = decodeUtf8(bytes);
+  if (text === null) return { ok: false, reason: "the body is not UTF-8" };
+  return parseText(storableJsonEscapes(text));
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

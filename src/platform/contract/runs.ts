@@ -5,6 +5,7 @@
  * `X-Workforce-Signature` (`../hmac.ts`).
  */
 import { z } from "zod";
+import { looksLikePublicId } from "../ids.ts";
 
 /** Spec 2.4 artifact kinds. */
 export const ARTIFACT_KINDS = [
@@ -39,9 +40,22 @@ export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const skillName = z.string().regex(SKILL_NAME, "must be a skill directory name");
 const count = z.number().int().min(0).max(1_000_000_000);
 
+/** A run id as the service mints them (a public id): never a path, never anything else. */
+export const runId = z.string().refine(looksLikePublicId, {
+  message: "must be a public id (22 to 64 of A-Z, a-z, 0-9, '_' and '-')",
+});
+
+/**
+ * What `X-Workforce-Signature` signs on a request without a body (`GET /runs/:id/status`): the
+ * path as sent, so a signature names one run and one route.
+ */
+export function signedPathMessage(path: string): Uint8Array {
+  return new TextEncoder().encode(path);
+}
+
 /** DESIGN 3.3: `POST {RUNNER_URL}/runs`. */
 export const RunRequestSchema = z.object({
-  run_id: z.string().min(1).max(64),
+  run_id: runId,
   employee: z.object({
     id: z.string().min(1).max(64),
     name: z.string().min(1).max(200),

@@ -255,3 +255,48 @@ Deno.test("billing webhook: malformed JSON and bodies without event.id are 400 a
     await s.close();
   }
 });
+
+Deno.test("billing webhook: NULs and lone surrogates anywhere are stored safely; an id with one is 400", async () => {
+  const s = await setupBilling();
+  try {
+    const user = await seedUser(s.t.deps.db.sql);
+    // Anywhere but the identifying fields: 200, recorded, the raw event kept with U+FFFD.
+    const body = event({
+      app_user_id: user.publicId,
+      currency: "US\u0000D",
+      store: "\ud800",
+      country_code: "U\u0000S",
+      subscriber_attributes: { "$na\u0000me": { value: "x\u0000y" } },
+    });
+    const res = await post(s.t, body);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.outcome, "processed");
+    const [record] = await records(s.t);
+    assert.equal(record.currency, null, "a currency that is not text is absent");
+    assert.equal(record.store, null);
+    const raw = record.raw_event as { event: Record<string, unknown> };
+    assert.equal(raw.event.country_code, "U\ufffdS");
+    assert.deepEqual(raw.event.subscriber_attributes, { "$na\ufffdme": { value: "x\ufffdy" } });
+    assert.equal(raw.event.store, "\ufffd");
+    // A replay of the same bytes is the same event: 200 and nothing more.
+    assert.equal((await post(s.t, body)).body.status, "duplicate");
+
+    // event.id (and event.type) identify the event: with a NUL they are refused with a reason.
+    for (
+      const fields of [
+        { id: "evt\u0000" },
+        { id: "\ud800" },
+        { id: "x".repeat(256) },
+        { type: "RENEWAL\u0000" },
+      ]
+    ) {
+      const refused = await post(s.t, event({ app_user_id: user.publicId, ...fields }));
+      assert.equal(refused.status, 400, JSON.stringify(fields));
+      assert.equal(refused.body.error, "invalid_body");
+      assert.match(refused.body.message, /without control characters/);
+    }
+    assert.equal((await records(s.t)).length, 1);
+  } finally {
+    await s.close();
+  }
+});

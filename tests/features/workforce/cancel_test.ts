@@ -198,7 +198,9 @@ Deno.test("cancel: finished runs, unknown ids and non-admins change nothing", ()
     assert.equal((await runStatus(ctx, runId)).status, "succeeded");
     assert.deepEqual(ctx.runner.cancels(), []);
 
-    for (const id of ["nope", "A".repeat(22), "", "\u0000"]) {
+    const nul = await gql(ctx.t, CANCEL, { id: "\u0000" }, { token: ctx.admin });
+    assert.equal(nul.body.errors[0].extensions.code, "BAD_USER_INPUT", "the text rule refuses it");
+    for (const id of ["nope", "A".repeat(22), ""]) {
       const unknown = await cancel(ctx, id);
       assert.deepEqual(unknown, {
         run: null,
