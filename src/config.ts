@@ -46,9 +46,32 @@ export const SERVICE_VARIABLES = {
       "Connections per instance to PostgreSQL (embedded mode always uses 1). Keep N instances x pool under the server's limit (25 on small tiers).",
     schema: integer(1, 100).default(10),
   }),
+  DATABASE_CONNECT_TIMEOUT_MS: variable({
+    defaultText: "3000",
+    description:
+      "How long opening a database connection may take before the request fails with `SERVICE_UNAVAILABLE` (HTTP 503).",
+    schema: integer(100, 600_000).default(3000),
+  }),
+  DATABASE_STATEMENT_TIMEOUT_MS: variable({
+    defaultText: "5000",
+    description:
+      "Longest a statement may run: the server's `statement_timeout`, and on the client (plus 1 s) the bound on every awaited statement including the wait for a pool connection, so a stopped server answers `SERVICE_UNAVAILABLE` (503) instead of hanging. Migrations are exempt.",
+    schema: integer(100, 3_600_000).default(5000),
+  }),
   REDIS_URL: variable({
     description: "Redis URL for rate limits and pub/sub fan-out; unset = in-process store.",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
+  }),
+  REDIS_CONNECT_TIMEOUT_MS: variable({
+    defaultText: "2000",
+    description: "How long opening the Redis connection may take.",
+    schema: integer(100, 600_000).default(2000),
+  }),
+  REDIS_COMMAND_TIMEOUT_MS: variable({
+    defaultText: "2000",
+    description:
+      "Longest a Redis command may wait for its reply (queued while reconnecting included); then the request answers `SERVICE_UNAVAILABLE` (503), or a fail-open rate limit lets it through.",
+    schema: integer(50, 600_000).default(2000),
   }),
   AUTH_JWKS_URL: variable({
     description: "Identity provider's JWKS; unset = every authenticated request is 401.",
@@ -206,7 +229,11 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   databasePoolSize: number;
+  databaseConnectTimeoutMs: number;
+  databaseStatementTimeoutMs: number;
   redisUrl?: string;
+  redisConnectTimeoutMs: number;
+  redisCommandTimeoutMs: number;
   authJwksUrl?: string;
   authIssuer?: string;
   authAudience?: string;
@@ -250,7 +277,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: v.REDIS_URL,
+    redisConnectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS,
+    redisCommandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
     authJwksUrl: v.AUTH_JWKS_URL,
     authIssuer: v.AUTH_ISSUER,
     authAudience: v.AUTH_AUDIENCE,

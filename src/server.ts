@@ -26,6 +26,11 @@ export function loadConfigOrExit(env = Deno.env.toObject()): Config {
   }
 }
 
+const databaseTimeouts = (config: Config) => ({
+  connectMs: config.databaseConnectTimeoutMs,
+  statementMs: config.databaseStatementTimeoutMs,
+});
+
 async function withDatabase<T>(
   config: Config,
   log: Logger,
@@ -36,6 +41,7 @@ async function withDatabase<T>(
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     log,
+    timeouts: databaseTimeouts(config),
   });
   try {
     return await fn(db);
@@ -83,9 +89,14 @@ export async function serve(config: Config): Promise<void> {
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     log,
+    timeouts: databaseTimeouts(config),
   });
   await migrate(db.sql, log);
-  const kv = openKv({ redisUrl: config.redisUrl, log });
+  const kv = openKv({
+    redisUrl: config.redisUrl,
+    log,
+    timeouts: { connectMs: config.redisConnectTimeoutMs, commandMs: config.redisCommandTimeoutMs },
+  });
   const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
   const server = Deno.serve({
     port: config.port,
