@@ -20,6 +20,7 @@ import {
   errorResponse,
   readBoundedBody,
 } from "./platform/contract/mod.ts";
+import { dependencyFailure, RETRY_AFTER_SECONDS } from "./platform/dependency.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
@@ -329,8 +330,22 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     try {
       response = await runWithRequestStats(stats, () => dispatch(req, ctx));
     } catch (err) {
+      const down = dependencyFailure(err);
       if (err instanceof BodyTooLargeError) {
         response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
+      } else if (down) {
+        ctx.log.warn("dependency unavailable", {
+          dependency: down.dependency,
+          error: down.message,
+        });
+        response = errorResponse(
+          "service_unavailable",
+          "a dependency is unavailable; retry later",
+          {
+            request_id: stats.requestId,
+          },
+        );
+        response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
       } else {
         deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
         response = errorResponse("internal_error", "the request failed", {
