@@ -6,7 +6,7 @@ import { type Config, parseConfig } from "./config.ts";
 import { ConfigError } from "./platform/env.ts";
 import { createLogger, errorFields, type Logger } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
-import { openDatabase } from "./platform/db.ts";
+import { isDatabaseConnectionFailure, openDatabase } from "./platform/db.ts";
 import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
@@ -82,7 +82,11 @@ export async function serve(config: Config): Promise<void> {
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
-    tracker.captureError(event.reason, { source: "unhandledrejection" });
+    if (isDatabaseConnectionFailure(event.reason)) {
+      log.warn("database connection failed", { ...errorFields(event.reason), source: "driver" });
+    } else {
+      tracker.captureError(event.reason, { source: "unhandledrejection" });
+    }
   });
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,

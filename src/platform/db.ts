@@ -88,12 +88,22 @@ const CONNECTION_ERROR_CODES = new Set([
   "53300",
 ]);
 
-/** A failure to reach the server (not a refusal of the statement) becomes the typed error. */
-function asDependencyError(err: unknown): unknown {
-  if (err instanceof DependencyUnavailableError || !err || typeof err !== "object") return err;
+/**
+ * True for a failure to reach the server (not a refusal of a statement). The driver also rejects
+ * such failures where nobody awaits (fetching type metadata on a fresh connection as the server
+ * dies): the process's unhandled-rejection handler uses this to log them as an outage.
+ */
+export function isDatabaseConnectionFailure(err: unknown): boolean {
+  if (!err || typeof err !== "object") return false;
   const code = String((err as { code?: unknown }).code ?? "");
-  const connectionClass = code.startsWith("08"); // SQLSTATE class 08: connection exception
-  if (!CONNECTION_ERROR_CODES.has(code) && !connectionClass) return err;
+  // SQLSTATE class 08: connection exception.
+  return CONNECTION_ERROR_CODES.has(code) || code.startsWith("08");
+}
+
+/** A failure to reach the server becomes the typed error. */
+function asDependencyError(err: unknown): unknown {
+  if (err instanceof DependencyUnavailableError || !isDatabaseConnectionFailure(err)) return err;
+  const code = String((err as { code?: unknown }).code ?? "");
   const message = err instanceof Error ? err.message : code;
   return new DependencyUnavailableError("database", message, { cause: err });
 }
@@ -104,8 +114,8 @@ interface Bounds {
 }
 
 /**
- * Bounds and counts every statement: the caller's wait is cut at the client bound (the statement
- * is cancelled: removed from the pool's queue, or a cancel request sent to the server) and
+ * Bounds and counts every statement: the caller's wait is cut at the client bound (a statement
+ * still waiting for a connection leaves the queue, see {@link dropIfQueued}) and
  * connection failures become {@link DependencyUnavailableError}. Counting happens where the
  * caller awaits (its async context), not where the driver writes to a connection: a query
  * queued behind others is sent from another query's callback, whose context belongs to
@@ -204,7 +214,7 @@ function boundedTransaction(
 // execute.
 function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
   if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
-  const target = query as unknown as PromiseLike<unknown> & { cancel?: () => unknown };
+  const target = query as unknown as PromiseLike<unknown> & Parameters<typeof dropIfQueued>[0];
   const originalThen = target.then;
   let counted = false;
   target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
@@ -218,7 +228,7 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
     const settled = new Promise((resolve, reject) => {
       const timer = ms > 0
         ? setTimeout(() => {
-          cancelQuietly(target);
+          dropIfQueued(target);
           reject(timedOut("a statement", ms)());
         }, ms)
         : undefined;
@@ -252,16 +262,21 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
   return query;
 }
 
-/** Cancels a statement its caller gave up on: out of the queue, or a cancel request. */
-function cancelQuietly(query: { cancel?: () => unknown }): void {
-  try {
-    const pending = query.cancel?.();
-    if (pending && typeof (pending as Promise<unknown>).catch === "function") {
-      (pending as Promise<unknown>).catch(() => {});
-    }
-  } catch {
-    // the statement finished meanwhile
-  }
+/**
+ * Takes a statement its caller gave up on out of the pool's queue. A statement already sent is
+ * left to finish (its answer is dropped): a cancel request would stop whichever statement that
+ * backend runs when it arrives, and the driver's handling of a cancelled pipelined statement
+ * attributes its rows to the next one. The server's `statement_timeout` bounds it instead.
+ * `query.cancel()` drops the promise of its work, so the canceller is called directly.
+ */
+function dropIfQueued(query: {
+  state?: unknown;
+  canceller?: ((q: unknown) => Promise<unknown>) | null;
+}): void {
+  const canceller = query.canceller;
+  if (query.state || typeof canceller !== "function") return;
+  query.canceller = null;
+  canceller(query).catch(() => {});
 }
 
 /** Connects the `postgres` driver with the project's settings. */
@@ -278,6 +293,9 @@ export function connect(
       connect_timeout: timeouts.connectMs / 1000,
       // Seconds; detects a peer that vanished without closing (a dead host, a cut network).
       keep_alive: 30,
+      // Seconds before reconnecting after failed attempts. The driver's default grows to 20 s
+      // after a few refusals, so an instance would stay down that long after the server is back.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
       connection: {
         application_name: "goals-service",
         statement_timeout: timeouts.statementMs,
