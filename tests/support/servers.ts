@@ -89,6 +89,14 @@ function serverProcess(start: () => string[]) {
   let child: Deno.ChildProcess | undefined;
   const signalAll = (signal: Deno.Signal) => {
     if (!child) return;
+    // Stopped first, the server forks no backend between listing its children and the signal.
+    if (signal === "SIGSTOP" || signal === "SIGKILL") {
+      try {
+        Deno.kill(child.pid, "SIGSTOP");
+      } catch {
+        // already gone
+      }
+    }
     for (const pid of [...childrenOf(child.pid), child.pid]) {
       try {
         Deno.kill(pid, signal);
