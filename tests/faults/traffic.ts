@@ -11,6 +11,8 @@ export interface Answer {
   status: number;
   code?: string;
   retryAfter: string | null;
+  /** The body of an answer that is neither 200 nor 503 (for the failure message). */
+  unexpected?: string;
 }
 
 export interface Traffic {
@@ -42,6 +44,7 @@ export function startTraffic(send: () => Promise<Response>, loops = 3): Traffic 
         status: res.status,
         code,
         retryAfter: res.headers.get("retry-after"),
+        ...([200, 503].includes(res.status) ? {} : { unexpected: text.slice(0, 500) }),
       });
       // A failing request answers at once: yield so the loops do not spin.
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -46,8 +46,11 @@ export const CloseCodes = {
   unauthorized: 4401,
   subprotocolNotAcceptable: 4406,
   messageTooLarge: 4413,
-  /** A dependency (the database, the key-value store) is down: reconnect later (RFC 6455). */
-  tryAgainLater: 1013,
+  /**
+   * A dependency (the database, the key-value store) is down: reconnect later. RFC 6455's 1013
+   * means the same, but a WebSocket may only send 1000 or 3000-4999, so 4000 + 1013's last digits.
+   */
+  tryAgainLater: 4513,
   internal: 4500,
   slowConsumer: 4503,
 } as const;
