@@ -104,7 +104,12 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
   const { config, db, kv, clock, log, tracker, fetch } = deps;
   const pubsub = createPubSub(kv);
   // Identity tokens for the OIDC hops (RUNNER_AUTH_MODE, LLM_AUTH_MODE), cached per audience.
-  const tokens = createTokenSource({ tokenUrl: config.oidcTokenUrl, fetch, clock });
+  const tokens = createTokenSource({
+    tokenUrl: config.oidcTokenUrl,
+    fetch,
+    clock,
+    timeoutMs: config.httpTimeoutMs,
+  });
   const llm = config.llmBaseUrl
     ? createLlmClient({
       baseUrl: config.llmBaseUrl,
@@ -112,6 +117,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
       authMode: config.llmAuthMode,
       tokens,
       fetch,
+      timeoutMs: config.llmTimeoutMs,
     })
     : null;
   const events = jobs;

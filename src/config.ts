@@ -118,6 +118,17 @@ export const SERVICE_VARIABLES = {
       "OpenAI-compatible LLM proxy; unset = AI features answer `AI_DISABLED` and `checks.litellm` is `ok` / `not configured`.",
     schema: optionalUrl,
   }),
+  LLM_TIMEOUT_MS: variable({
+    defaultText: "20000",
+    description: "Bound on one call to the LLM proxy (one retry follows a timeout).",
+    schema: integer(100, 600_000).default(20_000),
+  }),
+  HTTP_TIMEOUT_MS: variable({
+    defaultText: "10000",
+    description:
+      "Bound on every other outbound HTTP call: the agent runner, the chat webhook, GitHub delivery, the OIDC token endpoint.",
+    schema: integer(100, 600_000).default(10_000),
+  }),
   LLM_API_KEY: variable({
     description:
       "Key for the LLM proxy: the bearer, or with `LLM_AUTH_MODE=oidc` the `x-litellm-api-key` header.",
@@ -247,6 +258,9 @@ export interface Config {
   runnerUrl?: string;
   llmBaseUrl?: string;
   llmApiKey?: string;
+  llmTimeoutMs: number;
+  /** Bound on outbound HTTP other than the LLM's (`HTTP_TIMEOUT_MS`). */
+  httpTimeoutMs: number;
   runnerAuthMode: "secret" | "oidc";
   llmAuthMode?: "oidc";
   oidcTokenUrl: string;
@@ -294,6 +308,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     runnerUrl: v.RUNNER_URL,
     llmBaseUrl: v.LLM_BASE_URL,
     llmApiKey: v.LLM_API_KEY,
+    llmTimeoutMs: v.LLM_TIMEOUT_MS,
+    httpTimeoutMs: v.HTTP_TIMEOUT_MS,
     runnerAuthMode: v.RUNNER_AUTH_MODE,
     llmAuthMode: v.LLM_AUTH_MODE,
     oidcTokenUrl: v.OIDC_TOKEN_URL,
