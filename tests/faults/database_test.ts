@@ -89,7 +89,7 @@ async function faultAndRecovery(
 
     // A resolver's statement (anonymous, no identify) and /health, while the fault holds.
     const anonymous = await s.run(publicGoal, {}, null);
-    assert.equal(anonymous.status, 503);
+    assert.equal(anonymous.status, 503, JSON.stringify(anonymous.body));
     assert.equal(anonymous.body.errors[0].extensions.code, "SERVICE_UNAVAILABLE");
     assert.equal(anonymous.headers.get("retry-after"), "5");
     const checked = await health(s);
