@@ -20,6 +20,7 @@ import {
   errorResponse,
   readBoundedBody,
 } from "./platform/contract/mod.ts";
+import { dependencyFailure, RETRY_AFTER_SECONDS } from "./platform/dependency.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
@@ -106,7 +107,12 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
   const { config, db, kv, clock, log, tracker, fetch } = deps;
   const pubsub = createPubSub(kv);
   // Identity tokens for the OIDC hops (RUNNER_AUTH_MODE, LLM_AUTH_MODE), cached per audience.
-  const tokens = createTokenSource({ tokenUrl: config.oidcTokenUrl, fetch, clock });
+  const tokens = createTokenSource({
+    tokenUrl: config.oidcTokenUrl,
+    fetch,
+    clock,
+    timeoutMs: config.httpTimeoutMs,
+  });
   const llm = config.llmBaseUrl
     ? createLlmClient({
       baseUrl: config.llmBaseUrl,
@@ -114,6 +120,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
       authMode: config.llmAuthMode,
       tokens,
       fetch,
+      timeoutMs: config.llmTimeoutMs,
     })
     : null;
   const events = jobs;
@@ -268,6 +275,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   const requestLimits = createRequestLimits({
     kv: deps.kv,
     clock: deps.clock,
+    log: deps.log,
     userPerMinute: deps.config.rateLimitUserPerMinute,
     anonymousPerMinute: deps.config.rateLimitAnonymousPerMinute,
   });
@@ -353,11 +361,25 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     try {
       response = await runWithRequestStats(stats, () => dispatch(req, ctx));
     } catch (err) {
+      const down = dependencyFailure(err);
       if (err instanceof BodyTooLargeError) {
         response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
       } else if (err instanceof Deno.errors.BadResource && shuttingDown) {
         // The connection was closed under a body still uploading when the drain window ran out.
         response = errorResponse("shutting_down", "the instance is stopping; send it again");
+      } else if (down) {
+        ctx.log.warn("dependency unavailable", {
+          dependency: down.dependency,
+          error: down.message,
+        });
+        response = errorResponse(
+          "service_unavailable",
+          "a dependency is unavailable; retry later",
+          {
+            request_id: stats.requestId,
+          },
+        );
+        response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
       } else {
         deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
         response = errorResponse("internal_error", "the request failed", {

@@ -57,6 +57,18 @@ export const SERVICE_VARIABLES = {
       "Connections per instance to PostgreSQL (embedded mode always uses 1). Keep N instances x pool under the server's limit (25 on small tiers).",
     schema: integer(1, 100).default(10),
   }),
+  DATABASE_CONNECT_TIMEOUT_MS: variable({
+    defaultText: "3000",
+    description:
+      "How long opening a database connection may take before the request fails with `SERVICE_UNAVAILABLE` (HTTP 503).",
+    schema: integer(100, 600_000).default(3000),
+  }),
+  DATABASE_STATEMENT_TIMEOUT_MS: variable({
+    defaultText: "5000",
+    description:
+      "Longest a statement may run: the server's `statement_timeout`, and on the client (plus 1 s) the bound on every awaited statement including the wait for a pool connection, so a stopped server answers `SERVICE_UNAVAILABLE` (503) instead of hanging. Migrations are exempt.",
+    schema: integer(100, 3_600_000).default(5000),
+  }),
   REDIS_URL: variable({
     description: "Redis URL for rate limits and pub/sub fan-out; unset = in-process store.",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
@@ -67,6 +79,17 @@ export const SERVICE_VARIABLES = {
       "Prepended to every Redis key and pub/sub channel, so deployments sharing one Redis (pub/sub ignores the database index) never see each other's counters, persisted queries or events. Printable ASCII without spaces, at most 64 characters.",
     schema: z.string().max(64).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
       .default("goals:"),
+  }),
+  REDIS_CONNECT_TIMEOUT_MS: variable({
+    defaultText: "2000",
+    description: "How long opening the Redis connection may take.",
+    schema: integer(100, 600_000).default(2000),
+  }),
+  REDIS_COMMAND_TIMEOUT_MS: variable({
+    defaultText: "2000",
+    description:
+      "Longest a Redis command may wait for its reply (queued while reconnecting included); then the request answers `SERVICE_UNAVAILABLE` (503), or a fail-open rate limit lets it through.",
+    schema: integer(50, 600_000).default(2000),
   }),
   AUTH_JWKS_URL: variable({
     description: "Identity provider's JWKS; unset = every authenticated request is 401.",
@@ -112,6 +135,17 @@ export const SERVICE_VARIABLES = {
     description:
       "OpenAI-compatible LLM proxy; unset = AI features answer `AI_DISABLED` and `checks.litellm` is `ok` / `not configured`.",
     schema: optionalUrl,
+  }),
+  LLM_TIMEOUT_MS: variable({
+    defaultText: "20000",
+    description: "Bound on one call to the LLM proxy (one retry follows a timeout).",
+    schema: integer(100, 600_000).default(20_000),
+  }),
+  HTTP_TIMEOUT_MS: variable({
+    defaultText: "10000",
+    description:
+      "Bound on every other outbound HTTP call: the agent runner, the chat webhook, GitHub delivery, the OIDC token endpoint.",
+    schema: integer(100, 600_000).default(10_000),
   }),
   LLM_API_KEY: variable({
     description:
@@ -267,9 +301,13 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   databasePoolSize: number;
+  databaseConnectTimeoutMs: number;
+  databaseStatementTimeoutMs: number;
   redisUrl?: string;
   /** `REDIS_KEY_PREFIX`: before every Redis key and channel. */
   redisKeyPrefix: string;
+  redisConnectTimeoutMs: number;
+  redisCommandTimeoutMs: number;
   authJwksUrl?: string;
   authIssuer?: string;
   authAudience?: string;
@@ -283,6 +321,9 @@ export interface Config {
   runnerUrl?: string;
   llmBaseUrl?: string;
   llmApiKey?: string;
+  llmTimeoutMs: number;
+  /** Bound on outbound HTTP other than the LLM's (`HTTP_TIMEOUT_MS`). */
+  httpTimeoutMs: number;
   runnerAuthMode: "secret" | "oidc";
   llmAuthMode?: "oidc";
   oidcTokenUrl: string;
@@ -321,8 +362,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: v.REDIS_URL,
     redisKeyPrefix: v.REDIS_KEY_PREFIX,
+    redisConnectTimeoutMs: v.REDIS_CONNECT_TIMEOUT_MS,
+    redisCommandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
     authJwksUrl: v.AUTH_JWKS_URL,
     authIssuer: v.AUTH_ISSUER,
     authAudience: v.AUTH_AUDIENCE,
@@ -335,6 +380,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     runnerUrl: v.RUNNER_URL,
     llmBaseUrl: v.LLM_BASE_URL,
     llmApiKey: v.LLM_API_KEY,
+    llmTimeoutMs: v.LLM_TIMEOUT_MS,
+    httpTimeoutMs: v.HTTP_TIMEOUT_MS,
     runnerAuthMode: v.RUNNER_AUTH_MODE,
     llmAuthMode: v.LLM_AUTH_MODE,
     oidcTokenUrl: v.OIDC_TOKEN_URL,

@@ -6,7 +6,7 @@ import { type Config, parseConfig } from "./config.ts";
 import { ConfigError } from "./platform/env.ts";
 import { createLogger, errorFields, type Logger } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
-import { openDatabase } from "./platform/db.ts";
+import { isDatabaseConnectionFailure, openDatabase } from "./platform/db.ts";
 import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
@@ -27,6 +27,11 @@ export function loadConfigOrExit(env = Deno.env.toObject()): Config {
   }
 }
 
+const databaseTimeouts = (config: Config) => ({
+  connectMs: config.databaseConnectTimeoutMs,
+  statementMs: config.databaseStatementTimeoutMs,
+});
+
 async function withDatabase<T>(
   config: Config,
   log: Logger,
@@ -37,6 +42,7 @@ async function withDatabase<T>(
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     log,
+    timeouts: databaseTimeouts(config),
   });
   try {
     return await fn(db);
@@ -93,16 +99,26 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
-    tracker.captureError(event.reason, { source: "unhandledrejection" });
+    if (isDatabaseConnectionFailure(event.reason)) {
+      log.warn("database connection failed", { ...errorFields(event.reason), source: "driver" });
+    } else {
+      tracker.captureError(event.reason, { source: "unhandledrejection" });
+    }
   });
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     log,
+    timeouts: databaseTimeouts(config),
   });
   await migrate(db.sql, log);
-  const kv = openKv({ redisUrl: config.redisUrl, log, prefix: config.redisKeyPrefix });
+  const kv = openKv({
+    redisUrl: config.redisUrl,
+    log,
+    prefix: config.redisKeyPrefix,
+    timeouts: { connectMs: config.redisConnectTimeoutMs, commandMs: config.redisCommandTimeoutMs },
+  });
   const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
   hooks.prepare?.(app);
   const drain = createHttpDrain();

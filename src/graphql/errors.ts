@@ -3,6 +3,11 @@
  * these are for whole-operation refusals.
  */
 import { GraphQLError } from "graphql";
+import {
+  dependencyFailure,
+  type DependencyUnavailableError,
+  RETRY_AFTER_SECONDS,
+} from "../platform/dependency.ts";
 
 export const ERROR_CODES = [
   "UNAUTHENTICATED",
@@ -13,6 +18,7 @@ export const ERROR_CODES = [
   "AI_RATE_LIMITED",
   /** Over a request rate limit (HTTP 429 with `Retry-After`); `AI_RATE_LIMITED` is the AI quotas'. */
   "RATE_LIMITED",
+  "SERVICE_UNAVAILABLE",
   "INTERNAL",
 ] as const;
 export type ErrorCode = typeof ERROR_CODES[number];
@@ -31,6 +37,19 @@ export const forbidden = (message = "not allowed") => codedError("FORBIDDEN", me
 export const notFound = (what = "record") => codedError("NOT_FOUND", `${what} not found`);
 export const badUserInput = (message: string) => codedError("BAD_USER_INPUT", message);
 
+/** What a client sees when a dependency is down: retry after `retryAfter` seconds. */
+export const SERVICE_UNAVAILABLE_MESSAGE =
+  "The service is temporarily unavailable; try again shortly.";
+
+/** The `extensions` of a `SERVICE_UNAVAILABLE` error, HTTP 503 with `Retry-After` included. */
+export function serviceUnavailableExtensions(): Record<string, unknown> {
+  return {
+    code: "SERVICE_UNAVAILABLE",
+    retryAfter: RETRY_AFTER_SECONDS,
+    http: { status: 503, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } },
+  };
+}
+
 /**
  * Codes of the automatic persisted query protocol, kept as they are: Apollo's clients look for
  * them to send the whole document.
@@ -47,13 +66,19 @@ export function isCodedError(err: unknown): err is GraphQLError {
 /**
  * What a client sees of `error`: an error we raised on purpose keeps its message and code; one
  * refused before any resolver ran (parse, validation, limits, a variable of the wrong type) is
- * the caller's input, `BAD_USER_INPUT`; anything else is masked as `INTERNAL` and returned as
- * `hidden`, for the caller to report once. Masking an already masked error changes nothing.
+ * the caller's input, `BAD_USER_INPUT`; a dependency that is down is `SERVICE_UNAVAILABLE`
+ * (returned as `unavailable`, for the caller to log once); anything else is masked as `INTERNAL`
+ * and returned as `hidden`, for the caller to report once. Masking an already masked error
+ * changes nothing.
  */
 export function maskError(
   error: GraphQLError,
   requestId: string | undefined,
-): { error: GraphQLError; hidden: unknown | null } {
+): {
+  error: GraphQLError;
+  hidden: unknown | null;
+  unavailable?: DependencyUnavailableError;
+} {
   const original = error.originalError ?? error;
   const located = (message: string, extensions: Record<string, unknown>) =>
     new GraphQLError(message, {
@@ -67,6 +92,14 @@ export function maskError(
     return {
       error: original === error ? error : located(original.message, original.extensions),
       hidden: null,
+    };
+  }
+  const unavailable = dependencyFailure(original);
+  if (unavailable) {
+    return {
+      error: located(SERVICE_UNAVAILABLE_MESSAGE, serviceUnavailableExtensions()),
+      hidden: null,
+      unavailable,
     };
   }
   if (!error.path && (!error.originalError || error.originalError instanceof GraphQLError)) {

@@ -28,7 +28,14 @@ import { decodeUtf8 } from "../platform/contract/body.ts";
 import type { RequestStats } from "../platform/request-context.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
-import { codedError, maskError, unauthenticated } from "./errors.ts";
+import {
+  codedError,
+  maskError,
+  SERVICE_UNAVAILABLE_MESSAGE,
+  serviceUnavailableExtensions,
+  unauthenticated,
+} from "./errors.ts";
+import { dependencyFailure, type DependencyUnavailableError } from "../platform/dependency.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
@@ -232,13 +239,20 @@ function operationNames(): Plugin<GraphQLContext & ServerContext> {
 
 /**
  * Applies {@link maskError} to every error of every result (execution, subscription events and
- * request-level failures), reporting each hidden failure once with the request id.
+ * request-level failures), reporting each hidden failure once with the request id, and logging
+ * a dependency outage once per result at warn.
+ *
+ * HTTP 503 only when nothing was served (no root field has a value): a partial result stays 200
+ * with `SERVICE_UNAVAILABLE` on the fields that failed, so a client does not blindly retry
+ * root fields that succeeded (a mutation's first field, say).
  */
-function errorMasking(tracker: ErrorTracker): Plugin<GraphQLContext & ServerContext> {
+function errorMasking(tracker: ErrorTracker, log: Logger): Plugin<GraphQLContext & ServerContext> {
   const masked = (result: ExecutionResult, requestId: string | undefined): ExecutionResult => {
     if (!result || !Array.isArray(result.errors) || !result.errors.length) return result;
-    const errors = result.errors.map((error) => {
-      const { error: shown, hidden } = maskError(error, requestId);
+    const unavailable: DependencyUnavailableError[] = [];
+    let errors = result.errors.map((error) => {
+      const { error: shown, hidden, unavailable: down } = maskError(error, requestId);
+      if (down) unavailable.push(down);
       if (hidden !== null) {
         tracker.captureError(hidden, {
           request_id: requestId,
@@ -247,6 +261,15 @@ function errorMasking(tracker: ErrorTracker): Plugin<GraphQLContext & ServerCont
       }
       return shown;
     });
+    if (unavailable.length) {
+      log.warn("dependency unavailable", {
+        request_id: requestId,
+        dependency: [...new Set(unavailable.map((e) => e.dependency))].join(","),
+        error: unavailable[0].message,
+        failed_fields: unavailable.length,
+      });
+    }
+    if (somethingServed(result.data)) errors = errors.map(withoutUnavailableStatus);
     return { ...result, errors };
   };
   return {
@@ -278,6 +301,22 @@ function errorMasking(tracker: ErrorTracker): Plugin<GraphQLContext & ServerCont
       };
     },
   };
+}
+
+function somethingServed(data: ExecutionResult["data"]): boolean {
+  return !!data && Object.values(data).some((value) => value !== null && value !== undefined);
+}
+
+function withoutUnavailableStatus(error: GraphQLError): GraphQLError {
+  if (error.extensions?.code !== "SERVICE_UNAVAILABLE" || !error.extensions.http) return error;
+  const { http: _http, ...extensions } = error.extensions;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions,
+  });
 }
 
 export interface GraphQLServer {
@@ -324,6 +363,18 @@ function withErrorBody(response: Response): Response {
   return requestErrorResponse(response.status, message);
 }
 
+/** A whole request refused because a dependency is down (identifying the caller, say). */
+export function serviceUnavailableResponse(): Response {
+  const { http, ...extensions } = serviceUnavailableExtensions() as {
+    http: { status: number; headers: Record<string, string> };
+  };
+  return json(
+    { errors: [{ message: SERVICE_UNAVAILABLE_MESSAGE, extensions }] },
+    http.status,
+    http.headers,
+  );
+}
+
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const schema = createSchema<GraphQLContext & ServerContext>({
@@ -349,7 +400,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     pageSizeCostLimit(limits.maxCost),
     argumentNamesInValueErrors(),
     operationNames(),
-    errorMasking(deps.tracker),
+    errorMasking(deps.tracker, deps.log),
     ...(deps.plugins ?? []),
   ] as Plugin[];
 
@@ -396,6 +447,15 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       try {
         viewer = await viewerFor(req.headers.get(SESSION_TOKEN_HEADER));
       } catch (err) {
+        const down = dependencyFailure(err);
+        if (down) {
+          ctx.log.warn("dependency unavailable", {
+            dependency: down.dependency,
+            error: down.message,
+            during: "identify",
+          });
+          return serviceUnavailableResponse();
+        }
         if (!(err instanceof AuthError)) throw err;
         ctx.log.info("session token refused", { reason: err.message });
         // Refused tokens count as anonymous calls: guessing them is signing in.

@@ -1,10 +1,12 @@
 /**
  * Request rate limits (`RATE_LIMIT_USER_PER_MINUTE`, `RATE_LIMIT_ANONYMOUS_PER_MINUTE`): a signed-in
  * caller is counted by user, anyone else by client address, in one-minute windows of the shared
- * store, so every instance counts the same calls. 0 turns a limit off.
+ * store, so every instance counts the same calls. 0 turns a limit off. While the store is down,
+ * calls go through uncounted (docs/reliability.md).
  */
 import type { KvStore } from "../platform/kv.ts";
 import type { Clock } from "../platform/clock.ts";
+import type { Logger } from "../platform/log.ts";
 import { createRateLimiter, type RateLimit, type RateVerdict } from "../platform/rate-limit.ts";
 import { errorResponse } from "../platform/contract/mod.ts";
 import type { RouteHandler } from "./router.ts";
@@ -24,13 +26,15 @@ export interface RequestLimits {
 export function createRequestLimits(deps: {
   kv: KvStore;
   clock: Clock;
+  log: Logger;
   userPerMinute: number;
   anonymousPerMinute: number;
 }): RequestLimits {
   const limiter = createRateLimiter(deps);
   const check = async (points: number, name: string, subject: string) => {
     if (points === 0) return null;
-    const limit: RateLimit = { name, points, durationMs: MINUTE_MS };
+    // A store outage lets calls through uncounted: it must not take the whole API down.
+    const limit: RateLimit = { name, points, durationMs: MINUTE_MS, whenStoreDown: "allow" };
     const verdict = await limiter.consume(limit, subject);
     return verdict.allowed ? null : verdict;
   };

@@ -9,7 +9,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import type { Logger } from "./log.ts";
 import { storableJsonText } from "./text.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { currentRequestStats, type RequestStats, runWithRequestStats } from "./request-context.ts";
+import { DependencyUnavailableError } from "./dependency.ts";
 
 // deno-lint-ignore ban-types
 export type Sql = postgres.Sql<{}>;
@@ -35,65 +37,218 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   poolSize?: number;
   log: Logger;
+  timeouts?: DatabaseTimeouts;
+}
+
+/** How long the driver may wait on the server. */
+export interface DatabaseTimeouts {
+  /** Opening a connection (TCP and start-up). */
+  connectMs: number;
+  /**
+   * A statement: the server's `statement_timeout`, and on the client the bound on every awaited
+   * statement (queueing for a pool connection included), which also holds when the server is
+   * stopped and nothing answers at all.
+   */
+  statementMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, statementMs: 5000 };
+
+// The client's bound leaves the server a moment to report its own statement timeout first.
+const CLIENT_GRACE_MS = 1000;
+
+const unboundedScope = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` without the client's statement bound (migrations: an index build may take
+ * minutes). The server's `statement_timeout` is the caller's to lift (`set local`).
+ */
+export function withoutStatementBound<T>(work: () => T): T {
+  return unboundedScope.run(true, work);
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  // SQLSTATE: query_canceled (statement timeout), admin/crash shutdown, cannot connect now,
+  // too many connections.
+  "57014",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
+
+/**
+ * True for a failure to reach the server (not a refusal of a statement). The driver also rejects
+ * such failures where nobody awaits (fetching type metadata on a fresh connection as the server
+ * dies): the process's unhandled-rejection handler uses this to log them as an outage.
+ */
+export function isDatabaseConnectionFailure(err: unknown): boolean {
+  if (!err || typeof err !== "object") return false;
+  const code = String((err as { code?: unknown }).code ?? "");
+  // SQLSTATE class 08: connection exception.
+  return CONNECTION_ERROR_CODES.has(code) || code.startsWith("08");
+}
+
+/** A failure to reach the server becomes the typed error. */
+function asDependencyError(err: unknown): unknown {
+  if (err instanceof DependencyUnavailableError || !isDatabaseConnectionFailure(err)) return err;
+  const code = String((err as { code?: unknown }).code ?? "");
+  const message = err instanceof Error ? err.message : code;
+  return new DependencyUnavailableError("database", message, { cause: err });
+}
+
+interface Bounds {
+  /** Client-side bound per awaited statement; 0 = none. */
+  statementMs: number;
 }
 
 /**
- * Counts every statement executed and the time spent awaiting results, per request. Counting
- * happens where the caller awaits (its async context), not where the driver writes to a
- * connection: a query queued behind others is sent from another query's callback, whose context
- * belongs to whichever request ran that one.
+ * Bounds and counts every statement: the caller's wait is cut at the client bound (a statement
+ * still waiting for a connection leaves the queue, see {@link dropIfQueued}) and
+ * connection failures become {@link DependencyUnavailableError}. Counting happens where the
+ * caller awaits (its async context), not where the driver writes to a connection: a query
+ * queued behind others is sent from another query's callback, whose context belongs to
+ * whichever request ran that one.
  */
-function instrument<S extends Sql | TransactionSql>(sql: S, fixed?: RequestStats): S {
+function instrument<S extends Sql | TransactionSql>(
+  sql: S,
+  bounds: Bounds,
+  fixed?: RequestStats,
+): S {
   return new Proxy(sql, {
     apply(target, thisArg, args) {
       // deno-lint-ignore no-explicit-any
-      return timeWhenAwaited(Reflect.apply(target as any, thisArg, args), fixed);
+      return whenAwaited(Reflect.apply(target as any, thisArg, args), bounds, fixed);
     },
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (prop === "unsafe") {
-        // deno-lint-ignore no-explicit-any
-        return (...args: unknown[]) => timeWhenAwaited((value as any).apply(target, args), fixed);
+        return (...args: unknown[]) =>
+          // deno-lint-ignore no-explicit-any
+          whenAwaited((value as any).apply(target, args), bounds, fixed);
       }
       if (prop === "begin" || prop === "savepoint") {
-        return (...args: unknown[]) => {
-          const stats = fixed ?? currentRequestStats();
-          const fn = args.at(-1);
-          if (typeof fn === "function") {
-            args[args.length - 1] = (tx: TransactionSql) => {
-              const run = () => fn(instrument(tx, stats));
-              return stats ? runWithRequestStats(stats, run) : run();
-            };
-          }
-          // deno-lint-ignore no-explicit-any
-          return (value as any).apply(target, args);
-        };
+        return (...args: unknown[]) => boundedTransaction(target, value, args, bounds, fixed);
       }
       return value;
     },
   });
 }
 
+const clientBound = (bounds: Bounds) =>
+  unboundedScope.getStore() || bounds.statementMs <= 0 ? 0 : bounds.statementMs + CLIENT_GRACE_MS;
+
+const timedOut = (what: string, ms: number) => () =>
+  new DependencyUnavailableError("database", `${what} did not finish within ${ms} ms`);
+
+/**
+ * `begin`/`savepoint` under the bound: the wait for a connection (and `begin` itself) and, once
+ * the work has settled, the commit or rollback. The work's own statements are bounded one by
+ * one. Work that starts after its caller gave up throws at once, so it is rolled back.
+ */
+function boundedTransaction(
+  target: Sql | TransactionSql,
+  begin: unknown,
+  args: unknown[],
+  bounds: Bounds,
+  fixed?: RequestStats,
+): Promise<unknown> {
+  const stats = fixed ?? currentRequestStats();
+  const ms = clientBound(bounds);
+  const fn = args.at(-1);
+  let abandoned = false;
+  let settle: (err: Error) => void = () => {};
+  const guard = new Promise<never>((_, reject) => settle = reject);
+  guard.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (what: string) => {
+    if (ms <= 0) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      abandoned = true;
+      settle(timedOut(what, ms)());
+    }, ms);
+  };
+  if (typeof fn === "function") {
+    args[args.length - 1] = async (tx: TransactionSql) => {
+      clearTimeout(timer);
+      if (abandoned) throw new DependencyUnavailableError("database", "transaction abandoned");
+      // Statements inside keep the scope's bound whichever context the driver calls back in.
+      const run = () => fn(instrument(tx, ms > 0 ? bounds : { statementMs: 0 }, stats));
+      try {
+        return await (stats ? runWithRequestStats(stats, run) : run());
+      } finally {
+        arm("commit or rollback");
+      }
+    };
+  }
+  arm("waiting for a connection");
+  // deno-lint-ignore no-explicit-any
+  const started = Promise.resolve((begin as any).apply(target, args));
+  return Promise.race([started, guard]).then(
+    (value) => {
+      clearTimeout(timer);
+      return value;
+    },
+    (err) => {
+      clearTimeout(timer);
+      started.catch(() => {});
+      throw asDependencyError(err);
+    },
+  );
+}
+
 // A query only runs when awaited, and fragments nested in other queries are never awaited, so
-// counting and timing start at `then`: nothing is counted that the caller did not execute.
-function timeWhenAwaited<T>(query: T, fixed?: RequestStats): T {
+// bounding, counting and timing start at `then`: nothing is counted that the caller did not
+// execute.
+function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
   if (!query || typeof (query as { then?: unknown }).then !== "function") return query;
-  const target = query as unknown as PromiseLike<unknown> & Record<string, unknown>;
+  const target = query as unknown as PromiseLike<unknown> & Parameters<typeof dropIfQueued>[0];
   const originalThen = target.then;
   let counted = false;
   target.then = function (onFulfilled?: unknown, onRejected?: unknown) {
     const stats = fixed ?? currentRequestStats();
-    if (!stats) return originalThen.call(target, onFulfilled as never, onRejected as never);
-    if (!counted) {
+    if (stats && !counted) {
       counted = true;
       stats.statements++;
     }
     const started = performance.now();
+    const ms = clientBound(bounds);
+    const settled = new Promise((resolve, reject) => {
+      const timer = ms > 0
+        ? setTimeout(() => {
+          dropIfQueued(target);
+          reject(timedOut("a statement", ms)());
+        }, ms)
+        : undefined;
+      originalThen.call(
+        target,
+        (v: unknown) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(asDependencyError(e));
+        },
+      );
+    });
     const stop = () => {
-      stats.dbMs += performance.now() - started;
+      if (stats) stats.dbMs += performance.now() - started;
     };
-    return originalThen.call(
-      target,
+    return settled.then(
       (v: unknown) => {
         stop();
         return typeof onFulfilled === "function" ? onFulfilled(v) : v;
@@ -108,18 +263,54 @@ function timeWhenAwaited<T>(query: T, fixed?: RequestStats): T {
   return query;
 }
 
+/**
+ * Takes a statement its caller gave up on out of the pool's queue. A statement already sent is
+ * left to finish (its answer is dropped): a cancel request would stop whichever statement that
+ * backend runs when it arrives, and the driver's handling of a cancelled pipelined statement
+ * attributes its rows to the next one. The server's `statement_timeout` bounds it instead.
+ * `query.cancel()` drops the promise of its work, so the canceller is called directly.
+ */
+function dropIfQueued(query: {
+  state?: unknown;
+  canceller?: ((q: unknown) => Promise<unknown>) | null;
+}): void {
+  const canceller = query.canceller;
+  if (query.state || typeof canceller !== "function") return;
+  query.canceller = null;
+  canceller(query).catch(() => {});
+}
+
 /** Connects the `postgres` driver with the project's settings. */
-export function connect(url: string, poolSize: number, log: Logger): Sql {
-  return instrument(postgres(url, {
-    max: poolSize,
-    onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
-    connection: { application_name: "goals-service" },
-    transform: { undefined: null },
-    // json and jsonb refuse U+0000 and lone surrogates; outside content may hold either.
-    types: {
-      json: { to: 114, from: [114, 3802], serialize: storableJsonText, parse: JSON.parse },
-    },
-  }));
+export function connect(
+  url: string,
+  poolSize: number,
+  log: Logger,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): Sql {
+  return instrument(
+    postgres(url, {
+      max: poolSize,
+      onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
+      connect_timeout: timeouts.connectMs / 1000,
+      // Seconds; detects a peer that vanished without closing (a dead host, a cut network).
+      keep_alive: 30,
+      // Seconds before reconnecting after failed attempts. The driver's default grows to 20 s
+      // after a few refusals, so an instance would stay down that long after the server is back.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+      connection: {
+        application_name: "goals-service",
+        statement_timeout: timeouts.statementMs,
+        // A transaction its client forgot must not hold locks for long.
+        idle_in_transaction_session_timeout: Math.max(30_000, timeouts.statementMs * 2),
+      },
+      transform: { undefined: null },
+      // json and jsonb refuse U+0000 and lone surrogates; outside content may hold either.
+      types: {
+        json: { to: 114, from: [114, 3802], serialize: storableJsonText, parse: JSON.parse },
+      },
+    }),
+    { statementMs: timeouts.statementMs },
+  );
 }
 
 /** An embedded PGlite served on a loopback port. */
@@ -162,7 +353,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const poolSize = options.poolSize ?? 10;
-    const sql = connect(options.databaseUrl, poolSize, options.log);
+    const sql = connect(options.databaseUrl, poolSize, options.log, options.timeouts);
     return {
       sql,
       mode: "postgres",
@@ -176,12 +367,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   await Deno.mkdir(dir, { recursive: true });
   const embedded = await startEmbeddedPostgres({ dataDir: dir });
   options.log.info("embedded database started", { data_dir: dir });
-  return embeddedDatabase(embedded, options.log);
+  return embeddedDatabase(embedded, options.log, options.timeouts);
 }
 
 /** Wraps a running embedded PGlite as a {@link Database} with pool size 1. */
-export function embeddedDatabase(embedded: EmbeddedPostgres, log: Logger): Database {
-  const sql = connect(embedded.url, 1, log);
+export function embeddedDatabase(
+  embedded: EmbeddedPostgres,
+  log: Logger,
+  timeouts?: DatabaseTimeouts,
+): Database {
+  const sql = connect(embedded.url, 1, log, timeouts);
   return {
     sql,
     mode: "embedded",

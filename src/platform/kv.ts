@@ -15,6 +15,7 @@ import type { Logger } from "./log.ts";
 import { errorFields } from "./log.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
+import { DependencyUnavailableError, withDeadline } from "./dependency.ts";
 
 export type Unsubscribe = () => Promise<void>;
 
@@ -105,6 +106,43 @@ export interface RedisKvOptions {
   log: Logger;
   /** Prepended to every key and channel (`REDIS_KEY_PREFIX`). */
   prefix?: string;
+  timeouts?: RedisTimeouts;
+}
+
+/** How long a command may wait on Redis. */
+export interface RedisTimeouts {
+  /** Opening the connection. */
+  connectMs: number;
+  /** A command, from the call (queued while disconnected included) to its reply. */
+  commandMs: number;
+}
+
+export const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = { connectMs: 2000, commandMs: 2000 };
+
+// ioredis enforces the command timeout itself; this bound is the backstop (a transaction's
+// EXEC, a subscription) and leaves it the first word.
+const BACKSTOP_GRACE_MS = 500;
+
+/**
+ * Runs a command: its failure, whatever ioredis calls it (a timeout, a closed connection, retries
+ * exhausted while reconnecting), is {@link DependencyUnavailableError}.
+ */
+function redisCommand<T>(commandMs: number, command: () => Promise<T>): Promise<T> {
+  const limit = commandMs + BACKSTOP_GRACE_MS;
+  return withDeadline(
+    command(),
+    limit,
+    () => new DependencyUnavailableError("redis", `no reply within ${limit} ms`),
+  ).catch((err) => {
+    if (err instanceof DependencyUnavailableError) throw err;
+    throw new DependencyUnavailableError(
+      "redis",
+      err instanceof Error ? err.message : String(err),
+      {
+        cause: err,
+      },
+    );
+  });
 }
 
 export function createRedisKv(options: RedisKvOptions): KvStore {
@@ -117,11 +155,17 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
       options.log.warn("redis connection error", errorFields(err));
     }
   };
+  const timeouts = options.timeouts ?? DEFAULT_REDIS_TIMEOUTS;
+  // While disconnected, commands wait in the offline queue (start-up, a brief reconnect) but
+  // never longer than the command timeout; one retry after a reconnect, then the error.
   const settings = {
     maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
+    connectTimeout: timeouts.connectMs,
+    commandTimeout: timeouts.commandMs,
+    enableOfflineQueue: true,
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
   };
+  const run = <T>(command: () => Promise<T>) => redisCommand(timeouts.commandMs, command);
   // ioredis prefixes every key of the command connection, so code given `kv.redis` is inside
   // the prefix too. Channels are not keys: they get it below, on both sides.
   const redis = new Redis(options.url, { ...settings, keyPrefix: prefix });
@@ -136,42 +180,53 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
     mode: "redis",
     prefix,
     redis,
-    async incr(key, ttlMs) {
-      const [[incrErr, value]] = (await redis.multi().incr(key).pexpire(key, ttlMs, "NX").exec())!;
-      if (incrErr) throw incrErr;
-      return Number(value);
-    },
-    get: (key) => redis.get(key),
-    async set(key, value, ttlMs) {
-      if (ttlMs === undefined) await redis.set(key, value);
-      else await redis.set(key, value, "PX", ttlMs);
-    },
-    async del(key) {
-      await redis.del(key);
-    },
-    async publish(channel, message) {
-      await redis.publish(prefix + channel, message);
-    },
+    incr: (key, ttlMs) =>
+      run(async () => {
+        const [[incrErr, value]] =
+          (await redis.multi().incr(key).pexpire(key, ttlMs, "NX").exec())!;
+        if (incrErr) throw incrErr;
+        return Number(value);
+      }),
+    get: (key) => run(() => redis.get(key)),
+    set: (key, value, ttlMs) =>
+      run(async () => {
+        if (ttlMs === undefined) await redis.set(key, value);
+        else await redis.set(key, value, "PX", ttlMs);
+      }),
+    del: (key) =>
+      run(async () => {
+        await redis.del(key);
+      }),
+    publish: (channel, message) =>
+      run(async () => {
+        await redis.publish(prefix + channel, message);
+      }),
     async subscribe(channel, onMessage) {
       const full = prefix + channel;
       let set = handlers.get(full);
       if (!set) {
         set = new Set();
         handlers.set(full, set);
-        await subscriber.subscribe(full);
+        try {
+          await run(() => subscriber.subscribe(full));
+        } catch (err) {
+          handlers.delete(full);
+          throw err;
+        }
       }
       set.add(onMessage);
       return async () => {
         set!.delete(onMessage);
         if (set!.size === 0 && handlers.get(full) === set) {
           handlers.delete(full);
-          await subscriber.unsubscribe(full);
+          await run(() => subscriber.unsubscribe(full));
         }
       };
     },
-    async ping() {
-      await redis.ping();
-    },
+    ping: () =>
+      run(async () => {
+        await redis.ping();
+      }),
     async close() {
       redis.disconnect();
       subscriber.disconnect();
@@ -181,9 +236,20 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
 }
 
 export function openKv(
-  options: { redisUrl?: string; log: Logger; clock?: Clock; prefix?: string },
+  options: {
+    redisUrl?: string;
+    log: Logger;
+    clock?: Clock;
+    prefix?: string;
+    timeouts?: RedisTimeouts;
+  },
 ): KvStore {
   return options.redisUrl
-    ? createRedisKv({ url: options.redisUrl, log: options.log, prefix: options.prefix })
+    ? createRedisKv({
+      url: options.redisUrl,
+      log: options.log,
+      prefix: options.prefix,
+      timeouts: options.timeouts,
+    })
     : createMemoryKv(options.clock);
 }

@@ -4,7 +4,7 @@
  * serialise on a transaction-scoped advisory lock, so each migration is applied once.
  */
 import type { Logger } from "./log.ts";
-import type { Sql } from "./db.ts";
+import { type Sql, withoutStatementBound } from "./db.ts";
 import { SystemError } from "./errors.ts";
 
 export interface Migration {
@@ -60,33 +60,38 @@ export class MigrationChecksumError extends SystemError {
 /** Applies pending migrations; returns the versions applied by this call. */
 export async function migrate(sql: Sql, log: Logger, migrations?: Migration[]): Promise<string[]> {
   const all = migrations ?? await loadMigrations();
-  return await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
-    await tx`
+  // No statement bound: an index build may take minutes, and so may waiting for the lock while
+  // another instance migrates. The connect timeout still holds.
+  return await withoutStatementBound(() =>
+    sql.begin(async (tx) => {
+      await tx`set local statement_timeout = 0`;
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+      await tx`
       create table if not exists schema_migrations (
         version text primary key,
         name text not null,
         checksum text not null,
         applied_at timestamptz not null default now()
       )`;
-    const applied = new Map(
-      (await tx<{ version: string; checksum: string }[]>`
+      const applied = new Map(
+        (await tx<{ version: string; checksum: string }[]>`
         select version, checksum from schema_migrations`).map((r) => [r.version, r.checksum]),
-    );
-    const done: string[] = [];
-    for (const m of all) {
-      const checksum = applied.get(m.version);
-      if (checksum !== undefined) {
-        if (checksum !== m.checksum) throw new MigrationChecksumError(m.version, m.name);
-        continue;
-      }
-      await tx.unsafe(m.sql);
-      await tx`
+      );
+      const done: string[] = [];
+      for (const m of all) {
+        const checksum = applied.get(m.version);
+        if (checksum !== undefined) {
+          if (checksum !== m.checksum) throw new MigrationChecksumError(m.version, m.name);
+          continue;
+        }
+        await tx.unsafe(m.sql);
+        await tx`
         insert into schema_migrations (version, name, checksum)
         values (${m.version}, ${m.name}, ${m.checksum})`;
-      log.info("migration applied", { version: m.version, name: m.name });
-      done.push(m.version);
-    }
-    return done;
-  });
+        log.info("migration applied", { version: m.version, name: m.name });
+        done.push(m.version);
+      }
+      return done;
+    })
+  );
 }

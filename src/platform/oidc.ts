@@ -29,6 +29,8 @@ export interface TokenSourceOptions {
   clock: Clock;
   /** Refresh this long before `exp`. */
   refreshBeforeMs?: number;
+  /** Bound on one call to the token endpoint (default 10 s). */
+  timeoutMs?: number;
 }
 
 /** Lifetime assumed for a token without a readable `exp`. */
@@ -45,7 +47,7 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
     url.searchParams.set("format", "full");
     const res = await options.fetch(url, {
       headers: { "Metadata-Flavor": "Google" },
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
     const text = (await res.text()).trim();
     if (!res.ok) throw new Error(`OIDC token endpoint answered ${res.status}`);

@@ -8,6 +8,13 @@
  * (`floor(now / duration)`) is part of the key, `kv.incr` counts atomically (one `INCR` in Redis),
  * and the key expires a little after its window (garbage collection only; the clock decides).
  *
+ * While the store is unreachable ({@link DependencyUnavailableError}), each limit follows its
+ * `whenStoreDown`: `refuse` (the default: the error propagates and the caller answers "service
+ * unavailable", right for costly calls such as the AI's) or `allow` (the call goes through
+ * uncounted, right for plain request limits: an outage of the store must not take the whole API
+ * down with it). After an outage, `allow` limits skip the store for {@link OUTAGE_SKIP_MS}, so a
+ * hung store does not add its command timeout to every request.
+ *
  * @example
  * ```ts
  * const limiter = createRateLimiter({ kv, clock });
@@ -17,6 +24,8 @@
  */
 import type { KvStore } from "./kv.ts";
 import type { Clock } from "./clock.ts";
+import type { Logger } from "./log.ts";
+import { DependencyUnavailableError } from "./dependency.ts";
 
 export interface RateLimit {
   /** Part of the key; one counter per (name, subject, window). */
@@ -24,6 +33,8 @@ export interface RateLimit {
   /** Calls allowed per window. */
   points: number;
   durationMs: number;
+  /** What a call gets while the store is unreachable (default `refuse`). */
+  whenStoreDown?: "allow" | "refuse";
 }
 
 export interface RateVerdict {
@@ -40,14 +51,42 @@ export interface RateLimiter {
   consume(limit: RateLimit, subject: string): Promise<RateVerdict>;
 }
 
-export function createRateLimiter(deps: { kv: KvStore; clock: Clock }): RateLimiter {
+// One warning per interval keeps an outage readable.
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
+/** How long `allow` limits go uncounted after the store failed, before asking it again. */
+export const OUTAGE_SKIP_MS = 5_000;
+
+export function createRateLimiter(
+  deps: { kv: KvStore; clock: Clock; log?: Logger },
+): RateLimiter {
+  let lastOutageLog = -Infinity;
+  let skipStoreUntil = -Infinity;
+  const countOrOutage = async (limit: RateLimit, key: string): Promise<number | null> => {
+    if (limit.whenStoreDown === "allow" && performance.now() < skipStoreUntil) return null;
+    try {
+      return await deps.kv.incr(key, limit.durationMs * 2);
+    } catch (err) {
+      if (!(err instanceof DependencyUnavailableError) || limit.whenStoreDown !== "allow") {
+        throw err;
+      }
+      skipStoreUntil = performance.now() + OUTAGE_SKIP_MS;
+      if (performance.now() - lastOutageLog > OUTAGE_LOG_INTERVAL_MS) {
+        lastOutageLog = performance.now();
+        deps.log?.warn("rate limit not counted: store unavailable", {
+          limit: limit.name,
+          error: err.message,
+        });
+      }
+      return null;
+    }
+  };
   return {
     async consume(limit, subject) {
       const now = deps.clock.now().getTime();
       const window = Math.floor(now / limit.durationMs);
       const resetAt = (window + 1) * limit.durationMs;
       const key = `rl:${limit.name}:${subject}:${window}`;
-      const count = await deps.kv.incr(key, limit.durationMs * 2);
+      const count = await countOrOutage(limit, key) ?? 0;
       return {
         allowed: count <= limit.points,
         remaining: Math.max(0, limit.points - count),

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { GraphQLError, parse } from "graphql";
 import { forbidden, maskError, notFound } from "../../src/graphql/errors.ts";
+import { DependencyUnavailableError } from "../../src/platform/dependency.ts";
 
 const field = parse("{ goal { id } }").definitions[0];
 
@@ -65,4 +66,19 @@ Deno.test("maskError: masking a masked error changes nothing and hides nothing m
   const twice = maskError(once.error, "r");
   assert.equal(twice.error, once.error);
   assert.equal(twice.hidden, null);
+});
+
+Deno.test("maskError: a dependency that is down is SERVICE_UNAVAILABLE with 503 and Retry-After", () => {
+  const down = new DependencyUnavailableError("database", "no answer within 6000 ms");
+  const wrapped = new GraphQLError("wrapped", {
+    path: ["me"],
+    originalError: new Error("x", { cause: down }),
+  });
+  const { error, hidden, unavailable } = maskError(wrapped, "req-1");
+  assert.equal(hidden, null);
+  assert.equal(unavailable, down);
+  assert.equal(error.extensions.code, "SERVICE_UNAVAILABLE");
+  assert.deepEqual(error.extensions.http, { status: 503, headers: { "retry-after": "5" } });
+  assert.deepEqual(error.path, ["me"]);
+  assert.ok(!error.message.includes("6000"), "the cause stays in the log");
 });

@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { createRateLimiter } from "../../src/platform/rate-limit.ts";
 import { kvImplementations } from "../support/kv.ts";
+import { createMemoryKv } from "../../src/platform/kv.ts";
+import { memoryLogger } from "../../src/platform/log.ts";
+import { DependencyUnavailableError } from "../../src/platform/dependency.ts";
 
 const limit = { name: "test", points: 10, durationMs: 60_000 };
 
@@ -49,3 +52,22 @@ for (const impl of kvImplementations()) {
     }
   });
 }
+
+Deno.test("rate limit: with the store down, 'allow' lets calls through uncounted and 'refuse' raises the outage", async () => {
+  const clock = new ManualClock("2026-01-05T12:00:20Z");
+  const kv = createMemoryKv(clock);
+  kv.incr = () => Promise.reject(new DependencyUnavailableError("redis", "no reply"));
+  const log = memoryLogger();
+  const limiter = createRateLimiter({ kv, clock, log });
+  for (let i = 0; i < 3; i++) {
+    const verdict = await limiter.consume({ ...limit, whenStoreDown: "allow" }, "alice");
+    assert.equal(verdict.allowed, true);
+    assert.equal(verdict.remaining, 10);
+  }
+  assert.equal(log.entries.filter((e) => e.level === "warn").length, 1, "one warning per interval");
+  await assert.rejects(limiter.consume(limit, "alice"), DependencyUnavailableError);
+  await assert.rejects(
+    limiter.consume({ ...limit, whenStoreDown: "refuse" }, "alice"),
+    DependencyUnavailableError,
+  );
+});

@@ -82,6 +82,19 @@ function childrenOf(pid: number): number[] {
 }
 
 /**
+ * Blocks until `pid` is stopped: a signal is delivered asynchronously, and the server may fork
+ * once more before it takes effect.
+ */
+function waitUntilStopped(pid: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 500; i++) {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("T")) return;
+    Atomics.wait(pause, 0, 0, 2);
+  }
+}
+
+/**
  * One server process; a signal reaches it and every process it forked (PostgreSQL's backends
  * start sessions of their own, so a process-group signal would miss them).
  */
@@ -89,6 +102,15 @@ function serverProcess(start: () => string[]) {
   let child: Deno.ChildProcess | undefined;
   const signalAll = (signal: Deno.Signal) => {
     if (!child) return;
+    // Stopped first, the server forks no backend between listing its children and the signal.
+    if (signal === "SIGSTOP" || signal === "SIGKILL") {
+      try {
+        Deno.kill(child.pid, "SIGSTOP");
+        waitUntilStopped(child.pid);
+      } catch {
+        // already gone
+      }
+    }
     for (const pid of [...childrenOf(child.pid), child.pid]) {
       try {
         Deno.kill(pid, signal);

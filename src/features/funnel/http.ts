@@ -10,6 +10,7 @@ import { readSignedJson } from "../../http/signed.ts";
 import type { UsersApi } from "../users/mod.ts";
 import { buildReport, funnelWindows, stepCountsOf, validCounts } from "./rules.ts";
 import { recordedStepCounts } from "./store.ts";
+import { dependencyFailure } from "../../platform/dependency.ts";
 
 export interface FunnelDeps {
   config: Pick<Config, "workforceWebhookSecret">;
@@ -39,6 +40,8 @@ export function activationFunnelHandler(deps: FunnelDeps): RouteHandler {
       }
       return json(buildReport(asOf, current, previous));
     } catch (err) {
+      // A dependency that is down is answered 503 by the app, not as a failed computation.
+      if (dependencyFailure(err)) throw err;
       deps.tracker.captureError(err, {
         request_id: ctx.requestId,
         path: "/integrations/activation-funnel",

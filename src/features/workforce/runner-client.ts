@@ -11,8 +11,6 @@ import {
 } from "../../platform/contract/mod.ts";
 import { audienceOf, type TokenSource } from "../../platform/oidc.ts";
 
-const CALL_TIMEOUT_MS = 10_000;
-
 export interface RunnerAnswer {
   status: number;
   /** The parsed JSON body; null when there was none or it was not JSON. */
@@ -27,7 +25,7 @@ export interface RunnerClient {
 }
 
 export function createRunnerClient(deps: {
-  config: Pick<Config, "runnerUrl" | "workforceWebhookSecret" | "runnerAuthMode">;
+  config: Pick<Config, "runnerUrl" | "workforceWebhookSecret" | "runnerAuthMode" | "httpTimeoutMs">;
   fetch: typeof fetch;
   tokens: TokenSource;
 }): RunnerClient {
@@ -49,7 +47,7 @@ export function createRunnerClient(deps: {
       method: "POST",
       headers,
       body,
-      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      signal: AbortSignal.timeout(config.httpTimeoutMs),
     });
     const text = await res.text();
     let parsed: unknown = null;

@@ -55,7 +55,6 @@ import {
   workforceMonthSpend,
 } from "./store.ts";
 
-const CHAT_TIMEOUT_MS = 10_000;
 const CANCELLED_BEFORE_DISPATCH = "cancelled: by an admin before the runner started it";
 const CANCELLED_UNKNOWN_TO_RUNNER =
   "cancelled: by an admin; the agent runner no longer had the run (it restarted)";
@@ -130,7 +129,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ text }),
-      signal: AbortSignal.timeout(CHAT_TIMEOUT_MS),
+      signal: AbortSignal.timeout(config.httpTimeoutMs),
     });
     await res.body?.cancel();
     if (!res.ok) throw new Error(`chat webhook answered ${res.status}`);

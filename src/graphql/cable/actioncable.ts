@@ -10,7 +10,7 @@ import type { ExecutionResult } from "graphql";
 import type { Clock } from "../../platform/clock.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { SlowConsumerError } from "../../platform/pubsub.ts";
-import { CloseCodes, type Connection } from "./connection.ts";
+import { closeAfterFailure, CloseCodes, type Connection } from "./connection.ts";
 import type { CableExecutor } from "./execute.ts";
 
 export const ACTION_CABLE_V1_JSON = "actioncable-v1-json";
@@ -185,8 +185,7 @@ export function createActionCableProtocol(deps: ActionCableDeps) {
               return;
             }
             execute(identifier, channel, data).catch((err) => {
-              deps.tracker.captureError(err, { connection_id: connection.id });
-              connection.close(CloseCodes.internal, "Internal server error");
+              closeAfterFailure(connection, err, deps.tracker, { connection_id: connection.id });
             });
             return;
           }

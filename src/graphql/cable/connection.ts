@@ -6,6 +6,8 @@
 import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
 import { AuthError } from "../auth.ts";
+import { dependencyFailure } from "../../platform/dependency.ts";
+import type { ErrorTracker } from "../../platform/errors.ts";
 import type { Viewer } from "../context.ts";
 import type { GraphQLServer } from "../server.ts";
 
@@ -44,6 +46,11 @@ export const CloseCodes = {
   unauthorized: 4401,
   subprotocolNotAcceptable: 4406,
   messageTooLarge: 4413,
+  /**
+   * A dependency (the database, the key-value store) is down: reconnect later. RFC 6455's 1013
+   * means the same, but a WebSocket may only send 1000 or 3000-4999, so 4000 + 1013's last digits.
+   */
+  tryAgainLater: 4513,
   internal: 4500,
   slowConsumer: 4503,
 } as const;
@@ -189,4 +196,28 @@ export class Connection {
   get durationMs(): number {
     return Math.round(performance.now() - this.openedAt);
   }
+}
+
+/**
+ * Closes `connection` after a failure that is not the client's: "try again later" (logged at
+ * warn) when a dependency is down, else "internal error" (reported to the tracker).
+ */
+export function closeAfterFailure(
+  connection: Connection,
+  err: unknown,
+  tracker: ErrorTracker,
+  context: Record<string, unknown> = {},
+): void {
+  const down = dependencyFailure(err);
+  if (down) {
+    connection.log.warn("dependency unavailable", {
+      ...context,
+      dependency: down.dependency,
+      error: down.message,
+    });
+    connection.close(CloseCodes.tryAgainLater, "Try again later");
+    return;
+  }
+  tracker.captureError(err, context);
+  connection.close(CloseCodes.internal, "Internal server error");
 }

@@ -8,7 +8,7 @@ import { type Context, makeServer } from "graphql-ws";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { SlowConsumerError } from "../../platform/pubsub.ts";
 import { isCodedError } from "../errors.ts";
-import { CloseCodes, type Connection } from "./connection.ts";
+import { closeAfterFailure, CloseCodes, type Connection } from "./connection.ts";
 import type { CableExecutor, PreparedOperation } from "./execute.ts";
 
 export const GRAPHQL_TRANSPORT_WS = "graphql-transport-ws";
@@ -128,8 +128,7 @@ export function createGraphQLWsProtocol(deps: GraphQLWsDeps) {
                 connection.log.info("cable message refused", { reason: (err as Error).message });
                 connection.close(CloseCodes.badRequest, "Invalid message received");
               } else {
-                deps.tracker.captureError(err, { connection_id: connection.id });
-                connection.close(CloseCodes.internal, "Internal server error");
+                closeAfterFailure(connection, err, deps.tracker, { connection_id: connection.id });
               }
             }
           };

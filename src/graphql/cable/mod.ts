@@ -16,7 +16,13 @@ import { json } from "../../http/router.ts";
 import { SESSION_TOKEN_HEADER } from "../auth.ts";
 import type { GraphQLServer } from "../server.ts";
 import { ACTION_CABLE_V1_JSON, createActionCableProtocol } from "./actioncable.ts";
-import { type CableLimits, CloseCodes, Connection, DEFAULT_CABLE_LIMITS } from "./connection.ts";
+import {
+  type CableLimits,
+  closeAfterFailure,
+  CloseCodes,
+  Connection,
+  DEFAULT_CABLE_LIMITS,
+} from "./connection.ts";
 import { createCableExecutor } from "./execute.ts";
 import { createGraphQLWsProtocol, GRAPHQL_TRANSPORT_WS } from "./graphql-ws.ts";
 
@@ -93,13 +99,12 @@ export function createCable(deps: CableDeps): Cable {
       connections.add(connection);
       ctx.logParams = { ...ctx.logParams, protocol: protocol ?? null };
       let viewer = null;
-      let failed = false;
+      let failure: { err: unknown } | null = null;
       try {
         viewer = token ? await connection.authenticate(token) : null;
       } catch (err) {
         // Not a refused token but a failure (the database, say): the client may retry.
-        deps.tracker.captureError(err, { request_id: ctx.requestId, path: "/cable" });
-        failed = true;
+        failure = { err };
       }
       ctx.stats.userId = viewer?.publicId;
 
@@ -110,8 +115,11 @@ export function createCable(deps: CableDeps): Cable {
           user_id: viewer?.publicId ?? null,
           connections: connections.size,
         });
-        if (failed) {
-          connection.close(CloseCodes.internal, "Internal server error");
+        if (failure) {
+          closeAfterFailure(connection, failure.err, deps.tracker, {
+            request_id: ctx.requestId,
+            path: "/cable",
+          });
         } else if (!protocol) {
           connection.close(CloseCodes.subprotocolNotAcceptable, "Subprotocol not acceptable");
         } else if (protocol === ACTION_CABLE_V1_JSON) {

@@ -24,6 +24,8 @@ export const HTTP_ERRORS = {
   internal_error: 500,
   /** 503: the program is stopping and takes no new work. */
   shutting_down: 503,
+  /** 503: a dependency (the database, the key-value store) is down; retry after `Retry-After`. */
+  service_unavailable: 503,
 } as const;
 
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;

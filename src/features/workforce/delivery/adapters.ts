@@ -5,7 +5,7 @@
  * means another {@link Forge}, not another router.
  */
 import type { Config } from "../../../config.ts";
-import { createGitHubForge, type Forge, HTTP_TIMEOUT_MS } from "./github.ts";
+import { createGitHubForge, type Forge } from "./github.ts";
 import { createImapDraftStore, type DraftStore } from "./imap.ts";
 import {
   applyFilePatches,
@@ -49,12 +49,18 @@ export function createAdapters(config: Config, fetchFn: typeof fetch): Adapters 
     token: config.githubToken,
     repo: config.githubRepo,
     fetch: fetchFn,
+    timeoutMs: config.httpTimeoutMs,
   });
   return {
     pull_request: pullRequestAdapter(forge),
     commit: commitAdapter(forge),
     email_draft: emailDraftAdapter(createImapDraftStore(config.sandboxImapUrl), config),
-    chat: chatAdapter(config.chatWebhookUrl, config.chatWebhookAllowedHost, fetchFn),
+    chat: chatAdapter(
+      config.chatWebhookUrl,
+      config.chatWebhookAllowedHost,
+      fetchFn,
+      config.httpTimeoutMs,
+    ),
   };
 }
 
@@ -167,6 +173,7 @@ export function chatAdapter(
   url: string | undefined,
   allowedHost: string,
   fetchFn: typeof fetch,
+  timeoutMs: number,
 ): DeliveryAdapter {
   return {
     async deliver(item, earlier) {
@@ -184,7 +191,7 @@ export function chatAdapter(
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ text: chatText(item, link) }),
-          signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
         // The message of a fetch error quotes the URL, whose path is the webhook's secret.

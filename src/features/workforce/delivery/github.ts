@@ -5,8 +5,6 @@
  */
 import type { FileChange } from "./rules.ts";
 
-export const HTTP_TIMEOUT_MS = 15_000;
-
 /** What the pull-request and commit adapters need from a code forge. */
 export interface Forge {
   /** The default branch and its head commit. */
@@ -42,6 +40,8 @@ export interface GitHubSettings {
   token?: string;
   repo?: string;
   fetch: typeof fetch;
+  /** Bound on one API call. */
+  timeoutMs: number;
 }
 
 interface GitRef {
@@ -77,7 +77,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+        signal: AbortSignal.timeout(settings.timeoutMs),
       });
     } catch (err) {
       throw new ForgeError(

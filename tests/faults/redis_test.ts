@@ -1,0 +1,161 @@
+/**
+ * Redis killed and frozen (SIGSTOP) under `getAdvice` traffic (its AI rate limit counts in
+ * Redis), on the test's own server: answers come within the command bound as 503
+ * `SERVICE_UNAVAILABLE` (the AI limit fails closed), `/health` names Redis within its timeout,
+ * nothing is logged as an unhandled error, and the same requests succeed once Redis is back.
+ */
+import assert from "node:assert/strict";
+import { createRedisKv } from "../../src/platform/kv.ts";
+import { createLogger } from "../../src/platform/log.ts";
+import { type OwnServer, startOwnRedis } from "../support/servers.ts";
+import { setup, type TestSetup } from "../support/setup.ts";
+import { ADVICE, COACHING, goalId } from "../support/coaching.ts";
+import { reply } from "../support/fake-llm.ts";
+import { waitFor } from "../support/wait.ts";
+import { firstAfter, outageLoggedCleanly, reportFigures, startTraffic } from "./traffic.ts";
+
+const TIMEOUTS = { connectMs: 1000, commandMs: 1000 };
+/** Command bound (plus the backstop's grace) and slack for a loaded machine. */
+const ANSWER_BOUND_MS = 3000;
+const HEALTH_TIMEOUT_MS = 2000;
+
+async function withOwnRedis(fn: (s: TestSetup, redis: OwnServer) => Promise<void>) {
+  const redis = await startOwnRedis();
+  try {
+    const s = await setup({
+      ...COACHING,
+      kv: () =>
+        createRedisKv({
+          url: redis.url,
+          log: createLogger({ level: "error" }),
+          prefix: `fault-${crypto.randomUUID()}:`,
+          timeouts: TIMEOUTS,
+        }),
+    });
+    try {
+      await fn(s, redis);
+    } finally {
+      redis.thaw();
+      await s.close();
+    }
+  } finally {
+    await redis.close();
+  }
+}
+
+async function faultAndRecovery(
+  s: TestSetup,
+  fault: string,
+  inject: () => Promise<void> | void,
+  recover: () => Promise<void> | void,
+) {
+  s.llm.fallback = reply.json({ answer: "Start small.", steps: ["Two minutes a day"] });
+  const id = await goalId(s, { title: "Meditate", kind: "habit" });
+  const token = await s.token();
+  const traffic = startTraffic(() => {
+    // A fresh rate-limit window for every call: only the outage may refuse one.
+    s.clock.advance(60_000);
+    return s.t.request("/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", SessionToken: token },
+      body: JSON.stringify({ query: ADVICE, variables: { id, q: "How do I start?" } }),
+    });
+  }, 2);
+  try {
+    await waitFor(() => traffic.answers.some((a) => a.status === 200), { what: "traffic" });
+
+    const faultAt = performance.now();
+    await inject();
+    await waitFor(() => traffic.after(faultAt).some((a) => a.status === 503), {
+      timeoutMs: ANSWER_BOUND_MS * 2,
+      what: "a 503 after the fault",
+    });
+    const firstCleanErrorMs = firstAfter(traffic, faultAt, (a) => a.status === 503)!;
+    const healthStarted = performance.now();
+    const health = await s.t.request("/health");
+    const healthMs = performance.now() - healthStarted;
+    const body = await health.json();
+    assert.equal(health.status, 503);
+    assert.equal(body.checks.redis.status, "error");
+    assert.equal(body.checks.database.status, "ok");
+    assert.ok(healthMs < HEALTH_TIMEOUT_MS + 1000, `health took ${healthMs} ms`);
+
+    const recoverAt = performance.now();
+    await recover();
+    await waitFor(() => traffic.after(recoverAt).some((a) => a.status === 200), {
+      timeoutMs: 15_000,
+      what: "a good answer after recovery",
+    });
+    const recoveredAt = performance.now();
+    const recoveryMs = firstAfter(traffic, recoverAt, (a) => a.status === 200)!;
+    await waitFor(() => traffic.after(recoveredAt).length >= 4, { what: "traffic after recovery" });
+    await traffic.stop();
+
+    const duringFault = traffic.answers.filter((a) =>
+      a.sentAt + a.ms > faultAt && a.sentAt < recoverAt
+    );
+    for (const answer of duringFault) {
+      assert.ok(answer.ms < ANSWER_BOUND_MS, `an answer took ${Math.round(answer.ms)} ms`);
+      assert.ok([200, 503].includes(answer.status), `status ${answer.status} during the fault`);
+      if (answer.status === 503) {
+        assert.equal(answer.code, "SERVICE_UNAVAILABLE");
+        assert.equal(answer.retryAfter, "5");
+      }
+    }
+    for (const answer of traffic.after(recoveredAt)) assert.equal(answer.status, 200);
+    assert.deepEqual(outageLoggedCleanly(s.t), { warned: true, unhandled: 0 });
+
+    reportFigures(fault, {
+      first_clean_error_ms: Math.round(firstCleanErrorMs),
+      slowest_answer_during_fault_ms: Math.round(Math.max(...duringFault.map((a) => a.ms))),
+      answers_during_fault: duringFault.length,
+      health_ms: Math.round(healthMs),
+      recovery_ms: Math.round(recoveryMs),
+    });
+  } finally {
+    await traffic.stop();
+  }
+}
+
+Deno.test("Redis frozen under getAdvice traffic: bounded 503s, /health names it, recovery on thaw", async () => {
+  await withOwnRedis(async (s, redis) => {
+    await faultAndRecovery(s, "redis frozen (SIGSTOP)", () => redis.freeze(), () => redis.thaw());
+  });
+});
+
+Deno.test("Redis killed under getAdvice traffic: bounded 503s, /health names it, recovery on restart", async () => {
+  await withOwnRedis(async (s, redis) => {
+    await faultAndRecovery(s, "redis killed (SIGKILL)", () => redis.kill(), () => redis.restart());
+  });
+});
+
+Deno.test("Redis frozen: plain reads still answer 200 within the bound (request limits fail open)", async () => {
+  await withOwnRedis(async (s, redis) => {
+    const token = await s.token();
+    const me = async () => {
+      const started = performance.now();
+      const res = await s.t.request("/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json", SessionToken: token },
+        body: JSON.stringify({ query: "{ me { id } }" }),
+      });
+      const body = await res.json();
+      return { status: res.status, body, ms: performance.now() - started };
+    };
+    assert.equal((await me()).status, 200);
+    redis.freeze();
+    const first = await me();
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.ok(first.body.data.me.id);
+    assert.ok(first.ms < ANSWER_BOUND_MS, `the first read took ${Math.round(first.ms)} ms`);
+    // The limiter skips the store for a while after an outage: later reads do not wait on it.
+    const later = await me();
+    assert.equal(later.status, 200);
+    assert.ok(later.ms < 500, `a later read took ${Math.round(later.ms)} ms`);
+    redis.thaw();
+    reportFigures("redis frozen, plain reads", {
+      first_read_ms: Math.round(first.ms),
+      later_read_ms: Math.round(later.ms),
+    });
+  });
+});
