@@ -37,6 +37,18 @@ export const forbidden = (message = "not allowed") => codedError("FORBIDDEN", me
 export const notFound = (what = "record") => codedError("NOT_FOUND", `${what} not found`);
 export const badUserInput = (message: string) => codedError("BAD_USER_INPUT", message);
 
+// Marks a limit refusal until masking: yoga marks every parse and validation error as one that
+// GraphQL over HTTP answers 200 to JSON clients, so the status is set when masking, after it.
+const OVER_LIMIT = "overLimit";
+
+/**
+ * A document over one of the server's limits (depth, aliases, directives, tokens, cost, nesting):
+ * `BAD_USER_INPUT` with HTTP 400 whatever the `Accept`, since the policy is the server's, not a
+ * GraphQL validation rule a client library checks.
+ */
+export const limitExceeded = (message: string) =>
+  codedError("BAD_USER_INPUT", message, { [OVER_LIMIT]: true });
+
 /** What a client sees when a dependency is down: retry after `retryAfter` seconds. */
 export const SERVICE_UNAVAILABLE_MESSAGE =
   "The service is temporarily unavailable; try again shortly.";
@@ -88,6 +100,13 @@ export function maskError(
       path: error.path,
       extensions,
     });
+  if (isCodedError(original) && original.extensions[OVER_LIMIT]) {
+    const { [OVER_LIMIT]: _mark, http: _http, ...extensions } = original.extensions;
+    return {
+      error: located(original.message, { ...extensions, http: { status: 400 } }),
+      hidden: null,
+    };
+  }
   if (isCodedError(original)) {
     return {
       error: original === error ? error : located(original.message, original.extensions),

@@ -6,7 +6,7 @@
  */
 import type { Plugin } from "graphql-yoga";
 import { nestingDepth } from "../platform/nesting.ts";
-import { badUserInput } from "./errors.ts";
+import { limitExceeded } from "./errors.ts";
 
 /** Deepest bracket nesting of a document: far above any real operation (depth 12 and its arguments). */
 export const MAX_NESTING = 64;
@@ -17,7 +17,7 @@ export function nestingLimit(max = MAX_NESTING): Plugin {
       const source = typeof params.source === "string" ? params.source : params.source.body;
       const depth = nestingDepth(source);
       if (depth > max) {
-        throw badUserInput(`Document nesting limit of ${max} exceeded, found ${depth}.`);
+        throw limitExceeded(`Document nesting limit of ${max} exceeded, found ${depth}.`);
       }
     },
   };

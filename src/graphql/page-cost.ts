@@ -11,7 +11,6 @@ import {
   type DocumentNode,
   type FieldNode,
   getNamedType,
-  GraphQLError,
   type GraphQLSchema,
   isObjectType,
   Kind,
@@ -22,6 +21,7 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./pagination.ts";
+import { limitExceeded } from "./errors.ts";
 
 const PAGE_ARGUMENTS = ["first", "last"];
 
@@ -119,9 +119,7 @@ export function pageSizeCostLimit(maxCost: number): Plugin {
   }) => {
     const cost = costOf(args.schema, args.document, args.variableValues ?? {});
     if (cost > maxCost) {
-      throw new GraphQLError(`Query Cost limit of ${maxCost} exceeded, found ${cost}.`, {
-        extensions: { code: "BAD_USER_INPUT" },
-      });
+      throw limitExceeded(`Query Cost limit of ${maxCost} exceeded, found ${cost}.`);
     }
   };
   return {

@@ -30,6 +30,7 @@ import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
 import type { GraphQLContext, Viewer } from "./context.ts";
 import {
   codedError,
+  limitExceeded,
   maskError,
   SERVICE_UNAVAILABLE_MESSAGE,
   serviceUnavailableExtensions,
@@ -226,6 +227,14 @@ function requestParseErrorsAreBadInput(): Plugin {
   };
 }
 
+/**
+ * graphql-armor's refusals become {@link limitExceeded}: thrown from its rejection hook, before
+ * armor throws its own error, which calls every limit a "Syntax Error".
+ */
+function refuseOverLimit(_context: unknown, error: GraphQLError): never {
+  throw limitExceeded(error.message.replace(/^Syntax Error: /, ""));
+}
+
 /** Records operation names for the request log (`anonymous` when unnamed; a batch joins them). */
 function operationNames(): Plugin<GraphQLContext & ServerContext> {
   return {
@@ -388,11 +397,11 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const plugins = [
     nestingLimit(),
     EnvelopArmorPlugin({
-      maxDepth: { n: limits.maxDepth },
-      maxAliases: { n: limits.maxAliases },
+      maxDepth: { n: limits.maxDepth, onReject: [refuseOverLimit] },
+      maxAliases: { n: limits.maxAliases, onReject: [refuseOverLimit] },
       costLimit: { enabled: false },
-      maxTokens: { n: limits.maxTokens },
-      maxDirectives: { n: limits.maxDirectives },
+      maxTokens: { n: limits.maxTokens, onReject: [refuseOverLimit] },
+      maxDirectives: { n: limits.maxDirectives, onReject: [refuseOverLimit] },
       blockFieldSuggestion: { enabled: true },
     }),
     publicOperationGate(publicFields, deps.explorer),

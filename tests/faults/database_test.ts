@@ -14,7 +14,13 @@ import { BILLING_PATH, BILLING_SECRET, event } from "../support/billing.ts";
 import { rawCable, serveApp } from "../support/cable.ts";
 import { CloseCodes } from "../../src/graphql/cable/connection.ts";
 import { waitFor } from "../support/wait.ts";
-import { firstAfter, outageLoggedCleanly, reportFigures, startTraffic } from "./traffic.ts";
+import {
+  firstAfter,
+  outageLoggedCleanly,
+  recoverAndStop,
+  reportFigures,
+  startTraffic,
+} from "./traffic.ts";
 
 const TIMEOUTS = { connectMs: 1000, statementMs: 1000 };
 /** Statement bound (statement timeout + 1 s on the client) plus slack for a loaded machine. */
@@ -98,19 +104,11 @@ async function faultAndRecovery(
     assert.ok(checked.ms < HEALTH_TIMEOUT_MS + 1000, `health took ${checked.ms} ms`);
     assert.equal((await s.t.request("/up")).status, 200, "/up is liveness: the process serves");
 
-    const recoverAt = performance.now();
-    await recover();
-    await waitFor(() => traffic.after(recoverAt).some((a) => a.status === 200), {
-      timeoutMs: 15_000,
-      what: "a good answer after recovery",
-    });
-    const recoveredAt = performance.now();
-    const recoveryMs = firstAfter(traffic, recoverAt, (a) => a.status === 200)!;
-    await waitFor(() => traffic.after(recoveredAt).length >= 6, { what: "traffic after recovery" });
-    await traffic.stop();
-
-    const duringFault = traffic.answers.filter((a) =>
-      a.sentAt + a.ms > faultAt && a.sentAt < recoverAt
+    const { duringFault, recoveryMs, afterRecovery } = await recoverAndStop(
+      traffic,
+      faultAt,
+      recover,
+      6,
     );
     for (const answer of duringFault) {
       assert.ok(answer.ms < ANSWER_BOUND_MS, `an answer took ${Math.round(answer.ms)} ms`);
@@ -123,7 +121,7 @@ async function faultAndRecovery(
         assert.equal(answer.retryAfter, "5");
       }
     }
-    for (const answer of traffic.after(recoveredAt)) assert.equal(answer.status, 200);
+    for (const answer of afterRecovery) assert.equal(answer.status, 200);
     assert.equal((await s.run(publicGoal, {}, null)).status, 200);
     assert.equal((await health(s)).body.checks.database.status, "ok");
     assert.deepEqual(outageLoggedCleanly(s.t), { warned: true, unhandled: 0 });

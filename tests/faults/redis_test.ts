@@ -12,7 +12,13 @@ import { setup, type TestSetup } from "../support/setup.ts";
 import { ADVICE, COACHING, goalId } from "../support/coaching.ts";
 import { reply } from "../support/fake-llm.ts";
 import { waitFor } from "../support/wait.ts";
-import { firstAfter, outageLoggedCleanly, reportFigures, startTraffic } from "./traffic.ts";
+import {
+  firstAfter,
+  outageLoggedCleanly,
+  recoverAndStop,
+  reportFigures,
+  startTraffic,
+} from "./traffic.ts";
 
 const TIMEOUTS = { connectMs: 1000, commandMs: 1000 };
 /** Command bound (plus the backstop's grace) and slack for a loaded machine. */
@@ -80,19 +86,11 @@ async function faultAndRecovery(
     assert.equal(body.checks.database.status, "ok");
     assert.ok(healthMs < HEALTH_TIMEOUT_MS + 1000, `health took ${healthMs} ms`);
 
-    const recoverAt = performance.now();
-    await recover();
-    await waitFor(() => traffic.after(recoverAt).some((a) => a.status === 200), {
-      timeoutMs: 15_000,
-      what: "a good answer after recovery",
-    });
-    const recoveredAt = performance.now();
-    const recoveryMs = firstAfter(traffic, recoverAt, (a) => a.status === 200)!;
-    await waitFor(() => traffic.after(recoveredAt).length >= 4, { what: "traffic after recovery" });
-    await traffic.stop();
-
-    const duringFault = traffic.answers.filter((a) =>
-      a.sentAt + a.ms > faultAt && a.sentAt < recoverAt
+    const { duringFault, recoveryMs, afterRecovery } = await recoverAndStop(
+      traffic,
+      faultAt,
+      recover,
+      4,
     );
     for (const answer of duringFault) {
       assert.ok(answer.ms < ANSWER_BOUND_MS, `an answer took ${Math.round(answer.ms)} ms`);
@@ -102,7 +100,7 @@ async function faultAndRecovery(
         assert.equal(answer.retryAfter, "5");
       }
     }
-    for (const answer of traffic.after(recoveredAt)) assert.equal(answer.status, 200);
+    for (const answer of afterRecovery) assert.equal(answer.status, 200);
     assert.deepEqual(outageLoggedCleanly(s.t), { warned: true, unhandled: 0 });
 
     reportFigures(fault, {

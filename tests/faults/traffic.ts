@@ -4,6 +4,7 @@
  * can say when the first clean error came after a fault and when answers were good again.
  */
 import { logged, type TestApp } from "../support/app.ts";
+import { waitFor } from "../support/wait.ts";
 
 export interface Answer {
   sentAt: number;
@@ -82,4 +83,32 @@ export function outageLoggedCleanly(t: TestApp): { warned: boolean; unhandled: n
 /** One line of figures in the test output (collected into the reliability notes). */
 export function reportFigures(fault: string, figures: Record<string, unknown>): void {
   console.log(`fault figures ${JSON.stringify({ fault, ...figures })}`);
+}
+
+/**
+ * Ends a fault with `recover`, waits for a good answer and for `settle` more answers after it,
+ * then stops the traffic; returns the answers sent during the fault and how long recovery took.
+ */
+export async function recoverAndStop(
+  traffic: Traffic,
+  faultAt: number,
+  recover: () => Promise<void> | void,
+  settle: number,
+): Promise<{ duringFault: Answer[]; recoveryMs: number; afterRecovery: Answer[] }> {
+  const recoverAt = performance.now();
+  await recover();
+  await waitFor(() => traffic.after(recoverAt).some((a) => a.status === 200), {
+    timeoutMs: 15_000,
+    what: "a good answer after recovery",
+  });
+  const recoveredAt = performance.now();
+  const recoveryMs = firstAfter(traffic, recoverAt, (a) => a.status === 200)!;
+  await waitFor(() => traffic.after(recoveredAt).length >= settle, {
+    what: "traffic after recovery",
+  });
+  await traffic.stop();
+  const duringFault = traffic.answers.filter((a) =>
+    a.sentAt + a.ms > faultAt && a.sentAt < recoverAt
+  );
+  return { duringFault, recoveryMs, afterRecovery: traffic.after(recoveredAt) };
 }

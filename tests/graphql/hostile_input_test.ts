@@ -172,6 +172,55 @@ Deno.test("hostile input: every limit violation and unreadable body is refused a
   }
 });
 
+/** Documents over a server limit: 400 whatever the `Accept` (none, JSON, GraphQL response). */
+const OVER_A_LIMIT = [
+  "depth over the limit",
+  "200 aliases",
+  "100 directives",
+  "a fragment bomb",
+  "a list literal nested 100k deep",
+  "a list literal nested 999 deep",
+];
+
+Deno.test("hostile input: a document over a server limit answers 400, whatever the Accept", async () => {
+  const s = await setup();
+  try {
+    const token = await s.token();
+    const cost = json(
+      `{ goals(first: 100) { nodes { ${
+        Array.from({ length: 6 }, (_, i) => `e${i}: events(first: 100) { nodes { id } }`).join(" ")
+      } } } }`,
+    );
+    const cases: [string, string][] = [
+      ...HOSTILE.filter(([name]) => OVER_A_LIMIT.includes(name)).map(([name, body]) =>
+        [name, body] as [string, string]
+      ),
+      ["2,001 tokens", json(`{ ${"__typename ".repeat(2001)}}`)],
+      ["a cost over the limit", cost],
+    ];
+    for (const [name, body] of cases) {
+      for (const accept of [null, "application/json", "application/graphql-response+json"]) {
+        const res = await s.t.request("/graphql", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            SessionToken: token,
+            ...(accept ? { accept } : {}),
+          },
+          body,
+        });
+        const text = await res.text();
+        const what = `${name} (Accept: ${accept ?? "none"})`;
+        assert.equal(res.status, 400, `${what}: ${text.slice(0, 200)}`);
+        assertRefused(what, { status: res.status, text });
+        assert.doesNotMatch(JSON.parse(text).errors[0].message, /^Syntax Error/, what);
+      }
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("hostile input: GET with unreadable parameters is 400 BAD_USER_INPUT, never INTERNAL", async () => {
   const s = await setup();
   try {

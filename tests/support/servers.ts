@@ -140,6 +140,31 @@ function serverProcess(start: () => string[]) {
   };
 }
 
+/** The {@link OwnServer} of a started server process whose files live in `dir`. */
+function ownServer(
+  url: string,
+  port: number,
+  dir: string,
+  server: ReturnType<typeof serverProcess>,
+  start: () => Promise<void>,
+): OwnServer {
+  return {
+    url,
+    port,
+    kill: () => server.kill(),
+    freeze: () => server.signal("SIGSTOP"),
+    thaw: () => server.signal("SIGCONT"),
+    async restart() {
+      await server.kill();
+      await start();
+    },
+    async close() {
+      await server.kill();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
 async function waitUntilServing(port: number, what: string, ready?: () => Promise<boolean>) {
   await waitFor(async () => await canConnect(port) && (ready ? await ready() : true), {
     timeoutMs: 30_000,
@@ -195,22 +220,8 @@ export async function startOwnPostgres(): Promise<OwnServer> {
     await waitUntilServing(port, `own PostgreSQL on port ${port}`, ready);
   };
   await start();
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    port,
-    kill: () => server.kill(),
-    freeze: () => server.signal("SIGSTOP"),
-    thaw: () => server.signal("SIGCONT"),
-    async restart() {
-      await server.kill();
-      // A killed postmaster leaves its pid file; PostgreSQL recovers from it on start.
-      await start();
-    },
-    async close() {
-      await server.kill();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
+  // A killed postmaster leaves its pid file; PostgreSQL recovers from it on start.
+  return ownServer(`postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, server, start);
 }
 
 /** Starts a Redis server of the test's own (nothing kept on disk). */
@@ -235,19 +246,5 @@ export async function startOwnRedis(): Promise<OwnServer> {
     await waitUntilServing(port, `own Redis on port ${port}`);
   };
   await start();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    kill: () => server.kill(),
-    freeze: () => server.signal("SIGSTOP"),
-    thaw: () => server.signal("SIGCONT"),
-    async restart() {
-      await server.kill();
-      await start();
-    },
-    async close() {
-      await server.kill();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
+  return ownServer(`redis://127.0.0.1:${port}`, port, dir, server, start);
 }
