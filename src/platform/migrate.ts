@@ -1,7 +1,9 @@
 /**
  * Forward-only migrations: `migrations/NNNN_name.sql`, applied in order, each recorded with a
- * SHA-256 checksum. A changed file that was already applied is refused. Concurrent start-ups
- * serialise on a transaction-scoped advisory lock, so each migration is applied once.
+ * SHA-256 checksum. A changed file that was already applied is refused. A database that a later
+ * release migrated further still serves this code (migrations are additive), so versions this
+ * code does not know are only logged. Concurrent start-ups serialise on a transaction-scoped
+ * advisory lock, so each migration is applied once.
  */
 import type { Logger } from "./log.ts";
 import { type Sql, withoutStatementBound } from "./db.ts";
@@ -77,6 +79,11 @@ export async function migrate(sql: Sql, log: Logger, migrations?: Migration[]): 
         (await tx<{ version: string; checksum: string }[]>`
         select version, checksum from schema_migrations`).map((r) => [r.version, r.checksum]),
       );
+      const known = new Set(all.map((m) => m.version));
+      const newer = [...applied.keys()].filter((v) => !known.has(v)).sort();
+      if (newer.length) {
+        log.warn("database migrated by a later release", { unknown_migrations: newer });
+      }
       const done: string[] = [];
       for (const m of all) {
         const checksum = applied.get(m.version);

@@ -60,6 +60,25 @@ Deno.test("migrate: a changed, already-applied file is refused and nothing else 
   }
 });
 
+Deno.test("migrate: older code on a database a later release migrated starts and logs what it does not know", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  try {
+    const older = { "0001_a.sql": "create table a (id int);" };
+    const later = await loadMigrations(
+      await folder({ ...older, "0002_b.sql": "alter table a add column b int;" }),
+    );
+    await migrate(db.sql, log, later);
+    const lines: Record<string, unknown>[] = [];
+    const capture = createLogger({ level: "info", write: (line) => lines.push(JSON.parse(line)) });
+    assert.deepEqual(await migrate(db.sql, capture, await loadMigrations(await folder(older))), []);
+    const warning = lines.find((l) => l.msg === "database migrated by a later release");
+    assert.deepEqual(warning?.unknown_migrations, ["0002"]);
+    await db.sql`insert into a (id) values (1)`;
+  } finally {
+    await db.close();
+  }
+});
+
 Deno.test("migrate: a failing migration leaves no trace", async () => {
   const db = await createTestDatabase({ migrate: false });
   try {
