@@ -86,7 +86,12 @@ export async function mintDevToken(
     throw new Error("ttl must be between 1 second and 30 days");
   }
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  return await new SignJWT(options.admin ? { [DEV_ADMIN_CLAIM]: true } : {})
+  // The subject doubles as the username (cleaned like a provider's) so users are easy to tell apart.
+  const claims = {
+    preferred_username: subject,
+    ...(options.admin ? { [DEV_ADMIN_CLAIM]: true } : {}),
+  };
+  return await new SignJWT(claims)
     .setProtectedHeader({ alg: DEV_ALGORITHM, kid: key.kid, typ: "JWT" })
     .setIssuer(DEV_ISSUER)
     .setSubject(subject)

@@ -44,6 +44,10 @@ Deno.test("dev auth: tokens for any subject work, --admin makes an admin, and on
     try {
       assert.deepEqual(dataOf(await gql(on, GOALS, {}, { token: alice })).goals.nodes, []);
       assert.equal(dataOf(await gql(on, IS_ADMIN, {}, { token: alice })).authzCheck, false);
+      assert.equal(
+        dataOf(await gql(on, "{ me { username } }", {}, { token: alice })).me.username,
+        "alice",
+      );
       assert.equal(dataOf(await gql(on, IS_ADMIN, {}, { token: admin })).authzCheck, true);
 
       const elsewhere = await Deno.makeTempDir({ prefix: "dev-auth-other-" });
