@@ -1,19 +1,50 @@
 /**
- * The service entry point.
- *
- * - `main.ts` or `main.ts serve`: start the service (default).
- * - `main.ts migrate`: apply pending migrations and exit.
- * - `main.ts healthcheck`: exit 0 when this host's `/up` answers 200 (container HEALTHCHECK).
- * - `main.ts fallback-token --sub <sub> --ttl 1h`: mint a fallback admin token (spec 5.9).
- * - `main.ts seed-employees FILE.json`: create or update AI employees by role (docs/workforce.md).
+ * The service entry point: `main.ts --help` lists the commands, `main.ts <command> --help` each
+ * one's options (`src/cli.ts`). Without a command it starts the service. Exit code 2 means a usage
+ * or configuration error.
  */
-import { parseArgs } from "node:util";
+import { type Config } from "./src/config.ts";
+import { parseCommandLine } from "./src/cli.ts";
 import { loadConfigOrExit, runMigrations, runSeedEmployees, serve } from "./src/server.ts";
 import { mintFallbackToken, parseTtl } from "./src/graphql/auth.ts";
+import { loadDevKey, mintDevToken } from "./src/graphql/dev-auth.ts";
 
-const [command = "serve"] = Deno.args;
+function fail(message: string): never {
+  console.error(message);
+  Deno.exit(2);
+}
 
-switch (command) {
+async function fallbackToken(config: Config, sub: string, ttl: string): Promise<string> {
+  if (!config.fallbackAuthSecret) {
+    fail("FALLBACK_AUTH_SECRET is not set: fallback authentication is disabled");
+  }
+  if (!config.adminSubjects.includes(sub)) {
+    console.error(`warning: ${sub} is not in ADMIN_SUBJECTS; the service will refuse it`);
+  }
+  return await mintFallbackToken(config.fallbackAuthSecret, sub, parseTtl(ttl));
+}
+
+async function devToken(config: Config, sub: string, ttl: string, admin: boolean) {
+  if (!config.devAuth) {
+    fail("DEV_AUTH is not on: development tokens are disabled (docs/auth.md)");
+  }
+  const key = await loadDevKey(config.dataDir);
+  const token = await mintDevToken(key, sub, { ttlSeconds: parseTtl(ttl), admin });
+  console.error(
+    `signed with ${key.path}; the service accepts it with DEV_AUTH=on and this DATA_DIR`,
+  );
+  return token;
+}
+
+const line = parseCommandLine(Deno.args);
+if (line.kind === "help") {
+  console.log(line.text);
+  Deno.exit(0);
+}
+if (line.kind === "error") fail(line.message);
+const { values, positionals } = line;
+
+switch (line.command) {
   case "serve":
     await serve(loadConfigOrExit());
     break;
@@ -28,45 +59,22 @@ switch (command) {
     Deno.exit(res?.status === 200 ? 0 : 1);
     break;
   }
-  case "fallback-token": {
+  case "fallback-token":
+  case "dev-token": {
     const config = loadConfigOrExit();
-    const { values } = parseArgs({
-      args: Deno.args.slice(1),
-      options: { sub: { type: "string" }, ttl: { type: "string", default: "1h" } },
-    });
-    if (!config.fallbackAuthSecret) {
-      console.error("FALLBACK_AUTH_SECRET is not set: fallback authentication is disabled");
-      Deno.exit(2);
-    }
-    if (!values.sub) {
-      console.error("usage: main.ts fallback-token --sub <admin subject> [--ttl 1h] (at most 12h)");
-      Deno.exit(2);
-    }
-    if (!config.adminSubjects.includes(values.sub)) {
-      console.error(`warning: ${values.sub} is not in ADMIN_SUBJECTS; the service will refuse it`);
-    }
+    const sub = values.sub as string;
+    const ttl = values.ttl as string;
     try {
       console.log(
-        await mintFallbackToken(config.fallbackAuthSecret, values.sub, parseTtl(values.ttl!)),
+        line.command === "dev-token"
+          ? await devToken(config, sub, ttl, values.admin === true)
+          : await fallbackToken(config, sub, ttl),
       );
     } catch (err) {
-      console.error((err as Error).message);
-      Deno.exit(2);
+      fail((err as Error).message);
     }
     break;
   }
-  case "seed-employees": {
-    const file = Deno.args[1];
-    if (!file) {
-      console.error("usage: main.ts seed-employees FILE.json");
-      Deno.exit(2);
-    }
-    Deno.exit(await runSeedEmployees(loadConfigOrExit(), file));
-    break;
-  }
-  default:
-    console.error(
-      `unknown command: ${command} (expected serve, migrate, healthcheck, fallback-token or seed-employees)`,
-    );
-    Deno.exit(2);
+  case "seed-employees":
+    Deno.exit(await runSeedEmployees(loadConfigOrExit(), positionals[0]));
 }

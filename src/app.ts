@@ -249,7 +249,7 @@ function createIdentify(
       userId: user.id,
       publicId: user.publicId,
       subject: verified.subject,
-      isAdmin: admins.has(verified.subject),
+      isAdmin: admins.has(verified.subject) || verified.admin === true,
       fallback: verified.fallback,
       firstSignIn: created,
       timeZone: user.timeZone,

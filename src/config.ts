@@ -10,7 +10,7 @@
  * ```
  */
 import { z } from "zod";
-import { integer, parseVariables, variable } from "./platform/env.ts";
+import { ConfigError, integer, parseVariables, variable } from "./platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "./platform/oidc.ts";
 
 const optionalString = z.string().min(1).optional();
@@ -111,6 +111,17 @@ export const SERVICE_VARIABLES = {
     description:
       "Enables fallback tokens (HS256, `iss` = `fallback`, admins only, at most 12 h); at least 32 characters.",
     schema: z.string().min(32, "must be at least 32 characters").optional(),
+  }),
+  DEV_AUTH: variable({
+    defaultText: "off",
+    description:
+      "`on`: development sign-in for trying the service without an identity provider: tokens for any subject, minted by `main.ts dev-token` with the key pair kept in `DATA_DIR/dev-auth-key.json`, are accepted; a warning is logged at start. Refused (exit 2) with `DEPLOY_ENV=production` or with `AUTH_JWKS_URL` set. See docs/auth.md.",
+    schema: z.enum(["on", "off"]).default("off"),
+  }),
+  DEPLOY_ENV: variable({
+    description:
+      "What this deployment is: `development`, `staging` or `production`. Set `production` in production: it refuses settings meant for trying the service (`DEV_AUTH=on`).",
+    schema: z.enum(["development", "staging", "production"]).optional(),
   }),
   WORKFORCE_WEBHOOK_SECRET: variable({
     description:
@@ -313,6 +324,9 @@ export interface Config {
   authAudience?: string;
   adminSubjects: string[];
   fallbackAuthSecret?: string;
+  /** `DEV_AUTH=on`: development tokens (`src/graphql/dev-auth.ts`) are accepted. */
+  devAuth: boolean;
+  deployEnv?: "development" | "staging" | "production";
   workforceWebhookSecret?: string;
   billingWebhookSecret?: string;
   billingEnvironment: "PRODUCTION" | "SANDBOX";
@@ -356,6 +370,7 @@ export interface Config {
 /** Parses the service configuration from an environment map. Throws {@link ConfigError}. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const v: Parsed = parseVariables(SERVICE_VARIABLES, env);
+  if (v.DEV_AUTH === "on") refuseDevAuthInProduction(v);
   return {
     port: v.PORT,
     host: v.HOST,
@@ -373,6 +388,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     authAudience: v.AUTH_AUDIENCE,
     adminSubjects: v.ADMIN_SUBJECTS,
     fallbackAuthSecret: v.FALLBACK_AUTH_SECRET,
+    devAuth: v.DEV_AUTH === "on",
+    deployEnv: v.DEPLOY_ENV,
     workforceWebhookSecret: v.WORKFORCE_WEBHOOK_SECRET,
     billingWebhookSecret: v.BILLING_WEBHOOK_SECRET,
     billingEnvironment: v.BILLING_ENVIRONMENT,
@@ -407,4 +424,23 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
   };
+}
+
+/**
+ * Development sign-in lets anyone who can run `main.ts dev-token` on the data act as any user, so
+ * it never starts beside a production marker: `DEPLOY_ENV=production`, or a real identity provider.
+ */
+function refuseDevAuthInProduction(v: Parsed): void {
+  if (v.DEPLOY_ENV === "production") {
+    throw new ConfigError(
+      "DEV_AUTH",
+      "on is refused with DEPLOY_ENV=production (development sign-in never runs in production)",
+    );
+  }
+  if (v.AUTH_JWKS_URL) {
+    throw new ConfigError(
+      "DEV_AUTH",
+      "on is refused with AUTH_JWKS_URL set (development sign-in is for instances without an identity provider)",
+    );
+  }
 }

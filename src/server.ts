@@ -13,6 +13,7 @@ import { systemClock } from "./platform/clock.ts";
 import { type App, buildApp } from "./app.ts";
 import { createHttpDrain } from "./platform/http-drain.ts";
 import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
+import { loadDevKey } from "./graphql/dev-auth.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
 export function loadConfigOrExit(env = Deno.env.toObject()): Config {
@@ -88,6 +89,15 @@ async function timed(fn: () => Promise<void>, log: Logger): Promise<number> {
   return Math.round(performance.now() - started);
 }
 
+/** Creates the development key now, so the warning names its file. */
+async function warnDevAuth(config: Config, log: Logger): Promise<void> {
+  const key = await loadDevKey(config.dataDir);
+  log.warn(
+    "development sign-in is on: tokens minted by main.ts dev-token act as any user, admins included; never in production",
+    { dev_auth: true, key_file: key.path },
+  );
+}
+
 export interface ServeHooks {
   /** Called with the built app before its background work starts (a test entry registers a
    * job kind of its own here). */
@@ -105,6 +115,7 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
       tracker.captureError(event.reason, { source: "unhandledrejection" });
     }
   });
+  if (config.devAuth) await warnDevAuth(config, log);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

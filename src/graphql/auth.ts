@@ -3,6 +3,8 @@
  * verified against `AUTH_JWKS_URL` (keys cached; an unknown `kid` refetches, with a cooldown).
  * Fallback tokens (spec 5.9): HS256 with `iss: "fallback"`, signed by `FALLBACK_AUTH_SECRET`,
  * admin subjects only, at most 12 h, each use logged with `fallback_auth`.
+ * Development tokens (`DEV_AUTH=on` only): ES256, signed by the key under `DATA_DIR`
+ * (`dev-auth.ts`), any subject, admin when minted with `--admin`.
  */
 import {
   createRemoteJWKSet,
@@ -15,6 +17,13 @@ import type { Config } from "../config.ts";
 import type { Clock } from "../platform/clock.ts";
 import type { Logger } from "../platform/log.ts";
 import { textProblem } from "../platform/text.ts";
+import {
+  DEV_ADMIN_CLAIM,
+  DEV_ALGORITHM,
+  type DevKey,
+  loadDevKey,
+  verifyDevToken,
+} from "./dev-auth.ts";
 
 export const SESSION_TOKEN_HEADER = "SessionToken";
 export const FALLBACK_ISSUER = "fallback";
@@ -24,6 +33,8 @@ export interface VerifiedToken {
   subject: string;
   claims: JWTPayload & Record<string, unknown>;
   fallback: boolean;
+  /** A development token minted with `--admin`: an admin whatever `ADMIN_SUBJECTS` says. */
+  admin?: boolean;
   /** Seconds since the epoch; long-lived sockets end here. */
   expiresAt?: number;
 }
@@ -54,7 +65,13 @@ export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
 export interface VerifierDeps {
   config: Pick<
     Config,
-    "authJwksUrl" | "authIssuer" | "authAudience" | "fallbackAuthSecret" | "adminSubjects"
+    | "authJwksUrl"
+    | "authIssuer"
+    | "authAudience"
+    | "fallbackAuthSecret"
+    | "adminSubjects"
+    | "devAuth"
+    | "dataDir"
   >;
   clock: Clock;
   log: Logger;
@@ -94,6 +111,29 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
     return { subject: payload.sub!, claims: payload, fallback: true, expiresAt: payload.exp };
   }
 
+  let devKey: Promise<DevKey> | undefined;
+  const loadDevKeyOnce = () =>
+    devKey ??= loadDevKey(config.dataDir).catch((err) => {
+      devKey = undefined;
+      throw err;
+    });
+
+  async function verifyDev(token: string): Promise<VerifiedToken> {
+    if (!config.devAuth) throw new AuthError("development tokens are refused: DEV_AUTH is not on");
+    const payload = await verifyDevToken(await loadDevKeyOnce(), token, deps.clock.now())
+      .catch((err) => {
+        throw new AuthError(`invalid development token: ${err.code ?? err.name}: ${err.message}`);
+      });
+    checkSubject(payload.sub!);
+    return {
+      subject: payload.sub!,
+      claims: payload,
+      fallback: false,
+      admin: payload[DEV_ADMIN_CLAIM] === true,
+      expiresAt: payload.exp,
+    };
+  }
+
   async function verifyProvider(token: string): Promise<VerifiedToken> {
     if (!jwks) throw new AuthError("no identity provider is configured");
     const { payload } = await jwtVerify(token, jwks, {
@@ -117,6 +157,7 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
       throw new AuthError("session token is not a JWT");
     }
     if (header.alg === "HS256") return await verifyFallback(token);
+    if (header.alg === DEV_ALGORITHM) return await verifyDev(token);
     if (header.alg !== "RS256") {
       // The caller wrote it, and the reason is logged: bounded.
       const alg = String(JSON.stringify(header.alg)).slice(0, 40);
