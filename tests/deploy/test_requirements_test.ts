@@ -36,6 +36,34 @@ Deno.test("test requirements: REQUIRE_ALL_TEST_SERVICES set (not empty, not 0) i
   assert.equal(allRequired(env("1")), true);
 });
 
+async function runFixture(env: Record<string, string>) {
+  const fixture = new URL("./fixtures/needs_absent.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", fixture],
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code: out.code, output: text.decode(out.stdout) + text.decode(out.stderr) };
+}
+
+Deno.test("test requirements: a missing program ignores the test and says what to install", async () => {
+  const { code, output } = await runFixture({ REQUIRE_ALL_TEST_SERVICES: "" });
+  assert.equal(code, 0, output);
+  assert.match(
+    output,
+    /needs absent-tool \(ignored: absent-tool not installed: apt-get install absent-tool\) \.\.\. ignored/,
+  );
+  assert.match(output, /0 passed \| 0 failed \| 1 ignored/);
+});
+
+Deno.test("test requirements: with REQUIRE_ALL_TEST_SERVICES=1 the same test runs and fails", async () => {
+  const { code, output } = await runFixture({ REQUIRE_ALL_TEST_SERVICES: "1" });
+  assert.notEqual(code, 0, output);
+  assert.match(output, /ran without absent-tool/);
+});
+
 Deno.test("test requirements: .ci/run requires every test service", async () => {
   const ci = await Deno.readTextFile(new URL("../../.ci/run", import.meta.url));
   assert.match(ci, /^export REQUIRE_ALL_TEST_SERVICES=1$/m);
