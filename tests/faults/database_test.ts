@@ -21,6 +21,9 @@ import {
   reportFigures,
   startTraffic,
 } from "./traffic.ts";
+import { POSTGRES_SERVER, testNeeding } from "../support/requirements.ts";
+
+const test = testNeeding(POSTGRES_SERVER);
 
 const TIMEOUTS = { connectMs: 1000, statementMs: 1000 };
 /** Statement bound (statement timeout + 1 s on the client) plus slack for a loaded machine. */
@@ -138,7 +141,7 @@ async function faultAndRecovery(
   }
 }
 
-Deno.test("PostgreSQL frozen mid-traffic: bounded 503s, /health names it, recovery on thaw", async () => {
+test("PostgreSQL frozen mid-traffic: bounded 503s, /health names it, recovery on thaw", async () => {
   await withOwnDatabase(async (s, pg) => {
     await faultAndRecovery(s, "postgres frozen (SIGSTOP)", () => pg.freeze(), () => pg.thaw());
   });
@@ -163,7 +166,7 @@ function driverOutagesHandled() {
   };
 }
 
-Deno.test("PostgreSQL killed mid-traffic: bounded 503s, /health names it, recovery on restart", async () => {
+test("PostgreSQL killed mid-traffic: bounded 503s, /health names it, recovery on restart", async () => {
   const outages = driverOutagesHandled();
   try {
     await withOwnDatabase(async (s, pg) => {
@@ -175,7 +178,7 @@ Deno.test("PostgreSQL killed mid-traffic: bounded 503s, /health names it, recove
   console.log(`driver connection failures nobody awaited: ${outages.count()}`);
 });
 
-Deno.test("a webhook answers 503 with Retry-After while PostgreSQL is down", async () => {
+test("a webhook answers 503 with Retry-After while PostgreSQL is down", async () => {
   await withOwnDatabase(async (s, pg) => {
     await pg.kill();
     const res = await s.t.request(BILLING_PATH, {
@@ -190,7 +193,7 @@ Deno.test("a webhook answers 503 with Retry-After while PostgreSQL is down", asy
   }, { BILLING_WEBHOOK_SECRET: BILLING_SECRET });
 });
 
-Deno.test("/cable: a connection whose user cannot be looked up closes with 'try again later'", async () => {
+test("/cable: a connection whose user cannot be looked up closes with 'try again later'", async () => {
   await withOwnDatabase(async (s, pg) => {
     const token = await s.token("alice");
     await pg.kill();

@@ -7,6 +7,9 @@ import postgres from "postgres";
 import { startOwnPostgres } from "../support/servers.ts";
 import { waitFor } from "../support/wait.ts";
 import { enqueueFaultJobs, readRuns, startFaultService } from "../support/fault-jobs.ts";
+import { POSTGRES_SERVER, testNeeding } from "../support/requirements.ts";
+
+const test = testNeeding(POSTGRES_SERVER);
 
 const JOBS = 300;
 const LOCK_TIMEOUT_MS = 3_000;
@@ -15,7 +18,7 @@ const LOCK_TIMEOUT_MS = 3_000;
 // loaded machine.
 const ORPHAN_BOUND_MS = LOCK_TIMEOUT_MS + 1_000 + 2_000;
 
-Deno.test("faults: kill -9 of an instance mid-drain; the other runs its orphans within the lock timeout, nothing lost", async () => {
+test("faults: kill -9 of an instance mid-drain; the other runs its orphans within the lock timeout, nothing lost", async () => {
   const pg = await startOwnPostgres();
   const runLog = await Deno.makeTempFile({ prefix: "fault-jobs-" });
   const env = {

@@ -19,6 +19,9 @@ import {
   reportFigures,
   startTraffic,
 } from "./traffic.ts";
+import { REDIS_SERVER, testNeeding } from "../support/requirements.ts";
+
+const test = testNeeding(REDIS_SERVER);
 
 const TIMEOUTS = { connectMs: 1000, commandMs: 1000 };
 /** Command bound (plus the backstop's grace) and slack for a loaded machine. */
@@ -115,19 +118,19 @@ async function faultAndRecovery(
   }
 }
 
-Deno.test("Redis frozen under getAdvice traffic: bounded 503s, /health names it, recovery on thaw", async () => {
+test("Redis frozen under getAdvice traffic: bounded 503s, /health names it, recovery on thaw", async () => {
   await withOwnRedis(async (s, redis) => {
     await faultAndRecovery(s, "redis frozen (SIGSTOP)", () => redis.freeze(), () => redis.thaw());
   });
 });
 
-Deno.test("Redis killed under getAdvice traffic: bounded 503s, /health names it, recovery on restart", async () => {
+test("Redis killed under getAdvice traffic: bounded 503s, /health names it, recovery on restart", async () => {
   await withOwnRedis(async (s, redis) => {
     await faultAndRecovery(s, "redis killed (SIGKILL)", () => redis.kill(), () => redis.restart());
   });
 });
 
-Deno.test("Redis frozen: plain reads still answer 200 within the bound (request limits fail open)", async () => {
+test("Redis frozen: plain reads still answer 200 within the bound (request limits fail open)", async () => {
   await withOwnRedis(async (s, redis) => {
     const token = await s.token();
     const me = async () => {

@@ -10,8 +10,11 @@ import { startOwnPostgres } from "../support/servers.ts";
 import { waitFor } from "../support/wait.ts";
 import { enqueueFaultJobs, readRuns, startFaultService } from "../support/fault-jobs.ts";
 import { startSlowUpload } from "../support/slow-upload.ts";
+import { POSTGRES_SERVER, testNeeding } from "../support/requirements.ts";
 
-Deno.test("faults: SIGTERM mid-upload and mid-job: the upload is answered, the job released with its attempt counted", async () => {
+const test = testNeeding(POSTGRES_SERVER);
+
+test("faults: SIGTERM mid-upload and mid-job: the upload is answered, the job released with its attempt counted", async () => {
   const pg = await startOwnPostgres();
   const runLog = await Deno.makeTempFile({ prefix: "fault-drain-" });
   const service = await startFaultService({

@@ -7,8 +7,11 @@ import assert from "node:assert/strict";
 import { launchBrowser } from "../support/browser.ts";
 import { codeOf, gql } from "../support/graphql.ts";
 import { setup } from "../support/setup.ts";
+import { CHROMIUM, testNeeding } from "../support/requirements.ts";
 
-Deno.test("explorer: GraphiQL renders offline in Chromium and runs a query against the service", async () => {
+const test = testNeeding(CHROMIUM);
+
+test("explorer: GraphiQL renders offline in Chromium and runs a query against the service", async () => {
   const s = await setup({ serve: true });
   const browser = await launchBrowser();
   try {

@@ -3,6 +3,9 @@ import { createTestApp } from "../support/app.ts";
 import { setup } from "../support/setup.ts";
 import { startFakeServer } from "../support/http.ts";
 import { launchBrowser } from "../support/browser.ts";
+import { CHROMIUM, testNeeding } from "../support/requirements.ts";
+
+const test = testNeeding(CHROMIUM);
 
 const APP = "https://app.example.com";
 const OTHER = "https://evil.example.net";
@@ -114,7 +117,7 @@ Deno.test("cors: * allows every origin without credentials; bad entries are refu
 
 const PAGE = `<!doctype html><html lang="en"><title>client</title><body>client</body></html>`;
 
-Deno.test("cors: Chromium on another origin sends SessionToken only when listed", async () => {
+test("cors: Chromium on another origin sends SessionToken only when listed", async () => {
   const listed = startFakeServer(() =>
     new Response(PAGE, { headers: { "content-type": "text/html" } })
   );

@@ -6,6 +6,9 @@ import { createLogger } from "../../src/platform/log.ts";
 import { startOwnRedis } from "../support/servers.ts";
 import { startProcess } from "../support/process.ts";
 import { waitFor } from "../support/wait.ts";
+import { REDIS_SERVER, testNeeding } from "../support/requirements.ts";
+
+const test = testNeeding(REDIS_SERVER);
 
 const quiet = createLogger({ level: "error" });
 
@@ -15,7 +18,7 @@ Deno.test("kv prefix: REDIS_KEY_PREFIX defaults to goals: and must be printable"
   assert.throws(() => parseConfig({ REDIS_KEY_PREFIX: "a b" }), /REDIS_KEY_PREFIX/);
 });
 
-Deno.test("kv prefix: two prefixes on one Redis share no key and no event", async () => {
+test("kv prefix: two prefixes on one Redis share no key and no event", async () => {
   const server = await startOwnRedis();
   const blue = createRedisKv({ url: server.url, log: quiet, prefix: "blue:" });
   const green = createRedisKv({ url: server.url, log: quiet, prefix: "green:" });
@@ -62,7 +65,7 @@ Deno.test("kv prefix: two prefixes on one Redis share no key and no event", asyn
   }
 });
 
-Deno.test("kv prefix: the service keeps its keys under REDIS_KEY_PREFIX", async () => {
+test("kv prefix: the service keeps its keys under REDIS_KEY_PREFIX", async () => {
   const server = await startOwnRedis();
   const dataDir = await Deno.makeTempDir({ prefix: "kv-prefix-" });
   const raw = new Redis(server.url);

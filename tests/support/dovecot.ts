@@ -2,8 +2,8 @@
  * A real IMAP server for tests: Debian's dovecot (package `dovecot-imapd`, installed by
  * `.ci/run`) started on a free loopback port with a throwaway configuration, one passwd-file user
  * and its mail under a temporary directory. Plaintext login is allowed because it only listens on
- * 127.0.0.1. When dovecot is not installed, {@link startDovecot} throws (the test fails, it does
- * not skip).
+ * 127.0.0.1. When dovecot is not installed, {@link startDovecot} throws; tests that use it are
+ * registered with `testNeeding(DOVECOT)` (`./requirements.ts`), which ignores them instead.
  */
 import { closedPort } from "./http.ts";
 import { waitFor } from "./wait.ts";

@@ -8,10 +8,13 @@ import {
   withConsole,
 } from "../../support/admin.ts";
 import { mintFallbackToken } from "../../../src/graphql/auth.ts";
+import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
+
+const test = testNeeding(CHROMIUM);
 
 const SECRET = "a-fallback-secret-of-at-least-32-characters!";
 
-Deno.test("admin console: anonymous and non-admin visitors are refused; fallback disabled says so", async () => {
+test("admin console: anonymous and non-admin visitors are refused; fallback disabled says so", async () => {
   await withConsole(async (ctx) => {
     const { page } = ctx;
     const graphql: string[] = [];
@@ -65,7 +68,7 @@ Deno.test("admin console: anonymous and non-admin visitors are refused; fallback
   });
 });
 
-Deno.test("admin console: fallback sign-in with a token minted for an admin", async () => {
+test("admin console: fallback sign-in with a token minted for an admin", async () => {
   await withConsole(async (ctx) => {
     const { page } = ctx;
     const token = await mintFallbackToken(SECRET, "admin-1", 3600, ctx.clock.now());
@@ -82,7 +85,7 @@ Deno.test("admin console: fallback sign-in with a token minted for an admin", as
   }, { env: { FALLBACK_AUTH_SECRET: SECRET } });
 });
 
-Deno.test("admin console: the identity provider's sign-in page returns the token in the fragment", async () => {
+test("admin console: the identity provider's sign-in page returns the token in the fragment", async () => {
   const signInUrl = "https://idp.example/authorize?client_id=console&redirect=/admin/sign-in";
   await withConsole(async (ctx) => {
     const { page } = ctx;

@@ -9,8 +9,11 @@ import {
   withConsole,
 } from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee } from "../../support/workforce.ts";
+import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 
-Deno.test("admin console: AI employees, trigger a run, settings and promotion in Chromium", async () => {
+const test = testNeeding(CHROMIUM);
+
+test("admin console: AI employees, trigger a run, settings and promotion in Chromium", async () => {
   await withConsole(async (ctx) => {
     const { page } = ctx;
     const ada = await createEmployee(ctx, { name: "Ada Reporter", monthlyBudgetCents: 5000 });

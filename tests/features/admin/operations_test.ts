@@ -9,8 +9,11 @@ import {
 } from "../../support/admin.ts";
 import { signedPost } from "../../support/signed.ts";
 import { asAdmin, WORKFORCE_SECRET } from "../../support/workforce.ts";
+import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 
-Deno.test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chromium", async () => {
+const test = testNeeding(CHROMIUM);
+
+test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chromium", async () => {
   await withConsole(async (ctx) => {
     const { page, t } = ctx;
     const created = await ctx.as("user-1").data(

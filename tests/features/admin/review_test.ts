@@ -11,6 +11,9 @@ import {
 } from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee } from "../../support/workforce.ts";
 import { waitFor } from "../../support/wait.ts";
+import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
+
+const test = testNeeding(CHROMIUM);
 
 const ARTIFACTS = [
   {
@@ -49,7 +52,7 @@ async function artifactOf(ctx: ConsoleCtx, runId: string) {
 const card = (ctx: ConsoleCtx, title: string) =>
   ctx.page.locator("article.card", { has: ctx.page.getByRole("heading", { name: title }) });
 
-Deno.test("admin console: review one artifact of each kind in Chromium", async () => {
+test("admin console: review one artifact of each kind in Chromium", async () => {
   await withConsole(async (ctx) => {
     const { page } = ctx;
     const employee = await createEmployee(ctx, { name: "Ada Reporter" });

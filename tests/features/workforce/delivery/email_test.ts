@@ -1,6 +1,7 @@
 /**
  * email_template delivery against a real IMAP server (dovecot, started per test on a loopback
- * port). Without dovecot installed these tests fail with the install hint; they never skip.
+ * port). Without dovecot installed they are ignored with the install hint in their names, except
+ * under `.ci/run` (`REQUIRE_ALL_TEST_SERVICES=1`), where they fail.
  */
 import assert from "node:assert/strict";
 import { ImapFlow } from "imapflow";
@@ -13,6 +14,9 @@ import {
   pendingArtifact,
   withDelivery,
 } from "../../../support/delivery.ts";
+import { DOVECOT, testNeeding } from "../../../support/requirements.ts";
+
+const test = testNeeding(DOVECOT);
 
 async function withImap(dovecot: Dovecot, fn: (client: ImapFlow) => Promise<void>) {
   const client = new ImapFlow({
@@ -61,7 +65,7 @@ async function withDovecot(fn: (dovecot: Dovecot) => Promise<void>) {
   }
 }
 
-Deno.test("email_template: an IMAP APPEND to Drafts with \\Draft, unsent; UID and Message-ID recorded", () =>
+test("email_template: an IMAP APPEND to Drafts with \\Draft, unsent; UID and Message-ID recorded", () =>
   withDovecot((dovecot) =>
     withDelivery(async (ctx) => {
       const a = await deliveredArtifact(ctx, {
@@ -109,7 +113,7 @@ Deno.test("email_template: an IMAP APPEND to Drafts with \\Draft, unsent; UID an
     }, { env: { SANDBOX_IMAP_URL: dovecot.url } })
   ));
 
-Deno.test("email_template: a wrong IMAP password fails the delivery without recording the secret", () =>
+test("email_template: a wrong IMAP password fails the delivery without recording the secret", () =>
   withDovecot((dovecot) =>
     withDelivery(async (ctx) => {
       const a = await approveAndDeliver(
@@ -142,7 +146,7 @@ Deno.test("email_template: nothing listening on the IMAP port fails the delivery
     assert.match(a.metadata.error, /^IMAP 127\.0\.0\.1:1: /);
   }, { env: { SANDBOX_IMAP_URL: "imap://u:p@127.0.0.1:1/Drafts" } }));
 
-Deno.test("email_template: a draft already stored by an earlier attempt (same Message-ID) is reused, not appended again", () =>
+test("email_template: a draft already stored by an earlier attempt (same Message-ID) is reused, not appended again", () =>
   withDovecot((dovecot) =>
     withDelivery(async (ctx) => {
       const pending = await pendingArtifact(ctx, { kind: "email_template", payload: "Hello" });
