@@ -1,0 +1,161 @@
+/**
+ * The GitHub Actions workflows stay true to the repository: every script or task a `run:` step
+ * calls exists, every variable a step hands a release script is one the scripts read, the
+ * triggers are the ones interface spec section 9 names, and deploys of one environment never
+ * overlap. (`.ci/run` also checks the files against the workflow schema with action-validator.)
+ */
+import assert from "node:assert/strict";
+import { parse } from "yaml";
+
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Job {
+  needs?: string | string[];
+  environment?: string;
+  concurrency?: { group?: string; "cancel-in-progress"?: boolean };
+  permissions?: Record<string, string>;
+  steps: Step[];
+}
+interface Workflow {
+  on: Record<string, { tags?: string[]; branches?: string[] } | null>;
+  permissions?: Record<string, string>;
+  jobs: Record<string, Job>;
+}
+
+const root = new URL("../../", import.meta.url);
+const dir = new URL(".github/workflows/", root);
+const workflows = new Map<string, Workflow>();
+for await (const entry of Deno.readDir(dir)) {
+  if (entry.isFile && /\.ya?ml$/.test(entry.name)) {
+    workflows.set(entry.name, parse(await Deno.readTextFile(new URL(entry.name, dir))));
+  }
+}
+const tasks = Object.keys(JSON.parse(await Deno.readTextFile(new URL("deno.json", root))).tasks);
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(new URL(path, root));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const steps = () =>
+  [...workflows].flatMap(([file, workflow]) =>
+    Object.entries(workflow.jobs).flatMap(([job, { steps }]) =>
+      steps.map((step) => ({ where: `${file} ${job}`, step }))
+    )
+  );
+
+Deno.test("workflows: ci, release and staging are there", () => {
+  assert.deepEqual([...workflows.keys()].sort(), ["ci.yml", "release.yml", "staging.yml"]);
+});
+
+Deno.test("workflows: every script, file and deno task a run step calls exists", () => {
+  let checked = 0;
+  for (const { where, step } of steps()) {
+    for (const line of (step.run ?? "").split("\n")) {
+      for (const [path] of line.matchAll(/(?:^|(?<=[\s"']))(?:scripts|\.ci)\/[\w./-]+/g)) {
+        assert.ok(exists(path), `${where}: ${path} exists`);
+        checked++;
+      }
+      for (const [, task] of line.matchAll(/deno task ([\w:-]+)/g)) {
+        assert.ok(tasks.includes(task), `${where}: deno task ${task} exists`);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked >= 8, `the workflows call scripts (${checked} references checked)`);
+});
+
+Deno.test("workflows: every variable a step gives a release script is one the scripts read", async () => {
+  const scripts = [];
+  for await (const entry of Deno.readDir(new URL("scripts/release/", root))) {
+    scripts.push(await Deno.readTextFile(new URL(`scripts/release/${entry.name}`, root)));
+  }
+  const read = scripts.join("\n");
+  for (const { where, step } of steps()) {
+    if (!step.run?.includes("scripts/release/")) continue;
+    for (const name of Object.keys(step.env ?? {})) {
+      assert.ok(read.includes(`"${name}"`), `${where}: ${name} is read by scripts/release`);
+    }
+  }
+});
+
+Deno.test("workflows: release runs on v* tags, staging on pushes to main, ci on pushes and pull requests", () => {
+  const release = workflows.get("release.yml")!;
+  assert.deepEqual(Object.keys(release.on), ["push"]);
+  assert.deepEqual(release.on.push, { tags: ["v*"] });
+  const staging = workflows.get("staging.yml")!;
+  assert.deepEqual(Object.keys(staging.on), ["push"]);
+  assert.deepEqual(staging.on.push, { branches: ["main"] });
+  const ci = workflows.get("ci.yml")!;
+  assert.deepEqual(Object.keys(ci.on).sort(), ["pull_request", "push"]);
+  const checkout = ci.jobs.test.steps.find((s) => s.uses?.startsWith("actions/checkout@"));
+  assert.equal(checkout?.with?.["fetch-depth"], 0, "ci fetches the whole history");
+  assert.ok(ci.jobs.test.steps.some((s) => /\bbash \.ci\/run\b/.test(s.run ?? "")));
+});
+
+Deno.test("workflows: the release checks tag and token before anything is built or deployed", () => {
+  const { jobs } = workflows.get("release.yml")!;
+  const runs = (job: string) => jobs[job].steps.map((s) => s.run ?? s.uses ?? "").join("\n");
+  assert.match(runs("check"), /scripts\/release\/tag\.ts[\s\S]*scripts\/release\/token\.ts/);
+  for (const job of ["binaries", "image"]) assert.deepEqual(jobs[job].needs, "check");
+  assert.deepEqual(jobs.deploy.needs, ["check", "binaries", "image"]);
+  assert.match(
+    runs("binaries"),
+    /build\.ts[\s\S]*checksums\.ts[\s\S]*publish\.ts/,
+  );
+  const build = jobs.image.steps.find((s) => s.uses?.startsWith("docker/build-push-action@"));
+  assert.equal(build?.with?.platforms, "linux/amd64,linux/arm64");
+});
+
+Deno.test("workflows: each deploy job runs in its environment, one at a time, through the deploy hook", () => {
+  for (
+    const [file, environment] of [["release.yml", "production"], ["staging.yml", "staging"]]
+  ) {
+    const { jobs } = workflows.get(file)!;
+    const deploy = jobs.deploy;
+    assert.equal(deploy.environment, environment, `${file} deploys ${environment}`);
+    assert.equal(deploy.concurrency?.group, `deploy-${environment}`);
+    assert.equal(deploy.concurrency?.["cancel-in-progress"], false, "a running deploy finishes");
+    const step = deploy.steps.find((s) => s.run?.includes("scripts/release/deploy.ts"));
+    assert.equal(step?.env?.DEPLOY_ENVIRONMENT, environment);
+    assert.match(step?.env?.DEPLOY_HOOK_URL ?? "", /secrets\.DEPLOY_HOOK_URL/);
+    assert.match(step?.env?.DEPLOY_HOOK_SECRET ?? "", /secrets\.DEPLOY_HOOK_SECRET/);
+  }
+});
+
+Deno.test("workflows: actions are pinned to a major version and permissions start read-only", () => {
+  for (const { where, step } of steps()) {
+    if (step.uses) assert.match(step.uses, /^[\w-]+\/[\w-]+@v[0-9]+$/, `${where}: ${step.uses}`);
+  }
+  for (const [file, workflow] of workflows) {
+    assert.deepEqual(workflow.permissions, { contents: "read" }, `${file} permissions`);
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      const granted = Object.entries(job.permissions ?? {}).filter(([, level]) =>
+        level === "write"
+      );
+      assert.deepEqual(
+        granted.map(([scope]) => scope),
+        job.steps.some((s) => s.uses?.startsWith("docker/build-push-action@")) ? ["packages"] : [],
+        `${file} ${name} writes only packages, and only to push the image`,
+      );
+    }
+  }
+});
+
+Deno.test("workflows: every secret they use is documented in docs/deployment.md", async () => {
+  const docs = await Deno.readTextFile(new URL("docs/deployment.md", root));
+  for (const file of workflows.keys()) {
+    const text = await Deno.readTextFile(new URL(file, dir));
+    for (const [, name] of text.matchAll(/secrets\.(\w+)/g)) {
+      assert.ok(docs.includes(name), `${file}: ${name} is documented`);
+    }
+  }
+});
