@@ -17,27 +17,29 @@ import {
   runMain,
 } from "./common.ts";
 
-export type TokenVerdict = { accepted: true } | { accepted: false; reason: string };
+/** `refused`: the forge said no to the token; otherwise its answer left the token unchecked. */
+export type TokenVerdict = { accepted: true } | {
+  accepted: false;
+  refused: boolean;
+  reason: string;
+};
 
 /**
  * The verdict on the token from the forge's answer to `GET /repos/{owner}/{repo}`: accepted on 200
- * with push (contents write) permission; refused on 401, 403, 404 or 200 without push.
+ * with push (contents write) permission; refused on 401, 403, 404 or 200 without push; any other
+ * answer (a 5xx, a redirect) checks nothing.
  */
 export function tokenVerdict(status: number, body: unknown): TokenVerdict {
-  if (status === 401) {
-    return { accepted: false, reason: "the forge refused it (401 Bad credentials)" };
+  const refused = (reason: string) => ({ accepted: false as const, refused: true, reason });
+  if (status === 401) return refused("the forge refused it (401 Bad credentials)");
+  if (status === 403) return refused("the forge refused it (403 Forbidden)");
+  if (status === 404) return refused("the repository is not visible with it (404 Not Found)");
+  if (status !== 200) {
+    return { accepted: false, refused: false, reason: `the forge answered ${status}` };
   }
-  if (status === 403) return { accepted: false, reason: "the forge refused it (403 Forbidden)" };
-  if (status === 404) {
-    return { accepted: false, reason: "the repository is not visible with it (404 Not Found)" };
-  }
-  if (status !== 200) return { accepted: false, reason: `the forge answered ${status}` };
   const permissions = (body as { permissions?: Record<string, unknown> } | null)?.permissions;
   if (permissions?.push === true) return { accepted: true };
-  return {
-    accepted: false,
-    reason: "it has no push (contents write) permission on the repository",
-  };
+  return refused("it has no push (contents write) permission on the repository");
 }
 
 /** Asks the forge about the token; the message of a thrown error says what went wrong. */
@@ -71,7 +73,11 @@ if (import.meta.main) {
       );
     }
     if (!verdict.accepted) {
-      throw new ReleaseError(`the release token is invalid for ${repo}: ${verdict.reason}`);
+      throw new ReleaseError(
+        verdict.refused
+          ? `the release token is invalid for ${repo}: ${verdict.reason}`
+          : `the release token could not be checked: ${verdict.reason}`,
+      );
     }
     console.log(`token: the release token has push access to ${repo}`);
   }, (message) => alertFailure(message));

@@ -172,6 +172,22 @@ Deno.test("token step: an unreachable forge fails with a clear message and posts
   });
 });
 
+Deno.test("token step: a forge error (5xx) fails as unchecked, not invalid, and posts the alert", async () => {
+  await withFakes(async ({ env, alerts }) => {
+    const forge = startFakeServer(() =>
+      Response.json({ message: "Server Error" }, { status: 502 })
+    );
+    try {
+      const result = await runReleaseScript("token", [], { ...env, GITHUB_API_URL: forge.url });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /the release token could not be checked: the forge answered 502/);
+      assert.equal(alerts().length, 1);
+    } finally {
+      await forge.close();
+    }
+  });
+});
+
 Deno.test("token step: without a chat webhook the step still fails and says no alert went out", async () => {
   await withFakes(async ({ env }) => {
     const { RELEASE_TOKEN: _, RELEASE_ALERT_WEBHOOK_URL: __, ...rest } = env;
