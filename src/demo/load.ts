@@ -310,7 +310,10 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
   }
 }
 
-/** A team owned by `owner`, joined through an invite; skipped when the owner is in a team. */
+/**
+ * A team owned by `owner` since two months ago, the others joining through an invite a day apart;
+ * skipped when the owner is in a team already.
+ */
 async function loadTeam(
   sql: Sql,
   owner: Loaded,
@@ -318,22 +321,30 @@ async function loadTeam(
   now: Date,
   report: DemoReport,
 ) {
-  const team = await teams.createTeam(sql, owner.userId, DEMO_TEAM, now);
+  const dayAfter = (at: Date, days: number) => new Date(at.getTime() + days * 86_400_000);
+  const createdAt = dayAfter(now, -60);
+  const team = await teams.createTeam(sql, owner.userId, DEMO_TEAM, createdAt);
   if (!team) {
     report.skipped.push(`team ${DEMO_TEAM}`);
     return;
   }
   const actor: teams.Actor = { userId: owner.userId, role: "owner" };
-  const { token: _token, hash } = await teams.newInviteToken();
+  const { hash } = await teams.newInviteToken();
   await teams.insertInvite(sql, actor, {
     teamId: team.id,
     hash,
-    expiresAt: new Date(now.getTime() + 86_400_000),
+    expiresAt: dayAfter(now, 1),
     maxUses: members.length,
-    at: now,
+    at: createdAt,
   });
-  for (const [member, role] of members) {
-    if (typeof await teams.acceptInvite(sql, hash, member.userId, now) !== "object") continue;
+  for (const [index, [member, role]] of members.entries()) {
+    const joined = await teams.acceptInvite(
+      sql,
+      hash,
+      member.userId,
+      dayAfter(createdAt, index + 1),
+    );
+    if (typeof joined !== "object") continue;
     if (role !== "member") {
       await teams.moveMember(sql, actor, team.id, member.userId, "member", role);
     }
