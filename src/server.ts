@@ -80,9 +80,16 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
   });
 }
 
+async function serviceAnswers(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/up`, { signal: AbortSignal.timeout(1000) })
+    .catch(() => undefined);
+  await res?.body?.cancel();
+  return res !== undefined;
+}
+
 /**
- * `main.ts demo-data`: exit code 0 when the demo data is loaded (or was already there), 2 in
- * production or with a bad configuration.
+ * `main.ts demo-data`: exit code 0 when the demo data is loaded (or was already there), 1 while a
+ * service on the embedded database runs on this port, 2 in production or with a bad configuration.
  */
 export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
   const refusal = demoDataRefusal(env);
@@ -91,6 +98,12 @@ export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
     return 2;
   }
   const config = loadConfigOrExit(env);
+  if (!config.databaseUrl && await serviceAnswers(config.port)) {
+    console.error(
+      `a service answers on port ${config.port}: stop it first, the embedded database under ${config.dataDir} takes one process at a time`,
+    );
+    return 1;
+  }
   const log = createLogger({ level: config.logLevel });
   return await withDatabase(config, log, async (db) => {
     await migrate(db.sql, log);
