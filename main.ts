@@ -5,7 +5,13 @@
  */
 import { type Config } from "./src/config.ts";
 import { parseCommandLine } from "./src/cli.ts";
-import { loadConfigOrExit, runMigrations, runSeedEmployees, serve } from "./src/server.ts";
+import {
+  loadConfigOrExit,
+  runDemoData,
+  runMigrations,
+  runSeedEmployees,
+  serve,
+} from "./src/server.ts";
 import { mintFallbackToken, parseTtl } from "./src/graphql/auth.ts";
 import { loadDevKey, mintDevToken } from "./src/graphql/dev-auth.ts";
 
@@ -77,4 +83,7 @@ switch (line.command) {
   }
   case "seed-employees":
     Deno.exit(await runSeedEmployees(loadConfigOrExit(), positionals[0]));
+    break;
+  case "demo-data":
+    Deno.exit(await runDemoData());
 }

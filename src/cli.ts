@@ -86,6 +86,13 @@ export const COMMANDS = {
     options: {},
     positionals: [{ name: "FILE.json", description: "The employees to create or update" }],
   },
+  "demo-data": {
+    summary:
+      "Load demo users, a year of goals, a community, a team and AI work (never production).",
+    details:
+      "Writes into the configured database (DATABASE_URL, else the embedded one under DATA_DIR): six people (alice, bob, carol, dan, erin, frank) with a year of habits, progress and moods, a community with a running challenge, a team, and AI employees with runs and artifacts awaiting review. A second run adds nothing. With the embedded database, stop the service first. Refused (exit 2) with DEPLOY_ENV=production. Sign in as alice with DEV_AUTH=on main.ts dev-token --sub alice. See docs/auth.md.",
+    options: {},
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -14,6 +14,7 @@ import { type App, buildApp } from "./app.ts";
 import { createHttpDrain } from "./platform/http-drain.ts";
 import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
 import { loadDevKey } from "./graphql/dev-auth.ts";
+import { demoDataRefusal, loadDemoData } from "./demo/load.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
 export function loadConfigOrExit(env = Deno.env.toObject()): Config {
@@ -76,6 +77,45 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
       console.error(`${failure.role}: ${failure.errors.join("; ")}`);
     }
     return report.failed.length ? 1 : 0;
+  });
+}
+
+async function serviceAnswers(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/up`, { signal: AbortSignal.timeout(1000) })
+    .catch(() => undefined);
+  await res?.body?.cancel();
+  return res !== undefined;
+}
+
+/**
+ * `main.ts demo-data`: exit code 0 when the demo data is loaded (or was already there), 1 while a
+ * service on the embedded database runs on this port, 2 in production or with a bad configuration.
+ */
+export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
+  const refusal = demoDataRefusal(env);
+  if (refusal) {
+    console.error(refusal);
+    return 2;
+  }
+  const config = loadConfigOrExit(env);
+  if (!config.databaseUrl && await serviceAnswers(config.port)) {
+    console.error(
+      `a service answers on port ${config.port}: stop it first, the embedded database under ${config.dataDir} takes one process at a time`,
+    );
+    return 1;
+  }
+  const log = createLogger({ level: config.logLevel });
+  return await withDatabase(config, log, async (db) => {
+    await migrate(db.sql, log);
+    const started = performance.now();
+    const report = await loadDemoData({ sql: db.sql, clock: systemClock });
+    console.log(JSON.stringify({ ...report, ms: Math.round(performance.now() - started) }));
+    console.error(
+      report.users.created.length
+        ? "demo data loaded; sign in as alice: DEV_AUTH=on main.ts dev-token --sub alice (docs/auth.md)"
+        : "demo data was already there; nothing was duplicated",
+    );
+    return 0;
   });
 }
 

@@ -107,6 +107,7 @@ function layerOf(path: string): string {
   if (path.startsWith("src/http/")) return "http";
   if (path.startsWith("src/graphql/")) return "graphql";
   if (path.startsWith("src/features/")) return "features";
+  if (path.startsWith("src/demo/")) return "demo";
   if (path.startsWith("runner/")) return "runner";
   if (path === "src/config.ts") return "config";
   return path;
@@ -119,6 +120,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   http: ["platform", "config"],
   graphql: ["platform", "http", "config"],
   features: ["platform", "http", "graphql", "config"],
+  demo: ["platform", "config", "features"],
   runner: ["platform"],
 };
 
@@ -167,6 +169,13 @@ Deno.test("architecture: features meet only through another feature's mod.ts or 
 
 Deno.test("architecture: the kernel of src/features imports no feature", () => {
   const wrong = edges.filter(({ from, to }) => isKernel(from) && featureOf(to) !== null);
+  assert.deepEqual(wrong.map(({ from, to }) => `${from} -> ${to}`), []);
+});
+
+Deno.test("architecture: only the server entry reaches the demo-data loader", () => {
+  const wrong = edges.filter(({ from, to }) =>
+    to.startsWith("src/demo/") && !from.startsWith("src/demo/") && from !== "src/server.ts"
+  );
   assert.deepEqual(wrong.map(({ from, to }) => `${from} -> ${to}`), []);
 });
 

@@ -277,6 +277,36 @@ export async function earnPoints(sql: Queryable, e: PointEntry): Promise<boolean
   return rows.length > 0;
 }
 
+/** {@link earnPoints} for many entries of one user in one statement. */
+export async function earnPointsMany(
+  sql: Queryable,
+  userId: string,
+  entries: readonly Omit<PointEntry, "userId">[],
+): Promise<number> {
+  if (!entries.length) return 0;
+  const rows = await sql<{ added: number }[]>`
+    with entry as (
+      insert into point_ledger (user_id, delta, reason, ref, created_at)
+      select ${userId}, d, r, f, a
+      from unnest(${entries.map((e) => e.points)}::int[], ${
+    entries.map((e) => e.reason)
+  }::text[], ${entries.map((e) => e.ref)}::text[], ${
+    entries.map((e) => e.at.toISOString())
+  }::timestamptz[]) as e(d, r, f, a)
+      on conflict (ref) do nothing
+      returning delta, created_at
+    ), total as (
+      select sum(delta)::int as delta, max(created_at) as at, count(*)::int as added from entry
+    ), balance as (
+      insert into user_points (user_id, balance, updated_at)
+      select ${userId}, delta, at from total where added > 0
+      on conflict (user_id) do update
+        set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
+    )
+    select added from total`;
+  return rows[0].added;
+}
+
 /** Spends points when the balance covers them (one guarded statement); false otherwise. */
 export async function spendPoints(sql: Queryable, e: PointEntry): Promise<boolean> {
   const rows = await sql`

@@ -191,6 +191,25 @@ export async function insertGoalEvent(
               occurred_at as "occurredAt", created_at as "createdAt"`);
 }
 
+/** Records many progress events of one goal in one statement. */
+export async function insertGoalEvents(
+  tx: Queryable,
+  goal: GoalRow,
+  events: readonly { value: number; note: string | null; occurredAt: Date }[],
+): Promise<GoalEventRow[]> {
+  if (!events.length) return [];
+  return await tx<GoalEventRow[]>`
+    insert into goal_events (public_id, goal_id, user_id, value, note, occurred_at)
+    select p, ${goal.id}, ${goal.userId}, v, n, o
+    from unnest(${events.map(() => publicId())}::text[], ${
+    events.map((e) => e.value)
+  }::float8[], ${events.map((e) => e.note) as string[]}::text[], ${
+    events.map((e) => e.occurredAt.toISOString())
+  }::timestamptz[]) as e(p, v, n, o)
+    returning id, public_id as "publicId", goal_id as "goalId", value, note,
+              occurred_at as "occurredAt", created_at as "createdAt"`;
+}
+
 /** The keyset of a goal's events: newest first by (occurred_at, public_id). */
 const EVENT_KEY: KeyColumn[] = [{ column: "occurred_at", cast: "timestamptz" }, {
   column: "public_id",
@@ -357,6 +376,18 @@ export async function insertCheckIn(tx: Queryable, goal: GoalRow, day: string) {
     values (${publicId()}, ${goal.id}, ${goal.userId}, ${day})
     on conflict (goal_id, day) do nothing
     returning public_id as "publicId", day::text as day, created_at as "createdAt"`);
+}
+
+/** Records many check-ins of one goal in one statement; days already checked in are skipped. */
+export async function insertCheckIns(tx: Queryable, goal: GoalRow, days: readonly string[]) {
+  if (!days.length) return 0;
+  const rows = await tx`
+    insert into habit_check_ins (public_id, goal_id, user_id, day)
+    select p, ${goal.id}, ${goal.userId}, d
+    from unnest(${days.map(() => publicId())}::text[], ${days as string[]}::date[]) as c(p, d)
+    on conflict (goal_id, day) do nothing
+    returning id`;
+  return rows.length;
 }
 
 export async function checkInOn(sql: Queryable, goalId: string, day: string) {
