@@ -1,19 +1,9 @@
 /** `main.ts` as a user types it: help, and usage errors with exit code 2 (src/cli.ts). */
 import assert from "node:assert/strict";
 import { COMMANDS, parseCommandLine } from "../src/cli.ts";
+import { runMain } from "./support/process.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-async function main(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env: { DATA_DIR: "/nonexistent" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
-}
+const main = (...args: string[]) => runMain(args, { DATA_DIR: "/nonexistent" });
 
 Deno.test("cli: --help lists every command and each command's --help its options", async () => {
   const [program, devToken, viaHelp, serve] = await Promise.all([

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { setup, type TestSetup } from "./support/setup.ts";
-import { startProcess } from "./support/process.ts";
+import { runMain as main, startProcess } from "./support/process.ts";
 import { closedPort, startFakeServer } from "./support/http.ts";
 import {
   checkInDays,
@@ -22,20 +22,8 @@ import {
 } from "../src/demo/load.ts";
 import { addDays } from "../src/platform/dates.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const START = "2026-03-10T09:30:00Z";
 const TODAY_IN_BERLIN = "2026-03-10";
-
-async function main(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: out.code, stdout: decode(out.stdout).trim(), stderr: decode(out.stderr).trim() };
-}
 
 const GOALS = `{ goals(first: 20) { nodes { id title kind currentStreak longestStreak } } }`;
 const DAYS = `query D($id: String!, $from: Date!) {

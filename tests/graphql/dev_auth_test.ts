@@ -2,26 +2,14 @@
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
 import { codeOf, dataOf, gql } from "../support/graphql.ts";
-import { startProcess } from "../support/process.ts";
+import { runMain as main, startProcess } from "../support/process.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { parseConfig } from "../../src/config.ts";
 import { ConfigError } from "../../src/platform/env.ts";
 import { devKeyPath, loadDevKey, mintDevToken } from "../../src/graphql/dev-auth.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const GOALS = "{ goals { nodes { id } } }";
 const IS_ADMIN = `{ authzCheck(permission: "admin") }`;
-
-async function main(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return { code: out.code, stdout: decode(out.stdout).trim(), stderr: decode(out.stderr).trim() };
-}
 
 async function withDataDir(fn: (dataDir: string) => Promise<void>) {
   const dataDir = await Deno.makeTempDir({ prefix: "dev-auth-" });

@@ -76,3 +76,20 @@ export async function startProcess(
     },
   };
 }
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Runs `main.ts <args>` to completion, as a user types it, and returns its exit code and trimmed output. */
+export async function runMain(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: decode(out.stdout).trim(), stderr: decode(out.stderr).trim() };
+}
