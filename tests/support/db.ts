@@ -1,7 +1,8 @@
 /**
  * A database of the test's own. With `TEST_DATABASE_URL` set, a fresh database is created on that
- * server (and dropped afterwards); without it, an embedded PGlite cloned from a migrated
- * template. Either way the test never shares rows with another test.
+ * server (and dropped afterwards), copied from a migrated template database; without it, an
+ * embedded PGlite cloned from a migrated template. Either way the test never shares rows with
+ * another test.
  */
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
@@ -11,7 +12,7 @@ import {
   embeddedDatabase,
   startEmbeddedPostgres,
 } from "../../src/platform/db.ts";
-import { migrate } from "../../src/platform/migrate.ts";
+import { loadMigrations, migrate } from "../../src/platform/migrate.ts";
 import { createLogger, type Logger } from "../../src/platform/log.ts";
 
 export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") || undefined;
@@ -39,6 +40,48 @@ function embeddedTemplate(): Promise<Blob> {
   return template;
 }
 
+/**
+ * A migrated database on the test server to copy test databases from (`create database ...
+ * template`), named by a digest of the migrations so a changed migration gets a new one. Test
+ * processes running at once build it once, under an advisory lock; it is built under another name
+ * and renamed, so no one copies a half-migrated template.
+ */
+let serverTemplate: Promise<string> | undefined;
+
+function postgresTemplate(serverUrl: string): Promise<string> {
+  serverTemplate ??= (async () => {
+    const migrations = await loadMigrations();
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(migrations.map((m) => `${m.version}:${m.checksum}`).join("\n")),
+    );
+    const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"));
+    const name = `tmpl_${hex.join("").slice(0, 20)}`;
+    // One connection, so the session advisory lock and the statements share it.
+    const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+    try {
+      await admin`select pg_advisory_lock(hashtext(${name}))`;
+      const [found] = await admin`select 1 from pg_database where datname = ${name}`;
+      if (!found) {
+        const building = `${name}_building`;
+        await admin.unsafe(`drop database if exists ${building} with (force)`);
+        await admin.unsafe(`create database ${building}`);
+        const sql = connect(withDatabaseName(serverUrl, building), 1, quietLog);
+        try {
+          await migrate(sql, quietLog);
+        } finally {
+          await sql.end();
+        }
+        await admin.unsafe(`alter database ${building} rename to ${name}`);
+      }
+    } finally {
+      await admin.end();
+    }
+    return name;
+  })();
+  return serverTemplate;
+}
+
 export interface TestDatabaseOptions {
   /** Apply the project's migrations (default true). */
   migrate?: boolean;
@@ -62,13 +105,13 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     return embeddedDatabase(embedded, log);
   }
   const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
+  const template = options.migrate === false ? null : await postgresTemplate(TEST_DATABASE_URL);
   const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(`create database ${name}${template ? ` template ${template}` : ""}`);
   await admin.end();
   const url = withDatabaseName(TEST_DATABASE_URL, name);
   const poolSize = options.poolSize ?? 5;
   const sql = connect(url, poolSize, log);
-  if (options.migrate !== false) await migrate(sql, quietLog);
   return {
     sql,
     mode: "postgres",
