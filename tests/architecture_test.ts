@@ -201,3 +201,51 @@ Deno.test("architecture: every module under src/ and runner/ is reached from a p
   }
   assert.deepEqual(orphans.sort(), []);
 });
+
+/** npm packages a mode or feature may not use, imported only where they are needed. */
+const LOADED_WHEN_USED = [
+  "npm:@electric-sql/pglite@", // embedded database only
+  "npm:@electric-sql/pglite-socket@",
+  "npm:imapflow@", // the first email delivery
+  "npm:@graphql-yoga/render-graphiql@", // the first explorer page
+];
+
+Deno.test("architecture: the service imports PGlite, the IMAP client and GraphiQL only on use", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "main.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+    }[];
+  };
+  const staticEdges = new Map(
+    info.modules.map((m) => [
+      m.specifier,
+      (m.dependencies ?? []).flatMap((d) => d.code && !d.isDynamic ? [d.code.specifier] : []),
+    ]),
+  );
+  const reached = new Set<string>();
+  const visit = (specifier: string) => {
+    if (reached.has(specifier)) return;
+    reached.add(specifier);
+    for (const to of staticEdges.get(specifier) ?? []) visit(to);
+  };
+  visit(new URL("../main.ts", import.meta.url).href);
+  const loadedAtStart = [...reached].filter((s) =>
+    LOADED_WHEN_USED.some((prefix) => s.startsWith(prefix))
+  );
+  assert.deepEqual(loadedAtStart, []);
+  const dynamic = info.modules.flatMap((m) =>
+    (m.dependencies ?? []).flatMap((d) => d.isDynamic && d.code ? [d.code.specifier] : [])
+  );
+  // Still in the graph (so `deno compile` includes them), as dynamic imports.
+  for (const prefix of LOADED_WHEN_USED) {
+    assert.ok(dynamic.some((s) => s.startsWith(prefix)), `${prefix} is not imported at all`);
+  }
+});

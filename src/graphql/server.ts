@@ -5,7 +5,7 @@
  */
 import { createSchema, createYoga, type Plugin } from "graphql-yoga";
 import { useAPQ } from "@graphql-yoga/plugin-apq";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import type { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import {
   type ASTNode,
@@ -90,12 +90,20 @@ query Hello {
 }
 `;
 
-/** GraphiQL's page (about 9 MB, every asset inline) is built once per server, not per request. */
-function renderGraphiQLOnce(): typeof renderGraphiQL {
+/**
+ * GraphiQL's page (about 9 MB, every asset inline) is built once per server, not per request, and
+ * its module (some 50 MiB in memory) is imported on the first page view, not at start.
+ */
+function renderGraphiQLOnce(): (
+  options: Parameters<typeof renderGraphiQL>[0],
+) => Promise<ReturnType<typeof renderGraphiQL>> {
   let page: { key: string; html: ReturnType<typeof renderGraphiQL> } | null = null;
-  return (options) => {
+  return async (options) => {
     const key = JSON.stringify(options ?? {});
-    if (page?.key !== key) page = { key, html: renderGraphiQL(options) };
+    if (page?.key !== key) {
+      const { renderGraphiQL } = await import("@graphql-yoga/render-graphiql");
+      page = { key, html: renderGraphiQL(options) };
+    }
     return page.html;
   };
 }

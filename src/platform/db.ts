@@ -2,11 +2,12 @@
  * The relational database: PostgreSQL at `DATABASE_URL`, or embedded PGlite persisted under
  * `DATA_DIR/pg` and served to the same `postgres` driver through `pglite-socket` on a private
  * loopback port. Both modes hand out the same {@link Database}; only the pool size differs
- * (PGlite is one session, so transactions must not interleave: pool size 1).
+ * (PGlite is one session, so transactions must not interleave: pool size 1). PGlite and its
+ * socket server are imported only when the embedded database starts: with `DATABASE_URL` set they
+ * are never loaded.
  */
 import postgres from "postgres";
-import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "./log.ts";
 import { storableJsonText } from "./text.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -328,6 +329,10 @@ export interface EmbeddedOptions {
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite-socket"),
+  ]);
   const pglite = await PGlite.create(options.dataDir, {
     loadDataDir: options.loadDataDir,
   });

@@ -3,10 +3,11 @@
  * SHA-256 checksum. A changed file that was already applied is refused. A database that a later
  * release migrated further still serves this code (migrations are additive), so versions this
  * code does not know are only logged. Concurrent start-ups serialise on a transaction-scoped
- * advisory lock, so each migration is applied once.
+ * advisory lock, so each migration is applied once; a database already up to date is recognised
+ * by one read of `schema_migrations`, without the lock or a transaction.
  */
 import type { Logger } from "./log.ts";
-import { type Sql, withoutStatementBound } from "./db.ts";
+import { type Sql, type TransactionSql, withoutStatementBound } from "./db.ts";
 import { SystemError } from "./errors.ts";
 
 export interface Migration {
@@ -29,13 +30,16 @@ async function sha256Hex(text: string): Promise<string> {
 
 /** Reads `NNNN_name.sql` files from a folder, sorted by version. */
 export async function loadMigrations(dir: URL | string = MIGRATIONS_DIR): Promise<Migration[]> {
-  const out: Migration[] = [];
+  const reads: Promise<Migration>[] = [];
   for await (const entry of Deno.readDir(dir)) {
     const match = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(entry.name);
     if (!entry.isFile || !match) continue;
-    const sql = await Deno.readTextFile(new URL(entry.name, ensureSlash(dir)));
-    out.push({ version: match[1], name: match[2], sql, checksum: await sha256Hex(sql) });
+    reads.push((async () => {
+      const sql = await Deno.readTextFile(new URL(entry.name, ensureSlash(dir)));
+      return { version: match[1], name: match[2], sql, checksum: await sha256Hex(sql) };
+    })());
   }
+  const out = await Promise.all(reads);
   out.sort((a, b) => a.version.localeCompare(b.version));
   for (let i = 1; i < out.length; i++) {
     if (out[i].version === out[i - 1].version) {
@@ -59,9 +63,57 @@ export class MigrationChecksumError extends SystemError {
   }
 }
 
+type Applied = Map<string, string>;
+
+function warnNewer(all: Migration[], applied: Applied, log: Logger): void {
+  const known = new Set(all.map((m) => m.version));
+  const newer = [...applied.keys()].filter((v) => !known.has(v)).sort();
+  if (newer.length) {
+    log.warn("database migrated by a later release", { unknown_migrations: newer });
+  }
+}
+
+/** The migrations still to apply; a changed, already-applied one is refused. */
+function pending(all: Migration[], applied: Applied): Migration[] {
+  return all.filter((m) => {
+    const checksum = applied.get(m.version);
+    if (checksum !== undefined && checksum !== m.checksum) {
+      throw new MigrationChecksumError(m.version, m.name);
+    }
+    return checksum === undefined;
+  });
+}
+
+async function appliedMigrations(sql: Sql | TransactionSql): Promise<Applied> {
+  const rows = await sql<{ version: string; checksum: string }[]>`
+    select version, checksum from schema_migrations`;
+  return new Map(rows.map((r) => [r.version, r.checksum]));
+}
+
+const UNDEFINED_TABLE = "42P01";
+
+/**
+ * The applied migrations read without the lock, or null when the table does not exist yet. An
+ * up-to-date database (every start but the first of a release) needs nothing more.
+ */
+async function appliedWithoutLock(sql: Sql): Promise<Applied | null> {
+  try {
+    return await appliedMigrations(sql);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === UNDEFINED_TABLE) return null;
+    throw err;
+  }
+}
+
 /** Applies pending migrations; returns the versions applied by this call. */
 export async function migrate(sql: Sql, log: Logger, migrations?: Migration[]): Promise<string[]> {
   const all = migrations ?? await loadMigrations();
+  const applied = await appliedWithoutLock(sql);
+  if (applied && all.every((m) => applied.has(m.version))) {
+    warnNewer(all, applied, log);
+    pending(all, applied);
+    return [];
+  }
   // No statement bound: an index build may take minutes, and so may waiting for the lock while
   // another instance migrates. The connect timeout still holds.
   return await withoutStatementBound(() =>
@@ -75,22 +127,12 @@ export async function migrate(sql: Sql, log: Logger, migrations?: Migration[]): 
         checksum text not null,
         applied_at timestamptz not null default now()
       )`;
-      const applied = new Map(
-        (await tx<{ version: string; checksum: string }[]>`
-        select version, checksum from schema_migrations`).map((r) => [r.version, r.checksum]),
-      );
-      const known = new Set(all.map((m) => m.version));
-      const newer = [...applied.keys()].filter((v) => !known.has(v)).sort();
-      if (newer.length) {
-        log.warn("database migrated by a later release", { unknown_migrations: newer });
-      }
+      // Read again under the lock: another instance may have migrated meanwhile.
+      const current = await appliedMigrations(tx);
+      warnNewer(all, current, log);
+      const todo = pending(all, current);
       const done: string[] = [];
-      for (const m of all) {
-        const checksum = applied.get(m.version);
-        if (checksum !== undefined) {
-          if (checksum !== m.checksum) throw new MigrationChecksumError(m.version, m.name);
-          continue;
-        }
+      for (const m of todo) {
         await tx.unsafe(m.sql);
         await tx`
         insert into schema_migrations (version, name, checksum)

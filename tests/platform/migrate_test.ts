@@ -60,6 +60,24 @@ Deno.test("migrate: a changed, already-applied file is refused and nothing else 
   }
 });
 
+Deno.test("migrate: a changed file is refused on a database that has every migration applied", async () => {
+  const db = await createTestDatabase({ migrate: false });
+  try {
+    const files = { "0001_a.sql": "create table a (id int);", "0002_b.sql": "create table b ();" };
+    await migrate(db.sql, log, await loadMigrations(await folder(files)));
+    const changed = await loadMigrations(
+      await folder({ ...files, "0002_b.sql": "create table b (id int);" }),
+    );
+    await assert.rejects(() => migrate(db.sql, log, changed), (err: unknown) => {
+      assert.ok(err instanceof MigrationChecksumError);
+      assert.match(err.message, /0002_b\.sql was changed after it was applied/);
+      return true;
+    });
+  } finally {
+    await db.close();
+  }
+});
+
 Deno.test("migrate: older code on a database a later release migrated starts and logs what it does not know", async () => {
   const db = await createTestDatabase({ migrate: false });
   try {

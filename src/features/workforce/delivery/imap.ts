@@ -1,9 +1,9 @@
 /**
  * Sandbox email drafts over IMAP (`imapflow`): `APPEND` to the configured mailbox with the
  * `\Draft` flag. This module only stores messages in a mailbox; nothing in the service sends
- * mail (there is no SMTP client).
+ * mail (there is no SMTP client). `imapflow` is imported on the first delivery, so a service
+ * that never delivers an email never loads it.
  */
-import { ImapFlow } from "imapflow";
 import { parseImapUrl } from "./rules.ts";
 
 export const IMAP_TIMEOUT_MS = 15_000;
@@ -30,6 +30,7 @@ export function createImapDraftStore(imapUrl: string | undefined): DraftStore {
     async saveDraft(raw, messageId) {
       if (!imapUrl) throw new Error("email delivery is not configured: set SANDBOX_IMAP_URL");
       const target = parseImapUrl(imapUrl);
+      const { ImapFlow } = await import("imapflow");
       const client = new ImapFlow({
         host: target.host,
         port: target.port,

@@ -1,0 +1,240 @@
+/**
+ * `deno task bench:startup`: how fast the service starts and how much memory it holds, each beside
+ * a peer measured in the same run (interleaved rounds, medians of per-round ratios).
+ *
+ * - Warm start on PostgreSQL: process spawn to the first `GET /health` 200, the database already
+ *   migrated; peer: a bare graphql-yoga server (`bench/peers/startup-yoga.ts`).
+ * - Embedded cold start: the same on a fresh `DATA_DIR` (PGlite's initdb and every migration);
+ *   peer: PGlite on a fresh directory behind `Deno.serve` (`bench/peers/bare-pglite.ts`).
+ * - Memory: the PostgreSQL-mode service's RSS right after start and after a short read load
+ *   (`{ me { id } }` and a `goals` page, fallback token, 8 clients).
+ *
+ * Knobs: `BENCH_DATABASE_URL` (a database of its own is created and dropped), `BENCH_ROUNDS` (5),
+ * `BENCH_LOAD_REQUESTS` (2,000), `BENCH_SERVICE_ROOT` (the tree whose `main.ts` is started, by
+ * default this one: pointing it at an export of an older commit gives the "before" figures),
+ * `BENCH_LABEL` (the key the figures are stored under in `results/startup.json`, default `after`).
+ */
+import postgres from "postgres";
+import { fileURLToPath } from "node:url";
+import { mintFallbackToken } from "../src/graphql/auth.ts";
+
+const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
+const LOAD_REQUESTS = Number(Deno.env.get("BENCH_LOAD_REQUESTS") ?? 2000);
+const HERE = fileURLToPath(new URL("./", import.meta.url));
+const SERVICE_ROOT = Deno.env.get("BENCH_SERVICE_ROOT") ??
+  fileURLToPath(new URL("../", import.meta.url));
+const LABEL = Deno.env.get("BENCH_LABEL") ?? "after";
+const RESULTS = new URL("./results/startup.json", import.meta.url);
+const SECRET = "bench-fallback-secret-0123456789abcdef";
+const SUBJECT = "bench-user";
+const READY_TIMEOUT_MS = 120_000;
+const LOAD_CLIENTS = 8;
+const LOAD_AT_START = Deno.loadavg();
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+interface Started {
+  /** Spawn to the first `/health` 200. */
+  readyMs: number;
+  port: number;
+  rssMiB(): number;
+  stop(): Promise<void>;
+}
+
+/** Spawns `deno run -A entry`, waits for its "listening" line, then polls `/health` until 200. */
+async function start(entry: string, cwd: string, env: Record<string, string>): Promise<Started> {
+  const began = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", entry],
+    cwd,
+    env: { PORT: "0", LOG_LEVEL: "info", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const deadline = began + READY_TIMEOUT_MS;
+  let port = 0;
+  let stderr = "";
+  const errors = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  const drained = (async () => {
+    for (;;) {
+      const { value, done } = await lines.read();
+      if (done) return;
+      if (port) continue;
+      pending += value;
+      const match = /"msg":"listening"[^\n]*?"port":(\d+)|"port":(\d+)[^\n]*?"msg":"listening"/
+        .exec(pending);
+      if (match) port = Number(match[1] ?? match[2]);
+    }
+  })();
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // already exited
+    }
+    await child.status;
+    await Promise.all([drained, errors]);
+  };
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
+  for (;;) {
+    if (performance.now() > deadline) {
+      await stop();
+      throw new Error(`${entry} did not answer /health within ${READY_TIMEOUT_MS} ms: ${stderr}`);
+    }
+    if (!port) {
+      await pause();
+      continue;
+    }
+    const res = await fetch(`http://127.0.0.1:${port}/health`, {
+      signal: AbortSignal.timeout(5000),
+    }).catch(() => null);
+    await res?.body?.cancel();
+    if (res?.status === 200) break;
+    await pause();
+  }
+  const readyMs = performance.now() - began;
+  const rssMiB = () => {
+    const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+    return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+  };
+  return { readyMs, port, rssMiB, stop };
+}
+
+/** LOAD_REQUESTS GraphQL reads from LOAD_CLIENTS clients; throws on any error. */
+async function readLoad(port: number, token: string): Promise<void> {
+  const queries = [
+    `{ me { id } }`,
+    `{ goals(first: 20) { nodes { id title currentValue percentComplete currentStreak } } }`,
+  ];
+  let next = 0;
+  const client = async () => {
+    while (next < LOAD_REQUESTS) {
+      const query = queries[next++ % queries.length];
+      const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", SessionToken: token },
+        body: JSON.stringify({ query }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = await res.json();
+      if (res.status !== 200 || body.errors) {
+        throw new Error(`${query}: ${res.status} ${JSON.stringify(body)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: LOAD_CLIENTS }, client));
+}
+
+async function addGoals(port: number, token: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", SessionToken: token },
+      body: JSON.stringify({
+        query: `mutation($title: String!) { addGoal(title: $title, kind: habit) { goal { id } } }`,
+        variables: { title: `Goal ${i}` },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = await res.json();
+    if (body.errors || !body.data.addGoal.goal) throw new Error(JSON.stringify(body));
+  }
+}
+
+const database = `bench_${crypto.randomUUID().replaceAll("-", "")}`;
+const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+await admin.unsafe(`create database ${database}`);
+const url = new URL(SERVER);
+url.pathname = `/${database}`;
+const serviceEnv = (dataDir: string, databaseUrl?: string) => ({
+  DATA_DIR: dataDir,
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  FALLBACK_AUTH_SECRET: SECRET,
+  ADMIN_SUBJECTS: SUBJECT,
+});
+const scratch = await Deno.makeTempDir({ prefix: "bench-startup-" });
+const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
+
+const rounds: Record<string, number>[] = [];
+try {
+  // Migrates the database and adds the goals the read load lists; not measured.
+  const first = await start("main.ts", SERVICE_ROOT, serviceEnv(scratch, url.href));
+  await addGoals(first.port, token, 20);
+  await first.stop();
+
+  for (let round = 0; round < ROUNDS; round++) {
+    const dataDir = `${scratch}/round-${round}`;
+    const service = await start("main.ts", SERVICE_ROOT, serviceEnv(dataDir, url.href));
+    const rssStarted = service.rssMiB();
+    await readLoad(service.port, token);
+    const rssLoaded = service.rssMiB();
+    await service.stop();
+
+    const yoga = await start(`${HERE}peers/startup-yoga.ts`, HERE, {});
+    const yogaRss = yoga.rssMiB();
+    await yoga.stop();
+
+    const embedded = await start("main.ts", SERVICE_ROOT, serviceEnv(`${dataDir}/embedded`));
+    await embedded.stop();
+
+    const pglite = await start(`${HERE}peers/bare-pglite.ts`, HERE, {
+      DATA_DIR: `${dataDir}/peer`,
+    });
+    await pglite.stop();
+
+    const figures = {
+      warm_start_ms: service.readyMs,
+      bare_yoga_start_ms: yoga.readyMs,
+      warm_start_ratio: service.readyMs / yoga.readyMs,
+      embedded_cold_start_ms: embedded.readyMs,
+      bare_pglite_start_ms: pglite.readyMs,
+      embedded_cold_start_ratio: embedded.readyMs / pglite.readyMs,
+      rss_after_start_mib: rssStarted,
+      rss_after_load_mib: rssLoaded,
+      bare_yoga_rss_after_start_mib: yogaRss,
+    };
+    rounds.push(figures);
+    console.log(
+      `round ${round + 1}/${ROUNDS}: ` +
+        Object.entries(figures).map(([k, v]) => `${k}=${round1(v)}`).join(" "),
+    );
+  }
+} finally {
+  await admin.unsafe(`drop database if exists ${database} with (force)`);
+  await admin.end();
+  await Deno.remove(scratch, { recursive: true });
+}
+
+const medians = Object.fromEntries(
+  Object.keys(rounds[0]).map((key) => {
+    const value = median(rounds.map((r) => r[key]));
+    return [`${key}_median`, key.endsWith("ratio") ? round2(value) : round1(value)];
+  }),
+);
+const result = {
+  measured_at: new Date().toISOString(),
+  service_root: SERVICE_ROOT,
+  rounds: ROUNDS,
+  load_requests: LOAD_REQUESTS,
+  load_clients: LOAD_CLIENTS,
+  ...medians,
+  loadavg_before: LOAD_AT_START,
+  loadavg_after: Deno.loadavg(),
+};
+const previous = await Deno.readTextFile(RESULTS).then(JSON.parse).catch(() => ({}));
+await Deno.writeTextFile(
+  RESULTS,
+  JSON.stringify({ ...previous, [LABEL]: result }, null, 2) + "\n",
+);
+console.log(JSON.stringify(result, null, 2));
