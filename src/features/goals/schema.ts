@@ -16,7 +16,7 @@ import {
   viewerField,
 } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { byKeys, loadByKey } from "../../graphql/loaders.ts";
+import { byKeys, groupedByKeys, loadByKey, requestMemo } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import {
   type Connection,
@@ -49,6 +49,7 @@ import {
   progressRange,
   statusesLeadingTo,
   streakPeriod,
+  type StreakRuns,
   targetReached,
   todayIndex,
   type Visibility,
@@ -314,6 +315,11 @@ const iso = (d: Date | null) => d ? d.toISOString() : null;
 
 type Args = Record<string, unknown>;
 
+interface GoalStats {
+  figures: store.GoalFigures;
+  runs: StreakRuns;
+}
+
 type NewGoalArgs = NewGoalInput & { visibility?: Visibility | null; parentGoalId?: string | null };
 
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
@@ -321,39 +327,52 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   const now = () => deps.clock.now();
 
   /** The time zone a goal's days follow: its owner's. */
-  async function zoneOf(goal: GoalRow, ctx: GraphQLContext): Promise<string> {
+  function zoneOf(goal: GoalRow, ctx: GraphQLContext): string | Promise<string> {
     if (ctx.viewer?.userId === goal.userId) return ctx.viewer.timeZone;
-    return (await deps.users.loadUser(ctx, goal.userId))?.timeZone ?? "UTC";
+    return deps.users.loadUser(ctx, goal.userId).then((user) => user?.timeZone ?? "UTC");
   }
 
-  async function figures(goal: GoalRow, ctx: GraphQLContext) {
-    const zone = await zoneOf(goal, ctx);
-    const today = localDate(now(), zone);
-    return await ctx.loader<string, store.GoalFigures | null>(
-      `goalFigures:${zone}`,
-      async (ids) =>
-        byKeys(
+  /** Today in `zone`, the same for every resolver of a request. */
+  const todayIn = (ctx: GraphQLContext, zone: string) =>
+    requestMemo(ctx, `today:${zone}`, () => localDate(now(), zone));
+
+  /**
+   * A goal's figures and streak runs through the request's loader for its zone: one statement
+   * for every goal asked for, and a second only for goals whose stored runs are stale.
+   */
+  function stats(goal: GoalRow, ctx: GraphQLContext): Promise<GoalStats | null> {
+    return requestMemo(ctx, `stats:${goal.id}`, async () => {
+      const zone = await zoneOf(goal, ctx);
+      return await ctx.loader<string, GoalStats | null>(`goalStats:${zone}`, async (ids) => {
+        const today = todayIn(ctx, zone);
+        const figures = byKeys(
           ids,
-          await store.goalFigures(sql, ids, today, isoWeekStart(today)),
+          await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
           (f) => f.goalId,
-        ),
-    ).load(goal.id);
+        );
+        const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
+        const computed = new Map(
+          stale.length ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r]) : [],
+        );
+        return figures.map((f) =>
+          f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
+        );
+      }).load(goal.id);
+    });
   }
 
+  const figures = async (goal: GoalRow, ctx: GraphQLContext) =>
+    (await stats(goal, ctx))?.figures ?? null;
+
+  const noRuns = { lastIndex: null, lastLength: 0, longest: 0 };
+
+  /** A goal's current and longest streak. */
   async function streaks(goal: GoalRow, ctx: GraphQLContext) {
+    const runs = (await stats(goal, ctx))?.runs ?? noRuns;
     const zone = await zoneOf(goal, ctx);
-    const runs = await loadByKey(
-      ctx,
-      `streakRuns:${zone}`,
-      (ids) => store.streakRuns(sql, ids, zone),
-      (r) => r.goalId,
-      goal.id,
-    );
-    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
-    const period = streakPeriod(goal);
     return {
-      current: currentStreak(runs ?? empty, todayIndex(localDate(now(), zone), period)),
-      longest: runs?.longest ?? 0,
+      current: currentStreak(runs, todayIndex(todayIn(ctx, zone), streakPeriod(goal))),
+      longest: runs.longest,
     };
   }
 
@@ -400,8 +419,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       g.parentId ? loadGoal(ctx, sql, g.parentId) : null,
     subGoals: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
       ctx.loader<string, GoalRow[]>("subGoals", async (ids) => {
-        const rows = await store.subGoalsOf(sql, ids);
-        return ids.map((id) => rows.filter((r) => r.parentId === id));
+        return groupedByKeys(ids, await store.subGoalsOf(sql, ids), (r) => r.parentId);
       }).load(g.id),
     /** One statement for the same page of every goal of a request (and one for the counts). */
     events: (g: GoalRow, args: PageArgs, ctx: GraphQLContext) => {
@@ -418,14 +436,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       return ctx.loader<string, Connection<store.GoalEventRow>>(
         `goalEvents:${key}`,
         async (ids) => {
-          const rows = await store.eventsOf(sql, ids, window);
-          return ids.map((id) =>
-            toConnection(
-              rows.filter((r) => r.goalId === id),
-              window,
-              (r) => [r.occurredKey, r.publicId],
-              count(id),
-            )
+          const groups = groupedByKeys(
+            ids,
+            await store.eventsOf(sql, ids, window),
+            (r) => r.goalId,
+          );
+          return ids.map((id, i) =>
+            toConnection(groups[i], window, (r) => [r.occurredKey, r.publicId], count(id))
           );
         },
       ).load(g.id);
@@ -493,7 +510,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
             const goal = await ownGoal(viewer, args.goalId);
             if (!goal) return null;
             const zone = viewer.timeZone;
-            const today = localDate(now(), zone);
+            const today = todayIn(ctx, zone);
             const range = progressRange(args.groupBy, today, args.from, args.to);
             if ("error" in range) throw badUserInput(range.error);
             const target = goal.kind === "target";
