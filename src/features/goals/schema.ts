@@ -315,9 +315,15 @@ const iso = (d: Date | null) => d ? d.toISOString() : null;
 
 type Args = Record<string, unknown>;
 
-interface GoalStats {
+interface LoadedStats {
   figures: store.GoalFigures;
   runs: StreakRuns;
+}
+
+interface GoalStats {
+  figures: store.GoalFigures;
+  currentStreak: number;
+  longestStreak: number;
 }
 
 type NewGoalArgs = NewGoalInput & { visibility?: Visibility | null; parentGoalId?: string | null };
@@ -337,44 +343,44 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     requestMemo(ctx, `today:${zone}`, () => localDate(now(), zone));
 
   /**
-   * A goal's figures and streak runs through the request's loader for its zone: one statement
-   * for every goal asked for, and a second only for goals whose stored runs are stale.
+   * A goal's figures and streaks through the request's loader for its zone: one statement for
+   * every goal asked for, and a second only for goals whose stored runs are stale. Once per goal
+   * and request.
    */
   function stats(goal: GoalRow, ctx: GraphQLContext): Promise<GoalStats | null> {
     return requestMemo(ctx, `stats:${goal.id}`, async () => {
       const zone = await zoneOf(goal, ctx);
-      return await ctx.loader<string, GoalStats | null>(`goalStats:${zone}`, async (ids) => {
-        const today = todayIn(ctx, zone);
-        const figures = byKeys(
-          ids,
-          await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
-          (f) => f.goalId,
-        );
-        const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
-        const computed = new Map(
-          stale.length ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r]) : [],
-        );
-        return figures.map((f) =>
-          f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
-        );
-      }).load(goal.id);
+      const loaded = await ctx.loader<string, LoadedStats | null>(
+        `goalStats:${zone}`,
+        async (ids) => {
+          const today = todayIn(ctx, zone);
+          const figures = byKeys(
+            ids,
+            await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
+            (f) => f.goalId,
+          );
+          const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
+          const computed = new Map(
+            stale.length
+              ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r])
+              : [],
+          );
+          return figures.map((f) =>
+            f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
+          );
+        },
+      ).load(goal.id);
+      if (!loaded) return null;
+      const today = todayIndex(todayIn(ctx, zone), streakPeriod(goal));
+      return {
+        figures: loaded.figures,
+        currentStreak: currentStreak(loaded.runs, today),
+        longestStreak: loaded.runs.longest,
+      };
     });
   }
 
-  const figures = async (goal: GoalRow, ctx: GraphQLContext) =>
-    (await stats(goal, ctx))?.figures ?? null;
-
   const noRuns = { lastIndex: null, lastLength: 0, longest: 0 };
-
-  /** A goal's current and longest streak. */
-  async function streaks(goal: GoalRow, ctx: GraphQLContext) {
-    const runs = (await stats(goal, ctx))?.runs ?? noRuns;
-    const zone = await zoneOf(goal, ctx);
-    return {
-      current: currentStreak(runs, todayIndex(todayIn(ctx, zone), streakPeriod(goal))),
-      longest: runs.longest,
-    };
-  }
 
   /** The viewer's goal of `id`, or null (another user's goal included). */
   async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow | null> {
@@ -400,21 +406,21 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     id: (g: GoalRow) => g.publicId,
     completedAt: (g: GoalRow) => iso(g.completedAt),
     createdAt: (g: GoalRow) => g.createdAt.toISOString(),
-    currentValue: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await figures(g, ctx))?.currentValue ?? 0,
-    percentComplete: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      percentComplete(g, (await figures(g, ctx))?.currentValue ?? 0),
-    currentStreak: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await streaks(g, ctx)).current,
+    currentValue: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.figures.currentValue ?? 0),
+    percentComplete: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => percentComplete(g, s?.figures.currentValue ?? 0)),
+    currentStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.currentStreak ?? 0),
   };
 
   const Goal = {
     ...goalFields,
     updatedAt: (g: GoalRow) => g.updatedAt.toISOString(),
-    longestStreak: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await streaks(g, ctx)).longest,
-    checkedInToday: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await figures(g, ctx))?.checkedInToday ?? false,
+    longestStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.longestStreak ?? 0),
+    checkedInToday: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.figures.checkedInToday ?? false),
     parent: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
       g.parentId ? loadGoal(ctx, sql, g.parentId) : null,
     subGoals: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
@@ -515,16 +521,15 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
             if ("error" in range) throw badUserInput(range.error);
             const target = goal.kind === "target";
             const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
-            const [buckets, streak, fig, recent, completionRate] = await Promise.all([
+            const [buckets, goalStats, recent, completionRate] = await Promise.all([
               store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
-              streaks(goal, ctx),
-              figures(goal, ctx),
+              stats(goal, ctx),
               target ? store.sumSince(sql, goal.id, since) : null,
               target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
             ]);
             const paceData = recent === null
               ? null
-              : pace(goal, fig?.currentValue ?? 0, recent, today);
+              : pace(goal, goalStats?.figures.currentValue ?? 0, recent, today);
             return {
               goal,
               groupBy: args.groupBy,
@@ -533,8 +538,8 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
               timeZone: zone,
               buckets,
               pace: paceData,
-              currentStreak: streak.current,
-              longestStreak: streak.longest,
+              currentStreak: goalStats?.currentStreak ?? 0,
+              longestStreak: goalStats?.longestStreak ?? 0,
               completionRate,
             };
           },
