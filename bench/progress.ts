@@ -7,7 +7,7 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server; the
  * benchmark creates and drops its own database there. Figures go to bench/results/progress.json.
  */
-import { ROUNDS, runAppBenchmark } from "./support.ts";
+import { type AppBench, round2, ROUNDS, runAppBenchmark, summary } from "./support.ts";
 
 // Warm-up requests before timing: JIT, the pool's connections, the stored streak summaries.
 const WARMUPS = 5;
@@ -83,6 +83,7 @@ await runAppBenchmark("progress", async ({ sql, gql, measure: measureRounds }) =
   }
   const hundred = await measure(GOALS, page);
   results.goals = { goals_10: ten, goals_100: hundred };
+  results.goals_100_full_vs_columns = await fullVersusColumns(gql, GOALS, page);
   return {
     ...results,
     rounds: ROUNDS,
@@ -92,3 +93,36 @@ await runAppBenchmark("progress", async ({ sql, gql, measure: measureRounds }) =
       "server time = the request log's duration (in-process, no network); statements = SQL statements the request executed, including the session's user lookup",
   };
 });
+
+/**
+ * The same 100 goals with plain columns only and with every figure, interleaved round by round:
+ * the median of the per-round ratios columns/full (1.0 = the figures cost nothing).
+ */
+async function fullVersusColumns(
+  gql: AppBench["gql"],
+  full: string,
+  page: Record<string, unknown>,
+) {
+  const COLUMNS = `query($goals: Int) { goals(first: $goals) { nodes { id title kind status
+    createdAt } } }`;
+  for (let i = 0; i < WARMUPS; i++) {
+    await gql(COLUMNS, page);
+    await gql(full, page);
+  }
+  const columnsMs: number[] = [];
+  const fullMs: number[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const columns = (await gql(COLUMNS, page)).ms;
+    const figures = (await gql(full, page)).ms;
+    columnsMs.push(columns);
+    fullMs.push(figures);
+    ratios.push(columns / figures);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return {
+    columns: summary(columnsMs),
+    full: summary(fullMs),
+    ratio_median: round2(median(ratios)),
+  };
+}

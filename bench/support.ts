@@ -65,6 +65,8 @@ export interface AppBench {
 export interface AppBenchOptions {
   /** Apply only the migrations before this version; the benchmark applies the rest itself. */
   migrateBefore?: string;
+  /** Settings added to the harness's own (e.g. an identity provider's). */
+  env?: Record<string, string>;
 }
 
 /** Runs `body` against a fresh database and writes what it returns to results/<name>.json. */
@@ -93,6 +95,7 @@ export async function runAppBenchmark(
         ADMIN_SUBJECTS: SUBJECT,
         // One subject sends every request of a run: the request limit is not what is measured.
         RATE_LIMIT_USER_PER_MINUTE: "0",
+        ...options.env,
       }),
       db: {
         sql,

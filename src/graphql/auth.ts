@@ -5,6 +5,7 @@
  * admin subjects only, at most 12 h, each use logged with `fallback_auth`.
  * Development tokens (`DEV_AUTH=on` only): ES256, signed by the key under `DATA_DIR`
  * (`dev-auth.ts`), any subject, admin when minted with `--admin`.
+ * A token that passed is kept briefly (`token-cache.ts`), never past its `exp`.
  */
 import {
   createRemoteJWKSet,
@@ -24,6 +25,11 @@ import {
   loadDevKey,
   verifyDevToken,
 } from "./dev-auth.ts";
+import {
+  type CachedToken,
+  createVerifiedTokenCache,
+  type VerifiedTokenCache,
+} from "./token-cache.ts";
 
 export const SESSION_TOKEN_HEADER = "SessionToken";
 export const FALLBACK_ISSUER = "fallback";
@@ -75,6 +81,8 @@ export interface VerifierDeps {
   >;
   clock: Clock;
   log: Logger;
+  /** Where verified tokens are kept (default: a cache of this verifier's own). */
+  tokenCache?: VerifiedTokenCache;
 }
 
 export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
@@ -107,7 +115,6 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
     if (!config.adminSubjects.includes(payload.sub!)) {
       throw new AuthError("fallback tokens are for admin subjects only");
     }
-    deps.log.warn("fallback authentication used", { fallback_auth: true, sub: payload.sub });
     return { subject: payload.sub!, claims: payload, fallback: true, expiresAt: payload.exp };
   }
 
@@ -149,23 +156,52 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
     return { subject: payload.sub!, claims: payload, fallback: false, expiresAt: payload.exp };
   }
 
+  const cache = deps.tokenCache ?? createVerifiedTokenCache(deps.clock);
+
+  /** Whether tokens of `kind` verified earlier may still be accepted. */
+  function stillAccepted({ kind, verified }: CachedToken): boolean {
+    if (kind === "fallback") {
+      return fallbackKey !== undefined && config.adminSubjects.includes(verified.subject);
+    }
+    return kind === "dev" ? config.devAuth : jwks !== undefined;
+  }
+
+  function accepted(entry: CachedToken): VerifiedToken {
+    if (entry.kind === "fallback") {
+      deps.log.warn("fallback authentication used", {
+        fallback_auth: true,
+        sub: entry.verified.subject,
+      });
+    }
+    return entry.verified;
+  }
+
   return async (token) => {
+    const cached = cache.get(token);
+    if (cached && stillAccepted(cached)) return accepted(cached);
+    if (cached) cache.clear(cached.kind);
+    const entry = await verifyUncached(token);
+    cache.set(token, entry);
+    return accepted(entry);
+  };
+
+  async function verifyUncached(token: string): Promise<CachedToken> {
     let header;
     try {
       header = decodeProtectedHeader(token);
     } catch {
       throw new AuthError("session token is not a JWT");
     }
-    if (header.alg === "HS256") return await verifyFallback(token);
-    if (header.alg === DEV_ALGORITHM) return await verifyDev(token);
+    if (header.alg === "HS256") return { kind: "fallback", verified: await verifyFallback(token) };
+    if (header.alg === DEV_ALGORITHM) return { kind: "dev", verified: await verifyDev(token) };
     if (header.alg !== "RS256") {
       // The caller wrote it, and the reason is logged: bounded.
       const alg = String(JSON.stringify(header.alg)).slice(0, 40);
       throw new AuthError(`unsupported token algorithm ${alg}`);
     }
     if (!header.kid) throw new AuthError("session token has no key id (kid)");
-    return await verifyProvider(token);
-  };
+    return { kind: "provider", verified: await verifyProvider(token) };
+  }
 }
 
 /** Parses `30m`, `1h`, `2d`-style lifetimes into seconds. */

@@ -14,6 +14,40 @@ export function createLoaderRegistry(): GraphQLContext["loader"] {
   };
 }
 
+const memos = new WeakMap<GraphQLContext["loader"], Map<string, unknown>>();
+
+/**
+ * `compute()` once per request for `key` (the registry is per request, so the memo is too):
+ * for values every resolver of a request shares, such as today's date in a zone.
+ */
+export function requestMemo<T>(
+  ctx: Pick<GraphQLContext, "loader">,
+  key: string,
+  compute: () => T,
+): T {
+  let memo = memos.get(ctx.loader);
+  if (!memo) {
+    memo = new Map();
+    memos.set(ctx.loader, memo);
+  }
+  if (memo.has(key)) return memo.get(key) as T;
+  const value = compute();
+  memo.set(key, value);
+  return value;
+}
+
+/** Rows grouped by key, in one pass: `keys` map to their rows in order (none gives []). */
+export function groupedByKeys<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): R[][] {
+  const groups = new Map<K, R[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return keys.map((key) => groups.get(key) ?? []);
+}
+
 /** Orders rows to match `keys`, as DataLoader requires (missing keys give `null`). */
 export function byKeys<K, R>(keys: readonly K[], rows: R[], keyOf: (row: R) => K): (R | null)[] {
   const map = new Map(rows.map((row) => [keyOf(row), row]));

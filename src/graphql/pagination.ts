@@ -148,15 +148,23 @@ export function toConnection<T, K>(
   const more = rows.length > window.size;
   const page = rows.slice(0, window.size);
   if (window.backward) page.reverse();
-  const edges = page.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
+  // Cursors are encoded only when a client asks for them: many ask for nodes alone.
+  let edges: Connection<T>["edges"] | undefined;
+  const cursorAt = (i: number) => page[i] === undefined ? null : encodeCursor(keyOf(page[i]));
   return {
-    edges,
+    get edges() {
+      return edges ??= page.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
+    },
     nodes: page,
     pageInfo: {
       hasNextPage: window.backward ? window.before !== null : more,
       hasPreviousPage: window.backward ? more : window.after !== null,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return cursorAt(0);
+      },
+      get endCursor() {
+        return cursorAt(page.length - 1);
+      },
     },
     totalCount,
   };

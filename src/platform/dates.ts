@@ -20,10 +20,11 @@ export function isDate(value: string): boolean {
   return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
 }
 
+/** One formatter per zone: building one costs far more than formatting with it. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 1000;
 
-/** The calendar date of `instant` in the IANA zone `timeZone`. */
-export function localDate(instant: Date, timeZone: string): string {
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat("en-US", {
@@ -32,10 +33,21 @@ export function localDate(instant: Date, timeZone: string): string {
       month: "2-digit",
       day: "2-digit",
     });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
     formatters.set(timeZone, f);
   }
-  const parts = Object.fromEntries(f.formatToParts(instant).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day}`;
+  return f;
+}
+
+/** The calendar date of `instant` in the IANA zone `timeZone`. */
+export function localDate(instant: Date, timeZone: string): string {
+  let year = "", month = "", day = "";
+  for (const part of formatterFor(timeZone).formatToParts(instant)) {
+    if (part.type === "year") year = part.value;
+    else if (part.type === "month") month = part.value;
+    else if (part.type === "day") day = part.value;
+  }
+  return `${year}-${month}-${day}`;
 }
 
 const toMs = (date: string) => Date.parse(`${date}T00:00:00Z`);

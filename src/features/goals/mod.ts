@@ -59,7 +59,7 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
   ): Promise<GoalSnapshot> {
     const today = localDate(at, timeZone);
     const [[figures], [runs], days, recentEvents, subGoals] = await Promise.all([
-      store.goalFigures(sql, [goal.id], today, isoWeekStart(today)),
+      store.goalFigures(sql, [goal.id], today, isoWeekStart(today), timeZone),
       store.streakRuns(sql, [goal.id], timeZone),
       store.progressBuckets(sql, goal, "day", addDays(today, 1 - recent.days), today, timeZone),
       store.eventsOf(sql, [goal.id], {

@@ -16,7 +16,7 @@ import {
   viewerField,
 } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { byKeys, loadByKey } from "../../graphql/loaders.ts";
+import { byKeys, groupedByKeys, loadByKey, requestMemo } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import {
   type Connection,
@@ -49,6 +49,7 @@ import {
   progressRange,
   statusesLeadingTo,
   streakPeriod,
+  type StreakRuns,
   targetReached,
   todayIndex,
   type Visibility,
@@ -314,6 +315,17 @@ const iso = (d: Date | null) => d ? d.toISOString() : null;
 
 type Args = Record<string, unknown>;
 
+interface LoadedStats {
+  figures: store.GoalFigures;
+  runs: StreakRuns;
+}
+
+interface GoalStats {
+  figures: store.GoalFigures;
+  currentStreak: number;
+  longestStreak: number;
+}
+
 type NewGoalArgs = NewGoalInput & { visibility?: Visibility | null; parentGoalId?: string | null };
 
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
@@ -321,41 +333,54 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   const now = () => deps.clock.now();
 
   /** The time zone a goal's days follow: its owner's. */
-  async function zoneOf(goal: GoalRow, ctx: GraphQLContext): Promise<string> {
+  function zoneOf(goal: GoalRow, ctx: GraphQLContext): string | Promise<string> {
     if (ctx.viewer?.userId === goal.userId) return ctx.viewer.timeZone;
-    return (await deps.users.loadUser(ctx, goal.userId))?.timeZone ?? "UTC";
+    return deps.users.loadUser(ctx, goal.userId).then((user) => user?.timeZone ?? "UTC");
   }
 
-  async function figures(goal: GoalRow, ctx: GraphQLContext) {
-    const zone = await zoneOf(goal, ctx);
-    const today = localDate(now(), zone);
-    return await ctx.loader<string, store.GoalFigures | null>(
-      `goalFigures:${zone}`,
-      async (ids) =>
-        byKeys(
-          ids,
-          await store.goalFigures(sql, ids, today, isoWeekStart(today)),
-          (f) => f.goalId,
-        ),
-    ).load(goal.id);
+  /** Today in `zone`, the same for every resolver of a request. */
+  const todayIn = (ctx: GraphQLContext, zone: string) =>
+    requestMemo(ctx, `today:${zone}`, () => localDate(now(), zone));
+
+  /**
+   * A goal's figures and streaks through the request's loader for its zone: one statement for
+   * every goal asked for, and a second only for goals whose stored runs are stale. Once per goal
+   * and request.
+   */
+  function stats(goal: GoalRow, ctx: GraphQLContext): Promise<GoalStats | null> {
+    return requestMemo(ctx, `stats:${goal.id}`, async () => {
+      const zone = await zoneOf(goal, ctx);
+      const loaded = await ctx.loader<string, LoadedStats | null>(
+        `goalStats:${zone}`,
+        async (ids) => {
+          const today = todayIn(ctx, zone);
+          const figures = byKeys(
+            ids,
+            await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
+            (f) => f.goalId,
+          );
+          const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
+          const computed = new Map(
+            stale.length
+              ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r])
+              : [],
+          );
+          return figures.map((f) =>
+            f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
+          );
+        },
+      ).load(goal.id);
+      if (!loaded) return null;
+      const today = todayIndex(todayIn(ctx, zone), streakPeriod(goal));
+      return {
+        figures: loaded.figures,
+        currentStreak: currentStreak(loaded.runs, today),
+        longestStreak: loaded.runs.longest,
+      };
+    });
   }
 
-  async function streaks(goal: GoalRow, ctx: GraphQLContext) {
-    const zone = await zoneOf(goal, ctx);
-    const runs = await loadByKey(
-      ctx,
-      `streakRuns:${zone}`,
-      (ids) => store.streakRuns(sql, ids, zone),
-      (r) => r.goalId,
-      goal.id,
-    );
-    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
-    const period = streakPeriod(goal);
-    return {
-      current: currentStreak(runs ?? empty, todayIndex(localDate(now(), zone), period)),
-      longest: runs?.longest ?? 0,
-    };
-  }
+  const noRuns = { lastIndex: null, lastLength: 0, longest: 0 };
 
   /** The viewer's goal of `id`, or null (another user's goal included). */
   async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow | null> {
@@ -381,27 +406,26 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     id: (g: GoalRow) => g.publicId,
     completedAt: (g: GoalRow) => iso(g.completedAt),
     createdAt: (g: GoalRow) => g.createdAt.toISOString(),
-    currentValue: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await figures(g, ctx))?.currentValue ?? 0,
-    percentComplete: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      percentComplete(g, (await figures(g, ctx))?.currentValue ?? 0),
-    currentStreak: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await streaks(g, ctx)).current,
+    currentValue: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.figures.currentValue ?? 0),
+    percentComplete: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => percentComplete(g, s?.figures.currentValue ?? 0)),
+    currentStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.currentStreak ?? 0),
   };
 
   const Goal = {
     ...goalFields,
     updatedAt: (g: GoalRow) => g.updatedAt.toISOString(),
-    longestStreak: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await streaks(g, ctx)).longest,
-    checkedInToday: async (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      (await figures(g, ctx))?.checkedInToday ?? false,
+    longestStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.longestStreak ?? 0),
+    checkedInToday: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+      stats(g, ctx).then((s) => s?.figures.checkedInToday ?? false),
     parent: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
       g.parentId ? loadGoal(ctx, sql, g.parentId) : null,
     subGoals: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
       ctx.loader<string, GoalRow[]>("subGoals", async (ids) => {
-        const rows = await store.subGoalsOf(sql, ids);
-        return ids.map((id) => rows.filter((r) => r.parentId === id));
+        return groupedByKeys(ids, await store.subGoalsOf(sql, ids), (r) => r.parentId);
       }).load(g.id),
     /** One statement for the same page of every goal of a request (and one for the counts). */
     events: (g: GoalRow, args: PageArgs, ctx: GraphQLContext) => {
@@ -418,14 +442,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       return ctx.loader<string, Connection<store.GoalEventRow>>(
         `goalEvents:${key}`,
         async (ids) => {
-          const rows = await store.eventsOf(sql, ids, window);
-          return ids.map((id) =>
-            toConnection(
-              rows.filter((r) => r.goalId === id),
-              window,
-              (r) => [r.occurredKey, r.publicId],
-              count(id),
-            )
+          const groups = groupedByKeys(
+            ids,
+            await store.eventsOf(sql, ids, window),
+            (r) => r.goalId,
+          );
+          return ids.map((id, i) =>
+            toConnection(groups[i], window, (r) => [r.occurredKey, r.publicId], count(id))
           );
         },
       ).load(g.id);
@@ -493,21 +516,20 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
             const goal = await ownGoal(viewer, args.goalId);
             if (!goal) return null;
             const zone = viewer.timeZone;
-            const today = localDate(now(), zone);
+            const today = todayIn(ctx, zone);
             const range = progressRange(args.groupBy, today, args.from, args.to);
             if ("error" in range) throw badUserInput(range.error);
             const target = goal.kind === "target";
             const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
-            const [buckets, streak, fig, recent, completionRate] = await Promise.all([
+            const [buckets, goalStats, recent, completionRate] = await Promise.all([
               store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
-              streaks(goal, ctx),
-              figures(goal, ctx),
+              stats(goal, ctx),
               target ? store.sumSince(sql, goal.id, since) : null,
               target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
             ]);
             const paceData = recent === null
               ? null
-              : pace(goal, fig?.currentValue ?? 0, recent, today);
+              : pace(goal, goalStats?.figures.currentValue ?? 0, recent, today);
             return {
               goal,
               groupBy: args.groupBy,
@@ -516,8 +538,8 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
               timeZone: zone,
               buckets,
               pace: paceData,
-              currentStreak: streak.current,
-              longestStreak: streak.longest,
+              currentStreak: goalStats?.currentStreak ?? 0,
+              longestStreak: goalStats?.longestStreak ?? 0,
               completionRate,
             };
           },

@@ -254,6 +254,11 @@ export interface GoalFigures {
   /** Targets: start value plus every event. Habits: check-ins in the current period. */
   currentValue: number;
   checkedInToday: boolean;
+  /**
+   * The stored streak runs in the time zone asked for, when still current (the same match as
+   * {@link streakRuns}); null when they need computing.
+   */
+  keptRuns: StreakRuns | null;
 }
 
 /** Current values of several goals in one statement. */
@@ -262,10 +267,15 @@ export async function goalFigures(
   goalIds: readonly string[],
   today: string,
   weekStart: string,
+  timeZone: string,
 ): Promise<GoalFigures[]> {
   const ids = goalIds as string[];
-  return await sql<GoalFigures[]>`
+  const rows = await sql<
+    (Omit<GoalFigures, "keptRuns"> & { kept: boolean } & StreakRuns)[]
+  >`
     select g.id as "goalId",
+      k.goal_id is not null as kept, k.longest, k.last_length as "lastLength",
+      k.last_index as "lastIndex",
       case when g.kind = 'target' then coalesce(g.start_value, 0) + coalesce(
           (select s.event_total from goal_streak_summaries s
            where s.goal_id = g.id and s.activity_version = g.activity_version),
@@ -281,7 +291,14 @@ export async function goalFigures(
       where c.goal_id = any(${ids}) and c.day between ${weekStart}::date and ${today}::date
       group by c.goal_id
     ) c on c.goal_id = g.id
+    left join goal_streak_summaries k on k.goal_id = g.id
+      and k.activity_version = g.activity_version and k.time_zone = ${timeZone}
+      and k.required = case when g.cadence = 'weekly' then g.times_per_week else 1 end
     where g.id = any(${ids})`;
+  return rows.map(({ kept, longest, lastLength, lastIndex, ...figures }) => ({
+    ...figures,
+    keptRuns: kept ? { longest, lastLength, lastIndex } : null,
+  }));
 }
 
 /** Sum of a target's events, plus its start value. */

@@ -8,6 +8,7 @@ import { looksLikePublicId } from "../../platform/ids.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import type { Feature } from "../feature.ts";
 import { loadUser, usersModule } from "./schema.ts";
+import { createViewerCache } from "./viewer-cache.ts";
 import {
   countUserMilestones,
   ensureUser,
@@ -60,11 +61,19 @@ export interface UsersApi {
 
 export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
   const sql = deps.db.sql;
+  const viewers = createViewerCache(deps.clock);
   return {
     name: "users",
-    graphql: usersModule(deps),
+    graphql: usersModule({ ...deps, viewers }),
     api: {
-      ensureUser: (subject, claims) => ensureUser(sql, subject, claims),
+      ensureUser: async (subject, claims) => {
+        const cached = viewers.bySubject(subject);
+        if (cached) return { user: cached, created: false };
+        const readAt = viewers.generation;
+        const found = await ensureUser(sql, subject, claims);
+        viewers.remember(found.user, readAt);
+        return found;
+      },
       loadUser: (ctx, id) => loadUser(ctx, sql, id),
       userByPublicId: async (publicId) =>
         typeof publicId === "string" && looksLikePublicId(publicId)
@@ -76,8 +85,9 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
         return valid.length ? await usersByPublicIds(sql, valid) : [];
       },
       setSupporterTier: (userId, tier, unlessTier, tx = sql) =>
-        setSupporterTier(tx, userId, tier, unlessTier),
-      replaceSupporterTier: (userId, from, to) => replaceSupporterTier(sql, userId, from, to),
+        viewers.changing(userId, () => setSupporterTier(tx, userId, tier, unlessTier)),
+      replaceSupporterTier: (userId, from, to) =>
+        viewers.changing(userId, () => replaceSupporterTier(sql, userId, from, to)),
       milestoneCounts: (w) => countUserMilestones(sql, w.start, w.middle, w.end),
     },
   };

@@ -8,6 +8,7 @@ import { loadByKey } from "../../graphql/loaders.ts";
 import { userError } from "../../platform/user-error.ts";
 import { type ProfileInput, profilePatch } from "./rules.ts";
 import { completeOnboarding, updateUser, type UserRow, usersByIds } from "./store.ts";
+import type { ViewerCache } from "./viewer-cache.ts";
 
 const typeDefs = /* GraphQL */ `
   "A person as other users see them."
@@ -78,11 +79,13 @@ const userResolvers = {
   User: { id: (u: UserRow) => u.publicId },
 };
 
-export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule {
+export function usersModule(
+  deps: { db: Database; clock: Clock; viewers: ViewerCache },
+): GraphQLModule {
   const sql = deps.db.sql;
   const currentUser = async (ctx: GraphQLContext) => {
     const viewer = requireViewer(ctx);
-    return (await loadUser(ctx, sql, viewer.userId))!;
+    return deps.viewers.byId(viewer.userId) ?? (await loadUser(ctx, sql, viewer.userId))!;
   };
   return {
     typeDefs,
@@ -100,14 +103,21 @@ export function usersModule(deps: { db: Database; clock: Clock }): GraphQLModule
           firstSignIn: requireViewer(ctx).firstSignIn,
           errors: [],
         }),
-        completeOnboarding: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
-          user: await completeOnboarding(sql, requireViewer(ctx).userId, deps.clock.now()),
-          errors: [],
-        }),
+        completeOnboarding: async (_: unknown, __: unknown, ctx: GraphQLContext) => {
+          const userId = requireViewer(ctx).userId;
+          const user = await deps.viewers.changing(
+            userId,
+            () => completeOnboarding(sql, userId, deps.clock.now()),
+          );
+          return { user, errors: [] };
+        },
         updateMe: viewerField(async (viewer, args: ProfileInput) => {
           const { patch, errors } = profilePatch(args);
           if (errors.length) return { user: null, errors };
-          const result = await updateUser(sql, viewer.userId, patch);
+          const result = await deps.viewers.changing(
+            viewer.userId,
+            () => updateUser(sql, viewer.userId, patch),
+          );
           if (result === "username_taken") {
             return {
               user: null,
