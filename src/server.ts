@@ -176,6 +176,7 @@ async function serveWith(
         hostname,
         database: db.mode,
         kv: kv.mode,
+        node_env: Deno.env.get("NODE_ENV") ?? null,
       }),
   }, drain.track(app.handler));
 
