@@ -11,7 +11,7 @@ RUN useradd --system --uid 10001 --home-dir /data app && mkdir -p /data && chown
 COPY --from=build /src/bin/service /src/bin/runner /usr/local/bin/
 USER app
 WORKDIR /data
-ENV DATA_DIR=/data PORT=4000
+ENV DATA_DIR=/data PORT=4000 NODE_ENV=production
 EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s CMD ["/usr/local/bin/service", "healthcheck"]
 # The agent runner: `docker run --entrypoint /usr/local/bin/runner ...`

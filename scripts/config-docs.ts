@@ -11,4 +11,7 @@ with exit code 2 and one line naming the variable. An empty value counts as unse
 
 ${renderVariablesMarkdown("Service", SERVICE_VARIABLES)}
 ${renderVariablesMarkdown("Runner", RUNNER_VARIABLES)}
+\`NODE_ENV\` is not read by the service's configuration: \`main.ts\` sets it to \`production\` when
+unset, before graphql-js loads (see [deployment.md](deployment.md), production mode).
+
 The runner (\`runner/main.ts\`, \`bin/runner\`) is described in [runner.md](runner.md).`);

@@ -4,7 +4,13 @@
  */
 import { type Config, parseConfig } from "./config.ts";
 import { ConfigError } from "./platform/env.ts";
-import { createLogger, errorFields, type Logger } from "./platform/log.ts";
+import {
+  type BufferedSink,
+  createBufferedSink,
+  createLogger,
+  errorFields,
+  type Logger,
+} from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
 import { isDatabaseConnectionFailure, openDatabase } from "./platform/db.ts";
 import { migrate } from "./platform/migrate.ts";
@@ -144,8 +150,36 @@ export interface ServeHooks {
   prepare?(app: App): void;
 }
 
+/** How long exiting waits for the log lines still queued when stdout is slow. */
+const LOG_FLUSH_TIMEOUT_MS = 2000;
+
+async function flushLog(sink: BufferedSink): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, LOG_FLUSH_TIMEOUT_MS));
+  await Promise.race([sink.flush(), timeout]);
+  clearTimeout(timer);
+}
+
+/**
+ * Runs the service until SIGTERM/SIGINT. Its log is written in the background (a request never
+ * waits for stdout) and flushed before the process exits.
+ */
 export async function serve(config: Config, hooks: ServeHooks = {}): Promise<void> {
-  const log = createLogger({ level: config.logLevel });
+  const sink = createBufferedSink();
+  const log = createLogger({ level: config.logLevel, write: sink.write });
+  try {
+    await serveWith(config, hooks, log, sink);
+  } finally {
+    await flushLog(sink);
+  }
+}
+
+async function serveWith(
+  config: Config,
+  hooks: ServeHooks,
+  log: Logger,
+  sink: BufferedSink,
+): Promise<void> {
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
@@ -182,6 +216,7 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
         hostname,
         database: db.mode,
         kv: kv.mode,
+        node_env: Deno.env.get("NODE_ENV") ?? null,
       }),
   }, drain.track(app.handler));
 
@@ -207,6 +242,7 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
       log.error("error while closing", errorFields(err));
     }
     log.info("stopped", {});
+    await flushLog(sink);
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));

@@ -39,6 +39,8 @@ Deno.test("server: starts, serves /health, and on SIGTERM finishes in-flight req
     const listening = service.lines.find((l) => l.msg === "listening")!;
     assert.equal(typeof listening.port, "number");
     assert.notEqual(listening.port, 0);
+    // main.ts puts the process in production mode before graphql-js loads.
+    assert.equal(listening.node_env, "production");
 
     const inFlight = fetch(`${service.url}/health`);
     await arrived;

@@ -61,7 +61,11 @@ export function graphqlLogParams(req: Request, body: Uint8Array): Record<string,
       variables: parseJson(params.get("variables")),
     });
   }
-  const parsed = parseJson(new TextDecoder().decode(body));
+  return postLogParams(parseJson(new TextDecoder().decode(body)));
+}
+
+/** `params` for a `POST /graphql` body already parsed (null when it is not JSON). */
+export function postLogParams(parsed: unknown): Record<string, unknown> {
   return Array.isArray(parsed)
     ? { batch: parsed.slice(0, MAX_ITEMS * 2).map(operationLog) }
     : operationLog(parsed);

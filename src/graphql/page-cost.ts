@@ -19,7 +19,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import type { OperationCheck } from "./text-rule.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./pagination.ts";
 import { limitExceeded } from "./errors.ts";
 
@@ -98,7 +98,7 @@ export function operationCost(
 }
 
 /** Refuses an operation whose cost, counted with its real page sizes, is above `maxCost`. */
-export function pageSizeCostLimit(maxCost: number): Plugin {
+export function pageSizeCostCheck(maxCost: number): OperationCheck {
   // Parsed documents are cached and reused, so a cost that no variable changes is counted once.
   const fixedCosts = new WeakMap<DocumentNode, number>();
   const costOf = (
@@ -112,22 +112,10 @@ export function pageSizeCostLimit(maxCost: number): Plugin {
     if (!fromVariables) fixedCosts.set(document, cost);
     return cost;
   };
-  const check = (args: {
-    schema: GraphQLSchema;
-    document: DocumentNode;
-    variableValues?: Record<string, unknown> | null;
-  }) => {
+  return (args) => {
     const cost = costOf(args.schema, args.document, args.variableValues ?? {});
     if (cost > maxCost) {
       throw limitExceeded(`Query Cost limit of ${maxCost} exceeded, found ${cost}.`);
     }
-  };
-  return {
-    onExecute({ args }) {
-      check(args);
-    },
-    onSubscribe({ args }) {
-      check(args);
-    },
   };
 }

@@ -10,6 +10,7 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import {
   type ASTNode,
   type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
   getOperationAST,
   GraphQLError,
@@ -38,11 +39,11 @@ import {
 } from "./errors.ts";
 import { dependencyFailure, type DependencyUnavailableError } from "../platform/dependency.ts";
 import { createLoaderRegistry } from "./loaders.ts";
-import { graphqlLogParams } from "./log-params.ts";
+import { graphqlLogParams, postLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule } from "./module.ts";
-import { pageSizeCostLimit } from "./page-cost.ts";
+import { pageSizeCostCheck } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
-import { textRule } from "./text-rule.ts";
+import { textCheck } from "./text-rule.ts";
 import { nestingLimit } from "./nesting-limit.ts";
 
 export interface GraphQLLimits {
@@ -118,6 +119,11 @@ interface ServerContext {
   log: Logger;
   viewer: Viewer | null;
   stats: RequestStats;
+  /**
+   * The JSON body (an object or a batch) of a POST that yoga would parse as JSON, parsed once
+   * already for the request log; yoga takes it instead of reading the body again.
+   */
+  parsedBody?: object;
 }
 
 const INTROSPECTION = ["__schema", "__type"];
@@ -134,27 +140,12 @@ function rootFieldNames(document: DocumentNode, operationName?: string | null): 
  * Anonymous callers may run only operations whose every root field is public (spec 5.4);
  * introspection is public only while the explorer is on.
  */
-function publicOperationGate(
-  publicFields: Set<string>,
-  explorer: boolean,
-): Plugin<GraphQLContext & ServerContext> {
+function publicOperationGate(publicFields: Set<string>, explorer: boolean): ExecutionCheck {
   const ALWAYS_PUBLIC = new Set(["__typename", ...(explorer ? INTROSPECTION : [])]);
-  const check = (
-    document: DocumentNode,
-    operationName: string | null | undefined,
-    ctx: ServerContext,
-  ) => {
-    if (ctx.viewer) return;
+  return ({ document, operationName, contextValue }) => {
+    if ((contextValue as ServerContext).viewer) return;
     const fields = rootFieldNames(document, operationName);
     if (fields.some((f) => !publicFields.has(f) && !ALWAYS_PUBLIC.has(f))) throw unauthenticated();
-  };
-  return {
-    onExecute({ args }) {
-      check(args.document, args.operationName, args.contextValue);
-    },
-    onSubscribe({ args }) {
-      check(args.document, args.operationName, args.contextValue);
-    },
   };
 }
 
@@ -162,16 +153,12 @@ function publicOperationGate(
  * Names the argument in errors about a literal value of the wrong type (`{ goal(id: 5) }`):
  * graphql-js says only which type it expected.
  */
-function argumentNamesInValueErrors(): Plugin {
-  return {
-    onValidate({ params }) {
-      return ({ result, setResult }) => {
-        if (!result.length) return;
-        setResult(result.map((error) => nameTheArgument(error, params.documentAST)));
-      };
-    },
+const argumentNamesInValueErrors: NonNullable<Plugin["onValidate"]> = ({ params }) => {
+  return ({ result, setResult }) => {
+    if (!result.length) return;
+    setResult(result.map((error) => nameTheArgument(error, params.documentAST)));
   };
-}
+};
 
 const VALUE_KINDS = new Set<string>([
   Kind.STRING,
@@ -216,12 +203,13 @@ function requestParseErrorsAreBadInput(): Plugin {
       extensions: { code: "BAD_USER_INPUT", http: { status: 400 } },
     });
   return {
-    onRequestParse({ requestParser, setRequestParser }) {
+    onRequestParse({ requestParser, setRequestParser, serverContext }) {
       if (!requestParser) return;
+      const parsedBody = (serverContext as Partial<ServerContext>).parsedBody;
       setRequestParser(async (request) => {
         let params;
         try {
-          params = await requestParser(request);
+          params = parsedBody ?? await requestParser(request);
         } catch (err) {
           throw err instanceof GraphQLError ? err : unreadable((err as Error).message);
         }
@@ -229,7 +217,7 @@ function requestParseErrorsAreBadInput(): Plugin {
           const odd = params.findIndex((p) => !p || typeof p !== "object" || Array.isArray(p));
           if (odd >= 0) throw unreadable(`batch item ${odd} is not an object`);
         }
-        return params;
+        return params as Awaited<ReturnType<typeof requestParser>>;
       });
     },
   };
@@ -244,13 +232,39 @@ function refuseOverLimit(_context: unknown, error: GraphQLError): never {
 }
 
 /** Records operation names for the request log (`anonymous` when unnamed; a batch joins them). */
-function operationNames(): Plugin<GraphQLContext & ServerContext> {
+function recordOperationName({ document, operationName, contextValue }: ExecutionArgs): void {
+  const name = getOperationAST(document, operationName)?.name?.value ?? "anonymous";
+  const stats = (contextValue as ServerContext).stats;
+  stats.graphqlOperation = stats.graphqlOperation ? `${stats.graphqlOperation},${name}` : name;
+}
+
+/** A check an operation must pass before it runs; throws the error the caller gets. */
+type ExecutionCheck = (args: ExecutionArgs) => void;
+
+/**
+ * Everything the service adds around validating and executing an operation, as one plugin (one
+ * hook call per phase): argument names in value errors, then before an operation runs the
+ * checks in order, the operation name for the request log, and the error masking of its result.
+ */
+function operationHooks(
+  checks: ExecutionCheck[],
+  masking: Plugin<GraphQLContext & ServerContext>,
+): Plugin<GraphQLContext & ServerContext> {
+  const checkAll = (args: ExecutionArgs) => {
+    for (const check of checks) check(args);
+  };
   return {
-    onExecute({ args }) {
-      const name = getOperationAST(args.document, args.operationName)?.name?.value ?? "anonymous";
-      const stats = args.contextValue.stats;
-      stats.graphqlOperation = stats.graphqlOperation ? `${stats.graphqlOperation},${name}` : name;
+    onValidate: argumentNamesInValueErrors,
+    onExecute(payload) {
+      checkAll(payload.args);
+      recordOperationName(payload.args);
+      return masking.onExecute!(payload);
     },
+    onSubscribe(payload) {
+      checkAll(payload.args);
+      return masking.onSubscribe!(payload);
+    },
+    onResultProcess: masking.onResultProcess,
   };
 }
 
@@ -350,6 +364,23 @@ export interface GraphQLServer {
   contextFor(base: ServerContext): GraphQLContext & ServerContext;
 }
 
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The content types for which yoga parses a POST body as JSON (its `isPOSTJsonRequest`). */
+function isJsonRequest(req: Request): boolean {
+  const type = req.headers.get("content-type")?.split(",")[0];
+  return !!type &&
+    ["application/json", "application/graphql+json"].some((expected) =>
+      type === expected || type.startsWith(`${expected};`)
+    );
+}
+
 function unauthenticatedResponse(message: string): Response {
   return json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED" } }] }, 401);
 }
@@ -412,12 +443,14 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       maxDirectives: { n: limits.maxDirectives, onReject: [refuseOverLimit] },
       blockFieldSuggestion: { enabled: true },
     }),
-    publicOperationGate(publicFields, deps.explorer),
-    textRule(),
-    pageSizeCostLimit(limits.maxCost),
-    argumentNamesInValueErrors(),
-    operationNames(),
-    errorMasking(deps.tracker, deps.log),
+    operationHooks(
+      [
+        publicOperationGate(publicFields, deps.explorer),
+        textCheck(),
+        pageSizeCostCheck(limits.maxCost),
+      ],
+      errorMasking(deps.tracker, deps.log),
+    ),
     ...(deps.plugins ?? []),
   ] as Plugin[];
 
@@ -459,7 +492,12 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     viewerFor,
     contextFor: (base) => ({ ...base, loader: createLoaderRegistry() }),
     async handle(req, ctx) {
-      ctx.logParams = graphqlLogParams(req, ctx.rawBody);
+      const post = req.method === "POST";
+      const text = post ? decodeUtf8(ctx.rawBody) : null;
+      const body = text === null ? undefined : parseJsonText(text);
+      ctx.logParams = text === null
+        ? graphqlLogParams(req, ctx.rawBody)
+        : postLogParams(body === undefined ? null : body);
       let viewer: Viewer | null;
       try {
         viewer = await viewerFor(req.headers.get(SESSION_TOKEN_HEADER));
@@ -485,19 +523,24 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
         ? await deps.requestLimits.user(viewer.publicId)
         : await deps.requestLimits.anonymous(ctx.remoteAddr);
       if (limited) return rateLimitedResponse(limited);
+      if (post && text === null) {
+        return requestErrorResponse(400, "the request body is not valid UTF-8");
+      }
+      const parsedBody = post && typeof body === "object" && body !== null && isJsonRequest(req)
+        ? body
+        : undefined;
+      // Yoga reads the body only when it has not been handed the parsed one.
       const forwarded = new Request(req.url, {
         method: req.method,
         headers: req.headers,
-        body: req.method === "POST" ? ctx.rawBody : undefined,
+        body: post && !parsedBody ? ctx.rawBody : undefined,
       });
-      if (req.method === "POST" && decodeUtf8(ctx.rawBody) === null) {
-        return requestErrorResponse(400, "the request body is not valid UTF-8");
-      }
       const response = await yoga.fetch(forwarded, {
         requestId: ctx.requestId,
         log: ctx.log,
         viewer,
         stats: ctx.stats,
+        parsedBody,
       });
       return withErrorBody(response);
     },

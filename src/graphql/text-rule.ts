@@ -3,8 +3,7 @@
  * variable, checked before any resolver runs: a string that breaks it refuses the whole operation
  * with `BAD_USER_INPUT` naming the argument or variable, so nothing is written.
  */
-import { BREAK, type DocumentNode, Kind, type ValueNode, visit } from "graphql";
-import type { Plugin } from "graphql-yoga";
+import { BREAK, type DocumentNode, type GraphQLSchema, Kind, type ValueNode, visit } from "graphql";
 import { textProblem } from "../platform/text.ts";
 import { badUserInput } from "./errors.ts";
 
@@ -90,10 +89,17 @@ export function variablesTextProblem(variables: unknown): string | null {
   return null;
 }
 
-export function textRule(): Plugin {
+/** Checks an operation's text (literals and variables) before it runs; throws BAD_USER_INPUT. */
+export type OperationCheck = (args: {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  variableValues?: Record<string, unknown> | null;
+}) => void;
+
+export function textCheck(): OperationCheck {
   // Parsed documents are cached and reused, so their literals are checked once.
   const checked = new WeakMap<DocumentNode, string | null>();
-  const check = (args: { document: DocumentNode; variableValues?: unknown }) => {
+  return (args) => {
     let problem = checked.get(args.document);
     if (problem === undefined) {
       problem = documentTextProblem(args.document);
@@ -101,13 +107,5 @@ export function textRule(): Plugin {
     }
     problem ??= variablesTextProblem(args.variableValues);
     if (problem) throw badUserInput(problem);
-  };
-  return {
-    onExecute({ args }) {
-      check(args);
-    },
-    onSubscribe({ args }) {
-      check(args);
-    },
   };
 }
