@@ -10,7 +10,6 @@
 import {
   createRemoteJWKSet,
   decodeProtectedHeader,
-  type JWTPayload,
   jwtVerify,
   SignJWT,
 } from "jose";
@@ -28,6 +27,7 @@ import {
 import {
   type CachedToken,
   createVerifiedTokenCache,
+  type VerifiedToken,
   type VerifiedTokenCache,
 } from "./token-cache.ts";
 
@@ -35,15 +35,7 @@ export const SESSION_TOKEN_HEADER = "SessionToken";
 export const FALLBACK_ISSUER = "fallback";
 export const FALLBACK_MAX_TTL_SECONDS = 12 * 60 * 60;
 
-export interface VerifiedToken {
-  subject: string;
-  claims: JWTPayload & Record<string, unknown>;
-  fallback: boolean;
-  /** A development token minted with `--admin`: an admin whatever `ADMIN_SUBJECTS` says. */
-  admin?: boolean;
-  /** Seconds since the epoch; long-lived sockets end here. */
-  expiresAt?: number;
-}
+export type { VerifiedToken };
 
 /** Longest `sub` accepted: identity providers' subjects are far shorter (Auth0's, Google's). */
 export const SUBJECT_MAX_CHARS = 255;

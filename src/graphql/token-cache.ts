@@ -7,7 +7,18 @@
  */
 import { createHash } from "node:crypto";
 import type { Clock } from "../platform/clock.ts";
-import type { VerifiedToken } from "./auth.ts";
+import type { JWTPayload } from "jose";
+
+/** What a verifier accepted: the subject and claims of a token that passed. */
+export interface VerifiedToken {
+  subject: string;
+  claims: JWTPayload & Record<string, unknown>;
+  fallback: boolean;
+  /** A development token minted with `--admin`: an admin whatever `ADMIN_SUBJECTS` says. */
+  admin?: boolean;
+  /** Seconds since the epoch; long-lived sockets end here. */
+  expiresAt?: number;
+}
 
 /** Which verifier accepted a token: a cached token is only as good as its verifier still is. */
 export type VerifierKind = "provider" | "fallback" | "dev";
