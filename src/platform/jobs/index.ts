@@ -355,11 +355,12 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   async function workLoop(): Promise<void> {
     while (!stopping) {
       dispatch();
-      // Refill when the waiting jobs would not cover half the look-ahead; without look-ahead,
-      // claim for each free slot.
+      // Refill once the waiting jobs would no longer fill every slot again, so each claim is
+      // large; without look-ahead, claim for each free slot.
       const lookAhead = claimOnlyFreeSlots ? 0 : localQueueSize;
       const room = concurrency + lookAhead - running.size - localQueue.length;
-      const wanted = localQueue.length <= lookAhead / 2 && room > 0 ? room : 0;
+      const low = localQueue.length < Math.min(concurrency, lookAhead / 2) || !localQueue.length;
+      const wanted = low && room > 0 ? room : 0;
       let claimed: ClaimedJob[] = [];
       if (wanted > 0) {
         try {
