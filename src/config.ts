@@ -209,7 +209,7 @@ export const SERVICE_VARIABLES = {
   JOB_LOCAL_QUEUE_SIZE: variable({
     defaultText: "4 × JOB_CONCURRENCY",
     description:
-      "Jobs a worker claims ahead of its free slots, in the same statement, and keeps locked in a local queue so a freed slot starts the next job without a database round trip; refilled when half empty, handed back after waiting half of JOB_LOCK_TIMEOUT_MS and at shutdown. 0 claims only for free slots.",
+      "Jobs a worker claims ahead of its free slots, in the same statement, and keeps locked in a local queue so a freed slot starts the next job without a database round trip; refilled once fewer wait than JOB_CONCURRENCY, handed back after waiting half of JOB_LOCK_TIMEOUT_MS and at shutdown. 0 claims only for free slots.",
     schema: integer(0, 10_000).optional(),
   }),
   CHAT_WEBHOOK_URL: variable({
