@@ -268,6 +268,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     concurrency: deps.config.jobConcurrency,
     graceMs: deps.config.shutdownTimeoutMs,
     lockTimeoutMs: deps.config.jobLockTimeoutMs,
+    localQueueSize: deps.config.jobLocalQueueSize,
   });
   const features = buildFeatures(deps, jobs, options);
   const all: Feature<unknown>[] = Object.values(features);

@@ -206,6 +206,12 @@ export const SERVICE_VARIABLES = {
       "A running job's lock is refreshed every quarter of this; a job whose lock is older (its instance crashed or hung) is run again by another instance. Instances' clocks must agree to well within it.",
     schema: integer(1_000, 3_600_000).default(60_000),
   }),
+  JOB_LOCAL_QUEUE_SIZE: variable({
+    defaultText: "4 × JOB_CONCURRENCY",
+    description:
+      "Jobs a worker claims ahead of its free slots, in the same statement, and keeps locked in a local queue so a freed slot starts the next job without a database round trip; refilled once fewer wait than JOB_CONCURRENCY, handed back after waiting half of JOB_LOCK_TIMEOUT_MS and at shutdown. 0 claims only for free slots.",
+    schema: integer(0, 10_000).optional(),
+  }),
   CHAT_WEBHOOK_URL: variable({
     description: "Alert and report destination (a Slack-compatible incoming webhook).",
     schema: optionalUrl,
@@ -346,6 +352,7 @@ export interface Config {
   sidekiqDeadThreshold: number;
   jobConcurrency: number;
   jobLockTimeoutMs: number;
+  jobLocalQueueSize?: number;
   chatWebhookUrl?: string;
   chatWebhookAllowedHost: string;
   githubToken?: string;
@@ -407,6 +414,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sidekiqDeadThreshold: v.SIDEKIQ_DEAD_THRESHOLD,
     jobConcurrency: v.JOB_CONCURRENCY,
     jobLockTimeoutMs: v.JOB_LOCK_TIMEOUT_MS,
+    jobLocalQueueSize: v.JOB_LOCAL_QUEUE_SIZE,
     chatWebhookUrl: v.CHAT_WEBHOOK_URL,
     chatWebhookAllowedHost: v.CHAT_WEBHOOK_ALLOWED_HOST,
     githubToken: v.GITHUB_TOKEN,

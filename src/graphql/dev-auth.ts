@@ -39,9 +39,15 @@ export async function loadDevKey(dataDir: string): Promise<DevKey> {
   return {
     path,
     kid: jwk.kid!,
-    privateKey: await importJWK(jwk, DEV_ALGORITHM) as CryptoKey,
-    publicKey: await importJWK(publicJwk, DEV_ALGORITHM) as CryptoKey,
+    privateKey: await importKey(jwk),
+    publicKey: await importKey(publicJwk),
   };
+}
+
+async function importKey(jwk: JWK): Promise<CryptoKey> {
+  const key = await importJWK(jwk, DEV_ALGORITHM);
+  if (key instanceof Uint8Array) throw new Error("the development key is not an asymmetric key");
+  return key;
 }
 
 async function readJwk(path: string): Promise<JWK | undefined> {

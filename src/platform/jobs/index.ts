@@ -22,6 +22,7 @@ import {
   failJob,
   fireScheduleSlot,
   insertJob,
+  insertJobBatch,
   insertJobs,
   lastScheduleSlots,
   pruneScheduleSlots,
@@ -30,6 +31,7 @@ import {
   refreshLocks,
   releaseJobs,
   retryDead,
+  returnJobs,
   WORKER_LOST,
 } from "./store.ts";
 import type {
@@ -39,6 +41,7 @@ import type {
   JobInfo,
   JobKind,
   JobSystem,
+  NewJobSpec,
   ScheduleInfo,
 } from "./types.ts";
 
@@ -53,6 +56,7 @@ export type {
   JobInfo,
   JobKind,
   JobSystem,
+  NewJobSpec,
   QueueFigures,
   ScheduleInfo,
 } from "./types.ts";
@@ -71,6 +75,13 @@ export interface JobSystemOptions {
    * again. A running worker refreshes its locks every quarter of it.
    */
   lockTimeoutMs?: number;
+  /**
+   * Jobs claimed ahead of free slots and kept waiting in this worker's local queue, so a freed
+   * slot starts the next job without a round trip (default 4 × concurrency; 0: claim only for
+   * free slots). They are locked by this worker: heartbeats refresh them, and a job that waited
+   * longer than half the lock timeout is handed back.
+   */
+  localQueueSize?: number;
   /** Wake-up interval when no notification arrives. */
   pollIntervalMs?: number;
   /** Source of randomness for backoff jitter. */
@@ -101,6 +112,14 @@ class WorkerLostError extends Error {
   }
 }
 
+interface QueuedJob {
+  job: ClaimedJob;
+  /** Clock time of the claim. */
+  queuedAt: number;
+  /** Clock time the lock was last taken or refreshed. */
+  lockedAt: number;
+}
+
 const nameOf = (kind: JobKind<unknown> | string) => typeof kind === "string" ? kind : kind.name;
 
 export function createJobSystem<Events extends EventMap = EventMap>(
@@ -116,6 +135,8 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   // Three refreshes can fail in a row before a live worker's job looks abandoned.
   const heartbeatMs = Math.max(100, Math.floor(lockTimeoutMs / 4));
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const localQueueSize = Math.max(0, options.localQueueSize ?? 4 * concurrency);
+  const localQueueTtlMs = Math.floor(lockTimeoutMs / 2);
   const random = options.random ?? Math.random;
   const timezone = options.timezone ?? "UTC";
   const notify = db.supportsListen;
@@ -126,6 +147,11 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   const subscribers = new Map<string, string[]>();
   const schedules = new Map<string, string>();
   const running = new Map<string, Promise<void>>();
+  /** Claimed jobs waiting for a free slot, oldest claim first. */
+  const localQueue: QueuedJob[] = [];
+  // After waiting jobs were handed back, claim again only for free slots until a job finishes:
+  // the slots are busy with long jobs, and another instance may take the handed-back ones.
+  let claimOnlyFreeSlots = false;
   const crons: Cron[] = [];
   let stopping = false;
   let loop: Promise<void> | undefined;
@@ -171,6 +197,17 @@ export function createJobSystem<Events extends EventMap = EventMap>(
 
   const staleBefore = (now: Date) => new Date(now.getTime() - lockTimeoutMs);
 
+  function newJob<P>(kind: JobKind<P> | string, payload: P, opts: EnqueueOptions, now: Date) {
+    return {
+      queue: opts.queue ?? "default",
+      name: nameOf(kind),
+      payload: payload ?? {},
+      runAt: opts.runAt ?? now,
+      maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      key: opts.key ?? null,
+    };
+  }
+
   async function enqueue<P>(
     tx: Queryable,
     kind: JobKind<P> | string,
@@ -178,15 +215,13 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     opts: EnqueueOptions = {},
   ): Promise<string | null> {
     const now = clock.now();
-    return await insertJob(tx, {
-      queue: opts.queue ?? "default",
-      name: nameOf(kind),
-      payload: payload ?? {},
-      runAt: opts.runAt ?? now,
-      maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      key: opts.key ?? null,
-      now,
-    }, notify);
+    return await insertJob(tx, { ...newJob(kind, payload, opts, now), now }, notify);
+  }
+
+  async function enqueueMany<P>(tx: Queryable, specs: readonly NewJobSpec<P>[]): Promise<number> {
+    const now = clock.now();
+    const batch = specs.map((j) => newJob(j.kind, j.payload, j.options ?? {}, now));
+    return await insertJobBatch(tx, batch, now, notify);
   }
 
   // A job's payload is the JSON of what was enqueued under the same kind (or subscribed event),
@@ -260,19 +295,28 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   }
 
   let beating = false;
-  /** Refreshes the locks of the jobs this worker is running, so no other worker takes them. */
+  /**
+   * Refreshes the locks of the jobs this worker holds, running or waiting, so no other worker
+   * takes them; hands back waiting jobs that waited too long (another instance may be idle).
+   */
   async function beat(): Promise<void> {
-    const ids = [...running.keys()];
     // A refresh still waiting on a slow database is not joined by another.
-    if (!ids.length || beating) return;
+    if (beating || (!running.size && !localQueue.length)) return;
     beating = true;
     try {
-      const held = await refreshLocks(sql, workerId, ids, clock.now());
-      if (held < ids.length) {
-        log.warn("job locks lost: another worker may run these jobs too", {
-          lost: ids.length - held,
-        });
+      const now = clock.now();
+      const stale = takeFromLocalQueue((q) => now.getTime() - q.queuedAt >= localQueueTtlMs);
+      if (stale.length) {
+        claimOnlyFreeSlots = true;
+        await returnJobs(sql, workerId, stale.map((q) => q.job.id));
       }
+      const runningIds = [...running.keys()];
+      const ids = [...runningIds, ...localQueue.map((q) => q.job.id)];
+      const held = new Set(await refreshLocks(sql, workerId, ids, now));
+      const lost = runningIds.filter((id) => !held.has(id)).length;
+      if (lost) log.warn("job locks lost: another worker may run these jobs too", { lost });
+      for (const q of localQueue) if (held.has(q.job.id)) q.lockedAt = now.getTime();
+      takeFromLocalQueue((q) => !held.has(q.job.id));
     } catch (err) {
       log.error("job lock refresh failed", errorFields(err));
     } finally {
@@ -280,28 +324,58 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     }
   }
 
+  /** Removes and returns the waiting jobs that match. */
+  function takeFromLocalQueue(match: (q: QueuedJob) => boolean): QueuedJob[] {
+    const taken = localQueue.filter(match);
+    if (taken.length) {
+      const kept = localQueue.filter((q) => !match(q));
+      localQueue.splice(0, localQueue.length, ...kept);
+    }
+    return taken;
+  }
+
+  /** Starts waiting jobs in free slots; a job whose lock may have expired meanwhile is dropped. */
+  function dispatch(): void {
+    while (!stopping && running.size < concurrency && localQueue.length) {
+      const { job, lockedAt } = localQueue.shift()!;
+      if (clock.now().getTime() - lockedAt >= lockTimeoutMs) {
+        log.warn("job lock expired while it waited in the local queue", { job_id: job.id });
+        continue;
+      }
+      const run = execute(job, workerId).finally(() => {
+        running.delete(job.id);
+        claimOnlyFreeSlots = false;
+        dispatch();
+        wake();
+      });
+      running.set(job.id, run);
+    }
+  }
+
   async function workLoop(): Promise<void> {
     while (!stopping) {
-      const free = concurrency - running.size;
+      dispatch();
+      // Refill once the waiting jobs would no longer fill every slot again, so each claim is
+      // large; without look-ahead, claim for each free slot.
+      const lookAhead = claimOnlyFreeSlots ? 0 : localQueueSize;
+      const room = concurrency + lookAhead - running.size - localQueue.length;
+      const low = localQueue.length < Math.min(concurrency, lookAhead / 2) || !localQueue.length;
+      const wanted = low && room > 0 ? room : 0;
       let claimed: ClaimedJob[] = [];
-      if (free > 0) {
+      if (wanted > 0) {
         try {
           const now = clock.now();
-          claimed = await claimJobs(sql, workerId, free, now, staleBefore(now));
+          claimed = await claimJobs(sql, workerId, wanted, now, staleBefore(now));
         } catch (err) {
           if (stopping) break;
           log.error("job claim failed", errorFields(err));
         }
       }
-      for (const job of claimed) {
-        const run = execute(job, workerId).finally(() => {
-          running.delete(job.id);
-          wake();
-        });
-        running.set(job.id, run);
-      }
+      const at = clock.now().getTime();
+      for (const job of claimed) localQueue.push({ job, queuedAt: at, lockedAt: at });
+      dispatch();
       // A full batch suggests more are ready: claim again at once.
-      if (free > 0 && claimed.length === free) continue;
+      if (wanted > 0 && claimed.length === wanted) continue;
       if (!wakeRequested) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         await new Promise<void>((resolve) => {
@@ -312,6 +386,19 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         resolveSleep = undefined;
       }
       wakeRequested = false;
+    }
+    await returnLocalQueue();
+  }
+
+  /** At shutdown: jobs that never started go back to the queue at once, attempts unspent. */
+  async function returnLocalQueue(): Promise<void> {
+    const waiting = localQueue.splice(0).map((q) => q.job.id);
+    if (!waiting.length) return;
+    try {
+      await returnJobs(sql, workerId, waiting);
+    } catch (err) {
+      // Their locks expire after the lock timeout and another worker runs them.
+      log.error("waiting jobs could not be handed back", { ...errorFields(err), ids: waiting });
     }
   }
 
@@ -425,6 +512,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       return notify ? "listen/notify" as const : "polling" as const;
     },
     enqueue,
+    enqueueMany,
     handle: register,
     publish,
     subscribe,

@@ -75,6 +75,50 @@ export async function insertJobs(
   }
 }
 
+/**
+ * Inserts many jobs in one statement (rows whose key matches an existing job, or an earlier row
+ * of the same batch, are skipped); returns how many were inserted. With `notify`, wakes listening
+ * workers once at commit.
+ */
+export async function insertJobBatch(
+  tx: Queryable,
+  jobs: Omit<NewJob, "now">[],
+  now: Date,
+  notify: boolean,
+): Promise<number> {
+  if (!jobs.length) return 0;
+  const rows = jobs.map((j) => ({
+    queue: j.queue,
+    name: j.name,
+    payload: j.payload,
+    run_at: j.runAt.toISOString(),
+    max_attempts: j.maxAttempts,
+    key: j.key,
+  }));
+  const records = tx.json(rows as never);
+  const [{ count }] = notify
+    ? await tx<{ count: number }[]>`
+        with inserted as (
+          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+          select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}
+          from jsonb_to_recordset(${records}) as r(queue text, name text, payload jsonb,
+            run_at timestamptz, max_attempts int, key text)
+          on conflict (key) do nothing
+          returning queue),
+        woken as (select pg_notify(${READY_CHANNEL}, queue) from inserted limit 1)
+        select (select count(*)::int from inserted) as count, (select count(*) from woken) as woken`
+    : await tx<{ count: number }[]>`
+        with inserted as (
+          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+          select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}
+          from jsonb_to_recordset(${records}) as r(queue text, name text, payload jsonb,
+            run_at timestamptz, max_attempts int, key text)
+          on conflict (key) do nothing
+          returning id)
+        select count(*)::int as count from inserted`;
+  return count;
+}
+
 /** `last_error` of a job whose worker stopped heartbeating while it held the job. */
 export const WORKER_LOST = "worker lost: the instance running this job stopped before it finished";
 
@@ -108,18 +152,32 @@ export async function claimJobs(
 }
 
 /**
- * Marks the jobs `worker` is running as alive (their lock was refreshed now); returns how many
- * it still held, so a lock taken over by another worker shows as a shortfall.
+ * Marks the jobs `worker` holds (running or waiting in its local queue) as alive: their lock was
+ * refreshed now. Returns the ids it still held, so a lock taken over by another worker shows as
+ * missing.
  */
 export async function refreshLocks(
   sql: Sql,
   worker: string,
   ids: string[],
   now: Date,
-): Promise<number> {
+): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await sql<{ id: string }[]>`
+    update jobs set locked_at = ${now}
+    where id = any(${ids}::bigint[]) and locked_by = ${worker}
+    returning id`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Hands back jobs `worker` claimed but never started (they waited in its local queue): unlocked,
+ * with the attempt the claim spent given back. Returns how many it still held.
+ */
+export async function returnJobs(sql: Sql, worker: string, ids: string[]): Promise<number> {
   if (!ids.length) return 0;
   const rows = await sql`
-    update jobs set locked_at = ${now}
+    update jobs set locked_at = null, locked_by = null, attempts = greatest(0, attempts - 1)
     where id = any(${ids}::bigint[]) and locked_by = ${worker}
     returning id`;
   return rows.length;

@@ -68,6 +68,13 @@ export interface EnqueueOptions {
   key?: string;
 }
 
+/** One job of an {@link JobSystem.enqueueMany} call. */
+export interface NewJobSpec<P> {
+  kind: JobKind<P> | string;
+  payload: P;
+  options?: EnqueueOptions;
+}
+
 export interface JobInfo {
   id: string;
   name: string;
@@ -112,6 +119,10 @@ export interface JobSystem<Events extends EventMap = EventMap> {
     payload: P,
     options?: EnqueueOptions,
   ): Promise<string | null>;
+  /** Adds many jobs inside `tx` in one statement, each as {@link enqueue} would (same defaults
+   * and keys; a rolled-back transaction leaves none). Returns how many were added: a job whose
+   * `key` matched an existing job, or an earlier one in the list, is not. */
+  enqueueMany<P>(tx: Queryable, jobs: readonly NewJobSpec<P>[]): Promise<number>;
   /** Registers the handler for a job kind (one per name). */
   handle<P>(kind: JobKind<P>, handler: (payload: P, job: JobInfo) => void | Promise<void>): void;
   handle(name: string, handler: JobHandler): void;

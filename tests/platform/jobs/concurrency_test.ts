@@ -245,3 +245,98 @@ Deno.test("jobs: a new job wakes an idle worker (PostgreSQL: by notification; em
     await db.close();
   }
 });
+
+Deno.test("jobs: jobs claimed ahead into the local queue go back at shutdown, their attempt unspent", async () => {
+  const db = await createTestDatabase();
+  const { jobs } = createTestJobs(db, {
+    clock: systemClock,
+    pollIntervalMs: 10,
+    concurrency: 1,
+    localQueueSize: 4,
+    graceMs: 60_000,
+  });
+  let started!: () => void;
+  const running = new Promise<void>((r) => started = r);
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  let runs = 0;
+  jobs.handle("held", async () => {
+    runs++;
+    started();
+    await hang;
+  });
+  try {
+    await jobs.enqueueMany(
+      db.sql,
+      Array.from({ length: 5 }, () => ({ kind: "held", payload: {} })),
+    );
+    await jobs.start();
+    await running;
+    // One claim took the running job and four more to wait behind it.
+    const locked = await db.sql`select attempts from jobs where locked_by is not null`;
+    assert.deepEqual(locked.map((r) => r.attempts), [1, 1, 1, 1, 1]);
+    const stopping = jobs.stop();
+    await waitFor(async () => {
+      const [{ count }] = await db.sql`
+        select count(*)::int from jobs where locked_by is null and attempts = 0`;
+      return count === 4;
+    }, { what: "the waiting jobs to be handed back" });
+    release();
+    await stopping;
+    assert.equal(runs, 1);
+    const rows = await db.sql`select attempts, locked_by from jobs`;
+    assert.deepEqual(rows.map((r) => [r.attempts, r.locked_by]), [[0, null], [0, null], [0, null], [
+      0,
+      null,
+    ]]);
+  } finally {
+    release();
+    await jobs.stop();
+    await db.close();
+  }
+});
+
+Deno.test("jobs: jobs waiting behind a long job are handed back after half the lock timeout, for another worker", async () => {
+  const db = await createTestDatabase({ poolSize: 3 });
+  const options = { clock: systemClock, pollIntervalMs: 20, lockTimeoutMs: 400 };
+  const first = createTestJobs(db, { ...options, concurrency: 1, localQueueSize: 4 }).jobs;
+  const second = createTestJobs(db, { ...options, concurrency: 1 }).jobs;
+  const ranBy: string[] = [];
+  let firstStarted!: () => void;
+  const started = new Promise<void>((r) => firstStarted = r);
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  first.handle("work", async (payload) => {
+    ranBy.push(`first:${(payload as { n: number }).n}`);
+    firstStarted();
+    await hang;
+  });
+  second.handle("work", (payload) => {
+    ranBy.push(`second:${(payload as { n: number }).n}`);
+  });
+  try {
+    await first.enqueueMany(
+      db.sql,
+      [1, 2, 3, 4, 5].map((n) => ({ kind: "work", payload: { n } })),
+    );
+    await first.start();
+    await started;
+    await second.start();
+    await waitFor(() => ranBy.filter((r) => r.startsWith("second")).length === 4, {
+      timeoutMs: 10_000,
+      what: "the second worker to run the four handed-back jobs",
+    });
+    release();
+    await waitFor(async () => (await first.figures()).processed === 5, {
+      timeoutMs: 10_000,
+      what: "all five jobs to finish",
+    });
+    assert.deepEqual(ranBy.sort(), ["first:1", "second:2", "second:3", "second:4", "second:5"]);
+    const [{ count }] = await db.sql`select count(*)::int from jobs`;
+    assert.equal(count, 0);
+  } finally {
+    release();
+    await Promise.all([first.stop(), second.stop()]);
+    await db.close();
+  }
+});

@@ -226,10 +226,10 @@ Deno.test("jobs: a lock refresh touches only the jobs the worker still holds", a
     const [{ id }] = await db.sql`
       insert into jobs (name, payload, run_at, attempts, locked_at, locked_by, created_at)
       values ('work', '{}', ${then}, 1, ${then}, 'new-holder', ${then}) returning id`;
-    assert.equal(await refreshLocks(db.sql, "old-holder", [id], clock.now()), 0);
+    assert.deepEqual(await refreshLocks(db.sql, "old-holder", [id], clock.now()), []);
     const [row] = await db.sql`select locked_at, locked_by from jobs`;
     assert.deepEqual([row.locked_at.getTime(), row.locked_by], [then.getTime(), "new-holder"]);
-    assert.equal(await refreshLocks(db.sql, "new-holder", [id], clock.now()), 1);
+    assert.deepEqual(await refreshLocks(db.sql, "new-holder", [id], clock.now()), [id]);
     const [after] = await db.sql`select locked_at from jobs`;
     assert.equal(after.locked_at.getTime(), clock.now().getTime());
   });
@@ -239,5 +239,69 @@ Deno.test("jobs: handler names are unique", async () => {
   await withJobs(({ jobs }) => {
     jobs.handle("a", async () => {});
     assert.throws(() => jobs.handle("a", async () => {}), /already registered/);
+  });
+});
+
+Deno.test("jobs: enqueueMany adds every job in one call, each runs once as enqueue would run it", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    const seen: unknown[] = [];
+    jobs.handle("greet", (payload, job) => {
+      seen.push({ payload, queue: job.queue, maxAttempts: job.maxAttempts });
+    });
+    const added = await db.sql.begin((tx) =>
+      jobs.enqueueMany(tx, [
+        { kind: "greet", payload: { to: "ada" } },
+        { kind: "greet", payload: { to: "bob" }, options: { queue: "mail", maxAttempts: 3 } },
+        { kind: "greet", payload: null },
+      ])
+    );
+    assert.equal(added, 3);
+    assert.equal(await jobs.runUntilIdle(), 3);
+    const byName = (a: unknown, b: unknown) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1;
+    assert.deepEqual(
+      seen.sort(byName),
+      [
+        { payload: {}, queue: "default", maxAttempts: 25 },
+        { payload: { to: "ada" }, queue: "default", maxAttempts: 25 },
+        { payload: { to: "bob" }, queue: "mail", maxAttempts: 3 },
+      ].sort(byName),
+    );
+    assert.equal((await jobs.figures()).processed, 3);
+  });
+});
+
+Deno.test("jobs: enqueueMany in a rolled-back transaction adds nothing", async () => {
+  await withJobs(async ({ db, jobs }) => {
+    await assert.rejects(
+      db.sql.begin(async (tx) => {
+        await jobs.enqueueMany(tx, [{ kind: "a", payload: {} }, { kind: "b", payload: {} }]);
+        throw new Error("the change failed");
+      }),
+      /the change failed/,
+    );
+    const [{ count }] = await db.sql`select count(*)::int from jobs`;
+    assert.equal(count, 0);
+  });
+});
+
+Deno.test("jobs: enqueueMany skips a job whose key exists, in the queue or earlier in the list", async () => {
+  await withJobs(async ({ db, jobs, clock }) => {
+    await jobs.enqueue(db.sql, "mail", { n: 0 }, { key: "k1" });
+    const later = new Date(clock.now().getTime() + 60_000);
+    const added = await jobs.enqueueMany(db.sql, [
+      { kind: "mail", payload: { n: 1 }, options: { key: "k1" } },
+      { kind: "mail", payload: { n: 2 }, options: { key: "k2", runAt: later } },
+      { kind: "mail", payload: { n: 3 }, options: { key: "k2" } },
+      { kind: "mail", payload: { n: 4 } },
+    ]);
+    assert.equal(added, 2);
+    const rows = await db.sql`select key, payload, run_at from jobs order by id`;
+    assert.deepEqual(rows.map((r) => [r.key, r.payload]), [
+      ["k1", { n: 0 }],
+      ["k2", { n: 2 }],
+      [null, { n: 4 }],
+    ]);
+    assert.equal(rows[1].run_at.getTime(), later.getTime());
+    assert.equal(await jobs.enqueueMany(db.sql, []), 0);
   });
 });
