@@ -7,12 +7,7 @@
  * (`dev-auth.ts`), any subject, admin when minted with `--admin`.
  * A token that passed is kept briefly (`token-cache.ts`), never past its `exp`.
  */
-import {
-  createRemoteJWKSet,
-  decodeProtectedHeader,
-  jwtVerify,
-  SignJWT,
-} from "jose";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
 import type { Config } from "../config.ts";
 import type { Clock } from "../platform/clock.ts";
 import type { Logger } from "../platform/log.ts";
