@@ -337,7 +337,7 @@ interface GoalStats {
 interface ReadAhead {
   stats: GoalStats | null | undefined;
   subGoals: GoalRow[] | undefined;
-  events: { key: string; connection: Connection<store.GoalEventRow> } | undefined;
+  events: { args: PageArgs; connection: Connection<store.GoalEventRow> } | undefined;
 }
 
 /** The Goal fields that read a goal's figures or streaks. */
@@ -356,6 +356,9 @@ const checkedInTodayOf = (s: GoalStats | null) => s?.figures.checkedInToday ?? f
 
 const pageKey = (args: PageArgs) =>
   JSON.stringify([args.first, args.after, args.last, args.before]);
+
+const samePage = (a: PageArgs, b: PageArgs) =>
+  a.first === b.first && a.after === b.after && a.last === b.last && a.before === b.before;
 
 const eventKey = (r: store.GoalEventRow & { occurredKey: string }) => [r.occurredKey, r.publicId];
 
@@ -399,14 +402,20 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     );
   }
 
+  /** Today's period index in `zone`, for days and for ISO weeks. */
+  const todayIndexes = (ctx: GraphQLContext, zone: string) =>
+    requestMemo(ctx, `todayIndexes:${zone}`, () => {
+      const today = todayIn(ctx, zone);
+      return { day: todayIndex(today, "day"), week: todayIndex(today, "week") };
+    });
+
   function statsOf(
     goal: GoalRow,
     loaded: LoadedStats | null,
-    zone: string,
-    ctx: GraphQLContext,
+    todays: { day: number; week: number },
   ): GoalStats | null {
     if (!loaded) return null;
-    const today = todayIndex(todayIn(ctx, zone), streakPeriod(goal));
+    const today = todays[streakPeriod(goal)];
     return {
       figures: loaded.figures,
       currentStreak: currentStreak(loaded.runs, today),
@@ -425,7 +434,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         `goalStats:${zone}`,
         (ids) => loadStats(ids, zone, ctx),
       ).load(goal.id);
-      return statsOf(goal, loaded, zone, ctx);
+      return statsOf(goal, loaded, todayIndexes(ctx, zone));
     });
   }
 
@@ -463,15 +472,16 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       wantsSubGoals ? store.subGoalsOf(sql, ids) : null,
       events ? store.eventsOf(sql, ids, events.window) : null,
     ]);
+    const todays = todayIndexes(ctx, zone);
     const subGoalGroups = subGoals && groupedByKeys(ids, subGoals, (r) => r.parentId);
     const eventGroups = eventRows && groupedByKeys(ids, eventRows, (r) => r.goalId);
     goals.forEach((goal, i) => {
       readAhead.set(goal, {
-        stats: loaded ? statsOf(goal, loaded[i], zone, ctx) : undefined,
+        stats: loaded ? statsOf(goal, loaded[i], todays) : undefined,
         subGoals: subGoalGroups?.[i],
         events: events && eventGroups
           ? {
-            key: events.key,
+            args: events.args,
             connection: toConnection(
               eventGroups[i],
               events.window,
@@ -490,7 +500,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     const goalType = info.schema.getType("Goal") as GraphQLObjectType;
     try {
       const args = getArgumentValues(goalType.getFields().events, nodes[0], info.variableValues);
-      return { key: pageKey(args), window: pageWindow(args, ["string", "string"]) };
+      return { args: args as PageArgs, window: pageWindow(args, ["string", "string"]) };
     } catch {
       // The field's own resolver reports the error at its path.
       return null;
@@ -544,9 +554,9 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         }).load(g.id),
     /** One statement for the same page of every goal of a request (and one for the counts). */
     events: (g: GoalRow, args: PageArgs, ctx: GraphQLContext) => {
-      const key = pageKey(args);
       const ahead = readAhead.get(g)?.events;
-      if (ahead?.key === key) return ahead.connection;
+      if (ahead && samePage(ahead.args, args)) return ahead.connection;
+      const key = pageKey(args);
       const window = pageWindow(args, ["string", "string"]);
       return ctx.loader<string, Connection<store.GoalEventRow>>(
         `goalEvents:${key}`,
