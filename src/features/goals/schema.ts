@@ -4,6 +4,12 @@
  * (`generateMilestones` is AI coaching's, in `src/features/coaching/`). Resolvers validate with the rules, run SQL from the store, and load
  * per-goal figures through DataLoaders so a list costs a fixed number of statements.
  */
+import {
+  type FieldNode,
+  getArgumentValues,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+} from "graphql";
 import { type Database, type Queryable, Rollback, transaction } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
@@ -18,6 +24,7 @@ import {
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { byKeys, groupedByKeys, loadByKey, requestMemo } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
+import { connectionItemFields } from "../../graphql/selection.ts";
 import {
   type Connection,
   type PageArgs,
@@ -326,6 +333,35 @@ interface GoalStats {
   longestStreak: number;
 }
 
+/** What the `goals` list read ahead for one goal; undefined = not read ahead. */
+interface ReadAhead {
+  stats: GoalStats | null | undefined;
+  subGoals: GoalRow[] | undefined;
+  events: { args: PageArgs; connection: Connection<store.GoalEventRow> } | undefined;
+}
+
+/** The Goal fields that read a goal's figures or streaks. */
+const STATS_FIELDS = [
+  "currentValue",
+  "percentComplete",
+  "currentStreak",
+  "longestStreak",
+  "checkedInToday",
+];
+
+const currentValueOf = (s: GoalStats | null) => s?.figures.currentValue ?? 0;
+const currentStreakOf = (s: GoalStats | null) => s?.currentStreak ?? 0;
+const longestStreakOf = (s: GoalStats | null) => s?.longestStreak ?? 0;
+const checkedInTodayOf = (s: GoalStats | null) => s?.figures.checkedInToday ?? false;
+
+const pageKey = (args: PageArgs) =>
+  JSON.stringify([args.first, args.after, args.last, args.before]);
+
+const samePage = (a: PageArgs, b: PageArgs) =>
+  a.first === b.first && a.after === b.after && a.last === b.last && a.before === b.before;
+
+const eventKey = (r: store.GoalEventRow & { occurredKey: string }) => [r.occurredKey, r.publicId];
+
 type NewGoalArgs = NewGoalInput & { visibility?: Visibility | null; parentGoalId?: string | null };
 
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
@@ -343,41 +379,132 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     requestMemo(ctx, `today:${zone}`, () => localDate(now(), zone));
 
   /**
-   * A goal's figures and streaks through the request's loader for its zone: one statement for
-   * every goal asked for, and a second only for goals whose stored runs are stale. Once per goal
-   * and request.
+   * Figures and streak runs of goals in `zone`: one statement for every goal, and a second only
+   * for goals whose stored runs are stale.
+   */
+  async function loadStats(
+    ids: readonly string[],
+    zone: string,
+    ctx: GraphQLContext,
+  ): Promise<(LoadedStats | null)[]> {
+    const today = todayIn(ctx, zone);
+    const figures = byKeys(
+      ids,
+      await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
+      (f) => f.goalId,
+    );
+    const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
+    const computed = new Map(
+      stale.length ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r]) : [],
+    );
+    return figures.map((f) =>
+      f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
+    );
+  }
+
+  /** Today's period index in `zone`, for days and for ISO weeks. */
+  const todayIndexes = (ctx: GraphQLContext, zone: string) =>
+    requestMemo(ctx, `todayIndexes:${zone}`, () => {
+      const today = todayIn(ctx, zone);
+      return { day: todayIndex(today, "day"), week: todayIndex(today, "week") };
+    });
+
+  function statsOf(
+    goal: GoalRow,
+    loaded: LoadedStats | null,
+    todays: { day: number; week: number },
+  ): GoalStats | null {
+    if (!loaded) return null;
+    const today = todays[streakPeriod(goal)];
+    return {
+      figures: loaded.figures,
+      currentStreak: currentStreak(loaded.runs, today),
+      longestStreak: loaded.runs.longest,
+    };
+  }
+
+  /**
+   * A goal's figures and streaks through the request's loader for its zone (one batch for every
+   * goal asked for in the same tick). Once per goal and request.
    */
   function stats(goal: GoalRow, ctx: GraphQLContext): Promise<GoalStats | null> {
     return requestMemo(ctx, `stats:${goal.id}`, async () => {
       const zone = await zoneOf(goal, ctx);
       const loaded = await ctx.loader<string, LoadedStats | null>(
         `goalStats:${zone}`,
-        async (ids) => {
-          const today = todayIn(ctx, zone);
-          const figures = byKeys(
-            ids,
-            await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
-            (f) => f.goalId,
-          );
-          const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
-          const computed = new Map(
-            stale.length
-              ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r])
-              : [],
-          );
-          return figures.map((f) =>
-            f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
-          );
-        },
+        (ids) => loadStats(ids, zone, ctx),
       ).load(goal.id);
-      if (!loaded) return null;
-      const today = todayIndex(todayIn(ctx, zone), streakPeriod(goal));
-      return {
-        figures: loaded.figures,
-        currentStreak: currentStreak(loaded.runs, today),
-        longestStreak: loaded.runs.longest,
-      };
+      return statsOf(goal, loaded, todayIndexes(ctx, zone));
     });
+  }
+
+  /**
+   * What the `goals` list read ahead for its goals' fields, so that those resolve without a
+   * promise each; a field not read ahead (or asked for with other arguments) loads as usual.
+   */
+  const readAhead = new WeakMap<GoalRow, ReadAhead>();
+
+  /** The stats of `goal` picked by `pick`: read ahead, or through the loader. */
+  function withStats<T>(
+    goal: GoalRow,
+    ctx: GraphQLContext,
+    pick: (s: GoalStats | null) => T,
+  ): T | Promise<T> {
+    const ahead = readAhead.get(goal);
+    return ahead?.stats !== undefined ? pick(ahead.stats) : stats(goal, ctx).then(pick);
+  }
+
+  /**
+   * Reads, for a page of the viewer's goals, what the selection's per-goal fields need (figures
+   * and streaks, sub-goals, one page of events), the statements in parallel.
+   */
+  async function readAheadFor(goals: GoalRow[], ctx: GraphQLContext, info: GraphQLResolveInfo) {
+    if (!goals.length) return;
+    const fields = connectionItemFields(info);
+    const wantsStats = STATS_FIELDS.some((f) => fields.has(f));
+    const wantsSubGoals = fields.has("subGoals");
+    const events = eventsPage(fields.get("events"), info);
+    if (!wantsStats && !wantsSubGoals && !events) return;
+    const ids = goals.map((g) => g.id);
+    const zone = requireViewer(ctx).timeZone;
+    const [loaded, subGoals, eventRows] = await Promise.all([
+      wantsStats ? loadStats(ids, zone, ctx) : null,
+      wantsSubGoals ? store.subGoalsOf(sql, ids) : null,
+      events ? store.eventsOf(sql, ids, events.window) : null,
+    ]);
+    const todays = todayIndexes(ctx, zone);
+    const subGoalGroups = subGoals && groupedByKeys(ids, subGoals, (r) => r.parentId);
+    const eventGroups = eventRows && groupedByKeys(ids, eventRows, (r) => r.goalId);
+    goals.forEach((goal, i) => {
+      readAhead.set(goal, {
+        stats: loaded ? statsOf(goal, loaded[i], todays) : undefined,
+        subGoals: subGoalGroups?.[i],
+        events: events && eventGroups
+          ? {
+            args: events.args,
+            connection: toConnection(
+              eventGroups[i],
+              events.window,
+              eventKey,
+              eventCount(ctx, goal.id),
+            ),
+          }
+          : undefined,
+      });
+    });
+  }
+
+  /** The window of the one `events` field selected, or null (none, several, or bad arguments). */
+  function eventsPage(nodes: FieldNode[] | undefined, info: GraphQLResolveInfo) {
+    if (nodes?.length !== 1) return null;
+    const goalType = info.schema.getType("Goal") as GraphQLObjectType;
+    try {
+      const args = getArgumentValues(goalType.getFields().events, nodes[0], info.variableValues);
+      return { args: args as PageArgs, window: pageWindow(args, ["string", "string"]) };
+    } catch {
+      // The field's own resolver reports the error at its path.
+      return null;
+    }
   }
 
   const noRuns = { lastIndex: null, lastLength: 0, longest: 0 };
@@ -406,39 +533,31 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     id: (g: GoalRow) => g.publicId,
     completedAt: (g: GoalRow) => iso(g.completedAt),
     createdAt: (g: GoalRow) => g.createdAt.toISOString(),
-    currentValue: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      stats(g, ctx).then((s) => s?.figures.currentValue ?? 0),
+    currentValue: (g: GoalRow, _: Args, ctx: GraphQLContext) => withStats(g, ctx, currentValueOf),
     percentComplete: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      stats(g, ctx).then((s) => percentComplete(g, s?.figures.currentValue ?? 0)),
-    currentStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      stats(g, ctx).then((s) => s?.currentStreak ?? 0),
+      withStats(g, ctx, (s) => percentComplete(g, currentValueOf(s))),
+    currentStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) => withStats(g, ctx, currentStreakOf),
   };
 
   const Goal = {
     ...goalFields,
     updatedAt: (g: GoalRow) => g.updatedAt.toISOString(),
-    longestStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      stats(g, ctx).then((s) => s?.longestStreak ?? 0),
+    longestStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) => withStats(g, ctx, longestStreakOf),
     checkedInToday: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      stats(g, ctx).then((s) => s?.figures.checkedInToday ?? false),
+      withStats(g, ctx, checkedInTodayOf),
     parent: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
       g.parentId ? loadGoal(ctx, sql, g.parentId) : null,
     subGoals: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      ctx.loader<string, GoalRow[]>("subGoals", async (ids) => {
-        return groupedByKeys(ids, await store.subGoalsOf(sql, ids), (r) => r.parentId);
-      }).load(g.id),
+      readAhead.get(g)?.subGoals ??
+        ctx.loader<string, GoalRow[]>("subGoals", async (ids) => {
+          return groupedByKeys(ids, await store.subGoalsOf(sql, ids), (r) => r.parentId);
+        }).load(g.id),
     /** One statement for the same page of every goal of a request (and one for the counts). */
     events: (g: GoalRow, args: PageArgs, ctx: GraphQLContext) => {
+      const ahead = readAhead.get(g)?.events;
+      if (ahead && samePage(ahead.args, args)) return ahead.connection;
+      const key = pageKey(args);
       const window = pageWindow(args, ["string", "string"]);
-      const key = JSON.stringify([args.first, args.after, args.last, args.before]);
-      const count = (goalId: string) => async () =>
-        (await loadByKey(
-          ctx,
-          "goalEventCount",
-          (ids) => store.eventCounts(sql, ids),
-          (r) => r.goalId,
-          goalId,
-        ))?.n ?? 0;
       return ctx.loader<string, Connection<store.GoalEventRow>>(
         `goalEvents:${key}`,
         async (ids) => {
@@ -447,13 +566,21 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
             await store.eventsOf(sql, ids, window),
             (r) => r.goalId,
           );
-          return ids.map((id, i) =>
-            toConnection(groups[i], window, (r) => [r.occurredKey, r.publicId], count(id))
-          );
+          return ids.map((id, i) => toConnection(groups[i], window, eventKey, eventCount(ctx, id)));
         },
       ).load(g.id);
     },
   };
+
+  /** A goal's event count, asked for only when a client selects `totalCount`. */
+  const eventCount = (ctx: GraphQLContext, goalId: string) => async () =>
+    (await loadByKey(
+      ctx,
+      "goalEventCount",
+      (ids) => store.eventCounts(sql, ids),
+      (r) => r.goalId,
+      goalId,
+    ))?.n ?? 0;
 
   return {
     typeDefs,
@@ -488,20 +615,23 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           ))?.available ?? 0,
       },
       Query: {
-        goals: (
+        goals: async (
           _: unknown,
           args: PageArgs & { status?: GoalStatus | null },
           ctx: GraphQLContext,
+          info: GraphQLResolveInfo,
         ) => {
           const userId = requireViewer(ctx).userId;
           const status = args.status ?? null;
-          return paginate(
+          const connection = await paginate(
             args,
             ["string", "string"],
             (window) => store.topLevelGoals(sql, userId, status, window),
             (r) => [r.createdKey, r.publicId],
             { totalCount: () => store.countTopLevelGoals(sql, userId, status) },
           );
+          await readAheadFor(connection.nodes, ctx, info);
+          return connection;
         },
         goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
           ownGoal(requireViewer(ctx), args.id),

@@ -274,26 +274,24 @@ export async function goalFigures(
     (Omit<GoalFigures, "keptRuns"> & { kept: boolean } & StreakRuns)[]
   >`
     select g.id as "goalId",
-      k.goal_id is not null as kept, k.longest, k.last_length as "lastLength",
-      k.last_index as "lastIndex",
-      case when g.kind = 'target' then coalesce(g.start_value, 0) + coalesce(
-          (select s.event_total from goal_streak_summaries s
-           where s.goal_id = g.id and s.activity_version = g.activity_version),
+      coalesce(s.time_zone = ${timeZone} and s.required = case when g.cadence = 'weekly'
+        then g.times_per_week else 1 end, false) as kept,
+      s.longest, s.last_length as "lastLength", s.last_index as "lastIndex",
+      case when g.kind = 'target' then coalesce(g.start_value, 0) + coalesce(s.event_total,
           (select sum(e.value) from goal_events e where e.goal_id = g.id), 0)
-        else coalesce(c.in_period, 0)::double precision end as "currentValue",
+        else coalesce(case when g.cadence = 'weekly' then c.in_week else c.in_day end, 0)
+          ::double precision end as "currentValue",
       coalesce(c.today, false) as "checkedInToday"
     from goals g
+    left join goal_streak_summaries s on s.goal_id = g.id
+      and s.activity_version = g.activity_version
     left join (
-      select c.goal_id, bool_or(c.day = ${today}::date) as today,
-             count(*) filter (
-               where habit.cadence = 'weekly' or c.day = ${today}::date) as in_period
-      from habit_check_ins c join goals habit on habit.id = c.goal_id
-      where c.goal_id = any(${ids}) and c.day between ${weekStart}::date and ${today}::date
-      group by c.goal_id
+      select goal_id, bool_or(day = ${today}::date) as today, count(*) as in_week,
+             count(*) filter (where day = ${today}::date) as in_day
+      from habit_check_ins
+      where goal_id = any(${ids}) and day between ${weekStart}::date and ${today}::date
+      group by goal_id
     ) c on c.goal_id = g.id
-    left join goal_streak_summaries k on k.goal_id = g.id
-      and k.activity_version = g.activity_version and k.time_zone = ${timeZone}
-      and k.required = case when g.cadence = 'weekly' then g.times_per_week else 1 end
     where g.id = any(${ids})`;
   return rows.map(({ kept, longest, lastLength, lastIndex, ...figures }) => ({
     ...figures,

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { ADD_EVENT, ADD_GOAL, addGoal, GOAL_FIELDS, messagesOf } from "../../support/goals.ts";
+import {
+  ADD_EVENT,
+  ADD_GOAL,
+  addGoal,
+  CHECK_IN,
+  GOAL_FIELDS,
+  messagesOf,
+} from "../../support/goals.ts";
 import { codeOf, dataOf, USER_ERRORS } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
 
@@ -347,6 +354,59 @@ Deno.test("goals: sub-goals, publicGoal without a session, and no N+1 in goals",
     const many = await statementsFor();
     assert.equal(many, few);
     assert.ok(many <= 10, `statements: ${many}`);
+  } finally {
+    await g.close();
+  }
+});
+
+Deno.test("goals: the list answers each goal's figures, sub-goals and events as goal(id:) does, whatever the selection's shape", async () => {
+  const g = await setup();
+  try {
+    const target = await addGoal(g, { title: "Save", kind: "target", targetValue: 10 });
+    for (const value of [2, 3, 1]) {
+      g.clock.advance(60_000);
+      await g.data(ADD_EVENT, { goalId: target.id, value });
+    }
+    g.clock.advance(1000);
+    const habit = await addGoal(g, { title: "Stretch", kind: "habit" });
+    await g.data(CHECK_IN, { goalId: habit.id });
+    g.clock.advance(1000);
+    const sub = await addGoal(g, { title: "Part", kind: "habit", parentGoalId: target.id });
+    await g.data(CHECK_IN, { goalId: sub.id });
+
+    const FIGURES = `id currentValue percentComplete currentStreak longestStreak checkedInToday
+      subGoals { id currentStreak checkedInToday }`;
+    const one = async (id: string) =>
+      (await g.data(
+        `query($id: String!) { goal(id: $id) { ${FIGURES}
+          recent: events(first: 2) { nodes { id value } pageInfo { hasNextPage endCursor } }
+          all: events(last: 5) { totalCount nodes { id } } } }`,
+        { id },
+      )).goal;
+    const expected = [await one(habit.id), await one(target.id)];
+
+    // Plain nodes, one events page read ahead with the list.
+    const plain = await g.data(
+      `query($n: Int) { goals { nodes { ${FIGURES}
+      recent: events(first: $n) { nodes { id value } pageInfo { hasNextPage endCursor } } } } }`,
+      {
+        n: 2,
+      },
+    );
+    assert.deepEqual(
+      plain.goals.nodes,
+      expected.map(({ all: _, ...rest }) => rest),
+    );
+    // Edges through a fragment, and two pages of events with different arguments.
+    const edges = await g.data(`{ goals { edges { node { ...F } } } }
+      fragment F on Goal { ${FIGURES}
+        recent: events(first: 2) { nodes { id value } pageInfo { hasNextPage endCursor } }
+        all: events(last: 5) { totalCount nodes { id } } }`);
+    assert.deepEqual(edges.goals.edges.map((e: { node: unknown }) => e.node), expected);
+    assert.deepEqual(expected[1].recent.nodes.map((e: { value: number }) => e.value), [1, 3]);
+    assert.equal(expected[1].currentValue, 6);
+    assert.equal(expected[0].checkedInToday, true);
+    assert.equal(expected[1].subGoals[0].checkedInToday, true);
   } finally {
     await g.close();
   }
