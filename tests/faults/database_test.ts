@@ -57,7 +57,9 @@ async function withOwnDatabase(
   }
 }
 
-const ME = "{ me { id } }";
+// `me` alone is answered from the viewer cache without a statement; the goals page reads the
+// database on every request.
+const ME = "{ me { id } goals(first: 1) { nodes { id } } }";
 
 function graphqlRequest(s: TestSetup, token: string) {
   return () =>
