@@ -96,26 +96,16 @@ export async function insertJobBatch(
     key: j.key,
   }));
   const records = tx.json(rows as never);
-  const [{ count }] = notify
-    ? await tx<{ count: number }[]>`
-        with inserted as (
-          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
-          select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}
-          from jsonb_to_recordset(${records}) as r(queue text, name text, payload jsonb,
-            run_at timestamptz, max_attempts int, key text)
-          on conflict (key) do nothing
-          returning queue),
-        woken as (select pg_notify(${READY_CHANNEL}, queue) from inserted limit 1)
-        select (select count(*)::int from inserted) as count, (select count(*) from woken) as woken`
-    : await tx<{ count: number }[]>`
-        with inserted as (
-          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
-          select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}
-          from jsonb_to_recordset(${records}) as r(queue text, name text, payload jsonb,
-            run_at timestamptz, max_attempts int, key text)
-          on conflict (key) do nothing
-          returning id)
-        select count(*)::int as count from inserted`;
+  const [{ count }] = await tx<{ count: number }[]>`
+    with inserted as (
+      insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+      select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}
+      from jsonb_to_recordset(${records}) as r(queue text, name text, payload jsonb,
+        run_at timestamptz, max_attempts int, key text)
+      on conflict (key) do nothing
+      returning queue),
+    woken as (select pg_notify(${READY_CHANNEL}, queue) from inserted where ${notify} limit 1)
+    select (select count(*)::int from inserted) as count, (select count(*) from woken) as woken`;
   return count;
 }
 
