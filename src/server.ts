@@ -12,7 +12,8 @@ import {
   type Logger,
 } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
-import { isDatabaseConnectionFailure, openDatabase } from "./platform/db.ts";
+import { openDatabase } from "./platform/db.ts";
+import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
@@ -181,14 +182,7 @@ async function serveWith(
   sink: BufferedSink,
 ): Promise<void> {
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
-  globalThis.addEventListener("unhandledrejection", (event) => {
-    event.preventDefault();
-    if (isDatabaseConnectionFailure(event.reason)) {
-      log.warn("database connection failed", { ...errorFields(event.reason), source: "driver" });
-    } else {
-      tracker.captureError(event.reason, { source: "unhandledrejection" });
-    }
-  });
+  handleUnawaitedRejections(log, tracker);
   if (config.devAuth) await warnDevAuth(config, log);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
