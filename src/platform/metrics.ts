@@ -48,194 +48,148 @@ export interface ScrapeSources {
  * (several read zero or NaN on Deno and some break the naming rules `promtool` checks).
  */
 export function processMetrics(registry: Registry): void {
-  const registers = [registry];
-  new Gauge({
-    name: "process_start_time_seconds",
-    help: "Start time of the process since the Unix epoch in seconds.",
-    registers,
-  }).set(Math.round((Date.now() - performance.now()) / 1000));
-  new Gauge({
-    name: "process_heap_bytes",
-    help: "V8 heap in use, in bytes.",
-    registers,
-    collect() {
-      this.set(Deno.memoryUsage().heapUsed);
-    },
+  const m = metricsIn(registry, {
+    process_start_time_seconds: "Start time of the process since the Unix epoch in seconds.",
+    process_heap_bytes: "V8 heap in use, in bytes.",
+    process_resident_memory_bytes: "Resident memory size in bytes.",
   });
-  new Gauge({
-    name: "process_resident_memory_bytes",
-    help: "Resident memory size in bytes.",
-    registers,
-    collect() {
-      this.set(Deno.memoryUsage().rss);
-    },
-  });
+  m.gauge("process_start_time_seconds").set(Math.round((Date.now() - performance.now()) / 1000));
+  m.gauge("process_heap_bytes", [], (g) => g.set(Deno.memoryUsage().heapUsed));
+  m.gauge("process_resident_memory_bytes", [], (g) => g.set(Deno.memoryUsage().rss));
 }
+
+/** Declares metrics in `registry`, each with its `# HELP` text from `help`. */
+export function metricsIn(registry: Registry, help: Record<string, string>) {
+  const registers = [registry];
+  const helpOf = (name: string) => help[name] ?? name;
+  return {
+    counter: <L extends string>(name: string, labelNames: readonly L[] = []) =>
+      new Counter<L>({ name, help: helpOf(name), labelNames, registers }),
+    histogram: <L extends string>(name: string, labelNames: readonly L[], buckets: number[]) =>
+      new Histogram<L>({ name, help: helpOf(name), labelNames, buckets, registers }),
+    /** A gauge; `collect` sets it at each scrape. */
+    gauge: <L extends string>(
+      name: string,
+      labelNames: readonly L[] = [],
+      collect?: (gauge: Gauge<L>) => void | Promise<void>,
+    ) =>
+      new Gauge<L>({
+        name,
+        help: helpOf(name),
+        labelNames,
+        registers,
+        collect: collect && function (this: Gauge<L>) {
+          return collect(this);
+        },
+      }),
+  };
+}
+
+/** What each service metric means (its `# HELP`; docs/observability.md says more). */
+const SERVICE_HELP: Record<string, string> = {
+  http_requests_total: "HTTP requests answered, by method, route template and status code.",
+  http_request_duration_seconds:
+    "Time from receiving a request to its response, by method and route template.",
+  graphql_operations_total: "GraphQL operations executed, by operation name and type.",
+  graphql_operation_duration_seconds:
+    "Time to execute a GraphQL operation (parse to result), by operation name.",
+  graphql_errors_total: "Errors in GraphQL results, by operation name and extensions.code.",
+  db_statement_duration_seconds:
+    "Time an awaited SQL statement took, queueing for a connection included.",
+  db_statements_in_flight:
+    "Statements awaited right now (running or waiting for a pool connection).",
+  redis_command_errors_total: "Redis commands that failed, by kind (timeout, error).",
+  jobs_enqueued_total: "Jobs added by this instance, by queue.",
+  jobs_finished_total:
+    "Job attempts run by this instance, by job name and outcome (processed, failed = will retry, dead).",
+  job_duration_seconds: "Time a job attempt ran, by job name.",
+  job_queue_size: "Jobs waiting in each queue (all instances; read from the database at scrape).",
+  job_queue_latency_seconds:
+    "Age of the oldest due job in each queue (all instances; read at scrape).",
+  cable_subscriptions: "Live subscriptions on /cable, by protocol.",
+  webhooks_received_total:
+    "Webhooks received (workforce results, billing), by route and outcome (accepted or the refusing status).",
+  integration_calls_total:
+    "Outbound calls to integrations (runner dispatch, chat, GitHub, email drafts), by integration and outcome.",
+  ai_spend_usd_total: "AI spend in US dollars, by employee role (workforce) or feature (coaching).",
+  llm_request_duration_seconds:
+    "Time of the service's own LLM calls (retries included), by model and outcome.",
+  db_pool_size: "Connections the database pool may open.",
+  cable_connections: "Open /cable connections, by protocol.",
+  jobs_dead: "Jobs in the dead set (all instances; read at scrape).",
+};
 
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>;
 
 /** Builds every service metric in `registry` (a fresh one per app). */
 export function createServiceMetrics(registry: Registry = new Registry()) {
-  const registers = [registry];
+  const m = metricsIn(registry, SERVICE_HELP);
   processMetrics(registry);
   const sources: ScrapeSources = {};
 
-  const httpRequests = new Counter({
-    name: "http_requests_total",
-    help: "HTTP requests answered, by method, route template and status code.",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
+  const httpRequests = m.counter("http_requests_total", ["method", "route", "status"]);
+  const httpDuration = m.histogram(
+    "http_request_duration_seconds",
+    ["method", "route"],
+    HTTP_BUCKETS,
+  );
+  const graphqlOperations = m.counter("graphql_operations_total", ["operation", "type"]);
+  const graphqlDuration = m.histogram(
+    "graphql_operation_duration_seconds",
+    ["operation"],
+    HTTP_BUCKETS,
+  );
+  const graphqlErrors = m.counter("graphql_errors_total", ["operation", "code"]);
+  const statementDuration = m.histogram(
+    "db_statement_duration_seconds",
+    ["outcome"],
+    STATEMENT_BUCKETS,
+  );
+  const statementsInFlight = m.gauge("db_statements_in_flight");
+  m.gauge("db_pool_size", [], (g) => {
+    const db = sources.database?.();
+    if (db) g.set(db.poolSize);
   });
-  const httpDuration = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Time from receiving a request to its response, by method and route template.",
-    labelNames: ["method", "route"] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
+  const redisErrors = m.counter("redis_command_errors_total", ["kind"]);
+  const jobsEnqueued = m.counter("jobs_enqueued_total", [
+    "queue",
+  ]);
+  const jobsFinished = m.counter("jobs_finished_total", ["name", "outcome"]);
+  const jobDuration = m.histogram("job_duration_seconds", [
+    "name",
+  ], JOB_BUCKETS);
+  const queueSize = m.gauge("job_queue_size", ["queue"]);
+  const queueLatency = m.gauge("job_queue_latency_seconds", ["queue"]);
+  m.gauge("jobs_dead", [], async (g) => {
+    const figures = await sources.queues?.().catch(() => undefined);
+    if (!figures) return;
+    g.set(figures.dead);
+    queueSize.reset();
+    queueLatency.reset();
+    for (const q of figures.queues) {
+      queueSize.set({ queue: q.name }, q.size);
+      queueLatency.set({ queue: q.name }, q.latency);
+    }
   });
-  const graphqlOperations = new Counter({
-    name: "graphql_operations_total",
-    help: "GraphQL operations executed, by operation name and type.",
-    labelNames: ["operation", "type"] as const,
-    registers,
+  const cableSubscriptions = m.gauge("cable_subscriptions", ["protocol"]);
+  m.gauge("cable_connections", ["protocol"], (g) => {
+    const byProtocol = sources.cable?.();
+    if (!byProtocol) return;
+    g.reset();
+    cableSubscriptions.reset();
+    for (const [protocol, s] of Object.entries(byProtocol)) {
+      g.set({ protocol }, s.connections);
+      cableSubscriptions.set({ protocol }, s.subscriptions);
+    }
   });
-  const graphqlDuration = new Histogram({
-    name: "graphql_operation_duration_seconds",
-    help: "Time to execute a GraphQL operation (parse to result), by operation name.",
-    labelNames: ["operation"] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
-  });
-  const graphqlErrors = new Counter({
-    name: "graphql_errors_total",
-    help: "Errors in GraphQL results, by operation name and extensions.code.",
-    labelNames: ["operation", "code"] as const,
-    registers,
-  });
-  const statementDuration = new Histogram({
-    name: "db_statement_duration_seconds",
-    help: "Time an awaited SQL statement took, queueing for a connection included.",
-    labelNames: ["outcome"] as const,
-    buckets: STATEMENT_BUCKETS,
-    registers,
-  });
-  const statementsInFlight = new Gauge({
-    name: "db_statements_in_flight",
-    help: "Statements awaited right now (running or waiting for a pool connection).",
-    registers,
-  });
-  new Gauge({
-    name: "db_pool_size",
-    help: "Connections the database pool may open.",
-    registers,
-    collect() {
-      const db = sources.database?.();
-      if (db) this.set(db.poolSize);
-    },
-  });
-  const redisErrors = new Counter({
-    name: "redis_command_errors_total",
-    help: "Redis commands that failed (timeouts and connection errors included), by command.",
-    labelNames: ["command"] as const,
-    registers,
-  });
-  const jobsEnqueued = new Counter({
-    name: "jobs_enqueued_total",
-    help: "Jobs added by this instance, by queue.",
-    labelNames: ["queue"] as const,
-    registers,
-  });
-  const jobsFinished = new Counter({
-    name: "jobs_finished_total",
-    help:
-      "Job attempts run by this instance, by job name and outcome (processed, failed = will retry, dead).",
-    labelNames: ["name", "outcome"] as const,
-    registers,
-  });
-  const jobDuration = new Histogram({
-    name: "job_duration_seconds",
-    help: "Time a job attempt ran, by job name.",
-    labelNames: ["name"] as const,
-    buckets: JOB_BUCKETS,
-    registers,
-  });
-  const queueSize = new Gauge({
-    name: "job_queue_size",
-    help: "Jobs waiting in each queue (all instances; read from the database at scrape).",
-    labelNames: ["queue"] as const,
-    registers,
-  });
-  const queueLatency = new Gauge({
-    name: "job_queue_latency_seconds",
-    help: "Age of the oldest due job in each queue (all instances; read at scrape).",
-    labelNames: ["queue"] as const,
-    registers,
-  });
-  new Gauge({
-    name: "jobs_dead",
-    help: "Jobs in the dead set (all instances; read at scrape).",
-    registers,
-    async collect() {
-      const figures = await sources.queues?.().catch(() => undefined);
-      if (!figures) return;
-      this.set(figures.dead);
-      queueSize.reset();
-      queueLatency.reset();
-      for (const q of figures.queues) {
-        queueSize.set({ queue: q.name }, q.size);
-        queueLatency.set({ queue: q.name }, q.latency);
-      }
-    },
-  });
-  const cableSubscriptions = new Gauge({
-    name: "cable_subscriptions",
-    help: "Live subscriptions on /cable, by protocol.",
-    labelNames: ["protocol"] as const,
-    registers,
-  });
-  new Gauge({
-    name: "cable_connections",
-    help: "Open /cable connections, by protocol.",
-    labelNames: ["protocol"] as const,
-    registers,
-    collect() {
-      const byProtocol = sources.cable?.();
-      if (!byProtocol) return;
-      this.reset();
-      cableSubscriptions.reset();
-      for (const [protocol, s] of Object.entries(byProtocol)) {
-        this.set({ protocol }, s.connections);
-        cableSubscriptions.set({ protocol }, s.subscriptions);
-      }
-    },
-  });
-  const webhooks = new Counter({
-    name: "webhooks_received_total",
-    help:
-      "Webhooks received (workforce results, billing), by route and outcome (accepted or the refusing status).",
-    labelNames: ["webhook", "outcome"] as const,
-    registers,
-  });
-  const integrationCalls = new Counter({
-    name: "integration_calls_total",
-    help:
-      "Outbound calls to integrations (runner dispatch, chat, GitHub, email drafts), by integration and outcome.",
-    labelNames: ["integration", "outcome"] as const,
-    registers,
-  });
-  const aiSpend = new Counter({
-    name: "ai_spend_usd_total",
-    help: "AI spend in US dollars, by employee role (workforce) or feature (coaching).",
-    labelNames: ["employee"] as const,
-    registers,
-  });
-  const llmDuration = new Histogram({
-    name: "llm_request_duration_seconds",
-    help: "Time of the service's own LLM calls (retries included), by model and outcome.",
-    labelNames: ["model", "outcome"] as const,
-    buckets: LLM_BUCKETS,
-    registers,
-  });
+  const webhooks = m.counter("webhooks_received_total", ["webhook", "outcome"]);
+  const integrationCalls = m.counter("integration_calls_total", ["integration", "outcome"]);
+  const aiSpend = m.counter("ai_spend_usd_total", ["employee"]);
+  const llmDuration = m.histogram(
+    "llm_request_duration_seconds",
+    ["model", "outcome"],
+    LLM_BUCKETS,
+  );
 
   const operationName = boundedNames(200);
   const errorCode = boundedNames(100);
@@ -273,8 +227,8 @@ export function createServiceMetrics(registry: Registry = new Registry()) {
       statementsInFlight.dec();
       statementDuration.observe({ outcome: failed ? "error" : "ok" }, seconds);
     },
-    redisError(command: string) {
-      redisErrors.inc({ command: command.toLowerCase() });
+    redisError(kind: string) {
+      redisErrors.inc({ kind });
     },
     jobsEnqueued(queue: string, count = 1) {
       if (count > 0) jobsEnqueued.inc({ queue }, count);
