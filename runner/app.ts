@@ -41,6 +41,9 @@ import {
 } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 import { createWebhookSender, type WebhookSender } from "./webhook.ts";
+import { createRunnerMetrics, type RunnerMetrics } from "./metrics.ts";
+import { guardedMetrics } from "../src/platform/metrics-endpoint.ts";
+import { inSpan, nameServerSpan } from "../src/platform/tracing.ts";
 
 export interface RunnerDeps {
   config: RunnerConfig;
@@ -59,6 +62,7 @@ export interface RunnerDeps {
 
 export interface Runner {
   handler(req: Request): Promise<Response>;
+  metrics: RunnerMetrics;
   /** Resolves when every started run has finished and reported. */
   idle(): Promise<void>;
   /**
@@ -99,15 +103,21 @@ export function createRunner(deps: RunnerDeps): Runner {
       clock,
     })
     : undefined);
-  const llm = deps.llm ?? createLlmClient({
-    baseUrl: config.llmBaseUrl,
-    apiKey: config.llmApiKey,
-    authMode: config.llmAuthMode,
-    tokens,
-    fetch: deps.fetch,
-    sleep: deps.sleep,
-    timeoutMs: config.llmTimeoutMs,
-  });
+  const metrics = createRunnerMetrics();
+  const metricsEndpoint = config.metricsToken
+    ? guardedMetrics(metrics, config.metricsToken)
+    : undefined;
+  const llm = metrics.timed(
+    deps.llm ?? createLlmClient({
+      baseUrl: config.llmBaseUrl,
+      apiKey: config.llmApiKey,
+      authMode: config.llmAuthMode,
+      tokens,
+      fetch: deps.fetch,
+      sleep: deps.sleep,
+      timeoutMs: config.llmTimeoutMs,
+    }),
+  );
   const webhook = deps.webhook ?? createWebhookSender({
     url: config.webhookUrl,
     secret: config.webhookSecret,
@@ -153,7 +163,10 @@ export function createRunner(deps: RunnerDeps): Runner {
       maxTurns: Math.min(request.max_turns, config.maxTurns),
       budgetUsd: Math.min(request.budget_usd, config.maxRunBudgetUsd),
     };
-    entry.done = (async () => {
+    metrics.runStarted();
+    entry.done = inSpan("run", {
+      attributes: { "run.id": request.run_id, "run.employee.role": request.employee.role },
+    }, async () => {
       let result: RunResult;
       try {
         result = await executeRun(
@@ -174,8 +187,9 @@ export function createRunner(deps: RunnerDeps): Runner {
       }
       entry.status = entry.cancelRequested ? "cancelled" : result.status;
       entry.finishedAt = clock.now().getTime();
+      metrics.runFinished(result, entry.cancelRequested);
       await webhook.send(result);
-    })().finally(() => {
+    }).finally(() => {
       entry.reported = true;
     }).catch((err) =>
       log.error("run bookkeeping failed", { run_id: request.run_id, error: String(err) })
@@ -261,7 +275,12 @@ export function createRunner(deps: RunnerDeps): Runner {
     }
     if (path === "/runs") {
       if (req.method !== "POST") return methodNotAllowed(req);
+      nameServerSpan("POST", "/runs");
       return postRun(req);
+    }
+    if (path === "/metrics" && metricsEndpoint) {
+      if (req.method !== "GET") return methodNotAllowed(req);
+      return metricsEndpoint(req);
     }
     const match = /^\/runs\/([^/]+)\/(status|cancel)$/.exec(path);
     if (match) {
@@ -275,6 +294,7 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   return {
+    metrics,
     async handler(req) {
       const started = performance.now();
       let res: Response;

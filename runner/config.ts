@@ -115,6 +115,11 @@ export const RUNNER_VARIABLES = {
       "On SIGTERM, how long in-flight HTTP requests may take to finish; runs alongside the run cancellation, not after it.",
     schema: integer(0, 600_000).default(10_000),
   }),
+  METRICS_TOKEN: variable({
+    description:
+      "Bearer token for `GET /metrics` (Prometheus text format): a scrape sends `Authorization: Bearer <token>`. Unset = no `/metrics` (docs/observability.md). At least 16 characters.",
+    schema: z.string().min(16).optional(),
+  }),
 } as const;
 
 /** The typed runner configuration. */
@@ -138,6 +143,8 @@ export interface RunnerConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
+  /** `METRICS_TOKEN`: bearer for `/metrics`; undefined = not served. */
+  metricsToken?: string;
 }
 
 /** Parses the runner configuration. Throws {@link ConfigError} naming the first bad variable. */
@@ -166,5 +173,6 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
+    metricsToken: v.METRICS_TOKEN,
   };
 }

@@ -22,6 +22,11 @@ import {
 } from "./platform/contract/mod.ts";
 import { dependencyFailure, RETRY_AFTER_SECONDS } from "./platform/dependency.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
+import { observeStatements } from "./platform/db.ts";
+import { countingFetch, createServiceMetrics, type ServiceMetrics } from "./platform/metrics.ts";
+import { activeTraceId, nameServerSpan } from "./platform/tracing.ts";
+import { metricsRoute } from "./http/metrics.ts";
+import { observeOperations } from "./graphql/observability.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
 import { queryLogParams, writeRequestLog } from "./http/request-log.ts";
@@ -84,6 +89,8 @@ export type Features = ReturnType<typeof buildFeatures>;
 
 export interface App {
   deps: Deps;
+  /** The app's Prometheus metrics (`GET /metrics`, docs/observability.md). */
+  metrics: ServiceMetrics;
   jobs: JobSystem<DomainEvents>;
   graphql: GraphQLServer;
   /** Every feature as built, by name: their APIs are what tests and tools call. */
@@ -103,7 +110,12 @@ export interface App {
  * Builds every feature in dependency order, each from the narrow dependencies it declares and
  * the APIs of the features it calls.
  */
-function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOptions) {
+function buildFeatures(
+  deps: Deps,
+  jobs: JobSystem<DomainEvents>,
+  options: AppOptions,
+  metrics: ServiceMetrics,
+) {
   const { config, db, kv, clock, log, tracker, fetch } = deps;
   const pubsub = createPubSub(kv);
   // Identity tokens for the OIDC hops (RUNNER_AUTH_MODE, LLM_AUTH_MODE), cached per audience.
@@ -121,6 +133,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
       tokens,
       fetch,
       timeoutMs: config.llmTimeoutMs,
+      metrics,
     })
     : null;
   const events = jobs;
@@ -203,6 +216,7 @@ function buildFeatures(deps: Deps, jobs: JobSystem<DomainEvents>, options: AppOp
     tokens,
     users: users.api,
     deliveryAdapters: options.deliveryAdapters,
+    metrics,
   });
   const jobsAdmin = jobsFeature({ jobs });
   const admin = adminFeature({ config });
@@ -260,8 +274,12 @@ function createIdentify(
 
 export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
+  const metrics = createServiceMetrics();
+  observeStatements(deps.db.sql, metrics);
+  deps.kv.observeErrors?.((kind) => metrics.redisError(kind));
   const jobs = createJobSystem<DomainEvents>({
     db: deps.db,
+    metrics,
     log: deps.log.child({ component: "jobs" }),
     tracker: deps.tracker,
     clock: deps.clock,
@@ -270,7 +288,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     lockTimeoutMs: deps.config.jobLockTimeoutMs,
     localQueueSize: deps.config.jobLocalQueueSize,
   });
-  const features = buildFeatures(deps, jobs, options);
+  const { config } = deps;
+  const outbound = countingFetch(deps.fetch, {
+    runner: config.runnerUrl,
+    llm: config.llmBaseUrl,
+    chat: config.chatWebhookUrl,
+    github: config.githubApiUrl,
+    oidc: config.oidcTokenUrl,
+  }, metrics);
+  const features = buildFeatures({ ...deps, fetch: outbound }, jobs, options, metrics);
   const all: Feature<unknown>[] = Object.values(features);
   registerBackgroundWork(jobs, all);
   const requestLimits = createRequestLimits({
@@ -289,13 +315,18 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     tracker: deps.tracker,
     log: deps.log,
     limits: options.graphqlLimits,
-    plugins: options.graphqlPlugins,
+    plugins: [observeOperations(metrics), ...(options.graphqlPlugins ?? [])],
     kv: deps.kv,
     explorer: deps.config.graphqlExplorer,
     requestLimits,
   });
   const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
   const cors = createCorsPolicy(deps.config.corsAllowedOrigins);
+  metrics.sources({
+    queues: () => jobs.figures(),
+    cable: () => cable.statsByProtocol(),
+    database: () => ({ poolSize: deps.db.poolSize }),
+  });
   const routes: Route[] = [
     { method: "GET", path: "/up", handler: () => upResponse(shuttingDown) },
     {
@@ -318,6 +349,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
       handler: cors.wrap((req, ctx) => graphql.handle(req, ctx)),
     },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
+    ...(deps.config.metricsToken ? [metricsRoute(metrics, deps.config.metricsToken)] : []),
     ...all.flatMap((feature) => feature.routes ?? []).map((route) =>
       route.limit === "by-address"
         ? { ...route, handler: limitedByAddress(requestLimits, route.handler) }
@@ -338,6 +370,8 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         : errorResponse("not_found", "no such route", { path: new URL(req.url).pathname });
     }
     ctx.params = hit.params;
+    ctx.route = hit.route;
+    nameServerSpan(req.method, hit.route);
     return await hit.handler(req, ctx);
   }
 
@@ -393,19 +427,23 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     } catch {
       // WebSocket upgrade responses have immutable headers.
     }
+    const durationMs = performance.now() - started;
+    metrics.httpRequest(req.method, ctx.route ?? "unmatched", response.status, durationMs / 1000);
     writeRequestLog(deps.log, {
       method: req.method,
       path: url.pathname,
       status: response.status,
-      durationMs: performance.now() - started,
+      durationMs,
       stats,
       params: ctx.logParams,
+      traceId: activeTraceId(),
     });
     return response;
   }
 
   return {
     deps,
+    metrics,
     jobs,
     graphql,
     features,

@@ -289,6 +289,21 @@ export const SERVICE_VARIABLES = {
       "Proxies (load balancers) in front of the service that append to `X-Forwarded-For`. 0: the socket's peer is the client and the header is ignored. N: the client is the Nth address from the right of `X-Forwarded-For`; set it only when the service is reachable through those proxies alone.",
     schema: integer(0, 10).default(0),
   }),
+  METRICS_TOKEN: variable({
+    description:
+      "Bearer token for `GET /metrics` (Prometheus text format) on the service's port: a scrape sends `Authorization: Bearer <token>`. Unset, and with `METRICS_PORT` unset, no metrics are served (docs/observability.md). At least 16 characters.",
+    schema: z.string().min(16).optional(),
+  }),
+  METRICS_PORT: variable({
+    description:
+      "A separate listener for `GET /metrics` only, without a token (keep it off the public network: bind it with `METRICS_HOST`). `0` picks a free port, logged as `metrics listening`. Unset = no separate listener.",
+    schema: integer(0, 65535).optional(),
+  }),
+  METRICS_HOST: variable({
+    defaultText: "127.0.0.1",
+    description: "Listen address of `METRICS_PORT`.",
+    schema: z.string().min(1).default("127.0.0.1"),
+  }),
   LOG_LEVEL: variable({
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",
@@ -369,6 +384,11 @@ export interface Config {
   rateLimitAnonymousPerMinute: number;
   /** `TRUST_PROXY_HOPS`: proxies whose `X-Forwarded-For` entries are believed. */
   trustProxyHops: number;
+  /** `METRICS_TOKEN`: bearer for `/metrics` on the service's port; undefined = not served there. */
+  metricsToken?: string;
+  /** `METRICS_PORT`: a separate `/metrics` listener; undefined = none. */
+  metricsPort?: number;
+  metricsHost: string;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
@@ -428,6 +448,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimitUserPerMinute: v.RATE_LIMIT_USER_PER_MINUTE,
     rateLimitAnonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
     trustProxyHops: v.TRUST_PROXY_HOPS,
+    metricsToken: v.METRICS_TOKEN,
+    metricsPort: v.METRICS_PORT,
+    metricsHost: v.METRICS_HOST,
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,

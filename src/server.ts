@@ -19,6 +19,7 @@ import { openKv } from "./platform/kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import { type App, buildApp } from "./app.ts";
 import { createHttpDrain } from "./platform/http-drain.ts";
+import { metricsOnlyHandler } from "./platform/metrics-endpoint.ts";
 import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
 import { loadDevKey } from "./graphql/dev-auth.ts";
 import { demoDataRefusal, loadDemoData } from "./demo/load.ts";
@@ -213,6 +214,11 @@ async function serveWith(
         node_env: Deno.env.get("NODE_ENV") ?? null,
       }),
   }, drain.track(app.handler));
+  const metricsServer = config.metricsPort === undefined ? null : Deno.serve({
+    port: config.metricsPort,
+    hostname: config.metricsHost,
+    onListen: ({ port, hostname }) => log.info("metrics listening", { port, hostname }),
+  }, metricsOnlyHandler(app.metrics));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -229,6 +235,7 @@ async function serveWith(
       log.warn("in-flight requests did not finish in time", { in_flight: http.inFlight });
     }
     try {
+      await metricsServer?.shutdown();
       await kv.close();
       await db.close();
       await tracker.flush();

@@ -12,6 +12,8 @@ export interface RequestContext {
   rawBody: Uint8Array<ArrayBuffer>;
   /** The client's address (`TRUST_PROXY_HOPS`); unset for in-process calls. */
   remoteAddr?: string;
+  /** The matched route's template (`/runs/:id`), for the metrics; unset when none matched. */
+  route?: string;
   /** What the request log shows as `params` (filtered before writing). */
   logParams: Record<string, unknown>;
 }

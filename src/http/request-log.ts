@@ -45,6 +45,8 @@ export interface RequestLogEntry {
   durationMs: number;
   stats: RequestStats;
   params: Record<string, unknown>;
+  /** The OpenTelemetry trace of the request; undefined when not tracing. */
+  traceId?: string;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -65,5 +67,6 @@ export function writeRequestLog(log: Logger, entry: RequestLogEntry): void {
     graphql_operation: entry.stats.graphqlOperation ?? null,
     statements: entry.stats.statements,
     params: filterParams(entry.params),
+    ...(entry.traceId ? { trace_id: entry.traceId } : {}),
   });
 }

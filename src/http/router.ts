@@ -15,7 +15,10 @@ export interface Route {
 }
 
 export interface Router {
-  match(req: Request): { handler: RouteHandler; params: Record<string, string> } | undefined;
+  /** The route that answers `req`, its template (`/runs/:id`) and the path's parameters. */
+  match(
+    req: Request,
+  ): { handler: RouteHandler; route: string; params: Record<string, string> } | undefined;
   /** True when the path exists under another method (answer 405 rather than 404). */
   hasPath(req: Request): boolean;
 }
@@ -24,6 +27,7 @@ export function createRouter(routes: Route[]): Router {
   const compiled = routes.map((route) => ({
     methods: new Set([route.method].flat()),
     pattern: new URLPattern({ pathname: route.path }),
+    path: route.path,
     handler: route.handler,
   }));
   return {
@@ -36,7 +40,7 @@ export function createRouter(routes: Route[]): Router {
           const params = Object.fromEntries(
             Object.entries(hit.pathname.groups).filter((e): e is [string, string] => !!e[1]),
           );
-          return { handler: route.handler, params };
+          return { handler: route.handler, route: route.path, params };
         }
       }
       return undefined;

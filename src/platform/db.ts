@@ -13,6 +13,7 @@ import { storableJsonText } from "./text.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { currentRequestStats, type RequestStats, runWithRequestStats } from "./request-context.ts";
 import { DependencyUnavailableError } from "./dependency.ts";
+import { childSpan, failSpan, recordingSpan, SpanKind } from "./tracing.ts";
 
 // deno-lint-ignore ban-types
 export type Sql = postgres.Sql<{}>;
@@ -113,6 +114,33 @@ function asDependencyError(err: unknown): unknown {
 interface Bounds {
   /** Client-side bound per awaited statement; 0 = none. */
   statementMs: number;
+  observer?: StatementObserver;
+}
+
+/** Told about every awaited statement (the metrics' statement timing). */
+export interface StatementObserver {
+  statementStarted(): void;
+  statementFinished(seconds: number, failed: boolean): void;
+}
+
+const OBSERVE = Symbol("observe statements");
+
+/** Tells `observer` about every statement awaited through `sql` (a pool from {@link connect}). */
+export function observeStatements(sql: Sql, observer: StatementObserver): void {
+  (sql as unknown as Record<symbol, (o: StatementObserver) => void>)[OBSERVE]?.(observer);
+}
+
+/** A span for one statement when a traced request or job awaits it. */
+function statementSpan(query: unknown) {
+  if (!recordingSpan()) return undefined;
+  const strings = (query as { strings?: readonly string[] }).strings;
+  const text = strings ? strings.join("$?").trim().slice(0, 2_000) : "";
+  const verb = /^\w+/.exec(text)?.[0].toUpperCase() ?? "SQL";
+  return childSpan(verb, {
+    "db.system.name": "postgresql",
+    "db.operation.name": verb,
+    "db.query.text": text,
+  }, SpanKind.CLIENT);
 }
 
 /**
@@ -134,6 +162,7 @@ function instrument<S extends Sql | TransactionSql>(
       return whenAwaited(Reflect.apply(target as any, thisArg, args), bounds, fixed);
     },
     get(target, prop, receiver) {
+      if (prop === OBSERVE) return (observer: StatementObserver) => bounds.observer = observer;
       const value = Reflect.get(target, prop, receiver);
       if (prop === "unsafe") {
         return (...args: unknown[]) =>
@@ -187,7 +216,7 @@ function boundedTransaction(
       clearTimeout(timer);
       if (abandoned) throw new DependencyUnavailableError("database", "transaction abandoned");
       // Statements inside keep the scope's bound whichever context the driver calls back in.
-      const run = () => fn(instrument(tx, ms > 0 ? bounds : { statementMs: 0 }, stats));
+      const run = () => fn(instrument(tx, ms > 0 ? bounds : { ...bounds, statementMs: 0 }, stats));
       try {
         return await (stats ? runWithRequestStats(stats, run) : run());
       } finally {
@@ -226,6 +255,9 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
       stats.statements++;
     }
     const started = performance.now();
+    const observer = bounds.observer;
+    observer?.statementStarted();
+    const span = statementSpan(target);
     const ms = clientBound(bounds);
     const settled = new Promise((resolve, reject) => {
       const timer = ms > 0
@@ -246,8 +278,14 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
         },
       );
     });
-    const stop = () => {
-      if (stats) stats.dbMs += performance.now() - started;
+    const stop = (failure?: unknown) => {
+      const ms = performance.now() - started;
+      if (stats) stats.dbMs += ms;
+      observer?.statementFinished(ms / 1000, failure !== undefined);
+      if (span) {
+        if (failure !== undefined) failSpan(span, failure);
+        span.end();
+      }
     };
     return settled.then(
       (v: unknown) => {
@@ -255,7 +293,7 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
         return typeof onFulfilled === "function" ? onFulfilled(v) : v;
       },
       (e: unknown) => {
-        stop();
+        stop(e ?? "rejected");
         if (typeof onRejected === "function") return onRejected(e);
         throw e;
       },

@@ -35,6 +35,8 @@ export interface KvStore {
   readonly prefix: string;
   /** The command connection, for libraries that take an ioredis client (Redis mode only). */
   readonly redis?: Redis;
+  /** Tells `onError` about each failed command (`timeout` or `error`; Redis mode only). */
+  observeErrors?(onError: (kind: "timeout" | "error") => void): void;
 }
 
 interface MemoryEntry {
@@ -127,13 +129,18 @@ const BACKSTOP_GRACE_MS = 500;
  * Runs a command: its failure, whatever ioredis calls it (a timeout, a closed connection, retries
  * exhausted while reconnecting), is {@link DependencyUnavailableError}.
  */
-function redisCommand<T>(commandMs: number, command: () => Promise<T>): Promise<T> {
+function redisCommand<T>(
+  commandMs: number,
+  command: () => Promise<T>,
+  onError?: (kind: "timeout" | "error") => void,
+): Promise<T> {
   const limit = commandMs + BACKSTOP_GRACE_MS;
   return withDeadline(
     command(),
     limit,
     () => new DependencyUnavailableError("redis", `no reply within ${limit} ms`),
   ).catch((err) => {
+    onError?.(/timed? ?out|no reply within/i.test(String(err?.message)) ? "timeout" : "error");
     if (err instanceof DependencyUnavailableError) throw err;
     throw new DependencyUnavailableError(
       "redis",
@@ -165,7 +172,9 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
     enableOfflineQueue: true,
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
   };
-  const run = <T>(command: () => Promise<T>) => redisCommand(timeouts.commandMs, command);
+  let onCommandError: ((kind: "timeout" | "error") => void) | undefined;
+  const run = <T>(command: () => Promise<T>) =>
+    redisCommand(timeouts.commandMs, command, onCommandError);
   // ioredis prefixes every key of the command connection, so code given `kv.redis` is inside
   // the prefix too. Channels are not keys: they get it below, on both sides.
   const redis = new Redis(options.url, { ...settings, keyPrefix: prefix });
@@ -180,6 +189,9 @@ export function createRedisKv(options: RedisKvOptions): KvStore {
     mode: "redis",
     prefix,
     redis,
+    observeErrors(onError) {
+      onCommandError = onError;
+    },
     incr: (key, ttlMs) =>
       run(async () => {
         const [[incrErr, value]] =

@@ -95,6 +95,13 @@ export interface LlmClientOptions extends LlmProxyAuth {
   /** Largest `Retry-After` honoured (longer ones use `retryDelayMs`); default 5 s. */
   maxRetryAfterMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  metrics?: LlmMetrics;
+}
+
+/** Times every call and counts its spend (`src/platform/metrics.ts`). */
+export interface LlmMetrics {
+  llmCall(model: string, outcome: string, seconds: number): void;
+  aiSpend(employee: string, usd: number): void;
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
@@ -172,6 +179,25 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   }
 
   async function chat(request: ChatRequest): Promise<ChatResult> {
+    if (!options.metrics) return await chatOnce(request);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const result = await chatOnce(request);
+      options.metrics.llmCall(request.model, "ok", seconds());
+      options.metrics.aiSpend("service", result.usage.costUsd);
+      return result;
+    } catch (err) {
+      options.metrics.llmCall(
+        request.model,
+        err instanceof LlmError ? err.kind : "error",
+        seconds(),
+      );
+      throw err;
+    }
+  }
+
+  async function chatOnce(request: ChatRequest): Promise<ChatResult> {
     const started = performance.now();
     let failure: LlmError | undefined;
     for (let attempts = 1; attempts <= 2; attempts++) {

@@ -26,6 +26,7 @@ export interface WorkforceDeps extends Omit<WorkforceServiceDeps, "runner">, Wor
   tokens: TokenSource;
   /** Delivery destinations; built from the configuration when absent (tests pass fakes). */
   deliveryAdapters?: Adapters;
+  metrics?: { aiSpend(employee: string, usd: number): void };
 }
 
 export function workforceFeature(deps: WorkforceDeps): Feature {
@@ -46,6 +47,7 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
         tracker: deps.tracker,
         secret: deps.config.workforceWebhookSecret,
         workforce,
+        metrics: deps.metrics,
       }),
     }],
     jobs: [

@@ -20,13 +20,15 @@ import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Database } from "../../platform/db.ts";
 import { isConcluded } from "./rules.ts";
 import type { Workforce } from "./service.ts";
-import { runByPublicId } from "./store.ts";
+import { employeesByIds, runByPublicId } from "./store.ts";
 
 export function createResultWebhook(deps: {
   db: Database;
   tracker: ErrorTracker;
   secret: string | undefined;
   workforce: Pick<Workforce, "concludeFromResult">;
+  /** Counts a concluded run's spend by employee role (`ai_spend_usd_total`). */
+  metrics?: { aiSpend(employee: string, usd: number): void };
 }) {
   return async (req: Request, ctx: RequestContext): Promise<Response> => {
     const signature = req.headers.get(SIGNATURE_HEADER);
@@ -57,6 +59,10 @@ export function createResultWebhook(deps: {
       return json({ run_id: result.run_id, status: run.status, duplicate: true });
     }
     const outcome = await deps.workforce.concludeFromResult(run, result);
+    if (deps.metrics && outcome !== "duplicate") {
+      const [employee] = await employeesByIds(deps.db.sql, [run.employeeId]);
+      deps.metrics.aiSpend(employee?.role ?? "unknown", result.usage.cost_usd);
+    }
     ctx.log.info("run result processed", { run_id: result.run_id, status: result.status, outcome });
     return json({
       run_id: result.run_id,

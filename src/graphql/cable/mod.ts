@@ -41,6 +41,8 @@ export interface Cable {
   /** The `/cable` route handler. */
   handle(req: Request, ctx: RequestContext): Promise<Response>;
   stats(): { connections: number; subscriptions: number };
+  /** The same counts by subprotocol (`none` before one was agreed). */
+  statsByProtocol(): Record<string, { connections: number; subscriptions: number }>;
   /** Says goodbye to every connection (instance shutdown). */
   close(): void;
 }
@@ -137,6 +139,16 @@ export function createCable(deps: CableDeps): Cable {
       let subscriptions = 0;
       for (const c of connections) subscriptions += c.streams.size;
       return { connections: connections.size, subscriptions };
+    },
+    statsByProtocol() {
+      const counts: Record<string, { connections: number; subscriptions: number }> = {};
+      for (const p of SUPPORTED) counts[p] = { connections: 0, subscriptions: 0 };
+      for (const c of connections) {
+        const entry = counts[c.protocol || "none"] ??= { connections: 0, subscriptions: 0 };
+        entry.connections++;
+        entry.subscriptions += c.streams.size;
+      }
+      return counts;
     },
     close() {
       for (const connection of connections) connection.onShutdown();

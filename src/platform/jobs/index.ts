@@ -12,6 +12,7 @@ import type { Clock } from "../clock.ts";
 import type { ErrorTracker } from "../errors.ts";
 import { publicId } from "../ids.ts";
 import { retryDelayMs } from "./backoff.ts";
+import { currentTraceparent, inSpan, SpanKind } from "../tracing.ts";
 import {
   type ClaimedJob,
   claimJobs,
@@ -61,8 +62,15 @@ export type {
   ScheduleInfo,
 } from "./types.ts";
 
+/** Counts jobs as they are added and run (the metrics, `src/platform/metrics.ts`). */
+export interface JobMetrics {
+  jobsEnqueued(queue: string, count: number): void;
+  jobFinished(name: string, outcome: "processed" | "failed" | "dead", seconds: number): void;
+}
+
 export interface JobSystemOptions {
   db: Database;
+  metrics?: JobMetrics;
   log: Logger;
   tracker: ErrorTracker;
   clock: Clock;
@@ -127,7 +135,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
 ): JobSystem<Events> & {
   readonly wakeup: "listen/notify" | "polling";
 } {
-  const { db, log, tracker, clock } = options;
+  const { db, log, tracker, clock, metrics } = options;
   const sql = db.sql;
   const concurrency = options.concurrency ?? 4;
   const graceMs = options.graceMs ?? 10_000;
@@ -205,6 +213,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       runAt: opts.runAt ?? now,
       maxAttempts: opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       key: opts.key ?? null,
+      traceContext: currentTraceparent(),
     };
   }
 
@@ -215,13 +224,27 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     opts: EnqueueOptions = {},
   ): Promise<string | null> {
     const now = clock.now();
-    return await insertJob(tx, { ...newJob(kind, payload, opts, now), now }, notify);
+    const job = newJob(kind, payload, opts, now);
+    const id = await insertJob(tx, { ...job, now }, notify);
+    if (id !== null) metrics?.jobsEnqueued(job.queue, 1);
+    return id;
   }
 
   async function enqueueMany<P>(tx: Queryable, specs: readonly NewJobSpec<P>[]): Promise<number> {
     const now = clock.now();
     const batch = specs.map((j) => newJob(j.kind, j.payload, j.options ?? {}, now));
-    return await insertJobBatch(tx, batch, now, notify);
+    const added = await insertJobBatch(tx, batch, now, notify);
+    if (metrics && added) countBatch(batch.map((j) => j.queue), added);
+    return added;
+  }
+
+  /** Counts a batch by queue; one whose keys skipped some rows across queues counts as `mixed`. */
+  function countBatch(queues: string[], added: number): void {
+    const byQueue = new Map<string, number>();
+    for (const queue of queues) byQueue.set(queue, (byQueue.get(queue) ?? 0) + 1);
+    if (byQueue.size === 1) return metrics!.jobsEnqueued(queues[0], added);
+    if (added < queues.length) return metrics!.jobsEnqueued("mixed", added);
+    for (const [queue, count] of byQueue) metrics!.jobsEnqueued(queue, count);
   }
 
   // A job's payload is the JSON of what was enqueued under the same kind (or subscribed event),
@@ -235,8 +258,21 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     handlers.set(name, handler as JobHandler);
   }
 
-  /** Runs one claimed job to its outcome; never throws. */
-  async function execute(job: ClaimedJob, worker: string): Promise<void> {
+  /** Runs one claimed job to its outcome in a span continuing its enqueuer's trace; never throws. */
+  function execute(job: ClaimedJob, worker: string): Promise<void> {
+    return inSpan(`job ${job.name}`, {
+      kind: SpanKind.CONSUMER,
+      parent: job.traceContext,
+      attributes: {
+        "job.id": job.id,
+        "job.name": job.name,
+        "job.queue": job.queue,
+        "job.attempt": job.attempts,
+      },
+    }, () => runJob(job, worker));
+  }
+
+  async function runJob(job: ClaimedJob, worker: string): Promise<void> {
     const info: JobInfo = {
       id: job.id,
       name: job.name,
@@ -253,12 +289,15 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       if (!handler) throw new Error(`no handler registered for job "${job.name}"`);
       await handler(job.payload, info);
       log.debug("job done", { ...fields, duration_ms: performance.now() - started });
+      metrics?.jobFinished(job.name, "processed", (performance.now() - started) / 1000);
       finished.push({ id: job.id, worker });
       flushCompletions();
     } catch (err) {
       const now = clock.now();
       const dead = job.attempts >= job.maxAttempts;
       const error = err instanceof WorkerLostError ? err.message : errorMessage(err);
+      const seconds = (performance.now() - started) / 1000;
+      metrics?.jobFinished(job.name, dead ? "dead" : "failed", seconds);
       try {
         await failJob(sql, {
           id: job.id,
@@ -427,8 +466,10 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       payload: payload ?? {},
       runAt: now,
       maxAttempts: DEFAULT_MAX_ATTEMPTS,
+      traceContext: currentTraceparent(),
       now,
     }, notify);
+    metrics?.jobsEnqueued(EVENT_QUEUE, names.length);
   }
 
   function schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>) {

@@ -15,6 +15,8 @@ export interface NewJob {
   runAt: Date;
   maxAttempts: number;
   key: string | null;
+  /** `traceparent` of the enqueuing span; null when not tracing. */
+  traceContext: string | null;
   now: Date;
 }
 
@@ -25,6 +27,7 @@ export interface ClaimedJob {
   payload: unknown;
   attempts: number;
   maxAttempts: number;
+  traceContext: string | null;
 }
 
 /** Inserts a job (no-op on a duplicate key); with `notify`, wakes listening workers at commit. */
@@ -36,16 +39,18 @@ export async function insertJob(
   const rows = notify
     ? await tx<{ id: string }[]>`
         with inserted as (
-          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+          insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at,
+                            trace_context)
           values (${job.queue}, ${job.name}, ${tx.json(job.payload as never)}, ${job.runAt},
-                  ${job.maxAttempts}, ${job.key}, ${job.now})
+                  ${job.maxAttempts}, ${job.key}, ${job.now}, ${job.traceContext})
           on conflict (key) do nothing
           returning id, queue)
         select id, pg_notify(${READY_CHANNEL}, queue) from inserted`
     : await tx<{ id: string }[]>`
-        insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
+        insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at,
+                          trace_context)
         values (${job.queue}, ${job.name}, ${tx.json(job.payload as never)}, ${job.runAt},
-                ${job.maxAttempts}, ${job.key}, ${job.now})
+                ${job.maxAttempts}, ${job.key}, ${job.now}, ${job.traceContext})
         on conflict (key) do nothing
         returning id`;
   return rows[0]?.id ?? null;
@@ -62,15 +67,17 @@ export async function insertJobs(
   if (notify) {
     await tx`
       with inserted as (
-        insert into jobs (queue, name, payload, run_at, max_attempts, created_at)
-        select ${job.queue}, n, ${payload}, ${job.runAt}, ${job.maxAttempts}, ${job.now}
+        insert into jobs (queue, name, payload, run_at, max_attempts, created_at, trace_context)
+        select ${job.queue}, n, ${payload}, ${job.runAt}, ${job.maxAttempts}, ${job.now},
+          ${job.traceContext}
         from unnest(${names}::text[]) as n
         returning queue)
       select pg_notify(${READY_CHANNEL}, queue) from inserted limit 1`;
   } else {
     await tx`
-      insert into jobs (queue, name, payload, run_at, max_attempts, created_at)
-      select ${job.queue}, n, ${payload}, ${job.runAt}, ${job.maxAttempts}, ${job.now}
+      insert into jobs (queue, name, payload, run_at, max_attempts, created_at, trace_context)
+      select ${job.queue}, n, ${payload}, ${job.runAt}, ${job.maxAttempts}, ${job.now},
+        ${job.traceContext}
       from unnest(${names}::text[]) as n`;
   }
 }
@@ -94,14 +101,16 @@ export async function insertJobBatch(
     run_at: j.runAt.toISOString(),
     max_attempts: j.maxAttempts,
     key: j.key,
+    trace_context: j.traceContext,
   }));
   const records = tx.json(rows as never);
   const [{ count }] = await tx<{ count: number }[]>`
     with inserted as (
-      insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at)
-      select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}
+      insert into jobs (queue, name, payload, run_at, max_attempts, key, created_at,
+                        trace_context)
+      select r.queue, r.name, r.payload, r.run_at, r.max_attempts, r.key, ${now}, r.trace_context
       from jsonb_to_recordset(${records}) as r(queue text, name text, payload jsonb,
-        run_at timestamptz, max_attempts int, key text)
+        run_at timestamptz, max_attempts int, key text, trace_context text)
       on conflict (key) do nothing
       returning queue),
     woken as (select pg_notify(${READY_CHANNEL}, queue) from inserted where ${notify} limit 1)
@@ -138,7 +147,8 @@ export async function claimJobs(
       order by run_at, id
       limit ${limit}
       for update skip locked))
-    returning j.id, j.queue, j.name, j.payload, j.attempts, j.max_attempts as "maxAttempts"`;
+    returning j.id, j.queue, j.name, j.payload, j.attempts, j.max_attempts as "maxAttempts",
+      j.trace_context as "traceContext"`;
 }
 
 /**

@@ -1,0 +1,46 @@
+/**
+ * Answering `GET /metrics` in the Prometheus text format: behind a bearer token (`METRICS_TOKEN`,
+ * the service's and the runner's port) or alone on a listener of its own (`METRICS_PORT`).
+ */
+import { timingSafeEqual } from "node:crypto";
+import { errorResponse } from "./contract/mod.ts";
+import { METRICS_CONTENT_TYPE } from "./metrics.ts";
+
+export interface MetricsSource {
+  render(): Promise<string>;
+}
+
+export async function metricsResponse(metrics: MetricsSource): Promise<Response> {
+  return new Response(await metrics.render(), {
+    headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
+  });
+}
+
+const encoder = new TextEncoder();
+
+/** True when `header` is `Bearer <token>`, compared in constant time. */
+export function bearerMatches(header: string | null, token: string): boolean {
+  const given = encoder.encode(header?.startsWith("Bearer ") ? header.slice(7) : "");
+  const wanted = encoder.encode(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+/** Answers `/metrics` only with `Authorization: Bearer <token>`. */
+export function guardedMetrics(metrics: MetricsSource, token: string) {
+  return async (req: Request): Promise<Response> =>
+    bearerMatches(req.headers.get("authorization"), token)
+      ? await metricsResponse(metrics)
+      : errorResponse("unauthorized", "a bearer token (METRICS_TOKEN) is required");
+}
+
+/** The handler of a separate metrics listener: `/metrics` and nothing else. */
+export function metricsOnlyHandler(metrics: MetricsSource): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const { pathname } = new URL(req.url);
+    if (pathname !== "/metrics") return errorResponse("not_found", "no such route");
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      return errorResponse("method_not_allowed", `${req.method} is not allowed here`);
+    }
+    return await metricsResponse(metrics);
+  };
+}
