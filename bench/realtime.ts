@@ -14,7 +14,7 @@ import postgres from "postgres";
 import { createClient } from "graphql-ws";
 import { startIdentityProvider } from "../tests/support/identity.ts";
 import { startProcess } from "../tests/support/process.ts";
-import { createRedisKv } from "../src/platform/kv.ts";
+import { createRedisKv } from "../src/platform/kv-redis.ts";
 import { createPubSub } from "../src/platform/pubsub.ts";
 import { createLogger } from "../src/platform/log.ts";
 import { systemClock } from "../src/platform/clock.ts";

@@ -3,7 +3,9 @@
  * a peer measured in the same run (interleaved rounds, medians of per-round ratios).
  *
  * - Warm start on PostgreSQL: process spawn to the first `GET /health` 200, the database already
- *   migrated; peer: a bare graphql-yoga server (`bench/peers/startup-yoga.ts`).
+ *   migrated; peer: a bare graphql-yoga server (`bench/peers/startup-yoga.ts`). Beside it, spawn
+ *   to the first 200 answer to `{ __typename }` (polled at the same time): the service listens
+ *   and answers `/health` before its app is built should the database be up first.
  * - Embedded cold start: the same on a fresh `DATA_DIR` (PGlite's initdb and every migration);
  *   peer: PGlite on a fresh directory behind `Deno.serve` (`bench/peers/bare-pglite.ts`).
  * - Memory: the PostgreSQL-mode service's RSS right after start and after a short read load
@@ -43,13 +45,23 @@ const median = (xs: number[]) => {
 interface Started {
   /** Spawn to the first `/health` 200. */
   readyMs: number;
+  /** Spawn to the first 200 answer to `{ __typename }` (0 where not asked). */
+  graphqlMs: number;
   port: number;
   rssMiB(): number;
   stop(): Promise<void>;
 }
 
-/** Spawns `deno run -A entry`, waits for its "listening" line, then polls `/health` until 200. */
-async function start(entry: string, cwd: string, env: Record<string, string>): Promise<Started> {
+/**
+ * Spawns `deno run -A entry`, waits for its "listening" line, then polls `/health` (and, with
+ * `graphql`, `{ __typename }` at the same time) until 200.
+ */
+async function start(
+  entry: string,
+  cwd: string,
+  env: Record<string, string>,
+  graphql = true,
+): Promise<Started> {
   const began = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", entry],
@@ -87,28 +99,43 @@ async function start(entry: string, cwd: string, env: Record<string, string>): P
     await Promise.all([drained, errors]);
   };
   const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
-  for (;;) {
-    if (performance.now() > deadline) {
-      await stop();
-      throw new Error(`${entry} did not answer /health within ${READY_TIMEOUT_MS} ms: ${stderr}`);
-    }
-    if (!port) {
+  // Polls `send` until it answers 200; the time from spawn, or null once the deadline passed.
+  const until = async (send: () => Promise<Response>): Promise<number | null> => {
+    for (;;) {
+      if (performance.now() > deadline) return null;
+      if (!port) {
+        await pause();
+        continue;
+      }
+      const res = await send().catch(() => null);
+      await res?.body?.cancel();
+      if (res?.status === 200) return performance.now() - began;
       await pause();
-      continue;
     }
-    const res = await fetch(`http://127.0.0.1:${port}/health`, {
-      signal: AbortSignal.timeout(5000),
-    }).catch(() => null);
-    await res?.body?.cancel();
-    if (res?.status === 200) break;
-    await pause();
+  };
+  const signal = () => AbortSignal.timeout(5000);
+  const [readyMs, graphqlMs] = await Promise.all([
+    until(() => fetch(`http://127.0.0.1:${port}/health`, { signal: signal() })),
+    graphql
+      ? until(() =>
+        fetch(`http://127.0.0.1:${port}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query: "{ __typename }" }),
+          signal: signal(),
+        })
+      )
+      : Promise.resolve(0),
+  ]);
+  if (readyMs === null || graphqlMs === null) {
+    await stop();
+    throw new Error(`${entry} did not answer within ${READY_TIMEOUT_MS} ms: ${stderr}`);
   }
-  const readyMs = performance.now() - began;
   const rssMiB = () => {
     const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
     return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
   };
-  return { readyMs, port, rssMiB, stop };
+  return { readyMs, graphqlMs, port, rssMiB, stop };
 }
 
 /** LOAD_REQUESTS GraphQL reads from LOAD_CLIENTS clients; throws on any error. */
@@ -193,16 +220,20 @@ try {
 
     const pglite = await start(`${HERE}peers/bare-pglite.ts`, HERE, {
       DATA_DIR: `${dataDir}/peer`,
-    });
+    }, false);
     await pglite.stop();
 
     const figures = {
       warm_start_ms: service.readyMs,
       bare_yoga_start_ms: yoga.readyMs,
       warm_start_ratio: service.readyMs / yoga.readyMs,
+      warm_first_graphql_ms: service.graphqlMs,
+      bare_yoga_first_graphql_ms: yoga.graphqlMs,
+      warm_first_graphql_ratio: service.graphqlMs / yoga.graphqlMs,
       embedded_cold_start_ms: embedded.readyMs,
       bare_pglite_start_ms: pglite.readyMs,
       embedded_cold_start_ratio: embedded.readyMs / pglite.readyMs,
+      embedded_first_graphql_ms: embedded.graphqlMs,
       rss_after_start_mib: rssStarted,
       rss_after_load_mib: rssLoaded,
       bare_yoga_rss_after_start_mib: yogaRss,

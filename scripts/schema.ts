@@ -11,6 +11,8 @@ import type { Database } from "../src/platform/db.ts";
 import { createErrorTracker } from "../src/platform/errors.ts";
 import { createMemoryKv } from "../src/platform/kv.ts";
 import { createLogger } from "../src/platform/log.ts";
+import type { GraphQLModule } from "../src/graphql/module.ts";
+import { schemaTypeDefs } from "../src/graphql/server.ts";
 
 export const SCHEMA_FILE = new URL("../schema.graphql", import.meta.url);
 export const RELEASES_DIR = new URL("../schema/releases/", import.meta.url);
@@ -21,7 +23,7 @@ export function printServiceSchema(schema: Parameters<typeof printSchema>[0]): s
 }
 
 /** Builds the service without a database (building the schema never queries) and prints it. */
-export function currentSchema(): string {
+function currentApp() {
   const config = parseConfig({ DATA_DIR: "/nonexistent", LOG_LEVEL: "error" });
   const log = createLogger({ level: "error" });
   // Building reads `db.sql` and keeps it; only a query would use it.
@@ -30,7 +32,7 @@ export function currentSchema(): string {
   };
   const sql = new Proxy(refuse, { get: () => refuse, apply: refuse });
   const unused = new Proxy({}, { get: (_, key) => (key === "sql" ? sql : refuse) }) as Database;
-  const app = buildApp({
+  return buildApp({
     config,
     db: unused,
     kv: createMemoryKv(),
@@ -39,7 +41,18 @@ export function currentSchema(): string {
     tracker: createErrorTracker({ log }),
     fetch,
   });
-  return printServiceSchema(app.graphql.schema);
+}
+
+export function currentSchema(): string {
+  return printServiceSchema(currentApp().graphql.schema);
+}
+
+/** Every type definition the schema is built from (the service builds without validating it). */
+export function currentTypeDefs(): string[] {
+  const modules = Object.values(currentApp().features).flatMap((f: { graphql?: GraphQLModule }) =>
+    f.graphql ? [f.graphql] : []
+  );
+  return schemaTypeDefs(modules);
 }
 
 /** The released schemas, oldest first by version. */

@@ -13,26 +13,18 @@ import type { ErrorTracker } from "./platform/errors.ts";
 import { createLlmClient } from "./platform/llm.ts";
 import { createPubSub } from "./platform/pubsub.ts";
 import { createTokenSource } from "./platform/oidc.ts";
-import { type RequestStats, runWithRequestStats } from "./platform/request-context.ts";
-import {
-  BodyTooLargeError,
-  DEFAULT_BODY_LIMIT,
-  errorResponse,
-  readBoundedBody,
-} from "./platform/contract/mod.ts";
-import { dependencyFailure, RETRY_AFTER_SECONDS } from "./platform/dependency.ts";
+import { DEFAULT_BODY_LIMIT, errorResponse, readBoundedBody } from "./platform/contract/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { observeStatements } from "./platform/db.ts";
 import { countingFetch, createServiceMetrics, type ServiceMetrics } from "./platform/metrics.ts";
-import { activeTraceId, nameServerSpan } from "./platform/tracing.ts";
+import { nameServerSpan } from "./platform/tracing.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { observeOperations } from "./graphql/observability.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
-import { queryLogParams, writeRequestLog } from "./http/request-log.ts";
-import { healthResponse, upResponse } from "./http/health.ts";
+import { createHandler } from "./http/handler.ts";
+import { serviceHealth, upResponse } from "./http/health.ts";
 import { createCorsPolicy } from "./http/cors.ts";
-import { clientAddress } from "./http/client-address.ts";
 import { createRequestLimits, limitedByAddress } from "./http/request-limits.ts";
 import { createTokenVerifier } from "./graphql/auth.ts";
 import type { Viewer } from "./graphql/context.ts";
@@ -242,13 +234,6 @@ function buildFeatures(
   };
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-function requestIdOf(req: Request): string {
-  const incoming = req.headers.get("x-request-id");
-  return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-}
-
 /** Verifies a session token, then finds or creates its user (spec 5.3). */
 function createIdentify(
   deps: Deps,
@@ -332,16 +317,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     {
       method: "GET",
       path: "/health",
-      handler: () =>
-        healthResponse({
-          db: deps.db,
-          kv: deps.kv,
-          queueFigures: () => jobs.figures(),
-          deadThreshold: deps.config.sidekiqDeadThreshold,
-          llmBaseUrl: deps.config.llmBaseUrl,
-          fetch: deps.fetch,
-          now: () => deps.clock.now(),
-        }),
+      handler: serviceHealth(deps),
     },
     {
       method: ["GET", "POST", "OPTIONS"],
@@ -375,71 +351,14 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     return await hit.handler(req, ctx);
   }
 
-  async function handler(req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
-    const started = performance.now();
-    const url = new URL(req.url);
-    const stats: RequestStats = { requestId: requestIdOf(req), dbMs: 0, statements: 0 };
-    const ctx: RequestContext = {
-      requestId: stats.requestId,
-      params: {},
-      log: deps.log.child({ request_id: stats.requestId }),
-      stats,
-      rawBody: new Uint8Array(),
-      remoteAddr: clientAddress(
-        info && "hostname" in info.remoteAddr ? info.remoteAddr.hostname : undefined,
-        req.headers.get("x-forwarded-for"),
-        deps.config.trustProxyHops,
-      ),
-      logParams: queryLogParams(url),
-    };
-    let response: Response;
-    try {
-      response = await runWithRequestStats(stats, () => dispatch(req, ctx));
-    } catch (err) {
-      const down = dependencyFailure(err);
-      if (err instanceof BodyTooLargeError) {
-        response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
-      } else if (err instanceof Deno.errors.BadResource && shuttingDown) {
-        // The connection was closed under a body still uploading when the drain window ran out.
-        response = errorResponse("shutting_down", "the instance is stopping; send it again");
-      } else if (down) {
-        ctx.log.warn("dependency unavailable", {
-          dependency: down.dependency,
-          error: down.message,
-        });
-        response = errorResponse(
-          "service_unavailable",
-          "a dependency is unavailable; retry later",
-          {
-            request_id: stats.requestId,
-          },
-        );
-        response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
-      } else {
-        deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
-        response = errorResponse("internal_error", "the request failed", {
-          request_id: stats.requestId,
-        });
-      }
-    }
-    try {
-      response.headers.set("x-request-id", stats.requestId);
-    } catch {
-      // WebSocket upgrade responses have immutable headers.
-    }
-    const durationMs = performance.now() - started;
-    metrics.httpRequest(req.method, ctx.route ?? "unmatched", response.status, durationMs / 1000);
-    writeRequestLog(deps.log, {
-      method: req.method,
-      path: url.pathname,
-      status: response.status,
-      durationMs,
-      stats,
-      params: ctx.logParams,
-      traceId: activeTraceId(),
-    });
-    return response;
-  }
+  const handler = createHandler({
+    log: deps.log,
+    tracker: deps.tracker,
+    trustProxyHops: deps.config.trustProxyHops,
+    shuttingDown: () => shuttingDown,
+    answered: (method, route, status, seconds) =>
+      metrics.httpRequest(method, route, status, seconds),
+  }, dispatch);
 
   return {
     deps,

@@ -1,13 +1,12 @@
 /**
  * The service's commands, run by `main.ts`: `main.ts --help` lists them, `main.ts <command> --help`
  * each one's options (`src/cli.ts`). Without a command it starts the service. Exit code 2 means a
- * usage or configuration error.
+ * usage or configuration error. The token commands import their signing code when they run: a start
+ * of the service does not load it.
  */
-import { type Config } from "./config.ts";
+import type { Config } from "./config.ts";
 import { parseCommandLine } from "./cli.ts";
 import { loadConfigOrExit, runDemoData, runMigrations, runSeedEmployees, serve } from "./server.ts";
-import { mintFallbackToken, parseTtl } from "./graphql/auth.ts";
-import { loadDevKey, mintDevToken } from "./graphql/dev-auth.ts";
 
 function fail(message: string): never {
   console.error(message);
@@ -21,6 +20,7 @@ async function fallbackToken(config: Config, sub: string, ttl: string): Promise<
   if (!config.adminSubjects.includes(sub)) {
     console.error(`warning: ${sub} is not in ADMIN_SUBJECTS; the service will refuse it`);
   }
+  const { mintFallbackToken, parseTtl } = await import("./graphql/auth.ts");
   return await mintFallbackToken(config.fallbackAuthSecret, sub, parseTtl(ttl));
 }
 
@@ -28,6 +28,10 @@ async function devToken(config: Config, sub: string, ttl: string, admin: boolean
   if (!config.devAuth) {
     fail("DEV_AUTH is not on: development tokens are disabled (docs/auth.md)");
   }
+  const [{ loadDevKey, mintDevToken }, { parseTtl }] = await Promise.all([
+    import("./graphql/dev-auth.ts"),
+    import("./graphql/auth.ts"),
+  ]);
   const key = await loadDevKey(config.dataDir);
   const token = await mintDevToken(key, sub, { ttlSeconds: parseTtl(ttl), admin });
   console.error(

@@ -1,6 +1,10 @@
 /**
  * Starting and stopping the service process: configuration, database, migrations, store,
  * the HTTP server, and a graceful shutdown on SIGTERM/SIGINT.
+ *
+ * This module is on the start-up path, so it imports only what serving needs before the app is
+ * built: the composition root (`./app.ts`, every feature and the GraphQL schema), the seed and
+ * demo-data loaders and the development keys are imported where they are used.
  */
 import { type Config, parseConfig } from "./config.ts";
 import { ConfigError } from "./platform/env.ts";
@@ -15,14 +19,13 @@ import { createErrorTracker } from "./platform/errors.ts";
 import { openDatabase } from "./platform/db.ts";
 import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
-import { openKv } from "./platform/kv.ts";
+import { openKv } from "./platform/open-kv.ts";
 import { systemClock } from "./platform/clock.ts";
-import { type App, buildApp } from "./app.ts";
+import type { App } from "./app.ts";
 import { createHttpDrain } from "./platform/http-drain.ts";
 import { metricsOnlyHandler } from "./platform/metrics-endpoint.ts";
-import { parseSeedFile, seedEmployees } from "./features/workforce/mod.ts";
-import { loadDevKey } from "./graphql/dev-auth.ts";
-import { demoDataRefusal, loadDemoData } from "./demo/load.ts";
+import { createHandler } from "./http/handler.ts";
+import { serviceHealth, upResponse } from "./http/health.ts";
 
 /** Parses the environment, or prints one line naming the bad variable and exits with 2. */
 export function loadConfigOrExit(env = Deno.env.toObject()): Config {
@@ -71,6 +74,7 @@ export async function runMigrations(config: Config): Promise<void> {
 
 /** `main.ts seed-employees FILE.json`: exit code 0 when every record was saved, else 1 (2: bad file). */
 export async function runSeedEmployees(config: Config, file: string): Promise<number> {
+  const { parseSeedFile, seedEmployees } = await import("./features/workforce/mod.ts");
   const log = createLogger({ level: config.logLevel });
   const records = parseSeedFile(await Deno.readTextFile(file));
   if (typeof records === "string") {
@@ -100,6 +104,7 @@ async function serviceAnswers(port: number): Promise<boolean> {
  * service on the embedded database runs on this port, 2 in production or with a bad configuration.
  */
 export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
+  const { demoDataRefusal, loadDemoData } = await import("./demo/load.ts");
   const refusal = demoDataRefusal(env);
   if (refusal) {
     console.error(refusal);
@@ -139,6 +144,7 @@ async function timed(fn: () => Promise<void>, log: Logger): Promise<number> {
 
 /** Creates the development key now, so the warning names its file. */
 async function warnDevAuth(config: Config, log: Logger): Promise<void> {
+  const { loadDevKey } = await import("./graphql/dev-auth.ts");
   const key = await loadDevKey(config.dataDir);
   log.warn(
     "development sign-in is on: tokens minted by main.ts dev-token act as any user, admins included; never in production",
@@ -176,6 +182,18 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
   }
 }
 
+/** The probes answered before the app is built (`GET /up`, `GET /health`). */
+function isProbe(req: Request): boolean {
+  if (req.method !== "GET" && req.method !== "HEAD") return false;
+  const path = new URL(req.url).pathname;
+  return path === "/up" || path === "/health";
+}
+
+/**
+ * Loads the app (every feature and the GraphQL schema) while it opens the database (migrated)
+ * and the store, then listens as soon as those are up: should the app still be loading, `/up` and
+ * `/health` are answered from the live dependencies and every other request waits for the app.
+ */
 async function serveWith(
   config: Config,
   hooks: ServeHooks,
@@ -184,6 +202,9 @@ async function serveWith(
 ): Promise<void> {
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   handleUnawaitedRejections(log, tracker);
+  // The app's modules load while the database opens (connects, or PGlite starts) and migrates.
+  const appModule = import("./app.ts");
+  appModule.catch(() => {});
   if (config.devAuth) await warnDevAuth(config, log);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -193,15 +214,39 @@ async function serveWith(
     timeouts: databaseTimeouts(config),
   });
   await migrate(db.sql, log);
-  const kv = openKv({
+  const kv = await openKv({
     redisUrl: config.redisUrl,
     log,
     prefix: config.redisKeyPrefix,
     timeouts: { connectMs: config.redisConnectTimeoutMs, commandMs: config.redisCommandTimeoutMs },
   });
-  const app = buildApp({ config, db, kv, log, clock: systemClock, tracker, fetch });
-  hooks.prepare?.(app);
+  const deps = { config, db, kv, log, clock: systemClock, tracker, fetch };
+
+  let stopping = false;
+  let app: App | undefined;
+  const probes = createHandler({
+    log,
+    tracker,
+    trustProxyHops: config.trustProxyHops,
+    shuttingDown: () => stopping,
+  }, (req) => {
+    const path = new URL(req.url).pathname;
+    return path === "/up" ? Promise.resolve(upResponse(stopping)) : serviceHealth(deps)();
+  });
+  const built = appModule.then(({ buildApp }) => {
+    app = buildApp(deps);
+    hooks.prepare?.(app);
+    log.info("app built", { ms_since_start: Math.round(performance.now()) });
+    return app;
+  });
+  // Not awaited until after listening; a failure to build is thrown below.
+  built.catch(() => {});
   const drain = createHttpDrain();
+  const handler = async (req: Request, info: Deno.ServeHandlerInfo) => {
+    if (app) return await app.handler(req, info);
+    if (isProbe(req)) return await probes(req, info);
+    return await (await built).handler(req, info);
+  };
   const server = Deno.serve({
     port: config.port,
     hostname: config.host,
@@ -213,21 +258,20 @@ async function serveWith(
         kv: kv.mode,
         node_env: Deno.env.get("NODE_ENV") ?? null,
       }),
-  }, drain.track(app.handler));
+  }, drain.track(handler));
   const metricsServer = config.metricsPort === undefined ? null : Deno.serve({
     port: config.metricsPort,
     hostname: config.metricsHost,
     onListen: ({ port, hostname }) => log.info("metrics listening", { port, hostname }),
-  }, metricsOnlyHandler(app.metrics));
+  }, async (req) => await metricsOnlyHandler((await built).metrics)(req));
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
     // app.stop() flips /up to 503 and closes the sockets at once; the job grace and the HTTP
     // drain then run side by side, each with its own window.
-    const jobsStopped = timed(() => app.stop(), log);
+    const jobsStopped = timed(async () => await (await built).stop(), log);
     const httpDrained = drain.close(server, config.shutdownDrainMs);
     const [jobsMs, http] = await Promise.all([jobsStopped, httpDrained]);
     log.info("drained", { http_ms: http.durationMs, jobs_ms: jobsMs });
@@ -249,6 +293,7 @@ async function serveWith(
   Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
   // After the signal handlers: a SIGTERM during start-up must still shut down gracefully.
-  await app.start();
+  const started = await built;
+  if (!stopping) await started.start();
   await server.finished;
 }

@@ -9,6 +9,8 @@ import type { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import {
   type ASTNode,
+  buildASTSchema,
+  concatAST,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -16,6 +18,7 @@ import {
   GraphQLError,
   type GraphQLSchema,
   Kind,
+  parse,
   visit,
 } from "graphql";
 import type { KvStore } from "../platform/kv.ts";
@@ -423,15 +426,31 @@ export function serviceUnavailableResponse(): Response {
   );
 }
 
+/** The type definitions of the schema of `modules`, the shared ones first. */
+export function schemaTypeDefs(modules: GraphQLModule[]): string[] {
+  return [baseTypeDefs, ...modules.map((m) => m.typeDefs)];
+}
+
+/**
+ * The one schema of every module, with its resolvers. The type definitions are parsed and built by
+ * graphql-js in one pass, without SDL validation (`assumeValidSDL`; the schema test builds the
+ * same definitions with it), and the resolvers are set on that schema in place: graphql-tools'
+ * default merges the definitions and then copies the whole schema, about twice the start-up time.
+ */
+export function buildSchema(modules: GraphQLModule[]): GraphQLSchema {
+  const document = concatAST(
+    schemaTypeDefs(modules).map((sdl) => parse(sdl, { noLocation: true })),
+  );
+  return createSchema<GraphQLContext & ServerContext>({
+    typeDefs: buildASTSchema(document, { assumeValidSDL: true }),
+    resolvers: [scalarResolvers, ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))],
+    updateResolversInPlace: true,
+  });
+}
+
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const schema = createSchema<GraphQLContext & ServerContext>({
-    typeDefs: [baseTypeDefs, ...deps.modules.map((m) => m.typeDefs)],
-    resolvers: [
-      scalarResolvers,
-      ...deps.modules.flatMap((m) => (m.resolvers ? [m.resolvers] : [])),
-    ],
-  });
+  const schema = buildSchema(deps.modules);
   const publicFields = new Set(deps.modules.flatMap((m) => m.publicFields ?? []));
   const plugins = [
     nestingLimit(),

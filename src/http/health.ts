@@ -7,6 +7,9 @@
 import type { Database } from "../platform/db.ts";
 import type { KvStore } from "../platform/kv.ts";
 import type { QueueFigures } from "../platform/jobs/types.ts";
+import { queueFigures } from "../platform/jobs/store.ts";
+import type { Clock } from "../platform/clock.ts";
+import type { Config } from "../config.ts";
 
 export type { QueueFigures };
 import { json } from "./router.ts";
@@ -112,6 +115,29 @@ export async function healthReport(deps: HealthDeps): Promise<{ body: unknown; s
 export async function healthResponse(deps: HealthDeps): Promise<Response> {
   const report = await healthReport(deps);
   return json(report.body, report.status, { "cache-control": "no-store" });
+}
+
+/**
+ * The service's `GET /health`: every check runs against the live dependencies (the queue figures
+ * are read from the jobs tables), so it answers the same before and after the app is built.
+ */
+export function serviceHealth(deps: {
+  config: Pick<Config, "sidekiqDeadThreshold" | "llmBaseUrl">;
+  db: Database;
+  kv: KvStore;
+  clock: Clock;
+  fetch: typeof fetch;
+}): () => Promise<Response> {
+  return () =>
+    healthResponse({
+      db: deps.db,
+      kv: deps.kv,
+      queueFigures: () => queueFigures(deps.db.sql, deps.clock.now()),
+      deadThreshold: deps.config.sidekiqDeadThreshold,
+      llmBaseUrl: deps.config.llmBaseUrl,
+      fetch: deps.fetch,
+      now: () => deps.clock.now(),
+    });
 }
 
 export function upResponse(shuttingDown: boolean): Response {

@@ -107,8 +107,11 @@ async function appliedWithoutLock(sql: Sql): Promise<Applied | null> {
 
 /** Applies pending migrations; returns the versions applied by this call. */
 export async function migrate(sql: Sql, log: Logger, migrations?: Migration[]): Promise<string[]> {
-  const all = migrations ?? await loadMigrations();
-  const applied = await appliedWithoutLock(sql);
+  // The files are read and hashed while the first statement opens a connection.
+  const [all, applied] = await Promise.all([
+    migrations ?? loadMigrations(),
+    appliedWithoutLock(sql),
+  ]);
   if (applied && all.every((m) => applied.has(m.version))) {
     warnNewer(all, applied, log);
     pending(all, applied);

@@ -5,7 +5,7 @@
  * nothing is logged as an unhandled error, and the same requests succeed once Redis is back.
  */
 import assert from "node:assert/strict";
-import { createRedisKv } from "../../src/platform/kv.ts";
+import { createRedisKv } from "../../src/platform/kv-redis.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { type OwnServer, startOwnRedis } from "../support/servers.ts";
 import { setup, type TestSetup } from "../support/setup.ts";

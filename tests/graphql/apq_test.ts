@@ -16,8 +16,8 @@ import { createPersistedQueryLink } from "@apollo/client/link/persisted-queries"
 import { setup } from "../support/setup.ts";
 import { createTestKv } from "../support/kv.ts";
 import { TEST_REDIS_URL } from "../support/db.ts";
-import type { KvStore } from "../../src/platform/kv.ts";
-import { createMemoryKv, createRedisKv } from "../../src/platform/kv.ts";
+import { createMemoryKv, type KvStore } from "../../src/platform/kv.ts";
+import { createRedisKv } from "../../src/platform/kv-redis.ts";
 import { createLogger } from "../../src/platform/log.ts";
 
 async function sha256(text: string): Promise<string> {

@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { unapprovedBreakingChanges } from "../../scripts/schema-compat.ts";
-import { currentSchema, releasedSchemas, SCHEMA_FILE } from "../../scripts/schema.ts";
+import { buildASTSchema, concatAST, parse } from "graphql";
+import {
+  currentSchema,
+  currentTypeDefs,
+  releasedSchemas,
+  SCHEMA_FILE,
+} from "../../scripts/schema.ts";
 
 Deno.test("schema: the committed schema.graphql is the schema the code builds", async () => {
   const committed = await Deno.readTextFile(SCHEMA_FILE);
@@ -12,6 +18,16 @@ Deno.test("schema: the committed schema.graphql is the schema the code builds", 
     committed === currentSchema(),
     "schema.graphql is out of date: run `deno task schema` and commit the result",
   );
+});
+
+Deno.test("schema: the type definitions pass graphql-js's SDL validation", () => {
+  // The service builds them with `assumeValidSDL`: a field defined twice would not be refused.
+  const document = concatAST(currentTypeDefs().map((sdl) => parse(sdl)));
+  assert.doesNotThrow(() => buildASTSchema(document));
+  const twice = concatAST(
+    [...currentTypeDefs(), "extend type Query { goals: Int }"].map((sdl) => parse(sdl)),
+  );
+  assert.throws(() => buildASTSchema(twice), /Field "Query.goals" can only be defined once/);
 });
 
 Deno.test("schema: no unapproved breaking change since the newest release", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { healthReport, type QueueFigures } from "../../src/http/health.ts";
-import { createRedisKv } from "../../src/platform/kv.ts";
+import { createRedisKv } from "../../src/platform/kv-redis.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { createTestApp } from "../support/app.ts";
 import { createTestDatabase } from "../support/db.ts";

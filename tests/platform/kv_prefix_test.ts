@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { parseConfig } from "../../src/config.ts";
-import { createRedisKv } from "../../src/platform/kv.ts";
+import { createRedisKv } from "../../src/platform/kv-redis.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { startOwnRedis } from "../support/servers.ts";
 import { startProcess } from "../support/process.ts";

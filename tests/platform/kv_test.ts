@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/platform/clock.ts";
-import { createRedisKv, type KvStore } from "../../src/platform/kv.ts";
+import type { KvStore } from "../../src/platform/kv.ts";
+import { createRedisKv } from "../../src/platform/kv-redis.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { kvImplementations } from "../support/kv.ts";
 import { closedPort } from "../support/http.ts";

@@ -1,5 +1,6 @@
 /** A key-value store of the test's own: Redis under a random prefix, or in-process memory. */
-import { createMemoryKv, createRedisKv, type KvStore } from "../../src/platform/kv.ts";
+import { createMemoryKv, type KvStore } from "../../src/platform/kv.ts";
+import { createRedisKv } from "../../src/platform/kv-redis.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import type { Clock } from "../../src/platform/clock.ts";
 import { TEST_REDIS_URL } from "./db.ts";
