@@ -10,7 +10,7 @@ for (const line of topology.describe()) console.log(`  ${line}`);
 const token = await topology.idp.token({ sub: ADMIN_SUBJECT, expiresIn: 12 * 3600 });
 console.log(`\nadmin token (12 h): ${token}`);
 console.log(`try: curl -s ${topology.url}/graphql -H 'content-type: application/json' \\`);
-console.log(`       -H "authorization: Bearer $TOKEN" -d '{"query":"{ me { id } }"}'`);
+console.log(`       -H "SessionToken: $TOKEN" -d '{"query":"{ me { id } }"}'`);
 console.log("\nCtrl-C stops everything.");
 
 let stopping = false;
