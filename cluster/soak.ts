@@ -365,10 +365,8 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
     };
 
     const failureLoop = async () => {
-      let redisRestarted = false;
       let runnerKills = 0;
       let serviceKills = 0;
-      const redisAt = loadStarted + options.durationMs / 2;
       while (true) {
         const wait = options.failureEveryMs * (0.5 + Math.random());
         if (performance.now() + wait > deadline - 5_000) return;
@@ -376,12 +374,7 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
         if (!running()) return;
         const kill = performance.now();
         let failure: string;
-        if (!redisRestarted && kill >= redisAt) {
-          redisRestarted = true;
-          failure = "redis restart";
-          await t.redis.restart();
-          await redisHealed(kill);
-        } else if (serviceKills > 0 && (runnerKills === 0 || Math.random() < 0.25)) {
+        if (serviceKills > 0 && (runnerKills === 0 || Math.random() < 0.25)) {
           runnerKills++;
           const runner = pick(t.runners);
           failure = `SIGKILL ${runner.name}`;
@@ -399,20 +392,33 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
           await sleep(1000 + Math.random() * 2000);
           await service.start();
         }
-        const healed = performance.now();
-        windows.push([kill, healed + 3_000]);
-        heals.push({
-          failure,
-          at_s: round((kill - loadStarted) / 1000),
-          heal_ms: Math.round(healed - kill),
-          errors_during: 0,
-        });
-        log(
-          `${failure} at ${round((kill - loadStarted) / 1000)} s, healed in ${
-            Math.round(healed - kill)
-          } ms`,
-        );
+        healedAfter(failure, kill);
       }
+    };
+
+    const healedAfter = (failure: string, kill: number) => {
+      const healed = performance.now();
+      windows.push([kill, healed + 3_000]);
+      heals.push({
+        failure,
+        at_s: round((kill - loadStarted) / 1000),
+        heal_ms: Math.round(healed - kill),
+        errors_during: 0,
+      });
+      log(
+        `${failure} at ${round((kill - loadStarted) / 1000)} s, healed in ${
+          Math.round(healed - kill)
+        } ms`,
+      );
+    };
+
+    /** Redis restarts once, half-way through. */
+    const redisRestart = async () => {
+      await sleep(options.durationMs / 2);
+      const kill = performance.now();
+      await t.redis.restart();
+      await redisHealed(kill);
+      healedAfter("redis restart", kill);
     };
 
     const loops = [
@@ -422,7 +428,7 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
       exportLoop(),
       connectionsLoop(),
     ];
-    await failureLoop();
+    await Promise.all([failureLoop(), redisRestart()]);
     await Promise.all(loops);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     for (let i = 0; i < heals.length; i++) {
