@@ -43,6 +43,15 @@ export function managed(options: ManagedOptions): Managed {
   let child: Deno.ChildProcess | undefined;
   let exited: Promise<unknown> | undefined;
   const ready = options.ready ?? (() => canConnect(options.port));
+  const signal = async (name: Deno.Signal) => {
+    if (!child) return;
+    try {
+      child.kill(name);
+    } catch {
+      // already gone
+    }
+    await exited;
+  };
   const self: Managed = {
     name: options.name,
     port: options.port,
@@ -85,24 +94,8 @@ export function managed(options: ManagedOptions): Managed {
         what: `${options.name} on port ${options.port}`,
       });
     },
-    async kill() {
-      if (!child) return;
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-      await exited;
-    },
-    async stop() {
-      if (!child) return;
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // already gone
-      }
-      await exited;
-    },
+    kill: () => signal("SIGKILL"),
+    stop: () => signal("SIGTERM"),
   };
   return self;
 }
