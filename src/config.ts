@@ -51,6 +51,11 @@ export const SERVICE_VARIABLES = {
     description: "PostgreSQL connection URL; unset = embedded PGlite under `DATA_DIR/pg`.",
     schema: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   }),
+  DATABASE_DIRECT_URL: variable({
+    description:
+      "Set only when `DATABASE_URL` goes through a transaction pooler (PgBouncer `pool_mode = transaction`): the PostgreSQL server's own URL. LISTEN (job wake-ups) and migrations use it, one connection per instance; `DATABASE_URL` then runs without prepared statements or start-up settings. See docs/deployment.md.",
+    schema: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  }),
   DATABASE_POOL_SIZE: variable({
     defaultText: "10",
     description:
@@ -332,6 +337,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** `DATABASE_DIRECT_URL`: set when `databaseUrl` is a transaction pooler. */
+  databaseDirectUrl?: string;
   databasePoolSize: number;
   databaseConnectTimeoutMs: number;
   databaseStatementTimeoutMs: number;
@@ -398,11 +405,18 @@ export interface Config {
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const v: Parsed = parseVariables(SERVICE_VARIABLES, env);
   if (v.DEV_AUTH === "on") refuseDevAuthInProduction(v);
+  if (v.DATABASE_DIRECT_URL && !v.DATABASE_URL) {
+    throw new ConfigError(
+      "DATABASE_DIRECT_URL",
+      "needs DATABASE_URL (the pooler it bypasses); the embedded database has no pooler",
+    );
+  }
   return {
     port: v.PORT,
     host: v.HOST,
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
+    databaseDirectUrl: v.DATABASE_DIRECT_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,
     databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
     databaseStatementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_MS,

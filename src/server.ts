@@ -16,7 +16,7 @@ import {
   type Logger,
 } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
-import { openDatabase } from "./platform/db.ts";
+import { openDatabase, sessionSql } from "./platform/db.ts";
 import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
 import { openKv } from "./platform/open-kv.ts";
@@ -52,6 +52,7 @@ async function withDatabase<T>(
 ) {
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     log,
@@ -67,7 +68,7 @@ async function withDatabase<T>(
 export async function runMigrations(config: Config): Promise<void> {
   const log = createLogger({ level: config.logLevel });
   await withDatabase(config, log, async (db) => {
-    const applied = await migrate(db.sql, log);
+    const applied = await migrate(sessionSql(db), log);
     log.info("migrations done", { applied: applied.length });
   });
 }
@@ -82,7 +83,7 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
     return 2;
   }
   return await withDatabase(config, log, async (db) => {
-    await migrate(db.sql, log);
+    await migrate(sessionSql(db), log);
     const report = await seedEmployees({ sql: db.sql, clock: systemClock }, records);
     console.log(JSON.stringify(report));
     for (const failure of report.failed) {
@@ -119,7 +120,7 @@ export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
   }
   const log = createLogger({ level: config.logLevel });
   return await withDatabase(config, log, async (db) => {
-    await migrate(db.sql, log);
+    await migrate(sessionSql(db), log);
     const started = performance.now();
     const report = await loadDemoData({ sql: db.sql, clock: systemClock });
     console.log(JSON.stringify({ ...report, ms: Math.round(performance.now() - started) }));
@@ -208,12 +209,13 @@ async function serveWith(
   if (config.devAuth) await warnDevAuth(config, log);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     log,
     timeouts: databaseTimeouts(config),
   });
-  await migrate(db.sql, log);
+  await migrate(sessionSql(db), log);
   const kv = await openKv({
     redisUrl: config.redisUrl,
     log,

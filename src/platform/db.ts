@@ -31,11 +31,24 @@ export interface Database {
   poolSize: number;
   /** True where LISTEN/NOTIFY reaches other connections (real PostgreSQL only). */
   supportsListen: boolean;
+  /**
+   * A connection to the server itself when `sql` goes through a transaction pooler: what needs a
+   * session of its own (LISTEN, migrations) uses it. Absent: `sql` is direct.
+   */
+  direct?: Sql;
   close(): Promise<void>;
 }
 
+/** The connection for LISTEN and migrations: the direct one where `sql` is pooled. */
+export const sessionSql = (db: Database): Sql => db.direct ?? db.sql;
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
+  /**
+   * Set when `databaseUrl` is a transaction pooler (PgBouncer `pool_mode = transaction`): the
+   * server's own URL, for what needs a session (see {@link Database.direct}).
+   */
+  directUrl?: string;
   dataDir: string;
   poolSize?: number;
   log: Logger;
@@ -319,15 +332,29 @@ function dropIfQueued(query: {
   canceller(query).catch(() => {});
 }
 
-/** Connects the `postgres` driver with the project's settings. */
+/**
+ * Connects the `postgres` driver with the project's settings. `pooled`: `url` is a transaction
+ * pooler, which hands each transaction to any server connection: no prepared statements (they
+ * live on one server connection), and no session settings in the start-up packet (PgBouncer
+ * refuses any but a few; its `connect_query` sets the server's timeouts instead, see
+ * docs/deployment.md). The client's own statement bound holds either way.
+ */
 export function connect(
   url: string,
   poolSize: number,
   log: Logger,
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  { pooled = false, idleTimeoutS }: { pooled?: boolean; idleTimeoutS?: number } = {},
 ): Sql {
+  const session = pooled ? {} : {
+    statement_timeout: timeouts.statementMs,
+    // A transaction its client forgot must not hold locks for long.
+    idle_in_transaction_session_timeout: Math.max(30_000, timeouts.statementMs * 2),
+  };
   return instrument(
     postgres(url, {
+      prepare: !pooled,
+      idle_timeout: idleTimeoutS,
       max: poolSize,
       onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
       connect_timeout: timeouts.connectMs / 1000,
@@ -336,12 +363,7 @@ export function connect(
       // Seconds before reconnecting after failed attempts. The driver's default grows to 20 s
       // after a few refusals, so an instance would stay down that long after the server is back.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-      connection: {
-        application_name: "goals-service",
-        statement_timeout: timeouts.statementMs,
-        // A transaction its client forgot must not hold locks for long.
-        idle_in_transaction_session_timeout: Math.max(30_000, timeouts.statementMs * 2),
-      },
+      connection: { application_name: "goals-service", ...session },
       transform: { undefined: null },
       // json and jsonb refuse U+0000 and lone surrogates; outside content may hold either.
       types: {
@@ -396,14 +418,23 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const poolSize = options.poolSize ?? 10;
-    const sql = connect(options.databaseUrl, poolSize, options.log, options.timeouts);
+    const pooled = options.directUrl !== undefined;
+    const sql = connect(options.databaseUrl, poolSize, options.log, options.timeouts, { pooled });
+    // LISTEN keeps a connection of its own; this one serves the migrations at start and is
+    // closed when idle, so each instance holds one server connection beside the pooler's.
+    const direct = pooled
+      ? connect(options.directUrl!, 1, options.log, options.timeouts, { idleTimeoutS: 10 })
+      : undefined;
     return {
       sql,
       mode: "postgres",
       url: options.databaseUrl,
       poolSize,
       supportsListen: true,
-      close: () => sql.end({ timeout: 5 }),
+      direct,
+      async close() {
+        await Promise.all([sql.end({ timeout: 5 }), direct?.end({ timeout: 5 })]);
+      },
     };
   }
   const dir = `${options.dataDir}/pg`;

@@ -49,6 +49,20 @@ export const REDIS_SERVER: Requirement = {
   install: "apt-get install redis-server",
 };
 
+/** Debian's PgBouncer (the cluster's transaction pooler, `cluster/pgbouncer.ts`). */
+export const PGBOUNCER: Requirement = {
+  name: "pgbouncer",
+  present: () => exists("/usr/sbin/pgbouncer"),
+  install: "apt-get install pgbouncer",
+};
+
+/** Debian's HAProxy (the cluster's load balancer, `cluster/haproxy.ts`). */
+export const HAPROXY: Requirement = {
+  name: "haproxy",
+  present: () => exists("/usr/sbin/haproxy"),
+  install: "apt-get install haproxy",
+};
+
 export const DOVECOT: Requirement = {
   name: "dovecot",
   present: () => exists("/usr/sbin/dovecot"),

@@ -5,7 +5,7 @@
  * See {@link JobSystem} for the API and docs/jobs.md for the behaviour.
  */
 import { Cron } from "croner";
-import type { Database, Queryable } from "../db.ts";
+import { type Database, type Queryable, sessionSql } from "../db.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import type { Clock } from "../clock.ts";
@@ -575,7 +575,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         return;
       }
       if (notify) {
-        const listener = await sql.listen(READY_CHANNEL, () => wake());
+        const listener = await sessionSql(db).listen(READY_CHANNEL, () => wake());
         unlisten = () => listener.unlisten();
       }
       log.info("job worker started", {
