@@ -66,6 +66,20 @@ for (
   });
 }
 
+Deno.test("config: DATABASE_DIRECT_URL without DATABASE_URL is refused; with it, both are kept", () => {
+  const direct = "postgres://postgres@127.0.0.1:5432/app";
+  assert.throws(() => parseConfig({ DATABASE_DIRECT_URL: direct }), (err: unknown) => {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(err.variable, "DATABASE_DIRECT_URL");
+    assert.match(err.message, /needs DATABASE_URL/);
+    return true;
+  });
+  const pooled = "postgres://postgres@127.0.0.1:6432/app";
+  const config = parseConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct });
+  assert.equal(config.databaseUrl, pooled);
+  assert.equal(config.databaseDirectUrl, direct);
+});
+
 Deno.test("config: docs/configuration.md matches src/config.ts", async () => {
   const doc = await Deno.readTextFile(new URL("../docs/configuration.md", import.meta.url));
   const table = renderVariablesMarkdown("Service", SERVICE_VARIABLES);
