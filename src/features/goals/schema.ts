@@ -39,6 +39,7 @@ import type { FeedApi } from "../feed/mod.ts";
 import type { FunnelApi } from "../funnel/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
+  type ActivityRef,
   checkInErrors,
   currentStreak,
   earnsFreeze,
@@ -63,6 +64,26 @@ import {
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { GoalRow } from "./store.ts";
+import { recordCompletion } from "./completion.ts";
+
+/** What points and challenge scores owe to activities that change after being credited. */
+export interface ActivityLedger {
+  /**
+   * Inside the transaction that deleted the activities' rows (after the delete, so a credit
+   * running meanwhile is either seen or finds the row gone): takes back what they were credited.
+   */
+  withdraw(tx: Queryable, userId: string, activities: ActivityRef[], at: Date): Promise<void>;
+  /**
+   * Inside the transaction that changed a progress event's value or time (after the update):
+   * what it contributes is counted again from what it is now.
+   */
+  recount(
+    tx: Queryable,
+    userId: string,
+    event: { eventId: string; value: number; occurredAt: Date },
+    at: Date,
+  ): Promise<void>;
+}
 
 /** What the goals feature needs: events go out through the transactional outbox. */
 export interface GoalsDeps {
@@ -71,9 +92,11 @@ export interface GoalsDeps {
   log: Logger;
   events: EventPublisher;
   users: Pick<UsersApi, "loadUser">;
-  badges: Pick<BadgesApi, "awardFor">;
-  feed: Pick<FeedApi, "record">;
+  badges: Pick<BadgesApi, "awardFor" | "revokeUnjustified">;
+  feed: Pick<FeedApi, "record" | "remove" | "removeOfGoals" | "revise">;
   funnel: Pick<FunnelApi, "recordStep">;
+  /** Points and challenge scores of activity that is undone, edited or deleted. */
+  activity: ActivityLedger;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -791,18 +814,8 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   }
 
   /** What follows a goal's completion: feed item, domain event, badges. */
-  async function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
-    await deps.feed.record(tx, {
-      userId: goal.userId,
-      kind: "goal_completed",
-      occurredAt: goal.completedAt ?? now(),
-      data: { goalId: goal.id, goalTitle: goal.title },
-    });
-    await deps.events.publish(tx, "goals.goal_completed", {
-      userId: goal.userId,
-      goalId: goal.publicId,
-    });
-    return await award(tx, goal.userId, { type: "goal_completed" });
+  function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
+    return recordCompletion(deps, tx, goal, now());
   }
 
   async function addGoalEvent(
@@ -823,7 +836,14 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         userId: goal.userId,
         kind: "goal_event",
         occurredAt,
-        data: { goalId: goal.id, goalTitle: goal.title, value, unit: goal.unit, note },
+        data: {
+          goalId: goal.id,
+          eventId: event.publicId,
+          goalTitle: goal.title,
+          value,
+          unit: goal.unit,
+          note,
+        },
       });
       await deps.events.publish(tx, "goals.progress_recorded", {
         userId: goal.userId,
@@ -889,6 +909,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       await deps.events.publish(tx, "habits.checked_in", {
         userId: goal.userId,
         goalId: goal.publicId,
+        checkInId: checkIn.publicId,
         date,
         streak,
         occurredAt: now().toISOString(),
