@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
 import { codeOf, USER_ERRORS } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
-import {
-  createCommunity,
-  FEED,
-  INVITE,
-  JOIN,
-  LEAVE,
-  POST,
-  SOCIAL,
-  UNIFIED,
-} from "../../support/social.ts";
+import * as social from "../../support/social.ts";
 
 const UPDATE = `mutation U($id: String!, $body: String!) {
   updateCommunityPost(postId: $id, body: $body) {
@@ -20,28 +11,28 @@ const DELETE = `mutation D($id: String!) {
 
 async function post(s: TestSetup, as: string, communityId: string, body: string) {
   s.clock.advance(1000);
-  const res = (await s.data(POST, { id: communityId, body }, as)).createCommunityPost;
+  const res = (await s.data(social.POST, { id: communityId, body }, as)).createCommunityPost;
   assert.deepEqual(res.errors, []);
   return res.post.id as string;
 }
 
 const feedBodies = async (s: TestSetup, as: string, communityId: string) =>
-  (await s.data(FEED, { id: communityId }, as)).communityFeed.edges.map((
+  (await s.data(social.FEED, { id: communityId }, as)).communityFeed.edges.map((
     e: { node: { body: string } },
   ) => e.node.body);
 
 const unifiedBodies = async (s: TestSetup, as: string) =>
-  (await s.data(UNIFIED, {}, as)).unifiedFeed.edges
+  (await s.data(social.UNIFIED, {}, as)).unifiedFeed.edges
     .filter((e: { node: { kind: string } }) => e.node.kind === "community_post")
     .map((e: { node: { activity: { post: { body: string } } } }) => e.node.activity.post.body);
 
 const errorsOf = (data: Record<string, { errors: unknown[] }>) => Object.values(data)[0].errors;
 
 Deno.test("community posts: the author edits; author, owner and admin remove; others cannot", async () => {
-  const s = await setup({ ...SOCIAL, admins: ["root"] });
+  const s = await setup({ ...social.SOCIAL, admins: ["root"] });
   try {
-    const c = await createCommunity(s, "owner", { name: "Runners" });
-    for (const m of ["bob", "dave"]) await s.data(JOIN, { id: c.id }, m);
+    const c = await social.createCommunity(s, "owner", { name: "Runners" });
+    for (const m of ["bob", "dave"]) await s.data(social.JOIN, { id: c.id }, m);
     const first = await post(s, "bob", c.id, "first");
     const second = await post(s, "bob", c.id, "second");
     const third = await post(s, "dave", c.id, "third");
@@ -97,7 +88,7 @@ Deno.test("community posts: the author edits; author, owner and admin remove; ot
     assert.deepEqual(await refused(DELETE, { id: second }, "owner"), noPost);
 
     // After leaving, the author can no longer edit but can still remove their post.
-    assert.deepEqual(errorsOf(await s.data(LEAVE, { id: c.id }, "bob")), []);
+    assert.deepEqual(errorsOf(await s.data(social.LEAVE, { id: c.id }, "bob")), []);
     assert.deepEqual(await refused(UPDATE, { id: first, body: "again" }, "bob"), notAuthor);
     assert.deepEqual(errorsOf(await s.data(DELETE, { id: first }, "bob")), []);
     assert.deepEqual(await feedBodies(s, "owner", c.id), []);
@@ -108,11 +99,11 @@ Deno.test("community posts: the author edits; author, owner and admin remove; ot
 });
 
 Deno.test("community posts: a private community's posts do not exist for outsiders", async () => {
-  const s = await setup(SOCIAL);
+  const s = await setup(social.SOCIAL);
   try {
-    const c = await createCommunity(s, "owner", { name: "Quiet", visibility: "private" });
-    await s.data(INVITE, { id: c.id, userId: await s.idOf("bob") }, "owner");
-    await s.data(JOIN, { id: c.id }, "bob");
+    const c = await social.createCommunity(s, "owner", { name: "Quiet", visibility: "private" });
+    await s.data(social.INVITE, { id: c.id, userId: await s.idOf("bob") }, "owner");
+    await s.data(social.JOIN, { id: c.id }, "bob");
     const id = await post(s, "bob", c.id, "hello");
     const noPost = [{ code: "not_found", message: "no such post", field: "postId" }];
     assert.deepEqual(errorsOf(await s.data(DELETE, { id }, "carol")), noPost);
