@@ -33,6 +33,7 @@ import {
   toConnection,
 } from "../../graphql/pagination.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
+import { isForeignKeyViolation, unlessViolated } from "../../platform/db-errors.ts";
 import type { EventPublisher } from "../events.ts";
 import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
@@ -541,6 +542,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   /** The `not_found` error of a mutation's `goalId`. */
   const noGoal = (): UserError[] => [userError("not_found", "no such goal of yours", "goalId")];
+  const parentGone = (): UserError[] => [
+    userError("not_found", "parentGoalId does not name one of your goals", "parentGoalId"),
+  ];
+
+  /** A write naming a goal deleted meanwhile (its foreign key refuses it) answers `refusal`. */
+  const goneMeanwhile = <T, O>(refusal: O, work: () => Promise<T>) =>
+    unlessViolated(isForeignKeyViolation, refusal, work);
 
   const award = (tx: Queryable, userId: string, event: BadgeEvent): Promise<BadgeRow[]> =>
     deps.badges.awardFor(tx, userId, event, now());
@@ -767,20 +775,24 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     const parent = await parentError(viewer, parentGoalId);
     if ("error" in parent) errors.push(parent.error!);
     if (errors.length) return { goal: null, badgesEarned: [], errors };
-    return await sql.begin(async (tx) => {
-      const goal = await store.insertGoal(tx, viewer.userId, {
-        ...input,
-        parentId: parent.parentId ?? null,
-        visibility: visibility ?? "private",
-      }, now());
-      await deps.events.publish(tx, "goals.goal_created", {
-        userId: viewer.userId,
-        goalId: goal.publicId,
-      });
-      await deps.funnel.recordStep(tx, viewer.userId, "first_goal", now());
-      const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
-      return { goal, badgesEarned, errors: [] };
-    });
+    return await goneMeanwhile(
+      { goal: null, badgesEarned: [], errors: parentGone() },
+      () =>
+        sql.begin(async (tx) => {
+          const goal = await store.insertGoal(tx, viewer.userId, {
+            ...input,
+            parentId: parent.parentId ?? null,
+            visibility: visibility ?? "private",
+          }, now());
+          await deps.events.publish(tx, "goals.goal_created", {
+            userId: viewer.userId,
+            goalId: goal.publicId,
+          });
+          await deps.funnel.recordStep(tx, viewer.userId, "first_goal", now());
+          const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
+          return { goal, badgesEarned, errors: [] };
+        }),
+    );
   }
 
   async function updateGoal(viewer: Viewer, args: GoalChanges & { goalId: string }) {
@@ -830,41 +842,48 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     if (errors.length) {
       return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors };
     }
-    return await sql.begin(async (tx) => {
-      const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
-      await deps.feed.record(tx, {
-        userId: goal.userId,
-        kind: "goal_event",
-        occurredAt,
-        data: {
-          goalId: goal.id,
+    return await goneMeanwhile({
+      event: null,
+      goal: null,
+      goalCompleted: false,
+      badgesEarned: [],
+      errors: noGoal(),
+    }, () =>
+      sql.begin(async (tx) => {
+        const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
+        await deps.feed.record(tx, {
+          userId: goal.userId,
+          kind: "goal_event",
+          occurredAt,
+          data: {
+            goalId: goal.id,
+            eventId: event.publicId,
+            goalTitle: goal.title,
+            value,
+            unit: goal.unit,
+            note,
+          },
+        });
+        await deps.events.publish(tx, "goals.progress_recorded", {
+          userId: goal.userId,
+          goalId: goal.publicId,
           eventId: event.publicId,
-          goalTitle: goal.title,
           value,
-          unit: goal.unit,
-          note,
-        },
-      });
-      await deps.events.publish(tx, "goals.progress_recorded", {
-        userId: goal.userId,
-        goalId: goal.publicId,
-        eventId: event.publicId,
-        value,
-        occurredAt: occurredAt.toISOString(),
-      });
-      const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
-      let current = goal;
-      let goalCompleted = false;
-      if (goal.status === "active" && targetReached(goal, await store.targetValueNow(tx, goal))) {
-        const done = await store.completeGoal(tx, goal.id, now());
-        if (done) {
-          current = done;
-          goalCompleted = true;
-          badgesEarned.push(...await completed(tx, done));
+          occurredAt: occurredAt.toISOString(),
+        });
+        const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
+        let current = goal;
+        let goalCompleted = false;
+        if (goal.status === "active" && targetReached(goal, await store.targetValueNow(tx, goal))) {
+          const done = await store.completeGoal(tx, goal.id, now());
+          if (done) {
+            current = done;
+            goalCompleted = true;
+            badgesEarned.push(...await completed(tx, done));
+          }
         }
-      }
-      return { event, goal: current, goalCompleted, badgesEarned, errors: [] };
-    });
+        return { event, goal: current, goalCompleted, badgesEarned, errors: [] };
+      }));
   }
 
   async function checkInHabit(viewer: Viewer, args: { goalId: string; date?: string | null }) {
@@ -882,45 +901,53 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         errors,
       };
     }
-    return await sql.begin(async (tx) => {
-      const checkIn = await store.insertCheckIn(tx, goal, date);
-      if (!checkIn) {
-        return {
-          checkIn: await store.checkInOn(tx, goal.id, date),
-          goal,
-          alreadyCheckedIn: true,
-          freezeEarned: false,
-          badgesEarned: [],
-          errors: [],
-        };
-      }
-      await deps.funnel.recordStep(tx, goal.userId, "first_check_in", now());
-      const period = streakPeriod(goal);
-      const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
-      const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
-      const freezeEarned = earnsFreeze(streak) &&
-        await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
-      await deps.feed.record(tx, {
-        userId: goal.userId,
-        kind: "check_in",
-        occurredAt: now(),
-        data: { goalId: goal.id, goalTitle: goal.title, date, streak },
-      });
-      await deps.events.publish(tx, "habits.checked_in", {
-        userId: goal.userId,
-        goalId: goal.publicId,
-        checkInId: checkIn.publicId,
-        date,
-        streak,
-        occurredAt: now().toISOString(),
-      });
-      const badgesEarned = await award(tx, goal.userId, {
-        type: "habit_checked_in",
-        streak,
-        period,
-      });
-      return { checkIn, goal, alreadyCheckedIn: false, freezeEarned, badgesEarned, errors: [] };
-    });
+    return await goneMeanwhile({
+      checkIn: null,
+      goal: null,
+      alreadyCheckedIn: false,
+      freezeEarned: false,
+      badgesEarned: [],
+      errors: noGoal(),
+    }, () =>
+      sql.begin(async (tx) => {
+        const checkIn = await store.insertCheckIn(tx, goal, date);
+        if (!checkIn) {
+          return {
+            checkIn: await store.checkInOn(tx, goal.id, date),
+            goal,
+            alreadyCheckedIn: true,
+            freezeEarned: false,
+            badgesEarned: [],
+            errors: [],
+          };
+        }
+        await deps.funnel.recordStep(tx, goal.userId, "first_check_in", now());
+        const period = streakPeriod(goal);
+        const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
+        const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
+        const freezeEarned = earnsFreeze(streak) &&
+          await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
+        await deps.feed.record(tx, {
+          userId: goal.userId,
+          kind: "check_in",
+          occurredAt: now(),
+          data: { goalId: goal.id, goalTitle: goal.title, date, streak },
+        });
+        await deps.events.publish(tx, "habits.checked_in", {
+          userId: goal.userId,
+          goalId: goal.publicId,
+          checkInId: checkIn.publicId,
+          date,
+          streak,
+          occurredAt: now().toISOString(),
+        });
+        const badgesEarned = await award(tx, goal.userId, {
+          type: "habit_checked_in",
+          streak,
+          period,
+        });
+        return { checkIn, goal, alreadyCheckedIn: false, freezeEarned, badgesEarned, errors: [] };
+      }));
   }
 
   async function useStreakFreeze(viewer: Viewer, args: { goalId: string; date: string }) {
@@ -932,17 +959,25 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     if (!goal) return { goal: null, freezesLeft: await balance(), errors: noGoal() };
     const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, viewer.timeZone));
     if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-    const refusal = await transaction<UserError | null>(sql, async (tx) => {
-      if (!(await store.insertFreezeUse(tx, goal, date))) {
-        throw new Rollback(
-          userError("invalid", "date was not missed: it is checked in or already covered", "date"),
-        );
-      }
-      if (!(await store.spendFreeze(tx, viewer.userId))) {
-        throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
-      }
-      return null;
-    });
+    const refusal = await goneMeanwhile(
+      noGoal()[0],
+      () =>
+        transaction<UserError | null>(sql, async (tx) => {
+          if (!(await store.insertFreezeUse(tx, goal, date))) {
+            throw new Rollback(
+              userError(
+                "invalid",
+                "date was not missed: it is checked in or already covered",
+                "date",
+              ),
+            );
+          }
+          if (!(await store.spendFreeze(tx, viewer.userId))) {
+            throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
+          }
+          return null;
+        }),
+    );
     if (refusal) return { goal: null, freezesLeft: await balance(), errors: [refusal] };
     return { goal, freezesLeft: await balance(), errors: [] };
   }

@@ -314,7 +314,7 @@ export async function targetValueNow(tx: Queryable, goal: GoalRow): Promise<numb
  *
  * One statement: goals whose stored summary still matches (activity version, time zone,
  * requirement; see migration 0012) read it; the others are computed, one ordered pass per goal,
- * and their summaries stored, never over a newer one.
+ * and their summaries stored, never over a newer one (nor for a goal deleted meanwhile).
  */
 export async function streakRuns(
   sql: Queryable,
@@ -333,7 +333,11 @@ export async function streakRuns(
       where s.activity_version = g.activity_version and s.time_zone = ${timeZone}
         and s.required = g.required
     ), stale as materialized (
-      select * from g where not exists (select 1 from kept where kept.goal_id = g.id)
+      -- Key-share locked while computed and stored: a goal being deleted meanwhile is waited for
+      -- and then skipped, so its summary is never stored after it is gone.
+      select g.* from g join goals locked on locked.id = g.id
+      where not exists (select 1 from kept where kept.goal_id = g.id)
+      for key share of locked
     ), computed as (
       select g.id as goal_id, g.activity_version, g.required,
              coalesce(r.longest, 0) as longest, coalesce(r.last_length, 0) as last_length,

@@ -331,3 +331,71 @@ Deno.test("deleteGoal: the goal, its sub-goals and their activity go; everything
     await s.close();
   }
 });
+
+Deno.test("undoCheckIn and deleteGoalEvent racing their credits: whichever runs first, nothing is left credited", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    const challenge = await inChallenge(s, "check_ins");
+    await s.data(JOIN_CHALLENGE, { id: challenge });
+    const habit = await addGoal(s, { title: "Run", kind: "habit" });
+    const target = await addGoal(s, { title: "Km", kind: "target", targetValue: 1000 });
+    const alice = await s.userId("alice");
+    for (let round = 0; round < 4; round++) {
+      assert.deepEqual((await s.data(CHECK_IN, { goalId: habit.id })).checkInHabit.errors, []);
+      const event = (await s.data(ADD_EVENT, { goalId: target.id, value: 2 })).addGoalEvent.event;
+      const [undo, del] = await Promise.all([
+        s.data(UNDO, { goalId: habit.id }),
+        s.data(DELETE_EVENT, { eventId: event.id }),
+        s.t.app.jobs.runUntilIdle(),
+      ]);
+      assert.deepEqual(undo.undoCheckIn.errors, []);
+      assert.deepEqual(del.deleteGoalEvent.errors, []);
+      await s.t.app.jobs.runUntilIdle();
+      await assertPointsRecount(s, alice);
+      await assertScoreRecount(s, alice, 0);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("deleteGoal racing check-ins and events on the goal: each answers a payload, nothing is left", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    await s.idOf("alice");
+    const alice = await s.userId("alice");
+    for (let round = 0; round < 3; round++) {
+      const habit = await addGoal(s, { title: `H${round}`, kind: "habit" });
+      const target = await addGoal(s, {
+        title: `T${round}`,
+        kind: "target",
+        targetValue: 5,
+        parentGoalId: habit.id,
+      });
+      const results = await Promise.all([
+        s.data(CHECK_IN, { goalId: habit.id }),
+        s.data(DELETE_GOAL, { goalId: habit.id }),
+        s.data(ADD_EVENT, { goalId: target.id, value: 1 }),
+        s.data(CHECK_IN, { goalId: habit.id, date: day(s, 1) }),
+        s.t.app.jobs.runUntilIdle(),
+      ]);
+      assert.deepEqual(results[1].deleteGoal.errors, []);
+      for (const r of [results[0].checkInHabit, results[2].addGoalEvent, results[3].checkInHabit]) {
+        assert.ok(
+          r.errors.length === 0 || r.errors[0].code === "not_found",
+          JSON.stringify(r.errors),
+        );
+      }
+      await s.t.app.jobs.runUntilIdle();
+      assert.deepEqual(await activityRows(s, alice), {
+        checkIns: 0,
+        events: 0,
+        valueSum: 0,
+        goals: 0,
+      });
+      await assertPointsRecount(s, alice);
+    }
+  } finally {
+    await s.close();
+  }
+});
