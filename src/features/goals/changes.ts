@@ -285,7 +285,6 @@ export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
     });
   }
 
-  const viewerOf = (ctx: GraphQLContext) => requireViewer(ctx);
   return {
     typeDefs,
     resolvers: {
@@ -294,13 +293,13 @@ export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
           _: unknown,
           args: { goalId: string; date?: string | null },
           ctx: GraphQLContext,
-        ) => undoCheckIn(viewerOf(ctx), args),
+        ) => undoCheckIn(requireViewer(ctx), args),
         updateGoalEvent: (_: unknown, args: EventArgs, ctx: GraphQLContext) =>
-          updateGoalEvent(viewerOf(ctx), args),
+          updateGoalEvent(requireViewer(ctx), args),
         deleteGoalEvent: (_: unknown, args: { eventId: string }, ctx: GraphQLContext) =>
-          deleteGoalEvent(viewerOf(ctx), args),
+          deleteGoalEvent(requireViewer(ctx), args),
         deleteGoal: (_: unknown, args: { goalId: string }, ctx: GraphQLContext) =>
-          deleteGoal(viewerOf(ctx), args),
+          deleteGoal(requireViewer(ctx), args),
       },
     },
   };
