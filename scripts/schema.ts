@@ -30,7 +30,11 @@ function currentApp() {
   const refuse = (): never => {
     throw new Error("printing the schema must not touch the database");
   };
-  const sql = new Proxy(refuse, { get: () => refuse, apply: refuse });
+  // Symbol keys are hooks the app may probe for (statement observers), not queries.
+  const sql = new Proxy(refuse, {
+    get: (_, key) => (typeof key === "symbol" ? undefined : refuse),
+    apply: refuse,
+  });
   const unused = new Proxy({}, { get: (_, key) => (key === "sql" ? sql : refuse) }) as Database;
   return buildApp({
     config,

@@ -38,7 +38,7 @@ import { adminFeature } from "./features/admin/mod.ts";
 import { type AiRequestProcessor, aiRequestsFeature } from "./features/ai-requests/mod.ts";
 import { badgesFeature } from "./features/badges/mod.ts";
 import { billingFeature } from "./features/billing/mod.ts";
-import { challengesFeature } from "./features/challenges/mod.ts";
+import { activityLedger, challengesFeature } from "./features/challenges/mod.ts";
 import { coachingFeature } from "./features/coaching/mod.ts";
 import { communitiesFeature } from "./features/communities/mod.ts";
 import { feedFeature } from "./features/feed/mod.ts";
@@ -144,6 +144,7 @@ function buildFeatures(
     badges: badges.api,
     feed: feed.api,
     funnel: funnel.api,
+    activity: activityLedger,
   });
   const mood = moodFeature({ db, clock, events, badges: badges.api });
   const coaching = coachingFeature({
@@ -176,6 +177,7 @@ function buildFeatures(
     clock,
     users: users.api,
     communities: communities.api,
+    goals: goals.api,
   });
   const teams = teamsFeature({ db, clock, users: users.api });
   const feedback = feedbackFeature({

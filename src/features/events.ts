@@ -22,10 +22,14 @@ export type DomainEvents = {
     value: number;
     occurredAt: string;
   };
-  /** A habit was checked in for the local day `date`; `streak` is the streak after it. */
+  /**
+   * A habit was checked in for the local day `date`; `streak` is the streak after it.
+   * `checkInId` (the check-in's public id) is absent from events published before it existed.
+   */
   "habits.checked_in": {
     userId: string;
     goalId: string;
+    checkInId?: string;
     date: string;
     streak: number;
     occurredAt: string;

@@ -7,16 +7,16 @@ import type { EventPublisher } from "../events.ts";
 import type { Feature } from "../feature.ts";
 import type { FeedApi } from "../feed/mod.ts";
 import type { FunnelApi } from "../funnel/mod.ts";
-import { type BadgeEvent, badgesFor } from "./rules.ts";
+import { type BadgeEvent, type BadgeFacts, badgesFor, unjustifiedBadges } from "./rules.ts";
 import { badgesModule } from "./schema.ts";
-import { awardBadges, type BadgeRow } from "./store.ts";
+import { awardBadges, type BadgeRow, revokeBadges } from "./store.ts";
 
-export type { BadgeEvent, BadgeRow };
+export type { BadgeEvent, BadgeFacts, BadgeRow };
 
 export interface BadgesDeps {
   db: Database;
   events: EventPublisher;
-  feed: Pick<FeedApi, "record">;
+  feed: Pick<FeedApi, "record" | "remove">;
   funnel: Pick<FunnelApi, "recordStep">;
 }
 
@@ -27,6 +27,11 @@ export interface BadgesApi {
    * `first_badge` step) and returns the badges awarded now.
    */
   awardFor(tx: Queryable, userId: string, event: BadgeEvent, at: Date): Promise<BadgeRow[]>;
+  /**
+   * After an undo or a deletion, inside its transaction: takes back the badges the user's rows
+   * no longer justify (with their feed items) and returns them.
+   */
+  revokeUnjustified(tx: Queryable, userId: string, facts: BadgeFacts): Promise<BadgeRow[]>;
 }
 
 export function badgesFeature(deps: BadgesDeps): Feature<BadgesApi> {
@@ -50,5 +55,16 @@ export function badgesFeature(deps: BadgesDeps): Feature<BadgesApi> {
     }
     return awarded;
   }
-  return { name: "badges", graphql: badgesModule(deps), api: { awardFor } };
+  async function revokeUnjustified(tx: Queryable, userId: string, facts: BadgeFacts) {
+    const revoked = await revokeBadges(tx, userId, unjustifiedBadges(facts));
+    if (revoked.length) {
+      await deps.feed.remove(tx, {
+        userId,
+        kind: "badge_earned",
+        data: revoked.map((b) => ({ code: b.code })),
+      });
+    }
+    return revoked;
+  }
+  return { name: "badges", graphql: badgesModule(deps), api: { awardFor, revokeUnjustified } };
 }

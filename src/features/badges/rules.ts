@@ -55,3 +55,36 @@ export function badgesFor(event: BadgeEvent): string[] {
       return ["first_mood_log"];
   }
 }
+
+/**
+ * What a user's rows show now, for judging badges after an undo or a deletion. A fact left out is
+ * not judged: an operation passes only the facts it can change.
+ */
+export interface BadgeFacts {
+  hasGoal?: boolean;
+  hasCheckIn?: boolean;
+  hasProgressEvent?: boolean;
+  hasCompletedGoal?: boolean;
+  /** The longest day streak of any daily habit or target. */
+  longestDayStreak?: number;
+  hasMoodLog?: boolean;
+}
+
+/** Whether the facts still justify holding `code` (true when the fact it needs is not given). */
+function justified(code: string, f: BadgeFacts): boolean {
+  const streak = /^streak_(\d+)$/.exec(code);
+  if (streak) return f.longestDayStreak === undefined || f.longestDayStreak >= Number(streak[1]);
+  const needs: Record<string, boolean | undefined> = {
+    first_goal: f.hasGoal,
+    first_check_in: f.hasCheckIn,
+    first_progress: f.hasProgressEvent,
+    goal_completed: f.hasCompletedGoal,
+    first_mood_log: f.hasMoodLog,
+  };
+  return needs[code] !== false;
+}
+
+/** The catalogue's codes the facts no longer justify: the badges to take back if held. */
+export function unjustifiedBadges(facts: BadgeFacts): string[] {
+  return BADGES.map((b) => b.code).filter((code) => !justified(code, facts));
+}

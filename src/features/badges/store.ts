@@ -39,3 +39,15 @@ export async function badgesOfUsers(sql: Queryable, userIds: readonly string[]) 
     from user_badges where user_id = any(${userIds as string[]})
     order by earned_at, id`;
 }
+
+/** Takes back the badges of `codes` the user holds; returns them as they were. */
+export async function revokeBadges(
+  tx: Queryable,
+  userId: string,
+  codes: string[],
+): Promise<BadgeRow[]> {
+  if (!codes.length) return [];
+  return await tx<BadgeRow[]>`
+    delete from user_badges where user_id = ${userId} and code = any(${codes}::text[])
+    returning public_id as "publicId", user_id as "userId", code, earned_at as "earnedAt"`;
+}

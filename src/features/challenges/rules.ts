@@ -3,6 +3,7 @@
  * worth, and leaderboard ranks (pure; see docs/domain.md, "Challenges" and "Points").
  */
 import { type UserError, userError } from "../../platform/user-error.ts";
+import type { ActivityRef } from "../goals/rules.ts";
 
 export type ChallengeMetric = "check_ins" | "goal_event_value";
 
@@ -138,4 +139,22 @@ export function leaveRefusal(result: LeaveResult): UserError | null {
     case "closed":
       return userError("ended", "a finished challenge cannot be left");
   }
+}
+
+/**
+ * The source an activity is credited under (the ledger's `earn:<source>`, a contribution's
+ * `source`): a check-in by its id, or by goal and day when its event carried no id.
+ */
+export function activitySource(a: ActivityRef): string {
+  if (a.kind === "goal_event") return `goal_event:${a.eventId}`;
+  return a.checkInId ? `check_in:${a.checkInId}` : `check_in:${a.goalId}:${a.date}`;
+}
+
+/**
+ * Every source an activity may have been credited under, to take back: a check-in's own, and the
+ * goal-and-day form it had when credited from an event without its id.
+ */
+export function creditedSources(a: ActivityRef): string[] {
+  if (a.kind === "goal_event") return [activitySource(a)];
+  return [...new Set([activitySource(a), activitySource({ ...a, checkInId: null })])];
 }

@@ -11,6 +11,7 @@ import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts"
 import { loadByKey } from "../../graphql/loaders.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
+import type { GoalsApi } from "../goals/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
@@ -31,6 +32,8 @@ export interface ChallengesDeps {
   clock: Clock;
   users: Pick<UsersApi, "loadUser">;
   communities: Pick<CommunitiesApi, "communityAccess" | "visibleCommunity" | "loadCommunity">;
+  /** Credits lock the activity they count, so an undo and a credit never cross. */
+  goals: Pick<GoalsApi, "lockCheckIn" | "lockGoalEvent">;
 }
 
 const typeDefs = /* GraphQL */ `

@@ -178,6 +178,30 @@ export function leave(
 }
 
 /**
+ * Takes the contributions of `sources` out of the user's challenges that have not ended at `at`
+ * (an ended challenge's scores are final), lowering the scores: one statement.
+ */
+export async function withdrawContributions(
+  sql: Queryable,
+  userId: string,
+  sources: readonly string[],
+  at: Date,
+): Promise<void> {
+  if (!sources.length) return;
+  await sql`
+    with gone as (
+      delete from challenge_contributions cc
+      using challenge_participants p, community_challenges c
+      where cc.participant_id = p.id and p.challenge_id = c.id and p.user_id = ${userId}
+        and c.ends_at > ${at} and cc.source = any(${sources as string[]}::text[])
+      returning cc.participant_id, cc.amount
+    )
+    update challenge_participants p set score = p.score - g.amount
+    from (select participant_id, sum(amount) as amount from gone group by participant_id) g
+    where p.id = g.participant_id`;
+}
+
+/**
  * Adds one activity to the user's running challenges of `metric` (joined before `at`, and `at`
  * within the dates): one statement; `source` makes a retried event count once.
  */
@@ -188,13 +212,15 @@ export async function contribute(
   source: string,
   amount: number,
   at: Date,
+  openAt: Date | null = null,
 ): Promise<number> {
+  const open = openAt ? sql`and c.ends_at > ${openAt}` : sql``;
   const rows = await sql`
     with eligible as (
       select p.id from challenge_participants p
       join community_challenges c on c.id = p.challenge_id
       where p.user_id = ${userId} and c.metric = ${metric}
-        and c.starts_at <= ${at} and c.ends_at > ${at} and p.joined_at <= ${at}
+        and c.starts_at <= ${at} and c.ends_at > ${at} and p.joined_at <= ${at} ${open}
     ), added as (
       insert into challenge_contributions (participant_id, source, amount, created_at)
       select id, ${source}, ${amount}, ${at} from eligible
@@ -305,6 +331,43 @@ export async function earnPointsMany(
     )
     select added from total`;
   return rows[0].added;
+}
+
+/**
+ * Takes back the points earned under `earnRefs` (activities that no longer exist), once per ref
+ * (`undo:<ref>` rows). The balance never goes below zero: points already spent are kept, and an
+ * `undo_shortfall` row records what could not be taken back, so the balance stays the ledger's
+ * sum. One statement.
+ */
+export async function takeBackPoints(
+  sql: Queryable,
+  userId: string,
+  earnRefs: readonly string[],
+  at: Date,
+): Promise<void> {
+  if (!earnRefs.length) return;
+  await sql`
+    with earned as (
+      select ref, delta from point_ledger
+      where ref = any(${earnRefs as string[]}::text[]) and user_id = ${userId} and delta > 0
+    ), undone as (
+      insert into point_ledger (user_id, delta, reason, ref, created_at)
+      select ${userId}, -delta, 'undo', 'undo:' || ref, ${at} from earned
+      on conflict (ref) do nothing
+      returning -delta as owed
+    ), owed as (
+      select coalesce(sum(owed), 0)::int as n from undone
+    ), held as (
+      select balance from user_points where user_id = ${userId} for update
+    ), taken as (
+      update user_points p set balance = greatest(p.balance - owed.n, 0), updated_at = ${at}
+      from owed, held
+      where p.user_id = ${userId} and owed.n > 0
+      returning greatest(owed.n - held.balance, 0) as shortfall
+    )
+    insert into point_ledger (user_id, delta, reason, ref, created_at)
+    select ${userId}, shortfall, 'undo_shortfall', ${`undo_shortfall:${publicId()}`}, ${at}
+    from taken where shortfall > 0`;
 }
 
 /** Spends points when the balance covers them (one guarded statement); false otherwise. */

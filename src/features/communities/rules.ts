@@ -117,3 +117,19 @@ export function leaveError(a: CommunityAccess): UserError | null {
 
 /** The feed audience a community's posts are written to and its members follow. */
 export const communityAudience = (communityId: string) => `community:${communityId}`;
+
+/**
+ * The user error of a refused post edit or removal: a post the viewer may not read is
+ * `not_found`; one they may read but not change is `not_allowed` (editing is for its author while
+ * a member; removing for its author, the community's owner and service admins).
+ */
+export function postRefusal(result: "not_found" | "not_allowed", action: "edit" | "remove") {
+  if (result === "not_found") return userError("not_found", "no such post", "postId");
+  return userError(
+    "not_allowed",
+    action === "edit"
+      ? "only the post's author, while a member, can edit it"
+      : "only the post's author, the community's owner or an admin can remove it",
+    "postId",
+  );
+}

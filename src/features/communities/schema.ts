@@ -30,6 +30,7 @@ import {
   leaveError,
   newCommunityErrors,
   postBodyError,
+  postRefusal,
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { CommunityRow, PostRow } from "./store.ts";
@@ -50,7 +51,7 @@ export interface CommunitiesDeps {
   db: Database;
   clock: Clock;
   users: Pick<UsersApi, "loadUser" | "userByPublicId">;
-  feed: Pick<FeedApi, "record" | "follow" | "unfollow">;
+  feed: Pick<FeedApi, "record" | "follow" | "unfollow" | "remove">;
   notifications: Pick<NotificationsApi, "notify">;
   moderation?: PostModeration;
 }
@@ -84,6 +85,8 @@ const typeDefs = /* GraphQL */ `
     author: User!
     community: Community!
     createdAt: DateTime!
+    "When its author last edited it; null: never."
+    editedAt: DateTime
   }
 
   ${connectionTypeDefs("Community", { totalCount: false })}
@@ -103,6 +106,12 @@ const typeDefs = /* GraphQL */ `
   }
 
   type CreateCommunityPostPayload {
+    post: CommunityPost
+    errors: [UserError!]!
+  }
+
+  type CommunityPostPayload {
+    "The post as it is now (updateCommunityPost) or as it was (deleteCommunityPost)."
     post: CommunityPost
     errors: [UserError!]!
   }
@@ -145,6 +154,10 @@ const typeDefs = /* GraphQL */ `
     inviteToCommunity(communityId: String!, userId: String!): CommunityPayload!
     "Members only; body 1..2000 characters."
     createCommunityPost(communityId: String!, body: String!): CreateCommunityPostPayload!
+    "The author edits a post (while a member; body 1..2000 characters, moderated as new posts are)."
+    updateCommunityPost(postId: String!, body: String!): CommunityPostPayload!
+    "Removes a post: its author, the community's owner, or a service admin."
+    deleteCommunityPost(postId: String!): CommunityPostPayload!
   }
 `;
 
@@ -231,6 +244,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   const notify = deps.notifications.notify;
 
   const fail = (errors: UserError[]) => ({ community: null, errors });
+  const failPost = (errors: UserError[]) => ({ post: null, errors });
 
   async function createCommunity(viewer: Viewer, args: Record<string, unknown>) {
     const input = {
@@ -322,25 +336,13 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
 
   async function createCommunityPost(ctx: GraphQLContext, args: Record<string, unknown>) {
     const viewer = requireViewer(ctx);
-    const failPost = (errors: UserError[]) => ({ post: null, errors });
     const found = await visibleCommunity(ctx, sql, args.communityId);
     if (!found) return failPost([communityNotFound()]);
     const { community, access } = found;
     if (access.role === null) return failPost([userError("not_member", "only members can post")]);
     const body = String(args.body ?? "").trim();
-    const problem = postBodyError(body);
+    const problem = postBodyError(body) ?? await moderationError(viewer, body);
     if (problem) return failPost([problem]);
-    if (deps.moderation) {
-      const verdict = await deps.moderation.check(body, {
-        category: "community_post",
-        userId: viewer.userId,
-      });
-      if (!verdict.allowed) {
-        return failPost([
-          userError("content_rejected", verdict.reason ?? "the post was not allowed", "body"),
-        ]);
-      }
-    }
     const post = await sql.begin(async (tx) => {
       const post = await store.insertPost(tx, community.id, viewer.userId, body, now());
       await deps.feed.record(tx, {
@@ -353,6 +355,63 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       return post;
     });
     return { post, errors: [] };
+  }
+
+  /** The moderation hook's refusal of a post body, or null (accepted, or no hook). */
+  async function moderationError(viewer: Viewer, body: string): Promise<UserError | null> {
+    if (!deps.moderation) return null;
+    const verdict = await deps.moderation.check(body, {
+      category: "community_post",
+      userId: viewer.userId,
+    });
+    if (verdict.allowed) return null;
+    return userError("content_rejected", verdict.reason ?? "the post was not allowed", "body");
+  }
+
+  /**
+   * A post the viewer may read (a member, or anyone for a public community), their own, or any
+   * for a service admin; null otherwise (then it is `not_found`).
+   */
+  async function readablePost(ctx: GraphQLContext, id: unknown): Promise<PostRow | null> {
+    const viewer = requireViewer(ctx);
+    const post = typeof id === "string" && looksLikePublicId(id)
+      ? await store.postByPublicId(sql, id)
+      : null;
+    if (!post || viewer.isAdmin || post.authorId === viewer.userId) return post;
+    const found = await communityAccess(ctx, sql, post.communityId);
+    return found && canRead(found.access) ? post : null;
+  }
+
+  async function updateCommunityPost(ctx: GraphQLContext, args: Record<string, unknown>) {
+    const viewer = requireViewer(ctx);
+    if (!(await readablePost(ctx, args.postId))) {
+      return failPost([postRefusal("not_found", "edit")]);
+    }
+    const body = String(args.body ?? "").trim();
+    const problem = postBodyError(body) ?? await moderationError(viewer, body);
+    if (problem) return failPost([problem]);
+    const done = await store.updatePost(sql, viewer, String(args.postId), body, now());
+    return done.post
+      ? { post: done.post, errors: [] }
+      : failPost([postRefusal(done.result, "edit")]);
+  }
+
+  async function deleteCommunityPost(ctx: GraphQLContext, args: Record<string, unknown>) {
+    const viewer = requireViewer(ctx);
+    if (!(await readablePost(ctx, args.postId))) {
+      return failPost([postRefusal("not_found", "remove")]);
+    }
+    return await sql.begin(async (tx) => {
+      const done = await store.deletePost(tx, viewer, String(args.postId));
+      if (!done.post) return failPost([postRefusal(done.result, "remove")]);
+      await deps.feed.remove(tx, {
+        userId: done.post.authorId,
+        kind: "community_post",
+        data: { postId: done.post.id },
+        occurredAt: done.post.createdAt,
+      });
+      return { post: done.post, errors: [] };
+    });
   }
 
   return {
@@ -373,6 +432,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           deps.users.loadUser(ctx, p.authorId),
         community: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
           loadCommunity(ctx, sql, p.communityId),
+        editedAt: (p: PostRow) => p.editedAt?.toISOString() ?? null,
       },
       CommunityPostActivity: {
         post: (a: { postId?: unknown }, _: unknown, ctx: GraphQLContext) =>
@@ -419,6 +479,10 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           inviteToCommunity(ctx, args),
         createCommunityPost: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
           createCommunityPost(ctx, args),
+        updateCommunityPost: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
+          updateCommunityPost(ctx, args),
+        deleteCommunityPost: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
+          deleteCommunityPost(ctx, args),
       },
     },
   };

@@ -12,6 +12,7 @@ import {
   transaction,
 } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
+import type postgres from "postgres";
 import type { CommunityVisibility, MemberRole } from "./rules.ts";
 
 export interface CommunityRow {
@@ -33,6 +34,7 @@ export interface PostRow {
   authorId: string;
   body: string;
   createdAt: Date;
+  editedAt: Date | null;
 }
 
 /** The viewer's relation to a community: role (null = not a member) and an unused invite. */
@@ -48,9 +50,11 @@ const columns = (sql: Queryable, alias = "c") =>
       ${sql(alias)}.member_limit as "memberLimit", ${sql(alias)}.member_count as "memberCount",
       ${sql(alias)}.created_at as "createdAt"`;
 
-const postColumns = (sql: Queryable) =>
-  sql`id, public_id as "publicId", community_id as "communityId", author_id as "authorId", body,
-      created_at as "createdAt"`;
+const postColumns = (sql: Queryable, alias = "community_posts") =>
+  sql`${sql(alias)}.id, ${sql(alias)}.public_id as "publicId",
+      ${sql(alias)}.community_id as "communityId", ${sql(alias)}.author_id as "authorId",
+      ${sql(alias)}.body, ${sql(alias)}.created_at as "createdAt",
+      ${sql(alias)}.edited_at as "editedAt"`;
 
 /** Creates the community with its owner as first member; null when the name is taken. */
 export async function insertCommunity(
@@ -271,4 +275,89 @@ export async function postCount(sql: Queryable, communityId: string): Promise<nu
 export async function postsByIds(sql: Queryable, ids: readonly string[]) {
   return await sql<PostRow[]>`
     select ${postColumns(sql)} from community_posts where id = any(${ids as string[]}::bigint[])`;
+}
+
+export async function postByPublicId(sql: Queryable, id: string) {
+  return await maybeOne(sql<PostRow[]>`
+    select ${postColumns(sql)} from community_posts where public_id = ${id}`);
+}
+
+/** Who acts on a post: the user, and whether they are a service admin. */
+export interface PostActor {
+  userId: string;
+  isAdmin: boolean;
+}
+
+/** A guarded post write's outcome: done, no such post, or the actor may not (any longer). */
+export type PostWriteResult =
+  | { result: "done"; post: PostRow }
+  | { result: "not_found" | "not_allowed"; post: null };
+
+/**
+ * Runs a write of one post in one statement that carries its own guard, `may` (evaluated on the
+ * post's row `p` at the moment of the write), and says which refused it.
+ */
+async function guardedPostWrite(
+  sql: Queryable,
+  postPublicId: string,
+  may: postgres.PendingQuery<postgres.Row[]>,
+  write: (target: postgres.PendingQuery<postgres.Row[]>) => postgres.PendingQuery<postgres.Row[]>,
+): Promise<PostWriteResult> {
+  const [row] = await sql<(PostRow & { existed: boolean; allowed: boolean; written: number })[]>`
+    with target as (
+      select p.id, ${may} as ok from community_posts p where p.public_id = ${postPublicId}
+    ), w as (
+      ${write(sql`(select id from target where ok)`)} returning ${postColumns(sql, "q")}
+    )
+    select w.*, exists (select 1 from target) as existed,
+           coalesce((select ok from target), false) as allowed,
+           (select count(*) from w)::int as written
+    from (select 1) one left join w on true`;
+  const { existed, allowed, written, ...post } = row;
+  if (written > 0) return { result: "done", post: post as PostRow };
+  return { result: existed && !allowed ? "not_allowed" : "not_found", post: null };
+}
+
+/** The actor is the post's author and still a member of its community. */
+const authorAndMember = (sql: Queryable, actor: PostActor) =>
+  sql`(p.author_id = ${actor.userId} and exists (
+        select 1 from community_members m
+        where m.community_id = p.community_id and m.user_id = ${actor.userId}))`;
+
+/** The actor is the post's author, the owner of its community, or a service admin. */
+const mayRemove = (sql: Queryable, actor: PostActor) =>
+  sql`(p.author_id = ${actor.userId} or ${actor.isAdmin} or exists (
+        select 1 from community_members m
+        where m.community_id = p.community_id and m.user_id = ${actor.userId}
+          and m.role = 'owner'))`;
+
+/** Replaces a post's body: its author only, while a member. */
+export async function updatePost(
+  sql: Queryable,
+  actor: PostActor,
+  postPublicId: string,
+  body: string,
+  at: Date,
+): Promise<PostWriteResult> {
+  return await guardedPostWrite(
+    sql,
+    postPublicId,
+    authorAndMember(sql, actor),
+    (target) =>
+      sql`update community_posts q set body = ${body}, edited_at = ${at} where q.id in ${target}`,
+  );
+}
+
+/** Removes a post: its author, the community's owner or a service admin. */
+export async function deletePost(
+  sql: Queryable,
+  actor: PostActor,
+  postPublicId: string,
+): Promise<PostWriteResult> {
+  return await guardedPostWrite(
+    sql,
+    postPublicId,
+    mayRemove(sql, actor),
+    (target) => sql`delete from community_posts q where q.id in ${target}`,
+  );
 }

@@ -6,9 +6,18 @@ import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
 import { audienceOf } from "./rules.ts";
 import { type FeedDeps, feedModule } from "./schema.ts";
-import { followAudiences, type NewFeedItem, recordFeedItem, unfollowAudiences } from "./store.ts";
+import {
+  type FeedItemMatch,
+  followAudiences,
+  type NewFeedItem,
+  recordFeedItem,
+  removeFeedItems,
+  removeGoalFeedItems,
+  reviseFeedItems,
+  unfollowAudiences,
+} from "./store.ts";
 
-export type { FeedDeps, NewFeedItem };
+export type { FeedDeps, FeedItemMatch, NewFeedItem };
 
 export interface FeedApi {
   /** Adds an item to a user's feed, inside the caller's transaction. */
@@ -16,6 +25,19 @@ export interface FeedApi {
   /** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
   follow(tx: Queryable, userId: string, audiences: string[]): Promise<void>;
   unfollow(tx: Queryable, userId: string, audiences: string[]): Promise<void>;
+  /**
+   * Removes a user's items of one kind whose data holds `match.data` (the activity they show was
+   * undone or deleted), inside the caller's transaction.
+   */
+  remove(tx: Queryable, match: FeedItemMatch): Promise<void>;
+  /** Removes every item of the user whose data names one of the goals (internal ids). */
+  removeOfGoals(tx: Queryable, userId: string, goalIds: readonly string[]): Promise<void>;
+  /** Moves the matching items to `occurredAt` and merges `data` into theirs (an edit). */
+  revise(
+    tx: Queryable,
+    match: FeedItemMatch,
+    change: { occurredAt: Date; data: Record<string, unknown> },
+  ): Promise<void>;
   /** The default audience of a user's items of one kind (`<kind>:<userId>`). */
   audienceOf(kind: string, userId: string): string;
 }
@@ -28,6 +50,9 @@ export function feedFeature(deps: FeedDeps): Feature<FeedApi> {
       record: recordFeedItem,
       follow: followAudiences,
       unfollow: unfollowAudiences,
+      remove: removeFeedItems,
+      removeOfGoals: removeGoalFeedItems,
+      revise: reviseFeedItems,
       audienceOf,
     },
   };

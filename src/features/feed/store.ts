@@ -41,6 +41,62 @@ export async function recordFeedItem(tx: Queryable, item: NewFeedItem): Promise<
   })`;
 }
 
+/** Which of a user's items to remove or change: their kind and what their data holds. */
+export interface FeedItemMatch {
+  userId: string;
+  kind: string;
+  /** Pairs the item's data holds (`data @> match.data`), or alternatives of them (any one). */
+  data: Record<string, string | number> | Record<string, string | number>[];
+  /** The item's time, when known: the lookup is then one index range. */
+  occurredAt?: Date;
+}
+
+/** The `where` of a match; a goal's items and a known time are read from their indexes. */
+const matching = (tx: Queryable, m: FeedItemMatch) => {
+  const alternatives = Array.isArray(m.data) ? m.data : [m.data];
+  const goalIds = [...new Set(alternatives.map((d) => d.goalId))];
+  const goal = goalIds.length === 1 && goalIds[0] !== undefined
+    ? tx`and data ? 'goalId' and (data ->> 'goalId') = ${String(goalIds[0])}`
+    : tx``;
+  return tx`user_id = ${m.userId} and kind = ${m.kind}
+    and data @> any(array(select jsonb_array_elements(${tx.json(alternatives as never)}::jsonb)))
+    ${goal}
+    ${m.occurredAt ? tx`and occurred_at = ${m.occurredAt}` : tx``}`;
+};
+
+/** Removes the items that show an activity which no longer exists, inside the caller's tx. */
+export async function removeFeedItems(tx: Queryable, match: FeedItemMatch): Promise<void> {
+  await tx`delete from feed_items where ${matching(tx, match)}`;
+}
+
+/**
+ * Removes every item of the user that shows one of the goals (progress, check-ins, completion):
+ * one index range per goal.
+ */
+export async function removeGoalFeedItems(
+  tx: Queryable,
+  userId: string,
+  goalIds: readonly string[],
+): Promise<void> {
+  if (!goalIds.length) return;
+  await tx`
+    delete from feed_items
+    where user_id = ${userId} and data ? 'goalId'
+      and (data ->> 'goalId') = any(${goalIds as string[]}::text[])`;
+}
+
+/** Moves and rewrites the matching items after the activity they show was edited. */
+export async function reviseFeedItems(
+  tx: Queryable,
+  match: FeedItemMatch,
+  change: { occurredAt: Date; data: Record<string, unknown> },
+): Promise<void> {
+  await tx`
+    update feed_items set occurred_at = ${change.occurredAt},
+      data = data || ${tx.json(change.data as never)}::jsonb
+    where ${matching(tx, match)}`;
+}
+
 /** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
 export async function followAudiences(tx: Queryable, userId: string, audiences: string[]) {
   if (!audiences.length) return;

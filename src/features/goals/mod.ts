@@ -7,11 +7,13 @@ import { addDays, isoWeekStart, localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Feature } from "../feature.ts";
 import { currentStreak, type NewGoalInput, streakPeriod, todayIndex } from "./rules.ts";
-import { type GoalsDeps, goalsModule } from "./schema.ts";
+import { type ActivityLedger, type GoalsDeps, goalsModule } from "./schema.ts";
+import { goalChangesModule } from "./changes.ts";
 import * as store from "./store.ts";
 import type { BucketRow, GoalEventRow, GoalRow } from "./store.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
 
-export type { BucketRow, GoalEventRow, GoalRow, GoalsDeps };
+export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps };
 
 /** What one goal looks like now, in the owner's time zone. */
 export interface GoalSnapshot {
@@ -46,6 +48,33 @@ export interface GoalsApi {
     source: "ai_milestones",
     at: Date,
   ): Promise<GoalRow[]>;
+  /**
+   * Locks a check-in for share inside `tx` (by its public id, or by the goal's public id and the
+   * day for events published without one): false when it was undone or deleted. A credit that
+   * holds it finishes before an undo can delete it.
+   */
+  lockCheckIn(
+    tx: Queryable,
+    ref: { checkInId?: string | null; goalId: string; date: string },
+  ): Promise<boolean>;
+  /** Locks a progress event for share: its value and time now, or null when it was deleted. */
+  lockGoalEvent(
+    tx: Queryable,
+    eventId: string,
+  ): Promise<{ value: number; occurredAt: Date } | null>;
+}
+
+/** One module of two: the goal schema and its undo, edit and delete operations. */
+function merged(a: GraphQLModule, b: GraphQLModule): GraphQLModule {
+  const resolvers = { ...a.resolvers };
+  for (const [type, fields] of Object.entries(b.resolvers ?? {})) {
+    resolvers[type] = { ...resolvers[type], ...fields };
+  }
+  return {
+    typeDefs: a.typeDefs + b.typeDefs,
+    resolvers,
+    publicFields: [...a.publicFields ?? [], ...b.publicFields ?? []],
+  };
 }
 
 export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
@@ -110,7 +139,7 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
 
   return {
     name: "goals",
-    graphql: goalsModule(deps),
+    graphql: merged(goalsModule(deps), goalChangesModule(deps)),
     api: {
       ownGoal: async (userId, publicId) =>
         typeof publicId === "string" && looksLikePublicId(publicId)
@@ -119,6 +148,8 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
       goalById: async (id) => (await store.goalsByIds(sql, [id]))[0] ?? null,
       snapshot,
       addSubGoals,
+      lockCheckIn: store.lockCheckIn,
+      lockGoalEvent: store.lockGoalEvent,
     },
   };
 }

@@ -496,3 +496,139 @@ export function freezeErrors(
   }
   return errors;
 }
+
+// Undo, edit and delete ---------------------------------------------------------------------
+
+/** An activity that points and challenge scores are credited for (challenges count them). */
+export type ActivityRef =
+  | {
+    kind: "check_in";
+    /** Absent on events published before check-ins carried their id. */
+    checkInId?: string | null;
+    /** The goal's public id and the local day checked in. */
+    goalId: string;
+    date: string;
+  }
+  | { kind: "goal_event"; eventId: string };
+
+/**
+ * Why undoing the check-in of `goal` on `date` is refused before looking for it (empty = allowed).
+ * A check-in can be undone while its day is one `checkInHabit` could still record (the last
+ * {@link BACKFILL_DAYS} days, today included): what one can add, one can take back; older days are
+ * history (`undo_expired`).
+ */
+export function undoCheckInErrors(
+  goal: Pick<GoalShape, "kind">,
+  date: string,
+  today: string,
+): UserError[] {
+  if (goal.kind !== "habit") return [notAllowed("only habits have check-ins")];
+  if (!isDate(date)) {
+    return [userError("invalid", "date must be a date written YYYY-MM-DD", "date")];
+  }
+  if (date > today) return [userError("invalid", "date must not be in the future", "date")];
+  if (daysBetween(date, today) > BACKFILL_DAYS) {
+    return [userError(
+      "undo_expired",
+      `check-ins older than ${BACKFILL_DAYS} days are history and cannot be undone`,
+      "date",
+    )];
+  }
+  return [];
+}
+
+/** The earliest time a progress event may have and still be edited or deleted (as added). */
+export function eventEditableSince(now: Date): Date {
+  return new Date(now.getTime() - EVENT_BACKDATE_DAYS * 86_400_000);
+}
+
+/**
+ * Why the events of `goal` cannot be edited or deleted (empty = they can), and why `occurredAt`
+ * is outside the window an event could be added in (`undo_expired` on `eventId`).
+ */
+export function eventChangeErrors(
+  goal: Pick<GoalShape, "status">,
+  occurredAt: Date,
+  now: Date,
+): UserError[] {
+  if (goal.status === "archived") {
+    return [userError("not_allowed", "the goal is archived; reactivate it first", "eventId")];
+  }
+  if (occurredAt < eventEditableSince(now)) {
+    return [userError(
+      "undo_expired",
+      `events older than ${EVENT_BACKDATE_DAYS} days are history and cannot be changed`,
+      "eventId",
+    )];
+  }
+  return [];
+}
+
+/** `updateGoalEvent`'s changes (absent = unchanged; a null or empty note clears it). */
+export interface GoalEventChanges {
+  value?: number | null;
+  note?: string | null;
+  occurredAt?: Date | null;
+}
+
+export interface GoalEventPatch {
+  value?: number;
+  /** Present: the new note (null clears it). */
+  note?: string | null;
+  occurredAt?: Date;
+}
+
+/** The checked patch of `updateGoalEvent`, with the limits of `addGoalEvent`. */
+export function goalEventPatch(
+  changes: GoalEventChanges,
+  now: Date,
+): { patch: GoalEventPatch; errors: UserError[] } {
+  const errors: (UserError | null)[] = [];
+  const patch: GoalEventPatch = {};
+  if (changes.value === null) errors.push(invalid("value", "value cannot be cleared"));
+  else if (changes.value !== undefined) {
+    errors.push(invalid("value", valueError("value", changes.value)));
+    if (changes.value === 0) errors.push(invalid("value", "value must not be 0"));
+    patch.value = changes.value;
+  }
+  if (changes.note !== undefined) {
+    patch.note = changes.note?.trim() || null;
+    errors.push(invalid("note", textError("note", patch.note, NOTE_MAX)));
+  }
+  if (changes.occurredAt === null) {
+    errors.push(invalid("occurredAt", "occurredAt cannot be cleared"));
+  } else if (changes.occurredAt !== undefined) {
+    const at = changes.occurredAt;
+    if (at.getTime() > now.getTime() + FUTURE_SKEW_MS) {
+      errors.push(invalid("occurredAt", "occurredAt must not be in the future"));
+    } else if (at < eventEditableSince(now)) {
+      errors.push(
+        invalid("occurredAt", `occurredAt must be within the last ${EVENT_BACKDATE_DAYS} days`),
+      );
+    }
+    patch.occurredAt = at;
+  }
+  if (!Object.keys(patch).length && !errors.length) {
+    errors.push(userError("invalid", "nothing to change: give value, note or occurredAt"));
+  }
+  return { patch, errors: problems(errors) };
+}
+
+/**
+ * What a change of a target's value (an event edited or deleted) does to its status: `complete`
+ * when an active target now reaches its value (as `addGoalEvent` does), `reopen` when a completed
+ * target reached it before the change and no longer does (the change undid the completion; a
+ * target completed by hand below its value stays completed), else null.
+ */
+export function statusAfterValueChange(
+  goal: GoalShape,
+  before: number,
+  after: number,
+): "complete" | "reopen" | null {
+  if (goal.kind !== "target") return null;
+  if (goal.status === "active" && targetReached(goal, after)) return "complete";
+  if (goal.status === "completed" && targetReached(goal, before) && !targetReached(goal, after)) {
+    return "reopen";
+  }
+  return null;
+}

@@ -33,12 +33,14 @@ import {
   toConnection,
 } from "../../graphql/pagination.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
+import { isForeignKeyViolation, unlessViolated } from "../../platform/db-errors.ts";
 import type { EventPublisher } from "../events.ts";
 import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
 import type { FunnelApi } from "../funnel/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
+  type ActivityRef,
   checkInErrors,
   currentStreak,
   earnsFreeze,
@@ -63,6 +65,26 @@ import {
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { GoalRow } from "./store.ts";
+import { recordCompletion } from "./completion.ts";
+
+/** What points and challenge scores owe to activities that change after being credited. */
+export interface ActivityLedger {
+  /**
+   * Inside the transaction that deleted the activities' rows (after the delete, so a credit
+   * running meanwhile is either seen or finds the row gone): takes back what they were credited.
+   */
+  withdraw(tx: Queryable, userId: string, activities: ActivityRef[], at: Date): Promise<void>;
+  /**
+   * Inside the transaction that changed a progress event's value or time (after the update):
+   * what it contributes is counted again from what it is now.
+   */
+  recount(
+    tx: Queryable,
+    userId: string,
+    event: { eventId: string; value: number; occurredAt: Date },
+    at: Date,
+  ): Promise<void>;
+}
 
 /** What the goals feature needs: events go out through the transactional outbox. */
 export interface GoalsDeps {
@@ -71,9 +93,11 @@ export interface GoalsDeps {
   log: Logger;
   events: EventPublisher;
   users: Pick<UsersApi, "loadUser">;
-  badges: Pick<BadgesApi, "awardFor">;
-  feed: Pick<FeedApi, "record">;
+  badges: Pick<BadgesApi, "awardFor" | "revokeUnjustified">;
+  feed: Pick<FeedApi, "record" | "remove" | "removeOfGoals" | "revise">;
   funnel: Pick<FunnelApi, "recordStep">;
+  /** Points and challenge scores of activity that is undone, edited or deleted. */
+  activity: ActivityLedger;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -518,6 +542,13 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   /** The `not_found` error of a mutation's `goalId`. */
   const noGoal = (): UserError[] => [userError("not_found", "no such goal of yours", "goalId")];
+  const parentGone = (): UserError[] => [
+    userError("not_found", "parentGoalId does not name one of your goals", "parentGoalId"),
+  ];
+
+  /** A write naming a goal deleted meanwhile (its foreign key refuses it) answers `refusal`. */
+  const goneMeanwhile = <T, O>(refusal: O, work: () => Promise<T>) =>
+    unlessViolated(isForeignKeyViolation, refusal, work);
 
   const award = (tx: Queryable, userId: string, event: BadgeEvent): Promise<BadgeRow[]> =>
     deps.badges.awardFor(tx, userId, event, now());
@@ -744,20 +775,24 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     const parent = await parentError(viewer, parentGoalId);
     if ("error" in parent) errors.push(parent.error!);
     if (errors.length) return { goal: null, badgesEarned: [], errors };
-    return await sql.begin(async (tx) => {
-      const goal = await store.insertGoal(tx, viewer.userId, {
-        ...input,
-        parentId: parent.parentId ?? null,
-        visibility: visibility ?? "private",
-      }, now());
-      await deps.events.publish(tx, "goals.goal_created", {
-        userId: viewer.userId,
-        goalId: goal.publicId,
-      });
-      await deps.funnel.recordStep(tx, viewer.userId, "first_goal", now());
-      const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
-      return { goal, badgesEarned, errors: [] };
-    });
+    return await goneMeanwhile(
+      { goal: null, badgesEarned: [], errors: parentGone() },
+      () =>
+        sql.begin(async (tx) => {
+          const goal = await store.insertGoal(tx, viewer.userId, {
+            ...input,
+            parentId: parent.parentId ?? null,
+            visibility: visibility ?? "private",
+          }, now());
+          await deps.events.publish(tx, "goals.goal_created", {
+            userId: viewer.userId,
+            goalId: goal.publicId,
+          });
+          await deps.funnel.recordStep(tx, viewer.userId, "first_goal", now());
+          const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
+          return { goal, badgesEarned, errors: [] };
+        }),
+    );
   }
 
   async function updateGoal(viewer: Viewer, args: GoalChanges & { goalId: string }) {
@@ -791,18 +826,8 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
   }
 
   /** What follows a goal's completion: feed item, domain event, badges. */
-  async function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
-    await deps.feed.record(tx, {
-      userId: goal.userId,
-      kind: "goal_completed",
-      occurredAt: goal.completedAt ?? now(),
-      data: { goalId: goal.id, goalTitle: goal.title },
-    });
-    await deps.events.publish(tx, "goals.goal_completed", {
-      userId: goal.userId,
-      goalId: goal.publicId,
-    });
-    return await award(tx, goal.userId, { type: "goal_completed" });
+  function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
+    return recordCompletion(deps, tx, goal, now());
   }
 
   async function addGoalEvent(
@@ -817,34 +842,48 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     if (errors.length) {
       return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors };
     }
-    return await sql.begin(async (tx) => {
-      const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
-      await deps.feed.record(tx, {
-        userId: goal.userId,
-        kind: "goal_event",
-        occurredAt,
-        data: { goalId: goal.id, goalTitle: goal.title, value, unit: goal.unit, note },
-      });
-      await deps.events.publish(tx, "goals.progress_recorded", {
-        userId: goal.userId,
-        goalId: goal.publicId,
-        eventId: event.publicId,
-        value,
-        occurredAt: occurredAt.toISOString(),
-      });
-      const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
-      let current = goal;
-      let goalCompleted = false;
-      if (goal.status === "active" && targetReached(goal, await store.targetValueNow(tx, goal))) {
-        const done = await store.completeGoal(tx, goal.id, now());
-        if (done) {
-          current = done;
-          goalCompleted = true;
-          badgesEarned.push(...await completed(tx, done));
+    return await goneMeanwhile({
+      event: null,
+      goal: null,
+      goalCompleted: false,
+      badgesEarned: [],
+      errors: noGoal(),
+    }, () =>
+      sql.begin(async (tx) => {
+        const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
+        await deps.feed.record(tx, {
+          userId: goal.userId,
+          kind: "goal_event",
+          occurredAt,
+          data: {
+            goalId: goal.id,
+            eventId: event.publicId,
+            goalTitle: goal.title,
+            value,
+            unit: goal.unit,
+            note,
+          },
+        });
+        await deps.events.publish(tx, "goals.progress_recorded", {
+          userId: goal.userId,
+          goalId: goal.publicId,
+          eventId: event.publicId,
+          value,
+          occurredAt: occurredAt.toISOString(),
+        });
+        const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
+        let current = goal;
+        let goalCompleted = false;
+        if (goal.status === "active" && targetReached(goal, await store.targetValueNow(tx, goal))) {
+          const done = await store.completeGoal(tx, goal.id, now());
+          if (done) {
+            current = done;
+            goalCompleted = true;
+            badgesEarned.push(...await completed(tx, done));
+          }
         }
-      }
-      return { event, goal: current, goalCompleted, badgesEarned, errors: [] };
-    });
+        return { event, goal: current, goalCompleted, badgesEarned, errors: [] };
+      }));
   }
 
   async function checkInHabit(viewer: Viewer, args: { goalId: string; date?: string | null }) {
@@ -862,44 +901,53 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         errors,
       };
     }
-    return await sql.begin(async (tx) => {
-      const checkIn = await store.insertCheckIn(tx, goal, date);
-      if (!checkIn) {
-        return {
-          checkIn: await store.checkInOn(tx, goal.id, date),
-          goal,
-          alreadyCheckedIn: true,
-          freezeEarned: false,
-          badgesEarned: [],
-          errors: [],
-        };
-      }
-      await deps.funnel.recordStep(tx, goal.userId, "first_check_in", now());
-      const period = streakPeriod(goal);
-      const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
-      const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
-      const freezeEarned = earnsFreeze(streak) &&
-        await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
-      await deps.feed.record(tx, {
-        userId: goal.userId,
-        kind: "check_in",
-        occurredAt: now(),
-        data: { goalId: goal.id, goalTitle: goal.title, date, streak },
-      });
-      await deps.events.publish(tx, "habits.checked_in", {
-        userId: goal.userId,
-        goalId: goal.publicId,
-        date,
-        streak,
-        occurredAt: now().toISOString(),
-      });
-      const badgesEarned = await award(tx, goal.userId, {
-        type: "habit_checked_in",
-        streak,
-        period,
-      });
-      return { checkIn, goal, alreadyCheckedIn: false, freezeEarned, badgesEarned, errors: [] };
-    });
+    return await goneMeanwhile({
+      checkIn: null,
+      goal: null,
+      alreadyCheckedIn: false,
+      freezeEarned: false,
+      badgesEarned: [],
+      errors: noGoal(),
+    }, () =>
+      sql.begin(async (tx) => {
+        const checkIn = await store.insertCheckIn(tx, goal, date);
+        if (!checkIn) {
+          return {
+            checkIn: await store.checkInOn(tx, goal.id, date),
+            goal,
+            alreadyCheckedIn: true,
+            freezeEarned: false,
+            badgesEarned: [],
+            errors: [],
+          };
+        }
+        await deps.funnel.recordStep(tx, goal.userId, "first_check_in", now());
+        const period = streakPeriod(goal);
+        const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
+        const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
+        const freezeEarned = earnsFreeze(streak) &&
+          await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
+        await deps.feed.record(tx, {
+          userId: goal.userId,
+          kind: "check_in",
+          occurredAt: now(),
+          data: { goalId: goal.id, goalTitle: goal.title, date, streak },
+        });
+        await deps.events.publish(tx, "habits.checked_in", {
+          userId: goal.userId,
+          goalId: goal.publicId,
+          checkInId: checkIn.publicId,
+          date,
+          streak,
+          occurredAt: now().toISOString(),
+        });
+        const badgesEarned = await award(tx, goal.userId, {
+          type: "habit_checked_in",
+          streak,
+          period,
+        });
+        return { checkIn, goal, alreadyCheckedIn: false, freezeEarned, badgesEarned, errors: [] };
+      }));
   }
 
   async function useStreakFreeze(viewer: Viewer, args: { goalId: string; date: string }) {
@@ -911,17 +959,25 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     if (!goal) return { goal: null, freezesLeft: await balance(), errors: noGoal() };
     const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, viewer.timeZone));
     if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-    const refusal = await transaction<UserError | null>(sql, async (tx) => {
-      if (!(await store.insertFreezeUse(tx, goal, date))) {
-        throw new Rollback(
-          userError("invalid", "date was not missed: it is checked in or already covered", "date"),
-        );
-      }
-      if (!(await store.spendFreeze(tx, viewer.userId))) {
-        throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
-      }
-      return null;
-    });
+    const refusal = await goneMeanwhile(
+      noGoal()[0],
+      () =>
+        transaction<UserError | null>(sql, async (tx) => {
+          if (!(await store.insertFreezeUse(tx, goal, date))) {
+            throw new Rollback(
+              userError(
+                "invalid",
+                "date was not missed: it is checked in or already covered",
+                "date",
+              ),
+            );
+          }
+          if (!(await store.spendFreeze(tx, viewer.userId))) {
+            throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
+          }
+          return null;
+        }),
+    );
     if (refusal) return { goal: null, freezesLeft: await balance(), errors: [refusal] };
     return { goal, freezesLeft: await balance(), errors: [] };
   }

@@ -1,5 +1,5 @@
 /** SQL for mood logs. */
-import { one, type Queryable } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 
@@ -61,4 +61,18 @@ export async function countMoodLogs(
     select count(*)::int as n from mood_logs
     where user_id = ${userId} and logged_at >= ${from} and logged_at < ${to}`;
   return row.n;
+}
+
+/** Deletes one of the user's logs; null for another user's or none. Returns it as it was. */
+export async function deleteMoodLog(tx: Queryable, userId: string, logPublicId: string) {
+  return await maybeOne(tx<MoodLogRow[]>`
+    delete from mood_logs where public_id = ${logPublicId} and user_id = ${userId}
+    returning ${columns(tx)}`);
+}
+
+/** Whether the user has any mood log left (for judging `first_mood_log`). */
+export async function hasMoodLog(tx: Queryable, userId: string): Promise<boolean> {
+  const [row] = await tx<{ any: boolean }[]>`
+    select exists (select 1 from mood_logs where user_id = ${userId}) as any`;
+  return row.any;
 }
