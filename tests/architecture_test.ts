@@ -209,9 +209,10 @@ const LOADED_WHEN_USED = [
   "npm:imapflow@", // the first email delivery
   "npm:@graphql-yoga/render-graphiql@", // the first explorer page
   "npm:ioredis@", // REDIS_URL set
+  "npm:prom-client@", // METRICS_TOKEN or METRICS_PORT set
 ];
 
-Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL and ioredis only on use", async () => {
+Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, ioredis and prom-client only on use", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "main.ts"],
     cwd: ROOT,
