@@ -9,13 +9,15 @@ import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
-// The admin console's browser program is a program of its own (bundled into assets.gen.ts).
+// The admin console's browser program is a program of its own (bundled into assets.gen.ts), and
+// so is the embedded database's worker (started by URL, src/platform/db.ts).
 const ENTRY_POINTS = [
   "main.ts",
   "runner/main.ts",
   "scripts/compile.ts",
   "scripts/config-docs.ts",
   "src/features/admin/ui/main.ts",
+  "src/platform/embedded-worker.ts",
 ];
 
 interface InfoModule {
