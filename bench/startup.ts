@@ -14,7 +14,9 @@
  * Knobs: `BENCH_DATABASE_URL` (a database of its own is created and dropped), `BENCH_ROUNDS` (5),
  * `BENCH_LOAD_REQUESTS` (2,000), `BENCH_SERVICE_ROOT` (the tree whose `main.ts` is started, by
  * default this one: pointing it at an export of an older commit gives the "before" figures),
- * `BENCH_LABEL` (the key the figures are stored under in `results/startup.json`, default `after`).
+ * `BENCH_LABEL` (the key the figures are stored under in `results/startup.json`, default `after`),
+ * `BENCH_BASELINE_ROOT` (another tree measured in the same rounds, taking turns with this one, and
+ * against the same peers, stored under `BENCH_BASELINE_LABEL`, default `before`).
  */
 import postgres from "postgres";
 import { fileURLToPath } from "node:url";
@@ -27,6 +29,8 @@ const HERE = fileURLToPath(new URL("./", import.meta.url));
 const SERVICE_ROOT = Deno.env.get("BENCH_SERVICE_ROOT") ??
   fileURLToPath(new URL("../", import.meta.url));
 const LABEL = Deno.env.get("BENCH_LABEL") ?? "after";
+const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
+const BASELINE_LABEL = Deno.env.get("BENCH_BASELINE_LABEL") ?? "before";
 const RESULTS = new URL("./results/startup.json", import.meta.url);
 const SECRET = "bench-fallback-secret-0123456789abcdef";
 const SUBJECT = "bench-user";
@@ -196,7 +200,23 @@ const serviceEnv = (dataDir: string, databaseUrl?: string) => ({
 const scratch = await Deno.makeTempDir({ prefix: "bench-startup-" });
 const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
 
-const rounds: Record<string, number>[] = [];
+/** One tree's figures in one round: warm start, read load, embedded cold start. */
+async function measureTree(root: string, dataDir: string) {
+  const service = await start("main.ts", root, serviceEnv(dataDir, url.href));
+  const rssStarted = service.rssMiB();
+  await readLoad(service.port, token);
+  const rssLoaded = service.rssMiB();
+  await service.stop();
+  const embedded = await start("main.ts", root, serviceEnv(`${dataDir}/embedded`));
+  await embedded.stop();
+  return { service, rssStarted, rssLoaded, embedded };
+}
+
+const trees = [
+  ...(BASELINE_ROOT ? [{ label: BASELINE_LABEL, root: BASELINE_ROOT }] : []),
+  { label: LABEL, root: SERVICE_ROOT },
+];
+const rounds = new Map<string, Record<string, number>[]>(trees.map((t) => [t.label, []]));
 try {
   // Migrates the database and adds the goals the read load lists; not measured.
   const first = await start("main.ts", SERVICE_ROOT, serviceEnv(scratch, url.href));
@@ -205,44 +225,42 @@ try {
 
   for (let round = 0; round < ROUNDS; round++) {
     const dataDir = `${scratch}/round-${round}`;
-    const service = await start("main.ts", SERVICE_ROOT, serviceEnv(dataDir, url.href));
-    const rssStarted = service.rssMiB();
-    await readLoad(service.port, token);
-    const rssLoaded = service.rssMiB();
-    await service.stop();
+    // The trees take turns going first.
+    const measured = new Map<number, Awaited<ReturnType<typeof measureTree>>>();
+    const order = round % 2 ? [...trees.keys()].reverse() : [...trees.keys()];
+    for (const i of order) measured.set(i, await measureTree(trees[i].root, `${dataDir}/${i}`));
 
     const yoga = await start(`${HERE}peers/startup-yoga.ts`, HERE, {});
     const yogaRss = yoga.rssMiB();
     await yoga.stop();
-
-    const embedded = await start("main.ts", SERVICE_ROOT, serviceEnv(`${dataDir}/embedded`));
-    await embedded.stop();
 
     const pglite = await start(`${HERE}peers/bare-pglite.ts`, HERE, {
       DATA_DIR: `${dataDir}/peer`,
     }, false);
     await pglite.stop();
 
-    const figures = {
-      warm_start_ms: service.readyMs,
-      bare_yoga_start_ms: yoga.readyMs,
-      warm_start_ratio: service.readyMs / yoga.readyMs,
-      warm_first_graphql_ms: service.graphqlMs,
-      bare_yoga_first_graphql_ms: yoga.graphqlMs,
-      warm_first_graphql_ratio: service.graphqlMs / yoga.graphqlMs,
-      embedded_cold_start_ms: embedded.readyMs,
-      bare_pglite_start_ms: pglite.readyMs,
-      embedded_cold_start_ratio: embedded.readyMs / pglite.readyMs,
-      embedded_first_graphql_ms: embedded.graphqlMs,
-      rss_after_start_mib: rssStarted,
-      rss_after_load_mib: rssLoaded,
-      bare_yoga_rss_after_start_mib: yogaRss,
-    };
-    rounds.push(figures);
-    console.log(
-      `round ${round + 1}/${ROUNDS}: ` +
-        Object.entries(figures).map(([k, v]) => `${k}=${round1(v)}`).join(" "),
-    );
+    for (const [i, { service, rssStarted, rssLoaded, embedded }] of measured) {
+      const figures = {
+        warm_start_ms: service.readyMs,
+        bare_yoga_start_ms: yoga.readyMs,
+        warm_start_ratio: service.readyMs / yoga.readyMs,
+        warm_first_graphql_ms: service.graphqlMs,
+        bare_yoga_first_graphql_ms: yoga.graphqlMs,
+        warm_first_graphql_ratio: service.graphqlMs / yoga.graphqlMs,
+        embedded_cold_start_ms: embedded.readyMs,
+        bare_pglite_start_ms: pglite.readyMs,
+        embedded_cold_start_ratio: embedded.readyMs / pglite.readyMs,
+        embedded_first_graphql_ms: embedded.graphqlMs,
+        rss_after_start_mib: rssStarted,
+        rss_after_load_mib: rssLoaded,
+        bare_yoga_rss_after_start_mib: yogaRss,
+      };
+      rounds.get(trees[i].label)!.push(figures);
+      console.log(
+        `round ${round + 1}/${ROUNDS} ${trees[i].label}: ` +
+          Object.entries(figures).map(([k, v]) => `${k}=${round1(v)}`).join(" "),
+      );
+    }
   }
 } finally {
   await admin.unsafe(`drop database if exists ${database} with (force)`);
@@ -250,25 +268,28 @@ try {
   await Deno.remove(scratch, { recursive: true });
 }
 
-const medians = Object.fromEntries(
-  Object.keys(rounds[0]).map((key) => {
-    const value = median(rounds.map((r) => r[key]));
-    return [`${key}_median`, key.endsWith("ratio") ? round2(value) : round1(value)];
-  }),
-);
-const result = {
+const medians = (of: Record<string, number>[]) =>
+  Object.fromEntries(
+    Object.keys(of[0]).map((key) => {
+      const value = median(of.map((r) => r[key]));
+      return [`${key}_median`, key.endsWith("ratio") ? round2(value) : round1(value)];
+    }),
+  );
+const loadAfter = Deno.loadavg();
+const results = Object.fromEntries(trees.map((tree) => [tree.label, {
   measured_at: new Date().toISOString(),
-  service_root: SERVICE_ROOT,
+  service_root: tree.root,
+  ...(trees.length > 1 ? { interleaved_with: trees.map((t) => t.label) } : {}),
   rounds: ROUNDS,
   load_requests: LOAD_REQUESTS,
   load_clients: LOAD_CLIENTS,
-  ...medians,
+  ...medians(rounds.get(tree.label)!),
   loadavg_before: LOAD_AT_START,
-  loadavg_after: Deno.loadavg(),
-};
+  loadavg_after: loadAfter,
+}]));
 const previous = await Deno.readTextFile(RESULTS).then(JSON.parse).catch(() => ({}));
 await Deno.writeTextFile(
   RESULTS,
-  JSON.stringify({ ...previous, [LABEL]: result }, null, 2) + "\n",
+  JSON.stringify({ ...previous, ...results }, null, 2) + "\n",
 );
-console.log(JSON.stringify(result, null, 2));
+console.log(JSON.stringify(results, null, 2));

@@ -6,7 +6,12 @@
  * binary there or point `DENORT_BIN` at it.
  */
 const targets = [
-  { output: "bin/service", entry: "main.ts", include: ["migrations"] },
+  // The embedded database's worker is started by URL, so it is named for the binary to hold it.
+  {
+    output: "bin/service",
+    entry: "main.ts",
+    include: ["migrations", "src/platform/embedded-worker.ts"],
+  },
   { output: "bin/runner", entry: "runner/main.ts", include: ["runner/skills"] },
 ];
 

@@ -16,7 +16,11 @@ import { createTokenSource } from "./platform/oidc.ts";
 import { DEFAULT_BODY_LIMIT, errorResponse, readBoundedBody } from "./platform/contract/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { observeStatements } from "./platform/db.ts";
-import { countingFetch, createServiceMetrics, type ServiceMetrics } from "./platform/metrics.ts";
+import {
+  countingFetch,
+  type ServiceMetrics,
+  unrecordedMetrics,
+} from "./platform/service-metrics.ts";
 import { nameServerSpan } from "./platform/tracing.ts";
 import { metricsRoute } from "./http/metrics.ts";
 import { observeOperations } from "./graphql/observability.ts";
@@ -75,13 +79,17 @@ export interface AppOptions {
   aiRequestProcessors?: Record<string, AiRequestProcessor>;
   /** Delivery destinations instead of the configured ones. */
   deliveryAdapters?: DeliveryAdapters;
+  /** The metrics the app records (`createServiceMetrics`, src/platform/metrics.ts); without
+   * them it records none, as an instance that serves no metrics needs none. */
+  metrics?: ServiceMetrics;
 }
 
 export type Features = ReturnType<typeof buildFeatures>;
 
 export interface App {
   deps: Deps;
-  /** The app's Prometheus metrics (`GET /metrics`, docs/observability.md). */
+  /** The app's Prometheus metrics (`GET /metrics`, docs/observability.md); recording nothing
+   * unless given in {@link AppOptions}. */
   metrics: ServiceMetrics;
   jobs: JobSystem<DomainEvents>;
   graphql: GraphQLServer;
@@ -261,8 +269,8 @@ function createIdentify(
 
 export function buildApp(deps: Deps, options: AppOptions = {}): App {
   let shuttingDown = false;
-  const metrics = createServiceMetrics();
-  observeStatements(deps.db.sql, metrics);
+  const metrics = options.metrics ?? unrecordedMetrics();
+  if (options.metrics) observeStatements(deps.db.sql, metrics);
   deps.kv.observeErrors?.((kind) => metrics.redisError(kind));
   const jobs = createJobSystem<DomainEvents>({
     db: deps.db,

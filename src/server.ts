@@ -206,6 +206,11 @@ async function serveWith(
   // The app's modules load while the database opens (connects, or PGlite starts) and migrates.
   const appModule = import("./app.ts");
   appModule.catch(() => {});
+  // The Prometheus client only where metrics are served (docs/observability.md).
+  const metricsModule = config.metricsToken !== undefined || config.metricsPort !== undefined
+    ? import("./platform/metrics.ts")
+    : undefined;
+  metricsModule?.catch(() => {});
   if (config.devAuth) await warnDevAuth(config, log);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -235,8 +240,8 @@ async function serveWith(
     const path = new URL(req.url).pathname;
     return path === "/up" ? Promise.resolve(upResponse(stopping)) : serviceHealth(deps)();
   });
-  const built = appModule.then(({ buildApp }) => {
-    app = buildApp(deps);
+  const built = Promise.all([appModule, metricsModule]).then(([{ buildApp }, metrics]) => {
+    app = buildApp(deps, { metrics: metrics?.createServiceMetrics() });
     hooks.prepare?.(app);
     log.info("app built", { ms_since_start: Math.round(performance.now()) });
     return app;

@@ -9,13 +9,15 @@ import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
-// The admin console's browser program is a program of its own (bundled into assets.gen.ts).
+// The admin console's browser program is a program of its own (bundled into assets.gen.ts), and
+// so is the embedded database's worker (started by URL, src/platform/db.ts).
 const ENTRY_POINTS = [
   "main.ts",
   "runner/main.ts",
   "scripts/compile.ts",
   "scripts/config-docs.ts",
   "src/features/admin/ui/main.ts",
+  "src/platform/embedded-worker.ts",
 ];
 
 interface InfoModule {
@@ -209,9 +211,10 @@ const LOADED_WHEN_USED = [
   "npm:imapflow@", // the first email delivery
   "npm:@graphql-yoga/render-graphiql@", // the first explorer page
   "npm:ioredis@", // REDIS_URL set
+  "npm:prom-client@", // METRICS_TOKEN or METRICS_PORT set
 ];
 
-Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL and ioredis only on use", async () => {
+Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, ioredis and prom-client only on use", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "main.ts"],
     cwd: ROOT,

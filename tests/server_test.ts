@@ -59,3 +59,21 @@ Deno.test("server: starts, serves /health, and on SIGTERM finishes in-flight req
     await cleanup();
   }
 });
+
+Deno.test("server: with METRICS_TOKEN set the started service records and serves its metrics", async () => {
+  const { env, cleanup } = await serviceEnv();
+  const token = "metrics-token-0123456789";
+  const service = await startProcess(MAIN, { ...env, METRICS_TOKEN: token });
+  try {
+    const health = await fetch(`${service.url}/health`);
+    await health.body?.cancel();
+    const res = await fetch(`${service.url}/metrics`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /^http_requests_total\{method="GET",route="\/health"/m);
+    assert.equal(await service.stop(), 0);
+  } finally {
+    await cleanup();
+  }
+});

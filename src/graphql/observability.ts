@@ -6,15 +6,9 @@
 import { type ExecutionResult, getOperationAST } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { inSpan, recordingSpan } from "../platform/tracing.ts";
+import type { ServiceMetrics } from "../platform/service-metrics.ts";
 
-export interface GraphQLMetrics {
-  graphqlOperation(
-    name: string | null | undefined,
-    type: string,
-    seconds: number,
-    errorCodes: readonly string[],
-  ): void;
-}
+export type GraphQLMetrics = Pick<ServiceMetrics, "graphqlOperation">;
 
 const codesOf = (result: ExecutionResult): string[] =>
   result.errors?.map((e) => String(e.extensions?.code ?? "INTERNAL_SERVER_ERROR")) ?? [];

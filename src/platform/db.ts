@@ -4,16 +4,23 @@
  * loopback port. Both modes hand out the same {@link Database}; only the pool size differs
  * (PGlite is one session, so transactions must not interleave: pool size 1). PGlite and its
  * socket server are imported only when the embedded database starts: with `DATABASE_URL` set they
- * are never loaded.
+ * are never loaded. The service runs them in a worker (`embedded.ts`); tests in this thread.
  */
 import postgres from "postgres";
-import type { PGlite } from "@electric-sql/pglite";
 import type { Logger } from "./log.ts";
 import { storableJsonText } from "./text.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { currentRequestStats, type RequestStats, runWithRequestStats } from "./request-context.ts";
 import { DependencyUnavailableError } from "./dependency.ts";
 import { childSpan, failSpan, recordingSpan, SpanKind } from "./tracing.ts";
+import { type EmbeddedServer, startEmbeddedPostgresInWorker } from "./embedded.ts";
+
+export {
+  type EmbeddedOptions,
+  type EmbeddedPostgres,
+  type EmbeddedServer,
+  startEmbeddedPostgres,
+} from "./embedded.ts";
 
 // deno-lint-ignore ban-types
 export type Sql = postgres.Sql<{}>;
@@ -374,46 +381,6 @@ export function connect(
   );
 }
 
-/** An embedded PGlite served on a loopback port. */
-export interface EmbeddedPostgres {
-  url: string;
-  pglite: PGlite;
-  stop(): Promise<void>;
-}
-
-export interface EmbeddedOptions {
-  /** Directory to persist into; omitted = in memory. */
-  dataDir?: string;
-  /** A data-dir tarball (from `dumpDataDir`) to start from. */
-  loadDataDir?: Blob | File;
-}
-
-export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
-  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("@electric-sql/pglite-socket"),
-  ]);
-  const pglite = await PGlite.create(options.dataDir, {
-    loadDataDir: options.loadDataDir,
-  });
-  const server = new PGLiteSocketServer({
-    db: pglite,
-    host: "127.0.0.1",
-    port: 0,
-    maxConnections: 4,
-  });
-  await server.start();
-  const port = Number(server.getServerConn().split(":").pop());
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    pglite,
-    async stop() {
-      await server.stop();
-      await pglite.close();
-    },
-  };
-}
-
 /** Opens the database named by the configuration (embedded when no URL is given). */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
@@ -439,14 +406,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const dir = `${options.dataDir}/pg`;
   await Deno.mkdir(dir, { recursive: true });
-  const embedded = await startEmbeddedPostgres({ dataDir: dir });
+  const embedded = await startEmbeddedPostgresInWorker(dir);
   options.log.info("embedded database started", { data_dir: dir });
   return embeddedDatabase(embedded, options.log, options.timeouts);
 }
 
 /** Wraps a running embedded PGlite as a {@link Database} with pool size 1. */
 export function embeddedDatabase(
-  embedded: EmbeddedPostgres,
+  embedded: EmbeddedServer,
   log: Logger,
   timeouts?: DatabaseTimeouts,
 ): Database {

@@ -4,7 +4,9 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "./contract/mod.ts";
-import { METRICS_CONTENT_TYPE } from "./metrics.ts";
+
+/** The content type of the Prometheus text format. */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface MetricsSource {
   render(): Promise<string>;

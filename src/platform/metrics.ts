@@ -6,11 +6,9 @@
  * codes, outcomes; never user ids.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ScrapeSources, ServiceMetrics } from "./service-metrics.ts";
 
 export { Registry };
-
-/** The content type of the Prometheus text format. */
-export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -31,16 +29,6 @@ export function boundedNames(limit: number): (name: string | null | undefined) =
     seen.add(name);
     return name;
   };
-}
-
-/** Figures read at scrape time (not counted on the request path). */
-export interface ScrapeSources {
-  queues?: () => Promise<{
-    dead: number;
-    queues: { name: string; size: number; latency: number }[];
-  }>;
-  cable?: () => Record<string, { connections: number; subscriptions: number }>;
-  database?: () => { poolSize: number };
 }
 
 /**
@@ -119,10 +107,8 @@ const SERVICE_HELP: Record<string, string> = {
   jobs_dead: "Jobs in the dead set (all instances; read at scrape).",
 };
 
-export type ServiceMetrics = ReturnType<typeof createServiceMetrics>;
-
 /** Builds every service metric in `registry` (a fresh one per app). */
-export function createServiceMetrics(registry: Registry = new Registry()) {
+export function createServiceMetrics(registry: Registry = new Registry()): ServiceMetrics {
   const m = metricsIn(registry, SERVICE_HELP);
   processMetrics(registry);
   const sources: ScrapeSources = {};
@@ -196,8 +182,6 @@ export function createServiceMetrics(registry: Registry = new Registry()) {
   const modelName = boundedNames(50);
 
   return {
-    registry,
-    /** Registers what is read at scrape time. */
     sources(more: ScrapeSources) {
       Object.assign(sources, more);
     },
@@ -246,47 +230,6 @@ export function createServiceMetrics(registry: Registry = new Registry()) {
     llmCall(model: string, outcome: string, seconds: number) {
       llmDuration.observe({ model: modelName(model), outcome }, seconds);
     },
-    /** The Prometheus text exposition of every metric. */
     render: () => registry.metrics(),
-  };
-}
-
-/** The origin of `url`, or null when it is not a URL. */
-function originOf(url: string | undefined): string | null {
-  if (!url) return null;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * `fetch` counting each outbound call as `integration_calls_total`: the integration named by the
- * configured URL whose origin the call goes to (`other` for the rest), and `ok`, `http_4xx`,
- * `http_5xx` or `error` (no answer).
- */
-export function countingFetch(
-  inner: typeof fetch,
-  integrations: Record<string, string | undefined>,
-  metrics: { integrationCall(integration: string, outcome: string): void },
-): typeof fetch {
-  const byOrigin = new Map<string, string>();
-  for (const [name, url] of Object.entries(integrations)) {
-    const origin = originOf(url);
-    if (origin && !byOrigin.has(origin)) byOrigin.set(origin, name);
-  }
-  return async (input, init) => {
-    const url = input instanceof Request ? input.url : String(input);
-    const integration = byOrigin.get(originOf(url) ?? "") ?? "other";
-    try {
-      const res = await inner(input, init);
-      const outcome = res.status >= 500 ? "http_5xx" : res.status >= 400 ? "http_4xx" : "ok";
-      metrics.integrationCall(integration, outcome);
-      return res;
-    } catch (err) {
-      metrics.integrationCall(integration, "error");
-      throw err;
-    }
   };
 }

@@ -4,7 +4,8 @@
  * release migrated further still serves this code (migrations are additive), so versions this
  * code does not know are only logged. Concurrent start-ups serialise on a transaction-scoped
  * advisory lock, so each migration is applied once; a database already up to date is recognised
- * by one read of `schema_migrations`, without the lock or a transaction.
+ * by one read of `schema_migrations`, without the lock or a transaction. What is pending is sent
+ * as one text (a fresh embedded database is migrated in one round trip instead of two per file).
  */
 import type { Logger } from "./log.ts";
 import { type Sql, type TransactionSql, withoutStatementBound } from "./db.ts";
@@ -119,31 +120,62 @@ export async function migrate(sql: Sql, log: Logger, migrations?: Migration[]): 
   }
   // No statement bound: an index build may take minutes, and so may waiting for the lock while
   // another instance migrates. The connect timeout still holds.
-  return await withoutStatementBound(() =>
-    sql.begin(async (tx) => {
-      await tx`set local statement_timeout = 0`;
-      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
-      await tx`
+  try {
+    return await withoutStatementBound(() => applyPending(sql, all, log, "batch"));
+  } catch (err) {
+    if (err instanceof MigrationChecksumError) throw err;
+    // The batch rolled back as a whole: applying file by file names the one that fails.
+    return await withoutStatementBound(() => applyPending(sql, all, log, "each"));
+  }
+}
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** How a migration is recorded: its version, name and checksum. */
+const recordOf = (m: Migration) =>
+  `insert into schema_migrations (version, name, checksum)
+  values (${literal(m.version)}, ${literal(m.name)}, ${literal(m.checksum)})`;
+
+/**
+ * Under the lock, applies what is still pending in one transaction: as one multi-statement text
+ * (every file followed by its record; one round trip, which counts on an embedded database), or
+ * each file and its record on their own, logging the file that fails.
+ */
+function applyPending(
+  sql: Sql,
+  all: Migration[],
+  log: Logger,
+  mode: "batch" | "each",
+): Promise<string[]> {
+  return sql.begin(async (tx) => {
+    await tx.unsafe(`
+      set local statement_timeout = 0;
+      select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY});
       create table if not exists schema_migrations (
         version text primary key,
         name text not null,
         checksum text not null,
         applied_at timestamptz not null default now()
-      )`;
-      // Read again under the lock: another instance may have migrated meanwhile.
-      const current = await appliedMigrations(tx);
-      warnNewer(all, current, log);
-      const todo = pending(all, current);
-      const done: string[] = [];
+      )`);
+    // Read again under the lock: another instance may have migrated meanwhile.
+    const current = await appliedMigrations(tx);
+    warnNewer(all, current, log);
+    const todo = pending(all, current);
+    if (mode === "batch" && todo.length) {
+      // A file may end in a comment without a newline: each one ends on a line of its own.
+      await tx.unsafe(todo.map((m) => `${m.sql}\n;\n${recordOf(m)};`).join("\n"));
+    } else {
       for (const m of todo) {
-        await tx.unsafe(m.sql);
-        await tx`
-        insert into schema_migrations (version, name, checksum)
-        values (${m.version}, ${m.name}, ${m.checksum})`;
-        log.info("migration applied", { version: m.version, name: m.name });
-        done.push(m.version);
+        try {
+          await tx.unsafe(m.sql);
+        } catch (err) {
+          log.error("migration failed", { version: m.version, name: m.name });
+          throw err;
+        }
+        await tx.unsafe(recordOf(m));
       }
-      return done;
-    })
-  );
+    }
+    for (const m of todo) log.info("migration applied", { version: m.version, name: m.name });
+    return todo.map((m) => m.version);
+  });
 }

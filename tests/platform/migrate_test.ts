@@ -16,19 +16,25 @@ async function folder(files: Record<string, string>): Promise<string> {
 Deno.test("migrate: applies in order, records checksums, skips applied ones", async () => {
   const db = await createTestDatabase({ migrate: false });
   try {
+    // Pending files are sent as one text: several statements each, a file ending in a comment.
     const dir = await folder({
-      "0002_second.sql": "alter table a add column b int;",
-      "0001_first.sql": "create table a (id int);",
+      "0002_second.sql": "alter table a add column b int; -- no newline at the end",
+      "0001_first.sql":
+        "create table a (id int);\ninsert into a values (1)\n-- the insert ends here",
+      "0003_third.sql": "create function third() returns int language sql as $$ select 3 $$;",
       "README.md": "not a migration",
     });
     const migrations = await loadMigrations(dir);
-    assert.deepEqual(migrations.map((m) => m.version), ["0001", "0002"]);
-    assert.deepEqual(await migrate(db.sql, log, migrations), ["0001", "0002"]);
+    assert.deepEqual(migrations.map((m) => m.version), ["0001", "0002", "0003"]);
+    assert.deepEqual(await migrate(db.sql, log, migrations), ["0001", "0002", "0003"]);
     assert.deepEqual(await migrate(db.sql, log, migrations), []);
     const rows = await db
       .sql`select version, name, checksum from schema_migrations order by version`;
-    assert.deepEqual(rows.map((r) => r.name), ["first", "second"]);
+    assert.deepEqual(rows.map((r) => r.name), ["first", "second", "third"]);
     assert.match(rows[0].checksum, /^[0-9a-f]{64}$/);
+    assert.deepEqual(rows.map((r) => r.checksum), migrations.map((m) => m.checksum));
+    const [{ b, third }] = await db.sql`select b, third() from a`;
+    assert.deepEqual([b, third], [null, 3]);
   } finally {
     await db.close();
   }
@@ -106,9 +112,15 @@ Deno.test("migrate: a failing migration leaves no trace", async () => {
         "0002_bad.sql": "create table broken (id nonsense_type);",
       }),
     );
-    await assert.rejects(() => migrate(db.sql, log, bad));
+    const lines: Record<string, unknown>[] = [];
+    const capture = createLogger({ level: "info", write: (line) => lines.push(JSON.parse(line)) });
+    await assert.rejects(() => migrate(db.sql, capture, bad));
     const [{ exists }] = await db.sql`select to_regclass('ok') is not null as exists`;
     assert.equal(exists, false);
+    // Every pending file goes in one text; the file that failed is still named.
+    const failed = lines.filter((l) => l.msg === "migration failed");
+    assert.deepEqual(failed.map((l) => [l.version, l.name]), [["0002", "bad"]]);
+    assert.deepEqual(lines.filter((l) => l.msg === "migration applied"), []);
   } finally {
     await db.close();
   }

@@ -7,6 +7,7 @@ import { integerIdGuard } from "./id-guard.ts";
 import { parseConfig } from "../../src/config.ts";
 import { type Clock, ManualClock } from "../../src/platform/clock.ts";
 import { createErrorTracker } from "../../src/platform/errors.ts";
+import { createServiceMetrics } from "../../src/platform/metrics.ts";
 import { memoryLogger } from "../../src/platform/log.ts";
 import type { KvStore } from "../../src/platform/kv.ts";
 import type { Database } from "../../src/platform/db.ts";
@@ -40,7 +41,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   const deps: Deps = { config, db, kv, log, clock, tracker, fetch: options.fetch ?? fetch };
   const integerIds: string[] = [];
+  // Tests read the metrics of every app (the service records them only when it serves them).
   const app = buildApp(deps, {
+    metrics: createServiceMetrics(),
     ...options.app,
     graphqlPlugins: [integerIdGuard(integerIds), ...(options.app?.graphqlPlugins ?? [])],
   });

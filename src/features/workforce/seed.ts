@@ -9,27 +9,31 @@ import type { Clock } from "../../platform/clock.ts";
 import { createEmployee, editEmployee } from "./employees.ts";
 import { employeeByRole } from "./store.ts";
 
-const EmployeeRecord = z.object({
-  name: z.string(),
-  role: z.string(),
-  description: z.string().optional(),
-  taskPrompt: z.string(),
-  monthlyBudgetCents: z.number().int().optional(),
-  modelPreference: z.string().optional(),
-  scheduleCron: z.string().nullable().optional(),
-  skills: z.array(z.string()).optional(),
-  postFilterSkill: z.string().nullable().optional(),
-  active: z.boolean().optional(),
-  autonomyLevel: z.string().optional(),
-}).strict();
+/** The seed file's schema, built on first use: the service loads this module at every start. */
+function seedFileSchema() {
+  const employeeRecord = z.object({
+    name: z.string(),
+    role: z.string(),
+    description: z.string().optional(),
+    taskPrompt: z.string(),
+    monthlyBudgetCents: z.number().int().optional(),
+    modelPreference: z.string().optional(),
+    scheduleCron: z.string().nullable().optional(),
+    skills: z.array(z.string()).optional(),
+    postFilterSkill: z.string().nullable().optional(),
+    active: z.boolean().optional(),
+    autonomyLevel: z.string().optional(),
+  }).strict();
+  return z.preprocess(
+    (data) =>
+      data && typeof data === "object" && !Array.isArray(data) && "employees" in data
+        ? (data as { employees: unknown }).employees
+        : data,
+    z.array(employeeRecord),
+  );
+}
 
-export const SeedFileSchema = z.preprocess(
-  (data) =>
-    data && typeof data === "object" && !Array.isArray(data) && "employees" in data
-      ? (data as { employees: unknown }).employees
-      : data,
-  z.array(EmployeeRecord),
-);
+type SeedRecords = z.output<ReturnType<typeof seedFileSchema>>;
 
 export interface SeedReport {
   created: string[];
@@ -39,7 +43,7 @@ export interface SeedReport {
 
 export async function seedEmployees(
   deps: { sql: Sql; clock: Clock },
-  records: z.output<typeof SeedFileSchema>,
+  records: SeedRecords,
 ): Promise<SeedReport> {
   const report: SeedReport = { created: [], updated: [], failed: [] };
   for (const record of records) {
@@ -56,14 +60,14 @@ export async function seedEmployees(
 }
 
 /** Parses the file's text; a message naming the problem on failure. */
-export function parseSeedFile(text: string): z.output<typeof SeedFileSchema> | string {
+export function parseSeedFile(text: string): SeedRecords | string {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
     return `not JSON: ${(err as Error).message}`;
   }
-  const parsed = SeedFileSchema.safeParse(data);
+  const parsed = seedFileSchema().safeParse(data);
   if (!parsed.success) {
     return parsed.error.issues.map((i) => `${i.path.join(".") || "file"}: ${i.message}`).join(
       "; ",

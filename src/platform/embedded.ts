@@ -1,0 +1,82 @@
+/**
+ * The embedded database: PGlite persisted under a directory and served on a private loopback port
+ * by `pglite-socket`, in this thread or in a worker (`embedded-worker.ts`). PGlite's start (initdb
+ * on a fresh directory) is seconds of WebAssembly: in a worker it runs while the service's main
+ * thread loads the app. PGlite is imported only when one starts.
+ */
+import type { PGlite } from "@electric-sql/pglite";
+
+/** An embedded database served on a loopback port. */
+export interface EmbeddedServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** An embedded PGlite served on a loopback port from this thread. */
+export interface EmbeddedPostgres extends EmbeddedServer {
+  pglite: PGlite;
+}
+
+export interface EmbeddedOptions {
+  /** Directory to persist into; omitted = in memory. */
+  dataDir?: string;
+  /** A data-dir tarball (from `dumpDataDir`) to start from. */
+  loadDataDir?: Blob | File;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite-socket"),
+  ]);
+  const pglite = await PGlite.create(options.dataDir, {
+    loadDataDir: options.loadDataDir,
+  });
+  const server = new PGLiteSocketServer({
+    db: pglite,
+    host: "127.0.0.1",
+    port: 0,
+    maxConnections: 4,
+  });
+  await server.start();
+  const port = Number(server.getServerConn().split(":").pop());
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pglite,
+    async stop() {
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}
+
+/** {@link startEmbeddedPostgres} persisted under `dataDir`, in a worker. */
+export function startEmbeddedPostgresInWorker(dataDir: string): Promise<EmbeddedServer> {
+  const worker = new Worker(new URL("./embedded-worker.ts", import.meta.url), { type: "module" });
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(`embedded database worker: ${event.message}`));
+      };
+    });
+  const started = next();
+  worker.postMessage({ dataDir });
+  return started.then((answer) => {
+    const { port, error } = answer as { port?: number; error?: string };
+    if (port === undefined) {
+      worker.terminate();
+      throw new Error(`embedded database did not start: ${error}`);
+    }
+    return {
+      url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      async stop() {
+        const stopped = next();
+        worker.postMessage("stop");
+        await stopped;
+        worker.terminate();
+      },
+    };
+  });
+}
