@@ -1,7 +1,7 @@
 /**
  * `GET /metrics` (docs/observability.md): guarded by `METRICS_TOKEN`, valid for `promtool`, and
  * its values follow the traffic: requests, GraphQL operations, failed and dead jobs, a `/cable`
- * subscription, and an AI run through the real runner.
+ * subscription, and an AI run through the real runner; jobs released at shutdown.
  */
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
@@ -11,7 +11,10 @@ import { serveApp, stream, wsClient } from "../support/cable.ts";
 import { waitFor } from "../support/wait.ts";
 import { reply } from "../support/fake-llm.ts";
 import { createEmployee, setupWithRealRunner, triggerRun } from "../support/workforce.ts";
-import type { ManualClock } from "../../src/platform/clock.ts";
+import { type ManualClock, systemClock } from "../../src/platform/clock.ts";
+import { createServiceMetrics, type ServiceMetrics } from "../../src/platform/metrics.ts";
+import { createTestDatabase } from "../support/db.ts";
+import { type createTestJobs, shutDownMidJob } from "../support/jobs.ts";
 
 const TOKEN = "metrics-test-token-0123456789";
 
@@ -151,5 +154,50 @@ Deno.test("metrics: a /cable subscription, GraphQL operations, and a run through
     await ws.dispose();
     await served.close();
     await ctx.close();
+  }
+});
+
+Deno.test("metrics: a job released at shutdown counts as failed, as dead on its last attempt, and its late end is not counted again", async () => {
+  const db = await createTestDatabase();
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  const deploys: { metrics: ServiceMetrics; log: ReturnType<typeof createTestJobs>["log"] }[] = [];
+  try {
+    await db.sql`insert into jobs (name, payload, run_at, max_attempts, created_at)
+                 values ('metrics.endless', '{}', now(), 2, now())`;
+    for (let deploy = 1; deploy <= 2; deploy++) {
+      const metrics = createServiceMetrics();
+      const { log } = await shutDownMidJob(db, "metrics.endless", hang, {
+        clock: systemClock,
+        metrics,
+      });
+      deploys.push({ metrics, log });
+    }
+    const finished = async (metrics: ServiceMetrics, outcome: string) =>
+      sample(await metrics.render(), "jobs_finished_total", { name: "metrics.endless", outcome });
+    assert.equal(await finished(deploys[0].metrics, "failed"), 1);
+    assert.equal(await finished(deploys[1].metrics, "dead"), 1);
+    assert.equal(
+      sample(await deploys[1].metrics.render(), "job_duration_seconds_count", {
+        name: "metrics.endless",
+      }),
+      1,
+    );
+    // Both handlers end now; each completion finds its lock gone.
+    release();
+    for (const { log } of deploys) {
+      await waitFor(
+        () => log.entries.some((e) => e.msg === "jobs finished after their lock was lost"),
+        { what: "the late completion to be refused" },
+      );
+    }
+    for (const { metrics } of deploys) {
+      const text = await metrics.render();
+      assert.equal(sample(text, "jobs_finished_total", { outcome: "processed" }), undefined);
+      assert.equal(sample(text, "jobs_finished_total"), 1);
+    }
+  } finally {
+    release();
+    await db.close();
   }
 });

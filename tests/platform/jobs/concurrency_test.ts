@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createTestDatabase, DB_MODE, secondPool } from "../../support/db.ts";
-import { createTestJobs } from "../../support/jobs.ts";
+import { createTestJobs, shutDownMidJob } from "../../support/jobs.ts";
 import { waitFor } from "../../support/wait.ts";
 import { systemClock } from "../../../src/platform/clock.ts";
 import type { Database } from "../../../src/platform/db.ts";
@@ -131,20 +131,7 @@ Deno.test("jobs: a job that never finishes before shutdown goes dead after its l
     await db.sql`insert into jobs (name, payload, run_at, max_attempts, created_at)
                  values ('endless', '{}', now(), 2, now())`;
     for (let deploy = 1; deploy <= 2; deploy++) {
-      const { jobs, log } = createTestJobs(db, {
-        clock: systemClock,
-        pollIntervalMs: 10,
-        graceMs: 20,
-      });
-      let started!: () => void;
-      const running = new Promise<void>((r) => started = r);
-      jobs.handle("endless", async () => {
-        started();
-        await hang;
-      });
-      await jobs.start();
-      await running;
-      await jobs.stop();
+      const { log } = await shutDownMidJob(db, "endless", hang, { clock: systemClock });
       const expected = deploy === 1 ? "jobs released at shutdown" : "job dead";
       assert.ok(log.entries.some((e) => e.msg === expected), `deploy ${deploy}: ${expected}`);
     }
