@@ -1,7 +1,8 @@
 /**
  * `GET /metrics` (docs/observability.md): guarded by `METRICS_TOKEN`, valid for `promtool`, and
  * its values follow the traffic: requests, GraphQL operations, failed and dead jobs, a `/cable`
- * subscription, and an AI run through the real runner; jobs released at shutdown.
+ * subscription, and an AI run through the real runner; jobs released at shutdown; the separate
+ * `METRICS_PORT` listener of the service and the runner processes.
  */
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
@@ -13,8 +14,10 @@ import { reply } from "../support/fake-llm.ts";
 import { createEmployee, setupWithRealRunner, triggerRun } from "../support/workforce.ts";
 import { type ManualClock, systemClock } from "../../src/platform/clock.ts";
 import { createServiceMetrics, type ServiceMetrics } from "../../src/platform/metrics.ts";
-import { createTestDatabase } from "../support/db.ts";
+import { createTestDatabase, TEST_DATABASE_URL } from "../support/db.ts";
 import { type createTestJobs, shutDownMidJob } from "../support/jobs.ts";
+import { startProcess } from "../support/process.ts";
+import { startRunnerProcess } from "../support/runner.ts";
 
 const TOKEN = "metrics-test-token-0123456789";
 
@@ -154,6 +157,46 @@ Deno.test("metrics: a /cable subscription, GraphQL operations, and a run through
     await ws.dispose();
     await served.close();
     await ctx.close();
+  }
+});
+
+Deno.test("metrics: METRICS_PORT serves /metrics alone, without a token, on the service and the runner", async () => {
+  const db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+  const dataDir = await Deno.makeTempDir({ prefix: "metrics-port-" });
+  const service = await startProcess("main.ts", {
+    DATA_DIR: dataDir,
+    ...(db ? { DATABASE_URL: db.url } : {}),
+    METRICS_PORT: "0",
+  });
+  const { runner, close } = await startRunnerProcess({ METRICS_PORT: "0" });
+  try {
+    for (
+      const [proc, metric] of [
+        [service, "http_requests_total"],
+        [runner, "runner_runs_total"],
+      ] as const
+    ) {
+      const listening = await proc.waitForLog("metrics listening");
+      assert.equal(listening.hostname, "127.0.0.1", "bound to loopback unless told otherwise");
+      const metrics = `http://127.0.0.1:${listening.port}`;
+      assert.notEqual(listening.port, proc.port);
+      const res = await fetch(`${metrics}/metrics`);
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), new RegExp(`^# HELP ${metric} `, "m"));
+      for (const path of ["/health", "/graphql", "/runs"]) {
+        const other = await fetch(`${metrics}${path}`);
+        assert.equal(other.status, 404, `${path} is not served on the metrics listener`);
+        await other.body?.cancel();
+      }
+      const main = await fetch(`${proc.url}/metrics`);
+      assert.equal(main.status, 404, "without METRICS_TOKEN the main port has no /metrics");
+      await main.body?.cancel();
+    }
+  } finally {
+    await close();
+    await service.stop();
+    await db?.close();
+    await Deno.remove(dataDir, { recursive: true });
   }
 });
 
