@@ -16,11 +16,12 @@
  *
  * Variants, each a service process of its own beside the one above, measured in the same rounds
  * (every service scenario runs on each variant back to back, their order rotating per round):
- * BENCH_BASELINE_ROOT (a checkout of another commit whose `main.ts serve` is the `baseline`) and
+ * BENCH_BASELINE_ROOT (a checkout of another commit whose `main.ts serve` is the `baseline`),
  * BENCH_TRACING=1 (this tree with OpenTelemetry on, `traced`: `OTEL_DENO=true` exporting OTLP
- * http/protobuf to a receiver in this process that reads and discards each batch). Their figures
- * are under `variants`, and `overhead` gives per scenario the median of per-round ratios
- * service / baseline and traced / service.
+ * http/protobuf to a receiver in this process that reads and discards each batch) and
+ * BENCH_TRACING_RATIO=<0..1> (the same with `OTEL_TRACES_SAMPLER=parentbased_traceidratio` at that
+ * ratio, `sampled`). Their figures are under `variants`, and `overhead` gives per scenario the
+ * median of per-round ratios service / baseline, traced / service and sampled / service.
  */
 import postgres from "postgres";
 import { startIdentityProvider } from "../tests/support/identity.ts";
@@ -37,6 +38,7 @@ const WRK = "/usr/bin/wrk";
 const ROOT = new URL("..", import.meta.url).pathname;
 const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
 const TRACING = Deno.env.get("BENCH_TRACING") === "1";
+const TRACING_RATIO = Deno.env.get("BENCH_TRACING_RATIO");
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const median = (values: number[]) => {
@@ -274,7 +276,7 @@ async function seed(url: string, token: string): Promise<void> {
 
 /** A service process measured beside the others: which tree it runs and what it adds to the env. */
 interface Variant {
-  name: "service" | "baseline" | "traced";
+  name: "service" | "baseline" | "traced" | "sampled";
   root: string;
   env: Record<string, string>;
 }
@@ -290,7 +292,10 @@ interface ModeResult {
   rss_after_load_mib: { service: number; bare_yoga: number };
   /** The other variants' figures (BENCH_BASELINE_ROOT, BENCH_TRACING). */
   variants?: Record<string, VariantResult>;
-  /** Per scenario, median of per-round ratios: `metrics` = service / baseline, `tracing` = traced / service. */
+  /**
+   * Per scenario, median of per-round ratios: `metrics` = service / baseline, `tracing` = traced /
+   * service, `tracing_sampled` = sampled / service.
+   */
   overhead?: Record<string, Record<string, number>>;
   /** Per round, scenario → req/s; other variants' scenarios as `<scenario>@<variant>`. */
   rounds: Record<string, number>[];
@@ -398,6 +403,7 @@ async function runMode(
           overhead: {
             ...(has("baseline") ? { metrics: overheadOf("service", "baseline") } : {}),
             ...(has("traced") ? { tracing: overheadOf("traced", "service") } : {}),
+            ...(has("sampled") ? { tracing_sampled: overheadOf("sampled", "service") } : {}),
           },
         }
         : {}),
@@ -458,11 +464,22 @@ const common = {
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0",
   ...identity.env,
 };
-const collector = TRACING ? startDiscardingCollector() : null;
+const collector = TRACING || TRACING_RATIO ? startDiscardingCollector() : null;
 const variants: Variant[] = [
   { name: "service", root: ROOT, env: {} },
   ...(BASELINE_ROOT ? [{ name: "baseline" as const, root: BASELINE_ROOT, env: {} }] : []),
-  ...(collector ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
+  ...(collector && TRACING ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
+  ...(collector && TRACING_RATIO
+    ? [{
+      name: "sampled" as const,
+      root: ROOT,
+      env: {
+        ...collector.env,
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: TRACING_RATIO,
+      },
+    }]
+    : []),
 ];
 const bare = await spawnServer(["bench/peers/bare-yoga.ts"], {});
 const modes: Record<string, ModeResult> = {};
@@ -522,6 +539,7 @@ const result = {
   cpus: navigator.hardwareConcurrency,
   ...(BASELINE_ROOT ? { baseline_root: BASELINE_ROOT } : {}),
   ...(collector ? { otlp_received: collector.received } : {}),
+  ...(TRACING_RATIO ? { tracing_ratio: Number(TRACING_RATIO) } : {}),
   modes,
   note:
     "req/s = median over rounds; ratios = median of per-round ratios; RSS from /proc/<pid>/status VmRSS after the last round",
