@@ -301,7 +301,8 @@ Deno.test("jobs: jobs claimed ahead into the local queue go back at shutdown, th
 
 Deno.test("jobs: jobs waiting behind a long job are handed back after half the lock timeout, for another worker", async () => {
   const db = await createTestDatabase({ poolSize: 3 });
-  const options = { clock: systemClock, pollIntervalMs: 20, lockTimeoutMs: 400 };
+  const clock = new ManualClock();
+  const options = { clock, pollIntervalMs: 20, lockTimeoutMs: 400 };
   const first = createTestJobs(db, { ...options, concurrency: 1, localQueueSize: 4 }).jobs;
   const second = createTestJobs(db, { ...options, concurrency: 1 }).jobs;
   const ranBy: string[] = [];
@@ -324,11 +325,16 @@ Deno.test("jobs: jobs waiting behind a long job are handed back after half the l
     );
     await first.start();
     await started;
-    await second.start();
-    await waitFor(() => ranBy.filter((r) => r.startsWith("second")).length === 4, {
-      timeoutMs: 10_000,
-      what: "the second worker to run the four handed-back jobs",
-    });
+    // One claim took all five: one runs, four wait in the first worker's local queue.
+    assert.equal(await second.runUntilIdle(), 0, "the waiting jobs are held");
+    clock.advance(199);
+    assert.equal(await second.runUntilIdle(), 0, "still held just before half the lock timeout");
+    clock.advance(1);
+    await waitFor(async () => {
+      const [{ count }] = await db.sql`select count(*)::int from jobs where locked_by is null`;
+      return count === 4;
+    }, { timeoutMs: 10_000, what: "the next heartbeat to hand the four waiting jobs back" });
+    assert.equal(await second.runUntilIdle(), 4);
     release();
     await waitFor(async () => (await first.figures()).processed === 5, {
       timeoutMs: 10_000,
