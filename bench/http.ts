@@ -12,7 +12,8 @@
  *
  * Knobs: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a database of
  * its own is created and dropped), BENCH_ROUNDS (5), BENCH_CONNECTIONS (16), BENCH_DURATION_S (5),
- * BENCH_LABEL (the key of `bench/results/http.json` the run is written under, default `after`).
+ * BENCH_LABEL (the key of `bench/results/http.json` the run is written under, default `after`),
+ * BENCH_SCENARIOS (a comma-separated subset of the service scenarios; bare yoga always runs).
  *
  * Variants, each a service process of its own beside the one above, measured in the same rounds
  * (every service scenario runs on each variant back to back, their order rotating per round):
@@ -180,7 +181,7 @@ const hundredGoals = (data: any) => {
   if (data.goals.nodes.length !== 100) throw new Error(`${data.goals.nodes.length} goals`);
 };
 
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   { name: "bare_yoga", target: "bare", query: "{ __typename }" },
   { name: "anonymous", target: "service", query: "{ __typename }" },
   { name: "me", target: "service", query: "{ me { id } }", signedIn: true },
@@ -201,6 +202,13 @@ const SCENARIOS: Scenario[] = [
     check: hundredGoals,
   },
 ];
+
+/** The ratios every run reports, as [numerator, denominator] scenarios. */
+const RATIOS: Record<string, [string, string]> = {
+  anonymous_vs_bare_yoga: ["anonymous", "bare_yoga"],
+  me_vs_anonymous: ["me", "anonymous"],
+  goals_full_vs_columns_100: ["goals_full_100", "goals_columns_100"],
+};
 
 /** A wrk script for one scenario: its POST body and headers. */
 async function wrkScript(dir: string, scenario: Scenario, token: string): Promise<string> {
@@ -302,6 +310,10 @@ interface ModeResult {
   load_average_after: number[];
 }
 
+const ONLY = Deno.env.get("BENCH_SCENARIOS")?.split(",");
+const SCENARIOS = ALL_SCENARIOS.filter((s) =>
+  !ONLY || s.target === "bare" || ONLY.includes(s.name)
+);
 const SERVICE_SCENARIOS = SCENARIOS.filter((s) => s.target === "service");
 const key = (scenario: string, variant: string) =>
   variant === "service" ? scenario : `${scenario}@${variant}`;
@@ -386,11 +398,13 @@ async function runMode(
     const has = (name: string) => others.some((v) => v.name === name);
     return {
       req_s: reqS("service", SCENARIOS),
-      ratios: {
-        anonymous_vs_bare_yoga: ratio("anonymous", "bare_yoga"),
-        me_vs_anonymous: ratio("me", "anonymous"),
-        goals_full_vs_columns_100: ratio("goals_full_100", "goals_columns_100"),
-      },
+      ratios: Object.fromEntries(
+        Object.entries(RATIOS).flatMap(([name, [a, b]]) =>
+          SCENARIOS.some((s) => s.name === a) && SCENARIOS.some((s) => s.name === b)
+            ? [[name, ratio(a, b)]]
+            : []
+        ),
+      ),
       rss_after_load_mib: { service: await rss("service"), bare_yoga: await rssMiB(bare.pid) },
       ...(others.length
         ? {
