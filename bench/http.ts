@@ -12,7 +12,17 @@
  *
  * Knobs: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a database of
  * its own is created and dropped), BENCH_ROUNDS (5), BENCH_CONNECTIONS (16), BENCH_DURATION_S (5),
- * BENCH_LABEL (the key of `bench/results/http.json` the run is written under, default `after`).
+ * BENCH_LABEL (the key of `bench/results/http.json` the run is written under, default `after`),
+ * BENCH_SCENARIOS (a comma-separated subset of the service scenarios; bare yoga always runs).
+ *
+ * Variants, each a service process of its own beside the one above, measured in the same rounds
+ * (every service scenario runs on each variant back to back, their order rotating per round):
+ * BENCH_BASELINE_ROOT (a checkout of another commit whose `main.ts serve` is the `baseline`),
+ * BENCH_TRACING=1 (this tree with OpenTelemetry on, `traced`: `OTEL_DENO=true` exporting OTLP
+ * http/protobuf to a receiver in this process that reads and discards each batch) and
+ * BENCH_TRACING_RATIO=<0..1> (the same with `OTEL_TRACES_SAMPLER=parentbased_traceidratio` at that
+ * ratio, `sampled`). Their figures are under `variants`, and `overhead` gives per scenario the
+ * median of per-round ratios service / baseline, traced / service and sampled / service.
  */
 import postgres from "postgres";
 import { startIdentityProvider } from "../tests/support/identity.ts";
@@ -26,6 +36,10 @@ const LABEL = Deno.env.get("BENCH_LABEL") ?? "after";
 const START_TIMEOUT_MS = 120_000;
 const RESULTS = new URL("./results/http.json", import.meta.url);
 const WRK = "/usr/bin/wrk";
+const ROOT = new URL("..", import.meta.url).pathname;
+const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
+const TRACING = Deno.env.get("BENCH_TRACING") === "1";
+const TRACING_RATIO = Deno.env.get("BENCH_TRACING_RATIO");
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const median = (values: number[]) => {
@@ -53,7 +67,11 @@ function freePort(): number {
  * for its `listening` log line. Its output is read and thrown away from then on, as a log
  * collector would read it, so that a full pipe never stalls the server.
  */
-async function spawnServer(args: string[], env: Record<string, string>): Promise<Server> {
+async function spawnServer(
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<Server> {
   const inherited = Object.fromEntries(
     ["PATH", "HOME", "DENO_DIR", "NO_COLOR"].flatMap((k) => {
       const v = Deno.env.get(k);
@@ -65,6 +83,7 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
     args: ["run", "-A", ...args],
     env: { ...inherited, PORT: String(port), ...env },
     clearEnv: true,
+    cwd,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -162,7 +181,7 @@ const hundredGoals = (data: any) => {
   if (data.goals.nodes.length !== 100) throw new Error(`${data.goals.nodes.length} goals`);
 };
 
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   { name: "bare_yoga", target: "bare", query: "{ __typename }" },
   { name: "anonymous", target: "service", query: "{ __typename }" },
   { name: "me", target: "service", query: "{ me { id } }", signedIn: true },
@@ -183,6 +202,13 @@ const SCENARIOS: Scenario[] = [
     check: hundredGoals,
   },
 ];
+
+/** The ratios every run reports, as [numerator, denominator] scenarios. */
+const RATIOS: Record<string, [string, string]> = {
+  anonymous_vs_bare_yoga: ["anonymous", "bare_yoga"],
+  me_vs_anonymous: ["me", "anonymous"],
+  goals_full_vs_columns_100: ["goals_full_100", "goals_columns_100"],
+};
 
 /** A wrk script for one scenario: its POST body and headers. */
 async function wrkScript(dir: string, scenario: Scenario, token: string): Promise<string> {
@@ -256,60 +282,185 @@ async function seed(url: string, token: string): Promise<void> {
   }
 }
 
+/** A service process measured beside the others: which tree it runs and what it adds to the env. */
+interface Variant {
+  name: "service" | "baseline" | "traced" | "sampled";
+  root: string;
+  env: Record<string, string>;
+}
+
+interface VariantResult {
+  req_s: Record<string, number>;
+  rss_after_load_mib: number;
+}
+
 interface ModeResult {
   req_s: Record<string, number>;
   ratios: Record<string, number>;
   rss_after_load_mib: { service: number; bare_yoga: number };
+  /** The other variants' figures (BENCH_BASELINE_ROOT, BENCH_TRACING). */
+  variants?: Record<string, VariantResult>;
+  /**
+   * Per scenario, median of per-round ratios: `metrics` = service / baseline, `tracing` = traced /
+   * service, `tracing_sampled` = sampled / service.
+   */
+  overhead?: Record<string, Record<string, number>>;
+  /** Per round, scenario → req/s; other variants' scenarios as `<scenario>@<variant>`. */
   rounds: Record<string, number>[];
   load_average_after: number[];
 }
 
+const ONLY = Deno.env.get("BENCH_SCENARIOS")?.split(",");
+const SCENARIOS = ALL_SCENARIOS.filter((s) =>
+  !ONLY || s.target === "bare" || ONLY.includes(s.name)
+);
+const SERVICE_SCENARIOS = SCENARIOS.filter((s) => s.target === "service");
+const key = (scenario: string, variant: string) =>
+  variant === "service" ? scenario : `${scenario}@${variant}`;
+
+/** `items` rotated left by `n`, so that no variant always runs first. */
+const rotated = <T>(items: T[], n: number) => items.map((_, i) => items[(i + n) % items.length]);
+
 async function runMode(
   mode: string,
-  env: Record<string, string>,
+  variants: Variant[],
+  envOf: (variant: Variant) => Record<string, string>,
   bare: Server,
   token: string,
   scripts: Map<string, string>,
 ): Promise<ModeResult> {
-  const service = await spawnServer(["main.ts", "serve"], env);
+  const services = new Map<string, Server>();
   try {
-    await seed(service.url, token);
+    for (const variant of variants) {
+      services.set(
+        variant.name,
+        await spawnServer(
+          ["main.ts", "serve"],
+          { ...envOf(variant), ...variant.env },
+          variant.root,
+        ),
+      );
+    }
+    for (const variant of variants) {
+      const url = services.get(variant.name)!.url;
+      await seed(url, token);
+      for (const scenario of SERVICE_SCENARIOS) {
+        scenario.check?.(await gql(url, scenario.query, scenario.variables, token));
+      }
+    }
+    const bareScenario = SCENARIOS.find((s) => s.target === "bare")!;
+    await gql(bare.url, bareScenario.query);
+    // Warm-up: JIT, the pool's connections, caches.
     for (const scenario of SCENARIOS) {
-      const url = scenario.target === "bare" ? bare.url : service.url;
-      const data = await gql(url, scenario.query, scenario.variables, token);
-      scenario.check?.(data);
-      // Warm-up: JIT, the pool's connections, caches.
-      await wrk(url, scripts.get(scenario.name)!, 2);
+      for (const variant of scenario.target === "bare" ? [variants[0]] : variants) {
+        const url = scenario.target === "bare" ? bare.url : services.get(variant.name)!.url;
+        await wrk(url, scripts.get(scenario.name)!, 2);
+      }
     }
     const rounds: Record<string, number>[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const round: Record<string, number> = {};
       for (const scenario of SCENARIOS) {
-        const url = scenario.target === "bare" ? bare.url : service.url;
-        round[scenario.name] = await wrk(url, scripts.get(scenario.name)!, DURATION_S);
+        if (scenario.target === "bare") {
+          round[scenario.name] = await wrk(bare.url, scripts.get(scenario.name)!, DURATION_S);
+          continue;
+        }
+        for (const variant of rotated(variants, r)) {
+          const url = services.get(variant.name)!.url;
+          round[key(scenario.name, variant.name)] = await wrk(
+            url,
+            scripts.get(scenario.name)!,
+            DURATION_S,
+          );
+        }
       }
       rounds.push(round);
       console.error(`${mode} round ${r + 1}/${ROUNDS}: ${JSON.stringify(round)}`);
     }
-    const rss = { service: await rssMiB(service.pid), bare_yoga: await rssMiB(bare.pid) };
+    const rss = async (variant: string) => await rssMiB(services.get(variant)!.pid);
     const ratio = (a: string, b: string) =>
       Math.round(median(rounds.map((r) => r[a] / r[b])) * 1000) / 1000;
+    const reqS = (variant: string, scenarios: Scenario[]) =>
+      Object.fromEntries(
+        scenarios.map((s) => [
+          s.name,
+          Math.round(median(rounds.map((r) => r[key(s.name, variant)]))),
+        ]),
+      );
+    const others = variants.filter((v) => v.name !== "service");
+    const overheadOf = (numerator: string, denominator: string) =>
+      Object.fromEntries(
+        SERVICE_SCENARIOS.map((s) => [
+          s.name,
+          ratio(key(s.name, numerator), key(s.name, denominator)),
+        ]),
+      );
+    const has = (name: string) => others.some((v) => v.name === name);
     return {
-      req_s: Object.fromEntries(
-        SCENARIOS.map((s) => [s.name, Math.round(median(rounds.map((r) => r[s.name])))]),
+      req_s: reqS("service", SCENARIOS),
+      ratios: Object.fromEntries(
+        Object.entries(RATIOS).flatMap(([name, [a, b]]) =>
+          SCENARIOS.some((s) => s.name === a) && SCENARIOS.some((s) => s.name === b)
+            ? [[name, ratio(a, b)]]
+            : []
+        ),
       ),
-      ratios: {
-        anonymous_vs_bare_yoga: ratio("anonymous", "bare_yoga"),
-        me_vs_anonymous: ratio("me", "anonymous"),
-        goals_full_vs_columns_100: ratio("goals_full_100", "goals_columns_100"),
-      },
-      rss_after_load_mib: rss,
+      rss_after_load_mib: { service: await rss("service"), bare_yoga: await rssMiB(bare.pid) },
+      ...(others.length
+        ? {
+          variants: Object.fromEntries(
+            await Promise.all(others.map(async (v) => [v.name, {
+              req_s: reqS(v.name, SERVICE_SCENARIOS),
+              rss_after_load_mib: await rss(v.name),
+            }])),
+          ),
+          overhead: {
+            ...(has("baseline") ? { metrics: overheadOf("service", "baseline") } : {}),
+            ...(has("traced") ? { tracing: overheadOf("traced", "service") } : {}),
+            ...(has("sampled") ? { tracing_sampled: overheadOf("sampled", "service") } : {}),
+          },
+        }
+        : {}),
       rounds,
       load_average_after: Deno.loadavg(),
     };
   } finally {
-    await service.stop();
+    for (const service of services.values()) await service.stop();
   }
+}
+
+/**
+ * An OTLP/HTTP endpoint that reads each export and discards it (a collector's cost stays out of
+ * the service's figures, only the export itself is measured), counting batches and bytes.
+ */
+function startDiscardingCollector() {
+  const received = { batches: 0, bytes: 0 };
+  const controller = new AbortController();
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
+    async (req) => {
+      const body = new Uint8Array(await req.arrayBuffer());
+      if (new URL(req.url).pathname === "/v1/traces") {
+        received.batches++;
+        received.bytes += body.length;
+      }
+      return new Response(null, { status: 200 });
+    },
+  );
+  return {
+    received,
+    env: {
+      OTEL_DENO: "true",
+      OTEL_SERVICE_NAME: "goals-service",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${server.addr.port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_DENO_CONSOLE: "ignore",
+    },
+    async close() {
+      controller.abort();
+      await server.finished;
+    },
+  };
 }
 
 const loadAverageStart = Deno.loadavg();
@@ -327,37 +478,68 @@ const common = {
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0",
   ...identity.env,
 };
+const collector = TRACING || TRACING_RATIO ? startDiscardingCollector() : null;
+const variants: Variant[] = [
+  { name: "service", root: ROOT, env: {} },
+  ...(BASELINE_ROOT ? [{ name: "baseline" as const, root: BASELINE_ROOT, env: {} }] : []),
+  ...(collector && TRACING ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
+  ...(collector && TRACING_RATIO
+    ? [{
+      name: "sampled" as const,
+      root: ROOT,
+      env: {
+        ...collector.env,
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: TRACING_RATIO,
+      },
+    }]
+    : []),
+];
 const bare = await spawnServer(["bench/peers/bare-yoga.ts"], {});
 const modes: Record<string, ModeResult> = {};
 try {
-  const database = `bench_http_${crypto.randomUUID().replaceAll("-", "")}`;
   const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${database}`);
+  const databases = new Map<string, string>();
   try {
-    const url = new URL(SERVER);
-    url.pathname = `/${database}`;
+    for (const variant of variants) {
+      const database = `bench_http_${crypto.randomUUID().replaceAll("-", "")}`;
+      await admin.unsafe(`create database ${database}`);
+      databases.set(variant.name, database);
+    }
     modes.postgres = await runMode(
       "postgres",
-      { ...common, DATABASE_URL: url.href, DATA_DIR: `${dir}/pg-mode` },
+      variants,
+      (variant) => {
+        const url = new URL(SERVER);
+        url.pathname = `/${databases.get(variant.name)}`;
+        return { ...common, DATABASE_URL: url.href, DATA_DIR: `${dir}/pg-mode-${variant.name}` };
+      },
       bare,
       token,
       scripts,
     );
   } finally {
-    await admin.unsafe(`drop database if exists ${database} with (force)`);
+    for (const database of databases.values()) {
+      await admin.unsafe(`drop database if exists ${database} with (force)`);
+    }
     await admin.end();
   }
   modes.pglite = await runMode(
     "pglite",
-    { ...common, DATA_DIR: `${dir}/pglite-mode` },
+    variants,
+    (variant) => ({ ...common, DATA_DIR: `${dir}/pglite-mode-${variant.name}` }),
     bare,
     token,
     scripts,
   );
 } finally {
   await bare.stop();
+  await collector?.close();
   await identity.close();
   await Deno.remove(dir, { recursive: true });
+}
+if (collector && collector.received.batches === 0) {
+  throw new Error("the traced service exported no spans");
 }
 
 const result = {
@@ -369,6 +551,9 @@ const result = {
   load_average_start: loadAverageStart,
   load_average_end: Deno.loadavg(),
   cpus: navigator.hardwareConcurrency,
+  ...(BASELINE_ROOT ? { baseline_root: BASELINE_ROOT } : {}),
+  ...(collector ? { otlp_received: collector.received } : {}),
+  ...(TRACING_RATIO ? { tracing_ratio: Number(TRACING_RATIO) } : {}),
   modes,
   note:
     "req/s = median over rounds; ratios = median of per-round ratios; RSS from /proc/<pid>/status VmRSS after the last round",

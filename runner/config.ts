@@ -14,6 +14,7 @@
 import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
+import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
 
 export const RUNNER_VARIABLES = {
   PORT: variable({
@@ -117,9 +118,10 @@ export const RUNNER_VARIABLES = {
   }),
   METRICS_TOKEN: variable({
     description:
-      "Bearer token for `GET /metrics` (Prometheus text format): a scrape sends `Authorization: Bearer <token>`. Unset = no `/metrics` (docs/observability.md). At least 16 characters.",
+      "Bearer token for `GET /metrics` (Prometheus text format) on the runner's port: a scrape sends `Authorization: Bearer <token>`. Unset = no `/metrics` there (docs/observability.md). At least 16 characters.",
     schema: z.string().min(16).optional(),
   }),
+  ...METRICS_LISTENER_VARIABLES,
 } as const;
 
 /** The typed runner configuration. */
@@ -143,8 +145,11 @@ export interface RunnerConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
-  /** `METRICS_TOKEN`: bearer for `/metrics`; undefined = not served. */
+  /** `METRICS_TOKEN`: bearer for `/metrics` on the runner's port; undefined = not served there. */
   metricsToken?: string;
+  /** `METRICS_PORT`: a separate `/metrics` listener; undefined = none. */
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 /** Parses the runner configuration. Throws {@link ConfigError} naming the first bad variable. */
@@ -174,5 +179,7 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
     metricsToken: v.METRICS_TOKEN,
+    metricsPort: v.METRICS_PORT,
+    metricsHost: v.METRICS_HOST,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The agent runner entry point (`deno task runner`, `bin/runner`): reads the configuration
- * (exit 2 with one line naming a bad variable), serves spec 4.8, and on SIGTERM/SIGINT cancels
- * running runs, lets them report `failed` / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS` while
- * in-flight requests drain for up to `SHUTDOWN_DRAIN_MS`, and exits 0.
+ * (exit 2 with one line naming a bad variable), serves spec 4.8 (and `/metrics` alone on
+ * `METRICS_PORT` when set), and on SIGTERM/SIGINT cancels running runs, lets them report `failed`
+ * / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS` while in-flight requests drain for up to
+ * `SHUTDOWN_DRAIN_MS`, and exits 0.
  */
 import { ConfigError } from "../src/platform/env.ts";
 import { systemClock } from "../src/platform/clock.ts";
@@ -12,6 +13,7 @@ import { createRunner } from "./app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
 import { createHttpDrain } from "../src/platform/http-drain.ts";
+import { metricsOnlyHandler } from "../src/platform/metrics-endpoint.ts";
 
 function loadConfigOrExit(): RunnerConfig {
   try {
@@ -66,6 +68,11 @@ const server = Deno.serve({
       skills_dir: config.skillsDir,
     }),
 }, drain.track(runner.handler));
+const metricsServer = config.metricsPort === undefined ? null : Deno.serve({
+  port: config.metricsPort,
+  hostname: config.metricsHost,
+  onListen: ({ port, hostname }) => log.info("metrics listening", { port, hostname }),
+}, metricsOnlyHandler(runner.metrics));
 
 let stopping = false;
 const shutdown = async (signal: string) => {
@@ -80,6 +87,7 @@ const shutdown = async (signal: string) => {
   if (!http.drained) {
     log.warn("in-flight requests did not finish in time", { in_flight: http.inFlight });
   }
+  await metricsServer?.shutdown();
   log.info("stopped", {});
   Deno.exit(0);
 };

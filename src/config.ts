@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "./platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "./platform/oidc.ts";
+import { METRICS_LISTENER_VARIABLES } from "./platform/metrics-config.ts";
 
 const optionalString = z.string().min(1).optional();
 const optionalUrl = z.url().optional();
@@ -299,16 +300,7 @@ export const SERVICE_VARIABLES = {
       "Bearer token for `GET /metrics` (Prometheus text format) on the service's port: a scrape sends `Authorization: Bearer <token>`. Unset, and with `METRICS_PORT` unset, no metrics are served (docs/observability.md). At least 16 characters.",
     schema: z.string().min(16).optional(),
   }),
-  METRICS_PORT: variable({
-    description:
-      "A separate listener for `GET /metrics` only, without a token (keep it off the public network: bind it with `METRICS_HOST`). `0` picks a free port, logged as `metrics listening`. Unset = no separate listener.",
-    schema: integer(0, 65535).optional(),
-  }),
-  METRICS_HOST: variable({
-    defaultText: "127.0.0.1",
-    description: "Listen address of `METRICS_PORT`.",
-    schema: z.string().min(1).default("127.0.0.1"),
-  }),
+  ...METRICS_LISTENER_VARIABLES,
   LOG_LEVEL: variable({
     defaultText: "info",
     description: "Lowest level written: `debug`, `info`, `warn` or `error`.",

@@ -3,7 +3,9 @@
  * registers its tracer provider and context manager with `@opentelemetry/api`, traces every
  * `Deno.serve` request and `fetch` call (injecting and extracting `traceparent`), and exports
  * over OTLP to the `OTEL_EXPORTER_OTLP_*` endpoint. Without it the API is a no-op; the helpers
- * here then return at once without allocating a span (docs/observability.md).
+ * here then return at once without allocating a span (docs/observability.md). The same holds in a
+ * trace the sampler (`OTEL_TRACES_SAMPLER`) dropped: the runtime still hands out a span that says
+ * it records, but only the sampled flag tells whether anything of it will be exported.
  */
 import {
   type Attributes,
@@ -14,16 +16,22 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
 } from "@opentelemetry/api";
 
 export { SpanKind };
 
 const TRACER = "goals-service";
 
-/** The span of the current async context when one is being recorded (tracing is on). */
+/** True when `span` will be exported: tracing is on and its trace was sampled. */
+function sampled(span: Span): boolean {
+  return span.isRecording() && (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+/** The span of the current async context when one is being recorded (tracing is on, sampled). */
 export function recordingSpan(): Span | undefined {
   const span = trace.getActiveSpan();
-  return span?.isRecording() ? span : undefined;
+  return span && sampled(span) ? span : undefined;
 }
 
 /** The trace id of the current request or job, for log lines; undefined when not tracing. */
@@ -75,7 +83,10 @@ export function inSpan<T>(
     { kind: options.kind, attributes: options.attributes },
     parent,
   );
-  if (!span.isRecording()) return work(undefined);
+  if (!sampled(span)) {
+    span.end();
+    return work(undefined);
+  }
   return context.with(trace.setSpan(parent, span), async () => {
     try {
       return await work(span);

@@ -1,7 +1,8 @@
 /**
  * `GET /metrics` (docs/observability.md): guarded by `METRICS_TOKEN`, valid for `promtool`, and
  * its values follow the traffic: requests, GraphQL operations, failed and dead jobs, a `/cable`
- * subscription, and an AI run through the real runner.
+ * subscription, and an AI run through the real runner; jobs released at shutdown; the separate
+ * `METRICS_PORT` listener of the service and the runner processes.
  */
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
@@ -11,7 +12,13 @@ import { serveApp, stream, wsClient } from "../support/cable.ts";
 import { waitFor } from "../support/wait.ts";
 import { reply } from "../support/fake-llm.ts";
 import { createEmployee, setupWithRealRunner, triggerRun } from "../support/workforce.ts";
-import type { ManualClock } from "../../src/platform/clock.ts";
+import { type ManualClock, systemClock } from "../../src/platform/clock.ts";
+import { createServiceMetrics } from "../../src/platform/metrics.ts";
+import type { ServiceMetrics } from "../../src/platform/service-metrics.ts";
+import { createTestDatabase, TEST_DATABASE_URL } from "../support/db.ts";
+import { type createTestJobs, shutDownMidJob } from "../support/jobs.ts";
+import { startProcess } from "../support/process.ts";
+import { startRunnerProcess } from "../support/runner.ts";
 
 const TOKEN = "metrics-test-token-0123456789";
 
@@ -151,5 +158,90 @@ Deno.test("metrics: a /cable subscription, GraphQL operations, and a run through
     await ws.dispose();
     await served.close();
     await ctx.close();
+  }
+});
+
+Deno.test("metrics: METRICS_PORT serves /metrics alone, without a token, on the service and the runner", async () => {
+  const db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+  const dataDir = await Deno.makeTempDir({ prefix: "metrics-port-" });
+  const service = await startProcess("main.ts", {
+    DATA_DIR: dataDir,
+    ...(db ? { DATABASE_URL: db.url } : {}),
+    METRICS_PORT: "0",
+  });
+  const { runner, close } = await startRunnerProcess({ METRICS_PORT: "0" });
+  try {
+    for (
+      const [proc, metric] of [
+        [service, "http_requests_total"],
+        [runner, "runner_runs_total"],
+      ] as const
+    ) {
+      const listening = await proc.waitForLog("metrics listening");
+      assert.equal(listening.hostname, "127.0.0.1", "bound to loopback unless told otherwise");
+      const metrics = `http://127.0.0.1:${listening.port}`;
+      assert.notEqual(listening.port, proc.port);
+      const res = await fetch(`${metrics}/metrics`);
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), new RegExp(`^# HELP ${metric} `, "m"));
+      for (const path of ["/health", "/graphql", "/runs"]) {
+        const other = await fetch(`${metrics}${path}`);
+        assert.equal(other.status, 404, `${path} is not served on the metrics listener`);
+        await other.body?.cancel();
+      }
+      const main = await fetch(`${proc.url}/metrics`);
+      assert.equal(main.status, 404, "without METRICS_TOKEN the main port has no /metrics");
+      await main.body?.cancel();
+    }
+  } finally {
+    await close();
+    await service.stop();
+    await db?.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("metrics: a job released at shutdown counts as failed, as dead on its last attempt, and its late end is not counted again", async () => {
+  const db = await createTestDatabase();
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
+  const deploys: { metrics: ServiceMetrics; log: ReturnType<typeof createTestJobs>["log"] }[] = [];
+  try {
+    await db.sql`insert into jobs (name, payload, run_at, max_attempts, created_at)
+                 values ('metrics.endless', '{}', now(), 2, now())`;
+    for (let deploy = 1; deploy <= 2; deploy++) {
+      const metrics = createServiceMetrics();
+      const { log } = await shutDownMidJob(db, "metrics.endless", hang, {
+        clock: systemClock,
+        metrics,
+      });
+      deploys.push({ metrics, log });
+    }
+    const finished = async (metrics: ServiceMetrics, outcome: string) =>
+      sample(await metrics.render(), "jobs_finished_total", { name: "metrics.endless", outcome });
+    assert.equal(await finished(deploys[0].metrics, "failed"), 1);
+    assert.equal(await finished(deploys[1].metrics, "dead"), 1);
+    assert.equal(
+      sample(await deploys[1].metrics.render(), "job_duration_seconds_count", {
+        name: "metrics.endless",
+      }),
+      1,
+    );
+    // Both handlers end now; each completion finds its lock gone.
+    release();
+    for (const { log } of deploys) {
+      await waitFor(
+        () => log.entries.some((e) => e.msg === "jobs finished after their lock was lost"),
+        { what: "the late completion to be refused" },
+      );
+    }
+    for (const { metrics } of deploys) {
+      const text = await metrics.render();
+      assert.equal(sample(text, "jobs_finished_total", { outcome: "processed" }), undefined);
+      assert.equal(sample(text, "jobs_finished_total"), 1);
+    }
+  } finally {
+    release();
+    await db.close();
   }
 });

@@ -16,6 +16,8 @@ import { loadDevKey, mintDevToken } from "../../src/graphql/dev-auth.ts";
 
 const RUNNER_ENTRY = new URL("../../runner/main.ts", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const TRACING = new URL("../../src/platform/tracing.ts", import.meta.url).href;
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
 Deno.test("tracing: request -> SQL -> dispatch job -> runner -> model call -> result webhook is one trace", async () => {
   const otlp = startOtlpReceiver();
@@ -109,4 +111,35 @@ Deno.test("tracing: request -> SQL -> dispatch job -> runner -> model call -> re
     await otlp.close();
     await Deno.remove(dataDir, { recursive: true });
   }
+});
+
+Deno.test("tracing: in a trace the sampler drops, the code opens no span and propagates no traceparent", async () => {
+  const probe = `
+    import { currentTraceparent, inSpan, recordingSpan } from "${TRACING}";
+    const seen = await inSpan("probe", {}, async (span) => ({
+      span: span !== undefined,
+      active: recordingSpan() !== undefined,
+      traceparent: currentTraceparent(),
+    }));
+    console.log(JSON.stringify(seen));`;
+  const run = async (sampler: string) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--config", CONFIG, probe],
+      env: {
+        OTEL_DENO: "true",
+        OTEL_TRACES_SAMPLER: sampler,
+        // Nothing listens there: the probe's export, if any, fails after it printed.
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+        OTEL_DENO_CONSOLE: "ignore",
+      },
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return JSON.parse(new TextDecoder().decode(out.stdout).trim());
+  };
+  const on = await run("always_on");
+  assert.equal(on.span, true);
+  assert.equal(on.active, true);
+  assert.match(on.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  assert.deepEqual(await run("always_off"), { span: false, active: false, traceparent: null });
 });

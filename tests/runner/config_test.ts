@@ -20,6 +20,8 @@ Deno.test("runner config: DESIGN 3.2 defaults", () => {
   assert.equal(config.maxTurns, 20);
   assert.equal(config.oidcTokenUrl, DEFAULT_OIDC_TOKEN_URL);
   assert.equal(config.llmBaseUrl, "http://litellm.test:4000", "trailing slash dropped");
+  assert.equal(config.metricsPort, undefined);
+  assert.equal(config.metricsHost, "127.0.0.1");
 });
 
 for (
@@ -33,6 +35,7 @@ for (
     ["MAX_RUN_BUDGET_USD", { ...REQUIRED, MAX_RUN_BUDGET_USD: "0" }],
     ["MAX_TURNS", { ...REQUIRED, MAX_TURNS: "many" }],
     ["PORT", { ...REQUIRED, PORT: "-1" }],
+    ["METRICS_PORT", { ...REQUIRED, METRICS_PORT: "65536" }],
     ["OIDC_AUDIENCE", { ...REQUIRED, AUTH_MODE: "oidc" }],
   ] as [string, Record<string, string | undefined>][]
 ) {

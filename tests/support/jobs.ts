@@ -18,3 +18,26 @@ export function createTestJobs(db: Database, options: Partial<JobSystemOptions> 
   });
   return { jobs, log, clock };
 }
+
+/**
+ * One deploy that dies with a job in hand: a job system whose handler for `name` waits on `hang`
+ * claims the job, then is stopped with a 20 ms grace, so the job is released at shutdown.
+ */
+export async function shutDownMidJob(
+  db: Database,
+  name: string,
+  hang: Promise<void>,
+  options: Partial<JobSystemOptions> = {},
+) {
+  const deploy = createTestJobs(db, { pollIntervalMs: 10, graceMs: 20, ...options });
+  let started!: () => void;
+  const running = new Promise<void>((r) => started = r);
+  deploy.jobs.handle(name, async () => {
+    started();
+    await hang;
+  });
+  await deploy.jobs.start();
+  await running;
+  await deploy.jobs.stop();
+  return deploy;
+}

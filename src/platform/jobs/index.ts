@@ -120,6 +120,16 @@ class WorkerLostError extends Error {
   }
 }
 
+/** A job this worker runs now (not through `runUntilIdle`). */
+interface RunningJob {
+  done: Promise<void>;
+  name: string;
+  /** `performance.now()` when it started. */
+  started: number;
+  /** Its attempt is in the metrics already (finished, or released at shutdown). */
+  counted: boolean;
+}
+
 interface QueuedJob {
   job: ClaimedJob;
   /** Clock time of the claim. */
@@ -154,7 +164,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   const handlers = new Map<string, JobHandler>();
   const subscribers = new Map<string, string[]>();
   const schedules = new Map<string, string>();
-  const running = new Map<string, Promise<void>>();
+  const running = new Map<string, RunningJob>();
   /** Claimed jobs waiting for a free slot, oldest claim first. */
   const localQueue: QueuedJob[] = [];
   // After waiting jobs were handed back, claim again only for free slots until a job finishes:
@@ -289,15 +299,14 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       if (!handler) throw new Error(`no handler registered for job "${job.name}"`);
       await handler(job.payload, info);
       log.debug("job done", { ...fields, duration_ms: performance.now() - started });
-      metrics?.jobFinished(job.name, "processed", (performance.now() - started) / 1000);
+      countAttempt(job.id, job.name, "processed", started);
       finished.push({ id: job.id, worker });
       flushCompletions();
     } catch (err) {
       const now = clock.now();
       const dead = job.attempts >= job.maxAttempts;
       const error = err instanceof WorkerLostError ? err.message : errorMessage(err);
-      const seconds = (performance.now() - started) / 1000;
-      metrics?.jobFinished(job.name, dead ? "dead" : "failed", seconds);
+      countAttempt(job.id, job.name, dead ? "dead" : "failed", started);
       try {
         await failJob(sql, {
           id: job.id,
@@ -318,6 +327,22 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         log.warn("job failed, will retry", { ...fields, ...errorFields(err) });
       }
     }
+  }
+
+  /**
+   * Counts a finished attempt, unless it was counted when it was released at shutdown (it ran on
+   * after the grace period, and its completion is refused now that the lock is gone).
+   */
+  function countAttempt(
+    id: string,
+    name: string,
+    outcome: "processed" | "failed" | "dead",
+    started: number,
+  ): void {
+    const entry = running.get(id);
+    if (entry?.counted) return;
+    if (entry) entry.counted = true;
+    metrics?.jobFinished(name, outcome, (performance.now() - started) / 1000);
   }
 
   async function runUntilIdle(): Promise<number> {
@@ -381,13 +406,19 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         log.warn("job lock expired while it waited in the local queue", { job_id: job.id });
         continue;
       }
-      const run = execute(job, workerId).finally(() => {
+      const entry: RunningJob = {
+        done: Promise.resolve(),
+        name: job.name,
+        started: performance.now(),
+        counted: false,
+      };
+      running.set(job.id, entry);
+      entry.done = execute(job, workerId).finally(() => {
         running.delete(job.id);
         claimOnlyFreeSlots = false;
         dispatch();
         wake();
       });
-      running.set(job.id, run);
     }
   }
 
@@ -539,6 +570,14 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       RELEASED_AT_SHUTDOWN,
       clock.now(),
     );
+    for (
+      const [ids, outcome] of [[released.requeued, "failed"], [released.dead, "dead"]] as const
+    ) {
+      for (const id of ids) {
+        const entry = running.get(id);
+        if (entry) countAttempt(id, entry.name, outcome, entry.started);
+      }
+    }
     if (released.requeued.length) {
       log.warn("jobs released at shutdown", { released: released.requeued.length });
     }
@@ -596,7 +635,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       if (running.size) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
-        await Promise.race([Promise.all(running.values()), grace]);
+        await Promise.race([Promise.all([...running.values()].map((r) => r.done)), grace]);
         clearTimeout(timer);
       }
       await drainCompletions();

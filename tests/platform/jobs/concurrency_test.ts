@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createTestDatabase, DB_MODE, secondPool } from "../../support/db.ts";
-import { createTestJobs } from "../../support/jobs.ts";
+import { createTestJobs, shutDownMidJob } from "../../support/jobs.ts";
 import { waitFor } from "../../support/wait.ts";
-import { systemClock } from "../../../src/platform/clock.ts";
+import { ManualClock, systemClock } from "../../../src/platform/clock.ts";
 import type { Database } from "../../../src/platform/db.ts";
 
 const JOBS = 2_000;
@@ -131,20 +131,7 @@ Deno.test("jobs: a job that never finishes before shutdown goes dead after its l
     await db.sql`insert into jobs (name, payload, run_at, max_attempts, created_at)
                  values ('endless', '{}', now(), 2, now())`;
     for (let deploy = 1; deploy <= 2; deploy++) {
-      const { jobs, log } = createTestJobs(db, {
-        clock: systemClock,
-        pollIntervalMs: 10,
-        graceMs: 20,
-      });
-      let started!: () => void;
-      const running = new Promise<void>((r) => started = r);
-      jobs.handle("endless", async () => {
-        started();
-        await hang;
-      });
-      await jobs.start();
-      await running;
-      await jobs.stop();
+      const { log } = await shutDownMidJob(db, "endless", hang, { clock: systemClock });
       const expected = deploy === 1 ? "jobs released at shutdown" : "job dead";
       assert.ok(log.entries.some((e) => e.msg === expected), `deploy ${deploy}: ${expected}`);
     }
@@ -162,17 +149,20 @@ Deno.test("jobs: a job that never finishes before shutdown goes dead after its l
 
 Deno.test("jobs: a live worker keeps the lock of a job that runs longer than the lock timeout", async () => {
   const db = await createTestDatabase({ poolSize: 3 });
-  const options = { clock: systemClock, pollIntervalMs: 20, lockTimeoutMs: 400 };
+  // Lock ages are read on the injected clock; the heartbeat itself fires every 100 ms of real time.
+  const clock = new ManualClock();
+  const options = { clock, pollIntervalMs: 20, lockTimeoutMs: 400 };
   const first = createTestJobs(db, options).jobs;
   const second = createTestJobs(db, options).jobs;
   const runs: string[] = [];
   let firstStarted!: () => void;
   const started = new Promise<void>((r) => firstStarted = r);
+  let release!: () => void;
+  const hang = new Promise<void>((r) => release = r);
   first.handle("long", async () => {
     runs.push("first");
     firstStarted();
-    // Four lock timeouts: without heartbeats the second worker would take the job over.
-    await new Promise((r) => setTimeout(r, 1_600));
+    await hang;
   });
   second.handle("long", () => {
     runs.push("second");
@@ -181,13 +171,26 @@ Deno.test("jobs: a live worker keeps the lock of a job that runs longer than the
     await first.enqueue(db.sql, "long", {});
     await first.start();
     await started;
-    await second.start();
+    // Six steps of 300 ms (4.5 lock timeouts): without heartbeats the lock would be stale from the
+    // second step on. Each step the second worker claims all it can, with the lock as old as it
+    // gets between two heartbeats, then waits for the first worker's heartbeat to refresh it.
+    for (let step = 1; step <= 6; step++) {
+      clock.advance(300);
+      const at = clock.now().getTime();
+      assert.equal(await second.runUntilIdle(), 0, `step ${step}: the job was taken over`);
+      await waitFor(async () => {
+        const [row] = await db.sql<{ locked_at: Date }[]>`select locked_at from jobs`;
+        return row.locked_at.getTime() === at;
+      }, { timeoutMs: 10_000, what: `the heartbeat to refresh the lock at step ${step}` });
+    }
+    release();
     await waitFor(async () => (await first.figures()).processed === 1, {
       timeoutMs: 10_000,
       what: "the long job to finish",
     });
     assert.deepEqual(runs, ["first"]);
   } finally {
+    release();
     await Promise.all([first.stop(), second.stop()]);
     await db.close();
   }
@@ -298,7 +301,8 @@ Deno.test("jobs: jobs claimed ahead into the local queue go back at shutdown, th
 
 Deno.test("jobs: jobs waiting behind a long job are handed back after half the lock timeout, for another worker", async () => {
   const db = await createTestDatabase({ poolSize: 3 });
-  const options = { clock: systemClock, pollIntervalMs: 20, lockTimeoutMs: 400 };
+  const clock = new ManualClock();
+  const options = { clock, pollIntervalMs: 20, lockTimeoutMs: 400 };
   const first = createTestJobs(db, { ...options, concurrency: 1, localQueueSize: 4 }).jobs;
   const second = createTestJobs(db, { ...options, concurrency: 1 }).jobs;
   const ranBy: string[] = [];
@@ -321,11 +325,16 @@ Deno.test("jobs: jobs waiting behind a long job are handed back after half the l
     );
     await first.start();
     await started;
-    await second.start();
-    await waitFor(() => ranBy.filter((r) => r.startsWith("second")).length === 4, {
-      timeoutMs: 10_000,
-      what: "the second worker to run the four handed-back jobs",
-    });
+    // One claim took all five: one runs, four wait in the first worker's local queue.
+    assert.equal(await second.runUntilIdle(), 0, "the waiting jobs are held");
+    clock.advance(199);
+    assert.equal(await second.runUntilIdle(), 0, "still held just before half the lock timeout");
+    clock.advance(1);
+    await waitFor(async () => {
+      const [{ count }] = await db.sql`select count(*)::int from jobs where locked_by is null`;
+      return count === 4;
+    }, { timeoutMs: 10_000, what: "the next heartbeat to hand the four waiting jobs back" });
+    assert.equal(await second.runUntilIdle(), 4);
     release();
     await waitFor(async () => (await first.figures()).processed === 5, {
       timeoutMs: 10_000,
