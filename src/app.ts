@@ -130,7 +130,7 @@ function buildFeatures(
     : null;
   const events = jobs;
 
-  const users = usersFeature({ db, clock });
+  const users = usersFeature({ db, clock, kv });
   const feed = feedFeature({ db, users: users.api });
   const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
   const notifications = notificationsFeature({ db, pubsub, jobs });
