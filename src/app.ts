@@ -48,6 +48,7 @@ import { goalsFeature } from "./features/goals/mod.ts";
 import { jobsFeature } from "./features/jobs/mod.ts";
 import { moodFeature } from "./features/mood/mod.ts";
 import { notificationsFeature } from "./features/notifications/mod.ts";
+import { safetyFeature } from "./features/safety/mod.ts";
 import { partnersFeature } from "./features/partners/mod.ts";
 import { teamsFeature } from "./features/teams/mod.ts";
 import { usersFeature } from "./features/users/mod.ts";
@@ -179,6 +180,13 @@ function buildFeatures(
     communities: communities.api,
     goals: goals.api,
   });
+  const safety = safetyFeature({
+    db,
+    clock,
+    users: users.api,
+    partners: partners.api,
+    communities: communities.api,
+  });
   const teams = teamsFeature({ db, clock, users: users.api });
   const feedback = feedbackFeature({
     config,
@@ -226,6 +234,7 @@ function buildFeatures(
     communities,
     partners,
     challenges,
+    safety,
     teams,
     feedback,
     billing,

@@ -10,6 +10,7 @@ import {
   communitiesModule,
   communityAccess,
   loadCommunity,
+  loadPost,
   readablePost,
   visibleCommunity,
 } from "./schema.ts";
@@ -33,6 +34,8 @@ export interface CommunitiesApi {
    * viewer and its author), or null.
    */
   readablePost(ctx: GraphQLContext, publicId: unknown): Promise<PostRow | null>;
+  /** A post by internal id through the request's DataLoader (for `CommunityPost` fields). */
+  loadPost(ctx: GraphQLContext, id: string): Promise<PostRow | null>;
   /** A community by internal id through the request's DataLoader (for `Community` fields). */
   loadCommunity(ctx: GraphQLContext, id: string): Promise<CommunityRow | null>;
 }
@@ -47,6 +50,7 @@ export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesAp
       visibleCommunity: (ctx, id) => visibleCommunity(ctx, sql, id),
       loadCommunity: (ctx, id) => loadCommunity(ctx, sql, id),
       readablePost: (ctx, id) => readablePost(ctx, deps, id),
+      loadPost: (ctx, id) => loadPost(ctx, sql, id),
     },
   };
 }

@@ -200,7 +200,7 @@ export function loadCommunity(ctx: GraphQLContext, sql: Queryable, id: string) {
   );
 }
 
-function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
+export function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
   return loadByKey(ctx, "communityPostById", (ids) => store.postsByIds(sql, ids), (r) => r.id, id);
 }
 
