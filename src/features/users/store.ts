@@ -249,9 +249,19 @@ export async function searchPage(
   range: { from: string; to: string },
   window: PageWindow<[string]>,
 ): Promise<(UserRow & { sortKey: string })[]> {
+  return await searchStatement(sql, viewerId, range, window);
+}
+
+/** The statement of {@link searchPage}, not yet run (tests read its plan). */
+export function searchStatement(
+  sql: Queryable,
+  viewerId: string,
+  range: { from: string; to: string },
+  window: PageWindow<[string]>,
+) {
   const key = `lower(u.username) collate "C"`;
   const k = keyset(sql, [{ column: key }], "asc", window);
-  return await sql<(UserRow & { sortKey: string })[]>`
+  return sql<(UserRow & { sortKey: string })[]>`
     select ${columns(sql)}, lower(u.username) as "sortKey" from users u
     where u.discoverability = 'searchable'
       and ${sql.unsafe(key)} >= ${range.from} and ${sql.unsafe(key)} < ${range.to}
@@ -297,13 +307,14 @@ export async function blockPage(
 ): Promise<BlockRow[]> {
   const k = keyset(
     sql,
-    [{ column: "b.created_at", cast: "timestamptz" }, { column: "u.public_id" }],
+    [{ column: "b.blocked_at", cast: "timestamptz" }, { column: "u.public_id" }],
     "desc",
     window,
   );
   const rows = await sql<(UserRow & { blockedAt: Date })[]>`
-    select ${columns(sql)}, b.created_at as "blockedAt"
-    from user_blocks b join users u on u.id = b.blocked_id
+    select ${columns(sql)}, b.blocked_at as "blockedAt"
+    from (select blocker_id, blocked_id, created_at as blocked_at from user_blocks) b
+    join users u on u.id = b.blocked_id
     where b.blocker_id = ${blocker} and ${k.where}
     order by ${k.orderBy}
     limit ${k.limit}`;
