@@ -94,7 +94,13 @@ const typeDefs = /* GraphQL */ `
     Searchable users whose username starts with prefix (2 to 30 username characters, no pattern
     syntax), in order of their lower-cased username; users blocked either way are left out.
     """
-    searchUsers(prefix: String!, first: Int, after: String): UserConnection!
+    searchUsers(
+      prefix: String!
+      first: Int
+      after: String
+      last: Int
+      before: String
+    ): UserConnection!
   }
 
   extend type Mutation {

@@ -8,7 +8,7 @@ import { USER_LOOKUP_LIMIT } from "../../../src/features/users/rules.ts";
 const LOOKUP = `query L($u: String!) { userByUsername(username: $u) { id username } }`;
 const SEARCH = `query S($p: String!, $first: Int, $after: String) {
   searchUsers(prefix: $p, first: $first, after: $after) {
-    nodes { username } pageInfo { hasNextPage endCursor } } }`;
+    nodes { username } pageInfo { hasNextPage startCursor endCursor } } }`;
 const SET = `mutation S($d: Discoverability!) {
   setDiscoverability(discoverability: $d) { user { discoverability } ${USER_ERRORS} } }`;
 const BLOCK =
@@ -71,6 +71,13 @@ Deno.test("finding people: exact lookup by default, prefix search only for searc
         .searchUsers;
     assert.deepEqual(next.nodes.map((n: { username: string }) => n.username), ["alice", "alx"]);
     assert.equal(next.pageInfo.hasNextPage, false);
+    const back = (await s.data(
+      `query S($p: String!, $b: String) { searchUsers(prefix: $p, last: 1, before: $b) {
+        nodes { username } } }`,
+      { p: "al", b: next.pageInfo.startCursor },
+      "bob",
+    )).searchUsers;
+    assert.deepEqual(back.nodes, [{ username: "Alfred" }]);
     // Constant statements per page, whatever its size.
     await s.data(SEARCH, { p: "al", first: 1 }, "bob");
     const small = s.lastStatements();
