@@ -52,6 +52,7 @@ import { goalsFeature } from "./features/goals/mod.ts";
 import { jobsFeature } from "./features/jobs/mod.ts";
 import { moodFeature } from "./features/mood/mod.ts";
 import { notificationsFeature } from "./features/notifications/mod.ts";
+import { safetyFeature } from "./features/safety/mod.ts";
 import { partnersFeature } from "./features/partners/mod.ts";
 import { teamsFeature } from "./features/teams/mod.ts";
 import { usersFeature } from "./features/users/mod.ts";
@@ -138,7 +139,7 @@ function buildFeatures(
     : null;
   const events = jobs;
 
-  const users = usersFeature({ db, clock });
+  const users = usersFeature({ db, clock, kv });
   const feed = feedFeature({ db, users: users.api });
   const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
   const notifications = notificationsFeature({ db, pubsub, jobs });
@@ -187,6 +188,13 @@ function buildFeatures(
     communities: communities.api,
     goals: goals.api,
   });
+  const safety = safetyFeature({
+    db,
+    clock,
+    users: users.api,
+    partners: partners.api,
+    communities: communities.api,
+  });
   const teams = teamsFeature({ db, clock, users: users.api });
   const feedback = feedbackFeature({
     config,
@@ -234,6 +242,7 @@ function buildFeatures(
     communities,
     partners,
     challenges,
+    safety,
     teams,
     feedback,
     billing,

@@ -188,6 +188,7 @@ const row = (id: string, subject: string): UserRow => ({
   timeZone: "UTC",
   supporterTier: null,
   onboardingCompletedAt: null,
+  discoverability: "exact_username",
   createdAt: new Date(0),
 });
 

@@ -10,11 +10,13 @@ import {
   communitiesModule,
   communityAccess,
   loadCommunity,
+  loadPost,
+  readablePost,
   visibleCommunity,
 } from "./schema.ts";
-import type { CommunityRow } from "./store.ts";
+import type { CommunityRow, PostRow } from "./store.ts";
 
-export type { CommunitiesDeps, CommunityAccess, CommunityRow };
+export type { CommunitiesDeps, CommunityAccess, CommunityRow, PostRow };
 
 export interface CommunitiesApi {
   /** The community (internal id) and what the viewer may do in it; null when there is none. */
@@ -27,6 +29,13 @@ export interface CommunitiesApi {
     ctx: GraphQLContext,
     publicId: unknown,
   ): Promise<{ community: CommunityRow; access: CommunityAccess } | null>;
+  /**
+   * The post of a public id the viewer may read (its community readable, no block between the
+   * viewer and its author), or null.
+   */
+  readablePost(ctx: GraphQLContext, publicId: unknown): Promise<PostRow | null>;
+  /** A post by internal id through the request's DataLoader (for `CommunityPost` fields). */
+  loadPost(ctx: GraphQLContext, id: string): Promise<PostRow | null>;
   /** A community by internal id through the request's DataLoader (for `Community` fields). */
   loadCommunity(ctx: GraphQLContext, id: string): Promise<CommunityRow | null>;
 }
@@ -40,6 +49,8 @@ export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesAp
       communityAccess: (ctx, id) => communityAccess(ctx, sql, id),
       visibleCommunity: (ctx, id) => visibleCommunity(ctx, sql, id),
       loadCommunity: (ctx, id) => loadCommunity(ctx, sql, id),
+      readablePost: (ctx, id) => readablePost(ctx, deps, id),
+      loadPost: (ctx, id) => loadPost(ctx, sql, id),
     },
   };
 }

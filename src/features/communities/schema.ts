@@ -3,6 +3,7 @@
  * `joinCommunity`, `leaveCommunity`, `inviteToCommunity`, `createCommunityPost`. Posts reach
  * members' `unifiedFeed` through the feed feature (audience `community:<id>`, followed on join).
  */
+import type postgres from "postgres";
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
@@ -50,7 +51,7 @@ export interface PostModeration {
 export interface CommunitiesDeps {
   db: Database;
   clock: Clock;
-  users: Pick<UsersApi, "loadUser" | "userByPublicId">;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId" | "blockedBetween">;
   feed: Pick<FeedApi, "record" | "follow" | "unfollow" | "remove">;
   notifications: Pick<NotificationsApi, "notify">;
   moderation?: PostModeration;
@@ -199,7 +200,7 @@ export function loadCommunity(ctx: GraphQLContext, sql: Queryable, id: string) {
   );
 }
 
-function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
+export function loadPost(ctx: GraphQLContext, sql: Queryable, id: string) {
   return loadByKey(ctx, "communityPostById", (ids) => store.postsByIds(sql, ids), (r) => r.id, id);
 }
 
@@ -238,8 +239,32 @@ export async function visibleCommunity(
 export const communityNotFound = (field = "communityId") =>
   userError("not_found", "no such community", field);
 
+/**
+ * A post of a public id the viewer may read: its community readable by the viewer and no block
+ * between the viewer and its author; null otherwise.
+ */
+export async function readablePost(
+  ctx: GraphQLContext,
+  deps: Pick<CommunitiesDeps, "db" | "users">,
+  id: unknown,
+): Promise<PostRow | null> {
+  if (typeof id !== "string" || !looksLikePublicId(id)) return null;
+  const viewer = requireViewer(ctx);
+  const sql = deps.db.sql;
+  const post = await store.visiblePostByPublicId(
+    sql,
+    id,
+    (author) => deps.users.blockedBetween(sql, viewer.userId, author),
+  );
+  const found = post ? await communityAccess(ctx, sql, post.communityId) : null;
+  return found && canRead(found.access) ? post : null;
+}
+
 export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   const sql = deps.db.sql;
+  /** The authors a block separates from the viewer, as a condition on a post's author column. */
+  const hiddenFrom = (viewer: Viewer) => (author: postgres.Fragment) =>
+    deps.users.blockedBetween(sql, viewer.userId, author);
   const now = () => deps.clock.now();
   const notify = deps.notifications.notify;
 
@@ -456,15 +481,16 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           args: PageArgs & { communityId: string },
           ctx: GraphQLContext,
         ) => {
+          const viewer = requireViewer(ctx);
           const found = await visibleCommunity(ctx, sql, args.communityId);
           if (!found || !canRead(found.access)) return null;
           const { community } = found;
           return await paginate(
             args,
             ["string", "string"],
-            (window) => store.postPage(sql, community.id, window),
+            (window) => store.postPage(sql, community.id, window, hiddenFrom(viewer)),
             (r) => [r.createdAt.toISOString(), r.publicId],
-            { totalCount: () => store.postCount(sql, community.id) },
+            { totalCount: () => store.postCount(sql, community.id, hiddenFrom(viewer)) },
           );
         },
       },

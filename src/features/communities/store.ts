@@ -247,11 +247,15 @@ export async function insertPost(
     returning ${postColumns(tx)}`);
 }
 
-/** A window of a community's posts, newest first, keyed by (created_at, public id). */
+/**
+ * A window of a community's posts, newest first, keyed by (created_at, public id), without those
+ * `hidden` holds for (the authors a block separates from the viewer).
+ */
 export async function postPage(
   sql: Queryable,
   communityId: string,
   window: PageWindow<[string, string]>,
+  hidden: (author: postgres.Fragment) => postgres.Fragment,
 ): Promise<PostRow[]> {
   const k = keyset(
     sql,
@@ -261,20 +265,36 @@ export async function postPage(
   );
   return await sql<PostRow[]>`
     select ${postColumns(sql)} from community_posts
-    where community_id = ${communityId} and ${k.where}
+    where community_id = ${communityId} and ${k.where} and not ${hidden(sql`author_id`)}
     order by ${k.orderBy}
     limit ${k.limit}`;
 }
 
-export async function postCount(sql: Queryable, communityId: string): Promise<number> {
+export async function postCount(
+  sql: Queryable,
+  communityId: string,
+  hidden: (author: postgres.Fragment) => postgres.Fragment,
+): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from community_posts where community_id = ${communityId}`;
+    select count(*)::int as n from community_posts
+    where community_id = ${communityId} and not ${hidden(sql`author_id`)}`;
   return row.n;
 }
 
 export async function postsByIds(sql: Queryable, ids: readonly string[]) {
   return await sql<PostRow[]>`
     select ${postColumns(sql)} from community_posts where id = any(${ids as string[]}::bigint[])`;
+}
+
+/** A post by public id unless `hidden` holds for its author; null when there is none. */
+export async function visiblePostByPublicId(
+  sql: Queryable,
+  id: string,
+  hidden: (author: postgres.Fragment) => postgres.Fragment,
+) {
+  return await maybeOne(sql<PostRow[]>`
+    select ${postColumns(sql)} from community_posts
+    where public_id = ${id} and not ${hidden(sql`author_id`)}`);
 }
 
 export async function postByPublicId(sql: Queryable, id: string) {

@@ -14,7 +14,7 @@ import { type FeedItemRow, feedPage } from "./store.ts";
 
 export interface FeedDeps {
   db: Database;
-  users: Pick<UsersApi, "loadUser">;
+  users: Pick<UsersApi, "loadUser" | "blockedBetween">;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -35,7 +35,7 @@ const typeDefs = /* GraphQL */ `
   ${connectionTypeDefs("FeedItem", { totalCount: false })}
 
   extend type Query {
-    "The current user's activity and that of the audiences they follow, newest first."
+    "The current user's activity and that of the audiences they follow (but no one blocked either way), newest first."
     unifiedFeed(first: Int, after: String, last: Int, before: String): FeedItemConnection!
   }
 `;
@@ -63,7 +63,7 @@ export function feedModule(deps: FeedDeps): GraphQLModule {
                 after: window.after?.[0] ?? null,
                 before: window.before?.[0] ?? null,
                 backward: window.backward,
-              }),
+              }, (actor) => deps.users.blockedBetween(sql, viewer.userId, actor)),
             (r) => [r.publicId],
           )
         ),

@@ -8,6 +8,7 @@
  * `community:<id>`), and features follow or unfollow audiences for a user (`followAudience`), e.g.
  * on joining a community or starting a partnership.
  */
+import type postgres from "postgres";
 import type { Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import { audienceOf } from "./rules.ts";
@@ -116,12 +117,14 @@ export async function unfollowAudiences(tx: Queryable, userId: string, audiences
  * One window, newest first; `after`/`before` are public ids of items seen (an unknown one, or one
  * the viewer cannot see, gives an empty page); `backward` reads from the other end, oldest first
  * (the caller turns the rows back). One statement: the viewer's own items and, per followed
- * audience, its `limit` items nearest the cursor (each an index range scan), merged.
+ * audience, its `limit` items nearest the cursor (each an index range scan) that no block
+ * between the viewer and their actor hides (`blockedWith`), merged.
  */
 export async function feedPage(
   sql: Queryable,
   userId: string,
   window: { limit: number; after: string | null; before: string | null; backward: boolean },
+  blockedWith: (actor: postgres.Fragment) => postgres.Fragment,
 ): Promise<FeedItemRow[]> {
   const { limit, after, before, backward } = window;
   const order = sql.unsafe(backward ? "asc" : "desc");
@@ -147,6 +150,7 @@ export async function feedPage(
        cross join lateral (
          select a.* from feed_items a
          where a.audience = ff.audience and a.user_id <> ${userId} ${within("a")}
+           and not ${blockedWith(sql`a.user_id`)}
          order by a.occurred_at ${order}, a.id ${order}
          limit ${limit}) f
        where ff.user_id = ${userId})

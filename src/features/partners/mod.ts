@@ -2,11 +2,24 @@
  * Allies and accountability partners: requests, answers and endings (the other user is notified
  * where the spec says so); active partners follow each other's check-ins in the feed.
  */
+import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
-import { type PartnersDeps, partnersModule } from "./schema.ts";
+import { type PartnersDeps, partnersModule, unlinkUsers } from "./schema.ts";
 
 export type { PartnersDeps };
 
-export function partnersFeature(deps: PartnersDeps): Feature {
-  return { name: "partners", graphql: partnersModule(deps), api: {} };
+export interface PartnersApi {
+  /**
+   * Ends everything that links two users (a block), inside the caller's transaction: their ally
+   * link and pending ally and partner requests either way, and their active partnership.
+   */
+  unlink(tx: Queryable, a: string, b: string, at: Date): Promise<void>;
+}
+
+export function partnersFeature(deps: PartnersDeps): Feature<PartnersApi> {
+  return {
+    name: "partners",
+    graphql: partnersModule(deps),
+    api: { unlink: (tx, a, b, at) => unlinkUsers(deps, tx, a, b, at) },
+  };
 }

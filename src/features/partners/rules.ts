@@ -60,3 +60,13 @@ export function partnerRequestError(s: PartnerRequestState): UserError | null {
 export function otherSide(link: Link, viewerId: string): string {
   return link.requesterId === viewerId ? link.addresseeId : link.requesterId;
 }
+
+/**
+ * Why a request between two users a block separates is refused. The blocker is told why; the
+ * blocked user gets the answer of an unknown user, so a block is never revealed to them.
+ */
+export function blockedRequestError(viewerBlocks: boolean): UserError {
+  return viewerBlocks
+    ? userError("blocked", "you blocked this user; unblock them first", "userId")
+    : userError("not_found", "no such user", "userId");
+}

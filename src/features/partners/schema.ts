@@ -22,6 +22,7 @@ import type { FeedApi } from "../feed/mod.ts";
 import type { NotificationsApi } from "../notifications/mod.ts";
 import {
   answerError,
+  blockedRequestError,
   existingAllyError,
   existingRequestError,
   otherSide,
@@ -33,7 +34,7 @@ import type { LinkRow } from "./store.ts";
 export interface PartnersDeps {
   db: Database;
   clock: Clock;
-  users: Pick<UsersApi, "loadUser" | "userByPublicId">;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId" | "blockedBetween" | "lockPair" | "blocks">;
   feed: Pick<FeedApi, "follow" | "unfollow" | "audienceOf">;
   notifications: Pick<NotificationsApi, "notify">;
 }
@@ -149,6 +150,26 @@ const answeredMeanwhile = userError(
   "requestId",
 );
 
+/**
+ * Ends everything that links two users, inside the caller's transaction (a block): the ally link,
+ * pending requests both ways and their active partnership (both unfollow each other's check-ins).
+ */
+export async function unlinkUsers(
+  deps: Pick<PartnersDeps, "feed">,
+  tx: Queryable,
+  a: string,
+  b: string,
+  at: Date,
+): Promise<void> {
+  await store.unlinkPair(tx, a, b, at);
+  const active = await store.activePartnership(tx, a);
+  if (active?.partnerId !== b) return;
+  await store.endPartnership(tx, a, at);
+  const checkIns = (userId: string) => deps.feed.audienceOf("check_in", userId);
+  await deps.feed.unfollow(tx, a, [checkIns(b)]);
+  await deps.feed.unfollow(tx, b, [checkIns(a)]);
+}
+
 export function partnersModule(deps: PartnersDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
@@ -168,6 +189,31 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
   }
 
   const checkIns = (userId: string) => deps.feed.audienceOf("check_in", userId);
+
+  /**
+   * Inserts a request unless a block separates the pair, checked by the insert itself after the
+   * pair's lock (so a block committed meanwhile is seen, and a block after it cancels it).
+   */
+  async function insertRequest(
+    tx: Queryable,
+    table: "ally_links" | "partnerships",
+    viewer: Viewer,
+    otherId: string,
+  ) {
+    await deps.users.lockPair(tx, viewer.userId, otherId);
+    const blocked = deps.users.blockedBetween(tx, viewer.userId, otherId);
+    return await store.insertRequest(tx, table, viewer.userId, otherId, now(), blocked);
+  }
+
+  /** Why a request with no live link in the way was not written: a block, or a race. */
+  async function refusal(viewer: Viewer, otherId: string): Promise<UserError> {
+    const [mine, theirs] = await Promise.all([
+      deps.users.blocks(viewer.userId, otherId),
+      deps.users.blocks(otherId, viewer.userId),
+    ]);
+    if (mine || theirs) return blockedRequestError(mine);
+    return userError("conflict", "the request changed meanwhile; try again");
+  }
 
   /** Unfollows each other's check-ins when the viewer's partnership ends. */
   async function endActive(tx: Queryable, viewer: Viewer) {
@@ -192,7 +238,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     }
     const name = await nameOf(ctx, viewer.userId);
     const request = await sql.begin(async (tx) => {
-      const row = await store.insertRequest(tx, "ally_links", viewer.userId, other.id, now());
+      const row = await insertRequest(tx, "ally_links", viewer, other.id);
       if (row) {
         await notify(tx, other.id, "ally.request", `${name} wants to be your ally.`);
       }
@@ -202,7 +248,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     const live = await store.liveLink(sql, "ally_links", viewer.userId, other.id);
     const error = live
       ? existingAllyError(live as store.LinkRow & { status: "pending" }, viewer.userId)
-      : userError("conflict", "the request changed meanwhile; try again");
+      : await refusal(viewer, other.id);
     return { request: null, errors: [error] };
   }
 
@@ -268,7 +314,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     if (problem) return { partnership: null, errors: [problem] };
     const name = await nameOf(ctx, viewer.userId);
     const partnership = await sql.begin(async (tx) => {
-      const row = await store.insertRequest(tx, "partnerships", viewer.userId, other.id, now());
+      const row = await insertRequest(tx, "partnerships", viewer, other.id);
       if (row) {
         await notify(
           tx,
@@ -283,7 +329,7 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     const live = await store.liveLink(sql, "partnerships", viewer.userId, other.id);
     const error = live
       ? existingRequestError(live, viewer.userId)
-      : userError("conflict", "the request changed meanwhile; try again");
+      : await refusal(viewer, other.id);
     return { partnership: null, errors: [error] };
   }
 

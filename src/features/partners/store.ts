@@ -3,6 +3,7 @@
  * accountability partnerships (`partnerships`, one pending request per pair; `active_partners`
  * holds one row per user in an active partnership, so "at most one partner" is a primary key).
  */
+import type postgres from "postgres";
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
@@ -29,19 +30,38 @@ const pair = (sql: Queryable, a: string, b: string) =>
   sql`least(requester_id, addressee_id) = least(${a}::bigint, ${b}::bigint)
       and greatest(requester_id, addressee_id) = greatest(${a}::bigint, ${b}::bigint)`;
 
-/** Inserts a pending request; null when the pair already has one that blocks it. */
+/**
+ * Inserts a pending request unless `blocked` (a condition on the pair) holds; null when it does
+ * or the pair already has a request that stands in the way.
+ */
 export async function insertRequest(
   tx: Queryable,
   table: Table,
   from: string,
   to: string,
   at: Date,
+  blocked: postgres.Fragment,
 ): Promise<LinkRow | null> {
   return await maybeOne(tx<LinkRow[]>`
     insert into ${tx(table)} (public_id, requester_id, addressee_id, created_at)
-    values (${publicId()}, ${from}, ${to}, ${at})
+    select ${publicId()}, ${from}, ${to}, ${at}
+    where not ${blocked}
     on conflict do nothing
     returning ${columns(tx)}`);
+}
+
+/**
+ * Ends what links the pair (a block between them): the ally link and pending ally requests become
+ * `removed`, pending partner requests `cancelled`; the active partnership is left to
+ * {@link endPartnership}. Two statements whatever the pair holds.
+ */
+export async function unlinkPair(tx: Queryable, a: string, b: string, at: Date): Promise<void> {
+  await tx`
+    update ally_links set status = 'removed', ended_at = ${at}
+    where ${pair(tx, a, b)} and status in ('pending', 'accepted')`;
+  await tx`
+    update partnerships set status = 'cancelled', ended_at = ${at}
+    where ${pair(tx, a, b)} and status = 'pending'`;
 }
 
 /** The pair's live link (pending, or accepted / active). */

@@ -1,31 +1,48 @@
 /**
  * Users (spec 5.3): identity from verified session tokens, profiles (`me`, `updateMe`,
- * `syncUser`, `completeOnboarding`), and the user lookups other features call.
+ * `syncUser`, `completeOnboarding`), finding people by name (`userByUsername`, `searchUsers`,
+ * `setDiscoverability`), the blocks between users (kept here, the lowest feature, so every feature
+ * can respect them inside its own statements) and the user lookups other features call.
  */
 import type { Clock } from "../../platform/clock.ts";
+import type postgres from "postgres";
 import type { Database, Queryable } from "../../platform/db.ts";
+import type { PageWindow } from "../../graphql/pagination.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
+import type { KvStore } from "../../platform/kv.ts";
+import { createRateLimiter } from "../../platform/rate-limit.ts";
 import type { Feature } from "../feature.ts";
 import { loadUser, usersModule } from "./schema.ts";
 import { createViewerCache } from "./viewer-cache.ts";
 import {
+  blockCount,
+  blockedBetween,
+  blockPage,
+  type BlockRow,
+  blocks,
   countUserMilestones,
+  deleteBlock,
   ensureUser,
+  insertBlock,
+  lockPair,
   replaceSupporterTier,
   setSupporterTier,
   userByPublicId,
   type UserMilestoneCounts,
+  type UserRef,
   type UserRow,
   usersByIds,
   usersByPublicIds,
 } from "./store.ts";
 
-export type { UserMilestoneCounts, UserRow };
+export type { BlockRow, UserMilestoneCounts, UserRef, UserRow };
 
 export interface UsersDeps {
   db: Database;
   clock: Clock;
+  /** Counts lookups and searches of users (USER_LOOKUP_LIMIT). */
+  kv: KvStore;
 }
 
 export interface UsersApi {
@@ -53,6 +70,21 @@ export interface UsersApi {
   ): Promise<boolean>;
   /** Replaces `supporter_tier` only while it is still `from`; false when it was not. */
   replaceSupporterTier(userId: string, from: string, to: string | null): Promise<boolean>;
+  /**
+   * Whether either user blocked the other, as a condition to embed in a statement (a user id or
+   * a column of the statement on each side), so the block is checked by the statement itself.
+   */
+  blockedBetween(sql: Queryable, a: UserRef, b: UserRef): postgres.Fragment;
+  /** Serialises writes about the pair (a block and a request between them) within `tx`. */
+  lockPair(tx: Queryable, a: string, b: string): Promise<void>;
+  /** Records a block inside the caller's transaction; false when it existed. */
+  block(tx: Queryable, blocker: string, blocked: string, at: Date): Promise<boolean>;
+  /** Lifts a block; false when there was none. */
+  unblock(blocker: string, blocked: string): Promise<boolean>;
+  /** Whether `blocker` blocks `blocked` (one direction). */
+  blocks(blocker: string, blocked: string): Promise<boolean>;
+  blockPage(blocker: string, window: PageWindow<[string, string]>): Promise<BlockRow[]>;
+  blockCount(blocker: string): Promise<number>;
   /** First sign-ins and onboarding completions in (start, middle] and (middle, end]. */
   milestoneCounts(
     window: { start: Date; middle: Date; end: Date },
@@ -64,7 +96,11 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
   const viewers = createViewerCache(deps.clock);
   return {
     name: "users",
-    graphql: usersModule({ ...deps, viewers }),
+    graphql: usersModule({
+      ...deps,
+      viewers,
+      limiter: createRateLimiter({ kv: deps.kv, clock: deps.clock }),
+    }),
     api: {
       ensureUser: async (subject, claims) => {
         const cached = viewers.bySubject(subject);
@@ -88,6 +124,13 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
         viewers.changing(userId, () => setSupporterTier(tx, userId, tier, unlessTier)),
       replaceSupporterTier: (userId, from, to) =>
         viewers.changing(userId, () => replaceSupporterTier(sql, userId, from, to)),
+      blockedBetween,
+      lockPair,
+      block: insertBlock,
+      unblock: (blocker, blocked) => deleteBlock(sql, blocker, blocked),
+      blocks: (blocker, blocked) => blocks(sql, blocker, blocked),
+      blockPage: (blocker, window) => blockPage(sql, blocker, window),
+      blockCount: (blocker) => blockCount(sql, blocker),
       milestoneCounts: (w) => countUserMilestones(sql, w.start, w.middle, w.end),
     },
   };

@@ -110,3 +110,49 @@ export function profilePatch(input: ProfileInput): {
     errors,
   };
 }
+
+/**
+ * Who may find a user by name (docs/domain.md, "Finding people"): `searchable` (exact username
+ * and prefix search), `exact_username` (only someone who types the whole username; the default)
+ * or `hidden` (neither: others reach the user only where they already meet, e.g. a community).
+ */
+export const DISCOVERABILITIES = ["searchable", "exact_username", "hidden"] as const;
+export type Discoverability = typeof DISCOVERABILITIES[number];
+export const DEFAULT_DISCOVERABILITY: Discoverability = "exact_username";
+
+/** Shortest prefix `searchUsers` accepts: one character would list a twentieth of everyone. */
+export const SEARCH_PREFIX_MIN = 2;
+/** Lookups and searches one user may make per minute (across instances). */
+export const USER_LOOKUP_LIMIT = {
+  name: "user-lookup",
+  points: 30,
+  durationMs: 60_000,
+  whenStoreDown: "allow" as const,
+};
+
+/** The lower-cased username to look up, or null when no username could be it. */
+export function lookupKey(username: string): string | null {
+  return USERNAME_PATTERN.test(username) ? username.toLowerCase() : null;
+}
+
+/**
+ * Why a search prefix is refused, or null. A prefix is made of username characters only, so it
+ * carries no pattern syntax: `_` is the character itself and `%` is refused.
+ */
+export function searchPrefixError(prefix: string): string | null {
+  if (
+    /^[A-Za-z0-9_.-]*$/.test(prefix) && prefix.length >= SEARCH_PREFIX_MIN && prefix.length <= 30
+  ) {
+    return null;
+  }
+  return `prefix must be ${SEARCH_PREFIX_MIN} to 30 characters of letters, digits, '_', '.' or '-'`;
+}
+
+/**
+ * The range of lower-cased usernames (byte order) that start with `prefix`: every username
+ * character sorts below `~`, so [prefix, prefix + "~") holds exactly them.
+ */
+export function prefixRange(prefix: string): { from: string; to: string } {
+  const from = prefix.toLowerCase();
+  return { from, to: `${from}~` };
+}

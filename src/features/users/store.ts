@@ -1,8 +1,15 @@
 /** SQL for users. */
+import type postgres from "postgres";
 import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
-import { generatedUsername, namesFromClaims, usernameFromClaims } from "./rules.ts";
+import { keyset, type PageWindow } from "../../graphql/pagination.ts";
+import {
+  type Discoverability,
+  generatedUsername,
+  namesFromClaims,
+  usernameFromClaims,
+} from "./rules.ts";
 
 export interface UserRow {
   id: string;
@@ -14,13 +21,15 @@ export interface UserRow {
   timeZone: string;
   supporterTier: string | null;
   onboardingCompletedAt: Date | null;
+  discoverability: Discoverability;
   createdAt: Date;
 }
 
 const columns = (sql: Queryable) =>
   sql`id, public_id as "publicId", subject, username, first_name as "firstName",
       last_name as "lastName", time_zone as "timeZone", supporter_tier as "supporterTier",
-      onboarding_completed_at as "onboardingCompletedAt", created_at as "createdAt"`;
+      onboarding_completed_at as "onboardingCompletedAt", discoverability,
+      created_at as "createdAt"`;
 
 export async function findUserBySubject(sql: Queryable, subject: string): Promise<UserRow | null> {
   return await maybeOne(
@@ -176,4 +185,151 @@ export async function completeOnboarding(sql: Queryable, userId: string, at: Dat
     update users set onboarding_completed_at = ${at}, updated_at = ${at}
     where id = ${userId} and onboarding_completed_at is null`;
   return await one(sql<UserRow[]>`select ${columns(sql)} from users where id = ${userId}`);
+}
+
+/** Sets who may find the user by name. */
+export async function setDiscoverability(
+  sql: Queryable,
+  userId: string,
+  value: Discoverability,
+): Promise<UserRow> {
+  return await one(sql<UserRow[]>`
+    update users set discoverability = ${value}, updated_at = now()
+    where id = ${userId}
+    returning ${columns(sql)}`);
+}
+
+/** A user id, or an SQL expression naming one (a column of the caller's statement). */
+export type UserRef = string | postgres.Fragment;
+
+/**
+ * Whether either user blocked the other, as a condition other statements embed (one index probe
+ * per direction), so a block is respected inside the very statement that reads or writes.
+ */
+export const blockedBetween = (sql: Queryable, a: UserRef, b: UserRef) =>
+  sql`(exists (select 1 from user_blocks ub where ub.blocker_id = ${a} and ub.blocked_id = ${b})
+    or exists (select 1 from user_blocks ub where ub.blocker_id = ${b} and ub.blocked_id = ${a}))`;
+
+/**
+ * Serialises the writes about a pair of users (a block and a request between them) until the
+ * caller's transaction ends: a request written after a block's lock sees the block, and a block
+ * sees (and cancels) a request committed before it.
+ */
+export async function lockPair(tx: Queryable, a: string, b: string): Promise<void> {
+  const [low, high] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+  await tx`select pg_advisory_xact_lock(${PAIR_LOCK_NAMESPACE}, hashtext(${`${low}:${high}`}))`;
+}
+
+// Any constant works; it only has to differ from the namespaces of other advisory locks.
+const PAIR_LOCK_NAMESPACE = 28_003;
+
+/**
+ * The user of a username (case-insensitive) as `viewerId` may find them: not hidden and no block
+ * either way (the viewer always finds themself). One probe of the unique username index.
+ */
+export async function findableByUsername(
+  sql: Queryable,
+  viewerId: string,
+  key: string,
+): Promise<UserRow | null> {
+  return await maybeOne(sql<UserRow[]>`
+    select ${columns(sql)} from users u
+    where lower(u.username) = ${key}
+      and (u.id = ${viewerId}
+        or (u.discoverability <> 'hidden' and not ${blockedBetween(sql, viewerId, sql`u.id`)}))`);
+}
+
+/**
+ * A window of searchable users whose lower-cased username is in [from, to), in byte order of it,
+ * without the users blocked either way: a range of `users_username_search_idx`.
+ */
+export async function searchPage(
+  sql: Queryable,
+  viewerId: string,
+  range: { from: string; to: string },
+  window: PageWindow<[string]>,
+): Promise<(UserRow & { sortKey: string })[]> {
+  return await searchStatement(sql, viewerId, range, window);
+}
+
+/** The statement of {@link searchPage}, not yet run (tests read its plan). */
+export function searchStatement(
+  sql: Queryable,
+  viewerId: string,
+  range: { from: string; to: string },
+  window: PageWindow<[string]>,
+) {
+  const key = `lower(u.username) collate "C"`;
+  const k = keyset(sql, [{ column: key }], "asc", window);
+  return sql<(UserRow & { sortKey: string })[]>`
+    select ${columns(sql)}, lower(u.username) as "sortKey" from users u
+    where u.discoverability = 'searchable'
+      and ${sql.unsafe(key)} >= ${range.from} and ${sql.unsafe(key)} < ${range.to}
+      and ${k.where}
+      and not ${blockedBetween(sql, viewerId, sql`u.id`)}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+}
+
+/** Records that `blocker` blocks `blocked`; false when it already did. */
+export async function insertBlock(
+  tx: Queryable,
+  blocker: string,
+  blocked: string,
+  at: Date,
+): Promise<boolean> {
+  const rows = await tx`
+    insert into user_blocks (blocker_id, blocked_id, created_at)
+    values (${blocker}, ${blocked}, ${at})
+    on conflict do nothing
+    returning blocker_id`;
+  return rows.length === 1;
+}
+
+/** Lifts a block; false when there was none. */
+export async function deleteBlock(sql: Queryable, blocker: string, blocked: string) {
+  const rows = await sql`
+    delete from user_blocks where blocker_id = ${blocker} and blocked_id = ${blocked}
+    returning blocker_id`;
+  return rows.length === 1;
+}
+
+export interface BlockRow {
+  user: UserRow;
+  blockedAt: Date;
+}
+
+/** A window of the users `blocker` blocks, most recent first, keyed by (time, public id). */
+export async function blockPage(
+  sql: Queryable,
+  blocker: string,
+  window: PageWindow<[string, string]>,
+): Promise<BlockRow[]> {
+  const k = keyset(
+    sql,
+    [{ column: "b.blocked_at", cast: "timestamptz" }, { column: "u.public_id" }],
+    "desc",
+    window,
+  );
+  const rows = await sql<(UserRow & { blockedAt: Date })[]>`
+    select ${columns(sql)}, b.blocked_at as "blockedAt"
+    from (select blocker_id, blocked_id, created_at as blocked_at from user_blocks) b
+    join users u on u.id = b.blocked_id
+    where b.blocker_id = ${blocker} and ${k.where}
+    order by ${k.orderBy}
+    limit ${k.limit}`;
+  return rows.map(({ blockedAt, ...user }) => ({ user, blockedAt }));
+}
+
+export async function blockCount(sql: Queryable, blocker: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from user_blocks where blocker_id = ${blocker}`;
+  return row.n;
+}
+
+/** Whether `blocker` blocks `blocked` (one direction). */
+export async function blocks(sql: Queryable, blocker: string, blocked: string) {
+  const rows = await sql`
+    select 1 from user_blocks where blocker_id = ${blocker} and blocked_id = ${blocked}`;
+  return rows.length > 0;
 }

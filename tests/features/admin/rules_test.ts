@@ -124,6 +124,8 @@ Deno.test("admin ui rules: client routes under the base", () => {
   assert.deepEqual(routeOf("/admin", "/admin/deliveries"), { page: "deliveries" });
   assert.deepEqual(routeOf("/admin", "/admin/deliveries/x"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_flags"), { page: "flags" });
+  assert.deepEqual(routeOf("/admin", "/admin/reports"), { page: "reports" });
+  assert.deepEqual(routeOf("/admin", "/admin/reports/x"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_runs"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/feedback_posts/a/b"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/%E0%A4%A"), { page: "not-found" });

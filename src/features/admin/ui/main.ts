@@ -18,6 +18,7 @@ import {
   RefusalPage,
   SignInPage,
 } from "./pages.ts";
+import { ReportsPage } from "./reports.ts";
 import { ReviewBoard } from "./review.ts";
 import { type Route, routeOf } from "./rules.ts";
 import { clearReturnTo, clearToken, returnTo, setReturnTo, token } from "./session.ts";
@@ -34,6 +35,7 @@ const NAV: [string, string, Route["page"][]][] = [
   ["/deliveries", "Delivery", ["deliveries"]],
   ["/jobs", "Jobs", ["jobs"]],
   ["/ai_flags", "AI flags", ["flags"]],
+  ["/reports", "Reports", ["reports"]],
 ];
 
 function App() {
@@ -163,6 +165,8 @@ function page(route: Route) {
       return html`<${JobsPage} />`;
     case "flags":
       return html`<${FlagsPage} />`;
+    case "reports":
+      return html`<${ReportsPage} />`;
     default:
       return html`
         <section>

@@ -79,6 +79,7 @@ export type Route =
   | { page: "deliveries" }
   | { page: "jobs" }
   | { page: "flags" }
+  | { page: "reports" }
   | { page: "not-found" };
 
 /** The page of a path under the console's base (`search` only matters to sign-in). */
@@ -103,5 +104,6 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
   if (first === "deliveries" && !id) return { page: "deliveries" };
   if (first === "jobs" && !id) return { page: "jobs" };
   if (first === "ai_flags" && !id) return { page: "flags" };
+  if (first === "reports" && !id) return { page: "reports" };
   return { page: "not-found" };
 }
