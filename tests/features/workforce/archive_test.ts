@@ -130,7 +130,7 @@ Deno.test("archive: a running run finishes; its artifact waits for review even w
     assert.deepEqual(finished.artifacts, [{ approvalStatus: "pending" }]);
   }));
 
-Deno.test("archive: a trigger racing the archive either queues a run the archive then fails, or is refused", () =>
+Deno.test("archive: a trigger racing the archive either queues a run first or is refused", () =>
   withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx);
     const [triggered, archived] = await Promise.all([
@@ -139,10 +139,14 @@ Deno.test("archive: a trigger racing the archive either queues a run the archive
     ]);
     assert.deepEqual(archived.errors, []);
     await ctx.t.app.jobs.runUntilIdle();
-    assert.deepEqual(ctx.runner.runs(), []);
     const runs = (await asAdmin(ctx, RUNS, { id: employee.id })).aiEmployee.runs.nodes;
     if (triggered.run) {
-      assert.deepEqual(runs.map((r: { status: string }) => r.status), ["failed"]);
+      // Queued before the archive: failed by it, or (a worker was quicker) already with the
+      // runner, which then finishes it.
+      const sent = ctx.runner.runs().length;
+      assert.deepEqual(runs.map((r: { status: string }) => r.status), [
+        sent ? "running" : "failed",
+      ]);
     } else {
       assert.equal(triggered.errors[0].code, "archived");
       assert.deepEqual(runs, []);
