@@ -66,13 +66,61 @@ export function newChallengeErrors(input: NewChallengeInput, now: Date): UserErr
   return errors;
 }
 
-/** Why joining at `now` is refused (outside [startsAt, endsAt)), or null. */
-export function joinWindowError(now: Date, startsAt: Date, endsAt: Date): UserError | null {
-  if (now.getTime() < startsAt.getTime()) {
-    return userError("not_started", "the challenge has not started");
-  }
-  if (now.getTime() >= endsAt.getTime()) return userError("ended", "the challenge is over");
+/** Where a challenge is at `now`: a cancelled one stays cancelled whatever the time. */
+export type ChallengeStatus = "upcoming" | "running" | "ended" | "cancelled";
+
+export function challengeStatus(
+  now: Date,
+  c: { startsAt: Date; endsAt: Date; cancelledAt: Date | null },
+): ChallengeStatus {
+  if (c.cancelledAt) return "cancelled";
+  if (now.getTime() < c.startsAt.getTime()) return "upcoming";
+  return now.getTime() < c.endsAt.getTime() ? "running" : "ended";
+}
+
+/**
+ * Why joining at `now` is refused, or null: one may sign up before the start (scores count from
+ * the start) until the end, and never for a cancelled challenge.
+ */
+export function joinWindowError(
+  now: Date,
+  c: { startsAt: Date; endsAt: Date; cancelledAt: Date | null },
+): UserError | null {
+  const status = challengeStatus(now, c);
+  if (status === "cancelled") return userError("cancelled", "the challenge was cancelled");
+  if (status === "ended") return userError("ended", "the challenge is over");
   return null;
+}
+
+/**
+ * Who may cancel a challenge: its creator while a member of the community, or the community's
+ * owner (the role is the viewer's in the community, null when not a member).
+ */
+export function mayCancel(
+  viewerId: string,
+  creatorId: string,
+  role: "owner" | "member" | null,
+): boolean {
+  return role === "owner" || (role !== null && viewerId === creatorId);
+}
+
+/** Why cancelling at `now` is refused (only an upcoming challenge can be), or null. */
+export function cancelError(
+  now: Date,
+  c: { startsAt: Date; endsAt: Date; cancelledAt: Date | null },
+): UserError | null {
+  switch (challengeStatus(now, c)) {
+    case "upcoming":
+      return null;
+    case "cancelled":
+      return userError("already_cancelled", "the challenge is already cancelled", "challengeId");
+    default:
+      return userError(
+        "already_started",
+        "a challenge that has started cannot be cancelled",
+        "challengeId",
+      );
+  }
 }
 
 /** Why leaving at `now` is refused (a finished challenge keeps its results), or null. */

@@ -16,11 +16,14 @@ import type { UsersApi } from "../users/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
 import {
+  cancelError,
   type ChallengeMetric,
+  challengeStatus,
   joinRefusal,
   joinWindowError,
   leaveRefusal,
   leaveWindowError,
+  mayCancel,
   newChallengeErrors,
   pageRanks,
 } from "./rules.ts";
@@ -39,6 +42,8 @@ export interface ChallengesDeps {
 const typeDefs = /* GraphQL */ `
   "check_ins: one point of score per habit check-in. goal_event_value: the sum of progress event values on targets."
   enum ChallengeMetric { check_ins goal_event_value }
+  "upcoming: before startsAt (joining is open); running; ended; cancelled: called off before it started."
+  enum ChallengeStatus { upcoming running ended cancelled }
 
   type CommunityChallenge {
     id: ID!
@@ -52,6 +57,9 @@ const typeDefs = /* GraphQL */ `
     "Points spent on joining (refunded on leaving before the end)."
     entryCost: Int!
     participantCount: Int!
+    status: ChallengeStatus!
+    "When it was cancelled (before its start); null otherwise."
+    cancelledAt: DateTime
     "The viewer's participation, or null."
     viewerParticipation: ChallengeParticipation
     createdAt: DateTime!
@@ -96,6 +104,13 @@ const typeDefs = /* GraphQL */ `
     errors: [UserError!]!
   }
 
+  type CancelCommunityChallengePayload {
+    challenge: CommunityChallenge
+    "Participants whose entry cost was refunded."
+    refundedCount: Int!
+    errors: [UserError!]!
+  }
+
   extend type CurrentUser {
     "Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs."
     points: Int!
@@ -133,10 +148,12 @@ const typeDefs = /* GraphQL */ `
       endsAt: DateTime!
       entryCost: Int
     ): CommunityChallengePayload!
-    "Members only, between startsAt and endsAt; spends the entry cost."
+    "Members only, before endsAt (scores count from startsAt); spends the entry cost."
     joinCommunityChallenge(challengeId: String!): CommunityChallengePayload!
     "Before the end: refunds the entry cost and clears the participant's progress."
     leaveCommunityChallenge(challengeId: String!): CommunityChallengePayload!
+    "Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded."
+    cancelCommunityChallenge(challengeId: String!): CancelCommunityChallengePayload!
   }
 `;
 
@@ -217,7 +234,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     if (access.role === null) {
       return fail([userError("not_member", "only community members can join")]);
     }
-    const window = joinWindowError(now(), challenge.startsAt, challenge.endsAt);
+    const window = joinWindowError(now(), challenge);
     if (window) return fail([window]);
     const refusal = joinRefusal(
       await store.join(sql, challenge, viewer.userId, now()),
@@ -228,13 +245,48 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   async function leaveChallenge(ctx: GraphQLContext, id: unknown) {
     const viewer = requireViewer(ctx);
-    const found = await readableChallenge(ctx, id);
-    if (!found) return notFound("challengeId", "challenge");
-    const { challenge } = found;
+    const challenge = (await readableChallenge(ctx, id))?.challenge ??
+      await ownChallenge(ctx, id);
+    if (!challenge) return notFound("challengeId", "challenge");
     const window = leaveWindowError(now(), challenge.endsAt);
     if (window) return fail([window]);
     const refusal = leaveRefusal(await store.leave(sql, challenge, viewer.userId, now()));
     return refusal ? fail([refusal]) : await reload(challenge);
+  }
+
+  /**
+   * A challenge the viewer takes part in although they may no longer read its community (they
+   * left a private one): they may still leave it and get the entry cost back.
+   */
+  async function ownChallenge(ctx: GraphQLContext, id: unknown) {
+    const challenge = typeof id === "string" && looksLikePublicId(id)
+      ? await store.challengeByPublicId(sql, id)
+      : null;
+    return challenge && await loadParticipation(ctx, challenge.id) ? challenge : null;
+  }
+
+  async function cancelChallenge(ctx: GraphQLContext, id: unknown) {
+    const viewer = requireViewer(ctx);
+    const refused = (errors: UserError[]) => ({ challenge: null, refundedCount: 0, errors });
+    const found = await readableChallenge(ctx, id);
+    if (!found) return refused(notFound("challengeId", "challenge").errors);
+    const { challenge, access } = found;
+    const notAllowed = userError(
+      "not_allowed",
+      "only the challenge's creator or the community's owner can cancel it",
+      "challengeId",
+    );
+    if (!mayCancel(viewer.userId, challenge.creatorId, access.role)) return refused([notAllowed]);
+    const problem = cancelError(now(), challenge);
+    if (problem) return refused([problem]);
+    const done = await store.cancel(sql, challenge.id, viewer.userId, now());
+    if (done.result === "not_allowed") return refused([notAllowed]);
+    if (done.result === "refused") {
+      // It started, or someone else cancelled it, meanwhile.
+      const fresh = await store.challengeByPublicId(sql, challenge.publicId);
+      return refused([cancelError(now(), fresh ?? challenge) ?? notAllowed]);
+    }
+    return { challenge: done.challenge, refundedCount: done.refunded, errors: [] };
   }
 
   return {
@@ -242,6 +294,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     resolvers: {
       CommunityChallenge: {
         id: (c: ChallengeRow) => c.publicId,
+        status: (c: ChallengeRow) => challengeStatus(now(), c),
         community: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
           deps.communities.loadCommunity(ctx, c.communityId),
         creator: (c: ChallengeRow, _: Args, ctx: GraphQLContext) =>
@@ -330,6 +383,11 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
           joinChallenge(ctx, args.challengeId),
         leaveCommunityChallenge: (_: unknown, args: { challengeId: string }, ctx: GraphQLContext) =>
           leaveChallenge(ctx, args.challengeId),
+        cancelCommunityChallenge: (
+          _: unknown,
+          args: { challengeId: string },
+          ctx: GraphQLContext,
+        ) => cancelChallenge(ctx, args.challengeId),
       },
     },
   };

@@ -27,6 +27,7 @@ export interface ChallengeRow {
   endsAt: Date;
   entryCost: number;
   participantCount: number;
+  cancelledAt: Date | null;
   createdAt: Date;
 }
 
@@ -51,11 +52,11 @@ const columns = (sql: Queryable) =>
   sql`id, public_id as "publicId", community_id as "communityId", creator_id as "creatorId",
       title, description, metric, starts_at as "startsAt", ends_at as "endsAt",
       entry_cost as "entryCost", participant_count as "participantCount",
-      created_at as "createdAt"`;
+      cancelled_at as "cancelledAt", created_at as "createdAt"`;
 
 export async function insertChallenge(
   sql: Queryable,
-  input: Omit<ChallengeRow, "id" | "publicId" | "participantCount" | "createdAt">,
+  input: Omit<ChallengeRow, "id" | "publicId" | "participantCount" | "cancelledAt" | "createdAt">,
   at: Date,
 ): Promise<ChallengeRow> {
   return await one(sql<ChallengeRow[]>`
@@ -112,7 +113,11 @@ export async function participations(
     where p.user_id = ${userId} and p.challenge_id = any(${challengeIds as string[]}::bigint[])`;
 }
 
-/** Joins: participant row (unique), entry cost spent (balance >= cost), count raised in window. */
+/**
+ * Joins: the challenge row first (count raised while it has not ended and is not cancelled: the
+ * lock orders joins, leaves and a cancel of one challenge), then the participant row (unique),
+ * then the entry cost (balance >= cost).
+ */
 export function join(
   sql: Sql,
   challenge: ChallengeRow,
@@ -120,6 +125,11 @@ export function join(
   at: Date,
 ): Promise<JoinResult> {
   return transaction<JoinResult>(sql, async (tx) => {
+    const open = await tx`
+      update community_challenges set participant_count = participant_count + 1
+      where id = ${challenge.id} and ends_at > ${at} and cancelled_at is null
+      returning id`;
+    if (!open.length) throw new Rollback<JoinResult>("closed");
     const [participant] = await tx<{ publicId: string }[]>`
       insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
                                           joined_at)
@@ -137,16 +147,15 @@ export function join(
       });
       if (!spent) throw new Rollback<JoinResult>("insufficient_points");
     }
-    const open = await tx`
-      update community_challenges set participant_count = participant_count + 1
-      where id = ${challenge.id} and starts_at <= ${at} and ends_at > ${at}
-      returning id`;
-    if (!open.length) throw new Rollback<JoinResult>("closed");
     return "joined" as const;
   });
 }
 
-/** Leaves: deletes the participation (its contributions cascade), refunds, lowers the count. */
+/**
+ * Leaves: locks the challenge row while it has not ended (as joins and cancels do, so a leave
+ * and a cancel never wait on each other), deletes the participation (its contributions cascade)
+ * and lowers the count in one statement, refunds what was paid.
+ */
 export function leave(
   sql: Sql,
   challenge: ChallengeRow,
@@ -154,16 +163,22 @@ export function leave(
   at: Date,
 ): Promise<LeaveResult> {
   return transaction<LeaveResult>(sql, async (tx) => {
-    const [gone] = await tx<{ publicId: string; paid: number }[]>`
-      delete from challenge_participants
-      where challenge_id = ${challenge.id} and user_id = ${userId}
-      returning public_id as "publicId", entry_cost_paid as paid`;
-    if (!gone) throw new Rollback<LeaveResult>("not_participating");
     const open = await tx`
-      update community_challenges set participant_count = participant_count - 1
-      where id = ${challenge.id} and ends_at > ${at}
-      returning id`;
+      select id from community_challenges where id = ${challenge.id} and ends_at > ${at}
+      for no key update`;
     if (!open.length) throw new Rollback<LeaveResult>("closed");
+    const [gone] = await tx<{ publicId: string; paid: number }[]>`
+      with gone as (
+        delete from challenge_participants
+        where challenge_id = ${challenge.id} and user_id = ${userId}
+        returning public_id, entry_cost_paid
+      ), counted as (
+        update community_challenges set participant_count = participant_count - 1
+        where id = ${challenge.id} and exists (select 1 from gone)
+        returning id
+      )
+      select public_id as "publicId", entry_cost_paid as paid from gone`;
+    if (!gone) throw new Rollback<LeaveResult>("not_participating");
     if (gone.paid > 0) {
       await earnPoints(tx, {
         userId,
@@ -174,6 +189,68 @@ export function leave(
       });
     }
     return "left" as const;
+  });
+}
+
+/** A cancel's outcome: done (with what was refunded), refused by its guard, or not allowed. */
+export type CancelResult =
+  | { result: "cancelled"; challenge: ChallengeRow; refunded: number }
+  | { result: "refused" | "not_allowed"; challenge: null; refunded: 0 };
+
+/**
+ * Cancels a challenge that has not started, in one transaction of two statements. The first
+ * marks it cancelled only while it is upcoming, not cancelled, and the actor is (at that moment)
+ * its creator and a member, or the community's owner; it locks the challenge row, so a join
+ * waiting behind it then finds the challenge cancelled. The second, whose snapshot comes after
+ * that lock, removes every participation and refunds each paid entry once (`refund:<participant>`,
+ * the same reference leaving uses), so the balance stays the ledger's sum.
+ */
+export function cancel(
+  sql: Sql,
+  challengeId: string,
+  actorId: string,
+  at: Date,
+): Promise<CancelResult> {
+  return sql.begin(async (tx) => {
+    const [row] = await tx<(ChallengeRow & { allowedNow: boolean; written: number })[]>`
+      with allowed as (
+        select exists (
+          select 1 from community_challenges c
+          join community_members m on m.community_id = c.community_id and m.user_id = ${actorId}
+          where c.id = ${challengeId} and (m.role = 'owner' or c.creator_id = ${actorId})
+        ) as ok
+      ), w as (
+        update community_challenges set cancelled_at = ${at}, participant_count = 0
+        where id = ${challengeId} and cancelled_at is null and starts_at > ${at}
+          and (select ok from allowed)
+        returning ${columns(tx)}
+      )
+      select w.*, (select ok from allowed) as "allowedNow", (select count(*) from w)::int as written
+      from (select 1) one left join w on true`;
+    const { allowedNow, written, ...challenge } = row;
+    if (!allowedNow) {
+      return { result: "not_allowed" as const, challenge: null, refunded: 0 as const };
+    }
+    if (!written) return { result: "refused" as const, challenge: null, refunded: 0 as const };
+    const [{ refunded }] = await tx<{ refunded: number }[]>`
+      with gone as (
+        delete from challenge_participants where challenge_id = ${challengeId}
+        returning user_id, public_id, entry_cost_paid
+      ), refund as (
+        insert into point_ledger (user_id, delta, reason, ref, created_at)
+        select user_id, entry_cost_paid, 'challenge_refund', 'refund:' || public_id, ${at}
+        from gone where entry_cost_paid > 0 order by user_id
+        on conflict (ref) do nothing
+        returning user_id, delta
+      ), paid as (
+        insert into user_points (user_id, balance, updated_at)
+        select user_id, delta, ${at} from refund order by user_id
+        on conflict (user_id) do update
+          set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
+        returning user_id
+      )
+      select (select count(*) from paid)::int as refunded`;
+    return { result: "cancelled" as const, challenge: challenge as ChallengeRow, refunded };
   });
 }
 
@@ -219,7 +296,7 @@ export async function contribute(
     with eligible as (
       select p.id from challenge_participants p
       join community_challenges c on c.id = p.challenge_id
-      where p.user_id = ${userId} and c.metric = ${metric}
+      where p.user_id = ${userId} and c.metric = ${metric} and c.cancelled_at is null
         and c.starts_at <= ${at} and c.ends_at > ${at} and p.joined_at <= ${at} ${open}
     ), added as (
       insert into challenge_contributions (participant_id, source, amount, created_at)

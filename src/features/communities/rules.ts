@@ -110,7 +110,29 @@ export const joinRefusals = {
 export function leaveError(a: CommunityAccess): UserError | null {
   if (a.role === null) return userError("not_member", "you are not a member of this community");
   if (a.role === "owner") {
-    return userError("owner_cannot_leave", "the owner cannot leave their community");
+    return userError(
+      "owner_cannot_leave",
+      "the owner cannot leave their community; transfer ownership to a member first",
+    );
+  }
+  return null;
+}
+
+/**
+ * Why the viewer may not hand the community to `target` (`targetRole`: the target's role, null
+ * when not a member), or null. Only the owner transfers, to another member.
+ */
+export function transferError(
+  a: CommunityAccess,
+  self: boolean,
+  targetRole: MemberRole | null,
+): UserError | null {
+  if (a.role !== "owner") {
+    return userError("not_allowed", "only the community's owner can transfer it");
+  }
+  if (self) return userError("invalid", "userId must be another member", "userId");
+  if (targetRole === null) {
+    return userError("not_member", "the new owner must be a member of the community", "userId");
   }
   return null;
 }

@@ -32,6 +32,7 @@ import {
   newCommunityErrors,
   postBodyError,
   postRefusal,
+  transferError,
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { CommunityRow, PostRow } from "./store.ts";
@@ -149,8 +150,10 @@ const typeDefs = /* GraphQL */ `
     ): CommunityPayload!
     "Public communities: joins at once. Private ones: needs an invite."
     joinCommunity(communityId: String!): CommunityPayload!
-    "Leaves a community (the owner cannot)."
+    "Leaves a community (the owner cannot: transfer ownership first)."
     leaveCommunity(communityId: String!): CommunityPayload!
+    "The owner hands the community to another member and stays as a member; the new owner is notified."
+    transferCommunityOwnership(communityId: String!, userId: String!): CommunityPayload!
     "A member invites another user (needed to join a private community); the user is notified."
     inviteToCommunity(communityId: String!, userId: String!): CommunityPayload!
     "Members only; body 1..2000 characters."
@@ -330,6 +333,43 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     return { community: await store.communityByPublicId(sql, community.publicId), errors: [] };
   }
 
+  async function transferOwnership(ctx: GraphQLContext, args: Record<string, unknown>) {
+    const viewer = requireViewer(ctx);
+    const found = await visibleCommunity(ctx, sql, args.communityId);
+    if (!found) return fail([communityNotFound()]);
+    const { community, access } = found;
+    if (access.role !== "owner") return fail([transferError(access, false, null)!]);
+    const target = await deps.users.userByPublicId(args.userId);
+    if (!target) return fail([userError("not_found", "no such user", "userId")]);
+    const self = target.id === viewer.userId;
+    const problem = transferError(
+      access,
+      self,
+      self ? "owner" : await store.roleOf(sql, community.id, target.id),
+    );
+    if (problem) return fail([problem]);
+    const moved = await store.transferOwnership(
+      sql,
+      community.id,
+      viewer.userId,
+      target.id,
+      (tx) =>
+        notify(
+          tx,
+          target.id,
+          "community.ownership_transferred",
+          `You are now the owner of the community ${community.name}.`,
+        ),
+    );
+    forget(ctx, sql, community.id);
+    if (moved === "stale") {
+      return fail([
+        userError("conflict", "the community's owner or members changed meanwhile; try again"),
+      ]);
+    }
+    return { community: moved, errors: [] };
+  }
+
   async function inviteToCommunity(ctx: GraphQLContext, args: Record<string, unknown>) {
     const viewer = requireViewer(ctx);
     const found = await visibleCommunity(ctx, sql, args.communityId);
@@ -503,6 +543,11 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
           leaveCommunity(ctx, args.communityId),
         inviteToCommunity: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
           inviteToCommunity(ctx, args),
+        transferCommunityOwnership: (
+          _: unknown,
+          args: Record<string, unknown>,
+          ctx: GraphQLContext,
+        ) => transferOwnership(ctx, args),
         createCommunityPost: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>
           createCommunityPost(ctx, args),
         updateCommunityPost: (_: unknown, args: Record<string, unknown>, ctx: GraphQLContext) =>

@@ -381,3 +381,57 @@ export async function deletePost(
     (target) => sql`delete from community_posts q where q.id in ${target}`,
   );
 }
+
+/** A member's role in a community, or null when they are not a member. */
+export async function roleOf(
+  sql: Queryable,
+  communityId: string,
+  userId: string,
+): Promise<MemberRole | null> {
+  const [row] = await sql<{ role: MemberRole }[]>`
+    select role from community_members where community_id = ${communityId} and user_id = ${userId}`;
+  return row?.role ?? null;
+}
+
+/**
+ * Hands the community from its owner to a member: one statement guarded by "the actor owns it
+ * now" on the community row (whose lock orders concurrent transfers: the second re-reads the
+ * owner and does nothing), then the two role changes, which run only after that update. Any part
+ * that finds its row changed (the member left, the roles moved) rolls the whole back: "stale".
+ * `then` runs in the same transaction (the new owner's notification).
+ */
+export async function transferOwnership(
+  sql: Sql,
+  communityId: string,
+  fromUserId: string,
+  toUserId: string,
+  then: (tx: Queryable) => Promise<unknown>,
+): Promise<CommunityRow | "stale"> {
+  return await transaction<CommunityRow | "stale">(sql, async (tx) => {
+    const [row] = await tx<(CommunityRow & { promoted: number; demoted: number })[]>`
+      with c as (
+        update communities set owner_id = ${toUserId}
+        where id = ${communityId} and owner_id = ${fromUserId}
+        returning *
+      ), promoted as (
+        update community_members set role = 'owner'
+        where community_id = ${communityId} and user_id = ${toUserId} and role = 'member'
+          and exists (select 1 from c)
+        returning 1
+      ), demoted as (
+        update community_members set role = 'member'
+        where community_id = ${communityId} and user_id = ${fromUserId} and role = 'owner'
+          and exists (select 1 from c)
+        returning 1
+      )
+      select ${columns(tx)}, (select count(*) from promoted)::int as promoted,
+             (select count(*) from demoted)::int as demoted
+      from c`;
+    if (!row || row.promoted !== 1 || row.demoted !== 1) {
+      throw new Rollback<CommunityRow | "stale">("stale");
+    }
+    const { promoted: _p, demoted: _d, ...community } = row;
+    await then(tx);
+    return community;
+  });
+}

@@ -89,6 +89,26 @@ export function removalAllowed(actor: TeamRole, target: TeamRole, self: boolean)
   return actor === "admin" && target === "member";
 }
 
+/**
+ * Why `actor` may not hand the team's ownership to a member of role `target` (`self`: to
+ * themselves), or null. Only an owner transfers; the new owner is an admin or a member (an owner
+ * already is one: stepping down is `promoteTeamMember`). The actor stays in the team as an admin.
+ */
+export function transferError(
+  actor: TeamRole,
+  target: TeamRole,
+  self: boolean,
+): "not_allowed" | "invalid" | null {
+  if (actor !== "owner") return "not_allowed";
+  if (self || target === "owner") return "invalid";
+  return null;
+}
+
+/** Renaming and deleting a team are for its owners. */
+export function ownerOnly(actor: TeamRole): boolean {
+  return actor === "owner";
+}
+
 /** Start of the period containing `now`, in UTC (weeks start Monday 00:00); null = all time. */
 export function periodStart(period: LeaderboardPeriod, now: Date): Date | null {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());

@@ -10,6 +10,7 @@ import { adminField, type GraphQLContext, requireViewer } from "../../graphql/co
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { loadByKey } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
+import { isForeignKeyViolation } from "../../platform/db-errors.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
@@ -22,6 +23,7 @@ import {
   type LeaderboardPeriod,
   looksLikeInviteToken,
   nameError,
+  ownerOnly,
   periodStart,
   pointsKey,
   removalAllowed,
@@ -29,6 +31,7 @@ import {
   SUB_COMMUNITY_NAME_MAX,
   TEAM_NAME_MAX,
   type TeamRole,
+  transferError,
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { InviteRow, LeaderboardRow, MemberRow, SubCommunityRow, TeamRow } from "./store.ts";
@@ -169,6 +172,11 @@ const typeDefs = /* GraphQL */ `
   type TeamMemberPayload { member: TeamMember errors: [UserError!]! }
   type SubCommunityPayload { subCommunity: SubCommunity errors: [UserError!]! }
   type TeamStandingPayload { standing: TeamStanding errors: [UserError!]! }
+  type DeleteTeamPayload {
+    "The deleted team's id; null when nothing was deleted."
+    deletedTeamId: ID
+    errors: [UserError!]!
+  }
 
   extend type Query {
     "The signed-in user's team, or null."
@@ -210,6 +218,12 @@ const typeDefs = /* GraphQL */ `
     promoteTeamMember(teamId: String!, userId: String!, role: TeamRole!): TeamMemberPayload!
     "Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go."
     removeTeamMember(teamId: String!, userId: String!): TeamMemberPayload!
+    "Team owners: renames the team (1..80 characters)."
+    updateTeam(teamId: String!, name: String!): TeamPayload!
+    "A team owner hands ownership to an admin or member and becomes an admin."
+    transferTeamOwnership(teamId: String!, userId: String!): TeamPayload!
+    "Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards."
+    deleteTeam(teamId: String!): DeleteTeamPayload!
     createSubCommunity(teamId: String!, name: String!, description: String, open: Boolean!): SubCommunityPayload!
     archiveSubCommunity(subCommunityId: String!): SubCommunityPayload!
     unarchiveSubCommunity(subCommunityId: String!): SubCommunityPayload!
@@ -245,6 +259,7 @@ function refuse(code: string, message: string, field: string | null = null): nev
 }
 
 const NOT_ALLOWED = "team owner or admin required";
+const OWNERS_ONLY = "team owner required";
 
 /**
  * A mutation whose refusals become its payload: `nothing` is the payload's objects, all null,
@@ -259,6 +274,10 @@ function mutation<A>(
       return await run(args, ctx);
     } catch (err) {
       if (err instanceof Refusal) return { ...nothing, errors: [err.error] };
+      // A write that still referred to a team (or sub-community) deleted meanwhile.
+      if (isForeignKeyViolation(err)) {
+        return { ...nothing, errors: [userError("not_found", "no such team", "teamId")] };
+      }
       throw err;
     }
   };
@@ -664,6 +683,46 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
             return { member: target, errors: [] };
           },
         ),
+        updateTeam: mutation(
+          { team: null },
+          async (args: { teamId: string; name: string }, ctx) => {
+            const a = await access(ctx, args.teamId);
+            if (!ownerOnly(a.role)) refuse("not_allowed", OWNERS_ONLY);
+            const problem = nameError("name", args.name, TEAM_NAME_MAX);
+            if (problem) return { team: null, errors: [problem] };
+            const team = await store.renameTeam(sql, a.team.id, a.userId, args.name.trim(), now());
+            if (!team) refuse("not_allowed", OWNERS_ONLY);
+            return { team, errors: [] };
+          },
+        ),
+        transferTeamOwnership: mutation(
+          { team: null },
+          async (args: { teamId: string; userId: string }, ctx) => {
+            const a = await access(ctx, args.teamId);
+            if (!ownerOnly(a.role)) refuse("not_allowed", OWNERS_ONLY);
+            const target = await teamMemberArg(a.team.id, args.userId);
+            if (transferError(a.role, target.role, target.userId === a.userId) === "invalid") {
+              refuse("invalid", "the new owner must be an admin or member of the team", "userId");
+            }
+            const result = await store.transferOwnership(
+              deps.db.sql,
+              a.team.id,
+              a.userId,
+              target.userId,
+              target.role,
+            );
+            moved(result, "");
+            return { team: a.team, errors: [] };
+          },
+        ),
+        deleteTeam: mutation({ deletedTeamId: null }, async (args: { teamId: string }, ctx) => {
+          const a = await access(ctx, args.teamId);
+          if (!ownerOnly(a.role)) refuse("not_allowed", OWNERS_ONLY);
+          if (!(await store.deleteTeam(deps.db.sql, a.team.id, a.userId))) {
+            refuse("not_allowed", OWNERS_ONLY);
+          }
+          return { deletedTeamId: a.team.publicId, errors: [] };
+        }),
         createSubCommunity: mutation(
           { subCommunity: null },
           async (

@@ -5,7 +5,14 @@
  * user) make the guards hold when two requests race.
  */
 import type postgres from "postgres";
-import { maybeOne, one, type Queryable, type Sql } from "../../platform/db.ts";
+import {
+  maybeOne,
+  one,
+  type Queryable,
+  Rollback,
+  type Sql,
+  transaction,
+} from "../../platform/db.ts";
 import {
   isCheckViolation,
   isForeignKeyViolation,
@@ -429,6 +436,87 @@ export async function moveMember(
       ) ${leaveSubCommunities}
       select count(*)::int as n from m`);
     return row.n > 0 ? "moved" as const : "stale" as const;
+  });
+}
+
+/** The actor is an owner of the team at the moment of the write. */
+const ownerNow = (sql: Queryable, teamId: string, actorId: string) =>
+  sql`exists (select 1 from team_members a
+              where a.team_id = ${teamId} and a.user_id = ${actorId} and a.role = 'owner')`;
+
+/** Renames the team while the actor is one of its owners; null otherwise. */
+export async function renameTeam(
+  sql: Queryable,
+  teamId: string,
+  actorId: string,
+  name: string,
+  at: Date,
+): Promise<TeamRow | null> {
+  return await maybeOne(sql<TeamRow[]>`
+    update teams t set name = ${name}, updated_at = ${at}
+    where t.id = ${teamId} and ${ownerNow(sql, teamId, actorId)}
+    returning ${teamColumns(sql)}`);
+}
+
+/**
+ * Hands ownership from the actor (an owner now) to a member whose role is still `from`, in one
+ * statement: the actor becomes an admin, and only then the member becomes an owner, so the owner
+ * count does not change. A part that finds its row changed meanwhile (a repeated transfer, the
+ * member removed or their role changed) rolls both back: "stale".
+ */
+export async function transferOwnership(
+  sql: Sql,
+  teamId: string,
+  actorId: string,
+  userId: string,
+  from: TeamRole,
+): Promise<"moved" | "stale"> {
+  return await transaction<"moved" | "stale">(sql, async (tx) => {
+    const [row] = await tx<{ stepped: number; took: number }[]>`
+      with stepped as (
+        update team_members set role = 'admin'
+        where team_id = ${teamId} and user_id = ${actorId} and role = 'owner'
+        returning 1
+      ), took as (
+        update team_members set role = 'owner'
+        where team_id = ${teamId} and user_id = ${userId} and role = ${from}
+          and exists (select 1 from stepped)
+        returning 1
+      )
+      select (select count(*) from stepped)::int as stepped, (select count(*) from took)::int as took`;
+    if (row.stepped !== 1 || row.took !== 1) throw new Rollback<"stale">("stale");
+    return "moved" as const;
+  });
+}
+
+/**
+ * Deletes the team with its members, sub-communities and invites while the actor is one of its
+ * owners: the invites are locked first and then the team (the order an invite being accepted
+ * takes them, so the two never wait on each other: a pending accept finishes first, a later one
+ * finds its invite gone), then one statement deletes everything it holds. False when the actor is
+ * no longer an owner. Members' own records (goals, check-ins, points) are theirs and stay.
+ */
+export async function deleteTeam(sql: Sql, teamId: string, actorId: string): Promise<boolean> {
+  return await sql.begin(async (tx) => {
+    await tx`select id from team_invites where team_id = ${teamId} order by id for update`;
+    const [team] = await tx`
+      select t.id from teams t where t.id = ${teamId} and ${ownerNow(tx, teamId, actorId)}
+      for update of t`;
+    if (!team) return false;
+    await tx`
+      with scm as (
+        delete from team_sub_community_members sm using team_sub_communities s
+        where sm.sub_community_id = s.id and s.team_id = ${teamId}
+        returning 1
+      ), inv as (
+        delete from team_invites where team_id = ${teamId} returning 1
+      ), mem as (
+        delete from team_members where team_id = ${teamId} returning 1
+      ), t as (
+        delete from teams where id = ${teamId} returning id
+      )
+      delete from team_sub_communities where team_id in (select id from t)`;
+    return true;
   });
 }
 

@@ -13,6 +13,7 @@ import {
 } from "./rules.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 import {
+  EmployeeArchived,
   type EmployeeRow,
   type EmployeeWrite,
   insertEmployee,
@@ -51,6 +52,9 @@ async function save(
     }
     return { employee: row, errors: [] };
   } catch (err) {
+    if (err instanceof EmployeeArchived) {
+      return { employee: null, errors: [userError("archived", err.message, "employeeId")] };
+    }
     if (err instanceof PromotionRefused) {
       // The model validation's refusals (`promotion_requirements_met: ...`) keep their code.
       const field = fields.autonomyLevel === undefined && fields.confirmPromotion

@@ -36,6 +36,7 @@ import {
 } from "./rules.ts";
 import type { Workforce } from "./service.ts";
 import {
+  archiveEmployee,
   artifactByPublicId,
   artifactCount,
   type ArtifactFilter,
@@ -60,8 +61,12 @@ import {
   runPagesByEmployeeIds,
   type RunRow,
   runsByIds,
+  unarchiveEmployee,
   weeklyCountsByIds,
 } from "./store.ts";
+
+/** The error of a queued run failed because its employee was archived. */
+export const ARCHIVED_RUN_MESSAGE = "archived: the employee was archived before the run started";
 
 const typeDefs = /* GraphQL */ `
   "shadow (every artifact is reviewed), semi_autonomous (low-risk kinds skip review) or autonomous."
@@ -131,6 +136,8 @@ const typeDefs = /* GraphQL */ `
     skills: [String!]!
     postFilterSkill: String
     promotionConfirmedAt: DateTime
+    "When it was archived: it is not scheduled, cannot be triggered or edited, and keeps its history. Null: not archived."
+    archivedAt: DateTime
     createdAt: DateTime!
     "The employee's runs, newest first."
     runs(first: Int, after: String, last: Int, before: String): AiRunConnection!
@@ -299,6 +306,14 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     """
     cancelAiRun(runId: String!): AiRunPayload!
     pauseAiEmployee(employeeId: String!, active: Boolean!): AiEmployeePayload!
+    """
+    Admin: retires an employee for good (until unarchived): it stops being scheduled and cannot be
+    triggered or edited; its runs, artifacts and memories stay. A queued run fails at once; a
+    running run finishes and its artifact waits for review.
+    """
+    archiveAiEmployee(employeeId: String!): AiEmployeePayload!
+    "Admin: brings an archived employee back, paused (resume it with pauseAiEmployee)."
+    unarchiveAiEmployee(employeeId: String!): AiEmployeePayload!
     updateAiEmployee(
       employeeId: String!
       name: String
@@ -564,6 +579,28 @@ export function workforceModule(
         const employee = await findEmployee(args.employeeId);
         if (!employee) return { employee: null, errors: missing("AI employee", "employeeId") };
         return await editEmployee(saving, employee, { active: args.active });
+      }),
+      archiveAiEmployee: adminField(async (_, args: { employeeId: string }) => {
+        const employee = await findEmployee(args.employeeId);
+        if (!employee) return { employee: null, errors: missing("AI employee", "employeeId") };
+        const archived = await sql.begin((tx) =>
+          archiveEmployee(tx, employee.id, ARCHIVED_RUN_MESSAGE, now())
+        );
+        if (archived) return { employee: archived, errors: [] };
+        return {
+          employee: null,
+          errors: [userError("already_archived", "the employee is archived", "employeeId")],
+        };
+      }),
+      unarchiveAiEmployee: adminField(async (_, args: { employeeId: string }) => {
+        const employee = await findEmployee(args.employeeId);
+        if (!employee) return { employee: null, errors: missing("AI employee", "employeeId") };
+        const restored = await unarchiveEmployee(sql, employee.id, now());
+        if (restored) return { employee: restored, errors: [] };
+        return {
+          employee: null,
+          errors: [userError("not_archived", "the employee is not archived", "employeeId")],
+        };
       }),
       updateAiEmployee: adminField(async (_, args: EmployeeFields & { employeeId: string }) => {
         const { employeeId, ...patch } = args;

@@ -43,6 +43,7 @@ import {
   insertArtifact,
   insertQueuedRun,
   listEmployees,
+  lockEmployeeForRun,
   markCancelRequested,
   markRunStarted,
   memoriesByEmployeeIds,
@@ -145,7 +146,14 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     employee: EmployeeRow,
     trigger: "schedule" | "manual",
   ): Promise<TriggerOutcome> {
-    if (!employee.active) {
+    const current = await lockEmployeeForRun(tx, employee.id);
+    if (!current || current.archivedAt) {
+      return {
+        run: null,
+        errors: [userError("archived", "the employee is archived", "employeeId")],
+      };
+    }
+    if (!current.active) {
       return {
         run: null,
         errors: [userError("paused", "the employee is paused; resume it to run", "employeeId")],
@@ -372,7 +380,8 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         postFilterReason: result.post_filter?.passed === false ? result.post_filter.reason : null,
       }, now);
       if (artifact?.approvalStatus === "pending") {
-        if (autoApproves(employee.autonomyLevel, artifact.kind)) {
+        // An archived employee's last artifact waits for a person, whatever its autonomy.
+        if (!employee.archivedAt && autoApproves(employee.autonomyLevel, artifact.kind)) {
           await approveIn(tx, artifact, employee, null, null);
         } else {
           // Streamed to `pendingArtifactAdded` after commit (never for a rolled-back result).

@@ -35,6 +35,8 @@ export interface EmployeeRow {
   skills: string[];
   postFilterSkill: string | null;
   promotionConfirmedAt: Date | null;
+  /** When it was archived (never active again until unarchived); null otherwise. */
+  archivedAt: Date | null;
   createdAt: Date;
 }
 
@@ -93,7 +95,7 @@ const employeeColumns = (sql: Queryable) =>
       monthly_budget_cents as "monthlyBudgetCents", model_preference as "modelPreference",
       schedule_cron as "scheduleCron", autonomy_level as "autonomyLevel", active, skills,
       post_filter_skill as "postFilterSkill", promotion_confirmed_at as "promotionConfirmedAt",
-      created_at as "createdAt"`;
+      archived_at as "archivedAt", created_at as "createdAt"`;
 
 const runColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", employee_id::text as "employeeId", status, trigger,
@@ -161,6 +163,50 @@ export async function activeScheduledEmployees(sql: Queryable): Promise<Employee
     where active and schedule_cron is not null order by id`;
 }
 
+/**
+ * The employee as it is now, locked against archiving (`for share`) until the caller's
+ * transaction ends: a run is only queued for an employee that is not archived at that moment.
+ */
+export async function lockEmployeeForRun(tx: Queryable, id: string): Promise<EmployeeRow | null> {
+  return await maybeOne(tx<EmployeeRow[]>`
+    select ${employeeColumns(tx)} from ai_employees where id = ${id} for share`);
+}
+
+/**
+ * Archives an employee that is not archived (inactive from now on) and fails its queued run, if
+ * any, which the runner has not got yet; a running run goes on. Null when it already was.
+ */
+export async function archiveEmployee(
+  tx: Queryable,
+  id: string,
+  message: string,
+  now: Date,
+): Promise<EmployeeRow | null> {
+  return await maybeOne(tx<EmployeeRow[]>`
+    with e as (
+      update ai_employees set archived_at = ${now}, active = false, updated_at = ${now}
+      where id = ${id} and archived_at is null
+      returning *
+    ), queued as (
+      update ai_runs set status = 'failed', error_message = ${message}, finished_at = ${now}
+      where employee_id in (select id from e) and status = 'queued'
+      returning 1
+    )
+    select ${employeeColumns(tx)} from e`);
+}
+
+/** Unarchives an archived employee; it stays paused until resumed. Null when it was not archived. */
+export async function unarchiveEmployee(
+  sql: Queryable,
+  id: string,
+  now: Date,
+): Promise<EmployeeRow | null> {
+  return await maybeOne(sql<EmployeeRow[]>`
+    update ai_employees set archived_at = null, updated_at = ${now}
+    where id = ${id} and archived_at is not null
+    returning ${employeeColumns(sql)}`);
+}
+
 /** Promotion figures of several employees at `now` (docs/workforce.md defines them). */
 export async function promotionStatsByIds(
   sql: Queryable,
@@ -213,6 +259,9 @@ export type EmployeeWrite =
 /** `promotion_requirements_met` failed: the message is the user error. */
 export class PromotionRefused extends Error {}
 
+/** The employee is archived: it cannot be edited, paused or resumed until unarchived. */
+export class EmployeeArchived extends Error {}
+
 /**
  * Inserts an employee. The autonomy validation applies here too: a new employee has no history,
  * so only `shadow` passes.
@@ -258,6 +307,9 @@ export async function updateEmployee(
   const [current] = await tx<EmployeeRow[]>`
     select ${employeeColumns(tx)} from ai_employees where id = ${id} for update`;
   if (!current) throw new Error(`employee ${id} vanished`);
+  if (current.archivedAt) {
+    throw new EmployeeArchived("the employee is archived; unarchive it first");
+  }
   const requested = requestedLevel(
     current.autonomyLevel,
     patch.autonomyLevel,

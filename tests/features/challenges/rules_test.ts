@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import {
+  cancelError,
+  challengeStatus,
   contribution,
   joinRefusal,
   joinWindowError,
   leaveRefusal,
+  mayCancel,
   newChallengeErrors,
   pageRanks,
 } from "../../../src/features/challenges/rules.ts";
@@ -32,9 +35,15 @@ Deno.test("rules: challenge input, windows and contributions", () => {
     newChallengeErrors({ ...ok, startsAt: null, endsAt: null }, now).map((e) => e.field),
     ["startsAt", "endsAt"],
   );
-  assert.equal(joinWindowError(now, ok.startsAt, ok.endsAt), null);
-  assert.equal(joinWindowError(ok.endsAt, ok.startsAt, ok.endsAt)?.code, "ended");
-  assert.equal(joinWindowError(new Date(0), ok.startsAt, ok.endsAt)?.code, "not_started");
+  const dates = { startsAt: ok.startsAt, endsAt: ok.endsAt, cancelledAt: null };
+  assert.equal(joinWindowError(now, dates), null);
+  assert.equal(joinWindowError(ok.endsAt, dates)?.code, "ended");
+  // Signing up before the start is open; a cancelled challenge takes nobody.
+  assert.equal(joinWindowError(new Date(0), dates), null);
+  assert.equal(
+    joinWindowError(new Date(0), { ...dates, cancelledAt: new Date(0) })?.code,
+    "cancelled",
+  );
   assert.equal(contribution("check_ins", { kind: "check_in" }), 1);
   assert.equal(contribution("check_ins", { kind: "goal_event", value: 3 }), null);
   assert.equal(contribution("goal_event_value", { kind: "goal_event", value: -2 }), -2);
@@ -60,4 +69,34 @@ Deno.test("rules: join and leave outcomes become payload errors, success none", 
     message: "a finished challenge cannot be left",
     field: null,
   });
+});
+
+Deno.test("rules: challenge status and who may cancel when", () => {
+  const c = {
+    startsAt: new Date("2026-03-05T00:00:00Z"),
+    endsAt: new Date("2026-03-06T00:00:00Z"),
+    cancelledAt: null,
+  };
+  const at = (iso: string) => new Date(iso);
+  assert.equal(challengeStatus(at("2026-03-04T23:59:59Z"), c), "upcoming");
+  assert.equal(challengeStatus(c.startsAt, c), "running");
+  assert.equal(challengeStatus(c.endsAt, c), "ended");
+  const cancelled = { ...c, cancelledAt: at("2026-03-01T00:00:00Z") };
+  assert.equal(challengeStatus(at("2026-03-07T00:00:00Z"), cancelled), "cancelled");
+
+  assert.equal(cancelError(at("2026-03-04T23:59:59Z"), c), null);
+  assert.deepEqual(cancelError(c.startsAt, c), {
+    code: "already_started",
+    message: "a challenge that has started cannot be cancelled",
+    field: "challengeId",
+  });
+  assert.equal(cancelError(c.endsAt, c)?.code, "already_started");
+  assert.equal(cancelError(at("2026-03-02T00:00:00Z"), cancelled)?.code, "already_cancelled");
+
+  // The creator while a member, or the community's owner; nobody else, and not a former member.
+  assert.equal(mayCancel("1", "1", "member"), true);
+  assert.equal(mayCancel("1", "1", null), false);
+  assert.equal(mayCancel("2", "1", "owner"), true);
+  assert.equal(mayCancel("2", "1", "member"), false);
+  assert.equal(mayCancel("2", "1", null), false);
 });

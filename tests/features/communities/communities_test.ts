@@ -149,7 +149,7 @@ Deno.test("communities: discover and joined lists, join and leave rules", async 
     assert.deepEqual(owner.errors, [
       {
         code: "owner_cannot_leave",
-        message: "the owner cannot leave their community",
+        message: "the owner cannot leave their community; transfer ownership to a member first",
         field: null,
       },
     ]);

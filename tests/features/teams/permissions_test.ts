@@ -247,6 +247,27 @@ const OPERATIONS: Record<string, Operation> = {
     vars: () => Promise.resolve({}),
     allowed: (r) => assert.equal(r.standing.leaderboardVisible, false),
   },
+  updateTeam: {
+    query: `mutation R($teamId: String!) { updateTeam(teamId: $teamId, name: "Comets") {
+      team { name } ${USER_ERRORS} } }`,
+    mutation: true,
+    vars: team,
+    allowed: (r) => assert.equal(r.team.name, "Comets"),
+  },
+  transferTeamOwnership: {
+    query: `mutation T($teamId: String!, $userId: String!) {
+      transferTeamOwnership(teamId: $teamId, userId: $userId) { team { viewerRole } ${USER_ERRORS} } }`,
+    mutation: true,
+    vars: async (w) => ({ teamId: w.g.teamId, userId: await w.newMember("member") }),
+    allowed: (r) => assert.equal(r.team.viewerRole, "admin"),
+  },
+  deleteTeam: {
+    query:
+      `mutation D($teamId: String!) { deleteTeam(teamId: $teamId) { deletedTeamId ${USER_ERRORS} } }`,
+    mutation: true,
+    vars: team,
+    allowed: (r, w) => assert.equal(r.deletedTeamId, w.g.teamId),
+  },
   teamLeaderboardOptOutStats: {
     query: `{ teamLeaderboardOptOutStats { nodes { teamId optedOutCount } totalCount } }`,
     vars: () => Promise.resolve({}),
@@ -259,6 +280,30 @@ const NOT_IN_A_TEAM = /do not belong to a team/;
 
 /** [operation, actor, outcome]: one row per cell. */
 const MATRIX: [keyof typeof OPERATIONS, Actor, Outcome][] = [
+  ["updateTeam", "owner", "ok"],
+  ["updateTeam", "admin", "not_allowed"],
+  ["updateTeam", "member", "not_allowed"],
+  ["updateTeam", "outsider", "not_found"],
+  ["updateTeam", "loner", "not_found"],
+  ["updateTeam", "staff", "not_found"],
+  ["updateTeam", "anonymous", "UNAUTHENTICATED"],
+
+  ["transferTeamOwnership", "owner", "ok"],
+  ["transferTeamOwnership", "admin", "not_allowed"],
+  ["transferTeamOwnership", "member", "not_allowed"],
+  ["transferTeamOwnership", "outsider", "not_found"],
+  ["transferTeamOwnership", "loner", "not_found"],
+  ["transferTeamOwnership", "staff", "not_found"],
+  ["transferTeamOwnership", "anonymous", "UNAUTHENTICATED"],
+
+  ["deleteTeam", "owner", "ok"],
+  ["deleteTeam", "admin", "not_allowed"],
+  ["deleteTeam", "member", "not_allowed"],
+  ["deleteTeam", "outsider", "not_found"],
+  ["deleteTeam", "loner", "not_found"],
+  ["deleteTeam", "staff", "not_found"],
+  ["deleteTeam", "anonymous", "UNAUTHENTICATED"],
+
   ["myTeam", "owner", "ok"],
   ["myTeam", "admin", "ok"],
   ["myTeam", "member", "ok"],
@@ -617,8 +662,15 @@ for (const name of Object.keys(OPERATIONS)) {
     const g = await setupTeam();
     try {
       const w = world(g);
-      for (const [op, actor, expected] of MATRIX) {
-        if (op === name) await checkCell(w, name, actor, expected);
+      // Refusals first: an allowed cell may change the team for good (deleteTeam, a transfer).
+      const cells = MATRIX.filter(([op]) => op === name);
+      for (
+        const [, actor, expected] of [
+          ...cells.filter(([, , o]) => o !== "ok"),
+          ...cells.filter(([, , o]) => o === "ok"),
+        ]
+      ) {
+        await checkCell(w, name, actor, expected);
       }
     } finally {
       await g.close();
