@@ -17,7 +17,6 @@ const CANCEL = `mutation X($id: String!) { cancelCommunityChallenge(challengeId:
   refundedCount ${USER_ERRORS} } }`;
 const ONE = `query O($id: String!) { communityChallenge(id: $id) {
   id status cancelledAt participantCount } }`;
-const POINTS = `{ me { points } }`;
 
 const START = "2026-03-02T12:00:00Z";
 const NEXT_WEEK = { startsAt: "2026-03-09T00:00:00Z", endsAt: "2026-03-16T00:00:00Z" };
