@@ -1,4 +1,5 @@
-# Two stages: compile both binaries with Deno, then run them on a slim image as a non-root user.
+# Two stages: bundle and compile both programs with Deno (`deno task compile`: scripts/bundle.ts,
+# then `deno compile` of each bundle), then run them on a slim image as a non-root user.
 FROM denoland/deno:2.9.6 AS build
 WORKDIR /src
 COPY deno.json deno.lock ./

@@ -10,6 +10,9 @@
  *   peer: PGlite on a fresh directory behind `Deno.serve` (`bench/peers/bare-pglite.ts`).
  * - Memory: the PostgreSQL-mode service's RSS right after start and after a short read load
  *   (`{ me { id } }` and a `goals` page, fallback token, 8 clients).
+ * - Each of the above also for the bundle production compiles (`deno task bundle`, written to
+ *   `build/bench-startup/` of this tree), in the same rounds, stored under `<BENCH_LABEL>_bundled`
+ *   with `warm_start_vs_sources_ratio` (bundle / sources, per round). `BENCH_BUNDLE=0` skips it.
  *
  * Knobs: `BENCH_DATABASE_URL` (a database of its own is created and dropped), `BENCH_ROUNDS` (5),
  * `BENCH_LOAD_REQUESTS` (2,000), `BENCH_SERVICE_ROOT` (the tree whose `main.ts` is started, by
@@ -21,6 +24,7 @@
 import postgres from "postgres";
 import { fileURLToPath } from "node:url";
 import { mintFallbackToken } from "../src/graphql/auth.ts";
+import { bundle } from "../scripts/bundle.ts";
 
 const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
@@ -31,6 +35,8 @@ const SERVICE_ROOT = Deno.env.get("BENCH_SERVICE_ROOT") ??
 const LABEL = Deno.env.get("BENCH_LABEL") ?? "after";
 const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
 const BASELINE_LABEL = Deno.env.get("BENCH_BASELINE_LABEL") ?? "before";
+const BUNDLE = Deno.env.get("BENCH_BUNDLE") !== "0";
+const BUNDLE_DIR = "build/bench-startup";
 const RESULTS = new URL("./results/startup.json", import.meta.url);
 const SECRET = "bench-fallback-secret-0123456789abcdef";
 const SUBJECT = "bench-user";
@@ -201,34 +207,50 @@ const scratch = await Deno.makeTempDir({ prefix: "bench-startup-" });
 const token = await mintFallbackToken(SECRET, SUBJECT, 3600);
 
 /** One tree's figures in one round: warm start, read load, embedded cold start. */
-async function measureTree(root: string, dataDir: string) {
-  const service = await start("main.ts", root, serviceEnv(dataDir, url.href));
+async function measureTree(root: string, entry: string, dataDir: string) {
+  const service = await start(entry, root, serviceEnv(dataDir, url.href));
   const rssStarted = service.rssMiB();
   await readLoad(service.port, token);
   const rssLoaded = service.rssMiB();
   await service.stop();
-  const embedded = await start("main.ts", root, serviceEnv(`${dataDir}/embedded`));
+  const embedded = await start(entry, root, serviceEnv(`${dataDir}/embedded`));
   await embedded.stop();
   return { service, rssStarted, rssLoaded, embedded };
 }
 
-const trees = [
-  ...(BASELINE_ROOT ? [{ label: BASELINE_LABEL, root: BASELINE_ROOT }] : []),
-  { label: LABEL, root: SERVICE_ROOT },
+const trees: { label: string; root: string; entry: string; bundleOf?: string }[] = [
+  ...(BASELINE_ROOT ? [{ label: BASELINE_LABEL, root: BASELINE_ROOT, entry: "main.ts" }] : []),
+  { label: LABEL, root: SERVICE_ROOT, entry: "main.ts" },
+  ...(BUNDLE
+    ? [{
+      label: `${LABEL}_bundled`,
+      root: SERVICE_ROOT,
+      entry: `${BUNDLE_DIR}/service/main.js`,
+      bundleOf: LABEL,
+    }]
+    : []),
 ];
 const rounds = new Map<string, Record<string, number>[]>(trees.map((t) => [t.label, []]));
 try {
+  if (BUNDLE) await bundle(BUNDLE_DIR, SERVICE_ROOT);
   // Migrates the database and adds the goals the read load lists; not measured.
   const first = await start("main.ts", SERVICE_ROOT, serviceEnv(scratch, url.href));
   await addGoals(first.port, token, 20);
   await first.stop();
+  // A first start of every other entry fills Deno's code cache for it, so each start measured is
+  // warm; not measured.
+  for (const tree of trees.filter((t) => t.root !== SERVICE_ROOT || t.entry !== "main.ts")) {
+    await (await start(tree.entry, tree.root, serviceEnv(scratch, url.href))).stop();
+  }
 
   for (let round = 0; round < ROUNDS; round++) {
     const dataDir = `${scratch}/round-${round}`;
     // The trees take turns going first.
     const measured = new Map<number, Awaited<ReturnType<typeof measureTree>>>();
     const order = round % 2 ? [...trees.keys()].reverse() : [...trees.keys()];
-    for (const i of order) measured.set(i, await measureTree(trees[i].root, `${dataDir}/${i}`));
+    for (const i of order) {
+      measured.set(i, await measureTree(trees[i].root, trees[i].entry, `${dataDir}/${i}`));
+    }
 
     const yoga = await start(`${HERE}peers/startup-yoga.ts`, HERE, {});
     const yogaRss = yoga.rssMiB();
@@ -255,6 +277,12 @@ try {
         rss_after_load_mib: rssLoaded,
         bare_yoga_rss_after_start_mib: yogaRss,
       };
+      const sources = trees.findIndex((t) => t.label === trees[i].bundleOf);
+      if (sources >= 0) {
+        Object.assign(figures, {
+          warm_start_vs_sources_ratio: service.readyMs / measured.get(sources)!.service.readyMs,
+        });
+      }
       rounds.get(trees[i].label)!.push(figures);
       console.log(
         `round ${round + 1}/${ROUNDS} ${trees[i].label}: ` +
@@ -279,6 +307,7 @@ const loadAfter = Deno.loadavg();
 const results = Object.fromEntries(trees.map((tree) => [tree.label, {
   measured_at: new Date().toISOString(),
   service_root: tree.root,
+  entry: tree.entry,
   ...(trees.length > 1 ? { interleaved_with: trees.map((t) => t.label) } : {}),
   rounds: ROUNDS,
   load_requests: LOAD_REQUESTS,

@@ -1,16 +1,12 @@
 /**
- * Step 3 of a release: both binaries (the service from `main.ts`, the runner from `runner/main.ts`,
- * as in scripts/compile.ts) cross-compiled for linux x64 and arm64 into `dist/`.
+ * Step 3 of a release: both binaries (the service and the runner, compiled from their bundles as in
+ * scripts/compile.ts) cross-compiled for linux x64 and arm64 into `dist/`.
  *
  * `deno run -A scripts/release/build.ts <version> [outDir]`, e.g. `build.ts v1.2.3`. Each target
  * needs its `denort` runtime, which `deno compile` downloads on first use.
  */
+import { bundle, bundledPrograms } from "../bundle.ts";
 import { ReleaseError, runMain } from "./common.ts";
-
-export const BINARIES = [
-  { name: "service", entry: "main.ts", include: ["migrations"] },
-  { name: "runner", entry: "runner/main.ts", include: ["runner/skills"] },
-] as const;
 
 export const TARGETS = [
   { platform: "linux-x64", triple: "x86_64-unknown-linux-gnu" },
@@ -38,7 +34,7 @@ export function buildPlan(
     throw new ReleaseError(`"${version}" cannot be part of a file name`);
   }
   const dir = outDir.replace(/\/+$/, "");
-  return BINARIES.flatMap((binary) =>
+  return bundledPrograms().flatMap((binary) =>
     TARGETS.map((target) => {
       const asset = `${binary.name}-${version}-${target.platform}`;
       const output = `${dir}/${asset}`;
@@ -75,6 +71,7 @@ if (import.meta.main) {
     const [version, outDir = "dist"] = Deno.args;
     if (!version) throw new ReleaseError("usage: build.ts <version> [outDir]");
     await Deno.mkdir(outDir, { recursive: true });
+    await bundle();
     for (const step of buildPlan(version, outDir, pathExists)) {
       console.log(`deno ${step.args.join(" ")}`);
       const { code } = await new Deno.Command(Deno.execPath(), { args: step.args }).spawn().status;

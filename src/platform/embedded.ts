@@ -50,9 +50,18 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   };
 }
 
+/**
+ * The worker's module: beside this one, or in a bundle (`deno task bundle`) the worker's own bundle
+ * beside the bundle's modules, which all sit at the top of their folder.
+ */
+const WORKER = new URL(
+  import.meta.url.endsWith(".ts") ? "./embedded-worker.ts" : "./embedded-worker.js",
+  import.meta.url,
+);
+
 /** {@link startEmbeddedPostgres} persisted under `dataDir`, in a worker. */
 export function startEmbeddedPostgresInWorker(dataDir: string): Promise<EmbeddedServer> {
-  const worker = new Worker(new URL("./embedded-worker.ts", import.meta.url), { type: "module" });
+  const worker = new Worker(WORKER, { type: "module" });
   const next = () =>
     new Promise<unknown>((resolve, reject) => {
       worker.onmessage = (event) => resolve(event.data);

@@ -18,8 +18,14 @@ export interface Migration {
   checksum: string;
 }
 
-/** Folder of the service's migrations (also inside a compiled binary, see `deno task compile`). */
-export const MIGRATIONS_DIR = new URL("../../migrations/", import.meta.url);
+/**
+ * Folder of the service's migrations: the repository's, or the copy `deno task bundle` puts beside
+ * the bundle's modules, which all sit at the top of their folder (also inside a compiled binary).
+ */
+export const MIGRATIONS_DIR = new URL(
+  import.meta.url.endsWith(".ts") ? "../../migrations/" : "./migrations/",
+  import.meta.url,
+);
 
 // Any constant works; it only has to differ from other advisory locks the service takes.
 const MIGRATION_LOCK_KEY = 7_285_001;

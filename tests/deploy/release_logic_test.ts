@@ -96,10 +96,12 @@ Deno.test("build plan: service and runner for linux x64 and arm64, named by vers
     "--target",
     "aarch64-unknown-linux-gnu",
     "--include",
-    "migrations",
+    "build/service/migrations",
+    "--include",
+    "build/service/embedded-worker.js",
     "--output",
     "dist/service-v1.2.3-linux-arm64",
-    "main.ts",
+    "build/service/main.js",
   ]);
   assert.deepEqual(plan[2].args, [
     "compile",
@@ -107,12 +109,12 @@ Deno.test("build plan: service and runner for linux x64 and arm64, named by vers
     "--target",
     "x86_64-unknown-linux-gnu",
     "--include",
-    "runner/skills",
+    "build/runner/skills",
     "--output",
     "dist/runner-v1.2.3-linux-x64",
-    "runner/main.ts",
+    "build/runner/main.js",
   ]);
-  const withoutSkills = buildPlan("v1.2.3", "dist", (path) => path !== "runner/skills");
+  const withoutSkills = buildPlan("v1.2.3", "dist", (path) => path !== "build/runner/skills");
   assert.ok(!withoutSkills[2].args.includes("--include"));
   assert.throws(() => buildPlan("v1.2.3/../x"), /file name/);
 });

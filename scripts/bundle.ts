@@ -1,0 +1,110 @@
+/**
+ * `deno task bundle`: what production starts. The service (`main.ts`) and the runner
+ * (`runner/main.ts`) as bundles under `build/` (gitignored), each with the files it reads at run
+ * time beside it; `deno task compile`, the release binaries and the Dockerfile compile these.
+ * A bundle starts in about two thirds of the time the sources take: one module per chunk instead
+ * of hundreds of files, most of them CommonJS (docs/deployment.md has the figures).
+ *
+ * - `build/service/`: `main.js` and its chunks (code splitting keeps what a mode does not use
+ *   behind its dynamic import), `embedded-worker.js` (the embedded database's worker, a bundle of
+ *   its own, started by URL) and `migrations/`. Modules that find files from `import.meta.url`
+ *   (src/platform/migrate.ts, src/platform/embedded.ts) look beside themselves when they run as
+ *   a bundle's `.js`.
+ * - `build/runner/`: `main.js` and `skills/` (the example skills, found next to `main.js`).
+ *
+ * PGlite stays outside the bundles, imported by name (resolved through deno.json) only in embedded
+ * mode: it reads its WebAssembly and data files next to its own modules. So a bundle runs from
+ * inside the project (`deno run -A build/service/main.js serve`), or compiled.
+ */
+import { cp } from "node:fs/promises";
+import { resolve } from "node:path";
+
+export const BUNDLE_DIR = "build";
+
+const EXTERNAL = ["@electric-sql/pglite", "@electric-sql/pglite-socket"];
+
+/** A program as `deno compile` builds it from the bundle: its entry and the files it reads. */
+export interface BundledProgram {
+  name: "service" | "runner";
+  entry: string;
+  include: string[];
+}
+
+export function bundledPrograms(dir = BUNDLE_DIR): BundledProgram[] {
+  const out = dir.replace(/\/+$/, "");
+  return [
+    {
+      name: "service",
+      entry: `${out}/service/main.js`,
+      include: [`${out}/service/migrations`, `${out}/service/embedded-worker.js`],
+    },
+    { name: "runner", entry: `${out}/runner/main.js`, include: [`${out}/runner/skills`] },
+  ];
+}
+
+/** The `deno` invocations that write the bundles into `dir`. */
+export function bundleCommands(dir = BUNDLE_DIR): string[][] {
+  const out = dir.replace(/\/+$/, "");
+  // Minified code parses faster (a warm start ~10% sooner); names are kept for errors and logs.
+  const common = [
+    "bundle",
+    "--platform",
+    "deno",
+    "--minify",
+    "--keep-names",
+    ...EXTERNAL.map((name) => `--external=${name}`),
+  ];
+  return [
+    [...common, "--code-splitting", "--outdir", `${out}/service`, "main.ts"],
+    [
+      ...common,
+      "--output",
+      `${out}/service/embedded-worker.js`,
+      "src/platform/embedded-worker.ts",
+    ],
+    // Minified as one file, its CommonJS dependencies' `require("node:…")` fails to load.
+    [
+      ...common.filter((arg) => arg !== "--minify"),
+      "--output",
+      `${out}/runner/main.js`,
+      "runner/main.ts",
+    ],
+  ];
+}
+
+/** Writes the bundles and their files into `dir` (emptied first), from the repository at `root`. */
+export async function bundle(dir = BUNDLE_DIR, root = "."): Promise<void> {
+  const out = resolve(root, dir);
+  for (const program of ["service", "runner"]) {
+    await Deno.remove(`${out}/${program}`, { recursive: true }).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
+  }
+  for (const args of bundleCommands(out)) {
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: root,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (code !== 0) {
+      throw new Error(
+        `deno ${args.join(" ")} exited with ${code}: ${new TextDecoder().decode(stderr)}`,
+      );
+    }
+  }
+  await cp(`${root}/migrations`, `${out}/service/migrations`, {
+    recursive: true,
+    filter: (path) => !path.endsWith(".lock"),
+  });
+  await cp(`${root}/runner/skills`, `${out}/runner/skills`, { recursive: true })
+    .catch((err) => {
+      // A checkout without the example skills bundles the runner without them.
+      if (err?.code !== "ENOENT") throw err;
+    });
+}
+
+if (import.meta.main) {
+  await bundle(Deno.args[0]);
+  console.log(`bundled into ${Deno.args[0] ?? BUNDLE_DIR}/`);
+}
