@@ -69,9 +69,10 @@ export interface PersonalData {
   exportFor(userId: string): Promise<Record<string, unknown>>;
   /**
    * Removes or anonymises the user's personal data in the feature's tables inside `tx` (the one
-   * transaction of the erasure), keeping what other users' records and the law need.
+   * transaction of the erasure), keeping what other users' records and the law need. `names`
+   * are the user's names as other users' records may quote them (username, display name).
    */
-  eraseFor(tx: Queryable, userId: string, at: Date): Promise<void>;
+  eraseFor(tx: Queryable, userId: string, at: Date, names: string[]): Promise<void>;
 }
 
 export interface Feature<Api = Record<string, never>> {

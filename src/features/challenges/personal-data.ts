@@ -25,7 +25,7 @@ export function challengesPersonalData(sql: Queryable): PersonalData {
     },
     async eraseFor(tx, userId) {
       const entries = tx`select id from challenge_participants where user_id = ${userId}`;
-      await tx`delete from challenge_contributions where participant_id in ${entries}`;
+      await tx`delete from challenge_contributions where participant_id in (${entries})`;
       await tx`update community_challenges set participant_count = participant_count - 1
     where id in (select challenge_id from challenge_participants where user_id = ${userId})`;
       await tx`delete from challenge_participants where user_id = ${userId}`;

@@ -36,11 +36,11 @@ export function goalsPersonalData(sql: Queryable): PersonalData {
     },
     async eraseFor(tx, userId) {
       const goals = tx`select id from goals where user_id = ${userId}`;
-      await tx`delete from goal_events where user_id = ${userId} or goal_id in ${goals}`;
-      await tx`delete from habit_check_ins where user_id = ${userId} or goal_id in ${goals}`;
-      await tx`delete from streak_freeze_uses where user_id = ${userId} or goal_id in ${goals}`;
-      await tx`delete from streak_freeze_grants where goal_id in ${goals}`;
-      await tx`delete from goal_streak_summaries where goal_id in ${goals}`;
+      await tx`delete from goal_events where user_id = ${userId} or goal_id in (${goals})`;
+      await tx`delete from habit_check_ins where user_id = ${userId} or goal_id in (${goals})`;
+      await tx`delete from streak_freeze_uses where user_id = ${userId} or goal_id in (${goals})`;
+      await tx`delete from streak_freeze_grants where goal_id in (${goals})`;
+      await tx`delete from goal_streak_summaries where goal_id in (${goals})`;
       await tx`delete from streak_freeze_balances where user_id = ${userId}`;
       await tx`update goals set parent_id = null where user_id = ${userId}`;
       await tx`delete from goals where user_id = ${userId}`;

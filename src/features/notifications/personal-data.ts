@@ -5,6 +5,9 @@
 import type { Queryable } from "../../platform/db.ts";
 import type { PersonalData } from "../feature.ts";
 
+/** What other users' notifications say instead of an erased user's name. */
+export const ERASED_NAME = "a deleted user";
+
 export function notificationsPersonalData(sql: Queryable): PersonalData {
   return {
     async exportFor(userId) {
@@ -14,8 +17,13 @@ export function notificationsPersonalData(sql: Queryable): PersonalData {
     from notifications where user_id = ${userId} order by created_at, id`;
       return { notifications: [...rows] };
     },
-    async eraseFor(tx, userId) {
+    async eraseFor(tx, userId, _at, names) {
       await tx`delete from notifications where user_id = ${userId}`;
+      // Other users' notifications about the user keep their meaning without the name.
+      for (const name of names) {
+        await tx`update notifications set content = replace(content, ${name}, ${ERASED_NAME})
+          where strpos(content, ${name}) > 0`;
+      }
     },
   };
 }

@@ -12,7 +12,7 @@ import type { Route } from "../../http/router.ts";
 import { type Feature, handles, type JobQueue, type PersonalData } from "../feature.ts";
 import type { UsersApi } from "../users/mod.ts";
 import { DELETION_GRACE_DAYS } from "../users/rules.ts";
-import { ERASURES_PER_RUN, exportDocument } from "./rules.ts";
+import { ERASURES_PER_RUN, exportDocument, quotedNames } from "./rules.ts";
 import { privacyModule } from "./schema.ts";
 import {
   completeExport,
@@ -35,7 +35,7 @@ export interface PrivacyDeps {
   jobs: JobQueue;
   users: Pick<
     UsersApi,
-    "loadUser" | "requestDeletion" | "cancelDeletion" | "dueForErasure" | "forget"
+    "loadUser" | "requestDeletion" | "cancelDeletion" | "dueForErasure" | "forget" | "usersByIds"
   >;
   /** Every feature's part, in the order the features are built (users first). */
   parts: () => PersonalDataPart[];
@@ -71,10 +71,13 @@ export function privacyFeature(deps: PrivacyDeps): Feature<PrivacyApi> {
 
   async function erase(userId: string) {
     const at = deps.clock.now();
+    const [user] = await deps.users.usersByIds([userId]);
+    if (!user) return;
+    const names = quotedNames(user);
     // Dependents first, users (the tombstone) last: each part sees its references still valid.
     const parts = allParts().reverse();
     await sql.begin(async (tx) => {
-      for (const part of parts) await part.eraseFor(tx, userId, at);
+      for (const part of parts) await part.eraseFor(tx, userId, at, names);
     });
     deps.users.forget(userId);
     deps.log.info("account erased", { userId });

@@ -32,3 +32,11 @@ export function exportDocument(
 export function downloadPath(exportId: string, token: string): string {
   return `/exports/${encodeURIComponent(exportId)}?token=${encodeURIComponent(token)}`;
 }
+
+/** The names other users' records may quote a user by: username, then the display name. */
+export function quotedNames(
+  user: { username: string; firstName: string | null; lastName: string | null },
+): string[] {
+  const display = [user.firstName, user.lastName].filter(Boolean).join(" ");
+  return [...new Set([user.username, display].filter((n) => n.length >= 3))];
+}
