@@ -54,6 +54,7 @@ import { moodFeature } from "./features/mood/mod.ts";
 import { notificationsFeature } from "./features/notifications/mod.ts";
 import { safetyFeature } from "./features/safety/mod.ts";
 import { partnersFeature } from "./features/partners/mod.ts";
+import { type PersonalDataPart, privacyFeature } from "./features/privacy/mod.ts";
 import { teamsFeature } from "./features/teams/mod.ts";
 import { usersFeature } from "./features/users/mod.ts";
 import { type DeliveryAdapters, workforceFeature } from "./features/workforce/mod.ts";
@@ -230,6 +231,31 @@ function buildFeatures(
   });
   const jobsAdmin = jobsFeature({ jobs });
   const admin = adminFeature({ config });
+  const others: Feature<unknown>[] = [
+    users,
+    feed,
+    funnel,
+    notifications,
+    badges,
+    goals,
+    mood,
+    coaching,
+    communities,
+    partners,
+    challenges,
+    safety,
+    teams,
+    feedback,
+    billing,
+    aiRequests,
+    workforce,
+    jobsAdmin,
+    admin,
+  ];
+  const parts: PersonalDataPart[] = others.flatMap((f) =>
+    f.personalData ? [{ feature: f.name, ...f.personalData }] : []
+  );
+  const privacy = privacyFeature({ db, clock, log, jobs, users: users.api, parts: () => parts });
   return {
     users,
     feed,
@@ -250,6 +276,7 @@ function buildFeatures(
     workforce,
     jobsAdmin,
     admin,
+    privacy,
   };
 }
 

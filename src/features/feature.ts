@@ -8,6 +8,8 @@
  * - `jobs`: handlers of its own job kinds;
  * - `subscriptions`: its subscribers to domain events (`./events.ts`);
  * - `schedules`: cron tasks, fired once per slot across instances;
+ * - `personalData`: its part of a user's data export and of an account's erasure (docs/domain.md,
+ *   "Owning one's data"): a feature that stores anything about a user declares both;
  * - `api`: the named functions other features may call (passed to them by `src/app.ts`).
  *
  * A feature never registers anything as a side effect of being built, never imports
@@ -30,6 +32,7 @@
 import type { GraphQLModule } from "../graphql/module.ts";
 import type { Route } from "../http/router.ts";
 import type { JobInfo, JobKind, JobSystem } from "../platform/jobs/types.ts";
+import type { Queryable } from "../platform/db.ts";
 import type { DomainEvents, EventName } from "./events.ts";
 
 /** The job system as the composition root hands it to features' registrations. */
@@ -60,6 +63,18 @@ export interface Schedule {
   run(slot: Date): Promise<void>;
 }
 
+/** A feature's part of owning one's data, over its own tables only. */
+export interface PersonalData {
+  /** The user's records in the feature's tables, JSON-ready, by section name (ids are public). */
+  exportFor(userId: string): Promise<Record<string, unknown>>;
+  /**
+   * Removes or anonymises the user's personal data in the feature's tables inside `tx` (the one
+   * transaction of the erasure), keeping what other users' records and the law need. `names`
+   * are the user's names as other users' records may quote them (username, display name).
+   */
+  eraseFor(tx: Queryable, userId: string, at: Date, names: string[]): Promise<void>;
+}
+
 export interface Feature<Api = Record<string, never>> {
   /** The feature's folder name. */
   name: string;
@@ -68,6 +83,7 @@ export interface Feature<Api = Record<string, never>> {
   jobs?: JobRegistration[];
   subscriptions?: EventSubscription[];
   schedules?: Schedule[];
+  personalData?: PersonalData;
   api: Api;
 }
 

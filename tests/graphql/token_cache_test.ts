@@ -190,6 +190,7 @@ const row = (id: string, subject: string): UserRow => ({
   onboardingCompletedAt: null,
   discoverability: "exact_username",
   createdAt: new Date(0),
+  deletionRequestedAt: null,
 });
 
 Deno.test("viewer cache: rows expire, are invalidated, bounded, and a read older than a change is not kept", () => {

@@ -14,6 +14,7 @@ import {
   type ProcessorContext,
   processorJob,
 } from "./service.ts";
+import { aiRequestsPersonalData } from "./personal-data.ts";
 
 export { AiRequestError };
 export type { AiRequestProcessor, AiRequestView, ProcessorContext };
@@ -37,6 +38,7 @@ export interface AiRequestsApi {
 export function aiRequestsFeature(deps: AiRequestsDeps): Feature<AiRequestsApi> {
   return {
     name: "ai-requests",
+    personalData: aiRequestsPersonalData(deps.db.sql),
     graphql: aiRequestsModule(deps),
     jobs: Object.entries(deps.processors).map(([kind, processor]) =>
       processorJob(deps, kind, processor)

@@ -10,6 +10,7 @@ import type { FunnelApi } from "../funnel/mod.ts";
 import { type BadgeEvent, type BadgeFacts, badgesFor, unjustifiedBadges } from "./rules.ts";
 import { badgesModule } from "./schema.ts";
 import { awardBadges, type BadgeRow, revokeBadges } from "./store.ts";
+import { badgesPersonalData } from "./personal-data.ts";
 
 export type { BadgeEvent, BadgeFacts, BadgeRow };
 
@@ -66,5 +67,10 @@ export function badgesFeature(deps: BadgesDeps): Feature<BadgesApi> {
     }
     return revoked;
   }
-  return { name: "badges", graphql: badgesModule(deps), api: { awardFor, revokeUnjustified } };
+  return {
+    name: "badges",
+    personalData: badgesPersonalData(deps.db.sql),
+    graphql: badgesModule(deps),
+    api: { awardFor, revokeUnjustified },
+  };
 }

@@ -9,6 +9,7 @@ import type { UserRow, UsersApi } from "../users/mod.ts";
 import { LIFETIME, planHeld, tierChange } from "./rules.ts";
 import { historyOfUser } from "./store.ts";
 import { billingWebhook, type BillingWebhookDeps } from "./webhook.ts";
+import { billingPersonalData } from "./personal-data.ts";
 
 export interface BillingDeps extends BillingWebhookDeps {
   log: Logger;
@@ -81,6 +82,7 @@ export function billingFeature(deps: BillingDeps): Feature {
 
   return {
     name: "billing",
+    personalData: billingPersonalData(deps.db.sql),
     routes: [{ method: "POST", path: "/webhooks/billing-provider", handler: billingWebhook(deps) }],
     subscriptions: [on("billing.payment_processed", "users.supporter_tier", applyPaymentToTier)],
     api: {},

@@ -17,6 +17,7 @@ import {
 } from "./rules.ts";
 import { type ChallengesDeps, challengesModule } from "./schema.ts";
 import { contribute, earnPoints, takeBackPoints, withdrawContributions } from "./store.ts";
+import { challengesPersonalData } from "./personal-data.ts";
 
 export type { ChallengesDeps };
 
@@ -64,6 +65,7 @@ export function challengesFeature(deps: ChallengesDeps): Feature {
 
   return {
     name: "challenges",
+    personalData: challengesPersonalData(deps.db.sql),
     graphql: challengesModule(deps),
     subscriptions: [
       // Each credit first locks the activity's row: one undone or deleted before its credit ran

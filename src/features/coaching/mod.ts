@@ -5,6 +5,7 @@
 import type { Feature } from "../feature.ts";
 import { type AiDeps, type AiFlags, createAi, type Moderation } from "./ai.ts";
 import { coachingModule, type CoachingSchemaDeps } from "./schema.ts";
+import { coachingPersonalData } from "./personal-data.ts";
 
 export type { AiFlags, Moderation };
 
@@ -20,6 +21,7 @@ export function coachingFeature(deps: CoachingDeps): Feature<CoachingApi> {
   const { moderation, ...ai } = createAi(deps);
   return {
     name: "coaching",
+    personalData: coachingPersonalData(deps.db.sql),
     graphql: coachingModule({ ...deps, ai }),
     api: { flags: ai.flags, moderation },
   };

@@ -15,6 +15,7 @@ import {
   visibleCommunity,
 } from "./schema.ts";
 import type { CommunityRow, PostRow } from "./store.ts";
+import { communitiesPersonalData } from "./personal-data.ts";
 
 export type { CommunitiesDeps, CommunityAccess, CommunityRow, PostRow };
 
@@ -44,6 +45,7 @@ export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesAp
   const sql = deps.db.sql;
   return {
     name: "communities",
+    personalData: communitiesPersonalData(deps.db.sql),
     graphql: communitiesModule(deps),
     api: {
       communityAccess: (ctx, id) => communityAccess(ctx, sql, id),

@@ -16,6 +16,7 @@ import {
   reviseFeedItems,
   unfollowAudiences,
 } from "./store.ts";
+import { feedPersonalData } from "./personal-data.ts";
 
 export type { FeedDeps, FeedItemMatch, NewFeedItem };
 
@@ -45,6 +46,7 @@ export interface FeedApi {
 export function feedFeature(deps: FeedDeps): Feature<FeedApi> {
   return {
     name: "feed",
+    personalData: feedPersonalData(deps.db.sql),
     graphql: feedModule(deps),
     api: {
       record: recordFeedItem,

@@ -5,12 +5,14 @@
 import type { Feature } from "../feature.ts";
 import { type FeedbackExportDeps, feedbackExportHandler } from "./export.ts";
 import { feedbackModule, type FeedbackSchemaDeps } from "./schema.ts";
+import { feedbackPersonalData } from "./personal-data.ts";
 
 export type FeedbackDeps = FeedbackSchemaDeps & FeedbackExportDeps;
 
 export function feedbackFeature(deps: FeedbackDeps): Feature {
   return {
     name: "feedback",
+    personalData: feedbackPersonalData(deps.db.sql),
     graphql: feedbackModule(deps),
     routes: [{
       method: "POST",

@@ -7,6 +7,7 @@ import type { Feature } from "../feature.ts";
 import { activationFunnelHandler, type FunnelDeps } from "./http.ts";
 import type { RecordedStep } from "./rules.ts";
 import { recordActivationStep } from "./store.ts";
+import { funnelPersonalData } from "./personal-data.ts";
 
 export type { FunnelDeps, RecordedStep };
 
@@ -21,6 +22,7 @@ export interface FunnelApi {
 export function funnelFeature(deps: FunnelDeps): Feature<FunnelApi> {
   return {
     name: "funnel",
+    personalData: funnelPersonalData(deps.db.sql),
     routes: [{
       method: "POST",
       path: "/integrations/activation-funnel",

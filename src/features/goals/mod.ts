@@ -12,6 +12,7 @@ import { goalChangesModule } from "./changes.ts";
 import * as store from "./store.ts";
 import type { BucketRow, GoalEventRow, GoalRow } from "./store.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
+import { goalsPersonalData } from "./personal-data.ts";
 
 export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps };
 
@@ -139,6 +140,7 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
 
   return {
     name: "goals",
+    personalData: goalsPersonalData(deps.db.sql),
     graphql: merged(goalsModule(deps), goalChangesModule(deps)),
     api: {
       ownGoal: async (userId, publicId) =>

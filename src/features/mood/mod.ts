@@ -2,6 +2,7 @@
 import type { Feature } from "../feature.ts";
 import { type MoodDeps, moodModule } from "./schema.ts";
 import { type MoodLogRow, moodLogsBetween } from "./store.ts";
+import { moodPersonalData } from "./personal-data.ts";
 
 export type { MoodDeps, MoodLogRow };
 
@@ -13,6 +14,7 @@ export interface MoodApi {
 export function moodFeature(deps: MoodDeps): Feature<MoodApi> {
   return {
     name: "mood",
+    personalData: moodPersonalData(deps.db.sql),
     graphql: moodModule(deps),
     api: {
       moodLogsBetween: (userId, from, to, limit) =>

@@ -6,6 +6,7 @@ import { type Feature, handles } from "../feature.ts";
 import { broadcastJob, createNotifier, type Notify, publishNotification } from "./notify.ts";
 import { type NotificationsDeps, notificationsModule } from "./schema.ts";
 import { notificationById } from "./store.ts";
+import { notificationsPersonalData } from "./personal-data.ts";
 
 export type { NotificationsDeps, Notify };
 
@@ -17,6 +18,7 @@ export interface NotificationsApi {
 export function notificationsFeature(deps: NotificationsDeps): Feature<NotificationsApi> {
   return {
     name: "notifications",
+    personalData: notificationsPersonalData(deps.db.sql),
     graphql: notificationsModule(deps),
     jobs: [
       handles(broadcastJob, async ({ id }) => {

@@ -5,6 +5,7 @@
 import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
 import { type PartnersDeps, partnersModule, unlinkUsers } from "./schema.ts";
+import { partnersPersonalData } from "./personal-data.ts";
 
 export type { PartnersDeps };
 
@@ -19,6 +20,7 @@ export interface PartnersApi {
 export function partnersFeature(deps: PartnersDeps): Feature<PartnersApi> {
   return {
     name: "partners",
+    personalData: partnersPersonalData(deps.db.sql),
     graphql: partnersModule(deps),
     api: { unlink: (tx, a, b, at) => unlinkUsers(deps, tx, a, b, at) },
   };

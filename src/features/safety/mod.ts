@@ -5,9 +5,15 @@
  */
 import type { Feature } from "../feature.ts";
 import { type SafetyDeps, safetyModule } from "./schema.ts";
+import { safetyPersonalData } from "./personal-data.ts";
 
 export type { SafetyDeps };
 
 export function safetyFeature(deps: SafetyDeps): Feature {
-  return { name: "safety", graphql: safetyModule(deps), api: {} };
+  return {
+    name: "safety",
+    personalData: safetyPersonalData(deps.db.sql),
+    graphql: safetyModule(deps),
+    api: {},
+  };
 }

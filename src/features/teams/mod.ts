@@ -4,9 +4,15 @@
  */
 import type { Feature } from "../feature.ts";
 import { type TeamsDeps, teamsModule } from "./schema.ts";
+import { teamsPersonalData } from "./personal-data.ts";
 
 export type { TeamsDeps };
 
 export function teamsFeature(deps: TeamsDeps): Feature {
-  return { name: "teams", graphql: teamsModule(deps), api: {} };
+  return {
+    name: "teams",
+    personalData: teamsPersonalData(deps.db.sql),
+    graphql: teamsModule(deps),
+    api: {},
+  };
 }

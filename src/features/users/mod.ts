@@ -15,18 +15,26 @@ import { createRateLimiter } from "../../platform/rate-limit.ts";
 import type { Feature } from "../feature.ts";
 import { loadUser, usersModule } from "./schema.ts";
 import { createViewerCache } from "./viewer-cache.ts";
+import { AuthError } from "../../graphql/auth.ts";
+import { issuedAfter } from "./rules.ts";
 import {
   blockCount,
   blockedBetween,
   blockPage,
   type BlockRow,
   blocks,
+  cancelDeletion,
   countUserMilestones,
   deleteBlock,
+  dueForErasure,
   ensureUser,
+  erasedAt,
+  eraseUser,
+  exportProfile,
   insertBlock,
   lockPair,
   replaceSupporterTier,
+  requestDeletion,
   setSupporterTier,
   userByPublicId,
   type UserMilestoneCounts,
@@ -51,6 +59,14 @@ export interface UsersApi {
     subject: string,
     claims: Record<string, unknown>,
   ): Promise<{ user: UserRow; created: boolean }>;
+  /** Starts the account deletion grace period (kept if one runs); null for an erased user. */
+  requestDeletion(userId: string, at: Date): Promise<Date | null>;
+  /** Ends a pending deletion; false when none was pending. */
+  cancelDeletion(userId: string): Promise<boolean>;
+  /** Users whose deletion was requested at or before `requestedBy`, not erased yet. */
+  dueForErasure(requestedBy: Date, limit: number): Promise<string[]>;
+  /** Forgets the cached row of a user (after an erasure committed). */
+  forget(userId: string): void;
   /** A user by internal id through the request's DataLoader (for `User` fields). */
   loadUser(ctx: GraphQLContext, id: string): Promise<UserRow | null>;
   /** A user by public id; null for an unknown or malformed one. */
@@ -103,13 +119,29 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
     }),
     api: {
       ensureUser: async (subject, claims) => {
+        let found: { user: UserRow; created: boolean };
         const cached = viewers.bySubject(subject);
-        if (cached) return { user: cached, created: false };
-        const readAt = viewers.generation;
-        const found = await ensureUser(sql, subject, claims);
-        viewers.remember(found.user, readAt);
+        if (cached) found = { user: cached, created: false };
+        else {
+          const readAt = viewers.generation;
+          found = await ensureUser(sql, subject, claims, async () => {
+            const erased = await erasedAt(sql, subject);
+            if (erased && !issuedAfter(claims, erased)) throw new AuthError("account erased");
+          });
+          viewers.remember(found.user, readAt);
+        }
+        const { user } = found;
+        if (user.deletionRequestedAt && issuedAfter(claims, user.deletionRequestedAt)) {
+          await viewers.changing(user.id, () => cancelDeletion(sql, user.id));
+          return { user: { ...user, deletionRequestedAt: null }, created: false };
+        }
         return found;
       },
+      requestDeletion: (userId, at) =>
+        viewers.changing(userId, () => requestDeletion(sql, userId, at)),
+      cancelDeletion: (userId) => viewers.changing(userId, () => cancelDeletion(sql, userId)),
+      dueForErasure: (requestedBy, limit) => dueForErasure(sql, requestedBy, limit),
+      forget: (userId) => viewers.invalidate(userId),
       loadUser: (ctx, id) => loadUser(ctx, sql, id),
       userByPublicId: async (publicId) =>
         typeof publicId === "string" && looksLikePublicId(publicId)
@@ -132,6 +164,13 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
       blockPage: (blocker, window) => blockPage(sql, blocker, window),
       blockCount: (blocker) => blockCount(sql, blocker),
       milestoneCounts: (w) => countUserMilestones(sql, w.start, w.middle, w.end),
+    },
+    personalData: {
+      exportFor: (userId) => exportProfile(sql, userId),
+      eraseFor: async (tx, userId, at) => {
+        viewers.invalidate(userId);
+        await eraseUser(tx, userId, at);
+      },
     },
   };
 }

@@ -156,3 +156,21 @@ export function prefixRange(prefix: string): { from: string; to: string } {
   const from = prefix.toLowerCase();
   return { from, to: `${from}~` };
 }
+
+/** Days between an account deletion request and its erasure (docs/domain.md). */
+export const DELETION_GRACE_DAYS = 14;
+
+/** When a deletion requested at `requestedAt` is carried out. */
+export function erasureDueAt(requestedAt: Date): Date {
+  return new Date(requestedAt.getTime() + DELETION_GRACE_DAYS * 86_400_000);
+}
+
+/**
+ * Whether a token was issued after `at` (its `iat`, whole seconds, strictly later): signing in
+ * again after a deletion request cancels it, and only a token issued after an erasure may start
+ * a new account for the same subject.
+ */
+export function issuedAfter(claims: Record<string, unknown>, at: Date): boolean {
+  const iat = claims.iat;
+  return typeof iat === "number" && iat * 1000 > at.getTime();
+}

@@ -1,4 +1,5 @@
 /** SQL for users. */
+import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
@@ -23,13 +24,15 @@ export interface UserRow {
   onboardingCompletedAt: Date | null;
   discoverability: Discoverability;
   createdAt: Date;
+  /** A pending account deletion (docs/domain.md "Owning one's data"), null when none. */
+  deletionRequestedAt: Date | null;
 }
 
 const columns = (sql: Queryable) =>
   sql`id, public_id as "publicId", subject, username, first_name as "firstName",
       last_name as "lastName", time_zone as "timeZone", supporter_tier as "supporterTier",
       onboarding_completed_at as "onboardingCompletedAt", discoverability,
-      created_at as "createdAt"`;
+      created_at as "createdAt", deletion_requested_at as "deletionRequestedAt"`;
 
 export async function findUserBySubject(sql: Queryable, subject: string): Promise<UserRow | null> {
   return await maybeOne(
@@ -57,9 +60,11 @@ export async function ensureUser(
   sql: Queryable,
   subject: string,
   claims: Record<string, unknown>,
+  beforeCreate?: () => Promise<void>,
 ): Promise<{ user: UserRow; created: boolean }> {
   const existing = await findUserBySubject(sql, subject);
   if (existing) return { user: existing, created: false };
+  await beforeCreate?.();
   const { firstName, lastName } = namesFromClaims(claims);
   let username = usernameFromClaims(claims) ?? generatedUsername();
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -332,4 +337,87 @@ export async function blocks(sql: Queryable, blocker: string, blocked: string) {
   const rows = await sql`
     select 1 from user_blocks where blocker_id = ${blocker} and blocked_id = ${blocked}`;
   return rows.length > 0;
+}
+
+/** The stored form of an erased account's token subject. */
+export const subjectDigest = (subject: string) =>
+  createHash("sha256").update(subject).digest("hex");
+
+/** When the account of `subject` was erased, or null when it never was. */
+export async function erasedAt(sql: Queryable, subject: string): Promise<Date | null> {
+  const row = await maybeOne(sql<{ erasedAt: Date }[]>`
+    select erased_at as "erasedAt" from erased_subjects
+    where subject_digest = ${subjectDigest(subject)}`);
+  return row?.erasedAt ?? null;
+}
+
+/** Starts the grace period unless one runs already; the time it started (null: no such user). */
+export async function requestDeletion(
+  sql: Queryable,
+  userId: string,
+  at: Date,
+): Promise<Date | null> {
+  const row = await maybeOne(sql<{ at: Date }[]>`
+    update users set deletion_requested_at = coalesce(deletion_requested_at, ${at})
+    where id = ${userId} and erased_at is null
+    returning deletion_requested_at as at`);
+  return row?.at ?? null;
+}
+
+/** Ends a pending deletion; false when none was pending. */
+export async function cancelDeletion(sql: Queryable, userId: string): Promise<boolean> {
+  const rows = await sql`
+    update users set deletion_requested_at = null
+    where id = ${userId} and deletion_requested_at is not null and erased_at is null
+    returning id`;
+  return rows.length === 1;
+}
+
+/** Users whose deletion was requested at or before `requestedBy` and who are not erased yet. */
+export async function dueForErasure(
+  sql: Queryable,
+  requestedBy: Date,
+  limit: number,
+): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from users
+    where deletion_requested_at <= ${requestedBy} and erased_at is null
+    order by deletion_requested_at, id limit ${limit}`;
+  return rows.map((r) => r.id);
+}
+
+/** The profile part of a user's export. */
+export async function exportProfile(sql: Queryable, userId: string) {
+  const [profile] = await sql`
+    select public_id as id, username, first_name as "firstName", last_name as "lastName",
+      time_zone as "timeZone", supporter_tier as "supporterTier", discoverability,
+      onboarding_completed_at as "onboardingCompletedAt", created_at as "createdAt",
+      deletion_requested_at as "deletionRequestedAt"
+    from users where id = ${userId}`;
+  const blocked = await sql`
+    select u.public_id as "userId", b.created_at as "blockedAt"
+    from user_blocks b join users u on u.id = b.blocked_id
+    where b.blocker_id = ${userId} order by b.created_at`;
+  return { profile: profile ?? null, blockedUsers: [...blocked] };
+}
+
+/**
+ * Erases the user in `tx`: the row stays as an anonymous tombstone (other records keep their
+ * references and show a deleted user), blocks go, and the subject's digest refuses older tokens.
+ */
+export async function eraseUser(tx: Queryable, userId: string, at: Date): Promise<void> {
+  const [row] = await tx<{ subject: string }[]>`
+    select subject from users where id = ${userId} and erased_at is null for update`;
+  if (!row) return;
+  await tx`delete from user_blocks where blocker_id = ${userId} or blocked_id = ${userId}`;
+  await tx`
+    insert into erased_subjects (subject_digest, erased_at)
+    values (${subjectDigest(row.subject)}, ${at})
+    on conflict (subject_digest) do update set erased_at = excluded.erased_at`;
+  await tx`
+    update users set subject = 'erased:' || public_id, username = 'deleted-' || public_id,
+      first_name = null, last_name = null, time_zone = 'UTC', supporter_tier = null,
+      discoverability = 'hidden', onboarding_completed_at = null, deletion_requested_at = null,
+      erased_at = ${at}, updated_at = ${at}
+    where id = ${userId}`;
 }

@@ -1,0 +1,29 @@
+/**
+ * The notifications feature's part of owning one's data (docs/domain.md "Owning one's data"): its
+ * sections of a user's export and the erasure of the user's data in its tables.
+ */
+import type { Queryable } from "../../platform/db.ts";
+import type { PersonalData } from "../feature.ts";
+
+/** What other users' notifications say instead of an erased user's name. */
+export const ERASED_NAME = "a deleted user";
+
+export function notificationsPersonalData(sql: Queryable): PersonalData {
+  return {
+    async exportFor(userId) {
+      const rows = await sql`
+    select public_id as id, kind, content, acknowledged_at as "acknowledgedAt",
+      created_at as "createdAt"
+    from notifications where user_id = ${userId} order by created_at, id`;
+      return { notifications: [...rows] };
+    },
+    async eraseFor(tx, userId, _at, names) {
+      await tx`delete from notifications where user_id = ${userId}`;
+      // Other users' notifications about the user keep their meaning without the name.
+      for (const name of names) {
+        await tx`update notifications set content = replace(content, ${name}, ${ERASED_NAME})
+          where strpos(content, ${name}) > 0`;
+      }
+    },
+  };
+}

@@ -1,0 +1,292 @@
+import assert from "node:assert/strict";
+import { USER_ERRORS } from "../../support/graphql.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
+import { CREATE_COMMUNITY, JOIN, POST, SOCIAL } from "../../support/social.ts";
+import { ADD_EVENT, addGoal } from "../../support/goals.ts";
+import type { Queryable } from "../../../src/platform/db.ts";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+const UPDATE_ME = `mutation U($username: String, $firstName: String, $lastName: String) {
+  updateMe(username: $username, firstName: $firstName, lastName: $lastName) { ${USER_ERRORS} } }`;
+const ADD_MOOD =
+  `mutation M($note: String) { addMoodLog(mood: 2, note: $note) { ${USER_ERRORS} } }`;
+const FEEDBACK = `mutation F($title: String!, $description: String!) {
+  createFeedbackPost(category: feature, title: $title, description: $description) {
+    post { id } ${USER_ERRORS} } }`;
+const COMMENT = `mutation C($postId: String!, $body: String!) {
+  createFeedbackComment(postId: $postId, body: $body) { ${USER_ERRORS} } }`;
+const PARTNER = `mutation P($userId: String!) {
+  sendPartnerRequest(userId: $userId) { partnership { id } ${USER_ERRORS} } }`;
+const ALLY = `mutation P($userId: String!) {
+  sendAllyRequest(userId: $userId) { request { id } ${USER_ERRORS} } }`;
+const ACCEPT_ALLY = `mutation A($id: String!) {
+  acceptAllyRequest(requestId: $id) { ${USER_ERRORS} } }`;
+const ACCEPT = `mutation A($id: String!) {
+  acceptPartnerRequest(requestId: $id) { ${USER_ERRORS} } }`;
+const REPORT = `mutation R($postId: String!) {
+  reportPost(postId: $postId, reason: harassment) { ${USER_ERRORS} } }`;
+const REQUEST_EXPORT = `mutation { requestDataExport {
+  dataExport { id status expiresAt downloadUrl } ${USER_ERRORS} } }`;
+const EXPORT = `query E($id: String!) { dataExport(id: $id) { id status readyAt downloadUrl } }`;
+const REQUEST_DELETION = `mutation { requestAccountDeletion {
+  accountDeletion { requestedAt erasesAt } ${USER_ERRORS} } }`;
+const CANCEL_DELETION = `mutation { cancelAccountDeletion {
+  accountDeletion { requestedAt } ${USER_ERRORS} } }`;
+const DELETION = `{ accountDeletion { requestedAt erasesAt } }`;
+
+/** What the user to be deleted writes: every value must be gone after the erasure. */
+const ZED = {
+  subject: "sub-zed-k3q9x",
+  username: "zedkq9",
+  firstName: "Zebulonkq",
+  lastName: "Quixotekq",
+  goal: "ZedGoalTitle-q81",
+  eventNote: "ZedEventNote-q82",
+  mood: "ZedMoodNote-q83",
+  post: "ZedPostBody-q84",
+  feedbackTitle: "ZedFeedbackTitle-q85",
+  feedbackText: "ZedFeedbackDesc-q86",
+  comment: "ZedComment-q87",
+};
+const AMY = { goal: "AmyGoalTitle-w51", post: "AmyPostBody-w52", mood: "AmyMoodNote-w53" };
+
+/** Writes both users' data across the features; answers the ids the test needs. */
+async function populate(s: TestSetup) {
+  const zed = s.as(ZED.subject);
+  const amy = s.as("amy");
+  const ok = (payload: { errors: unknown[] }) => assert.deepEqual(payload.errors, []);
+  ok((await zed.data(UPDATE_ME, ZED)).updateMe);
+  const goal = await addGoal(s, { title: ZED.goal, kind: "target", targetValue: 100 }, ZED.subject);
+  ok((await zed.data(ADD_EVENT, { goalId: goal.id, value: 3, note: ZED.eventNote })).addGoalEvent);
+  ok((await zed.data(ADD_MOOD, { note: ZED.mood })).addMoodLog);
+  await addGoal(s, { title: AMY.goal, kind: "habit" }, "amy");
+  ok((await amy.data(ADD_MOOD, { note: AMY.mood })).addMoodLog);
+
+  const community = (await zed.data(CREATE_COMMUNITY, { name: "Early risers k3" }))
+    .createCommunity.community;
+  ok((await amy.data(JOIN, { id: community.id })).joinCommunity);
+  const post = (await zed.data(POST, { id: community.id, body: ZED.post })).createCommunityPost;
+  ok(post);
+  ok((await amy.data(POST, { id: community.id, body: AMY.post })).createCommunityPost);
+  ok((await amy.data(REPORT, { postId: post.post.id })).reportPost);
+
+  const feedback = (await zed.data(FEEDBACK, {
+    title: ZED.feedbackTitle,
+    description: ZED.feedbackText,
+  })).createFeedbackPost;
+  ok(feedback);
+  ok(
+    (await zed.data(COMMENT, { postId: feedback.post.id, body: ZED.comment }))
+      .createFeedbackComment,
+  );
+  ok(
+    (await amy.data(COMMENT, { postId: feedback.post.id, body: "AmyComment-w54" }))
+      .createFeedbackComment,
+  );
+
+  const ally = (await zed.data(ALLY, { userId: await s.idOf("amy") })).sendAllyRequest;
+  ok(ally);
+  ok((await amy.data(ACCEPT_ALLY, { id: ally.request.id })).acceptAllyRequest);
+  const request = (await zed.data(PARTNER, { userId: await s.idOf("amy") })).sendPartnerRequest;
+  ok(request);
+  ok((await amy.data(ACCEPT, { id: request.partnership.id })).acceptPartnerRequest);
+  await s.t.app.jobs.runUntilIdle();
+  return { community, goal };
+}
+
+/** Every text-like column of every table (found at test time, so new tables are covered). */
+async function textColumns(sql: Queryable): Promise<{ table: string; column: string }[]> {
+  return await sql<{ table: string; column: string }[]>`
+    select c.table_name as table, c.column_name as column
+    from information_schema.columns c
+    join information_schema.tables t
+      on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
+      and (c.data_type in ('text', 'character varying', 'character', 'json', 'jsonb')
+        or (c.data_type = 'ARRAY' and c.udt_name in ('_text', '_varchar')))
+    order by 1, 2`;
+}
+
+/** `table.column` of every cell holding one of `values` (case-insensitive substring). */
+async function cellsHolding(sql: Queryable, values: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const { table, column } of await textColumns(sql)) {
+    for (const value of values) {
+      const [{ n }] = await sql<{ n: number }[]>`
+        select count(*)::int as n from ${sql(table)}
+        where ${sql(column)}::text ilike ${"%" + value + "%"}`;
+      if (n > 0) found.push(`${table}.${column} holds ${value} (${n})`);
+    }
+  }
+  return found;
+}
+
+async function download(s: TestSetup, url: string) {
+  const res = await s.t.request(url);
+  return { status: res.status, body: await res.json() };
+}
+
+Deno.test("privacy: an export holds what the user wrote, only for them and only until it expires", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    const { goal } = await populate(s);
+    const requested = (await s.as(ZED.subject).data(REQUEST_EXPORT)).requestDataExport;
+    assert.deepEqual(requested.errors, []);
+    assert.equal(requested.dataExport.status, "pending");
+    assert.equal(requested.dataExport.downloadUrl, null);
+    assert.equal(requested.dataExport.expiresAt, "2026-03-04T12:00:00.000Z");
+    // A second request while one is pending answers the same export.
+    const again = (await s.as(ZED.subject).data(REQUEST_EXPORT)).requestDataExport;
+    assert.equal(again.dataExport.id, requested.dataExport.id);
+    await s.t.app.jobs.runUntilIdle();
+
+    const id = requested.dataExport.id;
+    const ready = (await s.as(ZED.subject).data(EXPORT, { id })).dataExport;
+    assert.equal(ready.status, "ready");
+    // Another user cannot see it, nor a malformed id.
+    assert.equal((await s.as("amy").data(EXPORT, { id })).dataExport, null);
+    assert.equal((await s.as(ZED.subject).data(EXPORT, { id: "??" })).dataExport, null);
+
+    const { status, body } = await download(s, ready.downloadUrl);
+    assert.equal(status, 200);
+    assert.equal(body.userId, await s.idOf(ZED.subject));
+    assert.equal(body.users.profile.username, ZED.username);
+    assert.equal(body.users.profile.firstName, ZED.firstName);
+    assert.deepEqual(body.goals.goals.map((g: { title: string }) => g.title), [ZED.goal]);
+    assert.equal(body.goals.goals[0].id, goal.id);
+    assert.deepEqual(body.goals.goalEvents.map((e: { note: string }) => e.note), [ZED.eventNote]);
+    assert.deepEqual(body.mood.moodLogs.map((m: { note: string }) => m.note), [ZED.mood]);
+    assert.deepEqual(body.communities.posts.map((p: { body: string }) => p.body), [ZED.post]);
+    assert.deepEqual(body.feedback.posts.map((p: { title: string }) => p.title), [
+      ZED.feedbackTitle,
+    ]);
+    assert.deepEqual(body.feedback.comments.map((c: { body: string }) => c.body), [ZED.comment]);
+    assert.equal(body.partners.partnerships.length, 1);
+    // Nothing of the other user's own records.
+    const text = JSON.stringify(body);
+    for (const value of [AMY.goal, AMY.post, AMY.mood]) assert.ok(!text.includes(value), value);
+
+    // A wrong token or another export's id: not found.
+    const wrong = ready.downloadUrl.replace(/token=.*/, "token=not-the-token");
+    assert.equal((await download(s, wrong)).status, 404);
+    // Expired: the link stops working, the export is gone from the API, then deleted.
+    s.clock.advance(48 * HOUR_MS);
+    assert.equal((await download(s, ready.downloadUrl)).status, 404);
+    assert.equal((await s.as(ZED.subject).data(EXPORT, { id })).dataExport, null);
+    const cleanup = s.t.app.features.privacy.schedules!.find((x) =>
+      x.name === "privacy.delete_expired_exports"
+    )!;
+    await cleanup.run(s.clock.now());
+    const [{ n }] = await s.t.deps.db.sql`select count(*)::int as n from data_exports`;
+    assert.equal(n, 0);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("privacy: signing in again within the grace period cancels the deletion", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    const zed = s.as(ZED.subject);
+    await zed.data(`{ me { id } }`);
+    const requested = (await zed.data(REQUEST_DELETION)).requestAccountDeletion;
+    assert.deepEqual(requested, {
+      accountDeletion: {
+        requestedAt: "2026-03-02T12:00:00.000Z",
+        erasesAt: "2026-03-16T12:00:00.000Z",
+      },
+      errors: [],
+    });
+    // The session that asked goes on without cancelling it.
+    assert.deepEqual((await zed.data(DELETION)).accountDeletion, requested.accountDeletion);
+    // Signing in again (a token issued after the request) cancels it.
+    s.clock.advance(DAY_MS);
+    const fresh = await s.idp.token({ sub: ZED.subject, expiresIn: 3600 });
+    const after = await s.t.request("/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", SessionToken: fresh },
+      body: JSON.stringify({ query: DELETION }),
+    });
+    assert.deepEqual((await after.json()).data, { accountDeletion: null });
+    s.clock.advance(20 * DAY_MS);
+    assert.equal(await s.t.app.features.privacy.api.eraseDue(s.clock.now()), 0);
+    assert.equal((await zed.data(`{ me { username } }`)).me.username.length > 0, true);
+
+    // Cancelling explicitly, and cancelling when nothing is pending.
+    await zed.data(REQUEST_DELETION);
+    const cancelled = (await zed.data(CANCEL_DELETION)).cancelAccountDeletion;
+    assert.deepEqual(cancelled.errors, []);
+    assert.deepEqual((await zed.data(CANCEL_DELETION)).cancelAccountDeletion.errors, [
+      { code: "not_found", message: "no account deletion is pending", field: null },
+    ]);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("privacy: after the grace period no table holds the user's personal values; others' data stays", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    const { community } = await populate(s);
+    const zedPublicId = await s.idOf(ZED.subject);
+    await s.as(ZED.subject).data(REQUEST_EXPORT);
+    await s.t.app.jobs.runUntilIdle();
+    await s.as(ZED.subject).data(REQUEST_DELETION);
+    const sql = s.t.deps.db.sql;
+    const personal = [...Object.values(ZED)];
+    assert.ok((await cellsHolding(sql, personal)).length > 0, "the search finds the values");
+
+    // Not yet: one day before the grace period ends.
+    s.clock.advance(13 * DAY_MS);
+    assert.equal(await s.t.app.features.privacy.api.eraseDue(s.clock.now()), 0);
+    s.clock.advance(DAY_MS);
+    const erase = s.t.app.features.privacy.schedules!.find((x) => x.name === "privacy.erase_due")!;
+    await erase.run(s.clock.now());
+    await s.t.app.jobs.runUntilIdle();
+
+    assert.deepEqual(await cellsHolding(sql, personal), []);
+
+    // The old session is refused, though its token is valid and cached.
+    const old = await s.run(`{ me { id } }`, {}, ZED.subject);
+    assert.equal(old.status, 401);
+    assert.equal(old.body.errors[0].extensions.code, "UNAUTHENTICATED");
+
+    // The other user's data is intact; the community passed to its remaining member.
+    const amy = s.as("amy");
+    const mine = await amy.data(`{ me { username } goals { nodes { title } } }`);
+    assert.equal(mine.me.username, "amy");
+    assert.deepEqual(mine.goals.nodes.map((g: { title: string }) => g.title), [AMY.goal]);
+    const feed = await amy.data(
+      `query F($id: String!) { communityFeed(communityId: $id) { edges { node { body } } } }`,
+      { id: community.id },
+    );
+    assert.deepEqual(feed.communityFeed.edges.map((e: { node: { body: string } }) => e.node.body), [
+      AMY.post,
+    ]);
+    const owner = await amy.data(
+      `query C($id: String!) { community(id: $id) { owner { username } memberCount } }`,
+      { id: community.id },
+    );
+    assert.deepEqual(owner.community, { owner: { username: "amy" }, memberCount: 1 });
+    const [{ n: amyMoods }] =
+      await sql`select count(*)::int as n from mood_logs where note = ${AMY.mood}`;
+    assert.equal(amyMoods, 1);
+
+    // A token issued after the erasure starts a new, empty account.
+    s.clock.advance(HOUR_MS);
+    const fresh = await s.idp.token({ sub: ZED.subject, expiresIn: 3600 });
+    const res = await s.t.request("/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", SessionToken: fresh },
+      body: JSON.stringify({ query: `{ me { id username } goals { totalCount } }` }),
+    });
+    const body = await res.json();
+    assert.equal(body.errors, undefined);
+    assert.notEqual(body.data.me.id, zedPublicId);
+    assert.equal(body.data.goals.totalCount, 0);
+  } finally {
+    await s.close();
+  }
+});
