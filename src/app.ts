@@ -142,7 +142,13 @@ function buildFeatures(
   const users = usersFeature({ db, clock, kv });
   const feed = feedFeature({ db, users: users.api });
   const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
-  const notifications = notificationsFeature({ db, pubsub, jobs });
+  const notifications = notificationsFeature({
+    db,
+    pubsub,
+    jobs,
+    users: users.api,
+    adminSubjects: config.adminSubjects,
+  });
   const badges = badgesFeature({ db, events, feed: feed.api, funnel: funnel.api });
   const goals = goalsFeature({
     db,
