@@ -26,3 +26,9 @@ create index if not exists community_challenges_unannounced_start_idx
   on community_challenges (starts_at) where start_announced_at is null and cancelled_at is null;
 create index if not exists community_challenges_unannounced_end_idx
   on community_challenges (ends_at) where end_announced_at is null and cancelled_at is null;
+
+-- Challenges that started or ended before announcements existed are not announced now.
+update community_challenges set start_announced_at = now()
+  where start_announced_at is null and starts_at <= now();
+update community_challenges set end_announced_at = now()
+  where end_announced_at is null and ends_at <= now();

@@ -193,6 +193,7 @@ function buildFeatures(
     users: users.api,
     communities: communities.api,
     goals: goals.api,
+    notifications: notifications.api,
   });
   const safety = safetyFeature({
     db,
@@ -201,11 +202,17 @@ function buildFeatures(
     partners: partners.api,
     communities: communities.api,
   });
-  const teams = teamsFeature({ db, clock, users: users.api });
+  const teams = teamsFeature({
+    db,
+    clock,
+    users: users.api,
+    notifications: notifications.api,
+  });
   const feedback = feedbackFeature({
     config,
     db,
     users: users.api,
+    notifications: notifications.api,
     moderation: coaching.api.moderation,
   });
   const billing = billingFeature({ config, db, clock, log, tracker, events, users: users.api });
