@@ -143,7 +143,13 @@ function buildFeatures(
   const users = usersFeature({ db, clock, kv });
   const feed = feedFeature({ db, users: users.api });
   const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
-  const notifications = notificationsFeature({ db, pubsub, jobs });
+  const notifications = notificationsFeature({
+    db,
+    pubsub,
+    jobs,
+    users: users.api,
+    adminSubjects: config.adminSubjects,
+  });
   const badges = badgesFeature({ db, events, feed: feed.api, funnel: funnel.api });
   const goals = goalsFeature({
     db,
@@ -188,6 +194,7 @@ function buildFeatures(
     users: users.api,
     communities: communities.api,
     goals: goals.api,
+    notifications: notifications.api,
   });
   const safety = safetyFeature({
     db,
@@ -196,11 +203,17 @@ function buildFeatures(
     partners: partners.api,
     communities: communities.api,
   });
-  const teams = teamsFeature({ db, clock, users: users.api });
+  const teams = teamsFeature({
+    db,
+    clock,
+    users: users.api,
+    notifications: notifications.api,
+  });
   const feedback = feedbackFeature({
     config,
     db,
     users: users.api,
+    notifications: notifications.api,
     moderation: coaching.api.moderation,
   });
   const billing = billingFeature({ config, db, clock, log, tracker, events, users: users.api });

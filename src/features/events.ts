@@ -34,7 +34,8 @@ export type DomainEvents = {
     streak: number;
     occurredAt: string;
   };
-  "badges.badge_earned": { userId: string; code: string; badgeId: string };
+  /** `name` (the badge's display name) is absent from events published before it existed. */
+  "badges.badge_earned": { userId: string; code: string; badgeId: string; name?: string };
   "mood.logged": { userId: string; moodLogId: string; mood: number };
   /** A payment changed a user's supporter status (billing provider or card path). */
   "billing.payment_processed": PaymentProcessed;

@@ -169,6 +169,7 @@ export async function setup(options: SetupOptions = {}): Promise<TestSetup> {
     async notify(userId, kind, content) {
       const view = await t.deps.db.sql.begin((tx) => notifier(tx, userId, kind, content));
       await t.app.jobs.runUntilIdle();
+      if (!view) throw new Error(`${kind} is turned off for this user`);
       return view;
     },
     lastStatements() {

@@ -7,7 +7,13 @@ import type { EventPublisher } from "../events.ts";
 import type { Feature } from "../feature.ts";
 import type { FeedApi } from "../feed/mod.ts";
 import type { FunnelApi } from "../funnel/mod.ts";
-import { type BadgeEvent, type BadgeFacts, badgesFor, unjustifiedBadges } from "./rules.ts";
+import {
+  badgeDefinition,
+  type BadgeEvent,
+  type BadgeFacts,
+  badgesFor,
+  unjustifiedBadges,
+} from "./rules.ts";
 import { badgesModule } from "./schema.ts";
 import { awardBadges, type BadgeRow, revokeBadges } from "./store.ts";
 import { badgesPersonalData } from "./personal-data.ts";
@@ -52,6 +58,7 @@ export function badgesFeature(deps: BadgesDeps): Feature<BadgesApi> {
         userId,
         code: badge.code,
         badgeId: badge.publicId,
+        name: badgeDefinition(badge.code)?.name,
       });
     }
     return awarded;

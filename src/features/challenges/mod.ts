@@ -13,10 +13,19 @@ import {
   CHECK_IN_POINTS,
   contribution,
   creditedSources,
+  endedNotice,
   GOAL_EVENT_POINTS,
+  startedNotice,
 } from "./rules.ts";
 import { type ChallengesDeps, challengesModule } from "./schema.ts";
-import { contribute, earnPoints, takeBackPoints, withdrawContributions } from "./store.ts";
+import {
+  announceEnds,
+  announceStarts,
+  contribute,
+  earnPoints,
+  takeBackPoints,
+  withdrawContributions,
+} from "./store.ts";
 import { challengesPersonalData } from "./personal-data.ts";
 
 export type { ChallengesDeps };
@@ -92,6 +101,42 @@ export function challengesFeature(deps: ChallengesDeps): Feature {
           );
         })),
     ],
+    schedules: [{
+      name: "challenges.announce",
+      cron: "* * * * *",
+      run: () => announce(deps),
+    }],
     api: {},
   };
+}
+
+/**
+ * Tells participants that their challenges started and ended (with their rank): each challenge
+ * once, marked in the transaction that writes the notifications; a fixed number of statements
+ * whatever the number of challenges and participants.
+ */
+export async function announce(deps: ChallengesDeps): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db.sql.begin(async (tx) => {
+    const started = await announceStarts(tx, now);
+    await deps.notifications.notifyMany(
+      tx,
+      "challenge.started",
+      started.map((p) => ({
+        userId: p.userId,
+        content: startedNotice(p.title),
+        key: `challenge.started:${p.challengeId}:${p.userId}`,
+      })),
+    );
+    const ended = await announceEnds(tx, now);
+    await deps.notifications.notifyMany(
+      tx,
+      "challenge.ended",
+      ended.map((p) => ({
+        userId: p.userId,
+        content: endedNotice(p),
+        key: `challenge.ended:${p.challengeId}:${p.userId}`,
+      })),
+    );
+  });
 }

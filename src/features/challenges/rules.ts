@@ -206,3 +206,16 @@ export function creditedSources(a: ActivityRef): string[] {
   if (a.kind === "goal_event") return [activitySource(a)];
   return [...new Set([activitySource(a), activitySource({ ...a, checkInId: null })])];
 }
+
+/** The text of `challenge.started`, told to each participant. */
+export function startedNotice(title: string): string {
+  return `The challenge "${title}" has started.`;
+}
+
+/** The text of `challenge.ended`: the participant's final standard competition rank and score. */
+export function endedNotice(
+  e: { title: string; rank: number; participants: number; score: number },
+): string {
+  const score = Number.isInteger(e.score) ? String(e.score) : e.score.toFixed(2);
+  return `The challenge "${e.title}" has ended: you finished #${e.rank} of ${e.participants} with a score of ${score}.`;
+}

@@ -12,6 +12,7 @@ import { loadByKey } from "../../graphql/loaders.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 import type { GoalsApi } from "../goals/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import { canRead } from "../communities/rules.ts";
@@ -37,6 +38,7 @@ export interface ChallengesDeps {
   communities: Pick<CommunitiesApi, "communityAccess" | "visibleCommunity" | "loadCommunity">;
   /** Credits lock the activity they count, so an undo and a credit never cross. */
   goals: Pick<GoalsApi, "lockCheckIn" | "lockGoalEvent">;
+  notifications: Pick<NotificationsApi, "notifyMany">;
 }
 
 const typeDefs = /* GraphQL */ `

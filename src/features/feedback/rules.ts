@@ -148,3 +148,8 @@ export function nextSince(page: { createdAt: string }[], sentSince: string | nul
 export function adminUrl(base: string, publicId: string): string {
   return `${base.replace(/\/+$/, "")}/feedback_posts/${encodeURIComponent(publicId)}`;
 }
+
+/** The text of `feedback.status_changed`, told to the post's author. */
+export function statusChangedNotice(title: string, status: FeedbackStatus): string {
+  return `Your feedback "${title}" is now ${status.replace("_", " ")}.`;
+}

@@ -8,11 +8,13 @@ import { connectionTypeDefs } from "../../graphql/module.ts";
 import { type PageArgs, type PageWindow, paginate } from "../../graphql/pagination.ts";
 import { userError } from "../../platform/user-error.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
   type FeedbackCategory,
   type FeedbackStatus,
   mayDelete,
+  statusChangedNotice,
   validateComment,
   validatePost,
 } from "./rules.ts";
@@ -124,6 +126,7 @@ const postNotFound = [userError("not_found", "no such feedback post", "postId")]
 export interface FeedbackSchemaDeps {
   db: Database;
   users: Pick<UsersApi, "loadUser">;
+  notifications: Pick<NotificationsApi, "notify">;
   moderation: Pick<CoachingApi["moderation"], "check">;
 }
 
@@ -266,9 +269,21 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
           return { deletedPostId: post.publicId, errors: [] };
         }),
         updateFeedbackStatus: adminField(
-          async (_, args: { postId: string; status: FeedbackStatus }) => {
+          async (viewer, args: { postId: string; status: FeedbackStatus }) => {
             const post = await findPost(args.postId);
-            const updated = post ? await updatePostStatus(sql, post.id, args.status) : null;
+            if (!post) return { post: null, errors: postNotFound };
+            const updated = await sql.begin(async (tx) => {
+              const row = await updatePostStatus(tx, post.id, args.status);
+              if (row && row.previousStatus !== row.status && row.authorId !== viewer.userId) {
+                await deps.notifications.notify(
+                  tx,
+                  row.authorId,
+                  "feedback.status_changed",
+                  statusChangedNotice(row.title, row.status),
+                );
+              }
+              return row;
+            });
             return updated ? { post: updated, errors: [] } : { post: null, errors: postNotFound };
           },
         ),

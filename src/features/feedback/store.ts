@@ -154,11 +154,15 @@ export async function softDeletePost(sql: Queryable, postId: string): Promise<bo
   return rows.length === 1;
 }
 
+/** Sets the status of a live post; the post as it is now with the status it had before. */
 export async function updatePostStatus(sql: Queryable, postId: string, status: FeedbackStatus) {
-  return await maybeOne(sql<PostRow[]>`
-    update feedback_posts set status = ${status}, updated_at = now()
-    where id = ${postId} and deleted_at is null
-    returning ${postColumns(sql)}`);
+  return await maybeOne(sql<(PostRow & { previousStatus: FeedbackStatus })[]>`
+    update feedback_posts p set status = ${status}, updated_at = now()
+    from (
+      select id as old_id, status as old_status from feedback_posts where id = ${postId} for update
+    ) old
+    where p.id = old.old_id and p.deleted_at is null
+    returning ${postColumns(sql)}, old.old_status as "previousStatus"`);
 }
 
 /** Which of `postIds` the user has voted for. */

@@ -17,29 +17,62 @@ import { jobKind } from "../../platform/jobs/types.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
 import type { JobQueue } from "../feature.ts";
 import { notificationError, notificationTopic, type NotificationView } from "./rules.ts";
-import { insertNotification, type NotificationRow, toView } from "./store.ts";
+import { insertNotification, insertNotifications, type NotificationRow, toView } from "./store.ts";
 
-/** Publishes one stored notification to its user's subscribers, after the writer's commit. */
-export const broadcastJob = jobKind<{ id: string }>("notifications.broadcast");
+/** Publishes stored notifications to their users' subscribers, after the writer's commit. */
+export const broadcastJob = jobKind<{ id?: string; ids?: string[] }>("notifications.broadcast");
 
-/** Stores a notification for the user (internal id) and broadcasts it after commit. */
+/** What a sender may add: `key` makes the notification happen at most once (events, schedules). */
+export interface NotifyOptions {
+  key?: string;
+}
+
+/**
+ * Stores a notification for the user (internal id) and broadcasts it after commit; null when the
+ * user turned this kind off or `key` was used before (nothing is stored or sent).
+ */
 export type Notify = (
   tx: Queryable,
   userId: string,
   kind: string,
   content: string,
-) => Promise<NotificationView>;
+  options?: NotifyOptions,
+) => Promise<NotificationView | null>;
 
-export function createNotifier(jobs: JobQueue): Notify {
-  return async (tx, userId, kind, content) => {
-    const problem = notificationError(kind, content);
-    if (problem) throw new TypeError(`notify: ${problem}`);
-    const row = await insertNotification(tx, { userId, kind, content });
-    await jobs.enqueue(tx, broadcastJob, { id: row.id }, {
-      key: `notification:${row.id}`,
-      maxAttempts: 5,
-    });
-    return toView(row);
+/** One notification kind to many users, in a fixed number of statements; how many were stored. */
+export type NotifyMany = (
+  tx: Queryable,
+  kind: string,
+  recipients: readonly { userId: string; content: string; key?: string }[],
+) => Promise<number>;
+
+function check(kind: string, content: string) {
+  const problem = notificationError(kind, content);
+  if (problem) throw new TypeError(`notify: ${problem}`);
+}
+
+export function createNotifier(jobs: JobQueue): { notify: Notify; notifyMany: NotifyMany } {
+  return {
+    notify: async (tx, userId, kind, content, options = {}) => {
+      check(kind, content);
+      const row = await insertNotification(tx, { userId, kind, content, key: options.key });
+      if (!row) return null;
+      await jobs.enqueue(tx, broadcastJob, { id: row.id }, {
+        key: `notification:${row.id}`,
+        maxAttempts: 5,
+      });
+      return toView(row);
+    },
+    notifyMany: async (tx, kind, recipients) => {
+      for (const r of recipients) check(kind, r.content);
+      const ids = await insertNotifications(tx, kind, recipients);
+      if (ids.length === 0) return 0;
+      await jobs.enqueue(tx, broadcastJob, { ids }, {
+        key: `notifications:${ids[0]}:${ids.length}`,
+        maxAttempts: 5,
+      });
+      return ids.length;
+    },
   };
 }
 

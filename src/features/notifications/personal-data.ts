@@ -15,10 +15,14 @@ export function notificationsPersonalData(sql: Queryable): PersonalData {
     select public_id as id, kind, content, acknowledged_at as "acknowledgedAt",
       created_at as "createdAt"
     from notifications where user_id = ${userId} order by created_at, id`;
-      return { notifications: [...rows] };
+      const preferences = await sql`
+    select kind, enabled, updated_at as "updatedAt"
+    from notification_preferences where user_id = ${userId} order by kind`;
+      return { notifications: [...rows], notificationPreferences: [...preferences] };
     },
     async eraseFor(tx, userId, _at, names) {
       await tx`delete from notifications where user_id = ${userId}`;
+      await tx`delete from notification_preferences where user_id = ${userId}`;
       // Other users' notifications about the user keep their meaning without the name.
       for (const name of names) {
         await tx`update notifications set content = replace(content, ${name}, ${ERASED_NAME})

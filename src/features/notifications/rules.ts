@@ -27,3 +27,57 @@ export function notificationError(kind: string, content: string): string | null 
 
 /** The pub/sub topic of one user's notifications (internal user key: never sent to clients). */
 export const notificationTopic = (userId: string) => `notifications:${userId}`;
+
+/**
+ * Every kind a feature sends, with what it tells (shown beside the switch in
+ * `notificationPreferences`). Each may be turned off per user; a kind is on until turned off.
+ */
+export const NOTIFICATION_KINDS = {
+  "ally.request": "Someone asked you to be allies.",
+  "ally.accepted": "Someone accepted your ally request.",
+  "partner.request": "An ally asked you to be accountability partners.",
+  "partner.accepted": "Your accountability partner request was accepted.",
+  "partner.ended": "Your accountability partner ended the partnership.",
+  "community.invite": "You were invited to a private community.",
+  "community.ownership_transferred": "You became the owner of a community.",
+  "challenge.started": "A challenge you joined has started.",
+  "challenge.ended": "A challenge you joined has ended, with your rank.",
+  "team.member_joined": "Someone joined a team you own or administer.",
+  "team.role_changed": "Your role in a team changed.",
+  "badge.earned": "You earned a badge.",
+  "feedback.status_changed": "The status of your feedback post changed.",
+  "artifact.pending_review": "An AI artifact waits for review (admins).",
+  "streak.at_risk": "A habit is due today and not checked in yet.",
+} as const satisfies Record<string, string>;
+
+export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
+
+export function isNotificationKind(kind: unknown): kind is NotificationKind {
+  return typeof kind === "string" && Object.hasOwn(NOTIFICATION_KINDS, kind);
+}
+
+/** One switch of `notificationPreferences`. */
+export interface NotificationPreferenceView {
+  kind: NotificationKind;
+  description: string;
+  enabled: boolean;
+}
+
+/** Every kind with the user's choice; `disabled` lists the kinds the user turned off. */
+export function preferencesOf(disabled: ReadonlySet<string>): NotificationPreferenceView[] {
+  return (Object.keys(NOTIFICATION_KINDS) as NotificationKind[]).map((kind) => ({
+    kind,
+    description: NOTIFICATION_KINDS[kind],
+    enabled: !disabled.has(kind),
+  }));
+}
+
+/** The text of `badge.earned` (the display name when the event carries it, else the code). */
+export function badgeNotice(earned: { code: string; name?: string }): string {
+  return `You earned the badge ${earned.name ?? earned.code}.`;
+}
+
+/** The text of `artifact.pending_review`. */
+export function artifactPendingNotice(kind: string): string {
+  return `A new AI artifact (${kind}) is waiting for review.`;
+}

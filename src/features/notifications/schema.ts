@@ -1,7 +1,8 @@
 /**
  * GraphQL for notifications: `notificationUpdate(userId)` streams a user's notifications as they
  * are written or acknowledged; `notifications(first, after)` and `acknowledgeNotification(id)` let
- * a client catch up after a reconnect.
+ * a client catch up after a reconnect; `unreadNotificationCount`, `acknowledgeAllNotifications`
+ * and the per-kind `notificationPreferences` / `setNotificationPreference`.
  */
 import { viewerField } from "../../graphql/context.ts";
 import { forbidden } from "../../graphql/errors.ts";
@@ -12,13 +13,22 @@ import { looksLikePublicId } from "../../platform/ids.ts";
 import { userError } from "../../platform/user-error.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
 import type { JobQueue } from "../feature.ts";
+import type { UsersApi } from "../users/mod.ts";
 import { publishNotification } from "./notify.ts";
-import { notificationTopic, type NotificationView } from "./rules.ts";
+import {
+  isNotificationKind,
+  NOTIFICATION_KINDS,
+  notificationTopic,
+  type NotificationView,
+  preferencesOf,
+} from "./rules.ts";
 import {
   acknowledge,
+  acknowledgeAll,
   countNotifications,
+  disabledKinds,
   listNotifications,
-  ownNotification,
+  setPreference,
   toView,
 } from "./store.ts";
 
@@ -39,14 +49,42 @@ const typeDefs = /* GraphQL */ `
     errors: [UserError!]!
   }
 
+  type AcknowledgeAllNotificationsPayload {
+    "How many unread notifications this call marked read (0 when none was unread)."
+    acknowledgedCount: Int!
+    errors: [UserError!]!
+  }
+
+  "Whether the current user receives one kind of notification (every kind is on until turned off)."
+  type NotificationPreference {
+    "A Notification.kind, e.g. badge.earned."
+    kind: String!
+    "What notifications of this kind tell."
+    description: String!
+    enabled: Boolean!
+  }
+
+  type NotificationPreferencePayload {
+    preference: NotificationPreference
+    errors: [UserError!]!
+  }
+
   extend type Query {
     "The current user's notifications, newest first; acknowledged: false lists the unread ones (totalCount counts them)."
     notifications(acknowledged: Boolean, first: Int, after: String, last: Int, before: String): NotificationConnection!
+    "How many of the current user's notifications are unread."
+    unreadNotificationCount: Int!
+    "Every notification kind with whether the current user receives it."
+    notificationPreferences: [NotificationPreference!]!
   }
 
   extend type Mutation {
     "Marks one of the current user's notifications as read (repeating it changes nothing)."
     acknowledgeNotification(id: String!): AcknowledgeNotificationPayload!
+    "Marks every unread notification of the current user as read (repeating it marks none)."
+    acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload!
+    "Turns one kind of notification on or off for the current user; senders skip a kind turned off."
+    setNotificationPreference(kind: String!, enabled: Boolean!): NotificationPreferencePayload!
   }
 
   extend type Subscription {
@@ -59,6 +97,9 @@ export interface NotificationsDeps {
   db: Database;
   pubsub: PubSub;
   jobs: JobQueue;
+  users: Pick<UsersApi, "usersBySubjects">;
+  /** Who receives `artifact.pending_review`: the users of these subjects (ADMIN_SUBJECTS). */
+  adminSubjects: readonly string[];
 }
 
 export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
@@ -84,23 +125,48 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
             };
           },
         ),
+        unreadNotificationCount: viewerField((viewer) =>
+          countNotifications(sql, viewer.userId, false)
+        ),
+        notificationPreferences: viewerField(async (viewer) =>
+          preferencesOf(await disabledKinds(sql, viewer.userId))
+        ),
       },
       Mutation: {
         acknowledgeNotification: viewerField(async (viewer, args: { id: string }) => {
-          const missing = {
-            notification: null,
-            errors: [userError("not_found", "no such notification of yours", "id")],
-          };
-          if (!looksLikePublicId(args.id)) return missing;
-          const updated = await acknowledge(sql, viewer.userId, args.id);
-          if (updated) {
-            await publishNotification(pubsub, updated);
-            return { notification: toView(updated), errors: [] };
+          const found = looksLikePublicId(args.id)
+            ? await acknowledge(sql, viewer.userId, args.id)
+            : null;
+          if (!found) {
+            return {
+              notification: null,
+              errors: [userError("not_found", "no such notification of yours", "id")],
+            };
           }
-          const existing = await ownNotification(sql, viewer.userId, args.id);
-          if (!existing) return missing;
-          return { notification: toView(existing), errors: [] };
+          if (found.changed) await publishNotification(pubsub, found);
+          return { notification: toView(found), errors: [] };
         }),
+        acknowledgeAllNotifications: viewerField(async (viewer) => ({
+          acknowledgedCount: await acknowledgeAll(sql, viewer.userId),
+          errors: [],
+        })),
+        setNotificationPreference: viewerField(
+          async (viewer, args: { kind: string; enabled: boolean }) => {
+            if (!isNotificationKind(args.kind)) {
+              return {
+                preference: null,
+                errors: [userError("invalid", "no such notification kind", "kind")],
+              };
+            }
+            await setPreference(sql, viewer.userId, args.kind, args.enabled);
+            const preference = {
+              kind: args.kind,
+              description: NOTIFICATION_KINDS[args.kind],
+              enabled: args.enabled,
+            };
+            return { preference, errors: [] };
+          },
+        ),
       },
       Subscription: {
         notificationUpdate: {

@@ -1,5 +1,6 @@
 /** SQL for notifications. */
-import { maybeOne, one, type Queryable } from "../../platform/db.ts";
+import type postgres from "postgres";
+import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { NotificationView } from "./rules.ts";
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
@@ -28,19 +29,67 @@ export function toView(row: NotificationRow): NotificationView {
   };
 }
 
+/** One notification to write; `key`, when given, makes the write happen at most once. */
+export interface NewNotification {
+  userId: string;
+  kind: string;
+  content: string;
+  key?: string | null;
+}
+
+/** The condition that the recipient (a column or an id) has not turned `kind` off. */
+const wanted = (sql: Queryable, recipient: postgres.Fragment, kind: string) =>
+  sql`not exists (
+    select 1 from notification_preferences p
+    where p.user_id = ${recipient} and p.kind = ${kind}::text and not p.enabled)`;
+
+/**
+ * Stores the notification in one statement unless its user turned the kind off or a notification
+ * with the same key exists; null when nothing was stored.
+ */
 export async function insertNotification(
   sql: Queryable,
-  input: { userId: string; kind: string; content: string },
-): Promise<NotificationRow> {
-  return await one(sql<NotificationRow[]>`
-    insert into notifications (public_id, user_id, kind, content)
-    values (${publicId()}, ${input.userId}, ${input.kind}, ${input.content})
+  input: NewNotification,
+): Promise<NotificationRow | null> {
+  return await maybeOne(sql<NotificationRow[]>`
+    insert into notifications (public_id, user_id, kind, content, dedup_key)
+    select ${publicId()}, ${input.userId}::bigint, ${input.kind}::text, ${input.content}::text,
+      ${input.key ?? null}::text
+    where ${wanted(sql, sql`${input.userId}::bigint`, input.kind)}
+    on conflict (dedup_key) do nothing
     returning ${columns(sql)}`);
+}
+
+/** `insertNotification` for many recipients of one kind, in one statement; the stored ids. */
+export async function insertNotifications(
+  sql: Queryable,
+  kind: string,
+  recipients: readonly Omit<NewNotification, "kind">[],
+): Promise<string[]> {
+  if (recipients.length === 0) return [];
+  const rows = await sql<{ id: string }[]>`
+    insert into notifications (public_id, user_id, kind, content, dedup_key)
+    select r.public_id, r.user_id, ${kind}::text, r.content, r.dedup_key
+    from unnest(
+      ${recipients.map(() => publicId())}::text[],
+      ${recipients.map((r) => r.userId)}::bigint[],
+      ${recipients.map((r) => r.content)}::text[],
+      ${recipients.map((r) => r.key ?? null)}::text[]
+    ) as r(public_id, user_id, content, dedup_key)
+    where ${wanted(sql, sql`r.user_id`, kind)}
+    on conflict (dedup_key) do nothing
+    returning id`;
+  return rows.map((r) => r.id);
 }
 
 export async function notificationById(sql: Queryable, id: string) {
   return await maybeOne(sql<NotificationRow[]>`
     select ${columns(sql)} from notifications where id = ${id}`);
+}
+
+export async function notificationsByIds(sql: Queryable, ids: readonly string[]) {
+  return await sql<NotificationRow[]>`
+    select ${columns(sql)} from notifications where id = any(${ids as string[]}::bigint[])`;
 }
 
 /** The user's notification with this public id (another user's behaves as missing). */
@@ -93,10 +142,48 @@ export async function countNotifications(
   return row.n;
 }
 
-/** Marks the notification read; null when it was not the user's or was already acknowledged. */
+/**
+ * Marks the user's notification read in one statement: the row as it is now (null when it is not
+ * the user's) and whether this call changed it (false when it was already read).
+ */
 export async function acknowledge(sql: Queryable, userId: string, id: string) {
-  return await maybeOne(sql<NotificationRow[]>`
+  return await maybeOne(sql<(NotificationRow & { changed: boolean })[]>`
+    with updated as (
+      update notifications set acknowledged_at = now()
+      where public_id = ${id} and user_id = ${userId} and acknowledged_at is null
+      returning ${columns(sql)}
+    )
+    select *, true as changed from updated
+    union all
+    select ${columns(sql)}, false as changed from notifications
+    where public_id = ${id} and user_id = ${userId} and not exists (select 1 from updated)`);
+}
+
+/** Marks every unread notification of the user read, in one statement; how many it marked. */
+export async function acknowledgeAll(sql: Queryable, userId: string): Promise<number> {
+  const rows = await sql`
     update notifications set acknowledged_at = now()
-    where public_id = ${id} and user_id = ${userId} and acknowledged_at is null
-    returning ${columns(sql)}`);
+    where user_id = ${userId} and acknowledged_at is null`;
+  return rows.count;
+}
+
+/** The kinds the user turned off. */
+export async function disabledKinds(sql: Queryable, userId: string): Promise<Set<string>> {
+  const rows = await sql<{ kind: string }[]>`
+    select kind from notification_preferences where user_id = ${userId} and not enabled`;
+  return new Set(rows.map((r) => r.kind));
+}
+
+/** Turns a kind on or off for the user (one upsert; repeating it changes nothing). */
+export async function setPreference(
+  sql: Queryable,
+  userId: string,
+  kind: string,
+  enabled: boolean,
+): Promise<void> {
+  await sql`
+    insert into notification_preferences (user_id, kind, enabled)
+    values (${userId}, ${kind}, ${enabled})
+    on conflict (user_id, kind) do update set enabled = excluded.enabled, updated_at = now()
+    where notification_preferences.enabled <> excluded.enabled`;
 }

@@ -216,12 +216,14 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
   }
 
   /** Unfollows each other's check-ins when the viewer's partnership ends. */
-  async function endActive(tx: Queryable, viewer: Viewer) {
+  /** Ends the viewer's active partnership and tells the partner (`partner.ended`). */
+  async function endActive(tx: Queryable, viewer: Viewer, name: string) {
     const ended = await store.endPartnership(tx, viewer.userId, now());
     if (ended) {
       const other = otherSide(ended, viewer.userId);
       await deps.feed.unfollow(tx, viewer.userId, [checkIns(other)]);
       await deps.feed.unfollow(tx, other, [checkIns(viewer.userId)]);
+      await notify(tx, other, "partner.ended", `${name} ended your accountability partnership.`);
     }
     return ended;
   }
@@ -284,11 +286,12 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
     const viewer = requireViewer(ctx);
     const other = await otherUser(args.userId);
     if (!other) return { ally: null, errors: [userNotFound] };
+    const name = await nameOf(ctx, viewer.userId);
     const removed = await sql.begin(async (tx) => {
       const link = await store.removeAllyLink(tx, viewer.userId, other.id, now());
       if (!link) return null;
       const active = await store.activePartnership(tx, viewer.userId);
-      if (active?.partnerId === other.id) await endActive(tx, viewer);
+      if (active?.partnerId === other.id) await endActive(tx, viewer, name);
       return link;
     });
     return removed ? { ally: removed, errors: [] } : {
@@ -376,7 +379,8 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
 
   async function endPartnership(ctx: GraphQLContext) {
     const viewer = requireViewer(ctx);
-    const ended = await sql.begin((tx) => endActive(tx, viewer));
+    const name = await nameOf(ctx, viewer.userId);
+    const ended = await sql.begin((tx) => endActive(tx, viewer, name));
     if (!ended) {
       return { partnership: null, errors: [userError("no_partner", "you have no active partner")] };
     }

@@ -145,3 +145,9 @@ export function displayName(
 export function looksLikeInviteToken(token: string): boolean {
   return /^[A-Za-z0-9_-]{22,128}$/.test(token);
 }
+
+/** The text of `team.role_changed`, told to the member whose role changed. */
+export function roleChangedNotice(teamName: string, role: TeamRole): string {
+  const article = role === "member" ? "a" : "an";
+  return `You are now ${article} ${role} of the team ${teamName}.`;
+}

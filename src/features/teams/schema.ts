@@ -3,7 +3,7 @@
  * `teamInvitePreview` (public), invites, members and roles, team sub-communities, team
  * leaderboards with opt-out and the admins' opt-out stats. Decisions: docs/domain.md "Teams".
  */
-import type { Database } from "../../platform/db.ts";
+import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { adminField, type GraphQLContext, requireViewer } from "../../graphql/context.ts";
@@ -13,6 +13,7 @@ import { badUserInput } from "../../graphql/errors.ts";
 import { isForeignKeyViolation } from "../../platform/db-errors.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
   descriptionError,
@@ -27,6 +28,7 @@ import {
   periodStart,
   pointsKey,
   removalAllowed,
+  roleChangedNotice,
   roleChangeError,
   SUB_COMMUNITY_NAME_MAX,
   TEAM_NAME_MAX,
@@ -40,6 +42,7 @@ export interface TeamsDeps {
   db: Database;
   clock: Clock;
   users: Pick<UsersApi, "loadUser" | "usersByIds">;
+  notifications: NotificationsApi;
 }
 
 const typeDefs = /* GraphQL */ `
@@ -627,11 +630,23 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
           const unusable = () =>
             refuse("invite_unusable", "invite is invalid, expired, revoked or used up", "token");
           if (!looksLikeInviteToken(args.token)) return unusable();
+          const name = (await deps.users.loadUser(ctx, viewer.userId))?.username ?? "Someone";
           const result = await store.acceptInvite(
             sql,
             await store.hashInviteToken(args.token),
             viewer.userId,
             now(),
+            async (tx, teamId) => {
+              const admins = await store.teamAdmins(tx, teamId);
+              await deps.notifications.notifyMany(
+                tx,
+                "team.member_joined",
+                admins.map((admin) => ({
+                  userId: admin.userId,
+                  content: `${name} joined your team ${admin.teamName}.`,
+                })),
+              );
+            },
           );
           if (result === "refused") return unusable();
           if (result === "already_member") {
@@ -657,6 +672,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
               target.userId,
               target.role,
               args.role,
+              (tx) => roleChanged(tx, target.userId, a.team.name, args.role),
             );
             moved(result, "a team needs at least one owner");
             return { member: { ...target, role: args.role }, errors: [] };
@@ -710,6 +726,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
               a.userId,
               target.userId,
               target.role,
+              (tx) => roleChanged(tx, target.userId, a.team.name, "owner"),
             );
             moved(result, "");
             return { team: a.team, errors: [] };
@@ -839,6 +856,16 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       },
     },
   };
+
+  /** Tells a member their role in the team changed (`team.role_changed`). */
+  function roleChanged(tx: Queryable, userId: string, teamName: string, role: TeamRole) {
+    return deps.notifications.notify(
+      tx,
+      userId,
+      "team.role_changed",
+      roleChangedNotice(teamName, role),
+    );
+  }
 
   /** The refusal of a leave or removal the store did not do. */
   async function notMemberOrDefault(

@@ -338,35 +338,56 @@ export async function invitePreview(sql: Queryable, hash: string, now: Date) {
  * is in no team, adds the member and joins the team's default sub-community. A racing second
  * join by the same user hits the team_members key and the whole statement rolls back.
  */
+/** What a change hands to the caller's step inside its transaction (a notification). */
+export type AfterChange = (tx: Queryable) => Promise<unknown>;
+
 export async function acceptInvite(
-  sql: Queryable,
+  sql: Sql,
   hash: string,
   userId: string,
   now: Date,
+  onJoined: (tx: Queryable, teamId: string) => Promise<unknown> = async () => {},
 ): Promise<{ teamId: string } | "refused" | "already_member"> {
-  return await unlessViolated(isUniqueViolation, "already_member" as const, async () => {
-    const row = await maybeOne(sql<{ teamId: string }[]>`
-      with inv as (
-        update team_invites set uses = uses + 1
-        where token_hash = ${hash} and revoked_at is null and expires_at > ${now}
-          and (max_uses is null or uses < max_uses)
-          and not exists (select 1 from team_members where user_id = ${userId})
-        returning team_id
-      ), mem as (
-        insert into team_members (user_id, team_id, role, joined_at)
-        select ${userId}, team_id, 'member', ${now} from inv
-        returning team_id
-      ), sc as (
-        insert into team_sub_community_members (sub_community_id, user_id, joined_at)
-        select t.default_sub_community_id, ${userId}, ${now}
-        from teams t join mem on mem.team_id = t.id
-        where t.default_sub_community_id is not null
-        returning 1
-      )
-      select team_id as "teamId" from mem`);
-    if (row) return row;
-    return (await membershipOf(sql, userId)) ? "already_member" : "refused";
-  });
+  // The violation rolls the whole transaction back before it is caught.
+  return await unlessViolated(
+    isUniqueViolation,
+    "already_member" as const,
+    () =>
+      sql.begin(async (tx) => {
+        const row = await maybeOne(tx<{ teamId: string }[]>`
+        with inv as (
+          update team_invites set uses = uses + 1
+          where token_hash = ${hash} and revoked_at is null and expires_at > ${now}
+            and (max_uses is null or uses < max_uses)
+            and not exists (select 1 from team_members where user_id = ${userId})
+          returning team_id
+        ), mem as (
+          insert into team_members (user_id, team_id, role, joined_at)
+          select ${userId}, team_id, 'member', ${now} from inv
+          returning team_id
+        ), sc as (
+          insert into team_sub_community_members (sub_community_id, user_id, joined_at)
+          select t.default_sub_community_id, ${userId}, ${now}
+          from teams t join mem on mem.team_id = t.id
+          where t.default_sub_community_id is not null
+          returning 1
+        )
+        select team_id as "teamId" from mem`);
+        if (row) {
+          await onJoined(tx, row.teamId);
+          return row;
+        }
+        return (await membershipOf(tx, userId)) ? "already_member" as const : "refused" as const;
+      }),
+  );
+}
+
+/** The owners and admins of the team (who hear that someone joined), with the team's name. */
+export async function teamAdmins(sql: Queryable, teamId: string) {
+  return await sql<{ userId: string; teamName: string }[]>`
+    select m.user_id as "userId", t.name as "teamName"
+    from team_members m join teams t on t.id = m.team_id
+    where m.team_id = ${teamId} and m.role in ('owner', 'admin')`;
 }
 
 // --- members -----------------------------------------------------------------------------------
@@ -404,12 +425,13 @@ const ownerDelta = (from: TeamRole, to: TeamRole | null) =>
  * the same moment. "stale" when the member's role or the actor's authority changed meanwhile.
  */
 export async function moveMember(
-  sql: Queryable,
+  sql: Sql,
   actor: Actor,
   teamId: string,
   userId: string,
   from: TeamRole,
   to: TeamRole | null,
+  onMoved: AfterChange = async () => {},
 ): Promise<"moved" | "stale" | "last_owner"> {
   const change = to === null
     ? sql`delete from team_members`
@@ -422,21 +444,28 @@ export async function moveMember(
         returning 1
       )`
     : sql``;
-  return await unlessViolated(isCheckViolation, "last_owner" as const, async () => {
-    const row = await one(sql<{ n: number }[]>`
-      with m as (
-        ${change}
-        where team_id = ${teamId} and user_id = ${userId} and role = ${from}
-          and ${actorMay(sql, teamId, actor, true)}
-        returning user_id
-      ), c as (
-        update teams set owner_count = owner_count + ${ownerDelta(from, to)}, updated_at = now()
-        where id = ${teamId} and exists (select 1 from m)
-        returning id
-      ) ${leaveSubCommunities}
-      select count(*)::int as n from m`);
-    return row.n > 0 ? "moved" as const : "stale" as const;
-  });
+  return await unlessViolated(
+    isCheckViolation,
+    "last_owner" as const,
+    () =>
+      sql.begin(async (tx) => {
+        const row = await one(tx<{ n: number }[]>`
+        with m as (
+          ${change}
+          where team_id = ${teamId} and user_id = ${userId} and role = ${from}
+            and ${actorMay(tx, teamId, actor, true)}
+          returning user_id
+        ), c as (
+          update teams set owner_count = owner_count + ${ownerDelta(from, to)}, updated_at = now()
+          where id = ${teamId} and exists (select 1 from m)
+          returning id
+        ) ${leaveSubCommunities}
+        select count(*)::int as n from m`);
+        if (row.n === 0) return "stale" as const;
+        await onMoved(tx);
+        return "moved" as const;
+      }),
+  );
 }
 
 /** The actor is an owner of the team at the moment of the write. */
@@ -470,6 +499,7 @@ export async function transferOwnership(
   actorId: string,
   userId: string,
   from: TeamRole,
+  onMoved: AfterChange = async () => {},
 ): Promise<"moved" | "stale"> {
   return await transaction<"moved" | "stale">(sql, async (tx) => {
     const [row] = await tx<{ stepped: number; took: number }[]>`
@@ -485,6 +515,7 @@ export async function transferOwnership(
       )
       select (select count(*) from stepped)::int as stepped, (select count(*) from took)::int as took`;
     if (row.stepped !== 1 || row.took !== 1) throw new Rollback<"stale">("stale");
+    await onMoved(tx);
     return "moved" as const;
   });
 }

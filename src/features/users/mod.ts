@@ -42,6 +42,7 @@ import {
   type UserRow,
   usersByIds,
   usersByPublicIds,
+  usersBySubjects,
 } from "./store.ts";
 
 export type { BlockRow, UserMilestoneCounts, UserRef, UserRow };
@@ -74,6 +75,8 @@ export interface UsersApi {
   usersByIds(ids: readonly string[]): Promise<UserRow[]>;
   /** The users of those public ids (strings that cannot be one are skipped), in no order. */
   usersByPublicIds(ids: readonly string[]): Promise<UserRow[]>;
+  /** The users of those token subjects that signed in at least once, in no order. */
+  usersBySubjects(subjects: readonly string[]): Promise<UserRow[]>;
   /**
    * Sets `supporter_tier` (null clears it) unless the current tier is one of `unlessTier`, in
    * one guarded statement; false when nothing changed.
@@ -148,6 +151,8 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
           ? await userByPublicId(sql, publicId)
           : null,
       usersByIds: (ids) => usersByIds(sql, ids),
+      usersBySubjects: async (subjects) =>
+        subjects.length ? await usersBySubjects(sql, [...subjects]) : [],
       usersByPublicIds: async (ids) => {
         const valid = ids.filter(looksLikePublicId);
         return valid.length ? await usersByPublicIds(sql, valid) : [];

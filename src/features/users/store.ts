@@ -44,6 +44,11 @@ export async function usersByIds(sql: Queryable, ids: readonly string[]): Promis
   return await sql<UserRow[]>`select ${columns(sql)} from users where id = any(${ids as string[]})`;
 }
 
+/** The users of those token subjects (the ones that signed in at least once), in no order. */
+export async function usersBySubjects(sql: Queryable, subjects: string[]): Promise<UserRow[]> {
+  return await sql<UserRow[]>`select ${columns(sql)} from users where subject = any(${subjects})`;
+}
+
 export async function usersByPublicIds(sql: Queryable, ids: string[]): Promise<UserRow[]> {
   return await sql<UserRow[]>`select ${columns(sql)} from users where public_id = any(${ids})`;
 }

@@ -39,7 +39,7 @@ Deno.test("notifications: newest first in cursor pages; acknowledging is idempot
       const view = await s.t.deps.db.sql.begin((tx) =>
         s.notifier(tx, me.userId, "streak.kept", `day ${i}`)
       );
-      ids.push(view.id);
+      ids.push(view!.id);
     }
     const seen: string[] = [];
     let after: string | null = null;
@@ -109,7 +109,7 @@ Deno.test("notifications: another user's id is not_found and changes nothing", a
     const view = await s.t.deps.db.sql.begin((tx) =>
       s.notifier(tx, owner.userId, "partner.request", "hi")
     );
-    for (const id of [view.id, "nope", "x".repeat(300), "AAAAAAAAAAAAAAAAAAAAAA"]) {
+    for (const id of [view!.id, "nope", "x".repeat(300), "AAAAAAAAAAAAAAAAAAAAAA"]) {
       const res = await gql(s.t, ACK, { id }, { token: other.token });
       assert.equal(res.body.errors, undefined, id);
       assert.deepEqual(res.body.data.acknowledgeNotification, {
@@ -156,6 +156,130 @@ Deno.test("notify: invalid input is refused; a rolled-back transaction leaves no
     const [{ n }] = await s.t.deps.db.sql`select count(*)::int as n from notifications`;
     assert.equal(n, 0);
     assert.equal(await s.t.app.jobs.runUntilIdle(), 0, "no broadcast job was left behind");
+  } finally {
+    await s.close();
+  }
+});
+
+const COUNT = `{ unreadNotificationCount }`;
+const ACK_ALL = `mutation { acknowledgeAllNotifications { acknowledgedCount ${USER_ERRORS} } }`;
+const PREFS = `{ notificationPreferences { kind description enabled } }`;
+const SET_PREF = `mutation($kind: String!, $enabled: Boolean!) {
+  setNotificationPreference(kind: $kind, enabled: $enabled) {
+    preference { kind enabled } ${USER_ERRORS}
+  }
+}`;
+
+Deno.test("notifications: unread count, mark one and mark all are idempotent and per user", async () => {
+  const s = await setupNotifications();
+  try {
+    const me = await s.signIn("ursula");
+    const other = await s.signIn("victor");
+    const send = (userId: string, content: string) =>
+      s.t.deps.db.sql.begin((tx) => s.notifier(tx, userId, "badge.earned", content));
+    const mine = [await send(me.userId, "one"), await send(me.userId, "two")];
+    await send(me.userId, "three");
+    const theirs = await send(other.userId, "theirs");
+    const count = async (token: string) =>
+      (await gql(s.t, COUNT, {}, { token })).body.data.unreadNotificationCount;
+    assert.equal(await count(me.token), 3);
+    assert.equal(await count(other.token), 1);
+
+    await gql(s.t, ACK, { id: mine[0]!.id }, { token: me.token });
+    assert.equal(await count(me.token), 2);
+    // Another user's id: not_found, and their notification stays unread.
+    const foreign = await gql(s.t, ACK, { id: theirs!.id }, { token: me.token });
+    assert.deepEqual(
+      foreign.body.data.acknowledgeNotification.errors.map((e: { code: string }) => e.code),
+      ["not_found"],
+    );
+    assert.equal(await count(other.token), 1);
+
+    const all = await gql(s.t, ACK_ALL, {}, { token: me.token });
+    assert.deepEqual(all.body.data.acknowledgeAllNotifications, {
+      acknowledgedCount: 2,
+      errors: [],
+    });
+    const again = await gql(s.t, ACK_ALL, {}, { token: me.token });
+    assert.deepEqual(again.body.data.acknowledgeAllNotifications, {
+      acknowledgedCount: 0,
+      errors: [],
+    });
+    assert.equal(await count(me.token), 0);
+    assert.equal(await count(other.token), 1, "marking all of mine leaves theirs unread");
+    const rows = await s.t.deps.db.sql<{ content: string; read: boolean }[]>`
+      select content, acknowledged_at is not null as read from notifications order by id`;
+    assert.deepEqual(rows.map((r) => [r.content, r.read]), [
+      ["one", true],
+      ["two", true],
+      ["three", true],
+      ["theirs", false],
+    ]);
+    const anonymous = await gql(s.t, ACK_ALL, {});
+    assert.equal(anonymous.body.errors[0].extensions.code, "UNAUTHENTICATED");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("notification preferences: default on; a kind turned off is never written", async () => {
+  const s = await setupNotifications();
+  try {
+    const me = await s.signIn("wanda");
+    const prefs = (await gql(s.t, PREFS, {}, { token: me.token })).body.data
+      .notificationPreferences as { kind: string; enabled: boolean }[];
+    assert.ok(prefs.length >= 15);
+    assert.ok(prefs.every((p) => p.enabled), "every kind is on by default");
+    assert.ok(prefs.some((p) => p.kind === "streak.at_risk"));
+
+    const off = await gql(s.t, SET_PREF, { kind: "badge.earned", enabled: false }, {
+      token: me.token,
+    });
+    assert.deepEqual(off.body.data.setNotificationPreference, {
+      preference: { kind: "badge.earned", enabled: false },
+      errors: [],
+    });
+    const unknown = await gql(s.t, SET_PREF, { kind: "no.such", enabled: false }, {
+      token: me.token,
+    });
+    assert.deepEqual(unknown.body.data.setNotificationPreference.errors, [
+      { code: "invalid", message: "no such notification kind", field: "kind" },
+    ]);
+    const [{ n: prefRows }] = await s.t.deps.db.sql`
+      select count(*)::int as n from notification_preferences`;
+    assert.equal(prefRows, 1, "the unknown kind stored nothing");
+
+    const skipped = await s.t.deps.db.sql.begin((tx) =>
+      s.notifier(tx, me.userId, "badge.earned", "muted")
+    );
+    assert.equal(skipped, null);
+    const many = await s.t.deps.db.sql.begin((tx) =>
+      s.t.app.features.notifications.api.notifyMany(tx, "badge.earned", [
+        { userId: me.userId, content: "muted too" },
+      ])
+    );
+    assert.equal(many, 0);
+    const kept = await s.t.deps.db.sql.begin((tx) =>
+      s.notifier(tx, me.userId, "ally.request", "still on")
+    );
+    assert.ok(kept);
+    const rows = await s.t.deps.db.sql<{ kind: string }[]>`select kind from notifications`;
+    assert.deepEqual(rows.map((r) => r.kind), ["ally.request"]);
+    assert.equal(await s.t.app.jobs.runUntilIdle(), 1, "one broadcast, for the one stored");
+
+    // Back on: written again; the same key twice writes once.
+    await gql(s.t, SET_PREF, { kind: "badge.earned", enabled: true }, { token: me.token });
+    const prefsAfter = (await gql(s.t, PREFS, {}, { token: me.token })).body.data
+      .notificationPreferences as { kind: string; enabled: boolean }[];
+    assert.ok(prefsAfter.every((p) => p.enabled));
+    for (let i = 0; i < 2; i++) {
+      await s.t.deps.db.sql.begin((tx) =>
+        s.notifier(tx, me.userId, "badge.earned", "keyed", { key: "badge:x" })
+      );
+    }
+    const [{ n }] = await s.t.deps.db.sql`
+      select count(*)::int as n from notifications where kind = 'badge.earned'`;
+    assert.equal(n, 1);
   } finally {
     await s.close();
   }

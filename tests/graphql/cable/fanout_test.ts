@@ -56,7 +56,7 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
 
     // 1. A feature on B notifies; B's job broadcasts after commit.
     const notify = b.app.features.notifications.api.notify;
-    const stored = await db.sql.begin((tx) => notify(tx, userId, "team.joined", "Welcome"));
+    const stored = (await db.sql.begin((tx) => notify(tx, userId, "team.joined", "Welcome")))!;
     assert.equal(sub.results.length, 0, "nothing before the broadcast job runs");
     await b.app.jobs.runUntilIdle();
     await waitFor(() => sub.results.length === 1, {
@@ -131,7 +131,8 @@ Deno.test({
       const userId = (await findUserBySubject(db.sql, "milo"))!.id;
 
       // A mutation on process B reaches the socket on process A.
-      const row = await insertNotification(db.sql, { userId, kind: "goal.due", content: "Today" });
+      const row =
+        (await insertNotification(db.sql, { userId, kind: "goal.due", content: "Today" }))!;
       const res = await fetch(`${processB.url}/graphql`, {
         method: "POST",
         headers: { "content-type": "application/json", SessionToken: token },
@@ -155,8 +156,8 @@ Deno.test({
 
       // A notification written by a third party is broadcast by whichever worker claims it.
       const { jobs } = createTestJobs(db, { concurrency: 0 });
-      const notify = createNotifier(jobs);
-      const stored = await db.sql.begin((tx) => notify(tx, userId, "goal.due", "Tomorrow"));
+      const { notify } = createNotifier(jobs);
+      const stored = (await db.sql.begin((tx) => notify(tx, userId, "goal.due", "Tomorrow")))!;
       await waitFor(() => sub.results.length === 2, {
         timeoutMs: 15_000,
         what: "the broadcast job's event",
