@@ -161,6 +161,7 @@ function buildFeatures(
     feed: feed.api,
     funnel: funnel.api,
     activity: activityLedger,
+    notifications: notifications.api,
   });
   const mood = moodFeature({ db, clock, events, badges: badges.api });
   const coaching = coachingFeature({

@@ -6,7 +6,15 @@ import type { Queryable } from "../../platform/db.ts";
 import { addDays, isoWeekStart, localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Feature } from "../feature.ts";
-import { currentStreak, type NewGoalInput, streakPeriod, todayIndex } from "./rules.ts";
+import {
+  currentStreak,
+  type NewGoalInput,
+  streakAtRiskKey,
+  streakAtRiskNotice,
+  streakPeriod,
+  streakReminderZones,
+  todayIndex,
+} from "./rules.ts";
 import { type ActivityLedger, type GoalsDeps, goalsModule } from "./schema.ts";
 import { goalChangesModule } from "./changes.ts";
 import * as store from "./store.ts";
@@ -142,6 +150,13 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
     name: "goals",
     personalData: goalsPersonalData(deps.db.sql),
     graphql: merged(goalsModule(deps), goalChangesModule(deps)),
+    schedules: [{
+      name: "goals.streak_at_risk",
+      cron: "0 * * * *",
+      run: async (slot) => {
+        await remindStreaksAtRisk(deps, slot);
+      },
+    }],
     api: {
       ownGoal: async (userId, publicId) =>
         typeof publicId === "string" && looksLikePublicId(publicId)
@@ -154,4 +169,27 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
       lockGoalEvent: store.lockGoalEvent,
     },
   };
+}
+
+/**
+ * Sends `streak.at_risk` to the users whose local time at `slot` (the schedule's hour, however
+ * late the job runs) is in the reminder hour and who have a
+ * habit due today, not checked in, with a streak to lose: once per user and local date (the key),
+ * muted users excepted (the insert checks). A fixed number of statements whatever the number of users.
+ */
+export async function remindStreaksAtRisk(deps: GoalsDeps, slot: Date): Promise<number> {
+  const zones = streakReminderZones(slot, await store.userTimeZones(deps.db.sql));
+  if (zones.length === 0) return 0;
+  return await deps.db.sql.begin(async (tx) => {
+    const atRisk = await store.habitsAtRisk(tx, zones);
+    return await deps.notifications.notifyMany(
+      tx,
+      "streak.at_risk",
+      atRisk.map((r) => ({
+        userId: r.userId,
+        content: streakAtRiskNotice(r.titles),
+        key: streakAtRiskKey(r.userId, r.date),
+      })),
+    );
+  });
 }

@@ -38,6 +38,7 @@ import type { EventPublisher } from "../events.ts";
 import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
 import type { FeedApi } from "../feed/mod.ts";
 import type { FunnelApi } from "../funnel/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
   type ActivityRef,
@@ -98,6 +99,8 @@ export interface GoalsDeps {
   funnel: Pick<FunnelApi, "recordStep">;
   /** Points and challenge scores of activity that is undone, edited or deleted. */
   activity: ActivityLedger;
+  /** Sends `streak.at_risk` (the hourly `goals.streak_at_risk` schedule). */
+  notifications: Pick<NotificationsApi, "notifyMany">;
 }
 
 const typeDefs = /* GraphQL */ `
