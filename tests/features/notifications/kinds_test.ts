@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { setup, type TestSetup } from "../../support/setup.ts";
 import { ADD_HABIT, CHECK_IN, createCommunity, JOIN, SOCIAL } from "../../support/social.ts";
 import { ACCEPT, CREATE_INVITE, PROMOTE, setupTeam } from "../../support/teams.ts";
+import { completeRun, createEmployee, setupWorkforce } from "../../support/workforce.ts";
 
 const SET_PREF = `mutation($kind: String!, $enabled: Boolean!) {
   setNotificationPreference(kind: $kind, enabled: $enabled) { errors { code } } }`;
@@ -135,5 +136,95 @@ Deno.test("kinds: feedback status changed to the author, badge earned from its e
     ]);
   } finally {
     await s.close();
+  }
+});
+
+const SYNC = `mutation { syncUser { errors { code } } }`;
+
+const SEND_ALLY =
+  `mutation($u: String!) { sendAllyRequest(userId: $u) { request { id } errors { code } } }`;
+const ACCEPT_ALLY =
+  `mutation($id: String!) { acceptAllyRequest(requestId: $id) { errors { code } } }`;
+const SEND_PARTNER =
+  `mutation($u: String!) { sendPartnerRequest(userId: $u) { partnership { id } errors { code } } }`;
+const ACCEPT_PARTNER =
+  `mutation($id: String!) { acceptPartnerRequest(requestId: $id) { errors { code } } }`;
+
+/** Runs one mutation as `who` and asserts it had no errors; its payload. */
+async function ok(s: TestSetup, who: string, mutation: string, vars: Record<string, unknown>) {
+  const [payload] = Object.values(await s.as(who).data(mutation, vars)) as {
+    errors: unknown[];
+    request?: { id: string };
+    partnership?: { id: string };
+  }[];
+  assert.deepEqual(payload.errors, [], mutation);
+  return payload;
+}
+
+/** `a` and `b` become allies, then accountability partners. */
+async function partners(s: TestSetup, a: string, b: string) {
+  const u = await s.idOf(b);
+  const ally = await ok(s, a, SEND_ALLY, { u });
+  await ok(s, b, ACCEPT_ALLY, { id: ally.request?.id });
+  const asked = await ok(s, a, SEND_PARTNER, { u });
+  await ok(s, b, ACCEPT_PARTNER, { id: asked.partnership?.id });
+}
+
+Deno.test("kinds: partner ended, by endPartnership and by removeAlly of one's partner, to the other only", async () => {
+  const s = await setup(SOCIAL);
+  try {
+    await partners(s, "ann", "bob");
+    const END = `mutation { endPartnership { errors { code } } }`;
+    assert.deepEqual((await s.as("bob").data(END)).endPartnership.errors, []);
+    assert.deepEqual(await rows(s, "partner.ended"), [
+      ["ann", "partner.ended", "bob ended your accountability partnership."],
+    ]);
+    assert.deepEqual((await s.as("bob").data(END)).endPartnership.errors, [{ code: "no_partner" }]);
+    assert.equal((await rows(s, "partner.ended")).length, 1, "nothing to end tells nobody");
+
+    await partners(s, "cid", "dan");
+    const removed = (await s.as("cid").data(
+      `mutation($u: String!) { removeAlly(userId: $u) { errors { code } } }`,
+      { u: await s.idOf("dan") },
+    )).removeAlly;
+    assert.deepEqual(removed.errors, []);
+    assert.deepEqual((await rows(s, "partner.ended")).slice(1), [
+      ["dan", "partner.ended", "cid ended your accountability partnership."],
+    ]);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("kinds: artifact pending review to signed-in admins only, muted admins excepted, none for a blocked artifact", async () => {
+  const ctx = await setupWorkforce({ env: { ADMIN_SUBJECTS: "admin-1,admin-2,admin-3" } });
+  try {
+    for (const who of ["admin-1", "admin-2", "user-1"]) {
+      assert.deepEqual((await ctx.as(who).data(SYNC)).syncUser.errors, [], `${who} signs in`);
+    }
+    assert.deepEqual(
+      (await ctx.as("admin-2").data(SET_PREF, { kind: "artifact.pending_review", enabled: false }))
+        .setNotificationPreference.errors,
+      [],
+    );
+    const employee = await createEmployee(ctx);
+    await completeRun(ctx, employee.id, {
+      artifact: { kind: "draft_post", title: "Launch post", payload: "We launched." },
+    });
+    await ctx.t.app.jobs.runUntilIdle();
+    const note = [
+      "admin-1",
+      "artifact.pending_review",
+      "A new AI artifact (draft_post) is waiting for review.",
+    ];
+    assert.deepEqual(await rows(ctx, "artifact.pending_review"), [note]);
+    // Blocked by the post-filter: never pending, nobody told.
+    await completeRun(ctx, employee.id, {
+      post_filter: { passed: false, reason: "mentions a customer" },
+    });
+    await ctx.t.app.jobs.runUntilIdle();
+    assert.deepEqual(await rows(ctx, "artifact.pending_review"), [note]);
+  } finally {
+    await ctx.close();
   }
 });
