@@ -1,9 +1,21 @@
 import assert from "node:assert/strict";
 import { USER_ERRORS } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
-import { CREATE_COMMUNITY, JOIN, POST, SOCIAL } from "../../support/social.ts";
+import { ADD_HABIT, CHECK_IN, CREATE_COMMUNITY, JOIN, POST, SOCIAL } from "../../support/social.ts";
 import { ADD_EVENT, addGoal } from "../../support/goals.ts";
 import type { Queryable } from "../../../src/platform/db.ts";
+import { BILLING_SECRET, deliver, event } from "../../support/billing.ts";
+import { reply } from "../../support/fake-llm.ts";
+import { ACCEPT as ACCEPT_TEAM_INVITE, CREATE_INVITE, CREATE_TEAM } from "../../support/teams.ts";
+import { MILESTONES } from "../../support/coaching.ts";
+
+/** Social setup with the billing webhook, the fake LLM (coaching) and an AI request kind. */
+const OPTIONS = {
+  ...SOCIAL,
+  llm: true,
+  env: { BILLING_WEBHOOK_SECRET: BILLING_SECRET },
+  app: { aiRequestProcessors: { "test.echo": (input: unknown) => Promise.resolve({ input }) } },
+};
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -49,8 +61,34 @@ const ZED = {
   feedbackTitle: "ZedFeedbackTitle-q85",
   feedbackText: "ZedFeedbackDesc-q86",
   comment: "ZedComment-q87",
+  email: "zedmail-q88@example.com",
+  aiInput: "ZedAiInput-q89",
+  milestone: "ZedMilestone-q90",
+  habit: "ZedHabit-q92",
 };
 const AMY = { goal: "AmyGoalTitle-w51", post: "AmyPostBody-w52", mood: "AmyMoodNote-w53" };
+
+const CHALLENGE = `mutation C($communityId: String!) {
+  createCommunityChallenge(communityId: $communityId, title: "Zed's week k3", metric: check_ins,
+    startsAt: "2026-03-02T00:00:00Z", endsAt: "2026-03-09T00:00:00Z", entryCost: 0) {
+    challenge { id } ${USER_ERRORS} } }`;
+const JOIN_CHALLENGE = `mutation J($id: String!) { joinCommunityChallenge(challengeId: $id) {
+  ${USER_ERRORS} } }`;
+const BOARD = `query B($id: String!) { communityChallengeLeaderboard(challengeId: $id) {
+  nodes { score user { username } } totalCount } }`;
+const SET_PREF = `mutation P($kind: String!) {
+  setNotificationPreference(kind: $kind, enabled: false) { ${USER_ERRORS} } }`;
+
+/** A purchase as the billing provider sends it, for the user `appUserId`. */
+const purchase = (appUserId: string, email: string, transaction: string) =>
+  event({
+    app_user_id: appUserId,
+    original_app_user_id: appUserId,
+    aliases: [appUserId],
+    transaction_id: transaction,
+    original_transaction_id: transaction,
+    subscriber_attributes: { $email: { updated_at_ms: 1662955084635, value: email } },
+  });
 
 /** Writes both users' data across the features; answers the ids the test needs. */
 async function populate(s: TestSetup) {
@@ -92,8 +130,48 @@ async function populate(s: TestSetup) {
   const request = (await zed.data(PARTNER, { userId: await s.idOf("amy") })).sendPartnerRequest;
   ok(request);
   ok((await amy.data(ACCEPT, { id: request.partnership.id })).acceptPartnerRequest);
+
+  // A team zed owns and amy joined.
+  const team = (await zed.data(CREATE_TEAM, { name: "Zed's team k3" })).createTeam;
+  ok(team);
+  const invite = (await zed.data(CREATE_INVITE, { teamId: team.team.id })).createTeamInvite;
+  ok(invite);
+  ok((await amy.data(ACCEPT_TEAM_INVITE, { token: invite.token })).acceptTeamInvite);
+
+  // A community challenge both joined, with check-ins (contributions and points).
+  const challenge = (await zed.data(CHALLENGE, { communityId: community.id }))
+    .createCommunityChallenge;
+  ok(challenge);
+  const amyHabit = (await amy.data(`{ goals { nodes { id } } }`)).goals.nodes[0];
+  const zedHabit = (await zed.data(ADD_HABIT, { title: ZED.habit })).addGoal;
+  ok(zedHabit);
+  for (const [who, habitId] of [[zed, zedHabit.goal.id], [amy, amyHabit.id]] as const) {
+    ok((await who.data(JOIN_CHALLENGE, { id: challenge.challenge.id })).joinCommunityChallenge);
+    ok((await who.data(CHECK_IN, { goalId: habitId })).checkInHabit);
+  }
+
+  // Payments through the billing webhook.
+  await deliver(s.t, purchase(await s.idOf(ZED.subject), ZED.email, "zed-tx-q91"));
+  await deliver(s.t, purchase(await s.idOf("amy"), "amymail-w55@example.com", "amy-tx-w55"));
+
+  // Coaching: a milestone suggestion (an AI call); an async AI request.
+  s.llm.script(
+    reply.json({ milestones: [{ title: ZED.milestone, targetValue: 50, dueDate: null }] }),
+  );
+  ok((await zed.data(MILESTONES, { id: goal.id })).generateMilestones);
+  for (const [sub, input] of [[ZED.subject, ZED.aiInput], ["amy", "AmyAiInput-w56"]]) {
+    await s.t.app.features.aiRequests.api.create({
+      userId: await s.userId(sub),
+      kind: "test.echo",
+      input,
+    });
+  }
+
+  // Notification preferences.
+  ok((await zed.data(SET_PREF, { kind: "challenge.ended" })).setNotificationPreference);
+  ok((await amy.data(SET_PREF, { kind: "challenge.ended" })).setNotificationPreference);
   await s.t.app.jobs.runUntilIdle();
-  return { community, goal };
+  return { community, goal, team: team.team, challenge: challenge.challenge };
 }
 
 /** Every text-like column of every table (found at test time, so new tables are covered). */
@@ -129,7 +207,7 @@ async function download(s: TestSetup, url: string) {
 }
 
 Deno.test("privacy: an export holds what the user wrote, only for them and only until it expires", async () => {
-  const s = await setup(SOCIAL);
+  const s = await setup(OPTIONS);
   try {
     const { goal } = await populate(s);
     const requested = (await s.as(ZED.subject).data(REQUEST_EXPORT)).requestDataExport;
@@ -154,7 +232,10 @@ Deno.test("privacy: an export holds what the user wrote, only for them and only 
     assert.equal(body.userId, await s.idOf(ZED.subject));
     assert.equal(body.users.profile.username, ZED.username);
     assert.equal(body.users.profile.firstName, ZED.firstName);
-    assert.deepEqual(body.goals.goals.map((g: { title: string }) => g.title), [ZED.goal]);
+    assert.deepEqual(body.goals.goals.map((g: { title: string }) => g.title), [
+      ZED.goal,
+      ZED.habit,
+    ]);
     assert.equal(body.goals.goals[0].id, goal.id);
     assert.deepEqual(body.goals.goalEvents.map((e: { note: string }) => e.note), [ZED.eventNote]);
     assert.deepEqual(body.mood.moodLogs.map((m: { note: string }) => m.note), [ZED.mood]);
@@ -187,7 +268,7 @@ Deno.test("privacy: an export holds what the user wrote, only for them and only 
 });
 
 Deno.test("privacy: signing in again within the grace period cancels the deletion", async () => {
-  const s = await setup(SOCIAL);
+  const s = await setup(OPTIONS);
   try {
     const zed = s.as(ZED.subject);
     await zed.data(`{ me { id } }`);
@@ -227,14 +308,34 @@ Deno.test("privacy: signing in again within the grace period cancels the deletio
 });
 
 Deno.test("privacy: after the grace period no table holds the user's personal values; others' data stays", async () => {
-  const s = await setup(SOCIAL);
+  const s = await setup(OPTIONS);
   try {
-    const { community } = await populate(s);
+    const { community, team, challenge } = await populate(s);
+    const zedId = await s.userId(ZED.subject);
+    const userTables = [
+      "notification_preferences",
+      "ai_requests",
+      "challenge_participants",
+      "team_members",
+      "point_ledger",
+      "user_points",
+      "milestone_suggestions",
+      "ai_calls",
+      "payment_records",
+    ];
+    const sql = s.t.deps.db.sql;
+    const count = async (table: string, userId: string | null) => {
+      const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)}
+        where user_id is not distinct from ${userId}`;
+      return n;
+    };
+    for (const table of userTables) assert.ok((await count(table, zedId)) > 0, table);
+    const aiCalls = await count("ai_calls", null) + await count("ai_calls", zedId);
+    const amyPublicId = await s.idOf("amy");
     const zedPublicId = await s.idOf(ZED.subject);
     await s.as(ZED.subject).data(REQUEST_EXPORT);
     await s.t.app.jobs.runUntilIdle();
     await s.as(ZED.subject).data(REQUEST_DELETION);
-    const sql = s.t.deps.db.sql;
     const personal = [...Object.values(ZED)];
     assert.ok((await cellsHolding(sql, personal)).length > 0, "the search finds the values");
 
@@ -273,6 +374,45 @@ Deno.test("privacy: after the grace period no table holds the user's personal va
     const [{ n: amyMoods }] =
       await sql`select count(*)::int as n from mood_logs where note = ${AMY.mood}`;
     assert.equal(amyMoods, 1);
+
+    // The team's owner role passed to amy; the challenge keeps amy's entry only.
+    const home = await amy.data(
+      `query T($id: String!) { teamHome(teamId: $id) { team { memberCount viewerRole } } }`,
+      { id: team.id },
+    );
+    assert.deepEqual(home.teamHome.team, { memberCount: 1, viewerRole: "owner" });
+    const board = (await amy.data(BOARD, { id: challenge.id })).communityChallengeLeaderboard;
+    assert.deepEqual(board, { nodes: [{ score: 1, user: { username: "amy" } }], totalCount: 1 });
+    const entries = await amy.data(
+      `query C($id: String!) { communityChallenge(id: $id) { participantCount } }`,
+      { id: challenge.id },
+    );
+    assert.deepEqual(entries.communityChallenge, { participantCount: 1 });
+    assert.equal((await amy.data(`{ me { points } }`)).me.points > 0, true);
+
+    // Payments stay for bookkeeping: zed's without the link to the person, amy's as they were.
+    const payments = await sql<
+      { user: string | null; app: string | null; amount: string | null; raw: unknown }[]
+    >`select user_id::text as user, app_user_id as app, amount::text as amount, raw_event as raw
+      from payment_records order by id`;
+    assert.equal(payments.length, 2);
+    assert.deepEqual(payments.map((p) => [p.user, p.app]), [
+      [null, null],
+      [await s.userId("amy"), amyPublicId],
+    ]);
+    assert.equal(payments[0].amount, payments[1].amount);
+    assert.notEqual(payments[0].amount, null);
+
+    // Zed's rows are gone from the user-keyed tables; amy's stay; AI costs stay without the user.
+    const amyId = await s.userId("amy");
+    for (const table of ["notification_preferences", "ai_requests", "challenge_participants"]) {
+      assert.deepEqual([table, await count(table, zedId)], [table, 0]);
+      assert.deepEqual([table, await count(table, amyId)], [table, 1]);
+    }
+    for (const table of userTables) {
+      assert.deepEqual([table, await count(table, zedId)], [table, 0]);
+    }
+    assert.equal(await count("ai_calls", null), aiCalls);
 
     // A token issued after the erasure starts a new, empty account.
     s.clock.advance(HOUR_MS);
