@@ -10,6 +10,7 @@ import {
   newChallengeErrors,
   pageRanks,
 } from "../../../src/features/challenges/rules.ts";
+import { endedNotice, startedNotice } from "../../../src/features/challenges/rules.ts";
 
 Deno.test("rules: standard competition ranks on any page", () => {
   assert.deepEqual(pageRanks([], 0, 0), []);
@@ -99,4 +100,16 @@ Deno.test("rules: challenge status and who may cancel when", () => {
   assert.equal(mayCancel("2", "1", "owner"), true);
   assert.equal(mayCancel("2", "1", "member"), false);
   assert.equal(mayCancel("2", "1", null), false);
+});
+
+Deno.test("notices: challenge started and ended name the challenge, rank, field and score", () => {
+  assert.equal(startedNotice("Spring run"), `The challenge "Spring run" has started.`);
+  assert.equal(
+    endedNotice({ title: "Spring run", rank: 2, participants: 4, score: 12 }),
+    `The challenge "Spring run" has ended: you finished #2 of 4 with a score of 12.`,
+  );
+  assert.match(
+    endedNotice({ title: "T", rank: 1, participants: 1, score: 2.345 }),
+    /with a score of 2\.35\.$/,
+  );
 });

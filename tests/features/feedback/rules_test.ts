@@ -10,6 +10,7 @@ import {
   validateComment,
   validatePost,
 } from "../../../src/features/feedback/rules.ts";
+import { statusChangedNotice } from "../../../src/features/feedback/rules.ts";
 
 Deno.test("feedback rules: a post is trimmed and checked field by field", () => {
   const ok = validatePost({ title: "  Dark mode ", description: " please ", category: "feature" });
@@ -133,5 +134,12 @@ Deno.test("feedback export rules: admin links", () => {
   assert.equal(
     adminUrl("http://localhost:4000/admin", "x-y"),
     "http://localhost:4000/admin/feedback_posts/x-y",
+  );
+});
+
+Deno.test("notices: a feedback status reads as words", () => {
+  assert.equal(
+    statusChangedNotice("Dark mode", "in_progress"),
+    `Your feedback "Dark mode" is now in progress.`,
   );
 });

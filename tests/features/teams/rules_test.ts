@@ -8,6 +8,7 @@ import {
   removalAllowed,
   roleChangeError,
 } from "../../../src/features/teams/rules.ts";
+import { roleChangedNotice } from "../../../src/features/teams/rules.ts";
 
 Deno.test("teams rules: period starts are UTC Monday and month start", () => {
   const sunday = new Date("2026-03-08T23:59:59Z");
@@ -53,4 +54,10 @@ Deno.test("teams rules: invite input, tokens, display names", () => {
   assert.equal(looksLikeInviteToken("a b"), false);
   assert.equal(displayName({ firstName: " ", lastName: null, username: "u1" }), "u1");
   assert.equal(displayName({ firstName: "A", lastName: "B", username: "u1" }), "A B");
+});
+
+Deno.test("notices: a team role change uses the right article", () => {
+  assert.equal(roleChangedNotice("Crew", "admin"), "You are now an admin of the team Crew.");
+  assert.equal(roleChangedNotice("Crew", "owner"), "You are now an owner of the team Crew.");
+  assert.equal(roleChangedNotice("Crew", "member"), "You are now a member of the team Crew.");
 });
