@@ -245,7 +245,7 @@ function buildFeatures(
   });
   const jobsAdmin = jobsFeature({ jobs });
   const admin = adminFeature({ config });
-  const others: Feature<unknown>[] = [
+  const built = {
     users,
     feed,
     funnel,
@@ -265,33 +265,11 @@ function buildFeatures(
     workforce,
     jobsAdmin,
     admin,
-  ];
-  const parts: PersonalDataPart[] = others.flatMap((f) =>
-    f.personalData ? [{ feature: f.name, ...f.personalData }] : []
-  );
-  const privacy = privacyFeature({ db, clock, log, jobs, users: users.api, parts: () => parts });
-  return {
-    users,
-    feed,
-    funnel,
-    notifications,
-    badges,
-    goals,
-    mood,
-    coaching,
-    communities,
-    partners,
-    challenges,
-    safety,
-    teams,
-    feedback,
-    billing,
-    aiRequests,
-    workforce,
-    jobsAdmin,
-    admin,
-    privacy,
   };
+  const parts: PersonalDataPart[] = Object.values(built as Record<string, Feature<unknown>>)
+    .flatMap((f) => f.personalData ? [{ feature: f.name, ...f.personalData }] : []);
+  const privacy = privacyFeature({ db, clock, log, jobs, users: users.api, parts: () => parts });
+  return { ...built, privacy };
 }
 
 /** Verifies a session token, then finds or creates its user (spec 5.3). */
