@@ -8,22 +8,17 @@ import type { PersonalData } from "../feature.ts";
 export function partnersPersonalData(sql: Queryable): PersonalData {
   return {
     async exportFor(userId) {
-      const partnerships = await sql`
-    select p.public_id as id, case when p.requester_id = ${userId} then 'sent' else 'received' end
-      as direction, o.public_id as "otherUserId", p.status, p.created_at as "createdAt",
-      p.ended_at as "endedAt"
-    from partnerships p
-    join users o on o.id = case when p.requester_id = ${userId} then p.addressee_id
-      else p.requester_id end
-    where ${userId} in (p.requester_id, p.addressee_id) order by p.created_at, p.id`;
-      const allies = await sql`
-    select a.public_id as id, case when a.requester_id = ${userId} then 'sent' else 'received' end
-      as direction, o.public_id as "otherUserId", a.status, a.created_at as "createdAt",
-      a.ended_at as "endedAt"
-    from ally_links a
-    join users o on o.id = case when a.requester_id = ${userId} then a.addressee_id
-      else a.requester_id end
-    where ${userId} in (a.requester_id, a.addressee_id) order by a.created_at, a.id`;
+      // Both tables pair a requester with an addressee; the export names the other side.
+      const links = (table: "partnerships" | "ally_links") =>
+        sql`
+    select l.public_id as id, case when l.requester_id = ${userId} then 'sent' else 'received' end
+      as direction, o.public_id as "otherUserId", l.status, l.created_at as "createdAt",
+      l.ended_at as "endedAt"
+    from ${sql(table)} l
+    join users o on o.id = case when l.requester_id = ${userId} then l.addressee_id
+      else l.requester_id end
+    where ${userId} in (l.requester_id, l.addressee_id) order by l.created_at, l.id`;
+      const [partnerships, allies] = [await links("partnerships"), await links("ally_links")];
       return { partnerships: [...partnerships], allies: [...allies] };
     },
     async eraseFor(tx, userId) {
