@@ -67,6 +67,7 @@ import {
 import * as store from "./store.ts";
 import type { GoalRow } from "./store.ts";
 import { recordCompletion } from "./completion.ts";
+import { createGoalActivityCache } from "./activity-cache.ts";
 
 /** What points and challenge scores owe to activities that change after being credited. */
 export interface ActivityLedger {
@@ -470,6 +471,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
    * promise each; a field not read ahead (or asked for with other arguments) loads as usual.
    */
   const readAhead = new WeakMap<GoalRow, ReadAhead>();
+  const activity = createGoalActivityCache();
 
   /** The stats of `goal` picked by `pick`: read ahead, or through the loader. */
   function withStats<T>(
@@ -483,34 +485,54 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   /**
    * Reads, for a page of the viewer's goals, what the selection's per-goal fields need (figures
-   * and streaks, sub-goals, one page of events), the statements in parallel.
+   * and streaks, one page of events: from the activity cache, or read in parallel), beside the
+   * sub-goals the page's statement read (null when not asked for).
    */
-  async function readAheadFor(goals: GoalRow[], ctx: GraphQLContext, info: GraphQLResolveInfo) {
+  async function readAheadFor(
+    goals: store.ListedGoalRow[],
+    subGoals: GoalRow[] | null,
+    fields: Map<string, FieldNode[]>,
+    ctx: GraphQLContext,
+    info: GraphQLResolveInfo,
+  ) {
     if (!goals.length) return;
-    const fields = connectionItemFields(info);
     const wantsStats = STATS_FIELDS.some((f) => fields.has(f));
-    const wantsSubGoals = fields.has("subGoals");
     const events = eventsPage(fields.get("events"), info);
-    if (!wantsStats && !wantsSubGoals && !events) return;
+    if (!wantsStats && !subGoals && !events) return;
     const ids = goals.map((g) => g.id);
     const zone = requireViewer(ctx).timeZone;
-    const [loaded, subGoals, eventRows] = await Promise.all([
-      wantsStats ? loadStats(ids, zone, ctx) : null,
-      wantsSubGoals ? store.subGoalsOf(sql, ids) : null,
-      events ? store.eventsOf(sql, ids, events.window) : null,
+    const today = todayIn(ctx, zone);
+    const [loaded, eventGroups] = await Promise.all([
+      wantsStats
+        ? throughActivityCache(
+          goals,
+          (g) => `stats|${zone}|${today}|${g.kind}|${g.startValue}|${g.cadence}|${g.timesPerWeek}`,
+          (missing) => loadStats(missing.map((g) => g.id), zone, ctx),
+        )
+        : null,
+      events
+        ? throughActivityCache(
+          goals,
+          () => `events|${pageKey(events.args)}`,
+          async (missing) => {
+            const missingIds = missing.map((g) => g.id);
+            const rows = await store.eventsOf(sql, missingIds, events.window);
+            return groupedByKeys(missingIds, rows, (r) => r.goalId);
+          },
+        )
+        : null,
     ]);
     const todays = todayIndexes(ctx, zone);
     const subGoalGroups = subGoals && groupedByKeys(ids, subGoals, (r) => r.parentId);
-    const eventGroups = eventRows && groupedByKeys(ids, eventRows, (r) => r.goalId);
     goals.forEach((goal, i) => {
       readAhead.set(goal, {
-        stats: loaded ? statsOf(goal, loaded[i], todays) : undefined,
+        stats: loaded ? statsOf(goal, loaded[i] ?? null, todays) : undefined,
         subGoals: subGoalGroups?.[i],
         events: events && eventGroups
           ? {
             args: events.args,
             connection: toConnection(
-              eventGroups[i],
+              eventGroups[i] ?? [],
               events.window,
               eventKey,
               eventCount(ctx, goal.id),
@@ -519,6 +541,31 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           : undefined,
       });
     });
+  }
+
+  /**
+   * Per goal, what `keyOf` names in the activity cache at the goal's version; what is not kept
+   * is read by `read` (for those goals, in order; null for a goal gone meanwhile) and kept.
+   */
+  async function throughActivityCache<T>(
+    goals: store.ListedGoalRow[],
+    keyOf: (goal: store.ListedGoalRow) => string,
+    read: (missing: store.ListedGoalRow[]) => Promise<(T | null)[]>,
+  ): Promise<(T | null)[]> {
+    const keys = goals.map(keyOf);
+    const found: (T | null | undefined)[] = goals.map((g, i) =>
+      activity.get<T>(g.id, g.activityVersion, keys[i])
+    );
+    const missing = goals.flatMap((_, i) => found[i] === undefined ? [i] : []);
+    if (missing.length) {
+      const values = await read(missing.map((i) => goals[i]));
+      missing.forEach((at, j) => {
+        const value = values[j];
+        found[at] = value;
+        if (value !== null) activity.set(goals[at].id, goals[at].activityVersion, keys[at], value);
+      });
+    }
+    return found as (T | null)[];
   }
 
   /** The window of the one `events` field selected, or null (none, several, or bad arguments). */
@@ -657,14 +704,23 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
         ) => {
           const userId = requireViewer(ctx).userId;
           const status = args.status ?? null;
+          const fields = connectionItemFields(info);
+          let subGoals: GoalRow[] | null = null;
           const connection = await paginate(
             args,
             ["string", "string"],
-            (window) => store.topLevelGoals(sql, userId, status, window),
+            async (window) => {
+              if (!fields.has("subGoals")) {
+                return await store.topLevelGoals(sql, userId, status, window);
+              }
+              const listed = await store.topLevelGoalsWithSubGoals(sql, userId, status, window);
+              subGoals = listed.subGoals;
+              return listed.goals;
+            },
             (r) => [r.createdKey, r.publicId],
             { totalCount: () => store.countTopLevelGoals(sql, userId, status) },
           );
-          await readAheadFor(connection.nodes, ctx, info);
+          await readAheadFor(connection.nodes, subGoals, fields, ctx, info);
           return connection;
         },
         goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>

@@ -91,19 +91,55 @@ const topLevelWhere = (sql: Queryable, userId: string, status: GoalStatus | null
 
 /**
  * A window of a user's top-level goals, newest first; archived ones only when asked for by
- * status.
+ * status. Each with its activity version (what the goals' activity cache is keyed by).
  */
 export async function topLevelGoals(
   sql: Queryable,
   userId: string,
   status: GoalStatus | null,
   window: PageWindow<readonly (string | number)[]>,
-): Promise<(GoalRow & { createdKey: string })[]> {
+): Promise<ListedGoalRow[]> {
   const k = keyset(sql, GOAL_KEY, "desc", window);
-  return await sql<(GoalRow & { createdKey: string })[]>`
-    select ${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey" from goals
+  return await sql<ListedGoalRow[]>`
+    select ${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey",
+      activity_version::text as "activityVersion" from goals
     where ${topLevelWhere(sql, userId, status)} and ${k.where}
     order by ${k.orderBy} limit ${k.limit}`;
+}
+
+/** A goal of the top-level list: its cursor key and the version of its activity. */
+export type ListedGoalRow = GoalRow & { createdKey: string; activityVersion: string };
+
+/**
+ * `topLevelGoals` and, in the same statement, the sub-goals of the goals of the window (oldest
+ * first, as `subGoalsOf`): one round trip for a list that shows them.
+ */
+export async function topLevelGoalsWithSubGoals(
+  sql: Queryable,
+  userId: string,
+  status: GoalStatus | null,
+  window: PageWindow<readonly (string | number)[]>,
+): Promise<{ goals: ListedGoalRow[]; subGoals: GoalRow[] }> {
+  const k = keyset(sql, GOAL_KEY, "desc", window);
+  const rows = await sql<(ListedGoalRow & { subGoal: boolean })[]>`
+    with page as materialized (
+      select * from goals
+      where ${topLevelWhere(sql, userId, status)} and ${k.where}
+      order by ${k.orderBy} limit ${k.limit}
+    )
+    select * from (
+      select ${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey",
+        activity_version::text as "activityVersion", false as "subGoal",
+        row_number() over (order by ${k.orderBy}) as n
+      from page
+      union all
+      select ${columns(sql)}, null, null, true, row_number() over (order by created_at, id)
+      from goals where parent_id in (select id from page)
+    ) listed order by "subGoal", n`;
+  const firstSubGoal = rows.findIndex((r) => r.subGoal);
+  return firstSubGoal === -1
+    ? { goals: rows, subGoals: [] }
+    : { goals: rows.slice(0, firstSubGoal), subGoals: rows.slice(firstSubGoal) };
 }
 
 /** How many top-level goals `topLevelGoals` pages through. */
