@@ -121,15 +121,17 @@ export function pageWindow<const P extends CursorParts>(
   };
 }
 
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  readonly startCursor: string | null;
+  readonly endCursor: string | null;
+}
+
 export interface Connection<T> {
-  edges: { cursor: string; node: T }[];
+  readonly edges: { cursor: string; node: T }[];
   nodes: T[];
-  pageInfo: {
-    hasNextPage: boolean;
-    hasPreviousPage: boolean;
-    startCursor: string | null;
-    endCursor: string | null;
-  };
+  pageInfo: PageInfo;
   /** Resolved only when asked for (the default resolver calls it). */
   totalCount: () => Promise<number>;
 }
@@ -137,7 +139,7 @@ export interface Connection<T> {
 /**
  * Builds a connection from the rows of a window (in read order: reversed when backward). Paging
  * forward, `hasPreviousPage` is whether a cursor was given (rows before it existed when it was
- * handed out); backward, `hasNextPage` likewise.
+ * handed out); backward, `hasNextPage` likewise. `rows` is not changed (it may be shared).
  */
 export function toConnection<T, K>(
   rows: T[],
@@ -146,28 +148,58 @@ export function toConnection<T, K>(
   totalCount: () => Promise<number> = unknownTotal,
 ): Connection<T> {
   const more = rows.length > window.size;
-  const page = rows.slice(0, window.size);
-  if (window.backward) page.reverse();
-  // Cursors are encoded only when a client asks for them: many ask for nodes alone.
-  let edges: Connection<T>["edges"] | undefined;
-  const cursorAt = (i: number) => page[i] === undefined ? null : encodeCursor(keyOf(page[i]));
-  return {
-    get edges() {
-      return edges ??= page.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
-    },
-    nodes: page,
-    pageInfo: {
-      hasNextPage: window.backward ? window.before !== null : more,
-      hasPreviousPage: window.backward ? more : window.after !== null,
-      get startCursor() {
-        return cursorAt(0);
-      },
-      get endCursor() {
-        return cursorAt(page.length - 1);
-      },
-    },
+  const page = window.backward
+    ? rows.slice(0, window.size).reverse()
+    : more
+    ? rows.slice(0, window.size)
+    : rows;
+  return new PageConnection(
+    page,
+    new CursorPageInfo(
+      page,
+      keyOf,
+      window.backward ? window.before !== null : more,
+      window.backward ? more : window.after !== null,
+    ),
+    keyOf,
     totalCount,
-  };
+  );
+}
+
+/** Cursors are encoded only when a client asks for them: many ask for nodes alone. */
+class PageConnection<T> implements Connection<T> {
+  #edges: { cursor: string; node: T }[] | undefined;
+
+  constructor(
+    readonly nodes: T[],
+    readonly pageInfo: PageInfo,
+    private readonly keyOf: (row: T) => CursorKey,
+    readonly totalCount: () => Promise<number>,
+  ) {}
+
+  get edges() {
+    return this.#edges ??= this.nodes.map((node) => ({
+      cursor: encodeCursor(this.keyOf(node)),
+      node,
+    }));
+  }
+}
+
+class CursorPageInfo<T> implements PageInfo {
+  constructor(
+    private readonly page: T[],
+    private readonly keyOf: (row: T) => CursorKey,
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+  ) {}
+
+  get startCursor() {
+    return this.page.length ? encodeCursor(this.keyOf(this.page[0])) : null;
+  }
+
+  get endCursor() {
+    return this.page.length ? encodeCursor(this.keyOf(this.page[this.page.length - 1])) : null;
+  }
 }
 
 function unknownTotal(): Promise<number> {

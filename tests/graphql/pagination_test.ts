@@ -55,7 +55,8 @@ Deno.test("pagination: one extra row means another page; a backward window is tu
   const page = toConnection([1, 2, 3], forward, (n) => [n]);
   assert.deepEqual(page.nodes, [1, 2]);
   assert.deepEqual(page.edges.map((e) => e.node), [1, 2]);
-  assert.deepEqual(page.pageInfo, {
+  const { hasNextPage, hasPreviousPage, startCursor, endCursor } = page.pageInfo;
+  assert.deepEqual({ hasNextPage, hasPreviousPage, startCursor, endCursor }, {
     hasNextPage: true,
     hasPreviousPage: false,
     startCursor: encodeCursor([1]),
@@ -70,6 +71,11 @@ Deno.test("pagination: one extra row means another page; a backward window is tu
   const backward = pageWindow({ last: 2, before: encodeCursor([6]) }, ["number"]);
   const tail = toConnection([5, 4, 3], backward, (n) => [n]);
   assert.deepEqual(tail.nodes, [4, 5]);
+  assert.equal(tail.pageInfo.startCursor, encodeCursor([4]));
+  // The rows read are left as they were (a caller may share them).
+  const rows = [5, 4, 3];
+  toConnection(rows, backward, (n) => [n]);
+  assert.deepEqual(rows, [5, 4, 3]);
   assert.equal(tail.pageInfo.hasPreviousPage, true);
   assert.equal(tail.pageInfo.hasNextPage, true);
 });

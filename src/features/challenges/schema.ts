@@ -375,7 +375,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
             (r) => [r.score, r.publicId],
             { totalCount: () => Promise.resolve(challenge.participantCount) },
           );
-          return { challenge, ...connection };
+          return Object.assign(connection, { challenge });
         },
       },
       Mutation: {

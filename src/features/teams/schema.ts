@@ -429,7 +429,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       (r) => [r.score, r.userPublicId],
       { totalCount: () => store.countLeaderboard(sql, scope) },
     );
-    return { ...connection, period, periodStart: start };
+    return Object.assign(connection, { period, periodStart: start });
   }
 
   return {
