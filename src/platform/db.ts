@@ -60,6 +60,11 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   log: Logger;
   timeouts?: DatabaseTimeouts;
+  /**
+   * Embedded mode: the folder of pre-migrated data dirs a fresh one starts from
+   * (`embedded-template.ts`); by default the service's.
+   */
+  embeddedTemplates?: URL;
 }
 
 /** How long the driver may wait on the server. */
@@ -406,8 +411,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const dir = `${options.dataDir}/pg`;
   await Deno.mkdir(dir, { recursive: true });
-  const embedded = await startEmbeddedPostgresInWorker(dir);
-  options.log.info("embedded database started", { data_dir: dir });
+  const { findEmbeddedTemplate } = await import("./embedded-template.ts");
+  const template = await findEmbeddedTemplate(dir, options.embeddedTemplates);
+  const embedded = await startEmbeddedPostgresInWorker(dir, template);
+  options.log.info("embedded database started", { data_dir: dir, from_template: !!template });
   return embeddedDatabase(embedded, options.log, options.timeouts);
 }
 
