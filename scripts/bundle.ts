@@ -10,7 +10,7 @@
  *   its own, started by URL), `migrations/` and `embedded-template/` (the pre-migrated data dir
  *   a fresh embedded database starts from, scripts/embedded-template.ts). Modules that find files
  *   from `import.meta.url` (src/platform/migrate.ts, src/platform/embedded.ts,
- *   src/platform/embedded-template.ts) look beside themselves when they run as a bundle's `.js`.
+ *   src/embedded-template.ts) look beside themselves when they run as a bundle's `.js`.
  * - `build/runner/`: `main.js` and `skills/` (the example skills, found next to `main.js`).
  *
  * PGlite stays outside the bundles, imported by name (resolved through deno.json) only in embedded

@@ -1,6 +1,6 @@
 /**
  * `deno task embedded-template`: writes the pre-migrated embedded data dir a fresh `DATA_DIR/pg`
- * starts from (src/platform/embedded-template.ts) into `build/embedded-template/`, where the
+ * starts from (src/embedded-template.ts) into `build/embedded-template/`, where the
  * sources look; `deno task bundle` writes one beside the bundle. An in-memory PGlite is migrated
  * by the service's own `migrate`, checkpointed (so the files hold everything and a start from
  * them has no WAL to replay) and dumped; older templates in the folder are removed.
@@ -8,7 +8,7 @@
 import { connect, startEmbeddedPostgres } from "../src/platform/db.ts";
 import { createLogger } from "../src/platform/log.ts";
 import { loadMigrations, migrate, type Migration } from "../src/platform/migrate.ts";
-import { templateFile } from "../src/platform/embedded-template.ts";
+import { templateFile } from "../src/embedded-template.ts";
 
 /** Writes the template of `migrations` into the folder `dir`; returns its file. */
 export async function writeEmbeddedTemplate(dir: URL, migrations: Migration[]): Promise<URL> {

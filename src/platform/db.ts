@@ -61,10 +61,10 @@ export interface OpenDatabaseOptions {
   log: Logger;
   timeouts?: DatabaseTimeouts;
   /**
-   * Embedded mode: the folder of pre-migrated data dirs a fresh one starts from
-   * (`embedded-template.ts`); by default the service's.
+   * Embedded mode: finds the data-dir tarball a fresh `pgDir` starts from, or undefined (the
+   * service passes `findEmbeddedTemplate` of src/embedded-template.ts). Without it: initdb.
    */
-  embeddedTemplates?: URL;
+  embeddedTemplate?: (pgDir: string) => Promise<URL | undefined>;
 }
 
 /** How long the driver may wait on the server. */
@@ -411,8 +411,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const dir = `${options.dataDir}/pg`;
   await Deno.mkdir(dir, { recursive: true });
-  const { findEmbeddedTemplate } = await import("./embedded-template.ts");
-  const template = await findEmbeddedTemplate(dir, options.embeddedTemplates);
+  const template = await options.embeddedTemplate?.(dir);
   const embedded = await startEmbeddedPostgresInWorker(dir, template);
   options.log.info("embedded database started", { data_dir: dir, from_template: !!template });
   return embeddedDatabase(embedded, options.log, options.timeouts);

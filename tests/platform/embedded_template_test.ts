@@ -1,11 +1,11 @@
 /**
  * A fresh embedded data dir starts from the pre-migrated template of its migration set
- * (src/platform/embedded-template.ts, written by scripts/embedded-template.ts); without one, or
+ * (src/embedded-template.ts, written by scripts/embedded-template.ts); without one, or
  * with only another set's, it is initialised and migrated as before.
  */
 import assert from "node:assert/strict";
 import { openDatabase } from "../../src/platform/db.ts";
-import { templateKey } from "../../src/platform/embedded-template.ts";
+import { findEmbeddedTemplate, templateKey } from "../../src/embedded-template.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { loadMigrations, migrate } from "../../src/platform/migrate.ts";
 import { writeEmbeddedTemplate } from "../../scripts/embedded-template.ts";
@@ -19,7 +19,11 @@ async function tempFolder(): Promise<URL> {
 /** Opens a fresh data dir with the templates of `templates`; returns what `migrate` applied. */
 async function freshStart(templates: URL): Promise<{ applied: string[]; dataDir: string }> {
   const dataDir = await Deno.makeTempDir();
-  const db = await openDatabase({ dataDir, log, embeddedTemplates: templates });
+  const db = await openDatabase({
+    dataDir,
+    log,
+    embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir, templates),
+  });
   try {
     const applied = await migrate(db.sql, log);
     await db.sql`insert into service_settings (key, value) values ('greeting', '"hello"')`;
@@ -37,7 +41,11 @@ Deno.test("embedded template: a fresh data dir starts migrated from its set's te
   try {
     assert.deepEqual(applied, [], "every migration came with the template");
     // The data dir is no longer empty: a restart resumes it and does not start over.
-    const db = await openDatabase({ dataDir, log, embeddedTemplates: templates });
+    const db = await openDatabase({
+      dataDir,
+      log,
+      embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir, templates),
+    });
     try {
       assert.deepEqual(await migrate(db.sql, log), []);
       const rows = await db.sql`select value from service_settings where key = 'greeting'`;

@@ -5,16 +5,18 @@
  * `DATA_DIR/pg` starts from the template of its migration set instead of running initdb and
  * every migration (docs/deployment.md). The name is the key: a template of another migration set
  * or another PGlite is never found, and the normal migration check still runs after the start.
+ * It knows the service's migrations and its PGlite (`deno.json`), so it sits above the platform
+ * layer: the service hands {@link findEmbeddedTemplate} to `openDatabase`.
  */
-import denoConfig from "../../deno.json" with { type: "json" };
-import { loadMigrations, type Migration } from "./migrate.ts";
+import denoConfig from "../deno.json" with { type: "json" };
+import { loadMigrations, type Migration } from "./platform/migrate.ts";
 
 /**
  * Folder of the templates: the repository's `build/embedded-template/`, or the one `deno task
  * bundle` puts beside the bundle's modules, which all sit at the top of their folder.
  */
 export const EMBEDDED_TEMPLATE_DIR = new URL(
-  import.meta.url.endsWith(".ts") ? "../../build/embedded-template/" : "./embedded-template/",
+  import.meta.url.endsWith(".ts") ? "../build/embedded-template/" : "./embedded-template/",
   import.meta.url,
 );
 
