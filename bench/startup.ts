@@ -6,8 +6,10 @@
  *   migrated; peer: a bare graphql-yoga server (`bench/peers/startup-yoga.ts`). Beside it, spawn
  *   to the first 200 answer to `{ __typename }` (polled at the same time): the service listens
  *   and answers `/health` before its app is built should the database be up first.
- * - Embedded cold start: the same on a fresh `DATA_DIR` (PGlite's initdb and every migration);
- *   peer: PGlite on a fresh directory behind `Deno.serve` (`bench/peers/bare-pglite.ts`).
+ * - Embedded cold start: the same on a fresh `DATA_DIR`, which starts from the pre-migrated
+ *   template (written for the sources into `build/embedded-template/` of the tree, and by the
+ *   bundle beside it; `BENCH_EMBEDDED_TEMPLATE=0` removes both: PGlite's initdb and every
+ *   migration); peer: PGlite on a fresh directory behind `Deno.serve` (`bench/peers/bare-pglite.ts`).
  * - Memory: the PostgreSQL-mode service's RSS right after start and after a short read load
  *   (`{ me { id } }` and a `goals` page, fallback token, 8 clients).
  * - Each of the above also for the bundle production compiles (`deno task bundle`, written to
@@ -22,9 +24,11 @@
  * against the same peers, stored under `BENCH_BASELINE_LABEL`, default `before`).
  */
 import postgres from "postgres";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { mintFallbackToken } from "../src/graphql/auth.ts";
 import { bundle } from "../scripts/bundle.ts";
+import { writeEmbeddedTemplate } from "../scripts/embedded-template.ts";
+import { loadMigrations } from "../src/platform/migrate.ts";
 
 const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
@@ -37,6 +41,7 @@ const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
 const BASELINE_LABEL = Deno.env.get("BENCH_BASELINE_LABEL") ?? "before";
 const BUNDLE = Deno.env.get("BENCH_BUNDLE") !== "0";
 const BUNDLE_DIR = "build/bench-startup";
+const TEMPLATE = Deno.env.get("BENCH_EMBEDDED_TEMPLATE") !== "0";
 const RESULTS = new URL("./results/startup.json", import.meta.url);
 const SECRET = "bench-fallback-secret-0123456789abcdef";
 const SUBJECT = "bench-user";
@@ -233,6 +238,14 @@ const trees: { label: string; root: string; entry: string; bundleOf?: string }[]
 const rounds = new Map<string, Record<string, number>[]>(trees.map((t) => [t.label, []]));
 try {
   if (BUNDLE) await bundle(BUNDLE_DIR, SERVICE_ROOT);
+  const root = pathToFileURL(SERVICE_ROOT.replace(/\/*$/, "/"));
+  const templates = [new URL("build/embedded-template/", root)];
+  if (BUNDLE) templates.push(new URL(`${BUNDLE_DIR}/service/embedded-template/`, root));
+  if (TEMPLATE) {
+    await writeEmbeddedTemplate(templates[0], await loadMigrations(new URL("migrations/", root)));
+  } else {
+    for (const dir of templates) await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
   // Migrates the database and adds the goals the read load lists; not measured.
   const first = await start("main.ts", SERVICE_ROOT, serviceEnv(scratch, url.href));
   await addGoals(first.port, token, 20);
@@ -308,6 +321,8 @@ const results = Object.fromEntries(trees.map((tree) => [tree.label, {
   measured_at: new Date().toISOString(),
   service_root: tree.root,
   entry: tree.entry,
+  // A baseline tree's code may not know templates at all.
+  ...(tree.root === SERVICE_ROOT ? { embedded_template: TEMPLATE } : {}),
   ...(trees.length > 1 ? { interleaved_with: trees.map((t) => t.label) } : {}),
   rounds: ROUNDS,
   load_requests: LOAD_REQUESTS,

@@ -7,9 +7,10 @@
  *
  * - `build/service/`: `main.js` and its chunks (code splitting keeps what a mode does not use
  *   behind its dynamic import), `embedded-worker.js` (the embedded database's worker, a bundle of
- *   its own, started by URL) and `migrations/`. Modules that find files from `import.meta.url`
- *   (src/platform/migrate.ts, src/platform/embedded.ts) look beside themselves when they run as
- *   a bundle's `.js`.
+ *   its own, started by URL), `migrations/` and `embedded-template/` (the pre-migrated data dir
+ *   a fresh embedded database starts from, scripts/embedded-template.ts). Modules that find files
+ *   from `import.meta.url` (src/platform/migrate.ts, src/platform/embedded.ts,
+ *   src/embedded-template.ts) look beside themselves when they run as a bundle's `.js`.
  * - `build/runner/`: `main.js` and `skills/` (the example skills, found next to `main.js`).
  *
  * PGlite stays outside the bundles, imported by name (resolved through deno.json) only in embedded
@@ -18,6 +19,9 @@
  */
 import { cp } from "node:fs/promises";
 import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadMigrations } from "../src/platform/migrate.ts";
+import { writeEmbeddedTemplate } from "./embedded-template.ts";
 
 export const BUNDLE_DIR = "build";
 
@@ -36,7 +40,11 @@ export function bundledPrograms(dir = BUNDLE_DIR): BundledProgram[] {
     {
       name: "service",
       entry: `${out}/service/main.js`,
-      include: [`${out}/service/migrations`, `${out}/service/embedded-worker.js`],
+      include: [
+        `${out}/service/migrations`,
+        `${out}/service/embedded-worker.js`,
+        `${out}/service/embedded-template`,
+      ],
     },
     { name: "runner", entry: `${out}/runner/main.js`, include: [`${out}/runner/skills`] },
   ];
@@ -97,6 +105,10 @@ export async function bundle(dir = BUNDLE_DIR, root = "."): Promise<void> {
     recursive: true,
     filter: (path) => !path.endsWith(".lock"),
   });
+  await writeEmbeddedTemplate(
+    pathToFileURL(`${out}/service/embedded-template/`),
+    await loadMigrations(pathToFileURL(`${out}/service/migrations/`)),
+  );
   await cp(`${root}/runner/skills`, `${out}/runner/skills`, { recursive: true })
     .catch((err) => {
       // A checkout without the example skills bundles the runner without them.

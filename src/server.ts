@@ -19,6 +19,7 @@ import { createErrorTracker } from "./platform/errors.ts";
 import { openDatabase, sessionSql } from "./platform/db.ts";
 import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
+import { findEmbeddedTemplate } from "./embedded-template.ts";
 import { openKv } from "./platform/open-kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import type { App } from "./app.ts";
@@ -57,6 +58,7 @@ async function withDatabase<T>(
     poolSize: config.databasePoolSize,
     log,
     timeouts: databaseTimeouts(config),
+    embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir),
   });
   try {
     return await fn(db);
@@ -219,6 +221,7 @@ async function serveWith(
     poolSize: config.databasePoolSize,
     log,
     timeouts: databaseTimeouts(config),
+    embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir),
   });
   await migrate(sessionSql(db), log);
   const kv = await openKv({

@@ -60,6 +60,11 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   log: Logger;
   timeouts?: DatabaseTimeouts;
+  /**
+   * Embedded mode: finds the data-dir tarball a fresh `pgDir` starts from, or undefined (the
+   * service passes `findEmbeddedTemplate` of src/embedded-template.ts). Without it: initdb.
+   */
+  embeddedTemplate?: (pgDir: string) => Promise<URL | undefined>;
 }
 
 /** How long the driver may wait on the server. */
@@ -406,8 +411,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const dir = `${options.dataDir}/pg`;
   await Deno.mkdir(dir, { recursive: true });
-  const embedded = await startEmbeddedPostgresInWorker(dir);
-  options.log.info("embedded database started", { data_dir: dir });
+  const template = await options.embeddedTemplate?.(dir);
+  const embedded = await startEmbeddedPostgresInWorker(dir, template);
+  options.log.info("embedded database started", { data_dir: dir, from_template: !!template });
   return embeddedDatabase(embedded, options.log, options.timeouts);
 }
 

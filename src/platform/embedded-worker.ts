@@ -1,13 +1,14 @@
 /**
  * The worker of `startEmbeddedPostgresInWorker` (src/platform/embedded.ts): runs the embedded
- * PGlite and its socket server. Messages in: `{ dataDir }` to start, then `"stop"`. Messages out:
+ * PGlite and its socket server. Messages in: `{ dataDir, template? }` (the URL of a data-dir
+ * tarball to start a fresh `dataDir` from) to start, then `"stop"`. Messages out:
  * `{ port }` once the socket listens or `{ error }`, and `"stopped"`.
  */
 import { startEmbeddedPostgres } from "./embedded.ts";
 
 /** This worker's side of the channel (the global scope of a worker). */
 const port = self as unknown as {
-  onmessage: (event: MessageEvent<{ dataDir: string } | "stop">) => void;
+  onmessage: (event: MessageEvent<{ dataDir: string; template?: string } | "stop">) => void;
   postMessage(message: unknown): void;
 };
 
@@ -20,7 +21,11 @@ port.onmessage = async (event) => {
     return;
   }
   try {
-    const embedded = await startEmbeddedPostgres({ dataDir: event.data.dataDir });
+    const { dataDir, template } = event.data;
+    const embedded = await startEmbeddedPostgres({
+      dataDir,
+      loadDataDir: template ? new Blob([await Deno.readFile(new URL(template))]) : undefined,
+    });
     stop = embedded.stop;
     port.postMessage({ port: Number(new URL(embedded.url).port) });
   } catch (err) {

@@ -59,8 +59,14 @@ const WORKER = new URL(
   import.meta.url,
 );
 
-/** {@link startEmbeddedPostgres} persisted under `dataDir`, in a worker. */
-export function startEmbeddedPostgresInWorker(dataDir: string): Promise<EmbeddedServer> {
+/**
+ * {@link startEmbeddedPostgres} persisted under `dataDir`, in a worker; a fresh `dataDir` starts
+ * from the data-dir tarball `template` where given (the worker reads it).
+ */
+export function startEmbeddedPostgresInWorker(
+  dataDir: string,
+  template?: URL,
+): Promise<EmbeddedServer> {
   const worker = new Worker(WORKER, { type: "module" });
   const next = () =>
     new Promise<unknown>((resolve, reject) => {
@@ -71,7 +77,7 @@ export function startEmbeddedPostgresInWorker(dataDir: string): Promise<Embedded
       };
     });
   const started = next();
-  worker.postMessage({ dataDir });
+  worker.postMessage({ dataDir, template: template?.href });
   return started.then((answer) => {
     const { port, error } = answer as { port?: number; error?: string };
     if (port === undefined) {

@@ -1,7 +1,8 @@
 /**
  * The bundles production compiles (`deno task bundle`, scripts/bundle.ts) start as the sources do:
- * the service migrates a fresh database from the migrations copied beside it, serves `/health`
- * and GraphQL, and in embedded mode starts its database worker from the worker's own bundle; the
+ * the service migrates a fresh database from the migrations copied beside it (in embedded mode a
+ * fresh data dir starts from the pre-migrated template written beside it), serves `/health` and
+ * GraphQL, and in embedded mode starts its database worker from the worker's own bundle; the
  * runner finds the example skills copied beside it.
  */
 import assert from "node:assert/strict";
@@ -49,7 +50,14 @@ Deno.test("bundle: the bundled service migrates a fresh database and serves /hea
       const applied = process.lines.filter((l) => l.msg === "migration applied").map((l) =>
         l.version
       );
-      assert.deepEqual(applied, (await loadMigrations()).map((m) => m.version));
+      if (db) {
+        assert.deepEqual(applied, (await loadMigrations()).map((m) => m.version));
+      } else {
+        // The fresh data dir starts from the template written beside the bundle.
+        const started = process.lines.find((l) => l.msg === "embedded database started");
+        assert.equal(started?.from_template, true);
+        assert.deepEqual(applied, []);
+      }
 
       const token = await mintFallbackToken(SECRET, "bundle-admin", 600);
       const res = await fetch(`${process.url}/graphql`, {

@@ -99,6 +99,8 @@ Deno.test("build plan: service and runner for linux x64 and arm64, named by vers
     "build/service/migrations",
     "--include",
     "build/service/embedded-worker.js",
+    "--include",
+    "build/service/embedded-template",
     "--output",
     "dist/service-v1.2.3-linux-arm64",
     "build/service/main.js",

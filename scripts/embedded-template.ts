@@ -1,0 +1,48 @@
+/**
+ * `deno task embedded-template`: writes the pre-migrated embedded data dir a fresh `DATA_DIR/pg`
+ * starts from (src/embedded-template.ts) into `build/embedded-template/`, where the
+ * sources look; `deno task bundle` writes one beside the bundle. An in-memory PGlite is migrated
+ * by the service's own `migrate`, checkpointed (so the files hold everything and a start from
+ * them has no WAL to replay) and dumped; older templates in the folder are removed.
+ */
+import { connect, startEmbeddedPostgres } from "../src/platform/db.ts";
+import { createLogger } from "../src/platform/log.ts";
+import { loadMigrations, migrate, type Migration } from "../src/platform/migrate.ts";
+import { templateFile } from "../src/embedded-template.ts";
+
+/** Writes the template of `migrations` into the folder `dir`; returns its file. */
+export async function writeEmbeddedTemplate(dir: URL, migrations: Migration[]): Promise<URL> {
+  const log = createLogger({ level: "error" });
+  const embedded = await startEmbeddedPostgres({});
+  let dump: Blob;
+  try {
+    const sql = connect(embedded.url, 1, log);
+    try {
+      await migrate(sql, log, migrations);
+    } finally {
+      await sql.end();
+    }
+    await embedded.pglite.exec("checkpoint");
+    dump = await embedded.pglite.dumpDataDir("gzip");
+  } finally {
+    await embedded.stop();
+  }
+  const file = await templateFile(migrations, dir);
+  await Deno.mkdir(dir, { recursive: true });
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.endsWith(".tar.gz") && new URL(entry.name, file).href !== file.href) {
+      await Deno.remove(new URL(entry.name, file));
+    }
+  }
+  // Written under another name and renamed: a start never reads half a template.
+  const partial = new URL(`${file.href}.partial`);
+  await Deno.writeFile(partial, new Uint8Array(await dump.arrayBuffer()));
+  await Deno.rename(partial, file);
+  return file;
+}
+
+if (import.meta.main) {
+  const dir = new URL(`${Deno.args[0] ?? "build/embedded-template"}/`, `file://${Deno.cwd()}/`);
+  const file = await writeEmbeddedTemplate(dir, await loadMigrations());
+  console.log(`wrote ${file.pathname}`);
+}

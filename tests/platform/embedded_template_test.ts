@@ -1,0 +1,92 @@
+/**
+ * A fresh embedded data dir starts from the pre-migrated template of its migration set
+ * (src/embedded-template.ts, written by scripts/embedded-template.ts); without one, or
+ * with only another set's, it is initialised and migrated as before.
+ */
+import assert from "node:assert/strict";
+import { openDatabase } from "../../src/platform/db.ts";
+import { findEmbeddedTemplate, templateKey } from "../../src/embedded-template.ts";
+import { createLogger } from "../../src/platform/log.ts";
+import { loadMigrations, migrate } from "../../src/platform/migrate.ts";
+import { writeEmbeddedTemplate } from "../../scripts/embedded-template.ts";
+
+const log = createLogger({ level: "error" });
+
+async function tempFolder(): Promise<URL> {
+  return new URL(`file://${await Deno.makeTempDir()}/`);
+}
+
+/** Opens a fresh data dir with the templates of `templates`; returns what `migrate` applied. */
+async function freshStart(templates: URL): Promise<{ applied: string[]; dataDir: string }> {
+  const dataDir = await Deno.makeTempDir();
+  const db = await openDatabase({
+    dataDir,
+    log,
+    embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir, templates),
+  });
+  try {
+    const applied = await migrate(db.sql, log);
+    await db.sql`insert into service_settings (key, value) values ('greeting', '"hello"')`;
+    return { applied, dataDir };
+  } finally {
+    await db.close();
+  }
+}
+
+Deno.test("embedded template: a fresh data dir starts migrated from its set's template and keeps its own data", async () => {
+  const templates = await tempFolder();
+  const migrations = await loadMigrations();
+  await writeEmbeddedTemplate(templates, migrations);
+  const { applied, dataDir } = await freshStart(templates);
+  try {
+    assert.deepEqual(applied, [], "every migration came with the template");
+    // The data dir is no longer empty: a restart resumes it and does not start over.
+    const db = await openDatabase({
+      dataDir,
+      log,
+      embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir, templates),
+    });
+    try {
+      assert.deepEqual(await migrate(db.sql, log), []);
+      const rows = await db.sql`select value from service_settings where key = 'greeting'`;
+      assert.deepEqual(rows.map((r) => r.value), ["hello"]);
+      const recorded = await db.sql`select version, checksum from schema_migrations order by 1`;
+      assert.deepEqual(
+        recorded.map((r) => [r.version, r.checksum]),
+        migrations.map((m) => [m.version, m.checksum]),
+      );
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+    await Deno.remove(templates, { recursive: true });
+  }
+});
+
+Deno.test("embedded template: without one a fresh data dir is migrated; another set's template is ignored", async () => {
+  const templates = await tempFolder();
+  const all = (await loadMigrations()).map((m) => m.version);
+  const dataDirs: string[] = [];
+  try {
+    const without = await freshStart(templates);
+    dataDirs.push(without.dataDir);
+    assert.deepEqual(without.applied, all);
+
+    await writeEmbeddedTemplate(templates, (await loadMigrations()).slice(0, 3));
+    const other = await freshStart(templates);
+    dataDirs.push(other.dataDir);
+    assert.deepEqual(other.applied, all, "started from initdb, not from the three-file template");
+  } finally {
+    for (const dir of dataDirs) await Deno.remove(dir, { recursive: true });
+    await Deno.remove(templates, { recursive: true });
+  }
+});
+
+Deno.test("embedded template: the key changes with any migration's checksum", async () => {
+  const migrations = await loadMigrations();
+  const changed = migrations.map((m, i) => i === 5 ? { ...m, checksum: "0".repeat(64) } : m);
+  assert.equal(await templateKey(migrations), await templateKey(await loadMigrations()));
+  assert.notEqual(await templateKey(migrations), await templateKey(changed));
+  assert.notEqual(await templateKey(migrations), await templateKey(migrations.slice(0, -1)));
+});
