@@ -47,8 +47,10 @@ Deno.test("activity cache: writes by anyone, and a new day, show in the next rea
     const [{ id: habitId }] = await sql<{ id: string }[]>`
       select id from goals where public_id = ${habit.id}`;
 
+    // A second after the first event: the newest of the page.
+    const later = new Date(s.clock.now().getTime() + 1000);
     await sql`insert into goal_events (public_id, goal_id, user_id, value, note, occurred_at)
-      values ('ev_direct_1', ${targetId}, ${userId}, 3, 'by hand', ${new Date(s.clock.now())})`;
+      values ('ev_direct_1', ${targetId}, ${userId}, 3, 'by hand', ${later})`;
     let now = await list();
     assert.equal(now.target.currentValue, 5);
     assert.equal(now.target.percentComplete, 50);
