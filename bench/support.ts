@@ -122,7 +122,9 @@ export async function runAppBenchmark(
         }),
       );
       const body = await res.json();
-      if (body.errors) throw new Error(JSON.stringify(body.errors));
+      if (res.status !== 200 || body.errors) {
+        throw new Error(`${res.status} ${JSON.stringify(body.errors ?? body)}`);
+      }
       const entry = log.entries.filter((e) => e.msg === "request").at(-1)!;
       return {
         data: body.data,
