@@ -81,7 +81,8 @@ export async function runAppBenchmark(
   const url = new URL(SERVER);
   url.pathname = `/${database}`;
   const log = memoryLogger("info");
-  const sql = connect(url.href, 5, log);
+  // Seeding writes up to millions of rows in one statement: no 5 s statement bound here.
+  const sql = connect(url.href, 5, log, { connectMs: 3000, statementMs: 600_000 });
   let results: Record<string, unknown>;
   try {
     const migrations = await loadMigrations();

@@ -11,9 +11,10 @@
  * benchmark creates and drops its own database there. Figures go to bench/results/teams.json.
  */
 import { loadMigrations, migrate } from "../src/platform/migrate.ts";
+import { publicId } from "../src/platform/ids.ts";
 import { type LeaderboardPeriod, pointsKey } from "../src/features/teams/rules.ts";
 import { leaderboardPage } from "../src/features/teams/store.ts";
-import { round2, ROUNDS, runAppBenchmark, summary } from "./support.ts";
+import { round2, ROUNDS, runAppBenchmark, SUBJECT, summary } from "./support.ts";
 
 const MEMBERS = Number(Deno.env.get("BENCH_MEMBERS") ?? 5000);
 const DAYS = 365;
@@ -25,24 +26,29 @@ const ROLLUP = "0013";
 await runAppBenchmark("teams", async ({ sql, log, gql }) => {
   const results: Record<string, unknown> = {};
   // The bench user owns the team (its default sub-community "General") and a sub-community.
-  await gql(`mutation { syncUser { user { id } } }`);
-  const team =
-    (await gql(`mutation { createTeam(name: "Bench") { team { id } errors { code message } } }`))
-      .data
-      .createTeam.team.id as string;
-  const scId = (await gql(
-    `mutation($t: String!) { createSubCommunity(teamId: $t, name: "Runners", open: true) {
-      subCommunity { id } errors { code message } } }`,
-    { t: team },
-  )).data.createSubCommunity.subCommunity.id as string;
-
+  // Written here as the users and teams stores write them: the app's own mutations need the
+  // migrations after 0013, which this database does not have yet.
+  const team = publicId();
+  const scId = publicId();
   const started = performance.now();
-  const [{ teamId, generalId, runnersId }] = await sql<
-    { teamId: string; generalId: string; runnersId: string }[]
-  >`
-    select t.id as "teamId", t.default_sub_community_id as "generalId", s.id as "runnersId"
-    from teams t join team_sub_communities s on s.team_id = t.id
-    where t.public_id = ${team} and s.public_id = ${scId}`;
+  const [{ teamId, generalId, runnersId }] = await sql.begin(async (tx) => {
+    const [{ id: owner }] = await tx<{ id: string }[]>`
+      insert into users (public_id, subject, username, created_at)
+      values (${publicId()}, ${SUBJECT}, 'bench', now() - interval '400 days') returning id`;
+    const [{ id: teamId }] = await tx<{ id: string }[]>`
+      insert into teams (public_id, name, owner_count, created_by)
+      values (${team}, 'Bench', 1, ${owner}) returning id`;
+    await tx`insert into team_members (user_id, team_id, role) values (${owner}, ${teamId}, 'owner')`;
+    const [{ id: generalId }, { id: runnersId }] = await tx<{ id: string }[]>`
+      insert into team_sub_communities (public_id, team_id, name, open, created_by)
+      values (${publicId()}, ${teamId}, 'General', true, ${owner}),
+             (${scId}, ${teamId}, 'Runners', true, ${owner})
+      returning id`;
+    await tx`insert into team_sub_community_members (sub_community_id, user_id)
+      values (${generalId}, ${owner}), (${runnersId}, ${owner})`;
+    await tx`update teams set default_sub_community_id = ${generalId} where id = ${teamId}`;
+    return [{ teamId, generalId, runnersId }];
+  });
   await sql`
     insert into users (public_id, subject, username, created_at)
     select 'bu' || n, 'm-' || n, 'member' || n, now() - interval '400 days'
