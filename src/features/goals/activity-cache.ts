@@ -5,7 +5,7 @@
  * writes (statement triggers, migration 0012). A reader passes the version it read with the
  * goal's row, so any other version is a miss: an entry never outlives the activity it was read
  * from, on this instance or on another. A goal keeps a few variants (zones, days, pages); the
- * least recently used goals go first.
+ * least recently used goals go first, bounded both in goals and in the items (event rows) held.
  *
  * Values are shared between requests: callers must not change them.
  */
@@ -14,6 +14,11 @@ import { LRUCache } from "lru-cache";
 export const ACTIVITY_CACHE_MAX_GOALS = 5_000;
 /** Variants kept per goal: the time zones, days and event pages read lately. */
 export const ACTIVITY_CACHE_MAX_VARIANTS = 4;
+/**
+ * Bound of the whole cache in items: a value counts 1, a list (a page of events) 1 plus its rows,
+ * so that pages of up to 100 events cannot make 5,000 goals hold millions of rows.
+ */
+export const ACTIVITY_CACHE_MAX_ITEMS = 50_000;
 
 export interface GoalActivityCache {
   /** The value kept for `goalId` at `version` under `key`, if any. */
@@ -29,10 +34,22 @@ interface Entry {
   values: Map<string, unknown>;
 }
 
-export function createGoalActivityCache(
-  { maxGoals = ACTIVITY_CACHE_MAX_GOALS, maxVariants = ACTIVITY_CACHE_MAX_VARIANTS } = {},
-): GoalActivityCache {
-  const goals = new LRUCache<string, Entry>({ max: maxGoals });
+const itemsOf = (value: unknown) => Array.isArray(value) ? 1 + value.length : 1;
+
+export function createGoalActivityCache({
+  maxGoals = ACTIVITY_CACHE_MAX_GOALS,
+  maxVariants = ACTIVITY_CACHE_MAX_VARIANTS,
+  maxItems = ACTIVITY_CACHE_MAX_ITEMS,
+} = {}): GoalActivityCache {
+  const goals = new LRUCache<string, Entry>({
+    max: maxGoals,
+    maxSize: maxItems,
+    sizeCalculation: (entry) => {
+      let items = 0;
+      for (const value of entry.values.values()) items += itemsOf(value);
+      return Math.max(1, items);
+    },
+  });
   return {
     get<T>(goalId: string, version: string, key: string): T | undefined {
       const entry = goals.get(goalId);
@@ -45,15 +62,15 @@ export function createGoalActivityCache(
     set(goalId, version, key, value) {
       let entry = goals.get(goalId);
       if (entry && entry.version !== version && BigInt(entry.version) > BigInt(version)) return;
-      if (entry?.version !== version) {
-        entry = { version, values: new Map() };
-        goals.set(goalId, entry);
-      }
+      if (entry?.version !== version) entry = { version, values: new Map() };
       entry.values.delete(key);
       entry.values.set(key, value);
       if (entry.values.size > maxVariants) {
         entry.values.delete(entry.values.keys().next().value!);
       }
+      // A new entry object: the cache counts a value's size only when the value it holds changes
+      // (an entry over the whole bound is not kept).
+      goals.set(goalId, { version, values: entry.values });
     },
     get size() {
       return goals.size;

@@ -136,3 +136,23 @@ Deno.test("activity cache: bounded in goals and in variants per goal, least rece
   assert.equal(cache.get("1", "1", "a"), 1);
   assert.equal(cache.get("3", "1", "a"), 5);
 });
+
+Deno.test("activity cache: bounded in the rows its pages hold", () => {
+  const cache = createGoalActivityCache({ maxGoals: 100, maxItems: 25 });
+  const page = (n: number) => Array.from({ length: n }, (_, i) => i);
+  cache.set("1", "1", "events", page(10));
+  cache.set("2", "1", "events", page(10));
+  assert.equal(cache.size, 2);
+  // A third page of 10 rows (11 items) goes over 25: the least recently used goal goes.
+  cache.set("3", "1", "events", page(10));
+  assert.equal(cache.get("1", "1", "events"), undefined);
+  assert.deepEqual(cache.get("3", "1", "events"), page(10));
+  // A goal's added variant counts too: 11 + 11 + 4 items.
+  cache.set("3", "1", "older events", page(3));
+  assert.equal(cache.get("2", "1", "events"), undefined);
+  assert.deepEqual(cache.get("3", "1", "older events"), page(3));
+  assert.deepEqual(cache.get("3", "1", "events"), page(10));
+  // A page larger than the whole bound is not kept.
+  cache.set("4", "1", "events", page(30));
+  assert.equal(cache.get("4", "1", "events"), undefined);
+});
