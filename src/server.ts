@@ -46,12 +46,9 @@ const databaseTimeouts = (config: Config) => ({
   statementMs: config.databaseStatementTimeoutMs,
 });
 
-async function withDatabase<T>(
-  config: Config,
-  log: Logger,
-  fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>,
-) {
-  const db = await openDatabase({
+/** The database the settings name (a fresh embedded one starts from its template). */
+const openConfiguredDatabase = (config: Config, log: Logger) =>
+  openDatabase({
     databaseUrl: config.databaseUrl,
     directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
@@ -60,6 +57,13 @@ async function withDatabase<T>(
     timeouts: databaseTimeouts(config),
     embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir),
   });
+
+async function withDatabase<T>(
+  config: Config,
+  log: Logger,
+  fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>,
+) {
+  const db = await openConfiguredDatabase(config, log);
   try {
     return await fn(db);
   } finally {
@@ -214,15 +218,7 @@ async function serveWith(
     : undefined;
   metricsModule?.catch(() => {});
   if (config.devAuth) await warnDevAuth(config, log);
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    directUrl: config.databaseDirectUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    log,
-    timeouts: databaseTimeouts(config),
-    embeddedTemplate: (pgDir) => findEmbeddedTemplate(pgDir),
-  });
+  const db = await openConfiguredDatabase(config, log);
   await migrate(sessionSql(db), log);
   const kv = await openKv({
     redisUrl: config.redisUrl,

@@ -89,6 +89,13 @@ const topLevelWhere = (sql: Queryable, userId: string, status: GoalStatus | null
   sql`user_id = ${userId} and parent_id is null
       and ${status ? sql`status = ${status}` : sql`status <> 'archived'`}`;
 
+/** A goal of the top-level list: its cursor key and the version of its activity. */
+export type ListedGoalRow = GoalRow & { createdKey: string; activityVersion: string };
+
+const listedColumns = (sql: Queryable) =>
+  sql`${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey",
+      activity_version::text as "activityVersion"`;
+
 /**
  * A window of a user's top-level goals, newest first; archived ones only when asked for by
  * status. Each with its activity version (what the goals' activity cache is keyed by).
@@ -101,14 +108,10 @@ export async function topLevelGoals(
 ): Promise<ListedGoalRow[]> {
   const k = keyset(sql, GOAL_KEY, "desc", window);
   return await sql<ListedGoalRow[]>`
-    select ${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey",
-      activity_version::text as "activityVersion" from goals
+    select ${listedColumns(sql)} from goals
     where ${topLevelWhere(sql, userId, status)} and ${k.where}
     order by ${k.orderBy} limit ${k.limit}`;
 }
-
-/** A goal of the top-level list: its cursor key and the version of its activity. */
-export type ListedGoalRow = GoalRow & { createdKey: string; activityVersion: string };
 
 /**
  * `topLevelGoals` and, in the same statement, the sub-goals of the goals of the window (oldest
@@ -128,8 +131,7 @@ export async function topLevelGoalsWithSubGoals(
       order by ${k.orderBy} limit ${k.limit}
     )
     select * from (
-      select ${columns(sql)}, ${keyText(sql, "created_at")} as "createdKey",
-        activity_version::text as "activityVersion", false as "subGoal",
+      select ${listedColumns(sql)}, false as "subGoal",
         row_number() over (order by ${k.orderBy}) as n
       from page
       union all
