@@ -23,29 +23,61 @@ export interface Router {
   hasPath(req: Request): boolean;
 }
 
-export function createRouter(routes: Route[]): Router {
-  const compiled = routes.map((route) => ({
+/** A path without parameters, wildcards or groups: matched by comparing the path itself. */
+const STATIC_PATH = /^[^:*(){}?+\\]*$/;
+
+interface CompiledRoute {
+  methods: Set<string>;
+  path: string;
+  handler: RouteHandler;
+  /** The path's parameters when `pathname` (of `url`) is this route's, else null. */
+  params(pathname: string, url: string): Record<string, string> | null;
+}
+
+/**
+ * A static path is compared as a string; a pattern is compiled on its first use (a start-up
+ * builds none of them, and most are never asked).
+ */
+function compile(route: Route): CompiledRoute {
+  const base = {
     methods: new Set([route.method].flat()),
-    pattern: new URLPattern({ pathname: route.path }),
     path: route.path,
     handler: route.handler,
-  }));
+  };
+  if (STATIC_PATH.test(route.path)) {
+    return { ...base, params: (pathname) => pathname === route.path ? {} : null };
+  }
+  let pattern: URLPattern | undefined;
+  return {
+    ...base,
+    params(_pathname, url) {
+      pattern ??= new URLPattern({ pathname: route.path });
+      const hit = pattern.exec(url);
+      if (!hit) return null;
+      return Object.fromEntries(
+        Object.entries(hit.pathname.groups).filter((e): e is [string, string] => !!e[1]),
+      );
+    },
+  };
+}
+
+export function createRouter(routes: Route[]): Router {
+  const compiled = routes.map(compile);
   return {
     match(req) {
       const method = req.method === "HEAD" ? "GET" : req.method;
+      const { pathname } = new URL(req.url);
       for (const route of compiled) {
         if (!route.methods.has(method)) continue;
-        const hit = route.pattern.exec(req.url);
-        if (hit) {
-          const params = Object.fromEntries(
-            Object.entries(hit.pathname.groups).filter((e): e is [string, string] => !!e[1]),
-          );
-          return { handler: route.handler, route: route.path, params };
-        }
+        const params = route.params(pathname, req.url);
+        if (params) return { handler: route.handler, route: route.path, params };
       }
       return undefined;
     },
-    hasPath: (req) => compiled.some((route) => route.pattern.test(req.url)),
+    hasPath(req) {
+      const { pathname } = new URL(req.url);
+      return compiled.some((route) => route.params(pathname, req.url) !== null);
+    },
   };
 }
 
