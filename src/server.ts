@@ -16,7 +16,7 @@ import {
   type Logger,
 } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
-import { openDatabase, sessionSql } from "./platform/db.ts";
+import { openDatabase, openPoolConnections, sessionSql } from "./platform/db.ts";
 import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
 import { findEmbeddedTemplate } from "./embedded-template.ts";
@@ -219,7 +219,12 @@ async function serveWith(
   metricsModule?.catch(() => {});
   if (config.devAuth) await warnDevAuth(config, log);
   const db = await openConfiguredDatabase(config, log);
-  await migrate(sessionSql(db), log);
+  // The first requests (the orchestrator's /health: two statements at once) find their
+  // connections open: they open while the migrations are checked.
+  await Promise.all([
+    migrate(sessionSql(db), log),
+    db.mode === "postgres" ? openPoolConnections(db, 2) : undefined,
+  ]);
   const kv = await openKv({
     redisUrl: config.redisUrl,
     log,
@@ -300,6 +305,8 @@ async function serveWith(
   Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
   // After the signal handlers: a SIGTERM during start-up must still shut down gracefully.
   const started = await built;
+  // Requests that arrived while the app was built are answered before the job system starts.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   if (!stopping) await started.start();
   await server.finished;
 }

@@ -49,6 +49,16 @@ export interface Database {
 /** The connection for LISTEN and migrations: the direct one where `sql` is pooled. */
 export const sessionSql = (db: Database): Sql => db.direct ?? db.sql;
 
+/**
+ * Opens up to `count` of the pool's connections now (a trivial statement on each, side by side)
+ * rather than on the first requests. Resolves once they are open; a failure is left to the
+ * statements that follow, which report it.
+ */
+export async function openPoolConnections(db: Database, count: number): Promise<void> {
+  const n = Math.min(count, db.poolSize);
+  await Promise.all(Array.from({ length: n }, () => db.sql`select 1`.catch(() => {})));
+}
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /**
