@@ -7,7 +7,8 @@
 import type { Logger } from "../platform/log.ts";
 import type { ErrorTracker } from "../platform/errors.ts";
 import { type RequestStats, runWithRequestStats } from "../platform/request-context.ts";
-import { BodyTooLargeError, errorResponse } from "../platform/contract/mod.ts";
+import { BodyTooLargeError } from "../platform/contract/body.ts";
+import { errorResponse } from "../platform/contract/errors.ts";
 import { dependencyFailure, RETRY_AFTER_SECONDS } from "../platform/dependency.ts";
 import type { RequestContext } from "./context.ts";
 import { queryLogParams, writeRequestLog } from "./request-log.ts";

@@ -3,7 +3,7 @@
  * the service's and the runner's port) or alone on a listener of its own (`METRICS_PORT`).
  */
 import { timingSafeEqual } from "node:crypto";
-import { errorResponse } from "./contract/mod.ts";
+import { errorResponse } from "./contract/errors.ts";
 
 /** The content type of the Prometheus text format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
