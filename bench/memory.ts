@@ -10,6 +10,15 @@
  * `bench/peers/memory-probe.ts`), and with `BENCH_TRACE_GC=1` the time V8 reported spending in
  * scavenges and mark-compacts during the measured rounds (`--trace-gc`).
  *
+ * After the rounds, each variant in turn takes the four scenarios once more and is then left idle:
+ * its RSS is read every half second for `BENCH_SETTLE_S` (30) seconds, giving the RSS the process
+ * settles at once V8 has let go of the heap it grew under load, and how long that took (the first
+ * reading within 5 MiB of the last).
+ *
+ * `BENCH_BUNDLE=1` runs the production bundle (`deno task bundle`, written to `build/bench-memory/`)
+ * instead of `main.ts`: the sources start with some twenty runtime threads from reading hundreds of
+ * module files, the bundle with a few.
+ *
  * Knobs: BENCH_VARIANTS (`name=flags;name=flags`, flags comma-separated as `--v8-flags` takes
  * them, empty for V8's defaults, `NAME=value` items set in the variant's environment instead, e.g.
  * `MALLOC_ARENA_MAX=2`; the first is the baseline), BENCH_DATABASE_URL, BENCH_ROUNDS (3),
@@ -20,6 +29,7 @@ import postgres from "postgres";
 import { startIdentityProvider } from "../tests/support/identity.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import * as http from "./http-support.ts";
+import { bundle } from "../scripts/bundle.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
 const TRACE_GC = Deno.env.get("BENCH_TRACE_GC") === "1";
@@ -27,6 +37,9 @@ const LABEL = Deno.env.get("BENCH_LABEL") ?? "after";
 const DURATION_S = Number(Deno.env.get("BENCH_DURATION_S") ?? 5);
 const CONNECTIONS = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 16);
 const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const SETTLE_S = Number(Deno.env.get("BENCH_SETTLE_S") ?? 30);
+const BUNDLE = Deno.env.get("BENCH_BUNDLE") === "1";
+const BUNDLE_DIR = "build/bench-memory";
 const RESULTS = new URL("./results/memory.json", import.meta.url);
 const VARIANTS = (Deno.env.get("BENCH_VARIANTS") ?? "default=;old128=--max-old-space-size=128")
   .split(";")
@@ -54,6 +67,7 @@ interface Variant {
   gc: Record<string, { count: number; ms: number }>;
   counting: boolean;
   samples: { rss: number; heapTotal: number; heapUsed: number; external: number }[];
+  settle?: { endOfLoadMiB: number; settledMiB: number; settledAfterS: number };
 }
 
 async function startVariant(
@@ -81,7 +95,8 @@ async function startVariant(
     counting: false,
     samples: [],
   };
-  variant.server = await http.spawnServer(["main.ts", "serve"], { ...env, ...variantEnv }, {
+  const entry = BUNDLE ? `${BUNDLE_DIR}/service/main.js` : "main.ts";
+  variant.server = await http.spawnServer([entry, "serve"], { ...env, ...variantEnv }, {
     denoArgs: [
       "--preload",
       "bench/peers/memory-probe.ts",
@@ -117,6 +132,21 @@ async function sample(variant: Variant) {
   });
 }
 
+/** The four scenarios once, then RSS every half second while the variant idles. */
+async function settle(variant: Variant) {
+  for (const scenario of scenarios) {
+    await http.wrk(variant.server.url, scripts.get(scenario.name)!, DURATION_S, CONNECTIONS);
+  }
+  const readings: number[] = [];
+  for (let t = 0; t <= SETTLE_S * 2; t++) {
+    if (t) await new Promise((resolve) => setTimeout(resolve, 500));
+    readings.push(await http.rssMiB(variant.server.pid));
+  }
+  const last = readings.at(-1)!;
+  const at = readings.findIndex((rss) => Math.abs(rss - last) <= 5);
+  variant.settle = { endOfLoadMiB: readings[0], settledMiB: last, settledAfterS: at / 2 };
+}
+
 async function statusMiB(pid: number) {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   const field = (name: string) =>
@@ -124,6 +154,7 @@ async function statusMiB(pid: number) {
   return { anon: field("RssAnon"), file: field("RssFile"), shmem: field("RssShmem") };
 }
 
+if (BUNDLE) await bundle(BUNDLE_DIR);
 const loadAverageStart = Deno.loadavg();
 const identity = await startIdentityProvider(systemClock);
 const token = await identity.token({ sub: "bench-memory-user", expiresIn: 6 * 3600 });
@@ -183,6 +214,9 @@ try {
     console.error(`round ${r + 1}/${ROUNDS}: ${JSON.stringify(round)}`);
   }
   for (const variant of variants) variant.counting = false;
+  if (SETTLE_S > 0) {
+    for (const variant of variants) await settle(variant);
+  }
 } finally {
   const breakdown = await Promise.all(variants.map((v) => statusMiB(v.server.pid)));
   variants.forEach((v, i) => Object.assign(v, { breakdown: breakdown[i] }));
@@ -204,6 +238,7 @@ const result = {
   load_average_end: Deno.loadavg(),
   cpus: navigator.hardwareConcurrency,
   baseline,
+  entry: BUNDLE ? "bundle" : "main.ts",
   variants: Object.fromEntries(variants.map((v) => {
     const last = v.samples.at(-1)!;
     const ratios = Object.fromEntries(scenarios.map((s) => [
@@ -223,6 +258,12 @@ const result = {
       rss_max_mib: Math.max(...v.samples.map((s) => s.rss)),
       heap_after_load_mib: { total: last.heapTotal, used: last.heapUsed, external: last.external },
       rss_at_stop_mib: (v as unknown as { breakdown: unknown }).breakdown,
+      rss_settle: v.settle && {
+        end_of_load_mib: v.settle.endOfLoadMiB,
+        settled_mib: v.settle.settledMiB,
+        settled_after_s: v.settle.settledAfterS,
+        idle_s: SETTLE_S,
+      },
       gc: TRACE_GC
         ? Object.fromEntries(
           Object.entries(v.gc).map(([k, e]) => [k, { count: e.count, ms: Math.round(e.ms) }]),
@@ -232,6 +273,6 @@ const result = {
   })),
   per_round: rounds,
   note:
-    "req/s = median over rounds; ratios = median of per-round ratios to the baseline; RSS = VmRSS right after the variant's last run; heap from Deno.memoryUsage(); gc = V8 --trace-gc pause totals over the measured rounds",
+    "req/s = median over rounds; ratios = median of per-round ratios to the baseline; RSS = VmRSS right after the variant's last run; heap from Deno.memoryUsage(); gc = V8 --trace-gc pause totals over the measured rounds; rss_settle = RSS right after one more pass of the scenarios, and where it settled while idle",
 };
 await http.recordResult(RESULTS, LABEL, result);
