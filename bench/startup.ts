@@ -21,7 +21,8 @@
  * default this one: pointing it at an export of an older commit gives the "before" figures),
  * `BENCH_LABEL` (the key the figures are stored under in `results/startup.json`, default `after`),
  * `BENCH_BASELINE_ROOT` (another tree measured in the same rounds, taking turns with this one, and
- * against the same peers, stored under `BENCH_BASELINE_LABEL`, default `before`).
+ * against the same peers, stored under `BENCH_BASELINE_LABEL`, default `before`, and its bundle, built
+ * by that tree's own `scripts/bundle.ts`, under `<BENCH_BASELINE_LABEL>_bundled`).
  */
 import postgres from "postgres";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -223,21 +224,28 @@ async function measureTree(root: string, entry: string, dataDir: string) {
   return { service, rssStarted, rssLoaded, embedded };
 }
 
+const bundled = (label: string, root: string) => ({
+  label: `${label}_bundled`,
+  root,
+  entry: `${BUNDLE_DIR}/service/main.js`,
+  bundleOf: label,
+});
 const trees: { label: string; root: string; entry: string; bundleOf?: string }[] = [
   ...(BASELINE_ROOT ? [{ label: BASELINE_LABEL, root: BASELINE_ROOT, entry: "main.ts" }] : []),
+  ...(BASELINE_ROOT && BUNDLE ? [bundled(BASELINE_LABEL, BASELINE_ROOT)] : []),
   { label: LABEL, root: SERVICE_ROOT, entry: "main.ts" },
-  ...(BUNDLE
-    ? [{
-      label: `${LABEL}_bundled`,
-      root: SERVICE_ROOT,
-      entry: `${BUNDLE_DIR}/service/main.js`,
-      bundleOf: LABEL,
-    }]
-    : []),
+  ...(BUNDLE ? [bundled(LABEL, SERVICE_ROOT)] : []),
 ];
 const rounds = new Map<string, Record<string, number>[]>(trees.map((t) => [t.label, []]));
 try {
   if (BUNDLE) await bundle(BUNDLE_DIR, SERVICE_ROOT);
+  // The baseline tree's own bundle script, as that tree would have built it.
+  if (BUNDLE && BASELINE_ROOT) {
+    const { bundle: bundleBaseline } = await import(
+      pathToFileURL(`${BASELINE_ROOT.replace(/\/*$/, "/")}scripts/bundle.ts`).href
+    );
+    await bundleBaseline(BUNDLE_DIR, BASELINE_ROOT);
+  }
   const root = pathToFileURL(SERVICE_ROOT.replace(/\/*$/, "/"));
   const templates = [new URL("build/embedded-template/", root)];
   if (BUNDLE) templates.push(new URL(`${BUNDLE_DIR}/service/embedded-template/`, root));
