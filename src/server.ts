@@ -305,7 +305,7 @@ async function serveWith(
   Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
   // After the signal handlers: a SIGTERM during start-up must still shut down gracefully.
   const started = await built;
-  // Requests that arrived while the app was built are answered before the job system starts.
+  // Requests that arrived while the app was built are taken up before the job system starts.
   await new Promise((resolve) => setTimeout(resolve, 0));
   if (!stopping) await started.start();
   await server.finished;

@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
-import { openDatabase } from "../../src/platform/db.ts";
+import {
+  connect,
+  type Database,
+  openDatabase,
+  openPoolConnections,
+} from "../../src/platform/db.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 import { createLogger } from "../../src/platform/log.ts";
 import { runWithRequestStats } from "../../src/platform/request-context.ts";
-import { createTestDatabase } from "../support/db.ts";
+import { createTestDatabase, DB_MODE } from "../support/db.ts";
 
 const log = createLogger({ level: "error" });
 
@@ -43,6 +48,49 @@ Deno.test("db: statements and time are counted per request", async () => {
     assert.ok(stats.dbMs > 0);
     await db.sql`select 3`; // outside a request: nothing counted, nothing thrown
     assert.ok(stats.statements < 10);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("db: the pool's first connections open ahead of the first requests", async () => {
+  const db = await createTestDatabase({ poolSize: 5 });
+  try {
+    await openPoolConnections(db, 2);
+    if (DB_MODE === "postgres") {
+      const [{ open }] = await db.sql<{ open: number }[]>`
+        select count(*)::int as open from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid()
+          and backend_type = 'client backend'`;
+      // Two were opened; the statement above ran on one of them.
+      assert.equal(open, 1);
+    }
+    const [{ one }] = await db.sql<{ one: number }[]>`select 1 as one`;
+    assert.equal(one, 1);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("db: opening the pool's connections ahead leaves a refused connection to the statements after", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, 2, log, {
+    connectMs: 1000,
+    statementMs: 1000,
+  });
+  const db: Database = {
+    sql,
+    mode: "postgres",
+    url: "",
+    poolSize: 2,
+    supportsListen: true,
+    close: () => sql.end({ timeout: 1 }),
+  };
+  try {
+    await openPoolConnections(db, 2);
+    await assert.rejects(() => sql`select 1`);
   } finally {
     await db.close();
   }
