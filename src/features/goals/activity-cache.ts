@@ -60,17 +60,15 @@ export function createGoalActivityCache({
       return value as T;
     },
     set(goalId, version, key, value) {
-      let entry = goals.get(goalId);
+      const entry = goals.get(goalId);
       if (entry && entry.version !== version && BigInt(entry.version) > BigInt(version)) return;
-      if (entry?.version !== version) entry = { version, values: new Map() };
-      entry.values.delete(key);
-      entry.values.set(key, value);
-      if (entry.values.size > maxVariants) {
-        entry.values.delete(entry.values.keys().next().value!);
-      }
+      const values = entry?.version === version ? entry.values : new Map<string, unknown>();
+      values.delete(key);
+      values.set(key, value);
+      if (values.size > maxVariants) values.delete(values.keys().next().value!);
       // A new entry object: the cache counts a value's size only when the value it holds changes
       // (an entry over the whole bound is not kept).
-      goals.set(goalId, { version, values: entry.values });
+      goals.set(goalId, { version, values });
     },
     get size() {
       return goals.size;
