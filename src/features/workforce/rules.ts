@@ -5,8 +5,11 @@
  */
 import { distance } from "fastest-levenshtein";
 import { Cron } from "croner";
+import { cronZone } from "../../platform/cron.ts";
 import { ARTIFACT_PAYLOAD_MAX, type ArtifactKind } from "../../platform/contract/mod.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
+
+const UTC = cronZone("UTC");
 
 export const AUTONOMY_LEVELS = ["shadow", "semi_autonomous", "autonomous"] as const;
 export type AutonomyLevel = typeof AUTONOMY_LEVELS[number];
@@ -77,7 +80,7 @@ export function autonomyLevelOf(level: string | undefined): AutonomyLevel | unde
 export function isValidCron(expr: string): boolean {
   if (expr.length > 100) return false;
   try {
-    new Cron(expr, { paused: true, timezone: "UTC" }).stop();
+    new Cron(expr, { paused: true, ...UTC }).stop();
     return true;
   } catch {
     return false;
@@ -402,7 +405,7 @@ export function initialApprovalStatus(postFilter: { passed: boolean } | null): A
 export function dueSlot(cron: string, from: Date, to: Date): Date | null {
   let job: Cron;
   try {
-    job = new Cron(cron, { paused: true, timezone: "UTC" });
+    job = new Cron(cron, { paused: true, ...UTC });
   } catch {
     return null;
   }

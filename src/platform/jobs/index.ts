@@ -5,6 +5,7 @@
  * See {@link JobSystem} for the API and docs/jobs.md for the behaviour.
  */
 import { Cron } from "croner";
+import { cronZone } from "../cron.ts";
 import { type Database, type Queryable, sessionSql } from "../db.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
@@ -156,7 +157,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   const localQueueSize = Math.max(0, options.localQueueSize ?? 4 * concurrency);
   const localQueueTtlMs = Math.floor(lockTimeoutMs / 2);
   const random = options.random ?? Math.random;
-  const timezone = options.timezone ?? "UTC";
+  const zone = cronZone(options.timezone ?? "UTC");
   const notify = db.supportsListen;
   const workerId = `${Deno.hostname()}:${Deno.pid}:${publicId(6)}`;
   const shard = Math.floor(random() * COUNTER_SHARDS);
@@ -505,7 +506,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
 
   function schedule(name: string, cron: string, task: (slot: Date) => void | Promise<void>) {
     // Validates the expression at registration, not at the first tick.
-    new Cron(cron, { paused: true, timezone });
+    new Cron(cron, { paused: true, ...zone });
     if (schedules.has(name)) throw new Error(`schedule "${name}" is already registered`);
     schedules.set(name, cron);
     register<{ slot: string }>(scheduleJobName(name), (payload) => task(new Date(payload.slot)));
@@ -536,14 +537,17 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       name,
       cron: pattern,
       lastRunAt: last.get(name) ?? null,
-      nextRunAt: new Cron(pattern, { paused: true, timezone }).nextRun(now)!,
+      nextRunAt: new Cron(pattern, { paused: true, ...zone }).nextRun(now)!,
     }));
   }
 
   function startScheduler() {
     for (const [name, pattern] of schedules) {
-      const cron = new Cron(pattern, { timezone, protect: true }, async (self: Cron) => {
-        const slot = self.currentRun() ?? clock.now();
+      const cron = new Cron(pattern, { ...zone, protect: true }, async (self: Cron) => {
+        // The tick's time to the whole second: the slot it was scheduled for (croner gives a
+        // zero-offset schedule's tick with the milliseconds it ran late).
+        const ran = self.currentRun() ?? clock.now();
+        const slot = new Date(ran.getTime() - ran.getTime() % 1000);
         try {
           await fireSchedule(name, slot);
         } catch (err) {
