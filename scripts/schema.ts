@@ -51,12 +51,16 @@ export function currentSchema(): string {
   return printServiceSchema(currentApp().graphql.schema);
 }
 
-/** Every type definition the schema is built from (the service builds without validating it). */
-export function currentTypeDefs(): string[] {
-  const modules = Object.values(currentApp().features).flatMap((f: { graphql?: GraphQLModule }) =>
+/** The GraphQL modules of the service's features. */
+export function currentModules(): GraphQLModule[] {
+  return Object.values(currentApp().features).flatMap((f: { graphql?: GraphQLModule }) =>
     f.graphql ? [f.graphql] : []
   );
-  return schemaTypeDefs(modules);
+}
+
+/** Every type definition the schema is built from (the service builds without validating it). */
+export function currentTypeDefs(): string[] {
+  return schemaTypeDefs(currentModules());
 }
 
 /** The released schemas, oldest first by version. */

@@ -3,7 +3,7 @@
  * authentication, public-operation gating, abuse limits (graphql-armor), batching, error codes
  * and masking (DESIGN 3.6), and per-request DataLoaders.
  */
-import { createSchema, createYoga, type Plugin } from "graphql-yoga";
+import { createYoga, type Plugin } from "graphql-yoga";
 import { useAPQ } from "@graphql-yoga/plugin-apq";
 import type { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
@@ -43,7 +43,8 @@ import {
 import { dependencyFailure, type DependencyUnavailableError } from "../platform/dependency.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams, postLogParams } from "./log-params.ts";
-import { baseTypeDefs, type GraphQLModule } from "./module.ts";
+import { baseTypeDefs, type GraphQLModule, type Resolvers } from "./module.ts";
+import { attachResolvers } from "./resolvers.ts";
 import { pageSizeCostCheck } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
 import { textCheck } from "./text-rule.ts";
@@ -431,21 +432,25 @@ export function schemaTypeDefs(modules: GraphQLModule[]): string[] {
   return [baseTypeDefs, ...modules.map((m) => m.typeDefs)];
 }
 
+/** Every module's resolvers, the shared scalars first. */
+export function schemaResolvers(modules: GraphQLModule[]): Resolvers[] {
+  return [scalarResolvers, ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))];
+}
+
 /**
  * The one schema of every module, with its resolvers. The type definitions are parsed and built by
  * graphql-js in one pass, without SDL validation (`assumeValidSDL`; the schema test builds the
- * same definitions with it), and the resolvers are set on that schema in place: graphql-tools'
- * default merges the definitions and then copies the whole schema, about twice the start-up time.
+ * same definitions with it), and the resolvers are set on that schema in place
+ * (`attachResolvers`): graphql-tools' default merges the definitions and then copies the whole
+ * schema, and even in place it merges the resolver maps first (a sixth of the build).
  */
 export function buildSchema(modules: GraphQLModule[]): GraphQLSchema {
   const document = concatAST(
     schemaTypeDefs(modules).map((sdl) => parse(sdl, { noLocation: true })),
   );
-  return createSchema<GraphQLContext & ServerContext>({
-    typeDefs: buildASTSchema(document, { assumeValidSDL: true }),
-    resolvers: [scalarResolvers, ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))],
-    updateResolversInPlace: true,
-  });
+  const schema = buildASTSchema(document, { assumeValidSDL: true });
+  attachResolvers(schema, schemaResolvers(modules));
+  return schema;
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
