@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Cron } from "croner";
-import { cronZone } from "../../src/platform/cron.ts";
+import { cronZone, scheduledSlot } from "../../src/platform/cron.ts";
 
 const PATTERNS = [
   "* * * * *",
@@ -44,4 +44,20 @@ Deno.test("cronZone: another zone stays a named zone, daylight saving included",
   // 2026-03-29 02:30 does not exist in Berlin: that day's run is at the end of the gap, 03:00.
   const runs = berlin.nextRuns(2, new Date("2026-03-28T12:00:00Z")).map((d) => d.toISOString());
   assert.deepEqual(runs, ["2026-03-29T01:00:00.000Z", "2026-03-30T00:30:00.000Z"]);
+});
+
+Deno.test("scheduledSlot: the schedule's latest time at or before the tick, however late it ran", () => {
+  const slot = (pattern: string, ran: string, zone = "UTC") =>
+    scheduledSlot(new Cron(pattern, { paused: true, ...cronZone(zone) }), new Date(ran))
+      .toISOString();
+  assert.equal(slot("* * * * *", "2026-11-25T12:00:00.000Z"), "2026-11-25T12:00:00.000Z");
+  assert.equal(slot("* * * * *", "2026-11-25T12:00:00.004Z"), "2026-11-25T12:00:00.000Z");
+  // An event loop held for 1.5 s: still the 12:00 slot, not 12:00:01.
+  assert.equal(slot("* * * * *", "2026-11-25T12:00:01.500Z"), "2026-11-25T12:00:00.000Z");
+  assert.equal(slot("*/30 * * * * *", "2026-11-25T12:00:30.700Z"), "2026-11-25T12:00:30.000Z");
+  assert.equal(slot("17 3 * * *", "2026-11-25T03:17:02.000Z"), "2026-11-25T03:17:00.000Z");
+  assert.equal(
+    slot("0 9 * * *", "2026-11-25T08:00:00.250Z", "Europe/Berlin"),
+    "2026-11-25T08:00:00.000Z",
+  );
 });

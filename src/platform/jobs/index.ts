@@ -5,7 +5,7 @@
  * See {@link JobSystem} for the API and docs/jobs.md for the behaviour.
  */
 import { Cron } from "croner";
-import { cronZone } from "../cron.ts";
+import { cronZone, scheduledSlot } from "../cron.ts";
 import { type Database, type Queryable, sessionSql } from "../db.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
@@ -544,10 +544,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   function startScheduler() {
     for (const [name, pattern] of schedules) {
       const cron = new Cron(pattern, { ...zone, protect: true }, async (self: Cron) => {
-        // The tick's time to the whole second: the slot it was scheduled for (croner gives a
-        // zero-offset schedule's tick with the milliseconds it ran late).
-        const ran = self.currentRun() ?? clock.now();
-        const slot = new Date(ran.getTime() - ran.getTime() % 1000);
+        const slot = scheduledSlot(self, self.currentRun() ?? clock.now());
         try {
           await fireSchedule(name, slot);
         } catch (err) {
