@@ -19,6 +19,7 @@ import {
   type GraphQLSchema,
   Kind,
   parse,
+  type Source,
   visit,
 } from "graphql";
 import type { KvStore } from "../platform/kv.ts";
@@ -44,7 +45,8 @@ import { dependencyFailure, type DependencyUnavailableError } from "../platform/
 import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams, postLogParams } from "./log-params.ts";
 import { baseTypeDefs, type GraphQLModule, type Resolvers } from "./module.ts";
-import { attachResolvers } from "./resolvers.ts";
+import { attachResolvers, withDefaultResolvers } from "./resolvers.ts";
+import { type CompiledQueries, compiledQueries } from "./jit.ts";
 import { pageSizeCostCheck } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
 import { textCheck } from "./text-rule.ts";
@@ -282,11 +284,15 @@ function operationHooks(
  * root fields that succeeded (a mutation's first field, say).
  */
 function errorMasking(tracker: ErrorTracker, log: Logger): Plugin<GraphQLContext & ServerContext> {
-  const masked = (result: ExecutionResult, requestId: string | undefined): ExecutionResult => {
+  const masked = (
+    result: ExecutionResult,
+    requestId: string | undefined,
+    source?: Source,
+  ): ExecutionResult => {
     if (!result || !Array.isArray(result.errors) || !result.errors.length) return result;
     const unavailable: DependencyUnavailableError[] = [];
     let errors = result.errors.map((error) => {
-      const { error: shown, hidden, unavailable: down } = maskError(error, requestId);
+      const { error: shown, hidden, unavailable: down } = maskError(error, requestId, source);
       if (down) unavailable.push(down);
       if (hidden !== null) {
         tracker.captureError(hidden, {
@@ -312,7 +318,7 @@ function errorMasking(tracker: ErrorTracker, log: Logger): Plugin<GraphQLContext
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) return;
-          setResult(masked(result, args.contextValue.requestId));
+          setResult(masked(result, args.contextValue.requestId, args.document.loc?.source));
         },
       };
     },
@@ -366,6 +372,8 @@ export interface GraphQLServer {
   /** The request rate limits, for other transports: each operation there counts as a request. */
   requestLimits: RequestLimits;
   contextFor(base: ServerContext): GraphQLContext & ServerContext;
+  /** Repeated queries over HTTP run compiled (src/graphql/jit.ts): whether and how many. */
+  compiledQueries: Pick<CompiledQueries, "ready" | "count">;
 }
 
 function parseJsonText(text: string): unknown {
@@ -450,6 +458,7 @@ export function buildSchema(modules: GraphQLModule[]): GraphQLSchema {
   );
   const schema = buildASTSchema(document, { assumeValidSDL: true });
   attachResolvers(schema, schemaResolvers(modules));
+  withDefaultResolvers(schema);
   return schema;
 }
 
@@ -478,6 +487,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     ...(deps.plugins ?? []),
   ] as Plugin[];
 
+  const compiled = compiledQueries(deps.log);
   const apq = useAPQ({
     store: {
       get: (hash: string) => deps.kv.get(`apq:${hash}`),
@@ -499,7 +509,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     maskedErrors: false,
     // No operation takes a file, so multipart bodies are refused (415) rather than parsed.
     multipart: false,
-    plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins],
+    plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins, compiled.plugin],
     context: () => ({ loader: createLoaderRegistry() }),
   });
 
@@ -515,6 +525,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     requestLimits: deps.requestLimits,
     viewerFor,
     contextFor: (base) => ({ ...base, loader: createLoaderRegistry() }),
+    compiledQueries: compiled,
     async handle(req, ctx) {
       const post = req.method === "POST";
       const text = post ? decodeUtf8(ctx.rawBody) : null;
