@@ -6,7 +6,7 @@
  * `$DENO_DIR/dl/` (see `deno info` for DENO_DIR); on a machine without internet, place the
  * binary there or point `DENORT_BIN` at it.
  */
-import { bundle, bundledPrograms } from "./bundle.ts";
+import { bundle, bundledPrograms, v8FlagArgs } from "./bundle.ts";
 
 await bundle();
 for (const program of bundledPrograms()) {
@@ -18,7 +18,15 @@ for (const program of bundledPrograms()) {
       return [];
     }
   });
-  const args = ["compile", "-A", ...include, "--output", `bin/${program.name}`, program.entry];
+  const args = [
+    "compile",
+    "-A",
+    ...v8FlagArgs(program),
+    ...include,
+    "--output",
+    `bin/${program.name}`,
+    program.entry,
+  ];
   console.log(`deno ${args.join(" ")}`);
   const { code } = await new Deno.Command(Deno.execPath(), { args }).spawn().status;
   if (code !== 0) Deno.exit(code);

@@ -5,7 +5,7 @@
  * `deno run -A scripts/release/build.ts <version> [outDir]`, e.g. `build.ts v1.2.3`. Each target
  * needs its `denort` runtime, which `deno compile` downloads on first use.
  */
-import { bundle, bundledPrograms } from "../bundle.ts";
+import { bundle, bundledPrograms, v8FlagArgs } from "../bundle.ts";
 import { ReleaseError, runMain } from "./common.ts";
 
 export const TARGETS = [
@@ -47,6 +47,7 @@ export function buildPlan(
           "-A",
           "--target",
           target.triple,
+          ...v8FlagArgs(binary),
           ...include,
           "--output",
           output,

@@ -29,7 +29,9 @@ Deno.test("bundle: the bundled service migrates a fresh database and serves /hea
       assert.ok(await Deno.stat(path), `${path} is written`);
     }
 
+    // With the V8 flags the service binary is compiled with (V8 refuses a flag it does not know).
     const process = await startProcess(service.entry, {
+      DENO_V8_FLAGS: service.v8Flags.join(","),
       DATA_DIR: dataDir,
       ...(db ? { DATABASE_URL: db.url } : {}),
       FALLBACK_AUTH_SECRET: SECRET,

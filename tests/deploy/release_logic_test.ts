@@ -82,7 +82,7 @@ Deno.test("release token: push permission accepted; 401, 403, 404 and no push re
   }
 });
 
-Deno.test("build plan: service and runner for linux x64 and arm64, named by version and platform", () => {
+Deno.test("build plan: service and runner for linux x64 and arm64, named by version and platform; the service with its heap settings", () => {
   const plan = buildPlan("v1.2.3", "dist/");
   assert.deepEqual(plan.map((step) => step.asset), [
     "service-v1.2.3-linux-x64",
@@ -95,6 +95,7 @@ Deno.test("build plan: service and runner for linux x64 and arm64, named by vers
     "-A",
     "--target",
     "aarch64-unknown-linux-gnu",
+    "--v8-flags=--max-semi-space-size=8,--heap-growing-percent=50,--no-memory-pool",
     "--include",
     "build/service/migrations",
     "--include",
