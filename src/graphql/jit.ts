@@ -1,7 +1,7 @@
 /**
  * Compiled execution of queries (graphql-jit). A query that has run before is compiled once into
  * a function that executes it: no per-field `info` object, argument map or path walk, so a
- * 100-goal list allocates half as much and answers about 40% more requests (docs/graphql.md
+ * 100-goal list allocates half as much and answers about 20% more requests (docs/graphql.md
  * "Compiled queries").
  *
  * - Only queries over `POST /graphql` and `GET /graphql`: mutations and subscriptions, and
