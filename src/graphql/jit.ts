@@ -37,7 +37,10 @@ export function compiledQueries(log: Logger): CompiledQueries {
   let compiler: Compiler | undefined;
   let loading: Promise<void> | undefined;
   let compiledCount = 0;
-  /** Per document and operation name: its runs so far, then its compiled query (null: refused). */
+  /**
+   * Per document and operation name: its runs so far, then its compiled query (null: not a query,
+   * or refused by the compiler), so a request after the first ones is one lookup.
+   */
   const operations = new WeakMap<DocumentNode, Map<string, number | CompiledQuery | null>>();
 
   function load(): Promise<void> {
@@ -53,22 +56,30 @@ export function compiledQueries(log: Logger): CompiledQueries {
     return loading;
   }
 
-  /** The compiled query to run `operationName` of `document` with, once it is due one. */
+  /** The compiled query to run the operation of `args` with, once it is due one. */
   function compiledFor(
     jit: Compiler,
-    args: { schema: Parameters<Compiler["compileQuery"]>[0]; document: DocumentNode },
-    operationName: string | null | undefined,
+    args: {
+      schema: Parameters<Compiler["compileQuery"]>[0];
+      document: DocumentNode;
+      operationName?: string | null;
+    },
   ): CompiledQuery | null {
-    let byName = operations.get(args.document);
-    if (!byName) operations.set(args.document, byName = new Map());
+    const { document, operationName } = args;
+    let byName = operations.get(document);
+    if (!byName) operations.set(document, byName = new Map());
     const key = operationName ?? "";
     const entry = byName.has(key) ? byName.get(key)! : 0;
     if (typeof entry !== "number") return entry;
+    if (getOperationAST(document, operationName)?.operation !== "query") {
+      byName.set(key, null);
+      return null;
+    }
     if (entry + 1 < MIN_RUNS) {
       byName.set(key, entry + 1);
       return null;
     }
-    const result = jit.compileQuery(args.schema, args.document, operationName ?? undefined);
+    const result = jit.compileQuery(args.schema, document, operationName ?? undefined);
     if (jit.isCompiledQuery(result)) {
       compiledCount++;
       byName.set(key, result);
@@ -88,8 +99,7 @@ export function compiledQueries(log: Logger): CompiledQueries {
         load().catch(() => {});
         return;
       }
-      if (getOperationAST(args.document, args.operationName)?.operation !== "query") return;
-      const compiled = compiledFor(compiler, args, args.operationName);
+      const compiled = compiledFor(compiler, args);
       if (!compiled) return;
       setExecuteFn((run) =>
         compiled.query(run.rootValue, run.contextValue, run.variableValues) as
