@@ -144,6 +144,8 @@ export async function gql(
 export interface Scenario {
   name: string;
   target: "bare" | "service";
+  /** For a bare scenario: the environment of its own peer process (`bench/peers/bare-yoga.ts`). */
+  peerEnv?: Record<string, string>;
   query: string;
   variables?: Record<string, unknown>;
   signedIn?: boolean;
@@ -164,6 +166,12 @@ const hundredGoals = (data: any) => {
 
 export const SCENARIOS: Scenario[] = [
   { name: "bare_yoga", target: "bare", query: "{ __typename }" },
+  {
+    name: "bare_yoga_forwarded",
+    target: "bare",
+    query: "{ __typename }",
+    peerEnv: { BARE_YOGA_FORWARD: "1" },
+  },
   { name: "anonymous", target: "service", query: "{ __typename }" },
   { name: "me", target: "service", query: "{ me { id } }", signedIn: true },
   {

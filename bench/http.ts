@@ -6,14 +6,15 @@
  * number of connections and a fixed duration per scenario; rounds are interleaved (each round runs
  * every scenario once) and each ratio is the median of its per-round ratios.
  *
- * Scenarios: bare yoga `{ __typename }`; the service's anonymous `{ __typename }`; `{ me { id } }`
+ * Scenarios: bare yoga `{ __typename }`, handed Deno's request as served and handed a request of
+ * its own as the service hands it (`bare_yoga_forwarded`, each a process of its own); the service's anonymous `{ __typename }`; `{ me { id } }`
  * signed in; `goals(first: 100)` with plain columns; the same 100 goals with figures, streaks,
  * sub-goals and a page of events (the `bench:progress` query).
  *
  * Knobs: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a database of
  * its own is created and dropped), BENCH_ROUNDS (5), BENCH_CONNECTIONS (16), BENCH_DURATION_S (5),
  * BENCH_LABEL (the key of `bench/results/http.json` the run is written under, default `after`),
- * BENCH_SCENARIOS (a comma-separated subset of the service scenarios; bare yoga always runs).
+ * BENCH_SCENARIOS (a comma-separated subset of the service scenarios; the bare peers always run).
  *
  * Variants, each a service process of its own beside the one above, measured in the same rounds
  * (every service scenario runs on each variant back to back, their order rotating per round):
@@ -57,6 +58,7 @@ const wrk = (url: string, script: string, seconds: number) =>
 
 const RATIOS: Record<string, [string, string]> = {
   anonymous_vs_bare_yoga: ["anonymous", "bare_yoga"],
+  anonymous_vs_bare_yoga_forwarded: ["anonymous", "bare_yoga_forwarded"],
   me_vs_anonymous: ["me", "anonymous"],
   goals_full_vs_columns_100: ["goals_full_100", "goals_columns_100"],
 };
@@ -75,7 +77,8 @@ interface VariantResult {
 interface ModeResult {
   req_s: Record<string, number>;
   ratios: Record<string, number>;
-  rss_after_load_mib: { service: number; bare_yoga: number };
+  /** The service and each bare peer, by scenario name. */
+  rss_after_load_mib: Record<string, number>;
   /** The other variants' figures (BENCH_BASELINE_ROOT, BENCH_TRACING). */
   variants?: Record<string, VariantResult>;
   /**
@@ -93,6 +96,7 @@ const SCENARIOS = ALL_SCENARIOS.filter((s) =>
   !ONLY || s.target === "bare" || ONLY.includes(s.name)
 );
 const SERVICE_SCENARIOS = SCENARIOS.filter((s) => s.target === "service");
+const BARE_SCENARIOS = SCENARIOS.filter((s) => s.target === "bare");
 const key = (scenario: string, variant: string) =>
   variant === "service" ? scenario : `${scenario}@${variant}`;
 
@@ -103,7 +107,7 @@ async function runMode(
   mode: string,
   variants: Variant[],
   envOf: (variant: Variant) => Record<string, string>,
-  bare: Server,
+  peers: Map<string, Server>,
   token: string,
   scripts: Map<string, string>,
 ): Promise<ModeResult> {
@@ -126,12 +130,13 @@ async function runMode(
         scenario.check?.(await gql(url, scenario.query, scenario.variables, token));
       }
     }
-    const bareScenario = SCENARIOS.find((s) => s.target === "bare")!;
-    await gql(bare.url, bareScenario.query);
+    for (const scenario of BARE_SCENARIOS) await gql(peers.get(scenario.name)!.url, scenario.query);
     // Warm-up: JIT, the pool's connections, caches.
     for (const scenario of SCENARIOS) {
       for (const variant of scenario.target === "bare" ? [variants[0]] : variants) {
-        const url = scenario.target === "bare" ? bare.url : services.get(variant.name)!.url;
+        const url = scenario.target === "bare"
+          ? peers.get(scenario.name)!.url
+          : services.get(variant.name)!.url;
         await wrk(url, scripts.get(scenario.name)!, 2);
       }
     }
@@ -140,7 +145,8 @@ async function runMode(
       const round: Record<string, number> = {};
       for (const scenario of SCENARIOS) {
         if (scenario.target === "bare") {
-          round[scenario.name] = await wrk(bare.url, scripts.get(scenario.name)!, DURATION_S);
+          const url = peers.get(scenario.name)!.url;
+          round[scenario.name] = await wrk(url, scripts.get(scenario.name)!, DURATION_S);
           continue;
         }
         for (const variant of rotated(variants, r)) {
@@ -183,7 +189,14 @@ async function runMode(
             : []
         ),
       ),
-      rss_after_load_mib: { service: await rss("service"), bare_yoga: await rssMiB(bare.pid) },
+      rss_after_load_mib: {
+        service: await rss("service"),
+        ...Object.fromEntries(
+          await Promise.all(
+            [...peers].map(async ([name, peer]) => [name, await rssMiB(peer.pid)]),
+          ),
+        ),
+      },
       ...(others.length
         ? {
           variants: Object.fromEntries(
@@ -273,7 +286,13 @@ const variants: Variant[] = [
     }]
     : []),
 ];
-const bare = await spawnServer(["bench/peers/bare-yoga.ts"], {});
+const peers = new Map<string, Server>();
+for (const scenario of BARE_SCENARIOS) {
+  peers.set(
+    scenario.name,
+    await spawnServer(["bench/peers/bare-yoga.ts"], scenario.peerEnv ?? {}),
+  );
+}
 const modes: Record<string, ModeResult> = {};
 try {
   const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
@@ -292,7 +311,7 @@ try {
         url.pathname = `/${databases.get(variant.name)}`;
         return { ...common, DATABASE_URL: url.href, DATA_DIR: `${dir}/pg-mode-${variant.name}` };
       },
-      bare,
+      peers,
       token,
       scripts,
     );
@@ -306,12 +325,12 @@ try {
     "pglite",
     variants,
     (variant) => ({ ...common, DATA_DIR: `${dir}/pglite-mode-${variant.name}` }),
-    bare,
+    peers,
     token,
     scripts,
   );
 } finally {
-  await bare.stop();
+  for (const peer of peers.values()) await peer.stop();
   await collector?.close();
   await identity.close();
   await Deno.remove(dir, { recursive: true });

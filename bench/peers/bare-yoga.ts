@@ -2,6 +2,12 @@
  * The floor `bench:http` compares the service with: a bare graphql-yoga server on the same Deno,
  * default settings, a one-field schema, no logging. Listens on `PORT` at 127.0.0.1 and prints one
  * line `{"msg":"listening","port":N}` once it does.
+ *
+ * With `BARE_YOGA_FORWARD=1` yoga is handed a `Request` of the server's own making (same URL,
+ * method, headers, and the body read into memory first), as the service hands it one: the stricter
+ * floor. Yoga answers 15-30% more requests so on Deno 2.9, from the body read (a JSON body in memory
+ * against the served request's stream); calling yoga's `handleRequest` with the served request,
+ * which skips its read of the request's `signal`, gains about 5%.
  */
 import { createSchema, createYoga } from "graphql-yoga";
 
@@ -13,8 +19,17 @@ const yoga = createYoga({
   graphiql: false,
 });
 
+const forwarded = async (req: Request) =>
+  yoga.fetch(
+    new Request(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body ? await req.arrayBuffer() : undefined,
+    }),
+  );
+
 Deno.serve({
   port: Number(Deno.env.get("PORT") ?? 0),
   hostname: "127.0.0.1",
   onListen: ({ port }) => console.log(JSON.stringify({ msg: "listening", port })),
-}, yoga.fetch);
+}, Deno.env.get("BARE_YOGA_FORWARD") === "1" ? forwarded : yoga.fetch);
