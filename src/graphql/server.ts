@@ -509,6 +509,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     maskedErrors: false,
     // No operation takes a file, so multipart bodies are refused (415) rather than parsed.
     multipart: false,
+    // Every body is read within the service's own bound (DEFAULT_BODY_LIMIT) before yoga runs;
+    // yoga's would pipe each body through a stream again only to count it.
+    maxRequestBodySize: false,
     plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins, compiled.plugin],
     context: () => ({ loader: createLoaderRegistry() }),
   });
@@ -564,13 +567,13 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
       const parsedBody = post && typeof body === "object" && body !== null && isJsonRequest(req)
         ? body
         : undefined;
-      // Yoga reads the body only when it has not been handed the parsed one.
-      const forwarded = new Request(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: post && !parsedBody ? ctx.rawBody : undefined,
-      });
-      const response = await yoga.fetch(forwarded, {
+      // Yoga reads the body only when it has not been handed the parsed one; the served request's
+      // was read already, so then it gets a request made from the bytes. `handleRequest`, not
+      // `fetch`: no abort handling around the request's `signal`, which nothing here aborts.
+      const forwarded = post && !parsedBody
+        ? new Request(req.url, { method: req.method, headers: req.headers, body: ctx.rawBody })
+        : req;
+      const response = await yoga.handleRequest(forwarded, {
         requestId: ctx.requestId,
         log: ctx.log,
         viewer,
