@@ -24,8 +24,13 @@
  * BENCH_TRACING_RATIO=<0..1> (the same with `OTEL_TRACES_SAMPLER=parentbased_traceidratio` at that
  * ratio, `sampled`). Their figures are under `variants`, and `overhead` gives per scenario the
  * median of per-round ratios service / baseline, traced / service and sampled / service.
+ * BENCH_BUNDLE=1 adds this tree's production bundle (`scripts/bundle.ts`, written to
+ * `build/bench-http/`) as `bundled`, and with BENCH_BASELINE_ROOT the baseline tree's bundle, built
+ * by that tree's own `scripts/bundle.ts`, as `baseline_bundled`; `overhead` then has `bundled`
+ * (bundled / service) and `bundle_vs_baseline_bundle`.
  */
 import postgres from "postgres";
+import { pathToFileURL } from "node:url";
 import { startIdentityProvider } from "../tests/support/identity.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import {
@@ -52,6 +57,8 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
 const TRACING = Deno.env.get("BENCH_TRACING") === "1";
 const TRACING_RATIO = Deno.env.get("BENCH_TRACING_RATIO");
+const BUNDLE = Deno.env.get("BENCH_BUNDLE") === "1";
+const BUNDLE_DIR = "build/bench-http";
 
 const wrk = (url: string, script: string, seconds: number) =>
   wrkRun(url, script, seconds, CONNECTIONS);
@@ -64,8 +71,10 @@ const RATIOS: Record<string, [string, string]> = {
 };
 
 interface Variant {
-  name: "service" | "baseline" | "traced" | "sampled";
+  name: "service" | "baseline" | "traced" | "sampled" | "bundled" | "baseline_bundled";
   root: string;
+  /** What `deno run` starts in `root`; default `main.ts`. */
+  entry?: string;
   env: Record<string, string>;
 }
 
@@ -117,7 +126,7 @@ async function runMode(
       services.set(
         variant.name,
         await spawnServer(
-          ["main.ts", "serve"],
+          [variant.entry ?? "main.ts", "serve"],
           { ...envOf(variant), ...variant.env },
           { cwd: variant.root },
         ),
@@ -209,6 +218,10 @@ async function runMode(
             ...(has("baseline") ? { metrics: overheadOf("service", "baseline") } : {}),
             ...(has("traced") ? { tracing: overheadOf("traced", "service") } : {}),
             ...(has("sampled") ? { tracing_sampled: overheadOf("sampled", "service") } : {}),
+            ...(has("bundled") ? { bundled: overheadOf("bundled", "service") } : {}),
+            ...(has("bundled") && has("baseline_bundled")
+              ? { bundle_vs_baseline_bundle: overheadOf("bundled", "baseline_bundled") }
+              : {}),
           },
         }
         : {}),
@@ -274,6 +287,17 @@ const variants: Variant[] = [
   { name: "service", root: ROOT, env: {} },
   ...(BASELINE_ROOT ? [{ name: "baseline" as const, root: BASELINE_ROOT, env: {} }] : []),
   ...(collector && TRACING ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
+  ...(BUNDLE
+    ? [{ name: "bundled" as const, root: ROOT, entry: `${BUNDLE_DIR}/service/main.js`, env: {} }]
+    : []),
+  ...(BUNDLE && BASELINE_ROOT
+    ? [{
+      name: "baseline_bundled" as const,
+      root: BASELINE_ROOT,
+      entry: `${BUNDLE_DIR}/service/main.js`,
+      env: {},
+    }]
+    : []),
   ...(collector && TRACING_RATIO
     ? [{
       name: "sampled" as const,
@@ -286,6 +310,17 @@ const variants: Variant[] = [
     }]
     : []),
 ];
+if (BUNDLE) {
+  const { bundle } = await import("../scripts/bundle.ts");
+  await bundle(BUNDLE_DIR, ROOT);
+  if (BASELINE_ROOT) {
+    // The baseline tree's own bundle script, as that tree would have built it.
+    const { bundle: bundleBaseline } = await import(
+      pathToFileURL(`${BASELINE_ROOT.replace(/\/*$/, "/")}scripts/bundle.ts`).href
+    );
+    await bundleBaseline(BUNDLE_DIR, BASELINE_ROOT);
+  }
+}
 const peers = new Map<string, Server>();
 for (const scenario of BARE_SCENARIOS) {
   peers.set(
@@ -349,6 +384,7 @@ const result = {
   load_average_end: Deno.loadavg(),
   cpus: navigator.hardwareConcurrency,
   ...(BASELINE_ROOT ? { baseline_root: BASELINE_ROOT } : {}),
+  ...(BUNDLE ? { bundle_dir: BUNDLE_DIR } : {}),
   ...(collector ? { otlp_received: collector.received } : {}),
   ...(TRACING_RATIO ? { tracing_ratio: Number(TRACING_RATIO) } : {}),
   modes,

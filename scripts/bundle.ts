@@ -79,13 +79,16 @@ export function bundledPrograms(dir = BUNDLE_DIR): BundledProgram[] {
 /** The `deno` invocations that write the bundles into `dir`. */
 export function bundleCommands(dir = BUNDLE_DIR): string[][] {
   const out = dir.replace(/\/+$/, "");
-  // Minified code parses faster (a warm start ~10% sooner); names are kept for errors and logs.
+  // Neither minified nor with names kept. Kept names (`--keep-names`, which minifying needs, since
+  // libraries read `constructor.name`) cost a `defineProperty` on every function the code creates,
+  // closures made per request included: the bundle answered 0.6-0.7 of the requests the sources
+  // answer (bench/README.md "The bundle's flags"). Unminified, names stay as written (a clash
+  // between modules gets a numbered suffix, `Redis2`) and so do stack traces; a warm start measured
+  // the same within the scatter.
   const common = [
     "bundle",
     "--platform",
     "deno",
-    "--minify",
-    "--keep-names",
     ...EXTERNAL.map((name) => `--external=${name}`),
   ];
   return [
@@ -96,9 +99,8 @@ export function bundleCommands(dir = BUNDLE_DIR): string[][] {
       `${out}/service/embedded-worker.js`,
       "src/platform/embedded-worker.ts",
     ],
-    // Minified as one file, its CommonJS dependencies' `require("node:…")` fails to load.
     [
-      ...common.filter((arg) => arg !== "--minify"),
+      ...common,
       "--output",
       `${out}/runner/main.js`,
       "runner/main.ts",
