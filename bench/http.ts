@@ -24,10 +24,12 @@
  * BENCH_TRACING_RATIO=<0..1> (the same with `OTEL_TRACES_SAMPLER=parentbased_traceidratio` at that
  * ratio, `sampled`). Their figures are under `variants`, and `overhead` gives per scenario the
  * median of per-round ratios service / baseline, traced / service and sampled / service.
- * BENCH_BUNDLE=1 adds this tree's production bundle (`scripts/bundle.ts`, written to
- * `build/bench-http/`) as `bundled`, and with BENCH_BASELINE_ROOT the baseline tree's bundle, built
- * by that tree's own `scripts/bundle.ts`, as `baseline_bundled`; `overhead` then has `bundled`
- * (bundled / service) and `bundle_vs_baseline_bundle`.
+ * BENCH_BUNDLE=1 adds what production runs: this tree's bundle (`scripts/bundle.ts`, written to
+ * `build/bench-http/`) with the V8 flags its compiled service binary has built in
+ * (`SERVICE_V8_FLAGS`), as `bundled`, with the ratios of the service's own (`bundled_*`); with
+ * BENCH_BASELINE_ROOT also the baseline tree's bundle, built by that tree's own `scripts/bundle.ts`
+ * with its own flags, as `baseline_bundled`. `overhead` then has `bundled` (bundled / service) and
+ * `bundle_vs_baseline_bundle`.
  */
 import postgres from "postgres";
 import { pathToFileURL } from "node:url";
@@ -68,6 +70,10 @@ const RATIOS: Record<string, [string, string]> = {
   anonymous_vs_bare_yoga_forwarded: ["anonymous", "bare_yoga_forwarded"],
   me_vs_anonymous: ["me", "anonymous"],
   goals_full_vs_columns_100: ["goals_full_100", "goals_columns_100"],
+  bundled_anonymous_vs_bare_yoga: ["anonymous@bundled", "bare_yoga"],
+  bundled_anonymous_vs_bare_yoga_forwarded: ["anonymous@bundled", "bare_yoga_forwarded"],
+  bundled_me_vs_anonymous: ["me@bundled", "anonymous@bundled"],
+  bundled_goals_full_vs_columns_100: ["goals_full_100@bundled", "goals_columns_100@bundled"],
 };
 
 interface Variant {
@@ -75,6 +81,8 @@ interface Variant {
   root: string;
   /** What `deno run` starts in `root`; default `main.ts`. */
   entry?: string;
+  /** `deno run` arguments before the entry (the V8 flags a compiled binary has built in). */
+  denoArgs?: string[];
   env: Record<string, string>;
 }
 
@@ -128,7 +136,7 @@ async function runMode(
         await spawnServer(
           [variant.entry ?? "main.ts", "serve"],
           { ...envOf(variant), ...variant.env },
-          { cwd: variant.root },
+          { cwd: variant.root, denoArgs: variant.denoArgs },
         ),
       );
     }
@@ -193,9 +201,7 @@ async function runMode(
       req_s: reqS("service", SCENARIOS),
       ratios: Object.fromEntries(
         Object.entries(RATIOS).flatMap(([name, [a, b]]) =>
-          SCENARIOS.some((s) => s.name === a) && SCENARIOS.some((s) => s.name === b)
-            ? [[name, ratio(a, b)]]
-            : []
+          a in rounds[0] && b in rounds[0] ? [[name, ratio(a, b)]] : []
         ),
       ),
       rss_after_load_mib: {
@@ -283,18 +289,37 @@ const common = {
   ...identity.env,
 };
 const collector = TRACING || TRACING_RATIO ? startDiscardingCollector() : null;
+/**
+ * Bundles `root` with that tree's own `scripts/bundle.ts`, as it would have built it, and returns
+ * the `deno run` arguments of its compiled service binary's V8 flags (none before it had any).
+ */
+async function bundleTree(root: string): Promise<string[]> {
+  const script = await import(pathToFileURL(`${root.replace(/\/*$/, "/")}scripts/bundle.ts`).href);
+  await script.bundle(BUNDLE_DIR, root);
+  const flags: string[] = script.SERVICE_V8_FLAGS ?? [];
+  return flags.length ? [`--v8-flags=${flags.join(",")}`] : [];
+}
+const bundledArgs = BUNDLE ? await bundleTree(ROOT) : [];
+const baselineBundledArgs = BUNDLE && BASELINE_ROOT ? await bundleTree(BASELINE_ROOT) : [];
 const variants: Variant[] = [
   { name: "service", root: ROOT, env: {} },
   ...(BASELINE_ROOT ? [{ name: "baseline" as const, root: BASELINE_ROOT, env: {} }] : []),
   ...(collector && TRACING ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
   ...(BUNDLE
-    ? [{ name: "bundled" as const, root: ROOT, entry: `${BUNDLE_DIR}/service/main.js`, env: {} }]
+    ? [{
+      name: "bundled" as const,
+      root: ROOT,
+      entry: `${BUNDLE_DIR}/service/main.js`,
+      denoArgs: bundledArgs,
+      env: {},
+    }]
     : []),
   ...(BUNDLE && BASELINE_ROOT
     ? [{
       name: "baseline_bundled" as const,
       root: BASELINE_ROOT,
       entry: `${BUNDLE_DIR}/service/main.js`,
+      denoArgs: baselineBundledArgs,
       env: {},
     }]
     : []),
@@ -310,17 +335,6 @@ const variants: Variant[] = [
     }]
     : []),
 ];
-if (BUNDLE) {
-  const { bundle } = await import("../scripts/bundle.ts");
-  await bundle(BUNDLE_DIR, ROOT);
-  if (BASELINE_ROOT) {
-    // The baseline tree's own bundle script, as that tree would have built it.
-    const { bundle: bundleBaseline } = await import(
-      pathToFileURL(`${BASELINE_ROOT.replace(/\/*$/, "/")}scripts/bundle.ts`).href
-    );
-    await bundleBaseline(BUNDLE_DIR, BASELINE_ROOT);
-  }
-}
 const peers = new Map<string, Server>();
 for (const scenario of BARE_SCENARIOS) {
   peers.set(
