@@ -31,7 +31,7 @@ const EXTERNAL = ["@electric-sql/pglite", "@electric-sql/pglite-socket"];
  * The service binary's V8 heap settings (docs/deployment.md "Memory on small machines"): a young
  * generation of 16 MiB instead of up to 64, the next full collection once the old generation grew
  * by half of what the last one kept (instead of up to 4×), and freed pages returned at once. After
- * the `bench:memory` read load the process holds 185-196 MiB instead of about 410, for 0.80-0.86 of
+ * the `bench:memory` read load the process holds 179-196 MiB instead of 320-440, for 0.76-0.88 of
  * the goals lists' throughput. A compiled binary reads no `DENO_V8_FLAGS`: these are its settings.
  */
 export const SERVICE_V8_FLAGS = [
