@@ -10,9 +10,12 @@
  * BENCH_LOCAL_QUEUE, at its default local queue (4 × concurrency), and without one (claims only
  * for free slots: the queue before the local queue); graphile-worker at its defaults, and with its
  * batching options (`localQueue.size` = BENCH_LOCAL_QUEUE, `completeJobBatchDelay` and
- * `failJobBatchDelay` = BENCH_GW_BATCH_DELAY_MS). Then enqueue-to-start latency on an idle worker,
- * one committed job at a time, for both; and the raw INSERT+DELETE rate of a table shaped like
- * `jobs` (the ceiling of one-row-at-a-time writes).
+ * `failJobBatchDelay` = BENCH_GW_BATCH_DELAY_MS). Before the rounds, enqueue-to-start latency on an
+ * idle worker and fresh tables, one committed job at a time, for both; after them, the raw
+ * INSERT+DELETE rate of a table shaped like `jobs` (the ceiling of one-row-at-a-time writes).
+ * BENCH_VACUUM=1 starts each contender's round with `vacuum analyze` of its database, so that none
+ * starts from the dead rows and statistics another one left; by default the tables are as the
+ * previous rounds left them, as a queue's table is between autovacuum's visits.
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server; the
  * benchmark creates and drops a database for each queue there. Figures go to
@@ -38,6 +41,8 @@ const CONCURRENCY = env("BENCH_CONCURRENCY", 8);
 const POOL = CONCURRENCY + 2;
 /** Both queues' local queue size: jobs claimed ahead of free slots in one statement. */
 const LOCAL_QUEUE = env("BENCH_LOCAL_QUEUE", 100);
+/** 1: `vacuum analyze` before each contender's round. */
+const VACUUM = env("BENCH_VACUUM", 0) === 1;
 /** graphile-worker's documented batching options (its docs' performance page, "batching"). */
 const GW_BATCHING = {
   localQueue: { size: LOCAL_QUEUE },
@@ -300,6 +305,7 @@ const CONTENDERS: Contender[] = [
 
 let db: Database | undefined;
 let utils: WorkerUtils | undefined;
+let gwSql: postgres.Sql | undefined;
 try {
   db = await projectDatabase();
   const gwUrl = await createDatabase();
@@ -307,6 +313,15 @@ try {
   await utils.migrate();
   const projectDb = db;
   const gwUtils = utils;
+  gwSql = postgres(gwUrl, { max: 1, onnotice: () => {} });
+
+  // Latency first, on the fresh tables of an idle machine: after the drains the load average is
+  // the benchmark's own, and each queue table holds the dead rows of the jobs it drained.
+  const latencyLoadBefore = loadavg();
+  const latency = {
+    project: await projectLatency(projectDb),
+    graphile_default: await graphileLatency(gwUrl, gwUtils),
+  };
 
   const rounds: ({ round: number; loadavg_before: number[] } & Record<Contender, RoundFigures>)[] =
     [];
@@ -315,6 +330,11 @@ try {
     const figures = {} as Record<Contender, RoundFigures>;
     for (let k = 0; k < CONTENDERS.length; k++) {
       const who = CONTENDERS[(round + k) % CONTENDERS.length];
+      // Each contender starts from a vacuumed and analyzed table, whatever ran on its database
+      // before it (the project's three contenders share a database, graphile-worker's two theirs).
+      if (VACUUM) {
+        await (who in PROJECT_LOCAL_QUEUES ? projectDb.sql : gwSql).unsafe("vacuum analyze");
+      }
       figures[who] = who in PROJECT_LOCAL_QUEUES
         ? await projectRound(
           projectDb,
@@ -336,11 +356,6 @@ try {
     bulk_enqueue_per_second: medianOf(who, "bulk_enqueue_per_second"),
   });
 
-  const latencyLoadBefore = loadavg();
-  const latency = {
-    project: await projectLatency(projectDb),
-    graphile_default: await graphileLatency(gwUrl, gwUtils),
-  };
   const raw = await rawCeiling(projectDb);
 
   const result = {
@@ -387,6 +402,7 @@ try {
     },
     latency_idle: { ...latency, loadavg_before: latencyLoadBefore },
     raw_ceiling: raw,
+    vacuum_before_each_contender: VACUUM,
     loadavg_after: loadavg(),
     rounds_detail: rounds,
   };
@@ -397,6 +413,7 @@ try {
   );
 } finally {
   await utils?.release();
+  await gwSql?.end({ timeout: 5 });
   await db?.sql.end({ timeout: 5 });
   for (const name of created) await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();

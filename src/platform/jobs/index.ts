@@ -15,6 +15,7 @@ import { publicId } from "../ids.ts";
 import { retryDelayMs } from "./backoff.ts";
 import { currentTraceparent, inSpan, SpanKind } from "../tracing.ts";
 import {
+  analyzeJobs,
   type ClaimedJob,
   claimJobs,
   completeJobs,
@@ -93,6 +94,11 @@ export interface JobSystemOptions {
   localQueueSize?: number;
   /** Wake-up interval when no notification arrives. */
   pollIntervalMs?: number;
+  /**
+   * While jobs are waiting (a claim came back full), `jobs` is analyzed at most this often by
+   * this worker (default a minute), so the claim's plan follows a burst.
+   */
+  analyzeIntervalMs?: number;
   /** Source of randomness for backoff jitter. */
   random?: () => number;
   /** Cron time zone (default UTC). */
@@ -154,6 +160,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   // Three refreshes can fail in a row before a live worker's job looks abandoned.
   const heartbeatMs = Math.max(100, Math.floor(lockTimeoutMs / 4));
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const analyzeIntervalMs = options.analyzeIntervalMs ?? 60_000;
   const localQueueSize = Math.max(0, options.localQueueSize ?? 4 * concurrency);
   const localQueueTtlMs = Math.floor(lockTimeoutMs / 2);
   const random = options.random ?? Math.random;
@@ -423,6 +430,27 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     }
   }
 
+  /**
+   * The planner's statistics of `jobs` lag a burst: autovacuum analyzes at most once per naptime
+   * (a minute) and PGlite never, so after an idle spell they say the table is empty, and each claim
+   * sorts every ready row (15-20 ms a claim at 20,000 ready jobs, bench/README.md "bench:jobs")
+   * instead of walking the ready index. A claim that comes back full says jobs are waiting; then
+   * the table is analyzed in the background, at most once per interval.
+   */
+  let lastAnalyzeAt = Number.NEGATIVE_INFINITY;
+  let analyzing: Promise<void> | undefined;
+  let analyzePermitted = true;
+  function analyzeWhileBacklogged(): void {
+    const now = clock.now().getTime();
+    if (analyzing || !analyzePermitted || now - lastAnalyzeAt < analyzeIntervalMs) return;
+    lastAnalyzeAt = now;
+    analyzing = analyzeJobs(sql).catch((err) => {
+      // Only the table's owner may analyze it; without that, autovacuum's statistics stay.
+      if ((err as { code?: string }).code === "42501") analyzePermitted = false;
+      log.warn("the jobs table could not be analyzed", errorFields(err));
+    }).finally(() => analyzing = undefined);
+  }
+
   async function workLoop(): Promise<void> {
     while (!stopping) {
       dispatch();
@@ -437,6 +465,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
         try {
           const now = clock.now();
           claimed = await claimJobs(sql, workerId, wanted, now, staleBefore(now));
+          if (claimed.length === wanted && wanted >= concurrency) analyzeWhileBacklogged();
         } catch (err) {
           if (stopping) break;
           log.error("job claim failed", errorFields(err));
@@ -633,6 +662,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
       wake();
       await loop;
       loop = undefined;
+      await analyzing;
       if (running.size) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
