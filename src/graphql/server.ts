@@ -569,7 +569,9 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
         : undefined;
       // Yoga reads the body only when it has not been handed the parsed one; the served request's
       // was read already, so then it gets a request made from the bytes. `handleRequest`, not
-      // `fetch`: no abort handling around the request's `signal`, which nothing here aborts.
+      // `fetch`, which would race the answer against the request's `signal` (set up per request by
+      // Deno when read): an operation runs to its end when its client leaves, as it did when yoga
+      // was handed a copy whose signal never fired.
       const forwarded = post && !parsedBody
         ? new Request(req.url, { method: req.method, headers: req.headers, body: ctx.rawBody })
         : req;
