@@ -7,9 +7,10 @@
  * every scenario once) and each ratio is the median of its per-round ratios.
  *
  * Scenarios: bare yoga `{ __typename }`, handed Deno's request as served and handed a request of
- * its own as the service hands it (`bare_yoga_forwarded`, each a process of its own); the service's anonymous `{ __typename }`; `{ me { id } }`
- * signed in; `goals(first: 100)` with plain columns; the same 100 goals with figures, streaks,
- * sub-goals and a page of events (the `bench:progress` query).
+ * its own as the service hands it (`bare_yoga_forwarded`, each a process of its own); the
+ * service's anonymous `{ __typename }`; `{ me { id } }` signed in; `goals(first: 100)` with plain
+ * columns; the same 100 goals with figures, streaks, sub-goals and a page of events (the
+ * `bench:progress` query).
  *
  * Knobs: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a database of
  * its own is created and dropped), BENCH_ROUNDS (5), BENCH_CONNECTIONS (16), BENCH_DURATION_S (5),
@@ -290,39 +291,27 @@ const common = {
 };
 const collector = TRACING || TRACING_RATIO ? startDiscardingCollector() : null;
 /**
- * Bundles `root` with that tree's own `scripts/bundle.ts`, as it would have built it, and returns
- * the `deno run` arguments of its compiled service binary's V8 flags (none before it had any).
+ * `root` bundled with that tree's own `scripts/bundle.ts`, as it would have built it, run with the
+ * V8 flags of its compiled service binary (none before it had any).
  */
-async function bundleTree(root: string): Promise<string[]> {
+async function bundledVariant(name: "bundled" | "baseline_bundled", root: string) {
   const script = await import(pathToFileURL(`${root.replace(/\/*$/, "/")}scripts/bundle.ts`).href);
   await script.bundle(BUNDLE_DIR, root);
   const flags: string[] = script.SERVICE_V8_FLAGS ?? [];
-  return flags.length ? [`--v8-flags=${flags.join(",")}`] : [];
+  return {
+    name,
+    root,
+    entry: `${BUNDLE_DIR}/service/main.js`,
+    denoArgs: flags.length ? [`--v8-flags=${flags.join(",")}`] : [],
+    env: {},
+  };
 }
-const bundledArgs = BUNDLE ? await bundleTree(ROOT) : [];
-const baselineBundledArgs = BUNDLE && BASELINE_ROOT ? await bundleTree(BASELINE_ROOT) : [];
 const variants: Variant[] = [
   { name: "service", root: ROOT, env: {} },
   ...(BASELINE_ROOT ? [{ name: "baseline" as const, root: BASELINE_ROOT, env: {} }] : []),
   ...(collector && TRACING ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
-  ...(BUNDLE
-    ? [{
-      name: "bundled" as const,
-      root: ROOT,
-      entry: `${BUNDLE_DIR}/service/main.js`,
-      denoArgs: bundledArgs,
-      env: {},
-    }]
-    : []),
-  ...(BUNDLE && BASELINE_ROOT
-    ? [{
-      name: "baseline_bundled" as const,
-      root: BASELINE_ROOT,
-      entry: `${BUNDLE_DIR}/service/main.js`,
-      denoArgs: baselineBundledArgs,
-      env: {},
-    }]
-    : []),
+  ...(BUNDLE ? [await bundledVariant("bundled", ROOT)] : []),
+  ...(BUNDLE && BASELINE_ROOT ? [await bundledVariant("baseline_bundled", BASELINE_ROOT)] : []),
   ...(collector && TRACING_RATIO
     ? [{
       name: "sampled" as const,

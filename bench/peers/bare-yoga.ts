@@ -5,9 +5,10 @@
  *
  * With `BARE_YOGA_FORWARD=1` yoga is handed a `Request` of the server's own making (same URL,
  * method, headers, and the body read into memory first), as the service hands it one: the stricter
- * floor. Yoga answers 15-30% more requests so on Deno 2.9, from the body read (a JSON body in memory
- * against the served request's stream); calling yoga's `handleRequest` with the served request,
- * which skips its read of the request's `signal`, gains about 5%.
+ * floor. Yoga answered 9-50% more requests so on Deno 2.9 (bench:http runs of session 12), from
+ * the body read (a JSON body in memory against the served request's stream); calling yoga's
+ * `handleRequest` with the served request, which skips its read of the request's `signal`, gains
+ * about 5%.
  */
 import { createSchema, createYoga } from "graphql-yoga";
 
