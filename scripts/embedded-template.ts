@@ -3,7 +3,8 @@
  * starts from (src/embedded-template.ts) into `build/embedded-template/`, where the
  * sources look; `deno task bundle` writes one beside the bundle. An in-memory PGlite is migrated
  * by the service's own `migrate`, checkpointed (so the files hold everything and a start from
- * them has no WAL to replay) and dumped; older templates in the folder are removed.
+ * them has no WAL to replay) and dumped; older templates in the folder are removed. The tests keep
+ * theirs in a cache of their own ({@link ensureEmbeddedTemplate}, tests/support/db.ts).
  */
 import { connect, startEmbeddedPostgres } from "../src/platform/db.ts";
 import { createLogger } from "../src/platform/log.ts";
@@ -39,6 +40,40 @@ export async function writeEmbeddedTemplate(dir: URL, migrations: Migration[]): 
   await Deno.writeFile(partial, new Uint8Array(await dump.arrayBuffer()));
   await Deno.rename(partial, file);
   return file;
+}
+
+async function exists(file: URL): Promise<boolean> {
+  try {
+    return (await Deno.stat(file)).isFile;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/**
+ * The template of `migrations` in the folder `dir`, written first when it is not there (a
+ * template of another set or PGlite has another name: it is never taken, and writing this one
+ * removes it). Processes that ask at once write it once: the writer holds an exclusive lock on
+ * `dir/.lock`, the others wait for the lock and then find the file. `built` tells whether this
+ * call wrote it.
+ */
+export async function ensureEmbeddedTemplate(
+  dir: URL,
+  migrations: Migration[],
+): Promise<{ file: URL; built: boolean }> {
+  const file = await templateFile(migrations, dir);
+  if (await exists(file)) return { file, built: false };
+  await Deno.mkdir(dir, { recursive: true });
+  using lock = await Deno.open(new URL(".lock", file), { create: true, write: true });
+  await lock.lock(true);
+  try {
+    if (await exists(file)) return { file, built: false };
+    await writeEmbeddedTemplate(dir, migrations);
+    return { file, built: true };
+  } finally {
+    await lock.unlock();
+  }
 }
 
 if (import.meta.main) {

@@ -22,6 +22,8 @@ export interface EmbeddedOptions {
   dataDir?: string;
   /** A data-dir tarball (from `dumpDataDir`) to start from. */
   loadDataDir?: Blob | File;
+  /** Server settings (`shared_buffers`, ...) over PGlite's defaults. */
+  settings?: Record<string, string>;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
@@ -29,8 +31,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite-socket"),
   ]);
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
+    "-c",
+    `${name}=${value}`,
+  ]);
   const pglite = await PGlite.create(options.dataDir, {
     loadDataDir: options.loadDataDir,
+    startParams: settings.length ? [...PGlite.defaultStartParams, ...settings] : undefined,
   });
   const server = new PGLiteSocketServer({
     db: pglite,

@@ -2,9 +2,10 @@
  * A stand-in identity provider: RS256 keys generated at test start, a real JWKS endpoint, and
  * tokens minted with any claims (or deliberately broken ones).
  */
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { exportJWK, type JWK, SignJWT } from "jose";
 import type { Clock } from "../../src/platform/clock.ts";
 import { startFakeServer } from "./http.ts";
+import { lendKeyPair, type LentKeyPair } from "./keys.ts";
 
 export const ISSUER = "https://id.test.local/";
 export const AUDIENCE = "goals-app";
@@ -35,8 +36,10 @@ export interface IdentityProvider {
 
 export async function startIdentityProvider(clock: Clock): Promise<IdentityProvider> {
   const kid = `key-${crypto.randomUUID().slice(0, 8)}`;
-  const { publicKey, privateKey } = await generateKeyPair("RS256", { extractable: true });
-  const foreign = await generateKeyPair("RS256");
+  const own = await lendKeyPair();
+  const { publicKey, privateKey } = own;
+  // A key the JWKS does not hold, lent only to providers whose tests sign with one.
+  let foreign: Promise<LentKeyPair> | undefined;
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
   let down = false;
   const server = startFakeServer(() =>
@@ -59,10 +62,16 @@ export async function startIdentityProvider(clock: Clock): Promise<IdentityProvi
         .setIssuedAt(now)
         .setExpirationTime(now + (options.expiresIn ?? 3600));
       if (options.notBefore !== undefined) jwt.setNotBefore(now + options.notBefore);
-      return await jwt.sign(options.foreignKey ? foreign.privateKey : privateKey);
+      if (!options.foreignKey) return await jwt.sign(privateKey);
+      foreign ??= lendKeyPair();
+      return await jwt.sign((await foreign).privateKey);
     },
     setDown: (value) => (down = value),
     jwksRequests: () => server.requests.length,
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      own.release();
+      (await foreign)?.release();
+    },
   };
 }

@@ -3,9 +3,10 @@
  * the token issuer's JWKS: RS256 tokens minted on `GET /identity?audience=...` with the header
  * `Metadata-Flavor: Google`, the public key at `GET /jwks`. Records every token request.
  */
-import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from "jose";
+import { createLocalJWKSet, exportJWK, jwtVerify, SignJWT } from "jose";
 import type { Clock } from "../../src/platform/clock.ts";
 import { type FakeServer, startFakeServer } from "./http.ts";
+import { lendKeyPair } from "./keys.ts";
 
 export const METADATA_ISSUER = "https://idp.test";
 
@@ -23,7 +24,8 @@ export interface MetadataServer {
 }
 
 export async function startMetadataServer(clock: Clock): Promise<MetadataServer> {
-  const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const lent = await lendKeyPair();
+  const { publicKey, privateKey } = lent;
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
   const keys = createLocalJWKSet({ keys: [jwk] });
   const mint = (audience: string, lifetimeS = 3600) => {
@@ -57,7 +59,10 @@ export async function startMetadataServer(clock: Clock): Promise<MetadataServer>
       });
       return String(payload.aud);
     },
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      lent.release();
+    },
   };
 }
 
