@@ -4,6 +4,7 @@
  * `service_unavailable` elsewhere), `/health` names the database within its own timeout, and once
  * the server is back the same requests succeed without restarting the service.
  */
+// test-plan: once (the test starts and breaks a PostgreSQL of its own in either mode)
 import assert from "node:assert/strict";
 import { isDatabaseConnectionFailure, openDatabase } from "../../src/platform/db.ts";
 import { migrate } from "../../src/platform/migrate.ts";

@@ -3,6 +3,7 @@
  * editor renders in headless Chromium and runs a query. `GRAPHQL_EXPLORER=off` (production)
  * turns GraphiQL and anonymous introspection off.
  */
+// test-plan: once (a page in Chromium; the database under it is incidental)
 import assert from "node:assert/strict";
 import { launchBrowser } from "../support/browser.ts";
 import { codeOf, gql } from "../support/graphql.ts";

@@ -1,3 +1,4 @@
+// test-plan: once (a page in Chromium; the database under it is incidental)
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
 import { setup } from "../support/setup.ts";

@@ -1,5 +1,6 @@
 /** Who gets in, in Chromium: an anonymous visitor sees only sign-in and no data, a non-admin a
  * refusal page, a bad token is refused; fallback sign-in explained, disabled or working. */
+// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
   assertAccessible,

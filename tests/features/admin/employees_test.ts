@@ -1,6 +1,7 @@
 /** AI employees in Chromium: the list with spend against the cap, an employee's page (chart,
  * promotion criteria, memories, runs), trigger a run (already running, budget exceeded), pause
  * and resume, settings errors at their field, a refused promotion, and a run's trace. */
+// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
   assertAccessible,

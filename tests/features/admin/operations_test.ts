@@ -1,5 +1,6 @@
 /** Feedback triage, dead jobs and AI flags in Chromium: the export's `admin_url` opens the post,
  * status changes and filters, retry and discard of dead jobs, the flag override. */
+// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
   assertAccessible,

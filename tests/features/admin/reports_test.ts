@@ -1,4 +1,5 @@
 /** The Reports page in Chromium: the queue, removing a reported post, resolving, the filter. */
+// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import { assertAccessible, signIn, withConsole } from "../../support/admin.ts";
 import { asAdmin } from "../../support/workforce.ts";

@@ -1,6 +1,7 @@
 /** The review board in Chromium: sign in, every artifact kind rendered as what it is, approve,
  * edit then approve, reject (refused inline under 10 characters), keyboard shortcuts, delivery
  * shown on the run page, and an expired session that keeps what the admin was typing. */
+// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
   assertAccessible,

@@ -3,6 +3,7 @@
  * port). Without dovecot installed they are ignored with the install hint in their names, except
  * under `.ci/run` (`REQUIRE_ALL_TEST_SERVICES=1`), where they fail.
  */
+// test-plan: once (delivery to a dovecot of the test's own; the database is incidental)
 import assert from "node:assert/strict";
 import { ImapFlow } from "imapflow";
 import { type Dovecot, startDovecot } from "../../../support/dovecot.ts";
