@@ -11,8 +11,15 @@ import { createLogger } from "../src/platform/log.ts";
 import { loadMigrations, migrate, type Migration } from "../src/platform/migrate.ts";
 import { templateFile } from "../src/embedded-template.ts";
 
-/** Writes the template of `migrations` into the folder `dir`; returns its file. */
-export async function writeEmbeddedTemplate(dir: URL, migrations: Migration[]): Promise<URL> {
+/**
+ * Writes the template of `migrations` into the folder `dir`; returns its file. `statements` run
+ * after the migrations, one by one outside a transaction, and are part of the template's name.
+ */
+export async function writeEmbeddedTemplate(
+  dir: URL,
+  migrations: Migration[],
+  statements: string[] = [],
+): Promise<URL> {
   const log = createLogger({ level: "error" });
   const embedded = await startEmbeddedPostgres({});
   let dump: Blob;
@@ -20,6 +27,7 @@ export async function writeEmbeddedTemplate(dir: URL, migrations: Migration[]): 
     const sql = connect(embedded.url, 1, log);
     try {
       await migrate(sql, log, migrations);
+      for (const statement of statements) await sql.unsafe(statement);
     } finally {
       await sql.end();
     }
@@ -28,7 +36,7 @@ export async function writeEmbeddedTemplate(dir: URL, migrations: Migration[]): 
   } finally {
     await embedded.stop();
   }
-  const file = await templateFile(migrations, dir);
+  const file = await templateFile(migrations, dir, statements);
   await Deno.mkdir(dir, { recursive: true });
   for await (const entry of Deno.readDir(dir)) {
     if (entry.name.endsWith(".tar.gz") && new URL(entry.name, file).href !== file.href) {
@@ -61,15 +69,16 @@ async function exists(file: URL): Promise<boolean> {
 export async function ensureEmbeddedTemplate(
   dir: URL,
   migrations: Migration[],
+  statements: string[] = [],
 ): Promise<{ file: URL; built: boolean }> {
-  const file = await templateFile(migrations, dir);
+  const file = await templateFile(migrations, dir, statements);
   if (await exists(file)) return { file, built: false };
   await Deno.mkdir(dir, { recursive: true });
   using lock = await Deno.open(new URL(".lock", file), { create: true, write: true });
   await lock.lock(true);
   try {
     if (await exists(file)) return { file, built: false };
-    await writeEmbeddedTemplate(dir, migrations);
+    await writeEmbeddedTemplate(dir, migrations, statements);
     return { file, built: true };
   } finally {
     await lock.unlock();

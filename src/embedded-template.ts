@@ -23,17 +23,28 @@ export const EMBEDDED_TEMPLATE_DIR = new URL(
 /** The PGlite the data dir was written by: its major PostgreSQL version decides the format. */
 const PGLITE = denoConfig.imports["@electric-sql/pglite"];
 
-/** SHA-256 of the PGlite package and every migration's version and checksum. */
-export async function templateKey(migrations: Migration[]): Promise<string> {
-  const text = [PGLITE, ...migrations.map((m) => `${m.version}:${m.checksum}`)].join("\n");
+/**
+ * SHA-256 of the PGlite package, every migration's version and checksum, and the statements run
+ * after the migrations (none for the service's template; the tests' template drops databases).
+ */
+export async function templateKey(
+  migrations: Migration[],
+  statements: string[] = [],
+): Promise<string> {
+  const text = [PGLITE, ...migrations.map((m) => `${m.version}:${m.checksum}`), ...statements]
+    .join("\n");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Where the template of a migration set is, found or not. */
-export async function templateFile(migrations: Migration[], dir: URL): Promise<URL> {
+/** Where the template of a migration set (and statements) is, found or not. */
+export async function templateFile(
+  migrations: Migration[],
+  dir: URL,
+  statements: string[] = [],
+): Promise<URL> {
   const folder = dir.href.endsWith("/") ? dir : new URL(`${dir.href}/`);
-  return new URL(`${await templateKey(migrations)}.tar.gz`, folder);
+  return new URL(`${await templateKey(migrations, statements)}.tar.gz`, folder);
 }
 
 async function isEmptyDir(path: string): Promise<boolean> {

@@ -89,4 +89,50 @@ Deno.test("embedded template: the key changes with any migration's checksum", as
   assert.equal(await templateKey(migrations), await templateKey(await loadMigrations()));
   assert.notEqual(await templateKey(migrations), await templateKey(changed));
   assert.notEqual(await templateKey(migrations), await templateKey(migrations.slice(0, -1)));
+  assert.notEqual(await templateKey(migrations), await templateKey(migrations, ["select 1"]));
+});
+
+/** `ensureEmbeddedTemplate` in a process of its own; answers whether that process built it. */
+async function ensureInProcess(dir: URL, count: number, statements: string[]) {
+  const code = `
+    import { ensureEmbeddedTemplate } from "${new URL(
+    "../../scripts/embedded-template.ts",
+    import.meta.url,
+  )}";
+    import { loadMigrations } from "${new URL("../../src/platform/migrate.ts", import.meta.url)}";
+    const migrations = (await loadMigrations()).slice(0, ${count});
+    const { file, built } = await ensureEmbeddedTemplate(new URL("${dir}"), migrations, ${
+    JSON.stringify(statements)
+  });
+    console.log(JSON.stringify({ file: file.href, built }));`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    cwd: new URL("../../", import.meta.url),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as { file: string; built: boolean };
+}
+
+Deno.test("embedded template: processes asking at once build it once; another key is built anew", async () => {
+  const dir = await tempFolder();
+  try {
+    const [first, second] = await Promise.all([
+      ensureInProcess(dir, 3, []),
+      ensureInProcess(dir, 3, []),
+    ]);
+    assert.equal(first.file, second.file);
+    assert.deepEqual([first.built, second.built].sort(), [false, true], "built by one of them");
+    assert.equal((await ensureInProcess(dir, 3, [])).built, false, "found by a later run");
+
+    const other = await ensureInProcess(dir, 3, ["select 1"]);
+    assert.equal(other.built, true, "other statements: another template");
+    assert.notEqual(other.file, first.file);
+    const names = [];
+    for await (const entry of Deno.readDir(dir)) names.push(entry.name);
+    assert.deepEqual(names.filter((n) => n.endsWith(".tar.gz")), [other.file.split("/").pop()]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

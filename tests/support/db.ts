@@ -45,6 +45,17 @@ export const TEST_TEMPLATE_DIR = new URL(
   import.meta.url,
 );
 
+/**
+ * Run on the tests' template before it is saved. PGlite opens only the `postgres` database: without
+ * the two template databases a test's database starts from 600 files fewer, in two thirds of the
+ * time. (Nothing in a test creates a database in embedded mode.)
+ */
+const TEST_TEMPLATE_STATEMENTS = [
+  "update pg_database set datistemplate = false where datname in ('template0', 'template1')",
+  "drop database template0",
+  "drop database template1",
+];
+
 let template: Promise<Blob> | undefined;
 
 /**
@@ -54,7 +65,11 @@ let template: Promise<Blob> | undefined;
  */
 function embeddedTemplate(): Promise<Blob> {
   template ??= (async () => {
-    const { file } = await ensureEmbeddedTemplate(TEST_TEMPLATE_DIR, await loadMigrations());
+    const { file } = await ensureEmbeddedTemplate(
+      TEST_TEMPLATE_DIR,
+      await loadMigrations(),
+      TEST_TEMPLATE_STATEMENTS,
+    );
     using packed = await Deno.open(file);
     return await new Response(packed.readable.pipeThrough(new DecompressionStream("gzip")))
       .blob();
