@@ -12,6 +12,7 @@ import {
   testFiles,
   testPlan,
 } from "../../scripts/test-plan.ts";
+import { testJobs } from "../../scripts/test.ts";
 
 const TESTS = new URL("../", import.meta.url);
 const file = (path: string) => new URL(path, TESTS).href;
@@ -70,4 +71,12 @@ Deno.test("test plan: the once line needs its reason, on a line of its own", () 
   assert.equal(onceReason("// test-plan: once\n"), undefined);
   assert.equal(onceReason('const s = "// test-plan: once (inside a string)";\n'), undefined);
   assert.equal(onceReason("import x;\n"), undefined);
+});
+
+Deno.test("test command: two files more at once than cores, unless DENO_JOBS says otherwise", () => {
+  assert.equal(testJobs(2, undefined), "4");
+  assert.equal(testJobs(16, ""), "18");
+  assert.equal(testJobs(0, undefined), "3");
+  assert.equal(testJobs(2, "1"), "1");
+  assert.equal(testJobs(2, "x"), "4");
 });
