@@ -37,8 +37,9 @@ function testTablespace(name: string | undefined): string | undefined {
 }
 
 /**
- * Where the tests keep their migrated PGlite data dir (git-ignored), named by the same key as the
- * service's template: the PGlite package and every migration's version and checksum.
+ * Where the tests keep their migrated PGlite data dir (git-ignored), named as the service's
+ * template is: a digest of the PGlite package, every migration's version and checksum, and the
+ * statements below.
  */
 export const TEST_TEMPLATE_DIR = new URL(
   "../../build/test-cache/embedded-template/",
@@ -47,8 +48,8 @@ export const TEST_TEMPLATE_DIR = new URL(
 
 /**
  * Run on the tests' template before it is saved. PGlite opens only the `postgres` database: without
- * the two template databases a test's database starts from 600 files fewer, in two thirds of the
- * time. (Nothing in a test creates a database in embedded mode.)
+ * the two template databases a test's database starts from 600 files fewer, in three fifths of
+ * the time. (Nothing in a test creates a database in embedded mode.)
  */
 const TEST_TEMPLATE_STATEMENTS = [
   "update pg_database set datistemplate = false where datname in ('template0', 'template1')",
