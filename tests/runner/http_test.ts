@@ -20,13 +20,15 @@ Deno.test("runner http: GET /health answers ok with a timestamp", async () => {
 Deno.test("runner http: POST /runs answers 202 running, then status follows the run", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT, { delayMs: 200 }));
+    const answer = Promise.withResolvers<void>();
+    t.llm.script(reply.json(ARTIFACT, { until: answer.promise }));
     const body = runRequest();
     const res = await t.startRun(body);
     assert.equal(res.status, 202);
     assert.deepEqual(await res.json(), { run_id: body.run_id, status: "running" });
     const during = await t.request(`/runs/${body.run_id}/status`);
     assert.deepEqual(await during.json(), { run_id: body.run_id, status: "running" });
+    answer.resolve();
     await t.runner.idle();
     const after = await t.request(`/runs/${body.run_id}/status`);
     assert.equal(after.status, 200);
@@ -39,12 +41,14 @@ Deno.test("runner http: POST /runs answers 202 running, then status follows the 
 Deno.test("runner http: a repeated POST /runs for the same run_id does not run it twice", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT, { delayMs: 100 }));
+    const answer = Promise.withResolvers<void>();
+    t.llm.script(reply.json(ARTIFACT, { until: answer.promise }));
     const body = runRequest();
     assert.equal((await t.startRun(body)).status, 202);
     const again = await t.startRun(body);
     assert.equal(again.status, 202);
     assert.deepEqual(await again.json(), { run_id: body.run_id, status: "running" });
+    answer.resolve();
     assert.equal((await t.results()).length, 1);
     assert.equal(t.llm.calls.length, 1);
   } finally {

@@ -190,17 +190,14 @@ Deno.test("runner run: cancel stops an in-flight model call within the poll inte
 Deno.test("runner run: a cancel between turns stops before the next call", async () => {
   const t = createTestRunner({ deps: { cancelPollMs: 60_000 } });
   try {
-    let cancel = () => {};
+    let cancel = (): Promise<unknown> => Promise.resolve();
     t.llm.script(
-      (_call) => {
-        cancel();
-        // The delay lets the cancel land while this call is in flight; the poll is off (60 s).
-        return reply.toolCall("remember", { key: "a", value: 1 }, { delayMs: 200 });
-      },
+      // The call is answered once the cancel has landed; the poll is off (60 s).
+      (_call) => reply.toolCall("remember", { key: "a", value: 1 }, { until: cancel() }),
       reply.json(ARTIFACT),
     );
     const body = runRequest();
-    cancel = () => void t.request(`/runs/${body.run_id}/cancel`, { method: "POST" });
+    cancel = () => t.request(`/runs/${body.run_id}/cancel`, { method: "POST" });
     await t.startRun(body);
     const [result] = await t.results();
     assert.equal(result.error?.subtype, "cancelled");

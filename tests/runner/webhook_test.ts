@@ -99,7 +99,8 @@ Deno.test("runner webhook: each attempt has a time limit; a hung receiver is ret
         return Promise.resolve();
       },
       log: memoryLogger(),
-      timeoutMs: 50,
+      // Ends the hung first attempt; the second, answered at once, must not meet it.
+      timeoutMs: 1000,
     });
     const result: RunResult = {
       run_id: "r1",

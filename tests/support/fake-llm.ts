@@ -35,6 +35,11 @@ export interface ScriptedReply {
   costUsd?: number;
   /** Waits this long before answering (cut short when the fake is closed). */
   delayMs?: number;
+  /**
+   * Answers only once this settles (or the fake is closed): the test keeps the call in flight for
+   * exactly as long as it needs, whatever the machine's speed.
+   */
+  until?: Promise<unknown>;
   /** HTTP status; a non-2xx status answers an OpenAI-style error body. */
   status?: number;
   /** A raw body that replaces the generated one (for example invalid JSON). */
@@ -149,6 +154,13 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+function settledOrAborted(until: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    signal.addEventListener("abort", () => resolve(), { once: true });
+    until.then(() => resolve(), () => resolve());
+  });
+}
+
 export function startFakeLlm(): FakeLlm {
   const queue: ReplySource[] = [];
   const controller = new AbortController();
@@ -187,6 +199,7 @@ export function startFakeLlm(): FakeLlm {
       const scripted = typeof source === "function" ? source(call) : source;
       fake.calls.push({ ...call, reply: scripted });
       if (scripted.delayMs) await wait(scripted.delayMs, controller.signal);
+      if (scripted.until) await settledOrAborted(scripted.until, controller.signal);
       return render(scripted, body.model);
     },
   );
