@@ -9,7 +9,7 @@
 import { connect, startEmbeddedPostgres } from "../src/platform/db.ts";
 import { createLogger } from "../src/platform/log.ts";
 import { loadMigrations, migrate, type Migration } from "../src/platform/migrate.ts";
-import { templateFile } from "../src/embedded-template.ts";
+import { templateExists, templateFile } from "../src/embedded-template.ts";
 
 /**
  * Writes the template of `migrations` into the folder `dir`; returns its file. `statements` run
@@ -50,15 +50,6 @@ export async function writeEmbeddedTemplate(
   return file;
 }
 
-async function exists(file: URL): Promise<boolean> {
-  try {
-    return (await Deno.stat(file)).isFile;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
-
 /**
  * The template of `migrations` in the folder `dir`, written first when it is not there (a
  * template of another set or PGlite has another name: it is never taken, and writing this one
@@ -72,12 +63,12 @@ export async function ensureEmbeddedTemplate(
   statements: string[] = [],
 ): Promise<{ file: URL; built: boolean }> {
   const file = await templateFile(migrations, dir, statements);
-  if (await exists(file)) return { file, built: false };
+  if (await templateExists(file)) return { file, built: false };
   await Deno.mkdir(dir, { recursive: true });
   using lock = await Deno.open(new URL(".lock", file), { create: true, write: true });
   await lock.lock(true);
   try {
-    if (await exists(file)) return { file, built: false };
+    if (await templateExists(file)) return { file, built: false };
     await writeEmbeddedTemplate(dir, migrations, statements);
     return { file, built: true };
   } finally {

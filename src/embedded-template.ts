@@ -52,7 +52,8 @@ async function isEmptyDir(path: string): Promise<boolean> {
   return true;
 }
 
-async function exists(file: URL): Promise<boolean> {
+/** Whether the template file `file` is there (a template is renamed into place whole). */
+export async function templateExists(file: URL): Promise<boolean> {
   try {
     return (await Deno.stat(file)).isFile;
   } catch (err) {
@@ -71,5 +72,5 @@ export async function findEmbeddedTemplate(
 ): Promise<URL | undefined> {
   if (!(await isEmptyDir(pgDir))) return undefined;
   const file = await templateFile(await loadMigrations(), templatesDir);
-  return await exists(file) ? file : undefined;
+  return await templateExists(file) ? file : undefined;
 }
