@@ -19,9 +19,8 @@ import { createLogger, type Logger } from "../../src/platform/log.ts";
 export const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL") || undefined;
 export const TEST_REDIS_URL = Deno.env.get("TEST_REDIS_URL") || undefined;
 /**
- * A tablespace on the test server for the tests' databases. `.ci/run` makes one in memory (tmpfs):
- * a database's few hundred files are created there in milliseconds, where a disk can take half a
- * second a database.
+ * A tablespace on the test server for the tests' databases. `.ci/run` makes one in memory (tmpfs),
+ * where creating a database's few hundred files waits on no disk.
  */
 export const TEST_DATABASE_TABLESPACE = testTablespace(Deno.env.get("TEST_DATABASE_TABLESPACE"));
 export const DB_MODE = TEST_DATABASE_URL ? "postgres" : "embedded";
@@ -47,9 +46,9 @@ export const TEST_TEMPLATE_DIR = new URL(
 );
 
 /**
- * Run on the tests' template before it is saved. PGlite opens only the `postgres` database: without
- * the two template databases a test's database starts from 600 files fewer, in three fifths of
- * the time. (Nothing in a test creates a database in embedded mode.)
+ * Run on the tests' template before it is saved. PGlite opens only the `postgres` database; the two
+ * template databases would be unpacked at every test database's start for nothing. (Nothing in a
+ * test creates a database in embedded mode.)
  */
 const TEST_TEMPLATE_STATEMENTS = [
   "update pg_database set datistemplate = false where datname in ('template0', 'template1')",
@@ -121,9 +120,8 @@ function postgresTemplate(serverUrl: string): Promise<string> {
 }
 
 /**
- * Server settings for embedded test databases only. A test's data is a few megabytes: PostgreSQL's
- * 128 MB of shared buffers, which PGlite sets up in its memory at every start, cost a fifth of the
- * start.
+ * Server settings for embedded test databases only. A test's data is a few megabytes, and PGlite
+ * sets up all of PostgreSQL's default shared buffers in its memory at every start.
  */
 const EMBEDDED_TEST_SETTINGS = { shared_buffers: "16MB" };
 

@@ -1,8 +1,8 @@
 /**
- * RS256 key pairs for the stand-in token issuers (identity provider, metadata server). A 2048-bit
- * RSA key takes a third of a second or more of CPU to generate, more than the rest of a test's
- * setup, so a test process generates each pair once and lends it to one issuer at a time: issuers
- * open side by side never share a key, and one that closed hands its pair to the next.
+ * RS256 key pairs for the stand-in token issuers (identity provider, metadata server). Generating
+ * a 2048-bit RSA key costs more CPU than the rest of a test's setup, so a test process generates
+ * each pair once and lends it to one issuer at a time: issuers open side by side never share a
+ * key, and one that closed hands its pair to the next.
  */
 import { generateKeyPair } from "jose";
 
