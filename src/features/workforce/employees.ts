@@ -17,6 +17,7 @@ import {
   type EmployeeRow,
   type EmployeeWrite,
   insertEmployee,
+  KindsRefused,
   PromotionRefused,
   updateEmployee,
 } from "./store.ts";
@@ -54,6 +55,9 @@ async function save(
   } catch (err) {
     if (err instanceof EmployeeArchived) {
       return { employee: null, errors: [userError("archived", err.message, "employeeId")] };
+    }
+    if (err instanceof KindsRefused) {
+      return { employee: null, errors: [userError("invalid", err.message, "allowedKinds")] };
     }
     if (err instanceof PromotionRefused) {
       // The model validation's refusals (`promotion_requirements_met: ...`) keep their code.

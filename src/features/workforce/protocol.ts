@@ -1,17 +1,27 @@
 /**
  * The service's side of the runner protocol (DESIGN 3.3): the run request it posts, built from
- * the run, its employee and the employee's memory. The shapes are the shared contract's.
+ * the run, its employee, the employee's memory and the moment. The shapes are the shared
+ * contract's.
  */
 import { RECENT_REJECTIONS_KEY, type RunRequestBody } from "../../platform/contract/mod.ts";
-import { RUN_BUDGET_USD, RUN_MAX_TURNS } from "./rules.ts";
+import { RUN_MAX_TURNS, runBudgetUsd } from "./rules.ts";
+
+/** What the run's prompt says of the moment, and what the budget is computed from. */
+export interface RunMoment {
+  now: Date;
+  /** When the employee's latest succeeded run finished. */
+  lastSucceededAt: Date | null;
+  /** The employee's spend this month, in USD. */
+  monthSpendUsd: number;
+}
 
 /**
  * DESIGN 3.3: the body posted to `RUNNER_URL/runs`. `memory.recent_rejections` is always present
- * (an empty list without rejections). The per-run budget is the smaller of 1 USD and the
- * employee's monthly cap.
+ * (an empty list without rejections). The budget is the smaller of the per-run cap and what is
+ * left of the employee's monthly cap.
  */
 export function buildRunRequest(
-  run: { publicId: string },
+  run: { publicId: string; trigger: "schedule" | "manual"; scheduledFor: Date | null },
   employee: {
     publicId: string;
     name: string;
@@ -20,9 +30,12 @@ export function buildRunRequest(
     modelPreference: string;
     postFilterSkill: string | null;
     skills: string[];
+    tools: string[];
+    allowedKinds: string[];
     monthlyBudgetCents: number;
   },
   memories: { key: string; value: unknown }[],
+  moment: RunMoment,
 ): RunRequestBody {
   const memory: Record<string, unknown> = { [RECENT_REJECTIONS_KEY]: [] };
   for (const m of memories) memory[m.key] = m.value;
@@ -36,9 +49,17 @@ export function buildRunRequest(
       model: employee.modelPreference,
       post_filter_skill: employee.postFilterSkill,
       skills: employee.skills,
+      tools: employee.tools,
+      allowed_kinds: employee.allowedKinds as RunRequestBody["employee"]["allowed_kinds"],
+    },
+    context: {
+      now: moment.now.toISOString(),
+      trigger: run.trigger,
+      scheduled_for: run.scheduledFor?.toISOString() ?? null,
+      last_succeeded_at: moment.lastSucceededAt?.toISOString() ?? null,
     },
     memory,
-    budget_usd: Math.max(0.01, Math.min(RUN_BUDGET_USD, employee.monthlyBudgetCents / 100)),
+    budget_usd: runBudgetUsd(employee.monthlyBudgetCents, moment.monthSpendUsd),
     max_turns: RUN_MAX_TURNS,
   };
 }

@@ -6,7 +6,12 @@
 import { distance } from "fastest-levenshtein";
 import { Cron } from "croner";
 import { cronZone } from "../../platform/cron.ts";
-import { ARTIFACT_PAYLOAD_MAX, type ArtifactKind } from "../../platform/contract/mod.ts";
+import {
+  ARTIFACT_KINDS,
+  ARTIFACT_PAYLOAD_MAX,
+  type ArtifactKind,
+  SERVICE_DATA_TOOLS,
+} from "../../platform/contract/mod.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 
 const UTC = cronZone("UTC");
@@ -39,6 +44,17 @@ export const SCHEDULER_INTERVAL_MS = 5 * 60_000;
 /** Per-run limits sent to the runner (DESIGN 3.3; spec 8: 1.0 USD per run). */
 export const RUN_BUDGET_USD = 1.0;
 export const RUN_MAX_TURNS = 20;
+/** The least budget a dispatched run gets (a run is only queued while the cap is not reached). */
+const MIN_RUN_BUDGET_USD = 0.01;
+
+/**
+ * DESIGN 3.3: a run's budget is the smaller of the per-run cap and what is left of the employee's
+ * monthly cap (`monthlyBudgetCents`, of which `spentUsd` is spent this month).
+ */
+export function runBudgetUsd(monthlyBudgetCents: number, spentUsd: number): number {
+  const left = monthlyBudgetCents / 100 - spentUsd;
+  return Math.max(MIN_RUN_BUDGET_USD, Math.min(RUN_BUDGET_USD, Math.floor(left * 1e6) / 1e6));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Employee fields
@@ -56,6 +72,45 @@ export interface EmployeeInput {
   scheduleCron?: string | null;
   skills?: string[];
   postFilterSkill?: string | null;
+  /** Tools beyond the built-in ones ({@link EMPLOYEE_TOOLS}). */
+  tools?: string[];
+  /** The artifact kinds it may produce; at least one. */
+  allowedKinds?: string[];
+}
+
+/**
+ * The tools an admin can give an employee: the service-data tools. (Built-in tools, reading a
+ * skill's files, remembering a fact and submitting the artifact, every employee has.)
+ */
+export const EMPLOYEE_TOOLS: readonly string[] = SERVICE_DATA_TOOLS;
+
+/** What each of {@link EMPLOYEE_TOOLS} gives the model, for the admin choosing. */
+export const EMPLOYEE_TOOL_DESCRIPTIONS: Record<string, string> = {
+  activation_funnel:
+    "The activation funnel of the last 7 days against the 7 before (spec 4.6). A skill that needs it skips the run when nobody signed in.",
+  new_feedback:
+    "Feedback posts written since the employee's last successful run (spec 4.5), as untrusted text.",
+};
+
+/** The only kinds the locked shadow role may produce (spec 2.2: it drafts emails). */
+export const LOCKED_ROLE_KINDS: readonly ArtifactKind[] = ["email_template"];
+
+/** The kinds a new employee of `role` may produce when none are given. */
+export function defaultAllowedKinds(role: string): ArtifactKind[] {
+  return role === LOCKED_SHADOW_ROLE ? [...LOCKED_ROLE_KINDS] : [...ARTIFACT_KINDS];
+}
+
+/** Why `role` may not produce exactly `kinds`, or null. */
+export function allowedKindsProblem(role: string, kinds: readonly string[]): string | null {
+  if (role !== LOCKED_SHADOW_ROLE) return null;
+  const same = kinds.length === LOCKED_ROLE_KINDS.length &&
+    LOCKED_ROLE_KINDS.every((kind) => kinds.includes(kind));
+  return same ? null : `the ${LOCKED_SHADOW_ROLE} role may only produce email_template`;
+}
+
+/** Whether `kind` is one of the employee's allowed kinds. */
+export function kindAllowed(allowedKinds: readonly string[], kind: ArtifactKind): boolean {
+  return allowedKinds.includes(kind);
 }
 
 /** Why an artifact in `status` cannot be `decision` now (only pending ones are reviewed), or null. */
@@ -133,6 +188,31 @@ export function employeeInputErrors(input: EmployeeInput, creating: boolean): Us
   }
   if (input.postFilterSkill && !SKILL_PATTERN.test(input.postFilterSkill)) {
     bad("postFilterSkill", "postFilterSkill must be a skill folder name");
+  }
+  if (input.tools !== undefined) {
+    const unknown = input.tools.filter((tool) => !EMPLOYEE_TOOLS.includes(tool));
+    if (unknown.length) {
+      bad(
+        "tools",
+        `tools must be among ${EMPLOYEE_TOOLS.join(", ")} (unknown: ${
+          unknown.slice(0, 5).map((t) => JSON.stringify(t.slice(0, 80))).join(", ")
+        })`,
+      );
+    } else if (new Set(input.tools).size !== input.tools.length) {
+      bad("tools", "tools must not repeat a name");
+    }
+  }
+  if (input.allowedKinds !== undefined) {
+    const unknown = input.allowedKinds.filter((k) =>
+      !(ARTIFACT_KINDS as readonly string[]).includes(k)
+    );
+    if (input.allowedKinds.length === 0) {
+      bad("allowedKinds", "allowedKinds needs at least one kind");
+    } else if (unknown.length) {
+      bad("allowedKinds", `allowedKinds must be among ${ARTIFACT_KINDS.join(", ")}`);
+    } else if (new Set(input.allowedKinds).size !== input.allowedKinds.length) {
+      bad("allowedKinds", "allowedKinds must not repeat a kind");
+    }
   }
   return errors;
 }
@@ -305,8 +385,16 @@ export function promotionRequirementsMet(check: PromotionCheck): string | null {
   return missing.length ? `promotion_requirements_met: ${missing.join("; ")}` : null;
 }
 
-/** Spec 3.4: whether an artifact of `kind` skips review at `level`. */
-export function autoApproves(level: AutonomyLevel, kind: ArtifactKind): boolean {
+/**
+ * Spec 3.4: whether an artifact of `kind` skips review at `level`. One with a figure that none of
+ * its run's sources hold (`unsupportedFigures`, the grounding check) always waits for a person.
+ */
+export function autoApproves(
+  level: AutonomyLevel,
+  kind: ArtifactKind,
+  unsupportedFigures: readonly string[] = [],
+): boolean {
+  if (unsupportedFigures.length > 0) return false;
   if (level === "autonomous") return true;
   if (level === "semi_autonomous") return LOW_RISK_KINDS.includes(kind);
   return false;

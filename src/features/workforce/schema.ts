@@ -24,6 +24,8 @@ import { createEmployee, editEmployee, type EmployeeFields } from "./employees.t
 import {
   approvalRate,
   editedPayloadError,
+  EMPLOYEE_TOOL_DESCRIPTIONS,
+  EMPLOYEE_TOOLS,
   isHeavyEdit,
   missingCriteria,
   nextLevel,
@@ -135,6 +137,10 @@ const typeDefs = /* GraphQL */ `
     active: Boolean!
     skills: [String!]!
     postFilterSkill: String
+    "Tools beyond the built-in ones (aiEmployeeTools lists them); the runner offers these to the model."
+    tools: [String!]!
+    "The artifact kinds it may produce; a result of another kind is auto_rejected."
+    allowedKinds: [AiArtifactKind!]!
     promotionConfirmedAt: DateTime
     "When it was archived: it is not scheduled, cannot be triggered or edited, and keeps its history. Null: not archived."
     archivedAt: DateTime
@@ -190,10 +196,20 @@ const typeDefs = /* GraphQL */ `
     data: JSON!
   }
 
+  "A tool an admin can give an AI employee."
+  type AiEmployeeToolType {
+    name: String!
+    description: String!
+  }
+
   type AiRunType {
     id: ID!
     status: AiRunStatus!
     trigger: AiRunTrigger!
+    "The cron slot a scheduled run was started for; null for a manual run."
+    scheduledFor: DateTime
+    "Why a skill's preflight ended the run before any model call (status succeeded, no artifact); null otherwise."
+    skippedReason: String
     startedAt: DateTime
     finishedAt: DateTime
     inputTokens: Int!
@@ -230,6 +246,12 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     heavyEdit: Boolean!
     "Why the post-filter blocked it (auto_rejected)."
     postFilterReason: String
+    """
+    Figures of the payload that none of the run's sources (tool results, prompt, skills, memory,
+    context) hold, by the grounding check (docs/workforce.md); an artifact with any waits for a
+    person whatever the autonomy level. Empty: every figure is supported. Null: not checked.
+    """
+    unsupportedFigures: [String!]
     reviewer: User
     "Null before review."
     reviewedBy: AiReviewer
@@ -285,6 +307,8 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     aiEmployee(id: String!): AiEmployeeType
     "Admin: a run; null when there is none with this id."
     aiRun(id: String!): AiRunType
+    "Admin: the tools an AI employee can be given (tools of createAiEmployee and updateAiEmployee)."
+    aiEmployeeTools: [AiEmployeeToolType!]!
   }
 
   extend type Mutation {
@@ -298,6 +322,10 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
       scheduleCron: String
       skills: [String!]
       postFilterSkill: String
+      "Names from aiEmployeeTools; default none."
+      tools: [String!]
+      "Default every kind (email_template only for customer_support_drafter)."
+      allowedKinds: [AiArtifactKind!]
     ): AiEmployeePayload!
     triggerAiRun(employeeId: String!): AiRunPayload!
     """
@@ -324,6 +352,10 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
       scheduleCron: String
       autonomyLevel: AiAutonomyLevel
       confirmPromotion: Boolean
+      "Replaces the list; names from aiEmployeeTools."
+      tools: [String!]
+      "Replaces the list; at least one (customer_support_drafter: email_template only)."
+      allowedKinds: [AiArtifactKind!]
     ): AiEmployeePayload!
     approveAiArtifact(artifactId: String!, editedPayload: String): AiArtifactPayload!
     "Admin: rejects a pending artifact; rejectionReason needs at least 10 characters."
@@ -560,6 +592,9 @@ export function workforceModule(
       }),
       aiEmployee: adminField((_, args: { id: string }) => findEmployee(args.id)),
       aiRun: adminField((_, args: { id: string }) => findRun(args.id)),
+      aiEmployeeTools: adminField(() =>
+        EMPLOYEE_TOOLS.map((name) => ({ name, description: EMPLOYEE_TOOL_DESCRIPTIONS[name] }))
+      ),
     },
     Mutation: {
       createAiEmployee: adminField((_, args: EmployeeFields) => {

@@ -21,6 +21,8 @@ function seedFileSchema() {
     scheduleCron: z.string().nullable().optional(),
     skills: z.array(z.string()).optional(),
     postFilterSkill: z.string().nullable().optional(),
+    tools: z.array(z.string()).optional(),
+    allowedKinds: z.array(z.string()).optional(),
     active: z.boolean().optional(),
     autonomyLevel: z.string().optional(),
   }).strict();

@@ -19,13 +19,14 @@ import {
   budgetExceeded,
   dueSlot,
   initialApprovalStatus,
+  kindAllowed,
   levelsSettledBy,
   measureEdit,
   monthOf,
   SCHEDULER_INTERVAL_MS,
   STALE_RUN_MS,
 } from "./rules.ts";
-import type { RunResultBody } from "../../platform/contract/mod.ts";
+import { type RunResultBody, SKIPPED_LOG_TYPE } from "../../platform/contract/mod.ts";
 import { buildRunRequest } from "./protocol.ts";
 import {
   activeScheduledEmployees,
@@ -42,6 +43,7 @@ import {
   failStaleRuns,
   insertArtifact,
   insertQueuedRun,
+  lastSucceededAt,
   listEmployees,
   lockEmployeeForRun,
   markCancelRequested,
@@ -79,6 +81,14 @@ export interface WorkforceServiceDeps {
 }
 
 export type Workforce = ReturnType<typeof createWorkforceService>;
+
+/** Why a preflight skipped the run: the reason its `skipped` log entry gives; null otherwise. */
+function skippedReasonOf(result: RunResultBody): string | null {
+  if (result.status !== "succeeded" || result.artifact) return null;
+  const entry = result.run_log.find((e) => e.type === SKIPPED_LOG_TYPE);
+  const reason = typeof entry?.reason === "string" ? entry.reason.trim() : "";
+  return (reason || "skipped by a skill's preflight").slice(0, 2_000);
+}
 
 export function createWorkforceService(deps: WorkforceServiceDeps) {
   const { db, jobs, clock, config } = deps;
@@ -145,6 +155,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     tx: Queryable,
     employee: EmployeeRow,
     trigger: "schedule" | "manual",
+    scheduledFor: Date | null = null,
   ): Promise<TriggerOutcome> {
     const current = await lockEmployeeForRun(tx, employee.id);
     if (!current || current.archivedAt) {
@@ -181,7 +192,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         ],
       };
     }
-    const run = await insertQueuedRun(tx, employee.id, trigger, now);
+    const run = await insertQueuedRun(tx, employee.id, trigger, now, scheduledFor);
     if (!run) {
       return {
         run: null,
@@ -214,7 +225,12 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     }
     let problem: string;
     try {
-      const res = await deps.runner.startRun(buildRunRequest(run, employee, memories));
+      const now = clock.now();
+      const res = await deps.runner.startRun(buildRunRequest(run, employee, memories, {
+        now,
+        lastSucceededAt: await lastSucceededAt(sql, employee.id),
+        monthSpendUsd: (await monthSpendByIds(sql, [employee.id], now)).get(employee.id) ?? 0,
+      }));
       if (res.status === 202) {
         if (await markRunStarted(sql, run.id, clock.now())) {
           log.info("run dispatched", { run_id: runId, attempt });
@@ -351,6 +367,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       const concluded = await concludeRun(tx, run.id, {
         ...figures,
         status: result.status,
+        skippedReason: skippedReasonOf(result),
         errorMessage: result.status === "failed"
           ? (result.error
             ? `${result.error.subtype}: ${result.error.message}`
@@ -367,21 +384,43 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         });
         return "late";
       }
-      if (result.status !== "succeeded" || !result.artifact) return "concluded";
+      if (result.status !== "succeeded") return "concluded";
       const [employee] = await employeesByIds(tx, [run.employeeId]);
+      // The run's facts, and the service-owned cursor of a tool, advance only with a success.
       await upsertMemories(tx, employee.id, result.memory, now);
+      if (!result.artifact) return "concluded"; // a preflight skipped the run
+      // The runner refuses a kind outside the list; a result that carries one anyway is refused
+      // here too, so no autonomy level can ever approve it.
+      const kindRefused = kindAllowed(employee.allowedKinds, result.artifact.kind)
+        ? null
+        : `kind ${result.artifact.kind} is not one this employee may produce (${
+          employee.allowedKinds.join(", ")
+        })`;
+      const unsupportedFigures = result.artifact.metadata?.unsupported_figures ?? null;
       const artifact = await insertArtifact(tx, {
         runId: run.id,
         employeeId: employee.id,
         kind: result.artifact.kind,
         title: result.artifact.title,
         payload: result.artifact.payload,
-        approvalStatus: initialApprovalStatus(result.post_filter),
+        approvalStatus: kindRefused ? "auto_rejected" : initialApprovalStatus(result.post_filter),
         postFilterReason: result.post_filter?.passed === false ? result.post_filter.reason : null,
+        rejectionReason: kindRefused,
+        unsupportedFigures,
       }, now);
+      if (kindRefused) {
+        log.warn("artifact refused: kind not allowed", {
+          run_id: run.publicId,
+          kind: result.artifact.kind,
+          allowed_kinds: employee.allowedKinds,
+        });
+      }
       if (artifact?.approvalStatus === "pending") {
         // An archived employee's last artifact waits for a person, whatever its autonomy.
-        if (!employee.archivedAt && autoApproves(employee.autonomyLevel, artifact.kind)) {
+        if (
+          !employee.archivedAt &&
+          autoApproves(employee.autonomyLevel, artifact.kind, unsupportedFigures ?? [])
+        ) {
           await approveIn(tx, artifact, employee, null, null);
         } else {
           // Streamed to `pendingArtifactAdded` after commit (never for a rolled-back result).
@@ -453,7 +492,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       if (!due) continue;
       const outcome = await sql.begin(async (tx) => {
         if (!(await claimScheduleSlot(tx, employee.id, due, clock.now()))) return null;
-        return await startRunIn(tx, employee, "schedule");
+        return await startRunIn(tx, employee, "schedule", due);
       });
       if (outcome?.run) started++;
       else if (outcome) {

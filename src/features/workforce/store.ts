@@ -5,11 +5,13 @@ import { type ArtifactKind, RECENT_REJECTIONS_KEY } from "../../platform/contrac
 import { publicId } from "../../platform/ids.ts";
 import { type KeyColumn, keyset, type PageWindow } from "../../graphql/pagination.ts";
 import {
+  allowedKindsProblem,
   appendRejection,
   approvalRate,
   type ApprovalStatus,
   type AutonomyLevel,
   CONCLUDABLE,
+  defaultAllowedKinds,
   type EmployeeInput,
   monthOf,
   promotionRequirementsMet,
@@ -34,6 +36,10 @@ export interface EmployeeRow {
   active: boolean;
   skills: string[];
   postFilterSkill: string | null;
+  /** Tools beyond the built-in ones. */
+  tools: string[];
+  /** The artifact kinds it may produce. */
+  allowedKinds: ArtifactKind[];
   promotionConfirmedAt: Date | null;
   /** When it was archived (never active again until unarchived); null otherwise. */
   archivedAt: Date | null;
@@ -46,6 +52,10 @@ export interface RunRow {
   employeeId: string;
   status: RunStatus;
   trigger: "schedule" | "manual";
+  /** The cron slot a scheduled run was started for; null for a manual run. */
+  scheduledFor: Date | null;
+  /** Why a skill's preflight ended the run before any model call; null otherwise. */
+  skippedReason: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
   inputTokens: number;
@@ -71,6 +81,8 @@ export interface ArtifactRow {
   originalPayload: string | null;
   approvalStatus: ApprovalStatus;
   postFilterReason: string | null;
+  /** The grounding check's figures that none of the run's sources hold; null: not checked. */
+  unsupportedFigures: string[] | null;
   editDistance: number | null;
   editRatio: number | null;
   reviewerId: string | null;
@@ -94,12 +106,13 @@ const employeeColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", name, role, description, task_prompt as "taskPrompt",
       monthly_budget_cents as "monthlyBudgetCents", model_preference as "modelPreference",
       schedule_cron as "scheduleCron", autonomy_level as "autonomyLevel", active, skills,
-      post_filter_skill as "postFilterSkill", promotion_confirmed_at as "promotionConfirmedAt",
+      post_filter_skill as "postFilterSkill", tools, allowed_kinds as "allowedKinds",
+      promotion_confirmed_at as "promotionConfirmedAt",
       archived_at as "archivedAt", created_at as "createdAt"`;
 
 const runColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", employee_id::text as "employeeId", status, trigger,
-      started_at as "startedAt", finished_at as "finishedAt", input_tokens as "inputTokens",
+      scheduled_for as "scheduledFor", skipped_reason as "skippedReason", started_at as "startedAt", finished_at as "finishedAt", input_tokens as "inputTokens",
       output_tokens as "outputTokens", num_turns as "numTurns", cost_usd::float8 as "costUsd",
       error_message as "errorMessage", run_log as "runLog",
       result_received_at as "resultReceivedAt", cancel_requested_at as "cancelRequestedAt",
@@ -109,7 +122,7 @@ const artifactColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", run_id::text as "runId",
       employee_id::text as "employeeId", kind, title, payload, original_payload as "originalPayload",
       approval_status as "approvalStatus", post_filter_reason as "postFilterReason",
-      edit_distance as "editDistance", edit_ratio as "editRatio",
+      unsupported_figures as "unsupportedFigures", edit_distance as "editDistance", edit_ratio as "editRatio",
       reviewer_id::text as "reviewerId", auto_approved as "autoApproved",
       reviewed_at as "reviewedAt", rejection_reason as "rejectionReason",
       delivered_at as "deliveredAt", delivery_status as "deliveryStatus",
@@ -262,6 +275,9 @@ export class PromotionRefused extends Error {}
 /** The employee is archived: it cannot be edited, paused or resumed until unarchived. */
 export class EmployeeArchived extends Error {}
 
+/** The role may not produce the allowed kinds asked for: the message is the user error. */
+export class KindsRefused extends Error {}
+
 /**
  * Inserts an employee. The autonomy validation applies here too: a new employee has no history,
  * so only `shadow` passes.
@@ -280,15 +296,18 @@ export async function insertEmployee(
     confirmPromotion: input.confirmPromotion ?? false,
   });
   if (refused) throw new PromotionRefused(refused);
+  const allowedKinds = input.allowedKinds ?? defaultAllowedKinds(input.role);
+  const kindsRefused = allowedKindsProblem(input.role, allowedKinds);
+  if (kindsRefused) throw new KindsRefused(kindsRefused);
   const [row] = await tx<EmployeeRow[]>`
     insert into ai_employees (public_id, name, role, description, task_prompt,
       monthly_budget_cents, model_preference, schedule_cron, autonomy_level, active, skills,
-      post_filter_skill, created_at, updated_at)
+      post_filter_skill, tools, allowed_kinds, created_at, updated_at)
     values (${publicId()}, ${input.name.trim()}, ${input.role}, ${input.description ?? ""},
       ${input.taskPrompt}, ${input.monthlyBudgetCents ?? 3000},
       ${input.modelPreference ?? "gpt-4o-mini"}, ${input.scheduleCron || null}, ${level},
       ${input.active ?? true}, ${input.skills ?? []}, ${input.postFilterSkill || null},
-      ${now}, ${now})
+      ${input.tools ?? []}::text[], ${allowedKinds}::text[], ${now}, ${now})
     on conflict (role) do nothing
     returning ${employeeColumns(tx)}`;
   return row ?? "role_taken";
@@ -318,6 +337,8 @@ export async function updateEmployee(
   if ("error" in requested) throw new PromotionRefused(requested.error);
   const to = requested.to;
   const role = patch.role ?? current.role;
+  const kindsRefused = allowedKindsProblem(role, patch.allowedKinds ?? current.allowedKinds);
+  if (kindsRefused) throw new KindsRefused(kindsRefused);
   let confirmed: Date | null = current.promotionConfirmedAt;
   if (to !== current.autonomyLevel || role !== current.role) {
     const stats = (await promotionStatsByIds(tx, [id], now)).get(id) ?? ZERO_STATS;
@@ -344,6 +365,8 @@ export async function updateEmployee(
         schedule_cron = case when ${patch.scheduleCron !== undefined}
           then ${patch.scheduleCron || null} else schedule_cron end,
         skills = coalesce(${set(patch.skills)}::text[], skills),
+        tools = coalesce(${set(patch.tools)}::text[], tools),
+        allowed_kinds = coalesce(${set(patch.allowedKinds)}::text[], allowed_kinds),
         post_filter_skill = case when ${patch.postFilterSkill !== undefined}
           then ${patch.postFilterSkill || null} else post_filter_skill end,
         active = coalesce(${set(patch.active)}, active),
@@ -476,12 +499,22 @@ export async function insertQueuedRun(
   employeeId: string,
   trigger: "schedule" | "manual",
   now: Date,
+  scheduledFor: Date | null = null,
 ): Promise<RunRow | null> {
   return await maybeOne(tx<RunRow[]>`
-    insert into ai_runs (public_id, employee_id, status, trigger, created_at)
-    values (${publicId()}, ${employeeId}, 'queued', ${trigger}, ${now})
+    insert into ai_runs (public_id, employee_id, status, trigger, scheduled_for, created_at)
+    values (${publicId()}, ${employeeId}, 'queued', ${trigger}, ${scheduledFor}, ${now})
     on conflict (employee_id) where status in ('queued', 'running') do nothing
     returning ${runColumns(tx)}`);
+}
+
+/** When the employee's latest succeeded run finished; null when none has. */
+export async function lastSucceededAt(sql: Queryable, employeeId: string): Promise<Date | null> {
+  const [row] = await sql<{ at: Date }[]>`
+    select finished_at as at from ai_runs
+    where employee_id = ${employeeId} and status = 'succeeded' and finished_at is not null
+    order by finished_at desc limit 1`;
+  return row?.at ?? null;
 }
 
 /** queued → running (the runner accepted the run). */
@@ -562,6 +595,8 @@ export interface RunOutcome {
   numTurns: number;
   costUsd: number;
   errorMessage: string | null;
+  /** Why a skill's preflight ended the run before any model call (it succeeded, no artifact). */
+  skippedReason?: string | null;
   runLog: unknown[];
 }
 
@@ -572,7 +607,8 @@ export async function concludeRun(tx: Queryable, id: string, outcome: RunOutcome
       started_at = coalesce(started_at, ${now}), result_received_at = ${now},
       input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
       num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
-      error_message = ${outcome.errorMessage}, run_log = ${tx.json(outcome.runLog as never)}::jsonb
+      error_message = ${outcome.errorMessage}, skipped_reason = ${outcome.skippedReason ?? null},
+      run_log = ${tx.json(outcome.runLog as never)}::jsonb
     where id = ${id} and status = any(${CONCLUDABLE})
     returning ${runColumns(tx)}`);
 }
@@ -679,14 +715,18 @@ export async function insertArtifact(
     payload: string;
     approvalStatus: ApprovalStatus;
     postFilterReason: string | null;
+    /** Set with `approvalStatus` auto_rejected for a refusal other than the post-filter's. */
+    rejectionReason?: string | null;
+    unsupportedFigures?: string[] | null;
   },
   now: Date,
 ): Promise<ArtifactRow | null> {
   return await maybeOne(tx<ArtifactRow[]>`
     insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
-      approval_status, post_filter_reason, created_at)
+      approval_status, post_filter_reason, rejection_reason, unsupported_figures, created_at)
     values (${publicId()}, ${input.runId}, ${input.employeeId}, ${input.kind}, ${input.title},
-      ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason}, ${now})
+      ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason},
+      ${input.rejectionReason ?? null}, ${input.unsupportedFigures ?? null}::text[], ${now})
     on conflict (run_id) do nothing
     returning ${artifactColumns(tx)}`);
 }

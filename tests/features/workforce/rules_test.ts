@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  allowedKindsProblem,
   appendRejection,
   autoApproves,
   type AutonomyLevel,
@@ -8,10 +9,12 @@ import {
   budgetExceeded,
   canTransitionArtifact,
   canTransitionRun,
+  defaultAllowedKinds,
   dueSlot,
   employeeInputErrors,
   initialApprovalStatus,
   isValidCron,
+  kindAllowed,
   levelsSettledBy,
   measureEdit,
   missingCriteria,
@@ -22,11 +25,13 @@ import {
   rejectionReasonError,
   requestedLevel,
   reviewError,
+  runBudgetUsd,
   weeklySeries,
   weeksActive,
   weekStart,
 } from "../../../src/features/workforce/rules.ts";
 import { buildRunRequest } from "../../../src/features/workforce/protocol.ts";
+import { ARTIFACT_KINDS, RunRequestSchema } from "../../../src/platform/contract/mod.ts";
 
 const stats = (rate: number | null, weeks: number, recent = 0): PromotionStats => ({
   approvalRate: rate,
@@ -240,19 +245,34 @@ Deno.test("rules: weekly series fills empty weeks, oldest first", () => {
   );
 });
 
-Deno.test("protocol: the run request carries recent_rejections and the per-run budget", () => {
-  const body = buildRunRequest({ publicId: "run-public-id" }, {
-    publicId: "emp-public-id",
-    name: "Reporter",
-    role: "weekly_reporter",
-    taskPrompt: "Write",
-    modelPreference: "gpt-4o-mini",
-    postFilterSkill: null,
-    skills: ["weekly-report"],
-    monthlyBudgetCents: 50,
-  }, [{ key: "tone", value: { calm: true } }]);
+Deno.test("protocol: the run request carries recent_rejections, tools, kinds, context and the budget left", () => {
+  const body = buildRunRequest(
+    {
+      publicId: "run-public-id-000000000000",
+      trigger: "schedule",
+      scheduledFor: new Date("2026-03-02T09:00:00Z"),
+    },
+    {
+      publicId: "emp-public-id",
+      name: "Reporter",
+      role: "weekly_reporter",
+      taskPrompt: "Write",
+      modelPreference: "gpt-4o-mini",
+      postFilterSkill: null,
+      skills: ["weekly-report"],
+      tools: ["activation_funnel"],
+      allowedKinds: ["report", "recommendation"],
+      monthlyBudgetCents: 50,
+    },
+    [{ key: "tone", value: { calm: true } }],
+    {
+      now: new Date("2026-03-02T09:00:04Z"),
+      lastSucceededAt: new Date("2026-02-23T09:01:00Z"),
+      monthSpendUsd: 0.2,
+    },
+  );
   assert.deepEqual(body, {
-    run_id: "run-public-id",
+    run_id: "run-public-id-000000000000",
     employee: {
       id: "emp-public-id",
       name: "Reporter",
@@ -261,11 +281,57 @@ Deno.test("protocol: the run request carries recent_rejections and the per-run b
       model: "gpt-4o-mini",
       post_filter_skill: null,
       skills: ["weekly-report"],
+      tools: ["activation_funnel"],
+      allowed_kinds: ["report", "recommendation"],
+    },
+    context: {
+      now: "2026-03-02T09:00:04.000Z",
+      trigger: "schedule",
+      scheduled_for: "2026-03-02T09:00:00.000Z",
+      last_succeeded_at: "2026-02-23T09:01:00.000Z",
     },
     memory: { recent_rejections: [], tone: { calm: true } },
-    budget_usd: 0.5,
+    budget_usd: 0.3,
     max_turns: 20,
   });
+  assert.ok(RunRequestSchema.safeParse(body).success, "the contract accepts it");
+});
+
+Deno.test("rules: a run's budget is the smaller of the per-run cap and what is left this month", () => {
+  assert.equal(runBudgetUsd(3000, 0), 1);
+  assert.equal(runBudgetUsd(3000, 29.5), 0.5);
+  assert.equal(runBudgetUsd(50, 0.2), 0.3);
+  assert.equal(runBudgetUsd(3000, 30), 0.01, "a run is never dispatched with nothing");
+  assert.equal(runBudgetUsd(3000, 45), 0.01);
+});
+
+Deno.test("rules: tools and kinds an employee is given are checked; the drafter drafts emails only", () => {
+  const errors = (input: Record<string, unknown>) =>
+    employeeInputErrors(input, false).map((e) => `${e.field}: ${e.message}`);
+  assert.deepEqual(errors({ tools: ["activation_funnel", "new_feedback"] }), []);
+  assert.deepEqual(errors({ tools: [] }), []);
+  assert.match(errors({ tools: ["shell"] })[0], /^tools: tools must be among activation_funnel/);
+  assert.match(errors({ tools: ["new_feedback", "new_feedback"] })[0], /repeat/);
+  assert.match(errors({ tools: ["x\u0000".repeat(100)] })[0], /unknown/);
+  assert.deepEqual(errors({ allowedKinds: ["report"] }), []);
+  assert.match(errors({ allowedKinds: [] })[0], /^allowedKinds: .*at least one/);
+  assert.match(errors({ allowedKinds: ["poem"] })[0], /^allowedKinds: /);
+  assert.deepEqual(defaultAllowedKinds("weekly_reporter"), [...ARTIFACT_KINDS]);
+  assert.deepEqual(defaultAllowedKinds("customer_support_drafter"), ["email_template"]);
+  assert.equal(allowedKindsProblem("weekly_reporter", ["report"]), null);
+  assert.equal(allowedKindsProblem("customer_support_drafter", ["email_template"]), null);
+  assert.match(
+    allowedKindsProblem("customer_support_drafter", ["email_template", "slack_message"])!,
+    /may only produce email_template/,
+  );
+  assert.equal(kindAllowed(["report"], "report"), true);
+  assert.equal(kindAllowed(["report"], "slack_message"), false);
+});
+
+Deno.test("rules: an artifact with an unsupported figure is never auto-approved", () => {
+  assert.equal(autoApproves("semi_autonomous", "report", []), true);
+  assert.equal(autoApproves("semi_autonomous", "report", ["1,240"]), false);
+  assert.equal(autoApproves("autonomous", "code_patch", ["12.5%"]), false);
 });
 
 Deno.test("rules: only pending artifacts are reviewed; autonomy levels are known names", () => {
