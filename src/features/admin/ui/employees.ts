@@ -6,6 +6,23 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { spendLevel, usd } from "./rules.ts";
+import { Grounding } from "./review.ts";
+
+interface Tool {
+  name: string;
+  description: string;
+}
+
+/** Every artifact kind (the schema's AiArtifactKind). */
+const KINDS = [
+  "code_patch",
+  "email_template",
+  "slack_message",
+  "report",
+  "draft_post",
+  "recommendation",
+  "other",
+];
 
 const ERRORS = `errors { code message field }`;
 
@@ -157,11 +174,12 @@ export function WeeklyChart(props: { weeks: Week[] }) {
 
 const EMPLOYEE = `query($id: String!) { aiEmployee(id: $id) { id name role description taskPrompt
   modelPreference monthlyBudgetCents scheduleCron active autonomyLevel monthSpendUsd skills
-  promotionConfirmedAt
+  tools allowedKinds promotionConfirmedAt
   approvalRate { weekStart approved autoApproved rejected autoRejected approvalRate }
   promotionCriteria { currentLevel nextLevel promotable approvalRate weeksActive recentRejections missing }
   memories { key value updatedAt }
-  runs(first: 20) { totalCount nodes { id status trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } } }`;
+  runs(first: 20) { totalCount nodes { id status skippedReason trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } }
+  aiEmployeeTools { name description } }`;
 
 const RUN_ERRORS: Record<string, string> = {
   monthly_budget_exceeded:
@@ -172,6 +190,7 @@ const RUN_ERRORS: Record<string, string> = {
 interface RunRow {
   id: string;
   status: string;
+  skippedReason: string | null;
   trigger: string;
   inputTokens: number;
   outputTokens: number;
@@ -186,7 +205,10 @@ const duration = (start: string | null, end: string | null): string =>
 
 export function EmployeePage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
-  const { data, error, reload } = useQuery<{ aiEmployee: any }>(EMPLOYEE, { id: props.id });
+  const { data, error, reload } = useQuery<{ aiEmployee: any; aiEmployeeTools: Tool[] }>(
+    EMPLOYEE,
+    { id: props.id },
+  );
   const [runErrors, setRunErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
   if (error) return html`<p class="failure" role="alert">${error}</p>`;
@@ -239,6 +261,8 @@ export function EmployeePage(props: { id: string }) {
             .monthlyBudgetCents} /></dd></div>
           <div><dt>Schedule</dt><dd>${e.scheduleCron ?? "manual only"}</dd></div>
           <div><dt>Skills</dt><dd>${e.skills.join(", ") || "none"}</dd></div>
+          <div><dt>Tools</dt><dd>${e.tools.join(", ") || "built-in only"}</dd></div>
+          <div><dt>Kinds</dt><dd>${e.allowedKinds.join(", ")}</dd></div>
         </dl>
         <div class="actions">
           <button type="button" class="primary" onClick=${trigger}>Trigger a run</button>
@@ -274,6 +298,9 @@ export function EmployeePage(props: { id: string }) {
         <h2>Settings</h2>
         <${SettingsForm} employee=${e} reload=${reload} />
 
+        <h2>Tools and kinds</h2>
+        <${ToolsForm} employee=${e} tools=${data.aiEmployeeTools} reload=${reload} />
+
         <h2>Memories</h2>
         ${e.memories.length
           ? html`<dl class="memories">${
@@ -300,7 +327,8 @@ export function EmployeePage(props: { id: string }) {
               <tr key=${r.id}>
                 <td>
                   <${Link} to=${"/ai_runs/" + r.id}>${r.id.slice(0, 8)}</${Link}></td>
-                      <td>${r.status}</td><td>${r.trigger}</td><td>${r.inputTokens} / ${r
+                      <td>${r.skippedReason ? "skipped" : r.status}</td><td>${r.trigger}</td><td>${r
+                        .inputTokens} / ${r
                         .outputTokens}</td>
                       <td>${usd(r.costUsd)}</td><td>${duration(
                         r.startedAt,
@@ -443,11 +471,71 @@ function SettingsForm(props: { employee: any; reload: () => Promise<void> }) {
   </form>`;
 }
 
+/** The employee's tools and the kinds it may produce, as checkboxes; saved together. */
+// deno-lint-ignore no-explicit-any
+function ToolsForm(props: { employee: any; tools: Tool[]; reload: () => Promise<void> }) {
+  const e = props.employee;
+  const [tools, setTools] = useState<string[]>(e.tools);
+  const [kinds, setKinds] = useState<string[]>(e.allowedKinds);
+  const [errors, setErrors] = useState<UserError[]>([]);
+  const [notice, setNotice] = useState("");
+  const toggle = (list: string[], item: string, on: boolean) =>
+    on ? [...list.filter((x) => x !== item), item] : list.filter((x) => x !== item);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setNotice("");
+    const res = await gql(
+      `mutation($id: String!, $tools: [String!], $kinds: [AiArtifactKind!]) {
+      updateAiEmployee(employeeId: $id, tools: $tools, allowedKinds: $kinds) {
+        employee { id } ${ERRORS} } }`,
+      { id: e.id, tools, kinds: KINDS.filter((k) => kinds.includes(k)) },
+    );
+    const errs = res.updateAiEmployee.errors as UserError[];
+    setErrors(errs);
+    if (!errs.length) {
+      await props.reload();
+      setNotice("Tools and kinds saved.");
+    }
+  };
+  return html`
+    <form class="tools" onSubmit=${submit} novalidate>
+      <fieldset class="choices">
+          <legend>Tools beyond the built-in ones (reading skill files, remembering, submitting)</legend>
+          ${props.tools.map((t) =>
+            html`<label><input type="checkbox" name="tools" value=${t.name}
+        checked=${tools.includes(t.name)}
+        onChange=${(ev: Event) =>
+              setTools(
+                toggle(tools, t.name, (ev.target as HTMLInputElement).checked),
+              )} /> <code>${t.name}</code>
+        <span class="help">${t.description}</span></label>`
+          )}
+          <${FieldErrors} errors=${errors} field="tools" />
+        </fieldset>
+      <fieldset class="choices">
+          <legend>Kinds it may produce (anything else is rejected without review)</legend>
+          ${KINDS.map((k) =>
+            html`<label><input type="checkbox" name="allowedKinds" value=${k}
+        checked=${kinds.includes(k)}
+        onChange=${(ev: Event) =>
+              setKinds(toggle(kinds, k, (ev.target as HTMLInputElement).checked))} /> ${k}</label>`
+          )}
+          <${FieldErrors} errors=${errors} field="allowedKinds" />
+        </fieldset>
+      <${FieldErrors} errors=${errors} field=${null} />
+      <button type="submit" class="primary">Save tools and kinds</button>
+      <span role="status">${notice}</span>
+    </form>
+  `;
+}
+
 const RUN =
-  `query($id: String!) { aiRun(id: $id) { id status trigger costUsd inputTokens outputTokens numTurns
-  errorMessage createdAt startedAt finishedAt cancelRequestedAt runLog executionLog { at type data }
+  `query($id: String!) { aiRun(id: $id) { id status trigger scheduledFor skippedReason costUsd
+  inputTokens outputTokens numTurns errorMessage createdAt startedAt finishedAt cancelRequestedAt
+  runLog executionLog { at type data }
   employee { id name }
-  artifacts { id kind title approvalStatus deliveryStatus deliveredAt deliveryMetadata rejectionReason } } }`;
+  artifacts { id kind title approvalStatus deliveryStatus deliveredAt deliveryMetadata
+    rejectionReason unsupportedFigures } } }`;
 
 const isUrl = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
 
@@ -511,9 +599,20 @@ export function RunPage(props: { id: string }) {
     <section aria-labelledby="run-title">
       <p class="crumbs">
         <${Link} to=${"/ai_employees/" + r.employee.id}>${r.employee.name}</${Link}></p>
-        <h1 id="run-title">Run ${r.id.slice(0, 8)} <small>${r.status}</small></h1>
+        <h1 id="run-title">Run ${r.id.slice(0, 8)} <small>${r.skippedReason
+          ? "skipped"
+          : r.status}</small></h1>
+        ${r.skippedReason && html`
+          <p class="skipped"
+            role="note">Skipped before any model call: ${r
+              .skippedReason}. Nothing was produced and nothing was spent.</p>
+        `}
         <dl class="facts">
-          <div><dt>Trigger</dt><dd>${r.trigger}</dd></div>
+          <div><dt>Trigger</dt><dd>${r.trigger}${r.scheduledFor
+            ? html`
+              <small>(slot ${time(r.scheduledFor)})</small>
+            `
+            : ""}</dd></div>
           <div><dt>Cost</dt><dd>${usd(r.costUsd)}</dd></div>
           <div><dt>Tokens in / out</dt><dd>${r.inputTokens} / ${r.outputTokens}</dd></div>
           <div><dt>Turns</dt><dd>${r.numTurns}</dd></div>
@@ -545,7 +644,11 @@ export function RunPage(props: { id: string }) {
                   <tr key=${a.id}>
                     <td>${a.title}</td>
                     <td>${a.kind}</td>
-                    <td>${a.approvalStatus}${a.rejectionReason ? ": " + a.rejectionReason : ""}</td>
+                    <td>${a.approvalStatus}${a.rejectionReason ? ": " + a.rejectionReason : ""}
+                      <${Grounding} figures=${a.unsupportedFigures as unknown as
+                        | string[]
+                        | null} runId=${r
+                        .id} /></td>
                     <td>${a.deliveryStatus ?? "—"}${a.deliveredAt
                       ? ", " + time(a.deliveredAt)
                       : ""}</td>

@@ -14,11 +14,13 @@ interface Pending {
   title: string;
   payload: string;
   createdAt: string;
+  /** Null: the grounding check does not apply to the kind (or the runner did not check). */
+  unsupportedFigures: string[] | null;
   employee: { id: string; name: string; role: string };
   run: { id: string; costUsd: number };
 }
 
-const PENDING = `{ pendingArtifacts { id kind title payload createdAt
+const PENDING = `{ pendingArtifacts { id kind title payload createdAt unsupportedFigures
   employee { id name role } run { id costUsd } } }`;
 const RESULT = `artifact { id approvalStatus editRatio heavyEdit } errors { code message field }`;
 
@@ -207,6 +209,7 @@ function Card(props: CardProps) {
             <div><dt>Age</dt><dd>${age(a.createdAt, props.now)}</dd></div>
           </dl>
         </header>
+        <${Grounding} figures=${a.unsupportedFigures} runId=${a.run.id} />
         ${props.mode === "edit"
           ? html`
             <${EditForm} artifact=${a} busy=${busy} errors=${errors}
@@ -248,6 +251,27 @@ function Card(props: CardProps) {
           </div>
         `}
       </article>
+  `;
+}
+
+/**
+ * The grounding check's verdict beside the artifact: the figures none of the run's sources hold,
+ * or that every figure was found; nothing where the kind is not checked.
+ */
+export function Grounding(props: { figures: string[] | null; runId: string }) {
+  if (props.figures === null) return null;
+  if (!props.figures.length) {
+    return html`<p class="grounding grounded">Every figure in it was found in the run's sources.</p>`;
+  }
+  return html`
+    <div class="grounding unsupported" role="note" aria-label="unsupported figures">
+      <p><strong>${props.figures.length} figure${props.figures.length === 1
+        ? ""
+        : "s"} found in none of the run's sources</strong> (tool results, prompt, skills, memory):
+        check them before approving; the <${Link} to=${"/ai_runs/" +
+          props.runId}>run's trace</${Link}> shows what the employee was given.</p>
+      <ul class="figures">${props.figures.map((f) => html`<li><code>${f}</code></li>`)}</ul>
+    </div>
   `;
 }
 
