@@ -8,10 +8,12 @@ import { createLlmClient as serviceClient } from "../../../src/platform/llm.ts";
 import { createLlmClient as runnerClient } from "../../../runner/llm.ts";
 import {
   estimateCostUsd,
+  estimateInputTokens,
   priceOf,
   PRICES,
   reportedCostUsd,
   UNKNOWN_MODEL_PRICE,
+  worstCaseCostUsd,
 } from "../../../src/platform/contract/mod.ts";
 import { reply, startFakeLlm } from "../../support/fake-llm.ts";
 
@@ -81,4 +83,29 @@ Deno.test("pricing: the proxy's cost header is read when it is a number", () => 
   assert.equal(reportedCostUsd(h("")), undefined);
   assert.equal(reportedCostUsd(h("n/a")), undefined);
   assert.equal(reportedCostUsd(h("-1")), undefined);
+});
+
+Deno.test("pricing: the worst case of a call is its input and the longest answer allowed", () => {
+  assert.equal(worstCaseCostUsd("gpt-4o", { input: 1_000_000, maxOutput: 1_000_000 }), 12.5);
+  assert.equal(worstCaseCostUsd("openai/gpt-4o-mini", { input: 1_000_000, maxOutput: 0 }), 0.15);
+  assert.equal(
+    worstCaseCostUsd("acme/mystery-1", { input: 0, maxOutput: 1_000_000 }),
+    UNKNOWN_MODEL_PRICE.output,
+  );
+  assert.equal(worstCaseCostUsd("gpt-4o", { input: 0, maxOutput: 0 }), 0);
+});
+
+Deno.test("pricing: the input estimate errs high", () => {
+  const english = [
+    { role: "system", content: "You write the weekly progress report of a goal-tracking app." },
+    { role: "user", content: "Sign-ups: 120 (last week 100). Keep it short and plain." },
+  ];
+  // At about 4 characters a token, the English text alone is under 30 tokens.
+  const textTokens = Math.ceil(english.map((m) => m.content).join("").length / 4);
+  assert.ok(estimateInputTokens(english) > textTokens);
+  assert.equal(estimateInputTokens(english), Math.ceil(JSON.stringify(english).length / 3));
+  // A character of another script is at least one token.
+  const chinese = "每周进度报告".repeat(10);
+  assert.ok(estimateInputTokens([{ role: "user", content: chinese }]) >= chinese.length);
+  assert.equal(estimateInputTokens([]), 1);
 });
