@@ -8,8 +8,14 @@
  */
 import type { Clock } from "../src/platform/clock.ts";
 import type { Logger } from "../src/platform/log.ts";
-import type { ChatMessage, ChatResult, LlmClient, ToolCall, ToolDefinition } from "./llm.ts";
-import { LlmError } from "./llm.ts";
+import {
+  type ChatResult,
+  type LlmClient,
+  LlmError,
+  type LlmMessage,
+  type ToolCall,
+  type ToolDefinition,
+} from "../src/platform/llm.ts";
 import {
   type Artifact,
   ARTIFACT_KINDS,
@@ -62,37 +68,36 @@ const SERVICE_MEMORY_KEYS = new Set(["recent_rejections"]);
 
 export const TOOLS: ToolDefinition[] = [
   {
-    type: "function",
-    function: {
-      name: "read_skill_file",
-      description: "Read a supporting file of one of your skills (for example a template).",
-      parameters: {
-        type: "object",
-        properties: {
-          skill: { type: "string", description: "The skill's name." },
-          path: { type: "string", description: "The file's path inside the skill's folder." },
-        },
-        required: ["skill", "path"],
+    name: "read_skill_file",
+    description: "Read a supporting file of one of your skills (for example a template).",
+    parameters: {
+      type: "object",
+      properties: {
+        skill: { type: "string", description: "The skill's name." },
+        path: { type: "string", description: "The file's path inside the skill's folder." },
       },
+      required: ["skill", "path"],
     },
   },
   {
-    type: "function",
-    function: {
-      name: "remember",
-      description:
-        "Store a fact for your future runs under a key (replaces the key's earlier value).",
-      parameters: {
-        type: "object",
-        properties: {
-          key: { type: "string", description: "Short name of the fact." },
-          value: { description: "Any JSON value." },
-        },
-        required: ["key", "value"],
+    name: "remember",
+    description:
+      "Store a fact for your future runs under a key (replaces the key's earlier value).",
+    parameters: {
+      type: "object",
+      properties: {
+        key: { type: "string", description: "Short name of the fact." },
+        value: { description: "Any JSON value." },
       },
+      required: ["key", "value"],
     },
   },
 ];
+
+/** The answer's text, null when the model sent none (the client reports that as ""). */
+function textOf(answer: ChatResult): string | null {
+  return answer.content === "" ? null : answer.content;
+}
 
 function clip(text: string | null): string | null {
   if (text === null || text.length <= MAX_LOGGED_TEXT) return text;
@@ -187,17 +192,19 @@ export async function executeRun(
 
   /** One model call, counted, logged and checked against the budget. */
   const call = async (
-    messages: ChatMessage[],
+    messages: LlmMessage[],
     tools: ToolDefinition[] | undefined,
     phase: string,
   ): Promise<ChatResult> => {
     checkCancelled();
     let answer: ChatResult;
     try {
-      answer = await deps.llm.chat(
-        { model: request.employee.model, messages, tools },
-        control.signal,
-      );
+      answer = await deps.llm.chat({
+        model: request.employee.model,
+        messages,
+        tools,
+        signal: control.signal,
+      });
     } catch (err) {
       checkCancelled();
       throw new RunStop(
@@ -205,24 +212,22 @@ export async function executeRun(
         err instanceof LlmError ? err.message : `model call failed: ${(err as Error).message}`,
       );
     }
+    const spent = answer.usage;
     usage.num_turns += 1;
-    usage.input_tokens += answer.inputTokens;
-    usage.output_tokens += answer.outputTokens;
-    usage.cost_usd += answer.costUsd;
+    usage.input_tokens += spent.inputTokens;
+    usage.output_tokens += spent.outputTokens;
+    usage.cost_usd += spent.costUsd;
     record("turn", {
       phase,
       turn: usage.num_turns,
       role: "assistant",
-      content: clip(answer.content),
-      tool_calls: answer.toolCalls.map((c) => ({
-        name: c.function?.name,
-        arguments: c.function?.arguments,
-      })),
-      usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
-      cost_usd: answer.costUsd,
-      cost_source: answer.costSource,
+      content: clip(textOf(answer)),
+      tool_calls: answer.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
+      usage: { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens },
+      cost_usd: spent.costUsd,
+      cost_source: spent.costSource,
       total_cost_usd: usage.cost_usd,
-      duration_ms: answer.durationMs,
+      duration_ms: spent.durationMs,
     });
     if (usage.cost_usd > limits.budgetUsd) {
       throw new RunStop(
@@ -247,7 +252,7 @@ export async function executeRun(
       : null;
     const system = buildSystemPrompt(request, skills);
     record("prompt", { system: clip(system), user: clip(request.employee.task_prompt) });
-    const messages: ChatMessage[] = [
+    const messages: LlmMessage[] = [
       { role: "system", content: system },
       { role: "user", content: request.employee.task_prompt },
     ];
@@ -266,11 +271,11 @@ export async function executeRun(
       turns += 1;
       const answer = await call(messages, TOOLS, "work");
       if (answer.toolCalls.length > 0) {
-        messages.push({ role: "assistant", content: answer.content, tool_calls: answer.toolCalls });
+        messages.push({ role: "assistant", content: textOf(answer), toolCalls: answer.toolCalls });
         for (const toolCall of answer.toolCalls) {
           messages.push({
             role: "tool",
-            tool_call_id: toolCall.id,
+            toolCallId: toolCall.id,
             content: await runTool(toolCall, skills, memory, deps.skillsDir, record),
           });
         }
@@ -289,7 +294,7 @@ export async function executeRun(
       }
       repaired = true;
       record("repair", { turn: usage.num_turns, problem: parsed.problem });
-      messages.push({ role: "assistant", content: answer.content ?? "" });
+      messages.push({ role: "assistant", content: answer.content });
       messages.push({
         role: "user",
         content: `Your answer could not be used: ${parsed.problem}. Reply again with only the ` +
@@ -335,13 +340,13 @@ async function runTool(
   record: (type: string, fields: Record<string, unknown>) => void,
 ): Promise<string> {
   const started = performance.now();
-  const name = toolCall.function?.name;
+  const { name } = toolCall;
   let output: string;
   let failed = false;
   try {
     let args: Record<string, unknown>;
     try {
-      args = JSON.parse(toolCall.function?.arguments || "{}");
+      args = JSON.parse(toolCall.arguments || "{}");
     } catch {
       throw new SkillError("the arguments are not JSON");
     }
@@ -365,7 +370,7 @@ async function runTool(
   }
   record("tool", {
     name,
-    arguments: clip(toolCall.function?.arguments ?? null),
+    arguments: clip(toolCall.arguments),
     ...(failed ? { error: output } : { result: clip(output) }),
     duration_ms: Math.round(performance.now() - started),
   });
@@ -389,7 +394,7 @@ function remember(memory: Record<string, unknown>, key: unknown, value: unknown)
 }
 
 type Call = (
-  messages: ChatMessage[],
+  messages: LlmMessage[],
   tools: ToolDefinition[] | undefined,
   phase: string,
 ) => Promise<ChatResult>;
@@ -404,7 +409,7 @@ async function runPostFilter(
   call: Call,
   record: (type: string, fields: Record<string, unknown>) => void,
 ): Promise<Verdict> {
-  const messages: ChatMessage[] = [
+  const messages: LlmMessage[] = [
     {
       role: "system",
       content: `You check work against the skill "${skill.name}": ${skill.description}\n\n` +
@@ -421,7 +426,7 @@ async function runPostFilter(
       verdict = parsed.value;
     } else {
       record("repair", { phase: "post_filter", problem: parsed.problem });
-      messages.push({ role: "assistant", content: answer.content ?? "" });
+      messages.push({ role: "assistant", content: answer.content });
       messages.push({
         role: "user",
         content: `Your answer could not be used: ${parsed.problem}. Reply with only the JSON ` +

@@ -16,7 +16,7 @@ import type { Clock } from "../src/platform/clock.ts";
 import type { Logger } from "../src/platform/log.ts";
 import { executeRun } from "./agent.ts";
 import type { RunnerConfig } from "./config.ts";
-import { createLlmClient, type LlmClient } from "./llm.ts";
+import { createLlmClient, type LlmClient } from "../src/platform/llm.ts";
 import {
   type BearerVerifier,
   createBearerVerifier,
@@ -83,6 +83,9 @@ interface RunEntry {
   reported: boolean;
 }
 
+/** Waits before the retries of a failed model call. */
+const LLM_RETRY_WAITS_MS = [1000, 2000];
+
 /** Finished runs stay visible to `GET /runs/:id/status` this long. */
 const KEEP_FINISHED_MS = 60 * 60_000;
 
@@ -116,6 +119,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       fetch: deps.fetch,
       sleep: deps.sleep,
       timeoutMs: config.llmTimeoutMs,
+      retryWaitsMs: LLM_RETRY_WAITS_MS,
     }),
   );
   const webhook = deps.webhook ?? createWebhookSender({

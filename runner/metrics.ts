@@ -5,7 +5,7 @@
 import { Registry } from "prom-client";
 import type { RunResult } from "../src/platform/contract/mod.ts";
 import { metricsIn, processMetrics } from "../src/platform/metrics.ts";
-import type { LlmClient } from "./llm.ts";
+import type { LlmClient } from "../src/platform/llm.ts";
 
 const RUNNER_HELP = {
   runner_runs_total:
@@ -42,19 +42,21 @@ export function createRunnerMetrics(registry: Registry = new Registry()) {
     },
     /** `llm` with each call timed. */
     timed(llm: LlmClient): LlmClient {
+      const time = async <T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+        const started = performance.now();
+        const seconds = () => (performance.now() - started) / 1000;
+        try {
+          const result = await call();
+          llmDuration.observe({ outcome: "ok" }, seconds());
+          return result;
+        } catch (err) {
+          llmDuration.observe({ outcome: signal?.aborted ? "aborted" : "error" }, seconds());
+          throw err;
+        }
+      };
       return {
-        async chat(request, signal) {
-          const started = performance.now();
-          const seconds = () => (performance.now() - started) / 1000;
-          try {
-            const result = await llm.chat(request, signal);
-            llmDuration.observe({ outcome: "ok" }, seconds());
-            return result;
-          } catch (err) {
-            llmDuration.observe({ outcome: signal.aborted ? "aborted" : "error" }, seconds());
-            throw err;
-          }
-        },
+        chat: (request) => time(() => llm.chat(request), request.signal),
+        chatJson: (request, schema) => time(() => llm.chatJson(request, schema), request.signal),
       };
     },
     render: () => registry.metrics(),

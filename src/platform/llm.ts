@@ -1,15 +1,20 @@
 /**
- * The service's client for the OpenAI-compatible LLM proxy (LiteLLM, DESIGN 3.2):
- * `POST {LLM_BASE_URL}/chat/completions` with `Authorization: Bearer {LLM_API_KEY}`.
+ * The client for the OpenAI-compatible LLM proxy (LiteLLM, DESIGN 3.2) of both programs, the
+ * service and the agent runner: `POST {LLM_BASE_URL}/chat/completions` with
+ * `Authorization: Bearer {LLM_API_KEY}` (or an OIDC identity token, `oidc.ts`).
  *
  * - Structured output: `response_format` JSON schema (from a zod schema) or JSON mode; the answer
  *   is parsed and validated with zod, and an invalid answer is asked for once more (with the
  *   validation problem) before {@link LlmError} `invalid_output`.
- * - Each HTTP attempt has a timeout; a 429, a 5xx or a network failure is retried once after a
- *   short backoff (a `Retry-After` of a few seconds is honoured).
+ * - Tools: the request offers {@link ToolDefinition}s, the result carries the {@link ToolCall}s
+ *   the model made, and the conversation sends their results back as `tool` messages.
+ * - Each HTTP attempt has a timeout; a 429, a 5xx, a network failure or a timeout is retried once
+ *   per entry of `retryWaitsMs` after that wait (a `Retry-After` of a few seconds replaces it).
+ * - `request.signal` cancels: the call in flight and any wait stop at once, and `chat` rejects
+ *   with the signal's reason.
  * - Usage and cost are captured per call: the proxy's `x-litellm-response-cost` when present,
- *   else tokens times the shared price table (`contract/pricing.ts`, the runner's too; an
- *   unknown model costs the dearest price, never zero).
+ *   else tokens times the shared price table (`contract/pricing.ts`; an unknown model costs the
+ *   dearest price, never zero).
  *
  * @example
  * ```ts
@@ -24,9 +29,23 @@ import { z } from "zod";
 import { estimateCostUsd, reportedCostUsd } from "./contract/pricing.ts";
 import { type LlmProxyAuth, llmProxyHeaders } from "./oidc.ts";
 
-export interface LlmMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
+/** A tool call the model made; `arguments` is the JSON text it sent, unparsed. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type LlmMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; content: string };
+
+/** A tool offered to the model; `parameters` is the JSON Schema of its arguments. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
 }
 
 export type ResponseFormat = "text" | "json_object" | "json_schema";
@@ -40,6 +59,10 @@ export interface ChatRequest {
   responseFormat?: ResponseFormat;
   /** Name and JSON schema sent with `json_schema`. */
   schema?: { name: string; schema: Record<string, unknown> };
+  tools?: ToolDefinition[];
+  /** Sent only with `tools`. */
+  toolChoice?: "auto" | "required" | "none";
+  /** Aborting it stops the call at once; `chat` then rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -51,11 +74,17 @@ export interface LlmUsage {
   costSource: "proxy" | "estimate";
   /** HTTP attempts made (retries included). */
   attempts: number;
+  /** From the first attempt to the answer, waits between retries included. */
   durationMs: number;
 }
 
 export interface ChatResult {
+  /** "" when the model sent no text (for example with tool calls only). */
   content: string;
+  /** Empty when the model called no tool. */
+  toolCalls: ToolCall[];
+  /** `stop`, `tool_calls`, `length`...; null when the proxy did not say. */
+  finishReason: string | null;
   model: string;
   usage: LlmUsage;
 }
@@ -90,10 +119,13 @@ export interface LlmClientOptions extends LlmProxyAuth {
   fetch: typeof fetch;
   /** Per HTTP attempt; default 20 s. */
   timeoutMs?: number;
-  /** Wait before the one retry; default 500 ms. */
+  /** The wait before each retry, one retry per entry; default `[retryDelayMs]`. */
+  retryWaitsMs?: number[];
+  /** Wait before the one retry when `retryWaitsMs` is not given; default 500 ms. */
   retryDelayMs?: number;
-  /** Largest `Retry-After` honoured (longer ones use `retryDelayMs`); default 5 s. */
+  /** Largest `Retry-After` honoured (longer ones wait as listed); default 5 s. */
   maxRetryAfterMs?: number;
+  /** Waits between attempts; it should end early when `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   metrics?: LlmMetrics;
 }
@@ -115,16 +147,16 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener("abort", done, { once: true });
   });
 
-const completionBody = z.object({
-  model: z.string().optional(),
-  choices: z.array(z.object({
-    message: z.object({ content: z.string().nullable().optional() }),
-  })).min(1),
-  usage: z.object({
-    prompt_tokens: z.number().optional(),
-    completion_tokens: z.number().optional(),
-  }).optional(),
-});
+/** `work`, or a rejection with the signal's reason as soon as it aborts, whichever comes first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
 
 function retryAfterMs(res: Response): number | undefined {
   const raw = res.headers.get("retry-after");
@@ -153,26 +185,18 @@ function unfence(text: string): string {
 export function createLlmClient(options: LlmClientOptions): LlmClient {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const retryWaitsMs = options.retryWaitsMs ?? [options.retryDelayMs ?? 500];
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 5000;
   const sleep = options.sleep ?? defaultSleep;
 
   async function attempt(request: ChatRequest) {
-    const body: Record<string, unknown> = { model: request.model, messages: request.messages };
-    if (request.temperature !== undefined) body.temperature = request.temperature;
-    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-    if (request.responseFormat === "json_object") body.response_format = { type: "json_object" };
-    if (request.responseFormat === "json_schema" && request.schema) {
-      body.response_format = {
-        type: "json_schema",
-        json_schema: { name: request.schema.name, schema: request.schema.schema, strict: true },
-      };
-    }
     const headers = await llmProxyHeaders(options);
     const signals = [AbortSignal.timeout(timeoutMs)];
     if (request.signal) signals.push(request.signal);
     const res = await options.fetch(url, {
       method: "POST",
       headers,
-      body: JSON.stringify(body),
+      body: JSON.stringify(completionRequestBody(request)),
       signal: AbortSignal.any(signals),
     });
     return { res, text: await res.text() };
@@ -198,14 +222,16 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   }
 
   async function chatOnce(request: ChatRequest): Promise<ChatResult> {
+    const { signal } = request;
+    signal?.throwIfAborted();
     const started = performance.now();
-    let failure: LlmError | undefined;
-    for (let attempts = 1; attempts <= 2; attempts++) {
-      let wait = options.retryDelayMs ?? 500;
+    for (let attempts = 1;; attempts++) {
+      let failure: LlmError;
+      let hintedWait: number | undefined;
       try {
-        const { res, text } = await attempt(request);
+        const { res, text } = await untilAborted(attempt(request), signal);
         if (res.ok) {
-          return parseCompletion(request.model, res.headers, text, {
+          return priced(request.model, res.headers, text, {
             attempts,
             durationMs: Math.round(performance.now() - started),
           });
@@ -213,19 +239,21 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         const detail = `LLM proxy answered ${res.status}: ${text.slice(0, 200)}`;
         if (res.status !== 429 && res.status < 500) throw new LlmError("rejected", detail);
         failure = new LlmError("unavailable", detail);
-        const hinted = retryAfterMs(res);
-        if (hinted !== undefined && hinted <= (options.maxRetryAfterMs ?? 5000)) wait = hinted;
+        hintedWait = retryAfterMs(res);
       } catch (err) {
         if (err instanceof LlmError) throw err;
-        if (request.signal?.aborted) throw err;
+        if (signal?.aborted) throw signal.reason;
         const timedOut = (err as Error)?.name === "TimeoutError";
         failure = timedOut
           ? new LlmError("timeout", `LLM proxy did not answer within ${timeoutMs} ms`)
           : new LlmError("unavailable", `LLM proxy unreachable: ${(err as Error)?.message}`);
       }
-      if (attempts < 2) await sleep(wait, request.signal);
+      if (attempts > retryWaitsMs.length) throw failure;
+      const wait = hintedWait !== undefined && hintedWait <= maxRetryAfterMs
+        ? hintedWait
+        : retryWaitsMs[attempts - 1];
+      await untilAborted(sleep(wait, signal), signal);
     }
-    throw failure!;
   }
 
   async function chatJson<S extends z.ZodType>(
@@ -277,29 +305,140 @@ function repair(original: LlmMessage[], answer: string, problem: string): LlmMes
   ];
 }
 
-function parseCompletion(
+// The OpenAI chat-completions wire format.
+
+/** What one completion said, before its cost is worked out. */
+interface Completion {
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  /** The model that answered, when the proxy named it. */
+  model?: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+function completionRequestBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: request.messages.map(wireMessage),
+  };
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.responseFormat === "json_object") body.response_format = { type: "json_object" };
+  if (request.responseFormat === "json_schema" && request.schema) {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: request.schema.name, schema: request.schema.schema, strict: true },
+    };
+  }
+  if (request.tools?.length) {
+    body.tools = request.tools.map(({ name, description, parameters }) => ({
+      type: "function",
+      function: { name, description, parameters },
+    }));
+    // OpenAI refuses a tool_choice without tools.
+    if (request.toolChoice) body.tool_choice = request.toolChoice;
+  }
+  return body;
+}
+
+function wireMessage(message: LlmMessage): Record<string, unknown> {
+  switch (message.role) {
+    case "tool":
+      return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+    case "assistant":
+      if (!message.toolCalls?.length) return { role: "assistant", content: message.content };
+      return {
+        role: "assistant",
+        content: message.content,
+        tool_calls: message.toolCalls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+const completionBody = z.object({
+  model: z.string().optional(),
+  choices: z.array(z.object({
+    message: z.object({
+      content: z.string().nullable().optional(),
+      tool_calls: z.unknown().optional(),
+    }),
+    finish_reason: z.string().nullable().optional().catch(null),
+  })).min(1),
+  usage: z.object({
+    prompt_tokens: z.number().optional(),
+    completion_tokens: z.number().optional(),
+  }).optional(),
+});
+
+/** The completion in `text`, or the reason it is not one. */
+function parseCompletion(text: string): Completion | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { problem: "LLM proxy answered with a body that is not JSON" };
+  }
+  const parsed = completionBody.safeParse(json);
+  if (!parsed.success) return { problem: "LLM proxy answered without choices[0].message" };
+  const data = parsed.data;
+  const choice = data.choices[0];
+  return {
+    content: choice.message.content ?? "",
+    toolCalls: toolCallsOf(choice.message.tool_calls),
+    finishReason: choice.finish_reason ?? null,
+    model: data.model,
+    inputTokens: data.usage?.prompt_tokens ?? 0,
+    outputTokens: data.usage?.completion_tokens ?? 0,
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The usable tool calls of a message: one without a function name is dropped. */
+function toolCallsOf(raw: unknown): ToolCall[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((item): ToolCall[] => {
+    if (!isRecord(item) || !isRecord(item.function)) return [];
+    const { name, arguments: args } = item.function;
+    if (typeof name !== "string" || name === "") return [];
+    const id = typeof item.id === "string" && item.id !== ""
+      ? item.id
+      : `call_${crypto.randomUUID()}`;
+    return [{ id, name, arguments: argumentsText(args) }];
+  });
+}
+
+/** Arguments are JSON text on the wire; some proxies send the object itself, or nothing. */
+function argumentsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  return args === undefined || args === null ? "" : JSON.stringify(args);
+}
+
+/** The completion in the answer's body, with its usage and cost. */
+function priced(
   model: string,
   headers: Headers,
   text: string,
   meta: { attempts: number; durationMs: number },
 ): ChatResult {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new LlmError("unavailable", "LLM proxy answered with a body that is not JSON");
-  }
-  const parsed = completionBody.safeParse(json);
-  if (!parsed.success) {
-    throw new LlmError("unavailable", "LLM proxy answered without choices[0].message");
-  }
-  const data = parsed.data;
-  const inputTokens = data.usage?.prompt_tokens ?? 0;
-  const outputTokens = data.usage?.completion_tokens ?? 0;
+  const completion = parseCompletion(text);
+  if ("problem" in completion) throw new LlmError("unavailable", completion.problem);
+  const { inputTokens, outputTokens } = completion;
   const reported = reportedCostUsd(headers);
   return {
-    content: data.choices[0].message.content ?? "",
-    model: data.model ?? model,
+    content: completion.content,
+    toolCalls: completion.toolCalls,
+    finishReason: completion.finishReason,
+    model: completion.model ?? model,
     usage: {
       inputTokens,
       outputTokens,

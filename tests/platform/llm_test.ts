@@ -1,4 +1,4 @@
-/** The service's LLM client against the fake OpenAI-compatible proxy. */
+/** The LLM client (the service's and the runner's) against the fake OpenAI-compatible proxy. */
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createLlmClient, LlmError } from "../../src/platform/llm.ts";
@@ -146,5 +146,213 @@ Deno.test("llm: invalid output is asked for once more with the problem, usage su
     });
     assert.equal(llm.calls.length, 4);
     assert.equal(llm.pending(), 1);
+  });
+});
+
+const remember = {
+  name: "remember",
+  description: "Store a fact for later.",
+  parameters: {
+    type: "object",
+    properties: { key: { type: "string" }, value: {} },
+    required: ["key", "value"],
+  },
+};
+
+Deno.test("llm: tools go out as functions and the model's tool calls come back", async () => {
+  await withLlm(async (llm, client) => {
+    llm.script({
+      content: null,
+      toolCalls: [{ id: "call_1", name: "remember", arguments: { key: "tone", value: "calm" } }],
+      costUsd: 0.001,
+    });
+    const result = await client.chat({ ...ask, tools: [remember], toolChoice: "required" });
+    assert.deepEqual(result.toolCalls, [{
+      id: "call_1",
+      name: "remember",
+      arguments: '{"key":"tone","value":"calm"}',
+    }]);
+    assert.equal(result.content, "");
+    assert.equal(result.finishReason, "tool_calls");
+    assert.equal(result.usage.costUsd, 0.001);
+    assert.deepEqual(llm.calls[0].body.tools, [{ type: "function", function: remember }]);
+    assert.equal(llm.calls[0].body.tool_choice, "required");
+
+    llm.script(reply.text("no tools needed"));
+    const plain = await client.chat({ ...ask, toolChoice: "none" });
+    assert.deepEqual(plain.toolCalls, []);
+    assert.equal(plain.finishReason, "stop");
+    assert.equal("tools" in llm.calls[1].body, false);
+    assert.equal("tool_choice" in llm.calls[1].body, false, "no tool_choice without tools");
+  });
+});
+
+Deno.test("llm: an assistant message with tool calls and a tool result in the wire format", async () => {
+  await withLlm(async (llm, client) => {
+    llm.script(reply.text("done"));
+    await client.chat({
+      model: "gpt-4o-mini",
+      tools: [remember],
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Remember the tone." },
+        {
+          role: "assistant",
+          content: null,
+          toolCalls: [{ id: "call_7", name: "remember", arguments: '{"key":"tone"}' }],
+        },
+        { role: "tool", toolCallId: "call_7", content: 'remembered "tone"' },
+        { role: "assistant", content: "Noted." },
+      ],
+    });
+    assert.deepEqual(llm.calls[0].body.messages, [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Remember the tone." },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: "call_7",
+          type: "function",
+          function: { name: "remember", arguments: '{"key":"tone"}' },
+        }],
+      },
+      { role: "tool", tool_call_id: "call_7", content: 'remembered "tone"' },
+      { role: "assistant", content: "Noted." },
+    ]);
+  });
+});
+
+Deno.test("llm: malformed tool calls: a nameless one is dropped, a missing id is made up", async () => {
+  await withLlm(async (llm, client) => {
+    const completion = (toolCalls: unknown, finishReason?: unknown) =>
+      JSON.stringify({
+        model: "gpt-4o-mini",
+        choices: [{
+          message: { role: "assistant", content: null, tool_calls: toolCalls },
+          finish_reason: finishReason,
+        }],
+      });
+    llm.script({
+      rawBody: completion([
+        { type: "function", function: { name: "remember", arguments: '{"key":"a"}' } },
+        { id: "call_no_name", type: "function", function: { arguments: "{}" } },
+        { id: "call_no_function", type: "function" },
+        "not a call",
+        { id: "call_object_args", function: { name: "remember", arguments: { key: "b" } } },
+        { id: "call_no_args", function: { name: "remember" } },
+      ], 42),
+    });
+    const result = await client.chat(ask);
+    assert.deepEqual(result.toolCalls.map((call) => [call.name, call.arguments]), [
+      ["remember", '{"key":"a"}'],
+      ["remember", '{"key":"b"}'],
+      ["remember", ""],
+    ]);
+    assert.match(result.toolCalls[0].id, /^call_./);
+    assert.deepEqual(result.toolCalls.slice(1).map((call) => call.id), [
+      "call_object_args",
+      "call_no_args",
+    ]);
+    assert.equal(result.finishReason, null, "a finish_reason that is not a string");
+
+    llm.script({ rawBody: completion("nonsense") }, { rawBody: completion(undefined) });
+    assert.deepEqual((await client.chat(ask)).toolCalls, []);
+    assert.deepEqual((await client.chat(ask)).toolCalls, []);
+  });
+});
+
+/** A client whose waits between attempts are recorded and end at once (or never, when held). */
+function recordingClient(
+  llm: ReturnType<typeof startFakeLlm>,
+  options: { retryWaitsMs?: number[]; holdWaits?: boolean } = {},
+) {
+  const waits: number[] = [];
+  const waiting = Promise.withResolvers<void>();
+  const client = createLlmClient({
+    baseUrl: `${llm.url}/v1`,
+    apiKey: "sk-test",
+    fetch,
+    retryWaitsMs: options.retryWaitsMs ?? [1000, 2000],
+    sleep: (ms) => {
+      waits.push(ms);
+      waiting.resolve();
+      return options.holdWaits ? new Promise(() => {}) : Promise.resolve();
+    },
+  });
+  return { client, waits, waiting: waiting.promise };
+}
+
+Deno.test("llm: retryWaitsMs retries once per entry, a Retry-After replacing that wait", async () => {
+  await withLlm(async (llm) => {
+    const { client, waits } = recordingClient(llm);
+    llm.script(
+      reply.error(429, { headers: { "retry-after": "3" } }),
+      reply.error(503),
+      reply.text("third time"),
+    );
+    const result = await client.chat(ask);
+    assert.equal(result.content, "third time");
+    assert.equal(result.usage.attempts, 3);
+    assert.deepEqual(waits, [3000, 2000]);
+
+    waits.length = 0;
+    llm.script(
+      reply.error(500, { headers: { "retry-after": "60" } }),
+      reply.error(502),
+      reply.error(503),
+      reply.text("never asked"),
+    );
+    await assert.rejects(client.chat(ask), (err) => {
+      assert.ok(err instanceof LlmError);
+      assert.equal(err.kind, "unavailable");
+      assert.match(err.message, /503/);
+      return true;
+    });
+    assert.deepEqual(waits, [1000, 2000], "a Retry-After over the limit waits as listed");
+    assert.equal(llm.calls.length, 6);
+    assert.equal(llm.pending(), 1);
+  });
+});
+
+Deno.test("llm: an abort during a retry wait rejects at once, with no further attempt", async () => {
+  await withLlm(async (llm) => {
+    // The wait never ends by itself: only the abort can end the call.
+    const { client, waits, waiting } = recordingClient(llm, { holdWaits: true });
+    llm.script(reply.error(503), reply.text("never asked"));
+    const controller = new AbortController();
+    const call = client.chat({ ...ask, signal: controller.signal });
+    await waiting;
+    const reason = new Error("run cancelled");
+    controller.abort(reason);
+    await assert.rejects(call, (err) => err === reason);
+    assert.deepEqual(waits, [1000]);
+    assert.equal(llm.calls.length, 1);
+    assert.equal(llm.pending(), 1);
+  });
+});
+
+Deno.test("llm: an abort during a call in flight rejects at once, with no further attempt", async () => {
+  await withLlm(async (llm) => {
+    const { client, waits } = recordingClient(llm);
+    const arrived = Promise.withResolvers<void>();
+    const never = new Promise(() => {});
+    llm.script(() => {
+      arrived.resolve();
+      return reply.text("too late", { until: never });
+    }, reply.text("never asked"));
+    const controller = new AbortController();
+    const call = client.chat({ ...ask, signal: controller.signal });
+    await arrived.promise;
+    const reason = new Error("run cancelled");
+    controller.abort(reason);
+    await assert.rejects(call, (err) => err === reason);
+    assert.deepEqual(waits, []);
+    assert.equal(llm.calls.length, 1);
+    assert.equal(llm.pending(), 1);
+
+    // A signal aborted beforehand: no call at all.
+    await assert.rejects(client.chat({ ...ask, signal: controller.signal }), (e) => e === reason);
+    assert.equal(llm.calls.length, 1);
   });
 });

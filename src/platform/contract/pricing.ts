@@ -1,7 +1,8 @@
 /**
  * What a model call cost, the same for the service and the runner (DESIGN 3.2). The LLM proxy
  * (LiteLLM) reports it in `x-litellm-response-cost`; when that header is missing the cost is
- * estimated from token usage and this table.
+ * estimated from token usage and this table. Before a call, {@link worstCaseCostUsd} bounds what it
+ * can cost, with {@link estimateInputTokens} when the input has not been counted yet.
  *
  * @example
  * ```ts
@@ -65,4 +66,22 @@ export function reportedCostUsd(headers: Headers): number | undefined {
   if (raw === null || raw.trim() === "") return undefined;
   const value = Number(raw);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** The most a call can cost: all of `input` plus the longest answer allowed, at the table's price. */
+export function worstCaseCostUsd(
+  model: string,
+  tokens: { input: number; maxOutput: number },
+): number {
+  return estimateCostUsd(model, { input: tokens.input, output: tokens.maxOutput });
+}
+
+/**
+ * A high guess of the input tokens of `messages`, without a tokenizer: one token per 3 bytes of
+ * their JSON in UTF-8. Tokenizers average about 4 characters a token on English and code, so the
+ * guess errs high there; a character of another script takes 2 to 4 bytes, so it counts as about
+ * one token. The JSON keys and quotes stand in for the per-message overhead the model adds.
+ */
+export function estimateInputTokens(messages: unknown[]): number {
+  return Math.ceil(new TextEncoder().encode(JSON.stringify(messages)).length / 3);
 }

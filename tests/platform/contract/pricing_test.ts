@@ -1,50 +1,45 @@
 /**
- * The service and the runner charge a model call the same: both clients talk to one fake LLM
- * proxy that reports usage but no `x-litellm-response-cost`, for every model of the price table
- * (with and without a `provider/` prefix and a dated suffix) and for an unknown one.
+ * The price table, and the cost rule of the LLM client both programs use: against a fake LLM
+ * proxy, the `x-litellm-response-cost` header when it is sent, else the call's tokens times the
+ * table, for every model of the table (with and without a `provider/` prefix and a dated suffix)
+ * and for an unknown one.
  */
 import assert from "node:assert/strict";
-import { createLlmClient as serviceClient } from "../../../src/platform/llm.ts";
-import { createLlmClient as runnerClient } from "../../../runner/llm.ts";
+import { createLlmClient } from "../../../src/platform/llm.ts";
 import {
   estimateCostUsd,
+  estimateInputTokens,
   priceOf,
   PRICES,
   reportedCostUsd,
   UNKNOWN_MODEL_PRICE,
+  worstCaseCostUsd,
 } from "../../../src/platform/contract/mod.ts";
 import { reply, startFakeLlm } from "../../support/fake-llm.ts";
 
 const USAGE = { prompt_tokens: 123_456, completion_tokens: 7_890 };
 
-Deno.test("pricing: the service and the runner charge every known model the same", async () => {
+Deno.test("pricing: a call costs the proxy's header, else its tokens at the table's price", async () => {
   const llm = startFakeLlm();
-  llm.fallback = reply.text("ok", { usage: USAGE });
-  const service = serviceClient({ baseUrl: `${llm.url}/v1`, apiKey: "k", fetch });
-  const runner = runnerClient({
-    baseUrl: `${llm.url}/v1`,
-    apiKey: "k",
-    fetch,
-    sleep: () => Promise.resolve(),
-    timeoutMs: 5_000,
-  });
+  const client = createLlmClient({ baseUrl: `${llm.url}/v1`, apiKey: "k", fetch });
+  const ask = (model: string) =>
+    client.chat({ model, messages: [{ role: "user", content: "hi" }] });
   try {
     const models = Object.keys(PRICES).flatMap((m) => [m, `openai/${m}`, `${m}-20250514`]);
     models.push("acme/mystery-1");
     for (const model of models) {
-      const charged = await service.chat({ model, messages: [{ role: "user", content: "hi" }] });
-      const spent = await runner.chat(
-        { model, messages: [{ role: "user", content: "hi" }] },
-        AbortSignal.timeout(5_000),
-      );
+      llm.script(reply.text("ok", { usage: USAGE }), reply.text("ok", { costUsd: 0.0042 }));
+      const estimated = await ask(model);
       const expected = estimateCostUsd(model, {
         input: USAGE.prompt_tokens,
         output: USAGE.completion_tokens,
       });
-      assert.equal(charged.usage.costUsd, expected, `service price of ${model}`);
-      assert.equal(spent.costUsd, expected, `runner price of ${model}`);
-      assert.equal(charged.usage.costSource, "estimate");
-      assert.equal(spent.costSource, "estimate");
+      assert.ok(expected > 0, `${model} is never free`);
+      assert.equal(estimated.usage.costUsd, expected, `price of ${model}`);
+      assert.equal(estimated.usage.costSource, "estimate");
+      const reported = await ask(model);
+      assert.equal(reported.usage.costUsd, 0.0042, `reported cost of ${model}`);
+      assert.equal(reported.usage.costSource, "proxy");
     }
   } finally {
     await llm.close();
@@ -81,4 +76,29 @@ Deno.test("pricing: the proxy's cost header is read when it is a number", () => 
   assert.equal(reportedCostUsd(h("")), undefined);
   assert.equal(reportedCostUsd(h("n/a")), undefined);
   assert.equal(reportedCostUsd(h("-1")), undefined);
+});
+
+Deno.test("pricing: the worst case of a call is its input and the longest answer allowed", () => {
+  assert.equal(worstCaseCostUsd("gpt-4o", { input: 1_000_000, maxOutput: 1_000_000 }), 12.5);
+  assert.equal(worstCaseCostUsd("openai/gpt-4o-mini", { input: 1_000_000, maxOutput: 0 }), 0.15);
+  assert.equal(
+    worstCaseCostUsd("acme/mystery-1", { input: 0, maxOutput: 1_000_000 }),
+    UNKNOWN_MODEL_PRICE.output,
+  );
+  assert.equal(worstCaseCostUsd("gpt-4o", { input: 0, maxOutput: 0 }), 0);
+});
+
+Deno.test("pricing: the input estimate errs high", () => {
+  const english = [
+    { role: "system", content: "You write the weekly progress report of a goal-tracking app." },
+    { role: "user", content: "Sign-ups: 120 (last week 100). Keep it short and plain." },
+  ];
+  // At about 4 characters a token, the English text alone is under 30 tokens.
+  const textTokens = Math.ceil(english.map((m) => m.content).join("").length / 4);
+  assert.ok(estimateInputTokens(english) > textTokens);
+  assert.equal(estimateInputTokens(english), Math.ceil(JSON.stringify(english).length / 3));
+  // A character of another script is at least one token.
+  const chinese = "每周进度报告".repeat(10);
+  assert.ok(estimateInputTokens([{ role: "user", content: chinese }]) >= chinese.length);
+  assert.equal(estimateInputTokens([]), 1);
 });
