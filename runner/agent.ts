@@ -1,10 +1,14 @@
 /**
- * One run: skills and memory into a prompt, a chat-completions loop with tools until the model
- * answers with a valid artifact, the optional post-filter, and the result (DESIGN 3.4).
+ * One run: skills, memory and the moment into a prompt, a chat-completions loop in which the
+ * model calls tools until it submits its artifact (`submit_artifact`), the grounding check, the
+ * optional post-filter, and the result (DESIGN 3.4).
  *
- * Every way a run can end is a {@link RunResult}, never an exception: `error_max_turns` and
- * `error_max_budget_usd` (spec 7), `cancelled`, and `error_during_execution` for the rest
- * (missing skill, proxy down, no valid artifact after the repair turn).
+ * Every way a run can end is a {@link RunResult}, never an exception: `error_max_turns` (the turn
+ * or the tool-call limit) and `error_max_budget_usd` (spec 7; checked before each model call
+ * against its worst case, and after it against what it cost), `cancelled`, and
+ * `error_during_execution` for the rest (missing skill, proxy down, no artifact submitted). A
+ * skill's preflight may end the run before any model call: it succeeds with no artifact and a
+ * `skipped` log entry.
  */
 import type { Clock } from "../src/platform/clock.ts";
 import type { Logger } from "../src/platform/log.ts";
@@ -13,36 +17,47 @@ import {
   type LlmClient,
   LlmError,
   type LlmMessage,
-  type ToolCall,
   type ToolDefinition,
 } from "../src/platform/llm.ts";
 import {
   type Artifact,
-  ARTIFACT_KINDS,
-  ArtifactSchema,
+  type ArtifactMetadata,
   describeIssues,
   type ErrorSubtype,
+  estimateInputTokens,
+  FEEDBACK_CURSOR_KEY,
+  type ResultArtifact,
   type RunLogEntry,
   type RunRequest,
   type RunResult,
+  SKIPPED_LOG_TYPE,
   type Usage,
   type Verdict,
   VerdictSchema,
+  worstCaseCostUsd,
 } from "../src/platform/contract/mod.ts";
-import { loadSkill, readSkillFile, type Skill, SkillError } from "./skills.ts";
+import { loadSkill, type Skill, SkillError } from "./skills.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+import { GROUNDED_KINDS, unsupportedFigures } from "./grounding.ts";
+import { callTool, runTools, SUBMIT_ARTIFACT, type Tool, toolDefinition } from "./tools/mod.ts";
+import { funnelReader, type ServiceClient } from "./tools/service-data.ts";
 import type { z } from "zod";
+
+export { buildSystemPrompt } from "./prompt.ts";
 
 export interface AgentDeps {
   skillsDir: string;
   llm: LlmClient;
   clock: Clock;
   log: Logger;
+  /** The service's integration endpoints, for the service-data tools. */
+  service: ServiceClient;
 }
 
 export interface RunControl {
-  /** Aborted when a cancel request has been noticed; in-flight model calls stop. */
+  /** Aborted when a cancel request has been noticed; in-flight model and tool calls stop. */
   signal: AbortSignal;
-  /** The cancel flag, checked between turns. */
+  /** The cancel flag, checked between turns and tool calls. */
   cancelled(): boolean;
   cancelReason(): string;
 }
@@ -51,6 +66,9 @@ export interface RunControl {
 export interface RunLimits {
   maxTurns: number;
   budgetUsd: number;
+  maxToolCalls: number;
+  /** `max_tokens` of every model call (its worst case is checked against the budget). */
+  maxTokensPerCall: number;
 }
 
 /** Ends the run with a failed result; thrown inside {@link executeRun} only. */
@@ -61,40 +79,10 @@ class RunStop extends Error {
 }
 
 const MAX_LOGGED_TEXT = 20_000;
-const MAX_MEMORY_KEYS = 50;
-const MAX_MEMORY_VALUE_CHARS = 10_000;
-/** Owned by the service (FIFO of review rejections); the model may read it, not write it. */
-const SERVICE_MEMORY_KEYS = new Set(["recent_rejections"]);
+/** Answers in plain text (instead of a tool call) the model is asked to correct before failing. */
+const MAX_TEXT_ANSWERS = 2;
 
-export const TOOLS: ToolDefinition[] = [
-  {
-    name: "read_skill_file",
-    description: "Read a supporting file of one of your skills (for example a template).",
-    parameters: {
-      type: "object",
-      properties: {
-        skill: { type: "string", description: "The skill's name." },
-        path: { type: "string", description: "The file's path inside the skill's folder." },
-      },
-      required: ["skill", "path"],
-    },
-  },
-  {
-    name: "remember",
-    description:
-      "Store a fact for your future runs under a key (replaces the key's earlier value).",
-    parameters: {
-      type: "object",
-      properties: {
-        key: { type: "string", description: "Short name of the fact." },
-        value: { description: "Any JSON value." },
-      },
-      required: ["key", "value"],
-    },
-  },
-];
-
-/** The answer's text, null when the model sent none (the client reports that as ""). */
+/** The client answers "" for no text; the log and the echoed message keep it null as sent. */
 function textOf(answer: ChatResult): string | null {
   return answer.content === "" ? null : answer.content;
 }
@@ -102,47 +90,6 @@ function textOf(answer: ChatResult): string | null {
 function clip(text: string | null): string | null {
   if (text === null || text.length <= MAX_LOGGED_TEXT) return text;
   return `${text.slice(0, MAX_LOGGED_TEXT)}... (${text.length} characters)`;
-}
-
-/** Builds the system prompt: identity, skills, memory, rejections to avoid, the answer format. */
-export function buildSystemPrompt(request: RunRequest, skills: Skill[]): string {
-  const { employee, memory } = request;
-  const parts = [
-    `You are "${employee.name}", an AI employee of the team that builds a goal-tracking app.` +
-    (employee.role ? ` Your role: ${employee.role}.` : ""),
-    "A human reviewer approves, edits or rejects everything you produce.",
-  ];
-  if (skills.length > 0) {
-    parts.push("## Skills");
-    for (const skill of skills) {
-      parts.push(`### ${skill.name}: ${skill.description}\n\n${skill.instructions}`);
-      if (skill.files.length > 0) {
-        parts.push(
-          `Supporting files of "${skill.name}" (read them with read_skill_file): ${
-            skill.files.join(", ")
-          }`,
-        );
-      }
-    }
-  }
-  const { recent_rejections: rejections = [], ...facts } = memory;
-  if (Object.keys(facts).length > 0) {
-    parts.push(`## Memory\nWhat you stored on earlier runs:\n${JSON.stringify(facts, null, 2)}`);
-  }
-  if (rejections.length > 0) {
-    parts.push(
-      "## Avoid these mistakes\nThe reviewer rejected your recent work for these reasons. " +
-        "Do not repeat them:\n" + rejections.map((reason) => `- ${reason}`).join("\n"),
-    );
-  }
-  parts.push(
-    "## Tools\n- read_skill_file(skill, path): read a supporting file of a skill.\n" +
-      "- remember(key, value): store a fact for your future runs.",
-    "## Your answer\nWhen the work is done, reply with only one JSON object, no other text:\n" +
-      '{"kind": "<kind>", "title": "<short title>", "payload": "<the work itself, as text>"}\n' +
-      `where kind is one of: ${ARTIFACT_KINDS.join(", ")}.`,
-  );
-  return parts.join("\n\n");
 }
 
 const FENCE = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/;
@@ -190,19 +137,49 @@ export async function executeRun(
     if (control.cancelled()) throw new RunStop("cancelled", control.cancelReason());
   };
 
-  /** One model call, counted, logged and checked against the budget. */
+  // The feedback export's cursor: the service's at the start; advanced by each read, and handed
+  // back (the service keeps it only when the run succeeds).
+  const startCursor = request.memory[FEEDBACK_CURSOR_KEY];
+  let cursor = typeof startCursor === "string" ? startCursor : null;
+  const feedbackCursor = {
+    get: () => cursor,
+    set(next: string) {
+      cursor = next;
+      memory[FEEDBACK_CURSOR_KEY] = next;
+    },
+  };
+  const readFunnel = funnelReader(deps.service);
+  /** Tool results, for the grounding check. */
+  const toolResults: string[] = [];
+  let toolCalls = 0;
+
+  /** One model call: the budget checked before and after, counted and logged. */
   const call = async (
     messages: LlmMessage[],
     tools: ToolDefinition[] | undefined,
     phase: string,
   ): Promise<ChatResult> => {
     checkCancelled();
+    const worstCase = worstCaseCostUsd(request.employee.model, {
+      input: estimateInputTokens([...messages, ...(tools ?? [])]),
+      maxOutput: limits.maxTokensPerCall,
+    });
+    if (usage.cost_usd + worstCase > limits.budgetUsd) {
+      throw new RunStop(
+        "error_max_budget_usd",
+        `the next model call could cost up to ${worstCase.toFixed(6)} USD and only ${
+          Math.max(0, limits.budgetUsd - usage.cost_usd).toFixed(6)
+        } USD of the run's budget of ${limits.budgetUsd} USD is left: stopped before calling`,
+      );
+    }
     let answer: ChatResult;
     try {
       answer = await deps.llm.chat({
         model: request.employee.model,
         messages,
         tools,
+        toolChoice: tools?.length ? "auto" : undefined,
+        maxTokens: limits.maxTokensPerCall,
         signal: control.signal,
       });
     } catch (err) {
@@ -212,22 +189,22 @@ export async function executeRun(
         err instanceof LlmError ? err.message : `model call failed: ${(err as Error).message}`,
       );
     }
-    const spent = answer.usage;
     usage.num_turns += 1;
-    usage.input_tokens += spent.inputTokens;
-    usage.output_tokens += spent.outputTokens;
-    usage.cost_usd += spent.costUsd;
+    usage.input_tokens += answer.usage.inputTokens;
+    usage.output_tokens += answer.usage.outputTokens;
+    usage.cost_usd += answer.usage.costUsd;
     record("turn", {
       phase,
       turn: usage.num_turns,
       role: "assistant",
       content: clip(textOf(answer)),
       tool_calls: answer.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments })),
-      usage: { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens },
-      cost_usd: spent.costUsd,
-      cost_source: spent.costSource,
+      usage: { input_tokens: answer.usage.inputTokens, output_tokens: answer.usage.outputTokens },
+      cost_usd: answer.usage.costUsd,
+      cost_source: answer.usage.costSource,
       total_cost_usd: usage.cost_usd,
-      duration_ms: spent.durationMs,
+      worst_case_cost_usd: worstCase,
+      duration_ms: answer.usage.durationMs,
     });
     if (usage.cost_usd > limits.budgetUsd) {
       throw new RunStop(
@@ -238,75 +215,164 @@ export async function executeRun(
     return answer;
   };
 
+  /** One tool call of the model: bounded, logged, its result kept for the grounding check. */
+  const useTool = async (tools: Tool[], name: string, args: string) => {
+    checkCancelled();
+    toolCalls += 1;
+    if (toolCalls > limits.maxToolCalls) {
+      throw new RunStop(
+        "error_max_turns",
+        `the run reached its limit of ${limits.maxToolCalls} tool calls`,
+      );
+    }
+    const tool = tools.find((t) => t.name === name);
+    const outcome = tool
+      ? await callTool(tool, args, { signal: control.signal })
+      : { ok: false as const, refused: true, text: `error: unknown tool "${name}"`, durationMs: 0 };
+    checkCancelled();
+    record("tool", {
+      name,
+      scope: tool?.scope ?? null,
+      arguments: clip(args),
+      ...(outcome.ok ? { result: clip(outcome.text) } : { error: clip(outcome.text) }),
+      ...(!outcome.ok && outcome.refused ? { refused: true } : {}),
+      duration_ms: outcome.durationMs,
+    });
+    if (outcome.ok && name !== SUBMIT_ARTIFACT) toolResults.push(outcome.text);
+    return outcome;
+  };
+
   try {
     record("start", {
       model: request.employee.model,
       skills: request.employee.skills,
+      tools: request.employee.tools,
+      allowed_kinds: request.employee.allowed_kinds,
+      context: request.context,
       post_filter_skill: request.employee.post_filter_skill ?? null,
       max_turns: limits.maxTurns,
+      max_tool_calls: limits.maxToolCalls,
       budget_usd: limits.budgetUsd,
     });
     const skills = await loadSkills(deps.skillsDir, request.employee.skills);
     const filterSkill = request.employee.post_filter_skill
       ? await loadSkill(deps.skillsDir, request.employee.post_filter_skill)
       : null;
-    const system = buildSystemPrompt(request, skills);
+    const { tools, unavailable } = runTools({
+      skillsDir: deps.skillsDir,
+      skills,
+      names: request.employee.tools,
+      allowedKinds: request.employee.allowed_kinds,
+      memory,
+      service: deps.service,
+      readFunnel,
+      feedbackCursor,
+    });
+    if (unavailable.length) record("tools_unavailable", { names: unavailable });
+    for (const skill of skills) {
+      const missing = skill.needs.filter((need) => !tools.some((t) => t.name === need));
+      if (missing.length) {
+        throw new RunStop(
+          "error_during_execution",
+          `skill "${skill.name}" needs ${missing.join(", ")}, which this employee is not given`,
+        );
+      }
+    }
+
+    const skip = await preflight(skills, readFunnel, control.signal, record);
+    if (skip) {
+      record(SKIPPED_LOG_TYPE, { reason: skip });
+      log.info("run skipped", { reason: skip });
+      return result({ status: "succeeded", artifact: null, post_filter: null, error: null });
+    }
+
+    const system = buildSystemPrompt(request, skills, tools);
     record("prompt", { system: clip(system), user: clip(request.employee.task_prompt) });
     const messages: LlmMessage[] = [
       { role: "system", content: system },
       { role: "user", content: request.employee.task_prompt },
     ];
+    const definitions = tools.map(toolDefinition);
 
     let artifact: Artifact | undefined;
-    let repaired = false;
-    let turns = 0;
+    let textAnswers = 0;
     while (!artifact) {
       checkCancelled();
-      if (turns >= limits.maxTurns) {
+      if (usage.num_turns >= limits.maxTurns) {
         throw new RunStop(
           "error_max_turns",
-          `no valid artifact within the turn limit of ${limits.maxTurns}`,
+          `no artifact submitted within the turn limit of ${limits.maxTurns}`,
         );
       }
-      turns += 1;
-      const answer = await call(messages, TOOLS, "work");
-      if (answer.toolCalls.length > 0) {
-        messages.push({ role: "assistant", content: textOf(answer), toolCalls: answer.toolCalls });
-        for (const toolCall of answer.toolCalls) {
+      const answer = await call(messages, definitions, "work");
+      if (answer.toolCalls.length === 0) {
+        textAnswers += 1;
+        if (textAnswers >= MAX_TEXT_ANSWERS) {
+          throw new RunStop(
+            "error_during_execution",
+            `the model answered in text ${textAnswers} times instead of calling ${SUBMIT_ARTIFACT}`,
+          );
+        }
+        record("repair", { turn: usage.num_turns, problem: "a text answer, not a tool call" });
+        messages.push({ role: "assistant", content: textOf(answer) ?? "" });
+        messages.push({
+          role: "user",
+          content:
+            `Only work submitted with the ${SUBMIT_ARTIFACT} tool reaches the reviewer. Call it ` +
+            "now with kind, title and payload (or call the tools you still need first).",
+        });
+        continue;
+      }
+      messages.push({ role: "assistant", content: textOf(answer), toolCalls: answer.toolCalls });
+      for (const toolCall of answer.toolCalls) {
+        if (artifact) {
+          // Calls after the submission are not run; the model is told so if it ever reads on.
           messages.push({
             role: "tool",
             toolCallId: toolCall.id,
-            content: await runTool(toolCall, skills, memory, deps.skillsDir, record),
+            content: "not run: the artifact was already submitted",
           });
+          continue;
         }
-        continue;
+        const outcome = await useTool(tools, toolCall.name, toolCall.arguments);
+        messages.push({ role: "tool", toolCallId: toolCall.id, content: outcome.text });
+        if (outcome.ok && toolCall.name === SUBMIT_ARTIFACT) artifact = outcome.final as Artifact;
       }
-      const parsed = parseAnswer(answer.content, ArtifactSchema);
-      if (parsed.ok) {
-        artifact = parsed.value;
-        break;
-      }
-      if (repaired) {
-        throw new RunStop(
-          "error_during_execution",
-          `the final answer is not a valid artifact after one repair turn: ${parsed.problem}`,
-        );
-      }
-      repaired = true;
-      record("repair", { turn: usage.num_turns, problem: parsed.problem });
-      messages.push({ role: "assistant", content: answer.content });
-      messages.push({
-        role: "user",
-        content: `Your answer could not be used: ${parsed.problem}. Reply again with only the ` +
-          'JSON object {"kind", "title", "payload"} (payload is a string), no other text.',
-      });
     }
+
+    const metadata: ArtifactMetadata = {};
+    if (GROUNDED_KINDS.includes(artifact.kind)) {
+      const unsupported = unsupportedFigures(artifact.payload, {
+        given: [
+          messages[0].content ?? "",
+          request.employee.task_prompt,
+          JSON.stringify(request.memory),
+          JSON.stringify(request.context),
+          ...skills.map((s) => s.instructions),
+        ],
+        toolResults,
+      });
+      metadata.unsupported_figures = unsupported;
+      record("grounding", { kind: artifact.kind, unsupported_figures: unsupported });
+    }
+    const submitted: ResultArtifact = Object.keys(metadata).length
+      ? { ...artifact, metadata }
+      : artifact;
 
     let postFilter: Verdict | null = null;
     if (filterSkill) postFilter = await runPostFilter(filterSkill, artifact, call, record);
     checkCancelled();
-    log.info("run succeeded", { turns: usage.num_turns, cost_usd: usage.cost_usd });
-    return result({ status: "succeeded", artifact, post_filter: postFilter, error: null });
+    log.info("run succeeded", {
+      turns: usage.num_turns,
+      tool_calls: toolCalls,
+      cost_usd: usage.cost_usd,
+    });
+    return result({
+      status: "succeeded",
+      artifact: submitted,
+      post_filter: postFilter,
+      error: null,
+    });
   } catch (err) {
     const stop = err instanceof RunStop
       ? err
@@ -316,6 +382,8 @@ export async function executeRun(
     if (!(err instanceof RunStop || err instanceof SkillError)) {
       log.error("run crashed", { error: (err as Error).message, stack: (err as Error).stack });
     }
+    // A cursor read by a failed run is not handed back: the next run reads the same posts.
+    delete memory[FEEDBACK_CURSOR_KEY];
     record("error", { subtype: stop.subtype, message: stop.message });
     log.info("run failed", { subtype: stop.subtype, message: stop.message });
     return result({
@@ -332,65 +400,39 @@ async function loadSkills(skillsDir: string, names: string[]): Promise<Skill[]> 
   return await Promise.all(unique.map((name) => loadSkill(skillsDir, name)));
 }
 
-async function runTool(
-  toolCall: ToolCall,
+/**
+ * Reads what the skills need before any model call; the reason to skip the run, or null. A skill
+ * that needs `activation_funnel` is skipped when the funnel's current window has no sign-ins.
+ */
+async function preflight(
   skills: Skill[],
-  memory: Record<string, unknown>,
-  skillsDir: string,
+  readFunnel: ReturnType<typeof funnelReader>,
+  signal: AbortSignal,
   record: (type: string, fields: Record<string, unknown>) => void,
-): Promise<string> {
-  const started = performance.now();
-  const { name } = toolCall;
-  let output: string;
-  let failed = false;
+): Promise<string | null> {
+  const needing = skills.filter((s) => s.needs.includes("activation_funnel"));
+  if (!needing.length) return null;
+  let funnel;
   try {
-    let args: Record<string, unknown>;
-    try {
-      args = JSON.parse(toolCall.arguments || "{}");
-    } catch {
-      throw new SkillError("the arguments are not JSON");
-    }
-    if (typeof args !== "object" || args === null) {
-      throw new SkillError("arguments must be an object");
-    }
-    if (name === "read_skill_file") {
-      const skill = String(args.skill ?? "");
-      if (!skills.some((s) => s.name === skill)) {
-        throw new SkillError(`"${skill}" is not one of your skills`);
-      }
-      output = await readSkillFile(skillsDir, skill, String(args.path ?? ""));
-    } else if (name === "remember") {
-      output = remember(memory, args.key, args.value);
-    } else {
-      throw new SkillError(`unknown tool "${name}"`);
-    }
+    funnel = await readFunnel(signal);
   } catch (err) {
-    failed = true;
-    output = `error: ${err instanceof SkillError ? err.message : (err as Error).message}`;
+    if (signal.aborted) throw err;
+    throw new RunStop(
+      "error_during_execution",
+      `the activation funnel could not be read before the run: ${(err as Error).message}`,
+    );
   }
-  record("tool", {
-    name,
-    arguments: clip(toolCall.arguments),
-    ...(failed ? { error: output } : { result: clip(output) }),
-    duration_ms: Math.round(performance.now() - started),
+  record("preflight", {
+    tool: "activation_funnel",
+    skills: needing.map((s) => s.name),
+    skip_run: funnel.skip_run,
+    as_of: funnel.as_of,
   });
-  return output;
-}
-
-function remember(memory: Record<string, unknown>, key: unknown, value: unknown): string {
-  if (typeof key !== "string" || key.trim() === "" || key.length > 100) {
-    throw new SkillError("key must be a string of 1 to 100 characters");
-  }
-  if (SERVICE_MEMORY_KEYS.has(key)) throw new SkillError(`"${key}" is kept by the service`);
-  if (value === undefined) throw new SkillError("value is missing");
-  if (JSON.stringify(value).length > MAX_MEMORY_VALUE_CHARS) {
-    throw new SkillError(`value is longer than ${MAX_MEMORY_VALUE_CHARS} characters as JSON`);
-  }
-  if (!(key in memory) && Object.keys(memory).length >= MAX_MEMORY_KEYS) {
-    throw new SkillError(`at most ${MAX_MEMORY_KEYS} keys per run`);
-  }
-  memory[key] = value;
-  return `remembered "${key}"`;
+  return funnel.skip_run
+    ? `the activation funnel has no sign-ins in the 7 days up to ${funnel.as_of} (skip_run), which ${
+      needing.map((s) => s.name).join(", ")
+    } needs`
+    : null;
 }
 
 type Call = (

@@ -41,6 +41,7 @@ import {
 } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 import { createWebhookSender, type WebhookSender } from "./webhook.ts";
+import { createServiceClient } from "./tools/service-data.ts";
 import { createRunnerMetrics, type RunnerMetrics } from "./metrics.ts";
 import { guardedMetrics } from "../src/platform/metrics-endpoint.ts";
 import { inSpan, nameServerSpan } from "../src/platform/tracing.ts";
@@ -131,6 +132,13 @@ export function createRunner(deps: RunnerDeps): Runner {
     sleep: deps.sleep,
     log,
   });
+  const service = createServiceClient({
+    baseUrl: config.serviceUrl,
+    secret: config.webhookSecret,
+    authMode: config.authMode,
+    tokens,
+    fetch: deps.fetch,
+  });
   const runs = new Map<string, RunEntry>();
   let accepting = true;
 
@@ -157,7 +165,8 @@ export function createRunner(deps: RunnerDeps): Runner {
       done: Promise.resolve(),
       reported: false,
     };
-    // Spec 4.8: the cancel flag is polled every 500 ms; the poll stops an in-flight model call.
+    // Spec 4.8: the cancel flag is polled every 500 ms; the poll stops an in-flight model or tool
+    // call.
     const poll = setInterval(() => {
       if (entry.cancelRequested && !controller.signal.aborted) {
         controller.abort(new Error(entry.cancelReason));
@@ -166,6 +175,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     const limits = {
       maxTurns: Math.min(request.max_turns, config.maxTurns),
       budgetUsd: Math.min(request.budget_usd, config.maxRunBudgetUsd),
+      maxToolCalls: config.maxToolCalls,
+      maxTokensPerCall: config.maxTokensPerCall,
     };
     metrics.runStarted();
     entry.done = inSpan("run", {
@@ -176,7 +187,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         result = await executeRun(
           request,
           limits,
-          { skillsDir: config.skillsDir, llm, clock, log },
+          { skillsDir: config.skillsDir, llm, clock, log, service },
           {
             signal: controller.signal,
             cancelled: () => entry.cancelRequested,

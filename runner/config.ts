@@ -73,6 +73,24 @@ export const RUNNER_VARIABLES = {
       "Required. Key for the LLM proxy (a placeholder where the proxy is IAM-gated with `LLM_AUTH_MODE=oidc`).",
     schema: z.string().min(1),
   }),
+  MAX_TOOL_CALLS: variable({
+    defaultText: "50",
+    description:
+      "Per-run cap on tool calls (each call of a tool by the model, `submit_artifact` included); reaching it ends the run as `error_max_turns`.",
+    schema: integer(1, 1000).default(50),
+  }),
+  MAX_TOKENS_PER_CALL: variable({
+    defaultText: "4096",
+    description:
+      "`max_tokens` of every model call. Before each call the runner adds its worst case (this many output tokens and an over-estimate of the input) to the run's cost and stops the run rather than call when that would pass the budget.",
+    schema: integer(64, 200_000).default(4096),
+  }),
+  SERVICE_URL: variable({
+    defaultText: "the origin of `WEBHOOK_URL`",
+    description:
+      "The service's base URL for its integration endpoints (`/integrations/activation-funnel`, `/integrations/feedback/export`), which the service-data tools call, signed like the webhook.",
+    schema: z.url({ protocol: /^https?$/ }).optional(),
+  }),
   LLM_TIMEOUT_MS: variable({
     defaultText: "120000",
     description: "Time limit of one model call.",
@@ -133,6 +151,10 @@ export interface RunnerConfig {
   skillsDir: string;
   maxRunBudgetUsd: number;
   maxTurns: number;
+  maxToolCalls: number;
+  maxTokensPerCall: number;
+  /** The service's base URL for the service-data tools. */
+  serviceUrl: string;
   webhookUrl: string;
   webhookSecret: string;
   llmBaseUrl: string;
@@ -166,6 +188,9 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     skillsDir: v.SKILLS_DIR,
     maxRunBudgetUsd: v.MAX_RUN_BUDGET_USD,
     maxTurns: v.MAX_TURNS,
+    maxToolCalls: v.MAX_TOOL_CALLS,
+    maxTokensPerCall: v.MAX_TOKENS_PER_CALL,
+    serviceUrl: (v.SERVICE_URL ?? new URL(v.WEBHOOK_URL).origin).replace(/\/+$/, ""),
     webhookUrl: v.WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
     llmBaseUrl: v.LLM_BASE_URL.replace(/\/+$/, ""),

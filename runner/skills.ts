@@ -1,7 +1,8 @@
 /**
  * Skills: `SKILLS_DIR/{name}/SKILL.md`, a Markdown file with front matter (`name`,
- * `description`) whose body is the instructions, plus optional supporting files in the same folder
- * that the model may read with the `read_skill_file` tool.
+ * `description`, and optionally `needs`: the tools the skill cannot work without, comma-separated)
+ * whose body is the instructions, plus optional supporting files in the same folder that the model
+ * may read with the `read_skill_file` tool.
  *
  * @example
  * ```ts
@@ -10,7 +11,7 @@
  * ```
  */
 import { join, normalize, relative, resolve, sep } from "node:path";
-import { SKILL_NAME } from "../src/platform/contract/mod.ts";
+import { SKILL_NAME, TOOL_NAME } from "../src/platform/contract/mod.ts";
 
 export interface Skill {
   name: string;
@@ -18,6 +19,11 @@ export interface Skill {
   instructions: string;
   /** Supporting files, relative to the skill folder (SKILL.md excluded). */
   files: string[];
+  /**
+   * Tools the skill cannot work without (front matter `needs`): the employee must have them, and
+   * `activation_funnel` is read before any model call, ending the run early on its `skip_run`.
+   */
+  needs: string[];
 }
 
 /** A skill that cannot be used; the message is shown in the run's error. */
@@ -64,11 +70,17 @@ export async function loadSkill(skillsDir: string, name: string): Promise<Skill>
       `skill "${name}": SKILL.md needs front matter with "name" and "description"`,
     );
   }
+  const needs = (data.needs ?? "").split(",").map((tool) => tool.trim()).filter(Boolean);
+  const unknown = needs.filter((tool) => !TOOL_NAME.test(tool));
+  if (unknown.length) {
+    throw new SkillError(`skill "${name}": "needs" names unknown tools: ${unknown.join(", ")}`);
+  }
   return {
     name,
     description: data.description,
     instructions: body.trim(),
     files: await listFiles(folder),
+    needs,
   };
 }
 

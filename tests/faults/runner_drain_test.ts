@@ -16,7 +16,7 @@ Deno.test("faults: runner SIGTERM mid-upload and mid-run: the run reports cancel
     SHUTDOWN_DRAIN_MS: "20000",
   });
   try {
-    llm.script(reply.json({ kind: "report", title: "t", payload: "p" }, { delayMs: 60_000 }));
+    llm.script(reply.submit({ kind: "report", title: "t", payload: "p" }, { delayMs: 60_000 }));
     const run = runRequest();
     const text = JSON.stringify(run);
     const accepted = await fetch(`${runner.url}/runs`, {

@@ -126,7 +126,7 @@ Deno.test("metrics: a /cable subscription, GraphQL operations, and a run through
 
     const employee = await createEmployee(ctx);
     ctx.tr.llm.script(
-      reply.json({ kind: "report", title: "Weekly", payload: "Up 20%." }, { costUsd: 0.02 }),
+      reply.submit({ kind: "report", title: "Weekly", payload: "Up 20%." }, { costUsd: 0.02 }),
     );
     const { errors } = await triggerRun(ctx, employee.id);
     assert.deepEqual(errors, []);

@@ -63,7 +63,7 @@ Deno.test("tracing: request -> SQL -> dispatch job -> runner -> model call -> re
         taskPrompt: "Write the weekly report.", skills: ["weekly-report"]) { employee { id } } }`,
       { role: `reporter_${crypto.randomUUID().slice(0, 8)}` },
     );
-    llm.script(reply.json({ kind: "report", title: "Weekly", payload: "Up 20%." }));
+    llm.script(reply.submit({ kind: "report", title: "Weekly", payload: "Up 20%." }));
     const triggered = await graphql(
       `mutation TriggerRun($id: String!) { triggerAiRun(employeeId: $id) { run { id } } }`,
       { id: created.createAiEmployee.employee.id },

@@ -21,7 +21,7 @@ Deno.test("runner http: POST /runs answers 202 running, then status follows the 
   const t = createTestRunner();
   try {
     const answer = Promise.withResolvers<void>();
-    t.llm.script(reply.json(ARTIFACT, { until: answer.promise }));
+    t.llm.script(reply.submit(ARTIFACT, { until: answer.promise }));
     const body = runRequest();
     const res = await t.startRun(body);
     assert.equal(res.status, 202);
@@ -42,7 +42,7 @@ Deno.test("runner http: a repeated POST /runs for the same run_id does not run i
   const t = createTestRunner();
   try {
     const answer = Promise.withResolvers<void>();
-    t.llm.script(reply.json(ARTIFACT, { until: answer.promise }));
+    t.llm.script(reply.submit(ARTIFACT, { until: answer.promise }));
     const body = runRequest();
     assert.equal((await t.startRun(body)).status, 202);
     const again = await t.startRun(body);
@@ -125,7 +125,7 @@ Deno.test("runner http: a body over 1 MiB is 413", async () => {
 Deno.test("runner http: the status route is signed over its path; ids that cannot be runs are 404", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     const body = runRequest();
     assert.equal((await t.startRun(body)).status, 202);
     await t.runner.idle();
@@ -173,7 +173,7 @@ Deno.test("runner http: unknown runs are 404, unknown paths 404, wrong methods 4
 Deno.test("runner http: cancel needs a signature; a running run becomes cancelled", async () => {
   const t = createTestRunner({ deps: { cancelPollMs: 20 } });
   try {
-    t.llm.script(reply.json(ARTIFACT, { delayMs: 5_000 }));
+    t.llm.script(reply.submit(ARTIFACT, { delayMs: 5_000 }));
     const body = runRequest();
     await t.startRun(body);
     await waitFor(() => t.llm.calls.length > 0, { what: "the model call" });
@@ -192,7 +192,7 @@ Deno.test("runner http: cancel needs a signature; a running run becomes cancelle
     assert.deepEqual(await status.json(), { run_id: body.run_id, status: "cancelled" });
     // Cancelling a finished run changes nothing.
     const done = runRequest();
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     await t.startRun(done);
     await t.runner.idle();
     const late = await t.request(`/runs/${done.run_id}/cancel`, { method: "POST" });

@@ -54,7 +54,7 @@ Deno.test("runner oidc: /runs needs both a valid bearer and the HMAC signature",
     assert.equal(status.status, 401);
     assert.equal(t.llm.calls.length, 0);
 
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     const ok = await t.request("/runs", {
       method: "POST",
       body,
@@ -76,7 +76,7 @@ Deno.test("runner oidc: webhook and LLM calls carry cached identity tokens per a
   try {
     const bearer = `Bearer ${await idp.mint(RUNNER_AUDIENCE)}`;
     const run = async () => {
-      t.llm.script(reply.json(ARTIFACT));
+      t.llm.script(reply.submit(ARTIFACT));
       const body = JSON.stringify(runRequest());
       const res = await t.request("/runs", {
         method: "POST",
@@ -124,7 +124,7 @@ Deno.test("runner oidc: an unreachable token endpoint leaves the webhook undeliv
     },
   });
   try {
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     await t.startRun(runRequest());
     await t.runner.idle();
     assert.equal(t.hook.requests.length, 0);

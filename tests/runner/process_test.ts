@@ -35,7 +35,7 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
 
     llm.script(
       reply.toolCall("remember", { key: "week", value: 2 }, { costUsd: 0.001 }),
-      reply.json(ARTIFACT, { costUsd: 0.002 }),
+      reply.submit(ARTIFACT, { costUsd: 0.002 }),
     );
     const first = runRequest();
     const accepted = await post(`${runner.url}/runs`, first);
@@ -52,7 +52,7 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     );
     const result = JSON.parse(delivered.body);
     assert.equal(result.status, "succeeded");
-    assert.deepEqual(result.artifact, ARTIFACT);
+    assert.deepEqual(result.artifact, { ...ARTIFACT, metadata: { unsupported_figures: ["20%"] } });
     assert.deepEqual(result.memory, { week: 2 });
     assert.ok(Math.abs(result.usage.cost_usd - 0.003) < 1e-12);
     const statusPath = `/runs/${first.run_id}/status`;
@@ -65,7 +65,7 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     assert.deepEqual(await status.json(), { run_id: first.run_id, status: "succeeded" });
 
     // A run stuck in a slow model call when SIGTERM arrives.
-    llm.script(reply.json(ARTIFACT, { delayMs: 30_000 }));
+    llm.script(reply.submit(ARTIFACT, { delayMs: 30_000 }));
     const second = runRequest();
     assert.equal((await post(`${runner.url}/runs`, second)).status, 202);
     await waitFor(() => llm.calls.length >= 3, {

@@ -13,7 +13,7 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
       reply.toolCall("remember", { key: "last_signups", value: 120 }, {
         usage: { prompt_tokens: 1000, completion_tokens: 200 },
       }),
-      reply.json(ARTIFACT, { usage: { prompt_tokens: 2000, completion_tokens: 300 } }),
+      reply.submit(ARTIFACT, { usage: { prompt_tokens: 2000, completion_tokens: 300 } }),
     );
     const body = runRequest({
       memory: { recent_rejections: ["Invented a retention figure", "Used emoji"], tone: "plain" },
@@ -22,7 +22,8 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
     const [result] = await t.results();
     assert.equal(result.run_id, body.run_id);
     assert.equal(result.status, "succeeded");
-    assert.deepEqual(result.artifact, ARTIFACT);
+    // "20%" is in none of the run's sources: the grounding check lists it.
+    assert.deepEqual(result.artifact, { ...ARTIFACT, metadata: { unsupported_figures: ["20%"] } });
     assert.equal(result.post_filter, null);
     assert.equal(result.error, null);
     assert.deepEqual(result.memory, { last_signups: 120 });
@@ -60,7 +61,25 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
     assert.deepEqual(first.tools?.map((tool) => tool.function.name), [
       "read_skill_file",
       "remember",
+      "submit_artifact",
     ]);
+    assert.equal(first.max_tokens, 4096);
+    const submit = first.tools?.find((tool) => tool.function.name === "submit_artifact") as
+      | { function: { parameters: { properties: { kind: { enum: string[] } } } } }
+      | undefined;
+    assert.deepEqual(
+      submit?.function.parameters.properties.kind.enum,
+      [
+        "code_patch",
+        "email_template",
+        "slack_message",
+        "report",
+        "draft_post",
+        "recommendation",
+        "other",
+      ],
+      "the kinds the employee may produce (every kind when the request names none)",
+    );
     assert.equal(t.llm.calls[0].headers.get("authorization"), "Bearer sk-test");
     // The tool results went back to the model.
     const second = t.llm.calls[1].body.messages;
@@ -71,7 +90,18 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
 
     // run_log: every turn with usage and timing, every tool call.
     const types = result.run_log.map((entry) => entry.type);
-    assert.deepEqual(types, ["start", "prompt", "turn", "tool", "turn", "tool", "turn", "finish"]);
+    assert.deepEqual(types, [
+      "start",
+      "prompt",
+      "turn",
+      "tool",
+      "turn",
+      "tool",
+      "turn",
+      "tool",
+      "grounding",
+      "finish",
+    ]);
     const turn = result.run_log.find((entry) => entry.type === "turn")!;
     assert.equal(turn.role, "assistant");
     assert.deepEqual(turn.tool_calls, [{
@@ -89,7 +119,7 @@ Deno.test("runner run: tool calls, memory and a valid artifact make a succeeded 
 Deno.test("runner run: the proxy's reported cost wins over the price table", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT, { costUsd: 0.0123 }));
+    t.llm.script(reply.submit(ARTIFACT, { costUsd: 0.0123 }));
     await t.startRun(runRequest());
     const [result] = await t.results();
     assert.equal(result.usage.cost_usd, 0.0123);
@@ -138,7 +168,7 @@ Deno.test("runner run: the budget gives error_max_budget_usd after the call that
     t.llm.script(
       reply.toolCall("remember", { key: "a", value: 1 }, { costUsd: 0.3 }),
       reply.toolCall("remember", { key: "b", value: 2 }, { costUsd: 0.3 }),
-      reply.json(ARTIFACT, { costUsd: 0.01 }),
+      reply.submit(ARTIFACT, { costUsd: 0.01 }),
     );
     await t.startRun(runRequest({ budget_usd: 0.5 }));
     const [result] = await t.results();
@@ -153,14 +183,42 @@ Deno.test("runner run: the budget gives error_max_budget_usd after the call that
 });
 
 Deno.test("runner run: MAX_RUN_BUDGET_USD caps the request's budget; unknown models cost", async () => {
-  const t = createTestRunner({ env: { MAX_RUN_BUDGET_USD: "0.01" } });
+  const t = createTestRunner({ env: { MAX_RUN_BUDGET_USD: "0.01", MAX_TOKENS_PER_CALL: "100" } });
   try {
-    // 1000 output tokens of an unknown model at the conservative 75 USD / M = 0.075 USD.
-    t.llm.script(reply.json(ARTIFACT, { usage: { prompt_tokens: 0, completion_tokens: 1000 } }));
+    t.llm.script(reply.submit(ARTIFACT));
     await t.startRun(runRequest({ budget_usd: 5, employee: { model: "acme/mystery-1" } }));
     const [result] = await t.results();
+    // An unknown model costs the dearest price (15 / 75 USD per million tokens): the prompt's
+    // input alone could cost more than 0.01 USD, so the call is never made.
     assert.equal(result.error?.subtype, "error_max_budget_usd");
-    assert.ok(Math.abs(result.usage.cost_usd - 0.075) < 1e-12);
+    assert.match(
+      result.error?.message ?? "",
+      /budget of 0\.01 USD is left: stopped before calling/,
+    );
+    assert.equal(t.llm.calls.length, 0);
+    assert.equal(result.usage.cost_usd, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("runner run: a call whose worst case would pass the budget is not made", async () => {
+  const t = createTestRunner({ env: { MAX_TOKENS_PER_CALL: "4000" } });
+  try {
+    t.llm.script(
+      reply.toolCall("remember", { key: "a", value: 1 }, { costUsd: 0.1 }),
+      reply.submit(ARTIFACT),
+    );
+    // gpt-4o-mini: 4000 output tokens at 0.6 USD / M are 0.0024 USD at worst; 0.1 is spent
+    // after the first call, so with a budget of 0.101 the second call could pass it.
+    await t.startRun(runRequest({ budget_usd: 0.101 }));
+    const [result] = await t.results();
+    assert.equal(result.status, "failed");
+    assert.equal(result.error?.subtype, "error_max_budget_usd");
+    assert.match(result.error?.message ?? "", /stopped before calling/);
+    assert.equal(t.llm.calls.length, 1, "the second call was never made");
+    assert.equal(t.llm.pending(), 1);
+    assert.ok(result.usage.cost_usd <= 0.101);
   } finally {
     await t.close();
   }
@@ -169,7 +227,7 @@ Deno.test("runner run: MAX_RUN_BUDGET_USD caps the request's budget; unknown mod
 Deno.test("runner run: cancel stops an in-flight model call within the poll interval", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT, { delayMs: 10_000 }));
+    t.llm.script(reply.submit(ARTIFACT, { delayMs: 10_000 }));
     const body = runRequest();
     await t.startRun(body);
     await waitFor(() => t.llm.calls.length > 0, { what: "the model call" });
@@ -194,7 +252,7 @@ Deno.test("runner run: a cancel between turns stops before the next call", async
     t.llm.script(
       // The call is answered once the cancel has landed; the poll is off (60 s).
       (_call) => reply.toolCall("remember", { key: "a", value: 1 }, { until: cancel() }),
-      reply.json(ARTIFACT),
+      reply.submit(ARTIFACT),
     );
     const body = runRequest();
     cancel = () => t.request(`/runs/${body.run_id}/cancel`, { method: "POST" });
@@ -225,40 +283,60 @@ Deno.test("runner run: a missing skill fails the run with a clear message and no
   }
 });
 
-Deno.test("runner run: invalid JSON gets one repair turn, then succeeds", async () => {
+Deno.test("runner run: a text answer is not the work: the model is told to submit", async () => {
   const t = createTestRunner();
   try {
     t.llm.script(
-      reply.text("Here is the report: it went well."),
       reply.text("```json\n" + JSON.stringify(ARTIFACT) + "\n```"),
+      reply.submit(ARTIFACT),
     );
     await t.startRun(runRequest());
     const [result] = await t.results();
     assert.equal(result.status, "succeeded");
-    assert.deepEqual(result.artifact, ARTIFACT);
-    const repair = t.llm.calls[1].body.messages.at(-1);
-    assert.equal(repair?.role, "user");
-    assert.match(repair?.content ?? "", /not JSON/);
+    assert.equal(result.artifact?.title, ARTIFACT.title);
+    const reminder = t.llm.calls[1].body.messages.at(-1);
+    assert.equal(reminder?.role, "user");
+    assert.match(reminder?.content ?? "", /submit_artifact/);
     assert.ok(result.run_log.some((e) => e.type === "repair"));
   } finally {
     await t.close();
   }
 });
 
-Deno.test("runner run: an artifact still invalid after the repair turn fails the run", async () => {
+Deno.test("runner run: only text, never a submission, fails the run", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(
-      reply.json({ kind: "poem", title: "x", payload: "y" }),
-      reply.json({ kind: "report", title: "", payload: "y" }),
-    );
+    t.llm.script(reply.text("Here is the report."), reply.text(JSON.stringify(ARTIFACT)));
     await t.startRun(runRequest());
     const [result] = await t.results();
     assert.equal(result.status, "failed");
     assert.equal(result.error?.subtype, "error_during_execution");
-    assert.match(result.error?.message ?? "", /after one repair turn: title/);
-    assert.match(t.llm.calls[1].body.messages.at(-1)?.content ?? "", /kind/);
+    assert.match(result.error?.message ?? "", /instead of calling submit_artifact/);
     assert.equal(t.llm.calls.length, 2);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("runner run: an invalid submission is refused back to the model, which submits again", async () => {
+  const t = createTestRunner();
+  try {
+    t.llm.script(
+      reply.submit({ kind: "poem", title: "x", payload: "y" }),
+      reply.submit({ kind: "report", title: "", payload: "y" }),
+      reply.submit({ kind: "slack_message", title: "Hi", payload: "y" }),
+      reply.submit({ kind: "report", title: "Fine", payload: "y" }),
+    );
+    await t.startRun(runRequest({ employee: { allowed_kinds: ["report", "recommendation"] } }));
+    const [result] = await t.results();
+    assert.equal(result.status, "succeeded");
+    assert.equal(result.artifact?.title, "Fine");
+    const refusals = t.llm.calls.slice(1).map((call) => call.body.messages.at(-1)?.content ?? "");
+    assert.match(refusals[0], /^error: invalid arguments: kind: /);
+    assert.match(refusals[1], /^error: invalid arguments: title: /);
+    assert.match(refusals[2], /^error: invalid arguments: kind: .*"report"\|"recommendation"/);
+    const tools = result.run_log.filter((e) => e.type === "tool");
+    assert.deepEqual(tools.map((e) => e.refused ?? false), [true, true, true, false]);
   } finally {
     await t.close();
   }
@@ -268,11 +346,11 @@ Deno.test("runner run: post-filter pass and fail", async () => {
   const t = createTestRunner();
   try {
     const filtered = { employee: { post_filter_skill: "brand-voice" } };
-    t.llm.script(reply.json(ARTIFACT), reply.json({ passed: true, reason: null }));
+    t.llm.script(reply.submit(ARTIFACT), reply.json({ passed: true, reason: null }));
     await t.startRun(runRequest(filtered));
     await t.runner.idle();
     t.llm.script(
-      reply.json(ARTIFACT),
+      reply.submit(ARTIFACT),
       reply.json({ passed: false, reason: 'shouting: "HUGE WEEK"' }),
     );
     await t.startRun(runRequest(filtered));
@@ -280,7 +358,7 @@ Deno.test("runner run: post-filter pass and fail", async () => {
     assert.equal(pass.status, "succeeded");
     assert.deepEqual(pass.post_filter, { passed: true, reason: null });
     assert.equal(fail.status, "succeeded");
-    assert.deepEqual(fail.artifact, ARTIFACT);
+    assert.deepEqual(fail.artifact, { ...ARTIFACT, metadata: { unsupported_figures: ["20%"] } });
     assert.deepEqual(fail.post_filter, { passed: false, reason: 'shouting: "HUGE WEEK"' });
     // The filter query carries the skill's rules and the artifact, without tools.
     const check = t.llm.calls[1].body;
@@ -296,7 +374,7 @@ Deno.test("runner run: post-filter pass and fail", async () => {
 Deno.test("runner run: an unreadable post-filter answer fails closed after one repair", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT), reply.text("looks fine"), reply.text("yes"));
+    t.llm.script(reply.submit(ARTIFACT), reply.text("looks fine"), reply.text("yes"));
     await t.startRun(runRequest({ employee: { post_filter_skill: "brand-voice" } }));
     const [result] = await t.results();
     assert.equal(result.status, "succeeded");
@@ -319,7 +397,7 @@ Deno.test("runner run: bad tool calls are answered with an error the model can r
       reply.toolCall("remember", { key: "recent_rejections", value: [] }),
       reply.toolCall("delete_everything", {}),
       reply.toolCall("remember", "{not json"),
-      reply.json(ARTIFACT),
+      reply.submit(ARTIFACT),
     );
     await t.startRun(runRequest());
     const [result] = await t.results();
@@ -342,7 +420,7 @@ Deno.test("runner run: a 5xx from the proxy is retried; a lasting one fails the 
   const t = createTestRunner();
   try {
     // One run at a time: they share the fake's queue.
-    t.llm.script(reply.error(503), reply.json(ARTIFACT));
+    t.llm.script(reply.error(503), reply.submit(ARTIFACT));
     await t.startRun(runRequest());
     await t.runner.idle();
     t.llm.script(reply.error(500), reply.error(502), reply.error(503));

@@ -12,7 +12,7 @@ const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups ro
 Deno.test("runner webhook: signed with X-Workforce-Signature, verified by the service's verifier", async () => {
   const t = createTestRunner();
   try {
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     await t.startRun(runRequest());
     await t.runner.idle();
     const [received] = t.hook.requests;
@@ -35,7 +35,7 @@ Deno.test("runner webhook: retried 3 times after 1 s, 2 s and 3 s", async () => 
     webhook: () => ++calls < 4 ? new Response("busy", { status: 503 }) : Response.json({}),
   });
   try {
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     await t.startRun(runRequest());
     await t.runner.idle();
     assert.equal(t.hook.requests.length, 4);
@@ -52,7 +52,7 @@ Deno.test("runner webhook: retried 3 times after 1 s, 2 s and 3 s", async () => 
 Deno.test("runner webhook: gives up after the last retry and logs it", async () => {
   const t = createTestRunner({ webhook: () => new Response("down", { status: 500 }) });
   try {
-    t.llm.script(reply.json(ARTIFACT));
+    t.llm.script(reply.submit(ARTIFACT));
     await t.startRun(runRequest());
     await t.runner.idle();
     assert.equal(t.hook.requests.length, 4);
@@ -67,7 +67,7 @@ Deno.test("runner webhook: a 4xx answer is final (not retried)", async () => {
   for (const status of [400, 401, 422]) {
     const t = createTestRunner({ webhook: () => new Response("no", { status }) });
     try {
-      t.llm.script(reply.json(ARTIFACT));
+      t.llm.script(reply.submit(ARTIFACT));
       await t.startRun(runRequest());
       await t.runner.idle();
       assert.equal(t.hook.requests.length, 1, String(status));

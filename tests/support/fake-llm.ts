@@ -12,7 +12,7 @@
  * const llm = startFakeLlm();
  * llm.script(
  *   reply.toolCall("remember", { key: "tone", value: "calm" }),
- *   reply.json({ kind: "report", title: "T", payload: "P" }, { costUsd: 0.01 }),
+ *   reply.submit({ kind: "report", title: "T", payload: "P" }, { costUsd: 0.01 }),
  * );
  * // point the code under test at `${llm.url}/v1`, then inspect llm.calls[i].body.messages
  * await llm.close();
@@ -89,6 +89,10 @@ export const reply = {
   },
   toolCall(name: string, args: unknown, extra: ScriptedReply = {}): ScriptedReply {
     return { content: null, toolCalls: [{ name, arguments: args }], ...extra };
+  },
+  /** The runner's final answer: a call of `submit_artifact` with the artifact. */
+  submit(artifact: unknown, extra: ScriptedReply = {}): ScriptedReply {
+    return { content: null, toolCalls: [{ name: "submit_artifact", arguments: artifact }], ...extra };
   },
   error(status: number, extra: ScriptedReply = {}): ScriptedReply {
     return { status, ...extra };

@@ -220,7 +220,7 @@ Deno.test("cancel: end to end with the real runner, a model call in flight is st
     const employee = await createEmployee(ctx, { skills: ["weekly-report"] });
     tr.llm.script(
       reply.toolCall("remember", { key: "k", value: 1 }, { costUsd: 0.01 }),
-      reply.json({ kind: "report", title: "never", payload: "never" }, { delayMs: 60_000 }),
+      reply.submit({ kind: "report", title: "never", payload: "never" }, { delayMs: 60_000 }),
     );
     const { run } = await triggerRun(ctx, employee.id);
     await ctx.t.app.jobs.runUntilIdle();

@@ -23,7 +23,7 @@ Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> r
     });
     tr.llm.script(
       reply.toolCall("remember", { key: "last_signups", value: 120 }),
-      reply.json({ kind: "report", title: "Weekly report: W2", payload: "Sign-ups rose 20%." }, {
+      reply.submit({ kind: "report", title: "Weekly report: W2", payload: "Sign-ups rose 20%." }, {
         costUsd: 0.02,
       }),
     );
@@ -59,7 +59,7 @@ Deno.test("e2e: service -> runner -> fake LLM -> signed webhook -> artifact -> r
     assert.deepEqual(rejected.rejectAiArtifact.errors, []);
 
     // The next run receives the rejection and the remembered key.
-    tr.llm.script(reply.json({ kind: "report", title: "Weekly report: W3", payload: "Better." }));
+    tr.llm.script(reply.submit({ kind: "report", title: "Weekly report: W3", payload: "Better." }));
     const second = await triggerRun(ctx, employee.id);
     assert.deepEqual(second.errors, []);
     await ctx.t.app.jobs.runUntilIdle();

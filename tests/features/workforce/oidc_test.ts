@@ -85,7 +85,7 @@ Deno.test("workforce oidc: a run goes from trigger to artifact through a runner 
   const p = await productionTopology("oidc");
   try {
     const employee = await createEmployee(p.ctx);
-    p.llm.script(reply.json(ARTIFACT, { costUsd: 0.004 }));
+    p.llm.script(reply.submit(ARTIFACT, { costUsd: 0.004 }));
     const { run, errors } = await triggerRun(p.ctx, employee.id);
     assert.deepEqual(errors, []);
     await p.ctx.t.app.jobs.runUntilIdle(); // dispatch: a signed request with a bearer, 202
