@@ -92,7 +92,11 @@ export const reply = {
   },
   /** The runner's final answer: a call of `submit_artifact` with the artifact. */
   submit(artifact: unknown, extra: ScriptedReply = {}): ScriptedReply {
-    return { content: null, toolCalls: [{ name: "submit_artifact", arguments: artifact }], ...extra };
+    return {
+      content: null,
+      toolCalls: [{ name: "submit_artifact", arguments: artifact }],
+      ...extra,
+    };
   },
   error(status: number, extra: ScriptedReply = {}): ScriptedReply {
     return { status, ...extra };
