@@ -229,7 +229,6 @@ export async function executeRun(
     const outcome = tool
       ? await callTool(tool, args, { signal: control.signal })
       : { ok: false as const, refused: true, text: `error: unknown tool "${name}"`, durationMs: 0 };
-    checkCancelled();
     record("tool", {
       name,
       scope: tool?.scope ?? null,
@@ -239,6 +238,7 @@ export async function executeRun(
       duration_ms: outcome.durationMs,
     });
     if (outcome.ok && name !== SUBMIT_ARTIFACT) toolResults.push(outcome.text);
+    checkCancelled();
     return outcome;
   };
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadSkill, parseFrontMatter, readSkillFile, SkillError } from "../../runner/skills.ts";
 import { buildSystemPrompt, parseAnswer } from "../../runner/agent.ts";
-import { ArtifactSchema, RunRequestSchema } from "../../src/platform/contract/mod.ts";
+import { RunRequestSchema, VerdictSchema } from "../../src/platform/contract/mod.ts";
 import { SKILLS_DIR } from "../support/runner.ts";
 
 Deno.test("skills: front matter and body", () => {
@@ -41,19 +41,19 @@ Deno.test("skills: read_skill_file stays inside the skill's folder, symlinks inc
   }
 });
 
-Deno.test("agent: answers in a code fence parse; extra keys are dropped", () => {
-  const value = { kind: "report", title: "T", payload: "P" };
-  assert.deepEqual(parseAnswer("```json\n" + JSON.stringify(value) + "\n```", ArtifactSchema), {
+Deno.test("agent: a post-filter verdict in a code fence parses; extra keys are dropped", () => {
+  const value = { passed: false, reason: "says 'synergy'" };
+  assert.deepEqual(parseAnswer("```json\n" + JSON.stringify(value) + "\n```", VerdictSchema), {
     ok: true,
     value,
   });
-  assert.deepEqual(parseAnswer(JSON.stringify({ ...value, extra: 1 }), ArtifactSchema), {
+  assert.deepEqual(parseAnswer(JSON.stringify({ ...value, extra: 1 }), VerdictSchema), {
     ok: true,
     value,
   });
-  const bad = parseAnswer(JSON.stringify({ ...value, payload: { a: 1 } }), ArtifactSchema);
-  assert.equal(bad.ok, false);
-  assert.equal(parseAnswer(null, ArtifactSchema).ok, false);
+  assert.equal(parseAnswer(JSON.stringify({ passed: "yes" }), VerdictSchema).ok, false);
+  assert.equal(parseAnswer("The artifact passes.", VerdictSchema).ok, false);
+  assert.equal(parseAnswer(null, VerdictSchema).ok, false);
 });
 
 Deno.test("agent: the prompt leaves out empty sections", () => {

@@ -59,6 +59,9 @@ export function runRequest(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
+/** Where the test runner's result webhook goes (its `SERVICE_URL` is the same server). */
+export const WEBHOOK_PATH = "/webhooks/ai-workforce";
+
 export function createTestRunner(options: {
   env?: Record<string, string>;
   webhook?: FakeHandler;
@@ -68,7 +71,7 @@ export function createTestRunner(options: {
   const llm = startFakeLlm();
   const hook = startFakeServer(options.webhook ?? (() => Response.json({ ok: true })));
   const config = parseRunnerConfig({
-    WEBHOOK_URL: `${hook.url}/webhooks/ai-workforce`,
+    WEBHOOK_URL: `${hook.url}${WEBHOOK_PATH}`,
     WEBHOOK_SECRET: TEST_SECRET,
     LLM_BASE_URL: `${llm.url}/v1`,
     LLM_API_KEY: "sk-test",
@@ -115,7 +118,7 @@ export function createTestRunner(options: {
     startRun: (body) => request("/runs", { method: "POST", body: JSON.stringify(body) }),
     async results() {
       await runner.idle();
-      return hook.requests.map((r) => JSON.parse(r.body));
+      return hook.requests.filter((r) => r.path === WEBHOOK_PATH).map((r) => JSON.parse(r.body));
     },
     async close() {
       await runner.shutdown(5_000);

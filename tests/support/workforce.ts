@@ -123,15 +123,23 @@ export interface WorkforceWithRunner extends WorkforceCtx {
   tr: TestRunner;
 }
 
-/** The workforce setup wired to the real runner instead of the fake one (end-to-end tests). */
-export async function setupWithRealRunner(): Promise<WorkforceWithRunner> {
+/**
+ * The workforce setup wired to the real runner instead of the fake one (end-to-end tests). The
+ * runner's `WEBHOOK_URL` and `SERVICE_URL` lead to the service: its result webhook and the
+ * integration endpoints its service-data tools call.
+ */
+export async function setupWithRealRunner(
+  options: { env?: Record<string, string>; runnerEnv?: Record<string, string>; start?: string } =
+    {},
+): Promise<WorkforceWithRunner> {
   // The runner's webhook needs the service, which is built after the runner it points at.
   const service: { t?: TestApp } = {};
   const tr = createTestRunner({
+    env: options.runnerEnv,
     webhook: async (req, body) => {
       const res = await service.t!.app.handler(
-        new Request("http://service.test/webhooks/ai-workforce", {
-          method: "POST",
+        new Request(new URL(new URL(req.url).pathname, "http://service.test"), {
+          method: req.method,
           headers: req.headers,
           body,
         }),
@@ -152,9 +160,11 @@ export async function setupWithRealRunner(): Promise<WorkforceWithRunner> {
   let ctx: WorkforceCtx;
   try {
     ctx = await setupWorkforce({
+      start: options.start,
       env: {
         WORKFORCE_WEBHOOK_SECRET: TEST_SECRET,
         RUNNER_URL: `http://127.0.0.1:${server.addr.port}`,
+        ...options.env,
       },
     });
   } catch (err) {

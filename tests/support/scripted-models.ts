@@ -1,0 +1,114 @@
+/**
+ * Scripted models for the fake LLM proxy that work as a real model would: they ask for the tools
+ * they need, then compose their answer from the tool results the conversation holds, so a test
+ * sees the runner carry real data from the service to the artifact. Each is a `ReplySource`
+ * (a function of the call) for `FakeLlm.script`.
+ *
+ * @example
+ * ```ts
+ * tr.llm.script(callTools("activation_funnel"), reportFromFunnel());
+ * ```
+ */
+import { type LlmCall, reply, type ReplySource } from "./fake-llm.ts";
+
+type Call = Omit<LlmCall, "reply">;
+type Message = Call["body"]["messages"][number] & { tool_call_id?: string };
+
+/** The results the conversation holds for the tool `name`, oldest first. */
+export function toolResults(call: Call, name: string): string[] {
+  const messages = call.body.messages as Message[];
+  const ids = new Set<string>();
+  for (const message of messages) {
+    for (
+      const toolCall of (message.tool_calls ?? []) as { id: string; function: { name: string } }[]
+    ) {
+      if (toolCall.function.name === name) ids.add(toolCall.id);
+    }
+  }
+  return messages
+    .filter((m) => m.role === "tool" && m.tool_call_id && ids.has(m.tool_call_id))
+    .map((m) => m.content ?? "");
+}
+
+/** The JSON inside the `<untrusted_data>` block of a tool result. */
+export function untrustedJson(result: string): unknown {
+  const match = /<untrusted_data source="[^"]*">\n([\s\S]*)\n<\/untrusted_data>/.exec(result);
+  if (!match) throw new Error(`no untrusted block in: ${result.slice(0, 200)}`);
+  return JSON.parse(match[1]);
+}
+
+/** A turn that calls each of `names` once, without arguments. */
+export function callTools(...names: string[]): ReplySource {
+  return () => ({
+    content: null,
+    toolCalls: names.map((name) => ({ name, arguments: {} })),
+  });
+}
+
+interface FunnelCounts {
+  signed_in: number;
+  wizard_completed: number;
+  first_goal: number;
+  first_check_in: number;
+  first_badge: number;
+}
+
+/** A growth report written from the `activation_funnel` result, every figure copied from it. */
+export function reportFromFunnel(): ReplySource {
+  return (call) => {
+    const [result] = toolResults(call, "activation_funnel");
+    if (!result) throw new Error("reportFromFunnel: the funnel was never read");
+    const funnel = JSON.parse(result) as {
+      as_of: string;
+      current: FunnelCounts;
+      previous: FunnelCounts;
+      wow_pct: Record<string, number | null>;
+    };
+    const steps = Object.keys(funnel.current) as (keyof FunnelCounts)[];
+    const lines = steps.map((step) => {
+      const change = funnel.wow_pct[step];
+      return `- ${step}: ${funnel.current[step]} (last week ${funnel.previous[step]}${
+        change === null ? "" : `, ${change > 0 ? "+" : ""}${change}%`
+      })`;
+    });
+    return reply.submit({
+      kind: "report",
+      title: `Activation, week to ${funnel.as_of.slice(0, 10)}`,
+      payload: `# Activation this week\n\n${lines.join("\n")}\n`,
+    });
+  };
+}
+
+/** A report that copies the funnel's sign-ins but invents the rest, as an ungrounded model might. */
+export function inventedReport(): ReplySource {
+  return () =>
+    reply.submit({
+      kind: "report",
+      title: "Activation this week",
+      payload: "signed_in: 1,240 (+12.5%)",
+    });
+}
+
+interface Post {
+  title: string;
+  category: string;
+  vote_count: number;
+}
+
+/**
+ * A triage of the posts every `new_feedback` result of the conversation holds: how many, and
+ * each title with its category and votes. It submits `kind` (default `recommendation`).
+ */
+export function triageFromFeedback(kind = "recommendation"): ReplySource {
+  return (call) => {
+    const results = toolResults(call, "new_feedback");
+    if (!results.length) throw new Error("triageFromFeedback: the feedback was never read");
+    const posts = results.flatMap((result) => untrustedJson(result) as Post[]);
+    const lines = posts.map((p) => `- ${p.title} (${p.category}, ${p.vote_count} votes)`);
+    return reply.submit({
+      kind,
+      title: `Feedback triage: ${posts.length} new`,
+      payload: `${posts.length} new posts.\n\n${lines.join("\n")}\n`,
+    });
+  };
+}
