@@ -112,7 +112,7 @@ Deno.test("demo data: alice sees a year of goals, a challenge leaderboard, a tea
       ),
       ["alice:owner", "bob:admin", "carol:member", "dan:member"],
     );
-    assert.equal(before.queue.length, 2);
+    assert.equal(before.queue.length, 3);
     assert.ok(
       before.queue.every((a: { approvalStatus: string }) => a.approvalStatus === "pending"),
     );

@@ -25,6 +25,7 @@ import { CHECK_IN_POINTS, GOAL_EVENT_POINTS } from "../features/challenges/rules
 import * as teams from "../features/teams/store.ts";
 import { seedEmployees } from "../features/workforce/mod.ts";
 import * as workforce from "../features/workforce/store.ts";
+import type { ArtifactKind } from "../platform/contract/mod.ts";
 import { createPost } from "../features/feedback/store.ts";
 import {
   checkInDays,
@@ -358,15 +359,84 @@ const EMPLOYEES = [
     description: "Drafts the weekly newsletter and blog posts. Demo data.",
     taskPrompt: "Draft this week's newsletter from the product changes and community highlights.",
     scheduleCron: "0 9 * * 1",
+    allowedKinds: ["draft_post", "email_template", "slack_message"],
   },
   {
     name: "Sam Support",
     role: "support_triage",
-    description: "Reads the feedback board and proposes replies. Demo data.",
-    taskPrompt: "Summarise new feedback posts and propose a reply to each.",
+    description:
+      "Reads the new posts on the feedback board and proposes what to act on. Demo data.",
+    taskPrompt: "Triage the feedback posts written since your last run.",
     scheduleCron: null,
+    skills: ["feedback-triage"],
+    tools: ["new_feedback"],
+    allowedKinds: ["recommendation", "report"],
+  },
+  {
+    name: "Greta Growth",
+    role: "growth_reporter",
+    description: "Writes the weekly activation report from the funnel. Demo data.",
+    taskPrompt: "Write this week's activation report for the team.",
+    scheduleCron: "0 8 * * 1",
+    skills: ["growth-report"],
+    tools: ["activation_funnel"],
+    allowedKinds: ["report"],
   },
 ];
+
+interface DemoArtifact {
+  kind: ArtifactKind;
+  title: string;
+  payload: string;
+  /** The grounding check's list (report-like kinds). */
+  unsupportedFigures?: string[];
+}
+
+/** Per role: the artifact of its approved run, and the one awaiting review. */
+const DEMO_ARTIFACTS: Record<string, { approved: DemoArtifact; pending: DemoArtifact }> = {
+  content_writer: {
+    approved: {
+      kind: "draft_post",
+      title: "Newsletter: spring habits",
+      payload: "A short demo artifact that was reviewed and approved.",
+    },
+    pending: {
+      kind: "draft_post",
+      title: "Newsletter draft: streak freezes explained",
+      payload: "# Streak freezes\n\nMissed a day? A freeze keeps your streak. Demo data.",
+    },
+  },
+  support_triage: {
+    approved: {
+      kind: "report",
+      title: "Feedback summary, last week",
+      payload: "A short demo artifact that was reviewed and approved.",
+      unsupportedFigures: [],
+    },
+    pending: {
+      kind: "recommendation",
+      title: "Feedback triage: 2 new posts",
+      payload: "2 new posts.\n\n- Weekly summary email (feature, 1 vote)\n" +
+        "- Dark mode for the charts (improvement, 0 votes)\n\nDemo data.",
+      unsupportedFigures: [],
+    },
+  },
+  growth_reporter: {
+    approved: {
+      kind: "report",
+      title: "Activation: the week before",
+      payload: "A short demo artifact that was reviewed and approved.",
+      unsupportedFigures: [],
+    },
+    pending: {
+      kind: "report",
+      title: "Activation: this week",
+      payload: "# Activation this week\n\n- signed_in: 4 (last week 3, +33.3%)\n" +
+        "- retention: 62% (an estimate of the model's own)\n\nDemo data.",
+      unsupportedFigures: ["62%"],
+    },
+  },
+};
 
 /**
  * AI employees through the seed path, each with a concluded run whose artifact was approved, a
@@ -411,14 +481,16 @@ async function loadWorkforce(
         outcome("succeeded", null),
         hoursAgo(base - 1),
       );
+      const demo = DEMO_ARTIFACTS[record.role];
       const first = (await workforce.insertArtifact(tx, {
         runId: approved.id,
         employeeId: employee.id,
-        kind: index === 0 ? "draft_post" : "report",
-        title: index === 0 ? "Newsletter: spring habits" : "Feedback summary, last week",
-        payload: "A short demo artifact that was reviewed and approved.",
+        kind: demo.approved.kind,
+        title: demo.approved.title,
+        payload: demo.approved.payload,
         approvalStatus: "pending",
         postFilterReason: null,
+        unsupportedFigures: demo.approved.unsupportedFigures ?? null,
       }, hoursAgo(base - 1)))!;
       await workforce.approveArtifact(
         tx,
@@ -443,13 +515,12 @@ async function loadWorkforce(
       await workforce.insertArtifact(tx, {
         runId: pending.id,
         employeeId: employee.id,
-        kind: index === 0 ? "draft_post" : "recommendation",
-        title: index === 0 ? "Newsletter draft: streak freezes explained" : "Reply to bob's idea",
-        payload: index === 0
-          ? "# Streak freezes\n\nMissed a day? A freeze keeps your streak. Demo data."
-          : "Thanks for the idea! We are looking into weekly summaries. Demo data.",
+        kind: demo.pending.kind,
+        title: demo.pending.title,
+        payload: demo.pending.payload,
         approvalStatus: "pending",
         postFilterReason: null,
+        unsupportedFigures: demo.pending.unsupportedFigures ?? null,
       }, hoursAgo(2));
     });
   }
