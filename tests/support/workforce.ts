@@ -11,6 +11,12 @@ import { setup, type SetupOptions, type TestSetup } from "./setup.ts";
 import { createTestRunner, TEST_SECRET, type TestRunner } from "./runner.ts";
 import type { Database } from "../../src/platform/db.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
+import type { DomainEvents } from "../../src/features/events.ts";
+import { createRunnerClient } from "../../src/features/workforce/runner-client.ts";
+import { createWorkforceService } from "../../src/features/workforce/service.ts";
+import { createJobSystem } from "../../src/platform/jobs/index.ts";
+import { memoryLogger } from "../../src/platform/log.ts";
+import { createTokenSource } from "../../src/platform/oidc.ts";
 
 export const WORKFORCE_SECRET = "workforce-test-secret";
 
@@ -301,4 +307,22 @@ export const ARTIFACT_FIELDS =
 /** Runs a statement on the test database (for fixtures and assertions on stored rows). */
 export function sqlOf(ctx: { t: TestApp }) {
   return ctx.t.deps.db.sql;
+}
+
+/**
+ * A second workforce service over the test app's database, with a job system of its own (as
+ * another instance would have): for driving `schedulerTick` at a chosen moment.
+ */
+export function secondWorkforceService(ctx: WorkforceCtx) {
+  const jobs = createJobSystem<DomainEvents>({
+    db: ctx.t.deps.db,
+    log: memoryLogger(),
+    tracker: ctx.t.deps.tracker,
+    clock: ctx.clock,
+  });
+  const runner = createRunnerClient({
+    ...ctx.t.deps,
+    tokens: createTokenSource({ tokenUrl: ctx.t.deps.config.oidcTokenUrl, ...ctx.t.deps }),
+  });
+  return createWorkforceService({ ...ctx.t.deps, jobs, events: jobs, runner });
 }

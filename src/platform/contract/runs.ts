@@ -6,18 +6,9 @@
  */
 import { z } from "zod";
 import { looksLikePublicId } from "../ids.ts";
+import { ARTIFACT_KINDS } from "./kinds.ts";
 
-/** Spec 2.4 artifact kinds. */
-export const ARTIFACT_KINDS = [
-  "code_patch",
-  "email_template",
-  "slack_message",
-  "report",
-  "draft_post",
-  "recommendation",
-  "other",
-] as const;
-export type ArtifactKind = typeof ARTIFACT_KINDS[number];
+export { ARTIFACT_KINDS, type ArtifactKind } from "./kinds.ts";
 
 /** Longest artifact payload, in characters. */
 export const ARTIFACT_PAYLOAD_MAX = 200_000;

@@ -13,17 +13,12 @@ import {
   EMPLOYEE_FIELDS,
   postResult,
   resultBody,
+  secondWorkforceService,
   sqlOf,
   triggerRun,
   withWorkforce,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
-import { createJobSystem } from "../../../src/platform/jobs/index.ts";
-import { memoryLogger } from "../../../src/platform/log.ts";
-import type { DomainEvents } from "../../../src/features/events.ts";
-import { createRunnerClient } from "../../../src/features/workforce/runner-client.ts";
-import { createTokenSource } from "../../../src/platform/oidc.ts";
-import { createWorkforceService } from "../../../src/features/workforce/service.ts";
 import { FEEDBACK_CURSOR_KEY } from "../../../src/platform/contract/mod.ts";
 import { gql } from "../../support/graphql.ts";
 
@@ -174,17 +169,7 @@ Deno.test("grounded: the run request carries tools, kinds, the moment and the bu
 Deno.test("grounded: a scheduled run says which slot it is for", () =>
   withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { scheduleCron: "0 9 * * 1" });
-    const jobs = createJobSystem<DomainEvents>({
-      db: ctx.t.deps.db,
-      log: memoryLogger(),
-      tracker: ctx.t.deps.tracker,
-      clock: ctx.clock,
-    });
-    const runner = createRunnerClient({
-      ...ctx.t.deps,
-      tokens: createTokenSource({ tokenUrl: ctx.t.deps.config.oidcTokenUrl, ...ctx.t.deps }),
-    });
-    const service = createWorkforceService({ ...ctx.t.deps, jobs, events: jobs, runner });
+    const service = secondWorkforceService(ctx);
     assert.equal(await service.schedulerTick(new Date("2026-01-05T09:02:00Z")), 1);
     await ctx.t.app.jobs.runUntilIdle();
     const [request] = ctx.runner.runs() as { run_id: string; context: Record<string, unknown> }[];

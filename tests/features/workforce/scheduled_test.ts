@@ -1,11 +1,6 @@
-import type { DomainEvents } from "../../../src/features/events.ts";
-import { createRunnerClient } from "../../../src/features/workforce/runner-client.ts";
-import { createTokenSource } from "../../../src/platform/oidc.ts";
 import assert from "node:assert/strict";
 import { buildApp } from "../../../src/app.ts";
 import { memoryLogger } from "../../../src/platform/log.ts";
-import { createJobSystem } from "../../../src/platform/jobs/index.ts";
-import { createWorkforceService } from "../../../src/features/workforce/service.ts";
 import { logged } from "../../support/app.ts";
 import { secondPool, TEST_DATABASE_URL } from "../../support/db.ts";
 import {
@@ -14,6 +9,7 @@ import {
   createEmployee,
   postResult,
   resultBody,
+  secondWorkforceService,
   sqlOf,
   withWorkforce,
   type WorkforceCtx,
@@ -69,17 +65,7 @@ Deno.test("scheduler: a due slot fires once across two instances; paused and off
 Deno.test("scheduler: an employee slot is claimed once even if a tick runs again", () =>
   withWorkforce(async (ctx) => {
     const employee = await createEmployee(ctx, { scheduleCron: "*/5 * * * *" });
-    const jobs = createJobSystem<DomainEvents>({
-      db: ctx.t.deps.db,
-      log: memoryLogger(),
-      tracker: ctx.t.deps.tracker,
-      clock: ctx.clock,
-    });
-    const runner = createRunnerClient({
-      ...ctx.t.deps,
-      tokens: createTokenSource({ tokenUrl: ctx.t.deps.config.oidcTokenUrl, ...ctx.t.deps }),
-    });
-    const instance = createWorkforceService({ ...ctx.t.deps, jobs, events: jobs, runner });
+    const instance = secondWorkforceService(ctx);
     const slot = new Date("2026-01-05T12:00:00Z");
     assert.equal(await instance.schedulerTick(slot), 1);
     await ctx.t.app.jobs.runUntilIdle();

@@ -3,6 +3,7 @@
  * (weekly chart, promotion criteria, memories, runs, trigger, pause, settings, promotion) and a
  * run's page (run_log timeline, execution log, artifacts and their delivery). */
 import { useCallback, useEffect, useState } from "preact/hooks";
+import { ARTIFACT_KINDS } from "../../../platform/contract/kinds.ts";
 import { gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { spendLevel, usd } from "./rules.ts";
@@ -13,16 +14,7 @@ interface Tool {
   description: string;
 }
 
-/** Every artifact kind (the schema's AiArtifactKind). */
-const KINDS = [
-  "code_patch",
-  "email_template",
-  "slack_message",
-  "report",
-  "draft_post",
-  "recommendation",
-  "other",
-];
+const KINDS: readonly string[] = ARTIFACT_KINDS;
 
 const ERRORS = `errors { code message field }`;
 
