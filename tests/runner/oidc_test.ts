@@ -2,16 +2,20 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { reply } from "../support/fake-llm.ts";
 import { METADATA_ISSUER, startMetadataServer } from "../support/metadata.ts";
-import { createTestRunner, runRequest } from "../support/runner.ts";
+import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts";
+import type { FakeHandler } from "../support/http.ts";
+import { callTools } from "../support/scripted-models.ts";
+import { hmacSha256Hex } from "../../src/platform/hmac.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 const RUNNER_AUDIENCE = "https://runner.test";
 
-async function oidcRunner() {
+async function oidcRunner(webhook?: FakeHandler) {
   const clock = new ManualClock();
   const idp = await startMetadataServer(clock);
   const t = createTestRunner({
     clock,
+    webhook,
     env: {
       AUTH_MODE: "oidc",
       LLM_AUTH_MODE: "oidc",
@@ -109,6 +113,63 @@ Deno.test("runner oidc: webhook and LLM calls carry cached identity tokens per a
     t.clock.advance(3600_000 - 30_000);
     await run();
     assert.equal(tokenCalls().length, 4);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("runner oidc: service-data tools send the signature and a bearer for the service", async () => {
+  const funnel = {
+    as_of: "2026-03-02T00:00:00.000Z",
+    window_days: 7,
+    current: {
+      signed_in: 1,
+      wizard_completed: 0,
+      first_goal: 0,
+      first_check_in: 0,
+      first_badge: 0,
+    },
+    previous: {
+      signed_in: 0,
+      wizard_completed: 0,
+      first_goal: 0,
+      first_check_in: 0,
+      first_badge: 0,
+    },
+    wow_pct: {
+      signed_in: null,
+      wizard_completed: null,
+      first_goal: null,
+      first_check_in: null,
+      first_badge: null,
+    },
+    skip_run: false,
+  };
+  const { t, idp, close } = await oidcRunner((req) =>
+    new URL(req.url).pathname === "/integrations/activation-funnel"
+      ? Response.json(funnel)
+      : Response.json({ ok: true })
+  );
+  try {
+    const bearer = `Bearer ${await idp.mint(RUNNER_AUDIENCE)}`;
+    t.llm.script(callTools("activation_funnel"), reply.submit(ARTIFACT));
+    const res = await t.request("/runs", {
+      method: "POST",
+      body: JSON.stringify(runRequest({ employee: { tools: ["activation_funnel"] } })),
+      headers: { authorization: bearer },
+    });
+    assert.equal(res.status, 202);
+    await t.runner.idle();
+    const [read] = t.hook.requests.filter((r) => r.path === "/integrations/activation-funnel");
+    assert.ok(read, "the tool read the funnel");
+    assert.equal(read.headers.get("x-workforce-signature"), await hmacSha256Hex(TEST_SECRET, "{}"));
+    const { decodeJwt } = await import("jose");
+    const token = (read.headers.get("authorization") ?? "").replace("Bearer ", "");
+    assert.equal(decodeJwt(token).aud, new URL(t.config.webhookUrl).origin);
+    const [result] = t.hook.requests.filter((r) => r.path !== read.path).map((r) =>
+      JSON.parse(r.body)
+    );
+    assert.equal(result.status, "succeeded");
   } finally {
     await close();
   }
