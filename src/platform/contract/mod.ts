@@ -7,4 +7,5 @@ export * from "./runs.ts";
 export * from "./pricing.ts";
 export * from "./body.ts";
 export * from "./errors.ts";
+export * from "./protected-paths.ts";
 export { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../hmac.ts";

@@ -34,7 +34,7 @@ export type ServiceDataTool = typeof SERVICE_DATA_TOOLS[number];
  * `repo`, or an MCP server's tool `mcp__<server>__<tool>`.
  */
 export const TOOL_NAME =
-  /^(activation_funnel|new_feedback|repo|mcp__[A-Za-z0-9_-]{1,64}__[A-Za-z0-9_-]{1,64})$/;
+  /^(activation_funnel|new_feedback|repo|mcp__[A-Za-z0-9_-]{1,64}(__[A-Za-z0-9_-]{1,64})?)$/;
 
 /** How a failed run ended (DESIGN 3.4). */
 export const ERROR_SUBTYPES = [
@@ -88,6 +88,11 @@ export const RunRequestSchema = z.object({
     trigger: z.enum(["schedule", "manual"]),
     scheduled_for: isoTime.nullable(),
     last_succeeded_at: isoTime.nullable(),
+  }).nullable().default(null),
+  /** The repository a `repo` tool works in; absent or null: none. */
+  repository: z.object({
+    repo: z.string().regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/, "must be owner/name"),
+    ref: z.string().min(1).max(250).regex(/^[^\s~^:?*[\\]+$/, "must be a branch, tag or commit"),
   }).nullable().default(null),
   memory: z.object({ recent_rejections: z.array(z.string().max(5_000)).max(50).optional() })
     .catchall(z.unknown()).default({}),

@@ -8,7 +8,6 @@ import type { Config } from "../../../config.ts";
 import { createGitHubForge, type Forge } from "./github.ts";
 import { createImapDraftStore, type DraftStore } from "./imap.ts";
 import {
-  applyFilePatches,
   branchFor,
   chatHostAllowed,
   chatText,
@@ -17,13 +16,16 @@ import {
   type Destination,
   draftMessage,
   draftMessageId,
-  type FileChange,
   filePathFor,
   markdownFile,
   parseImapUrl,
-  parseUnifiedDiff,
   pullRequestBody,
 } from "./rules.ts";
+import {
+  applyFilePatches,
+  type FileChange,
+  parseUnifiedDiff,
+} from "../../../platform/unified-diff.ts";
 
 /** What earlier steps of the same delivery recorded (e.g. the report's commit for its chat post). */
 export type StepResults = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * trees, contents, pulls), each call with a timeout. Configured by `GITHUB_TOKEN`, `GITHUB_REPO`
  * and `GITHUB_API_URL`. Another forge implements {@link Forge} and is chosen in `adapters.ts`.
  */
-import type { FileChange } from "./rules.ts";
+import type { FileChange } from "../../../platform/unified-diff.ts";
 
 /** What the pull-request and commit adapters need from a code forge. */
 export interface Forge {

@@ -3,7 +3,6 @@
  * branch names derived from kind, employee and artifact, unified-diff handling, the chat host
  * check, the draft message, and redaction of secrets from recorded errors. Pure functions.
  */
-import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 import type { ArtifactKind } from "../../../platform/contract/mod.ts";
 
 /** One adapter each; a kind is delivered to a list of them, in order. */
@@ -126,88 +125,6 @@ export function chatHostAllowed(url: string, allowedHost: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unified diffs
-
-/** One file change of a commit: new content, or `null` to delete the file. */
-export interface FileChange {
-  path: string;
-  content: string | null;
-}
-
-/** A repository-relative path that stays inside the repository. */
-export function safeRepoPath(path: string): boolean {
-  if (!path || path.length > 400 || path.startsWith("/") || path.includes("\\")) return false;
-  return path.split("/").every((part) =>
-    part !== "" && part !== "." && part !== ".." && part !== ".git" && !hasControl(part)
-  );
-}
-
-function stripPrefix(name: string | undefined): string | null {
-  if (!name || name === "/dev/null") return null;
-  const clean = name.split("\t")[0].trim();
-  return clean.startsWith("a/") || clean.startsWith("b/") ? clean.slice(2) : clean;
-}
-
-export interface ParsedFilePatch {
-  /** Path before the change (null for a new file). */
-  oldPath: string | null;
-  /** Path after the change (null for a deletion). */
-  newPath: string | null;
-  patch: StructuredPatch;
-}
-
-/**
- * The file patches of a unified diff, or null when the payload is not one (no `---`/`+++`
- * header followed by a hunk, a parse error, or a path outside the repository).
- */
-export function parseUnifiedDiff(payload: string): ParsedFilePatch[] | null {
-  if (!/^--- .+\r?\n\+\+\+ .+\r?\n@@ /m.test(payload)) return null;
-  let patches: StructuredPatch[];
-  try {
-    patches = parsePatch(payload);
-  } catch {
-    return null;
-  }
-  const files = patches.filter((p) => p.hunks.length > 0).map((patch) => ({
-    oldPath: stripPrefix(patch.oldFileName),
-    newPath: stripPrefix(patch.newFileName),
-    patch,
-  }));
-  if (!files.length) return null;
-  const paths = files.flatMap((f) => [f.oldPath, f.newPath]).filter((p) => p !== null);
-  if (!paths.length || !paths.every(safeRepoPath)) return null;
-  return files;
-}
-
-/**
- * Applies parsed file patches to the current contents (`null` = the file does not exist).
- * Returns the changes, or the first reason a patch does not apply.
- */
-export function applyFilePatches(
-  files: ParsedFilePatch[],
-  current: Map<string, string | null>,
-): { changes: FileChange[] } | { error: string } {
-  const changes: FileChange[] = [];
-  for (const f of files) {
-    const source = f.oldPath === null ? "" : current.get(f.oldPath) ?? null;
-    if (source === null) return { error: `${f.oldPath} does not exist on the base branch` };
-    const patched = applyPatch(source, f.patch);
-    if (patched === false) {
-      return { error: `the patch does not apply to ${f.oldPath ?? f.newPath}` };
-    }
-    if (f.newPath === null) {
-      changes.push({ path: f.oldPath!, content: null });
-      continue;
-    }
-    if (f.oldPath !== null && f.oldPath !== f.newPath) {
-      changes.push({ path: f.oldPath, content: null });
-    }
-    changes.push({ path: f.newPath, content: patched });
-  }
-  return { changes };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Email drafts
 
 /** `imap[s]://user:pass@host:port/Mailbox` → connection settings (mailbox defaults to Drafts). */
@@ -303,10 +220,6 @@ export function redact(message: string, secrets: readonly (string | undefined)[]
     }
   }
   return out.length > ERROR_LIMIT ? `${out.slice(0, ERROR_LIMIT - 1)}…` : out;
-}
-
-function hasControl(text: string): boolean {
-  return [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 }
 
 function oneLine(text: string): string {

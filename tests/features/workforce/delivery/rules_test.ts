@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import {
-  applyFilePatches,
   branchFor,
   CHAT_TEXT_LIMIT,
   chatHostAllowed,
@@ -9,11 +8,9 @@ import {
   draftMessage,
   filePathFor,
   parseImapUrl,
-  parseUnifiedDiff,
   redact,
   rfc5322Date,
   routeFor,
-  safeRepoPath,
 } from "../../../../src/features/workforce/delivery/rules.ts";
 import { ARTIFACT_KINDS } from "../../../../src/platform/contract/mod.ts";
 
@@ -77,43 +74,6 @@ Deno.test("chat text: bold title, payload, footer; long payloads cut under Slack
   const long = chatText(item({ payload: "a".repeat(100_000) }));
   assert.ok(long.length <= CHAT_TEXT_LIMIT);
   assert.ok(long.includes("…"));
-});
-
-Deno.test("unified diff detection and application; unsafe paths and non-diffs are refused", () => {
-  assert.equal(parseUnifiedDiff("Please rename greet."), null);
-  assert.equal(parseUnifiedDiff("--- a\n+++ b\nno hunk"), null);
-  assert.equal(
-    parseUnifiedDiff("--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n"),
-    null,
-  );
-  assert.equal(
-    parseUnifiedDiff("--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n"),
-    null,
-  );
-  const files = parseUnifiedDiff(
-    "--- a/x.txt\n+++ b/x.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
-  )!;
-  assert.deepEqual(files.map((f) => [f.oldPath, f.newPath]), [["x.txt", "x.txt"], [
-    "gone.txt",
-    null,
-  ]]);
-  const current = new Map<string, string | null>([["x.txt", "one\ntwo\n"], ["gone.txt", "bye\n"]]);
-  assert.deepEqual(applyFilePatches(files, current), {
-    changes: [{ path: "x.txt", content: "one\n2\n" }, { path: "gone.txt", content: null }],
-  });
-  assert.deepEqual(
-    applyFilePatches(files, new Map([["x.txt", "other\n"], ["gone.txt", "bye\n"]])),
-    {
-      error: "the patch does not apply to x.txt",
-    },
-  );
-  assert.deepEqual(applyFilePatches(files, new Map([["x.txt", null]])), {
-    error: "x.txt does not exist on the base branch",
-  });
-  assert.equal(safeRepoPath("src/a.ts"), true);
-  for (const bad of ["", "/abs", "a//b", "a/./b", "a\\b", "a\nb", ".git/HEAD"]) {
-    assert.equal(safeRepoPath(bad), false, JSON.stringify(bad));
-  }
 });
 
 Deno.test("IMAP URL: scheme, port defaults, encoded credentials, mailbox default Drafts", () => {
