@@ -13,6 +13,19 @@ export interface RunMoment {
   lastSucceededAt: Date | null;
   /** The employee's spend this month, in USD. */
   monthSpendUsd: number;
+  /** The delivery repository (`GITHUB_REPO`), if one is configured. */
+  deliveryRepo?: string;
+}
+
+/**
+ * The repository a run with the `repo` tool works in: the delivery repository at its default
+ * branch (`HEAD`, which the runner pins to a commit when the run starts).
+ */
+export function runRepository(
+  tools: readonly string[],
+  deliveryRepo: string | undefined,
+): { repo: string; ref: string } | null {
+  return tools.includes("repo") && deliveryRepo ? { repo: deliveryRepo, ref: "HEAD" } : null;
 }
 
 /**
@@ -58,6 +71,7 @@ export function buildRunRequest(
       scheduled_for: run.scheduledFor?.toISOString() ?? null,
       last_succeeded_at: moment.lastSucceededAt?.toISOString() ?? null,
     },
+    repository: runRepository(employee.tools, moment.deliveryRepo),
     memory,
     budget_usd: runBudgetUsd(employee.monthlyBudgetCents, moment.monthSpendUsd),
     max_turns: RUN_MAX_TURNS,

@@ -230,6 +230,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         now,
         lastSucceededAt: await lastSucceededAt(sql, employee.id),
         monthSpendUsd: (await monthSpendByIds(sql, [employee.id], now)).get(employee.id) ?? 0,
+        deliveryRepo: deps.config.githubRepo,
       }));
       if (res.status === 202) {
         if (await markRunStarted(sql, run.id, clock.now())) {

@@ -30,7 +30,7 @@ import {
   weeksActive,
   weekStart,
 } from "../../../src/features/workforce/rules.ts";
-import { buildRunRequest } from "../../../src/features/workforce/protocol.ts";
+import { buildRunRequest, runRepository } from "../../../src/features/workforce/protocol.ts";
 import { ARTIFACT_KINDS, RunRequestSchema } from "../../../src/platform/contract/mod.ts";
 
 const stats = (rate: number | null, weeks: number, recent = 0): PromotionStats => ({
@@ -290,11 +290,21 @@ Deno.test("protocol: the run request carries recent_rejections, tools, kinds, co
       scheduled_for: "2026-03-02T09:00:00.000Z",
       last_succeeded_at: "2026-02-23T09:01:00.000Z",
     },
+    repository: null,
     memory: { recent_rejections: [], tone: { calm: true } },
     budget_usd: 0.3,
     max_turns: 20,
   });
   assert.ok(RunRequestSchema.safeParse(body).success, "the contract accepts it");
+});
+
+Deno.test("protocol: a run with the repo tool names the delivery repository at its default branch", () => {
+  assert.deepEqual(runRepository(["repo"], "acme/site"), { repo: "acme/site", ref: "HEAD" });
+  assert.equal(runRepository(["repo"], undefined), null, "no GITHUB_REPO: no repository");
+  assert.equal(runRepository(["new_feedback"], "acme/site"), null, "no repo tool: none");
+  assert.ok(
+    RunRequestSchema.shape.repository.safeParse(runRepository(["repo"], "acme/site")).success,
+  );
 });
 
 Deno.test("rules: a run's budget is the smaller of the per-run cap and what is left this month", () => {
