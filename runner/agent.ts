@@ -41,6 +41,7 @@ import { buildSystemPrompt } from "./prompt.ts";
 import { GROUNDED_KINDS, unsupportedFigures } from "./grounding.ts";
 import { callTool, runTools, SUBMIT_ARTIFACT, type Tool, toolDefinition } from "./tools/mod.ts";
 import { funnelReader, type ServiceClient } from "./tools/service-data.ts";
+import { openWorkspace, type Workspace, type WorkspaceOptions } from "./tools/repo/workspace.ts";
 import type { z } from "zod";
 
 export { buildSystemPrompt } from "./prompt.ts";
@@ -52,7 +53,11 @@ export interface AgentDeps {
   log: Logger;
   /** The service's integration endpoints, for the service-data tools. */
   service: ServiceClient;
+  /** Where and how the `repo` tool fetches a run's repository. */
+  repo: RepoSettings;
 }
+
+export type RepoSettings = Omit<WorkspaceOptions, "repo" | "ref" | "runId" | "signal">;
 
 export interface RunControl {
   /** Aborted when a cancel request has been noticed; in-flight model and tool calls stop. */
@@ -151,6 +156,7 @@ export async function executeRun(
   const readFunnel = funnelReader(deps.service);
   /** Tool results, for the grounding check. */
   const toolResults: string[] = [];
+  let workspace: Workspace | null = null;
   let toolCalls = 0;
 
   /** One model call: the budget checked before and after, counted and logged. */
@@ -258,7 +264,9 @@ export async function executeRun(
     const filterSkill = request.employee.post_filter_skill
       ? await loadSkill(deps.skillsDir, request.employee.post_filter_skill)
       : null;
+    workspace = await openRunWorkspace(request, deps.repo, control.signal, record);
     const { tools, unavailable } = runTools({
+      workspace,
       skillsDir: deps.skillsDir,
       skills,
       names: request.employee.tools,
@@ -294,7 +302,7 @@ export async function executeRun(
     ];
     const definitions = tools.map(toolDefinition);
 
-    let artifact: Artifact | undefined;
+    let artifact: ResultArtifact | undefined;
     let textAnswers = 0;
     while (!artifact) {
       checkCancelled();
@@ -336,11 +344,14 @@ export async function executeRun(
         }
         const outcome = await useTool(tools, toolCall.name, toolCall.arguments);
         messages.push({ role: "tool", toolCallId: toolCall.id, content: outcome.text });
-        if (outcome.ok && toolCall.name === SUBMIT_ARTIFACT) artifact = outcome.final as Artifact;
+        if (outcome.ok && toolCall.name === SUBMIT_ARTIFACT) {
+          artifact = outcome.final as ResultArtifact;
+        }
       }
     }
 
-    const metadata: ArtifactMetadata = {};
+    const { metadata: made, ...answer } = artifact;
+    const metadata: ArtifactMetadata = { ...made };
     if (GROUNDED_KINDS.includes(artifact.kind)) {
       const unsupported = unsupportedFigures(artifact.payload, {
         given: [
@@ -356,11 +367,11 @@ export async function executeRun(
       record("grounding", { kind: artifact.kind, unsupported_figures: unsupported });
     }
     const submitted: ResultArtifact = Object.keys(metadata).length
-      ? { ...artifact, metadata }
-      : artifact;
+      ? { ...answer, metadata }
+      : answer;
 
     let postFilter: Verdict | null = null;
-    if (filterSkill) postFilter = await runPostFilter(filterSkill, artifact, call, record);
+    if (filterSkill) postFilter = await runPostFilter(filterSkill, answer, call, record);
     checkCancelled();
     log.info("run succeeded", {
       turns: usage.num_turns,
@@ -376,10 +387,12 @@ export async function executeRun(
   } catch (err) {
     const stop = err instanceof RunStop
       ? err
+      : control.cancelled()
+      ? new RunStop("cancelled", control.cancelReason())
       : err instanceof SkillError
       ? new RunStop("error_during_execution", err.message)
       : new RunStop("error_during_execution", `unexpected error: ${(err as Error).message}`);
-    if (!(err instanceof RunStop || err instanceof SkillError)) {
+    if (!(err instanceof RunStop || err instanceof SkillError || control.cancelled())) {
       log.error("run crashed", { error: (err as Error).message, stack: (err as Error).stack });
     }
     // A cursor read by a failed run is not handed back: the next run reads the same posts.
@@ -392,6 +405,45 @@ export async function executeRun(
       post_filter: null,
       error: { subtype: stop.subtype, message: stop.message },
     });
+  } finally {
+    await workspace?.close();
+  }
+}
+
+/**
+ * The run's repository workspace, when the employee has the `repo` tool and the request names a
+ * repository; a repository that cannot be fetched fails the run before any model call.
+ */
+async function openRunWorkspace(
+  request: RunRequest,
+  settings: RepoSettings,
+  signal: AbortSignal,
+  record: (type: string, fields: Record<string, unknown>) => void,
+): Promise<Workspace | null> {
+  const repository = request.repository;
+  if (!repository || !request.employee.tools.includes("repo")) return null;
+  try {
+    const workspace = await openWorkspace({
+      ...settings,
+      ...repository,
+      runId: request.run_id,
+      signal,
+    });
+    record("workspace", {
+      repo: repository.repo,
+      ref: repository.ref,
+      base_sha: workspace.baseSha,
+      files: workspace.fileCount,
+    });
+    return workspace;
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new RunStop(
+      "error_during_execution",
+      `the repository ${repository.repo}@${repository.ref} could not be fetched: ${
+        (err as Error).message
+      }`,
+    );
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import type { Clock } from "../src/platform/clock.ts";
 import type { Logger } from "../src/platform/log.ts";
-import { executeRun } from "./agent.ts";
+import { executeRun, type RepoSettings } from "./agent.ts";
 import type { RunnerConfig } from "./config.ts";
 import { createLlmClient, type LlmClient } from "../src/platform/llm.ts";
 import {
@@ -139,6 +139,15 @@ export function createRunner(deps: RunnerDeps): Runner {
     tokens,
     fetch: deps.fetch,
   });
+  const repo: RepoSettings = {
+    apiUrl: config.githubApiUrl,
+    token: config.runnerGithubToken,
+    fetch: deps.fetch,
+    workDir: config.workDir,
+    maxFiles: config.repoMaxFiles,
+    maxBytes: config.repoMaxBytes,
+    protectedPaths: config.protectedPaths,
+  };
   const runs = new Map<string, RunEntry>();
   let accepting = true;
 
@@ -187,7 +196,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         result = await executeRun(
           request,
           limits,
-          { skillsDir: config.skillsDir, llm, clock, log, service },
+          { skillsDir: config.skillsDir, llm, clock, log, service, repo },
           {
             signal: controller.signal,
             cancelled: () => entry.cancelRequested,

@@ -15,6 +15,9 @@ import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
+import { protectedPathPatterns } from "../src/platform/contract/protected-paths.ts";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export const RUNNER_VARIABLES = {
   PORT: variable({
@@ -91,6 +94,40 @@ export const RUNNER_VARIABLES = {
       "The service's base URL for its integration endpoints (`/integrations/activation-funnel`, `/integrations/feedback/export`), which the service-data tools call, signed like the webhook.",
     schema: z.url({ protocol: /^https?$/ }).optional(),
   }),
+  GITHUB_API_URL: variable({
+    defaultText: "https://api.github.com",
+    description:
+      "GitHub's REST API, from which the `repo` tool fetches a run's repository (as the service's variable of the same name).",
+    schema: z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
+  }),
+  RUNNER_GITHUB_TOKEN: variable({
+    description:
+      "The runner's own token for repository workspaces: read-only (contents: read) on the repositories runs name. Unset: only public repositories can be fetched.",
+    schema: z.string().min(1).optional(),
+  }),
+  RUNNER_WORK_DIR: variable({
+    defaultText: "a `runner-work` folder in the system's temporary directory",
+    description:
+      "Where each run with the `repo` tool gets its workspace folder, removed when the run ends.",
+    schema: z.string().min(1).optional(),
+  }),
+  REPO_MAX_FILES: variable({
+    defaultText: "20000",
+    description:
+      "Most files a repository workspace may hold; a larger repository fails the run before any model call.",
+    schema: integer(1, 1_000_000).default(20_000),
+  }),
+  REPO_MAX_MB: variable({
+    defaultText: "200",
+    description:
+      "Most megabytes (uncompressed) a repository workspace may hold; the download stops and the run fails beyond it.",
+    schema: integer(1, 100_000).default(200),
+  }),
+  PROTECTED_PATHS: variable({
+    description:
+      "Paths the `repo` tools refuse to change, added to the built-in list of CI configuration and code owners (docs/runner.md); comma-separated, as the service's variable of the same name.",
+    schema: z.string().max(10_000).optional(),
+  }),
   LLM_TIMEOUT_MS: variable({
     defaultText: "120000",
     description: "Time limit of one model call.",
@@ -155,6 +192,14 @@ export interface RunnerConfig {
   maxTokensPerCall: number;
   /** The service's base URL for the service-data tools. */
   serviceUrl: string;
+  githubApiUrl: string;
+  runnerGithubToken?: string;
+  /** Parent folder of the per-run repository workspaces. */
+  workDir: string;
+  repoMaxFiles: number;
+  repoMaxBytes: number;
+  /** The built-in protected paths and `PROTECTED_PATHS`. */
+  protectedPaths: string[];
   webhookUrl: string;
   webhookSecret: string;
   llmBaseUrl: string;
@@ -191,6 +236,12 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     maxToolCalls: v.MAX_TOOL_CALLS,
     maxTokensPerCall: v.MAX_TOKENS_PER_CALL,
     serviceUrl: (v.SERVICE_URL ?? new URL(v.WEBHOOK_URL).origin).replace(/\/+$/, ""),
+    githubApiUrl: v.GITHUB_API_URL.replace(/\/+$/, ""),
+    runnerGithubToken: v.RUNNER_GITHUB_TOKEN,
+    workDir: v.RUNNER_WORK_DIR ?? join(tmpdir(), "runner-work"),
+    repoMaxFiles: v.REPO_MAX_FILES,
+    repoMaxBytes: v.REPO_MAX_MB * 1024 * 1024,
+    protectedPaths: protectedPathPatterns(v.PROTECTED_PATHS),
     webhookUrl: v.WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
     llmBaseUrl: v.LLM_BASE_URL.replace(/\/+$/, ""),

@@ -4,10 +4,13 @@
  */
 import { z } from "zod";
 import {
+  ARTIFACT_PAYLOAD_MAX,
   type ArtifactKind,
   ArtifactSchema,
+  type ResultArtifact,
   SERVICE_MEMORY_KEYS,
 } from "../../src/platform/contract/mod.ts";
+import type { Workspace } from "./repo/workspace.ts";
 import { readSkillFile, type Skill, SkillError } from "../skills.ts";
 import { defineTool, type Tool, ToolError } from "./tool.ts";
 
@@ -67,23 +70,66 @@ export function rememberTool(memory: Record<string, unknown>): Tool {
 
 /**
  * The final answer: the artifact, validated by the contract's schema with the kinds the employee
- * may produce; a refusal goes back to the model, which may submit again.
+ * may produce; a refusal goes back to the model, which may submit again. With a workspace, a
+ * `code_patch`'s payload is the diff the runner makes of the model's edits, with the commit it
+ * applies to and the files it touches as metadata.
  */
-export function submitArtifactTool(allowedKinds: readonly ArtifactKind[]): Tool {
+export function submitArtifactTool(
+  allowedKinds: readonly ArtifactKind[],
+  workspace: Workspace | null = null,
+): Tool {
   const kinds = allowedKinds as [ArtifactKind, ...ArtifactKind[]];
+  const patchFromEdits = workspace !== null && kinds.includes("code_patch");
   return defineTool({
     name: SUBMIT_ARTIFACT,
     description: `Submit your finished work for review; this ends the run. kind is one of: ${
       kinds.join(", ")
-    }. payload is the work itself as text (Markdown for a report).`,
+    }. payload is the work itself as text (Markdown for a report).${
+      patchFromEdits
+        ? " For a code_patch, make the change with the repo_edit, repo_write and repo_delete " +
+          "tools first and leave payload out: the diff of your edits becomes the payload."
+        : ""
+    }`,
     scope: "write",
     args: ArtifactSchema.extend({
       kind: z.enum(kinds).describe("What the work is."),
       title: ArtifactSchema.shape.title.describe("A short title."),
-      payload: ArtifactSchema.shape.payload.describe("The work itself."),
+      payload: patchFromEdits
+        ? ArtifactSchema.shape.payload.optional().describe(
+          "The work itself (left out for a code_patch).",
+        )
+        : ArtifactSchema.shape.payload.describe("The work itself."),
     }),
-    run(artifact) {
-      return Promise.resolve({ text: "submitted for review", final: artifact });
+    async run({ kind, title, payload }) {
+      if (kind === "code_patch" && patchFromEdits) {
+        const patch = await workspace!.patch();
+        if (!patch) {
+          throw new ToolError(
+            "you changed no file: make the change with repo_edit, repo_write or repo_delete, " +
+              "then submit",
+          );
+        }
+        if (patch.diff.length > ARTIFACT_PAYLOAD_MAX) {
+          throw new ToolError(
+            `the diff has ${patch.diff.length} characters, more than ${ARTIFACT_PAYLOAD_MAX}: ` +
+              "make a smaller change",
+          );
+        }
+        const artifact: ResultArtifact = {
+          kind,
+          title,
+          payload: patch.diff,
+          metadata: { base_sha: patch.baseSha, files: patch.files },
+        };
+        return {
+          text: `submitted for review: a diff of ${patch.files.join(", ")} at ${
+            patch.baseSha.slice(0, 12)
+          }`,
+          final: artifact,
+        };
+      }
+      if (payload === undefined) throw new ToolError(`a ${kind} needs a payload`);
+      return { text: "submitted for review", final: { kind, title, payload } };
     },
   }) as Tool;
 }

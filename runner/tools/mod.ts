@@ -13,6 +13,8 @@ import {
   type ServiceClient,
 } from "./service-data.ts";
 import type { Tool } from "./tool.ts";
+import { repoTools } from "./repo/tools.ts";
+import type { Workspace } from "./repo/workspace.ts";
 
 export { callTool, type Tool, type ToolCallResult, toolDefinition } from "./tool.ts";
 export { SUBMIT_ARTIFACT } from "./builtin.ts";
@@ -28,6 +30,8 @@ export interface RunToolsInput {
   service: ServiceClient;
   readFunnel: (signal: AbortSignal) => Promise<Funnel>;
   feedbackCursor: FeedbackCursor;
+  /** The run's repository (the `repo` tool); null when the run names none. */
+  workspace: Workspace | null;
 }
 
 export interface RunTools {
@@ -46,8 +50,9 @@ export function runTools(input: RunToolsInput): RunTools {
     if (name === "activation_funnel") tools.push(activationFunnelTool(input.readFunnel));
     else if (name === "new_feedback") {
       tools.push(newFeedbackTool(input.service, input.feedbackCursor));
-    } else unavailable.push(name);
+    } else if (name === "repo" && input.workspace) tools.push(...repoTools(input.workspace));
+    else unavailable.push(name);
   }
-  tools.push(submitArtifactTool(input.allowedKinds));
+  tools.push(submitArtifactTool(input.allowedKinds, input.workspace));
   return { tools, unavailable };
 }

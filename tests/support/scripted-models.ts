@@ -112,3 +112,43 @@ export function triageFromFeedback(kind = "recommendation"): ReplySource {
     });
   };
 }
+
+/** A search hit of `repo_search`: `path:line: text`. */
+function firstHit(result: string): { path: string; line: number } {
+  const match = /^([^:\n]+):(\d+): /m.exec(result);
+  if (!match) throw new Error(`no search hit in: ${result.slice(0, 200)}`);
+  return { path: match[1], line: Number(match[2]) };
+}
+
+/**
+ * A code fixer that works in the run's repository as a real model would: it searches for
+ * `wrong`, reads the line it found, replaces `wrong` with `right` on that line (the old text
+ * copied from what it read, without the line number), and submits a `code_patch` with no payload:
+ * the runner makes the diff. Four turns, each a `ReplySource`.
+ */
+export function fixTypo(wrong: string, right: string): ReplySource[] {
+  return [
+    () => reply.toolCall("repo_search", { pattern: `\\b${wrong}\\b` }),
+    (call) => {
+      const { path, line } = firstHit(toolResults(call, "repo_search")[0]);
+      return reply.toolCall("repo_read", { path, offset: line, limit: 1 });
+    },
+    (call) => {
+      const { path } = firstHit(toolResults(call, "repo_search")[0]);
+      const read = toolResults(call, "repo_read")[0];
+      const text = read.split("\n")[1].replace(/^\s*\d+\t/, "");
+      return reply.toolCall("repo_edit", {
+        path,
+        old_text: text,
+        new_text: text.replace(new RegExp(`\\b${wrong}\\b`), right),
+      });
+    },
+    (call) => {
+      const { path } = firstHit(toolResults(call, "repo_search")[0]);
+      if (!toolResults(call, "repo_edit")[0]?.startsWith("edited")) {
+        throw new Error("fixTypo: the edit was refused");
+      }
+      return reply.submit({ kind: "code_patch", title: `Fix "${wrong}" in ${path}` });
+    },
+  ];
+}
