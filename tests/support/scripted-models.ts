@@ -124,11 +124,11 @@ function firstHit(result: string): { path: string; line: number } {
  * A code fixer that works in the run's repository as a real model would: it searches for
  * `wrong`, reads the line it found, replaces `wrong` with `right` on that line (the old text
  * copied from what it read, without the line number), and submits a `code_patch` with no payload:
- * the runner makes the diff. Four turns, each a `ReplySource`.
+ * the runner makes the diff. Four turns, each a `ReplySource`; `glob` narrows the search.
  */
-export function fixTypo(wrong: string, right: string): ReplySource[] {
+export function fixTypo(wrong: string, right: string, glob = "**"): ReplySource[] {
   return [
-    () => reply.toolCall("repo_search", { pattern: `\\b${wrong}\\b` }),
+    () => reply.toolCall("repo_search", { pattern: `\\b${wrong}\\b`, glob }),
     (call) => {
       const { path, line } = firstHit(toolResults(call, "repo_search")[0]);
       return reply.toolCall("repo_read", { path, offset: line, limit: 1 });

@@ -11,6 +11,7 @@ import {
   ARTIFACT_PAYLOAD_MAX,
   type ArtifactKind,
   SERVICE_DATA_TOOLS,
+  TOOL_NAME,
 } from "../../platform/contract/mod.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 
@@ -79,10 +80,17 @@ export interface EmployeeInput {
 }
 
 /**
- * The tools an admin can give an employee: the service-data tools. (Built-in tools, reading a
- * skill's files, remembering a fact and submitting the artifact, every employee has.)
+ * The tools an admin can give an employee: the service-data tools and the repository workspace;
+ * besides them, any MCP server's tool by name (`mcp__<server>__<tool>`, or `mcp__<server>` for
+ * all of its tools), which the runner offers when its MCP configuration has it. (Built-in tools,
+ * reading a skill's files, remembering a fact and submitting the artifact, every employee has.)
  */
-export const EMPLOYEE_TOOLS: readonly string[] = SERVICE_DATA_TOOLS;
+export const EMPLOYEE_TOOLS: readonly string[] = [...SERVICE_DATA_TOOLS, "repo"];
+
+/** Whether `name` is a tool an employee can be given. */
+export function isEmployeeTool(name: string): boolean {
+  return EMPLOYEE_TOOLS.includes(name) || (name.startsWith("mcp__") && TOOL_NAME.test(name));
+}
 
 /** What each of {@link EMPLOYEE_TOOLS} gives the model, for the admin choosing. */
 export const EMPLOYEE_TOOL_DESCRIPTIONS: Record<string, string> = {
@@ -90,6 +98,8 @@ export const EMPLOYEE_TOOL_DESCRIPTIONS: Record<string, string> = {
     "The activation funnel of the last 7 days against the 7 before (spec 4.6). A skill that needs it skips the run when nobody signed in.",
   new_feedback:
     "Feedback posts written since the employee's last successful run (spec 4.5), as untrusted text.",
+  repo:
+    "The delivery repository (GITHUB_REPO) at its default branch's commit: list, read, search and edit files; a code_patch is the diff of the edits, delivered from that commit.",
 };
 
 /** The only kinds the locked shadow role may produce (spec 2.2: it drafts emails). */
@@ -190,11 +200,14 @@ export function employeeInputErrors(input: EmployeeInput, creating: boolean): Us
     bad("postFilterSkill", "postFilterSkill must be a skill folder name");
   }
   if (input.tools !== undefined) {
-    const unknown = input.tools.filter((tool) => !EMPLOYEE_TOOLS.includes(tool));
-    if (unknown.length) {
+    const unknown = input.tools.filter((tool) => !isEmployeeTool(tool));
+    if (input.tools.length > 50) bad("tools", "tools must hold at most 50 names");
+    else if (unknown.length) {
       bad(
         "tools",
-        `tools must be among ${EMPLOYEE_TOOLS.join(", ")} (unknown: ${
+        `tools must be among ${
+          EMPLOYEE_TOOLS.join(", ")
+        } or MCP tools named mcp__<server>__<tool> (unknown: ${
           unknown.slice(0, 5).map((t) => JSON.stringify(t.slice(0, 80))).join(", ")
         })`,
       );

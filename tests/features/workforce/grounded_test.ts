@@ -50,6 +50,7 @@ Deno.test("grounded: tools and kinds are given, listed and checked; refusals cha
     assert.deepEqual(tools.aiEmployeeTools.map((t: { name: string }) => t.name), [
       "activation_funnel",
       "new_feedback",
+      "repo",
     ]);
     const created = await asAdmin(
       ctx,

@@ -321,6 +321,12 @@ Deno.test("rules: tools and kinds an employee is given are checked; the drafter 
   assert.deepEqual(errors({ tools: ["activation_funnel", "new_feedback"] }), []);
   assert.deepEqual(errors({ tools: [] }), []);
   assert.match(errors({ tools: ["shell"] })[0], /^tools: tools must be among activation_funnel/);
+  assert.deepEqual(errors({ tools: ["repo", "mcp__docs", "mcp__docs__search"] }), []);
+  assert.match(errors({ tools: ["mcp__"] })[0], /^tools: tools must be among/);
+  assert.match(
+    errors({ tools: Array.from({ length: 51 }, (_, i) => `mcp__s${i}`) })[0],
+    /at most 50/,
+  );
   assert.match(errors({ tools: ["new_feedback", "new_feedback"] })[0], /repeat/);
   assert.match(errors({ tools: ["x\u0000".repeat(100)] })[0], /unknown/);
   assert.deepEqual(errors({ allowedKinds: ["report"] }), []);
