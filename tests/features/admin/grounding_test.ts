@@ -70,6 +70,8 @@ test("admin console: unsupported figures beside the artifact, a skipped run, too
     await ctx.open(`/admin/ai_employees/${employee.id}`);
     await page.getByRole("heading", { name: "Tools and kinds" }).waitFor();
     await page.getByRole("checkbox", { name: /activation_funnel/ }).check();
+    await page.getByRole("checkbox", { name: /^repo / }).check();
+    await page.getByLabel("MCP tools").fill("mcp__docs__search, mcp__tracker");
     await page.getByRole("checkbox", { name: "slack_message" }).uncheck();
     await page.getByRole("button", { name: "Save tools and kinds" }).click();
     await page.getByText("Tools and kinds saved.").waitFor();
@@ -80,7 +82,12 @@ test("admin console: unsupported figures beside the artifact, a skipped run, too
         id: employee.id,
       },
     );
-    assert.deepEqual(saved.aiEmployee.tools, ["activation_funnel"]);
+    assert.deepEqual(saved.aiEmployee.tools, [
+      "activation_funnel",
+      "repo",
+      "mcp__docs__search",
+      "mcp__tracker",
+    ]);
     assert.ok(!saved.aiEmployee.allowedKinds.includes("slack_message"));
     assert.equal(saved.aiEmployee.allowedKinds.length, 6);
 

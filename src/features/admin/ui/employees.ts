@@ -467,7 +467,11 @@ function SettingsForm(props: { employee: any; reload: () => Promise<void> }) {
 // deno-lint-ignore no-explicit-any
 function ToolsForm(props: { employee: any; tools: Tool[]; reload: () => Promise<void> }) {
   const e = props.employee;
-  const [tools, setTools] = useState<string[]>(e.tools);
+  const known = (name: string) => props.tools.some((t) => t.name === name);
+  const [tools, setTools] = useState<string[]>(e.tools.filter(known));
+  const [mcpTools, setMcpTools] = useState<string>(
+    e.tools.filter((t: string) => !known(t)).join(", "),
+  );
   const [kinds, setKinds] = useState<string[]>(e.allowedKinds);
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
@@ -480,7 +484,11 @@ function ToolsForm(props: { employee: any; tools: Tool[]; reload: () => Promise<
       `mutation($id: String!, $tools: [String!], $kinds: [AiArtifactKind!]) {
       updateAiEmployee(employeeId: $id, tools: $tools, allowedKinds: $kinds) {
         employee { id } ${ERRORS} } }`,
-      { id: e.id, tools, kinds: KINDS.filter((k) => kinds.includes(k)) },
+      {
+        id: e.id,
+        tools: [...tools, ...mcpTools.split(/[\s,]+/).filter(Boolean)],
+        kinds: KINDS.filter((k) => kinds.includes(k)),
+      },
     );
     const errs = res.updateAiEmployee.errors as UserError[];
     setErrors(errs);
@@ -502,6 +510,12 @@ function ToolsForm(props: { employee: any; tools: Tool[]; reload: () => Promise<
               )} /> <code>${t.name}</code>
         <span class="help">${t.description}</span></label>`
           )}
+          <label for="mcp-tools">MCP tools</label>
+          <input id="mcp-tools" class="wide" name="mcpTools" value=${mcpTools} spellcheck=${false}
+            aria-describedby="mcp-tools-help"
+            onInput=${(ev: Event) => setMcpTools((ev.target as HTMLInputElement).value)} />
+          <span class="help below" id="mcp-tools-help">${"Tools of the runner's MCP servers, " +
+            "comma-separated: "}<code>mcp__server__tool</code> for one tool, <code>mcp__server</code>${" for all of a server's tools (docs/runner.md)."}</span>
           <${FieldErrors} errors=${errors} field="tools" />
         </fieldset>
       <fieldset class="choices">
