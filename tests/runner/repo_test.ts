@@ -300,3 +300,19 @@ Deno.test("repo: without a repository in the request, or without the tool, no re
     }
     assert.equal(github.requests.length, 0, "nothing fetched");
   }));
+
+Deno.test("repo: a search pattern cannot stall the runner; a bad one is refused back", () =>
+  withRepoRunner(async ({ t }) => {
+    const result = await runWith(t, [
+      reply.toolCall("repo_write", { path: "docs/a.txt", text: `${"a".repeat(1_500)}b\n` }),
+      reply.toolCall("repo_search", { pattern: "(a+)+$", glob: "docs/**" }),
+      reply.toolCall("repo_search", { pattern: "(?<=a)b" }),
+      reply.toolCall("repo_search", { pattern: "hello", ignore_case: true }),
+      reply.submit({ kind: "report", title: "Search", payload: "Searched." }),
+    ]);
+    assert.equal(result.status, "succeeded");
+    const [catastrophic, lookbehind, folded] = toolResults(t.llm.calls.at(-1)!, "repo_search");
+    assert.equal(catastrophic, "no match for /(a+)+$/ in docs/**");
+    assert.match(lookbehind, /^error: not a regular expression: /);
+    assert.equal(folded, "src/greet.ts:2:   return `Hello, ${name}! Teh end.`;");
+  }));

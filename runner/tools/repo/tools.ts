@@ -3,6 +3,7 @@
  * Reads show numbered lines a window at a time; edits replace text that must occur once, as the
  * Claude Agent SDK's Edit does, so the model never types a diff: the runner makes it.
  */
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import type { Workspace } from "./workspace.ts";
@@ -87,7 +88,7 @@ function searchTool(ws: Workspace): Tool {
   return defineTool({
     name: "repo_search",
     description:
-      "Search the repository's text files for a regular expression (JavaScript syntax); answers path:line: text for each hit.",
+      "Search the repository's text files for a regular expression (RE2 syntax: no lookaround or backreferences); answers path:line: text for each hit.",
     scope: "read",
     args: z.object({
       pattern: z.string().min(1).max(MAX_PATTERN).describe("A regular expression."),
@@ -98,9 +99,10 @@ function searchTool(ws: Workspace): Tool {
       max_hits: z.number().int().min(1).max(MAX_HITS).default(DEFAULT_HITS),
     }),
     async run({ pattern, glob, ignore_case, max_hits }, { signal }) {
-      let regex: RegExp;
+      // RE2 matches in linear time: no pattern can stall the runner.
+      let regex: RE2JS;
       try {
-        regex = new RegExp(pattern, ignore_case ? "i" : "");
+        regex = RE2JS.compile(pattern, ignore_case ? RE2JS.CASE_INSENSITIVE : 0);
       } catch (err) {
         throw new ToolError(`not a regular expression: ${(err as Error).message}`);
       }
@@ -117,7 +119,7 @@ function searchTool(ws: Workspace): Tool {
         const lines = text.split("\n");
         for (let i = 0; i < lines.length; i++) {
           const line = lines[i].slice(0, MAX_LINE_CHARS);
-          if (!regex.test(line)) continue;
+          if (!regex.matcher(line).find()) continue;
           if (hits.length === max_hits) {
             more = true;
             break;
