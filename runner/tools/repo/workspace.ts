@@ -18,6 +18,9 @@ import { protectedBy } from "../../../src/platform/contract/protected-paths.ts";
 import { ToolError } from "../tool.ts";
 import { type FetchSettings, type Modes, resolveCommit, unpackCommit } from "./fetch.ts";
 
+/** Bound on fetching the repository (naming the commit and downloading it). */
+export const FETCH_TIMEOUT_MS = 120_000;
+
 /** Largest file the tools read, search or edit as text. */
 export const MAX_TEXT_FILE_BYTES = 1024 * 1024;
 
@@ -89,13 +92,14 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   try {
     await Deno.mkdir(baseDir);
     await Deno.mkdir(root);
-    const baseSha = await resolveCommit(options, options.repo, options.ref, options.signal);
+    const signal = AbortSignal.any([options.signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]);
+    const baseSha = await resolveCommit(options, options.repo, options.ref, signal);
     const { modes } = await unpackCommit(
       options,
       options.repo,
       baseSha,
       { baseDir, workDir: root },
-      options.signal,
+      signal,
     );
     return workspaceAt({ ...options, runDir, baseDir, root, baseSha, modes });
   } catch (err) {
