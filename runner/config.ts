@@ -15,6 +15,7 @@ import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
+import { loadMcpConfig, McpConfigError, type McpServers } from "./tools/mcp-config.ts";
 
 export const RUNNER_VARIABLES = {
   PORT: variable({
@@ -91,6 +92,17 @@ export const RUNNER_VARIABLES = {
       "The service's base URL for its integration endpoints (`/integrations/activation-funnel`, `/integrations/feedback/export`), which the service-data tools call, signed like the webhook.",
     schema: z.url({ protocol: /^https?$/ }).optional(),
   }),
+  MCP_CONFIG: variable({
+    description:
+      'Path of a file in the `.mcp.json` shape declaring MCP servers: `{"mcpServers": {"<name>": {"command", "args", "env"} or {"type": "http", "url", "headers"}}}`. Their tools are offered as `mcp__<server>__<tool>` to employees whose `tools` name them (docs/runner.md, "MCP servers"). Read at start-up; a file that cannot be read or parsed stops the runner. Unset: no MCP servers.',
+    schema: z.string().min(1).optional(),
+  }),
+  MCP_CONNECT_TIMEOUT_MS: variable({
+    defaultText: "10000",
+    description:
+      "Time a run gives each of its MCP servers to start, connect and list its tools; a server that takes longer fails the run.",
+    schema: integer(100, 600_000).default(10_000),
+  }),
   LLM_TIMEOUT_MS: variable({
     defaultText: "120000",
     description: "Time limit of one model call.",
@@ -155,6 +167,9 @@ export interface RunnerConfig {
   maxTokensPerCall: number;
   /** The service's base URL for the service-data tools. */
   serviceUrl: string;
+  /** The MCP servers of `MCP_CONFIG`, by name; empty when it is unset. */
+  mcpServers: McpServers;
+  mcpConnectTimeoutMs: number;
   webhookUrl: string;
   webhookSecret: string;
   llmBaseUrl: string;
@@ -174,11 +189,24 @@ export interface RunnerConfig {
   metricsHost: string;
 }
 
-/** Parses the runner configuration. Throws {@link ConfigError} naming the first bad variable. */
-export function parseRunnerConfig(env: Record<string, string | undefined>): RunnerConfig {
+/**
+ * Parses the runner configuration, reading the file `MCP_CONFIG` names with `readTextFile`.
+ * Throws {@link ConfigError} naming the first bad variable.
+ */
+export function parseRunnerConfig(
+  env: Record<string, string | undefined>,
+  readTextFile: (path: string) => string = Deno.readTextFileSync,
+): RunnerConfig {
   const v = parseVariables(RUNNER_VARIABLES, env);
   if (v.AUTH_MODE === "oidc" && !v.OIDC_AUDIENCE) {
     throw new ConfigError("OIDC_AUDIENCE", "required when AUTH_MODE=oidc (got nothing)");
+  }
+  let mcpServers: McpServers = {};
+  try {
+    if (v.MCP_CONFIG) mcpServers = loadMcpConfig(v.MCP_CONFIG, readTextFile);
+  } catch (err) {
+    if (err instanceof McpConfigError) throw new ConfigError("MCP_CONFIG", err.message);
+    throw err;
   }
   return {
     port: v.PORT,
@@ -191,6 +219,8 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     maxToolCalls: v.MAX_TOOL_CALLS,
     maxTokensPerCall: v.MAX_TOKENS_PER_CALL,
     serviceUrl: (v.SERVICE_URL ?? new URL(v.WEBHOOK_URL).origin).replace(/\/+$/, ""),
+    mcpServers,
+    mcpConnectTimeoutMs: v.MCP_CONNECT_TIMEOUT_MS,
     webhookUrl: v.WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
     llmBaseUrl: v.LLM_BASE_URL.replace(/\/+$/, ""),
