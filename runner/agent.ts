@@ -39,7 +39,17 @@ import {
 import { loadSkill, type Skill, SkillError } from "./skills.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { GROUNDED_KINDS, unsupportedFigures } from "./grounding.ts";
-import { callTool, runTools, SUBMIT_ARTIFACT, type Tool, toolDefinition } from "./tools/mod.ts";
+import {
+  callTool,
+  McpStartError,
+  type McpTools,
+  type McpToolsOptions,
+  openMcpTools,
+  runTools,
+  SUBMIT_ARTIFACT,
+  type Tool,
+  toolDefinition,
+} from "./tools/mod.ts";
 import { funnelReader, type ServiceClient } from "./tools/service-data.ts";
 import type { z } from "zod";
 
@@ -52,6 +62,8 @@ export interface AgentDeps {
   log: Logger;
   /** The service's integration endpoints, for the service-data tools. */
   service: ServiceClient;
+  /** The MCP servers a run may start. */
+  mcp: McpToolsOptions;
 }
 
 export interface RunControl {
@@ -242,6 +254,7 @@ export async function executeRun(
     return outcome;
   };
 
+  let mcp: McpTools | undefined;
   try {
     record("start", {
       model: request.employee.model,
@@ -258,6 +271,10 @@ export async function executeRun(
     const filterSkill = request.employee.post_filter_skill
       ? await loadSkill(deps.skillsDir, request.employee.post_filter_skill)
       : null;
+    mcp = await openMcpTools(deps.mcp, request.employee.tools, control.signal).catch((err) => {
+      checkCancelled();
+      throw err instanceof McpStartError ? new RunStop("error_during_execution", err.message) : err;
+    });
     const { tools, unavailable } = runTools({
       skillsDir: deps.skillsDir,
       skills,
@@ -267,7 +284,9 @@ export async function executeRun(
       service: deps.service,
       readFunnel,
       feedbackCursor,
+      mcpTools: mcp.tools,
     });
+    unavailable.push(...mcp.unavailable);
     if (unavailable.length) record("tools_unavailable", { names: unavailable });
     for (const skill of skills) {
       const missing = skill.needs.filter((need) => !tools.some((t) => t.name === need));
@@ -392,6 +411,8 @@ export async function executeRun(
       post_filter: null,
       error: { subtype: stop.subtype, message: stop.message },
     });
+  } finally {
+    await mcp?.close();
   }
 }
 

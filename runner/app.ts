@@ -187,7 +187,18 @@ export function createRunner(deps: RunnerDeps): Runner {
         result = await executeRun(
           request,
           limits,
-          { skillsDir: config.skillsDir, llm, clock, log, service },
+          {
+            skillsDir: config.skillsDir,
+            llm,
+            clock,
+            log,
+            service,
+            mcp: {
+              servers: config.mcpServers,
+              connectTimeoutMs: config.mcpConnectTimeoutMs,
+              fetch: deps.fetch,
+            },
+          },
           {
             signal: controller.signal,
             cancelled: () => entry.cancelRequested,
