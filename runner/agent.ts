@@ -39,7 +39,17 @@ import {
 import { loadSkill, type Skill, SkillError } from "./skills.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { GROUNDED_KINDS, unsupportedFigures } from "./grounding.ts";
-import { callTool, runTools, SUBMIT_ARTIFACT, type Tool, toolDefinition } from "./tools/mod.ts";
+import {
+  callTool,
+  McpStartError,
+  type McpTools,
+  type McpToolsOptions,
+  openMcpTools,
+  runTools,
+  SUBMIT_ARTIFACT,
+  type Tool,
+  toolDefinition,
+} from "./tools/mod.ts";
 import { funnelReader, type ServiceClient } from "./tools/service-data.ts";
 import { openWorkspace, type Workspace, type WorkspaceOptions } from "./tools/repo/workspace.ts";
 import type { z } from "zod";
@@ -55,6 +65,8 @@ export interface AgentDeps {
   service: ServiceClient;
   /** Where and how the `repo` tool fetches a run's repository. */
   repo: RepoSettings;
+  /** The MCP servers a run may start. */
+  mcp: McpToolsOptions;
 }
 
 export type RepoSettings = Omit<WorkspaceOptions, "repo" | "ref" | "runId" | "signal">;
@@ -248,6 +260,7 @@ export async function executeRun(
     return outcome;
   };
 
+  let mcp: McpTools | undefined;
   try {
     record("start", {
       model: request.employee.model,
@@ -265,6 +278,10 @@ export async function executeRun(
       ? await loadSkill(deps.skillsDir, request.employee.post_filter_skill)
       : null;
     workspace = await openRunWorkspace(request, deps.repo, control.signal, record);
+    mcp = await openMcpTools(deps.mcp, request.employee.tools, control.signal).catch((err) => {
+      checkCancelled();
+      throw err instanceof McpStartError ? new RunStop("error_during_execution", err.message) : err;
+    });
     const { tools, unavailable } = runTools({
       workspace,
       skillsDir: deps.skillsDir,
@@ -275,7 +292,9 @@ export async function executeRun(
       service: deps.service,
       readFunnel,
       feedbackCursor,
+      mcpTools: mcp.tools,
     });
+    unavailable.push(...mcp.unavailable);
     if (unavailable.length) record("tools_unavailable", { names: unavailable });
     for (const skill of skills) {
       const missing = skill.needs.filter((need) => !tools.some((t) => t.name === need));
@@ -406,7 +425,7 @@ export async function executeRun(
       error: { subtype: stop.subtype, message: stop.message },
     });
   } finally {
-    await workspace?.close();
+    await Promise.all([workspace?.close(), mcp?.close()]);
   }
 }
 

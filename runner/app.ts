@@ -196,7 +196,19 @@ export function createRunner(deps: RunnerDeps): Runner {
         result = await executeRun(
           request,
           limits,
-          { skillsDir: config.skillsDir, llm, clock, log, service, repo },
+          {
+            skillsDir: config.skillsDir,
+            llm,
+            clock,
+            log,
+            service,
+            repo,
+            mcp: {
+              servers: config.mcpServers,
+              connectTimeoutMs: config.mcpConnectTimeoutMs,
+              fetch: deps.fetch,
+            },
+          },
           {
             signal: controller.signal,
             cancelled: () => entry.cancelRequested,

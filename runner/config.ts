@@ -18,6 +18,7 @@ import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
 import { protectedPathPatterns } from "../src/platform/contract/protected-paths.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadMcpConfig, McpConfigError, type McpServers } from "./tools/mcp-config.ts";
 
 export const RUNNER_VARIABLES = {
   PORT: variable({
@@ -128,6 +129,17 @@ export const RUNNER_VARIABLES = {
       "Paths the `repo` tools refuse to change, added to the built-in list of CI configuration and code owners (docs/runner.md); comma-separated, as the service's variable of the same name.",
     schema: z.string().max(10_000).optional(),
   }),
+  MCP_CONFIG: variable({
+    description:
+      'Path of a file in the `.mcp.json` shape declaring MCP servers: `{"mcpServers": {"<name>": {"command", "args", "env"} or {"type": "http", "url", "headers"}}}`. Their tools are offered as `mcp__<server>__<tool>` to employees whose `tools` name them (docs/runner.md, "MCP servers"). Read at start-up; a file that cannot be read or parsed stops the runner. Unset: no MCP servers.',
+    schema: z.string().min(1).optional(),
+  }),
+  MCP_CONNECT_TIMEOUT_MS: variable({
+    defaultText: "10000",
+    description:
+      "Time a run gives each of its MCP servers to start, connect and list its tools; a server that takes longer fails the run.",
+    schema: integer(100, 600_000).default(10_000),
+  }),
   LLM_TIMEOUT_MS: variable({
     defaultText: "120000",
     description: "Time limit of one model call.",
@@ -200,6 +212,9 @@ export interface RunnerConfig {
   repoMaxBytes: number;
   /** The built-in protected paths and `PROTECTED_PATHS`. */
   protectedPaths: string[];
+  /** The MCP servers of `MCP_CONFIG`, by name; empty when it is unset. */
+  mcpServers: McpServers;
+  mcpConnectTimeoutMs: number;
   webhookUrl: string;
   webhookSecret: string;
   llmBaseUrl: string;
@@ -219,11 +234,24 @@ export interface RunnerConfig {
   metricsHost: string;
 }
 
-/** Parses the runner configuration. Throws {@link ConfigError} naming the first bad variable. */
-export function parseRunnerConfig(env: Record<string, string | undefined>): RunnerConfig {
+/**
+ * Parses the runner configuration, reading the file `MCP_CONFIG` names with `readTextFile`.
+ * Throws {@link ConfigError} naming the first bad variable.
+ */
+export function parseRunnerConfig(
+  env: Record<string, string | undefined>,
+  readTextFile: (path: string) => string = Deno.readTextFileSync,
+): RunnerConfig {
   const v = parseVariables(RUNNER_VARIABLES, env);
   if (v.AUTH_MODE === "oidc" && !v.OIDC_AUDIENCE) {
     throw new ConfigError("OIDC_AUDIENCE", "required when AUTH_MODE=oidc (got nothing)");
+  }
+  let mcpServers: McpServers = {};
+  try {
+    if (v.MCP_CONFIG) mcpServers = loadMcpConfig(v.MCP_CONFIG, readTextFile);
+  } catch (err) {
+    if (err instanceof McpConfigError) throw new ConfigError("MCP_CONFIG", err.message);
+    throw err;
   }
   return {
     port: v.PORT,
@@ -242,6 +270,8 @@ export function parseRunnerConfig(env: Record<string, string | undefined>): Runn
     repoMaxFiles: v.REPO_MAX_FILES,
     repoMaxBytes: v.REPO_MAX_MB * 1024 * 1024,
     protectedPaths: protectedPathPatterns(v.PROTECTED_PATHS),
+    mcpServers,
+    mcpConnectTimeoutMs: v.MCP_CONNECT_TIMEOUT_MS,
     webhookUrl: v.WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
     llmBaseUrl: v.LLM_BASE_URL.replace(/\/+$/, ""),

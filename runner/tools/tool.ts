@@ -40,6 +40,8 @@ export interface Tool<A = unknown> {
   name: string;
   description: string;
   args: z.ZodType<A>;
+  /** The JSON Schema the model is sent, when it is not generated from `args` (an MCP tool's). */
+  parameters?: Record<string, unknown>;
   scope: ToolScope;
   timeoutMs: number;
   /** Longest result the model is given; the rest is cut with a note. */
@@ -58,12 +60,13 @@ export function defineTool<A>(
   } as Tool<A>;
 }
 
-/** The definition the model is sent: the JSON Schema of the arguments is generated from zod. */
+/**
+ * The definition the model is sent: the tool's own JSON Schema of its arguments, or else the one
+ * generated from zod.
+ */
 export function toolDefinition(tool: Tool) {
-  const { $schema: _, ...parameters } = z.toJSONSchema(tool.args, { io: "input" }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _, ...parameters } = tool.parameters ??
+    z.toJSONSchema(tool.args, { io: "input" }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }
 

@@ -68,3 +68,75 @@ Deno.test("runner config: a missing required variable exits 2 with one line", as
   assert.equal(out.code, 2);
   assert.match(stderr, /^invalid configuration: WEBHOOK_URL: [^\n]*\(got ""\)$/);
 });
+
+Deno.test("runner config: MCP_CONFIG is an .mcp.json read at start-up; a malformed one is refused naming the problem", async () => {
+  const files: Record<string, string> = {};
+  const read = (path: string) => {
+    if (!(path in files)) throw new Deno.errors.NotFound(`no such file: ${path}`);
+    return files[path];
+  };
+  const parse = (text: string) => {
+    files["/etc/mcp.json"] = text;
+    return parseRunnerConfig({ ...REQUIRED, MCP_CONFIG: "/etc/mcp.json" }, read);
+  };
+
+  assert.deepEqual(parseRunnerConfig(REQUIRED).mcpServers, {}, "unset: no servers");
+  assert.deepEqual(
+    parse(JSON.stringify({
+      mcpServers: {
+        linear: { command: "npx", args: ["-y", "linear-mcp"], env: { KEY: "k" } },
+        "local_files-2": { type: "stdio", command: "files-mcp" },
+        docs: { type: "http", url: "https://mcp.example.com/mcp", headers: { "X-Key": "k" } },
+      },
+    })).mcpServers,
+    {
+      linear: { type: "stdio", command: "npx", args: ["-y", "linear-mcp"], env: { KEY: "k" } },
+      "local_files-2": { type: "stdio", command: "files-mcp", args: [], env: {} },
+      docs: { type: "http", url: "https://mcp.example.com/mcp", headers: { "X-Key": "k" } },
+    },
+  );
+
+  const refusals: [string, RegExp][] = [
+    ["{nope", /: \/etc\/mcp\.json: not JSON: /],
+    ['{"servers": {}}', /: \/etc\/mcp\.json: mcpServers: .*expected record/],
+    ['{"mcpServers": {"a__b": {"command": "x"}}}', /mcpServers\.a__b: a server name is .*__/],
+    ['{"mcpServers": {"a": {"args": ["x"]}}}', /mcpServers\.a\.command: /],
+    [
+      '{"mcpServers": {"a": {"type": "sse", "url": "http://x"}}}',
+      /mcpServers\.a\.type: type must be "stdio" \(the default\) or "http"/,
+    ],
+    ['{"mcpServers": {"a": {"type": "http", "url": "ftp://x"}}}', /mcpServers\.a\.url: /],
+    ['{"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}', /mcpServers\.a\.env\.N: /],
+  ];
+  for (const [text, message] of refusals) {
+    assert.throws(() => parse(text), (err: Error) => {
+      assert.ok(err instanceof ConfigError, text);
+      assert.match(err.message, /^invalid configuration: MCP_CONFIG: /);
+      assert.match(err.message, message);
+      return true;
+    });
+  }
+  assert.throws(
+    () => parseRunnerConfig({ ...REQUIRED, MCP_CONFIG: "/missing.json" }, read),
+    /^ConfigError: invalid configuration: MCP_CONFIG: cannot read \/missing\.json: no such file/,
+  );
+
+  // The runner itself stops at start-up with exit code 2 and one line naming the problem.
+  const dir = await Deno.makeTempDir({ prefix: "mcp-test-" });
+  try {
+    await Deno.writeTextFile(`${dir}/.mcp.json`, '{"mcpServers": {"x": {"type": "ws"}}}');
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("../../runner/main.ts", import.meta.url).pathname],
+      env: { ...REQUIRED, MCP_CONFIG: `${dir}/.mcp.json`, PORT: "0" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 2);
+    assert.equal(
+      new TextDecoder().decode(out.stderr).trim(),
+      `invalid configuration: MCP_CONFIG: ${dir}/.mcp.json: mcpServers.x.type: type must be "stdio" (the default) or "http"`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

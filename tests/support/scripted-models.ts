@@ -152,3 +152,16 @@ export function fixTypo(wrong: string, right: string, glob = "**"): ReplySource[
     },
   ];
 }
+
+/** A report that quotes the first result of the tool `name` the conversation holds. */
+export function reportFromToolResult(name: string): ReplySource {
+  return (call) => {
+    const [result] = toolResults(call, name);
+    if (result === undefined) throw new Error(`reportFromToolResult: ${name} was never called`);
+    return reply.submit({
+      kind: "report",
+      title: `What ${name} found`,
+      payload: `${name} answered: ${result}`,
+    });
+  };
+}

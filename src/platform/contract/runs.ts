@@ -31,7 +31,7 @@ export type ServiceDataTool = typeof SERVICE_DATA_TOOLS[number];
 
 /**
  * A tool an employee can be given beyond the built-in ones (DESIGN 3.3): a service-data tool,
- * `repo`, or an MCP server's tool `mcp__<server>__<tool>`.
+ * `repo`, an MCP server's tool `mcp__<server>__<tool>`, or every tool of a server `mcp__<server>`.
  */
 export const TOOL_NAME =
   /^(activation_funnel|new_feedback|repo|mcp__[A-Za-z0-9_-]{1,64}(__[A-Za-z0-9_-]{1,64})?)$/;
