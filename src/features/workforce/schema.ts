@@ -252,6 +252,14 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     person whatever the autonomy level. Empty: every figure is supported. Null: not checked.
     """
     unsupportedFigures: [String!]
+    """
+    The commit a code_patch was made at, as the runner reports it (DESIGN 3.4): delivery branches
+    from it. Null: other kinds, or a patch made without a repository workspace (delivery then uses
+    the default branch's head).
+    """
+    baseSha: String
+    "The paths the runner reports a code_patch touches. Null: other kinds, or not reported."
+    files: [String!]
     reviewer: User
     "Null before review."
     reviewedBy: AiReviewer
@@ -555,6 +563,7 @@ export function workforceModule(
     AiArtifactType: {
       id: (a: ArtifactRow) => a.publicId,
       heavyEdit: (a: ArtifactRow) => isHeavyEdit(a.editRatio),
+      files: (a: ArtifactRow) => a.patchFiles,
       reviewer: (a: ArtifactRow, _: unknown, ctx: Ctx) =>
         a.reviewerId ? deps.users.loadUser(ctx, a.reviewerId) : null,
       reviewedBy: (a: ArtifactRow) =>

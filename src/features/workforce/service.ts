@@ -397,7 +397,9 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         : `kind ${result.artifact.kind} is not one this employee may produce (${
           employee.allowedKinds.join(", ")
         })`;
-      const unsupportedFigures = result.artifact.metadata?.unsupported_figures ?? null;
+      const metadata = result.artifact.metadata;
+      const unsupportedFigures = metadata?.unsupported_figures ?? null;
+      const isPatch = result.artifact.kind === "code_patch";
       const artifact = await insertArtifact(tx, {
         runId: run.id,
         employeeId: employee.id,
@@ -408,6 +410,8 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         postFilterReason: result.post_filter?.passed === false ? result.post_filter.reason : null,
         rejectionReason: kindRefused,
         unsupportedFigures,
+        baseSha: isPatch ? metadata?.base_sha ?? null : null,
+        patchFiles: isPatch ? metadata?.files ?? null : null,
       }, now);
       if (kindRefused) {
         log.warn("artifact refused: kind not allowed", {
