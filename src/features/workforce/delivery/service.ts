@@ -154,6 +154,7 @@ function itemOf(
     reviewedBy: artifact.autoApproved ? "system" : "admin",
     reviewedAt: artifact.reviewedAt,
     edited: artifact.originalPayload !== null,
+    baseSha: artifact.baseSha,
   };
 }
 
