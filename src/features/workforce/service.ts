@@ -11,7 +11,14 @@ import { type UserError, userError } from "../../platform/user-error.ts";
 import type { RunnerClient } from "./runner-client.ts";
 import type { EventPublisher } from "../events.ts";
 import type { JobQueue } from "../feature.ts";
-import { chatAlertJob, DISPATCH_ATTEMPTS, dispatchJob } from "./jobs.ts";
+import {
+  chatAlertJob,
+  DISPATCH_ATTEMPTS,
+  dispatchJob,
+  PATCH_CHECK_ATTEMPTS,
+  patchCheckJob,
+} from "./jobs.ts";
+import { protectedPatchError } from "./delivery/rules.ts";
 import {
   type AlertLevel,
   autoApproves,
@@ -421,13 +428,16 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         });
       }
       if (artifact?.approvalStatus === "pending") {
-        // An archived employee's last artifact waits for a person, whatever its autonomy.
+        // An archived employee's last artifact waits for a person, whatever its autonomy, and so
+        // does a patch touching a protected path (a person rejects it or edits that change out).
         if (
           !employee.archivedAt &&
-          autoApproves(employee.autonomyLevel, artifact.kind, unsupportedFigures ?? [])
+          autoApproves(employee.autonomyLevel, artifact.kind, unsupportedFigures ?? []) &&
+          !protectedPatchError(artifact.kind, artifact.payload, config.protectedPaths)
         ) {
           await approveIn(tx, artifact, employee, null, null);
         } else {
+          if (artifact.kind === "code_patch") await enqueuePatchCheck(tx, artifact, "stored");
           // Streamed to `pendingArtifactAdded` after commit (never for a rolled-back result).
           await deps.events.publish(tx, "ai_workforce.artifact_pending", {
             artifactId: artifact.publicId,
@@ -443,6 +453,18 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
   // ------------------------------------------------------------------------------------------
   // Review
 
+  /** Queues the patch check of a code patch's payload as stored, or as an approval edited it. */
+  async function enqueuePatchCheck(
+    tx: Queryable,
+    artifact: ArtifactRow,
+    payload: "stored" | "edited",
+  ): Promise<void> {
+    await jobs.enqueue(tx, patchCheckJob, { artifactId: artifact.publicId }, {
+      maxAttempts: PATCH_CHECK_ATTEMPTS,
+      key: `check-patch:${artifact.publicId}:${payload}`,
+    });
+  }
+
   /** The one approval path (admin or system reviewer): update, then publish in the same tx. */
   async function approveIn(
     tx: Queryable,
@@ -456,6 +478,9 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       : { payload: editedPayload, ...measureEdit(artifact.payload, editedPayload) };
     const approved = await approveArtifact(tx, artifact.id, { reviewerId, edited }, clock.now());
     if (!approved) return null;
+    if (edited && approved.kind === "code_patch") {
+      await enqueuePatchCheck(tx, approved, "edited");
+    }
     await deps.events.publish(tx, "ai_workforce.artifact_approved", {
       artifactId: approved.publicId,
       kind: approved.kind,

@@ -752,7 +752,10 @@ export async function insertArtifact(
     returning ${artifactColumns(tx)}`);
 }
 
-/** pending → approved; with an edit, the payload becomes the edit and the original is kept. */
+/**
+ * pending → approved; with an edit, the payload becomes the edit and the original is kept, and a
+ * patch check of the original is dropped (it says nothing about the edit).
+ */
 export async function approveArtifact(
   tx: Queryable,
   id: string,
@@ -769,6 +772,10 @@ export async function approveArtifact(
       payload = coalesce(${edited?.payload ?? null}, payload),
       edit_distance = ${edited?.editDistance ?? null},
       edit_ratio = ${edited?.editRatio ?? null},
+      patch_check = case when ${edited !== null} then null else patch_check end,
+      patch_check_reason = case when ${edited !== null} then null else patch_check_reason end,
+      patch_checked_sha = case when ${edited !== null} then null else patch_checked_sha end,
+      patch_checked_at = case when ${edited !== null} then null else patch_checked_at end,
       reviewer_id = ${review.reviewerId}, auto_approved = ${review.reviewerId === null},
       reviewed_at = ${now}
     where id = ${id} and approval_status = 'pending'

@@ -79,6 +79,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
     const { token, repo } = configured();
     const base = settings.apiUrl.replace(/\/+$/, "");
     const url = `${base}/repos/${repo}${path}`;
+    const what = `GitHub ${method} ${path || "(the repository)"}`;
     let res: Response;
     try {
       res = await settings.fetch(url, {
@@ -95,7 +96,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
       });
     } catch (err) {
       throw new ForgeError(
-        `GitHub ${method} ${path}: ${err instanceof Error ? err.message : String(err)}`,
+        `${what}: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
     const text = await res.text();
@@ -108,7 +109,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
     if (!res.ok && !okStatuses.includes(res.status)) {
       const message = (data as { message?: unknown } | null)?.message;
       throw new ForgeError(
-        `GitHub ${method} ${path} answered ${res.status}${
+        `${what} answered ${res.status}${
           typeof message === "string" ? `: ${message.slice(0, 200)}` : ""
         }`,
         res.status,

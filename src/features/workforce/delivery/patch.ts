@@ -3,9 +3,9 @@
  * diff applied, each file with the mode it keeps. Delivery commits the result; the patch check
  * (before review) only records whether there is one. Nothing here writes to the forge.
  */
-import { applyFilePatches, parseUnifiedDiff } from "../../../platform/unified-diff.ts";
+import { applyFilePatches } from "../../../platform/unified-diff.ts";
 import type { CommitFile, Forge } from "./github.ts";
-import { baseModeProblem, commitModeOf, diffProblem, NOT_A_DIFF } from "./rules.ts";
+import { baseModeProblem, commitModeOf, patchDiff } from "./rules.ts";
 
 export type AppliedPatch =
   /** The commit the files were read at (the full sha) and the files to commit on top of it. */
@@ -26,10 +26,9 @@ export async function applyAtBase(
   payload: string,
   ref: string,
 ): Promise<AppliedPatch> {
-  const parsed = parseUnifiedDiff(payload);
-  if (!parsed) return { refused: NOT_A_DIFF, baseSha: null };
-  const problem = diffProblem(payload, parsed);
-  if (problem) return { refused: problem, baseSha: null };
+  const diff = patchDiff(payload);
+  if ("refused" in diff) return { refused: diff.refused, baseSha: null };
+  const parsed = diff.files;
   const base = await forge.commitAt(ref);
   if (!base) return { refused: `the base commit ${ref} is not in the repository`, baseSha: null };
   const modes = await forge.fileModes(base.treeSha);

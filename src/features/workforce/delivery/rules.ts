@@ -149,15 +149,25 @@ export function protectedPathMessage(found: ProtectedPath[]): string {
 }
 
 /**
- * Why delivery refuses a code patch before reading the repository: it is not a diff, touches a
- * protected path, or has a change a commit of regular files cannot carry. Null: it may be tried.
+ * The diff of a code patch, or why no commit can be made of it whatever the repository holds: it
+ * is not a diff, or has a change a commit of regular files cannot carry.
+ */
+export function patchDiff(payload: string): { files: ParsedFilePatch[] } | { refused: string } {
+  const files = parseUnifiedDiff(payload);
+  if (!files) return { refused: NOT_A_DIFF };
+  const problem = diffProblem(payload, files);
+  return problem === null ? { files } : { refused: problem };
+}
+
+/**
+ * Why delivery refuses a code patch before reading the repository: {@link patchDiff}'s reason,
+ * or a protected path it touches. Null: it may be tried.
  */
 export function patchRefusal(payload: string, patterns: readonly string[]): string | null {
-  const parsed = parseUnifiedDiff(payload);
-  if (!parsed) return NOT_A_DIFF;
-  const found = protectedPathsOf(touchedPaths(parsed), patterns);
-  if (found.length) return `${protectedPathMessage(found)}, which delivery refuses`;
-  return diffProblem(payload, parsed);
+  const diff = patchDiff(payload);
+  if ("refused" in diff) return diff.refused;
+  const found = protectedPathsOf(touchedPaths(diff.files), patterns);
+  return found.length ? `${protectedPathMessage(found)}, which delivery refuses` : null;
 }
 
 /**
