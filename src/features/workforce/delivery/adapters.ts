@@ -86,10 +86,11 @@ export function pullRequestAdapter(
 }
 
 /**
- * A code patch: refused before any request when it is not a diff, touches a protected path or a
- * mode a commit of regular files cannot carry; otherwise applied at its base commit (the default branch's head when it has none) and committed
- * there, so the pull request shows GitHub's own view of any conflict with the branch today. A
- * patch that does not apply is refused: nothing is pushed.
+ * A code patch: refused before any request when it is not a diff, touches a protected path or
+ * needs a mode a commit of regular files cannot carry. Otherwise applied at its base commit (the
+ * default branch's head when it has none) and committed there, so the pull request shows GitHub's
+ * own view of any conflict with the branch today. One that does not apply is refused: nothing is
+ * pushed.
  */
 async function deliverPatch(forge: Forge, item: DeliveryItem, patterns: readonly string[]) {
   const refusal = patchRefusal(item.payload, patterns);

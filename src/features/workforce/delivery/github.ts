@@ -21,7 +21,7 @@ export interface Forge {
   base(): Promise<{ branch: string; sha: string }>;
   /** The commit `ref` (a sha, short or full, or a branch) names; null when there is none. */
   commitAt(ref: string): Promise<{ sha: string; treeSha: string } | null>;
-  /** The git mode of every file of a tree, subfolders included (`100644`, `100755`, `120000`, ...). */
+  /** The git mode of every file of a tree, subfolders included (`100644`, `100755`, `120000`). */
   fileModes(treeSha: string): Promise<Map<string, string>>;
   /** A file's text at `ref`, or null when it does not exist. */
   readFile(path: string, ref: string): Promise<string | null>;

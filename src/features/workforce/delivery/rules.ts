@@ -69,7 +69,7 @@ const DIRECTORIES: Partial<Record<ArtifactKind, string>> = {
   recommendation: "docs/recommendations",
 };
 
-/** The committed file of an artifact: `<directory of the kind>/<employee role>/<artifact id>.md`. */
+/** The committed file of an artifact: `<directory of the kind>/<role>/<artifact id>.md`. */
 export function filePathFor(item: Pick<DeliveryItem, "kind" | "employee" | "artifactId">): string {
   const dir = DIRECTORIES[item.kind] ?? `ai-workforce/${item.kind}`;
   return `${dir}/${item.employee.role}/${item.artifactId}.md`;
