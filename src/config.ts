@@ -13,6 +13,10 @@ import { z } from "zod";
 import { ConfigError, integer, parseVariables, variable } from "./platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "./platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "./platform/metrics-config.ts";
+import {
+  DEFAULT_PROTECTED_PATHS,
+  protectedPathPatterns,
+} from "./platform/contract/protected-paths.ts";
 
 const optionalString = z.string().min(1).optional();
 const optionalUrl = z.url().optional();
@@ -240,6 +244,13 @@ export const SERVICE_VARIABLES = {
     description: "GitHub REST API base URL.",
     schema: z.url().default("https://api.github.com"),
   }),
+  PROTECTED_PATHS: variable({
+    description:
+      `Comma-separated paths a \`code_patch\` may not touch, added to the default list (${
+        DEFAULT_PROTECTED_PATHS.map((p) => `\`${p}\``).join(", ")
+      }). A pattern ending in \`/\` is a folder at the repository's root, one without \`/\` a file name at any depth, any other one path from the root; \`*\` matches within a path segment; case is ignored. Delivery refuses such a patch and the review board shows it (docs/delivery.md); the runner reads a variable of the same name.`,
+    schema: z.string().optional().transform((extra) => protectedPathPatterns(extra)),
+  }),
   SANDBOX_IMAP_URL: variable({
     description:
       "Sandbox inbox for email drafts, `imaps://user:pass@host:port/Drafts` (drafts are never sent).",
@@ -372,6 +383,8 @@ export interface Config {
   githubToken?: string;
   githubRepo?: string;
   githubApiUrl: string;
+  /** The paths a `code_patch` may not touch: the default list plus `PROTECTED_PATHS`. */
+  protectedPaths: string[];
   sandboxImapUrl?: string;
   errorTrackerDsn?: string;
   adminBaseUrl: string;
@@ -446,6 +459,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     githubToken: v.GITHUB_TOKEN,
     githubRepo: v.GITHUB_REPO,
     githubApiUrl: v.GITHUB_API_URL,
+    protectedPaths: v.PROTECTED_PATHS,
     sandboxImapUrl: v.SANDBOX_IMAP_URL,
     errorTrackerDsn: v.ERROR_TRACKER_DSN,
     adminBaseUrl: v.ADMIN_BASE_URL,

@@ -3,7 +3,7 @@
  * the allowed host) plus the fake GitHub, and helpers that take an artifact of a given kind from a
  * run to an admin approval and through the delivery job.
  */
-import { type FakeGitHub, startFakeGitHub } from "./github.ts";
+import { type FakeFile, type FakeGitHub, startFakeGitHub } from "./github.ts";
 import {
   asAdmin,
   completeRun,
@@ -18,7 +18,7 @@ export interface DeliveryCtx extends WorkforceCtx {
 
 export async function withDelivery(
   fn: (ctx: DeliveryCtx) => Promise<void>,
-  options: { env?: Record<string, string>; files?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; files?: Record<string, FakeFile> } = {},
 ) {
   const github = await startFakeGitHub(options.files);
   let ctx: WorkforceCtx | undefined;
@@ -65,10 +65,18 @@ export async function artifactOfRun(ctx: WorkforceCtx, runId: string): Promise<D
   };
 }
 
+/** What a run result's artifact may carry (DESIGN 3.4). */
+export interface ResultArtifact {
+  kind: string;
+  title?: string;
+  payload: string;
+  metadata?: { base_sha?: string; files?: string[]; unsupported_figures?: string[] };
+}
+
 /** A pending artifact of `kind` (a new employee with `role`, one completed run). */
 export async function pendingArtifact(
   ctx: WorkforceCtx,
-  artifact: { kind: string; title?: string; payload: string },
+  artifact: ResultArtifact,
   role = `writer_${crypto.randomUUID().slice(0, 8).replaceAll("-", "")}`,
 ): Promise<DeliveredArtifact> {
   const employee = await createEmployee(ctx, { name: "Writer Bot", role });
@@ -97,7 +105,7 @@ export async function approveAndDeliver(
 
 export async function deliveredArtifact(
   ctx: WorkforceCtx,
-  artifact: { kind: string; title?: string; payload: string },
+  artifact: ResultArtifact,
   role?: string,
 ): Promise<DeliveredArtifact> {
   return await approveAndDeliver(ctx, await pendingArtifact(ctx, artifact, role));

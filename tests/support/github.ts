@@ -100,10 +100,13 @@ export async function startFakeGitHub(
     }
     return { texts, modes };
   }
-  /** A commit or branch name (or `HEAD`, the default branch) → commit sha. */
+  /** A commit (a sha, or a unique prefix of 7 or more) or branch name (or `HEAD`) → commit sha. */
   function resolve(ref: string): string | undefined {
     if (ref === "HEAD") return branches.get("main");
-    return branches.get(ref) ?? (commits.has(ref) ? ref : undefined);
+    const named = branches.get(ref) ?? (commits.has(ref) ? ref : undefined);
+    if (named || !/^[0-9a-f]{7,39}$/.test(ref)) return named;
+    const matches = [...commits.keys()].filter((sha) => sha.startsWith(ref));
+    return matches.length === 1 ? matches[0] : undefined;
   }
   const modeOf = (tree: string, path: string) => treeModes.get(tree)?.get(path) ?? "100644";
   async function putCommit(tree: string, parents: string[], message: string): Promise<string> {

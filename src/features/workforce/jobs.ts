@@ -18,3 +18,8 @@ export const chatAlertJob = jobKind<{
 
 /** Delivers one approved artifact; keyed `deliver:<artifactId>`. */
 export const deliveryJob = jobKind<{ artifactId: string }>("ai_workforce.deliver_artifact");
+
+/** Checks whether a pending code patch applies at its base (docs/delivery.md, "Code patches"). */
+export const patchCheckJob = jobKind<{ artifactId: string }>("ai_workforce.check_patch");
+/** GitHub answering an error or not at all is tried again twice before `not_checked`. */
+export const PATCH_CHECK_ATTEMPTS = 3;

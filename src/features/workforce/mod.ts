@@ -10,7 +10,7 @@ import type { TokenSource } from "../../platform/oidc.ts";
 import { type Feature, handles, on } from "../feature.ts";
 import type { Adapters } from "./delivery/adapters.ts";
 import { createDelivery } from "./delivery/service.ts";
-import { chatAlertJob, deliveryJob, dispatchJob } from "./jobs.ts";
+import { chatAlertJob, deliveryJob, dispatchJob, patchCheckJob } from "./jobs.ts";
 import { PENDING_ARTIFACTS_TOPIC, workforceModule, type WorkforceSchemaDeps } from "./schema.ts";
 import { createRunnerClient } from "./runner-client.ts";
 import { parseSeedFile, seedEmployees } from "./seed.ts";
@@ -57,6 +57,11 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
       ),
       handles(chatAlertJob, (alert) => workforce.sendChat(alert)),
       handles(deliveryJob, async ({ artifactId }) => void await delivery.deliver(artifactId)),
+      handles(
+        patchCheckJob,
+        async ({ artifactId }, job) =>
+          void await delivery.checkPatch(artifactId, job.attempt, job.maxAttempts),
+      ),
     ],
     subscriptions: [
       // To `pendingArtifactAdded` subscribers on every instance (pub/sub over the KV store).

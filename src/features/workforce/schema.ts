@@ -2,6 +2,7 @@
  * GraphQL for the AI workforce (spec 4.4, admin only). Nested fields load through DataLoaders,
  * so `aiEmployees` and `pendingArtifacts` issue a constant number of statements.
  */
+import type { Config } from "../../config.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { adminField } from "../../graphql/context.ts";
@@ -19,6 +20,7 @@ import type { Database } from "../../platform/db.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { UsersApi } from "../users/mod.ts";
+import { patchTouches, protectedPatchError } from "./delivery/rules.ts";
 import type { Delivery } from "./delivery/service.ts";
 import { createEmployee, editEmployee, type EmployeeFields } from "./employees.ts";
 import {
@@ -111,6 +113,48 @@ const typeDefs = /* GraphQL */ `
   enum AiDeliveryStatus {
     delivered
     failed
+  }
+
+  "Whether a code_patch applies at its base commit, as the patch check found (docs/delivery.md)."
+  enum AiPatchCheckStatus {
+    "The check is queued (it reads GitHub in a job, not in the request)."
+    pending
+    applies
+    does_not_apply
+    "GitHub is not configured, or did not answer (reason says which); delivery checks again."
+    not_checked
+  }
+
+  "A path a code_patch touches that delivery refuses."
+  type AiProtectedPathType {
+    path: String!
+    "The protected pattern it falls under (PROTECTED_PATHS or the default list), e.g. .github/."
+    pattern: String!
+  }
+
+  """
+  What the service knows of a code_patch before it is approved: the paths and protected paths of
+  its payload (read from the payload itself) and whether it applies at its base commit (read from
+  GitHub by a job when the artifact is stored, and again when an approval edits the payload).
+  """
+  type AiPatchCheckType {
+    status: AiPatchCheckStatus!
+    "Why it does not apply, or why it was not checked; null otherwise."
+    reason: String
+    """
+    The commit the files were read at: baseSha, or the default branch's head when the artifact
+    has none. Null while pending, and when GitHub was not read.
+    """
+    commitSha: String
+    "When the check ran; null while pending."
+    checkedAt: DateTime
+    "The paths the payload touches (old and new names); empty when it is not a unified diff."
+    files: [String!]!
+    """
+    The touched paths delivery refuses, each with its pattern. While there is one, approval is
+    refused (user error protected_path) and autonomy does not approve it.
+    """
+    protectedPaths: [AiProtectedPathType!]!
   }
 
   "Who reviewed an artifact: system for an auto-approval, admin for a person."
@@ -252,6 +296,19 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     person whatever the autonomy level. Empty: every figure is supported. Null: not checked.
     """
     unsupportedFigures: [String!]
+    """
+    The commit a code_patch was made at, as the runner reports it (DESIGN 3.4): delivery branches
+    from it. Null: other kinds, or a patch made without a repository workspace (delivery then uses
+    the default branch's head).
+    """
+    baseSha: String
+    """
+    The paths the runner reports a code_patch touches. Null: other kinds, or not reported.
+    patchCheck.files lists what the payload itself touches.
+    """
+    files: [String!]
+    "The patch check of a code_patch; null for other kinds."
+    patchCheck: AiPatchCheckType
     reviewer: User
     "Null before review."
     reviewedBy: AiReviewer
@@ -357,6 +414,10 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
       "Replaces the list; at least one (customer_support_drafter: email_template only)."
       allowedKinds: [AiArtifactKind!]
     ): AiEmployeePayload!
+    """
+    Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
+    (edited or not) that touches a protected path is refused: user error protected_path.
+    """
     approveAiArtifact(artifactId: String!, editedPayload: String): AiArtifactPayload!
     "Admin: rejects a pending artifact; rejectionReason needs at least 10 characters."
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
@@ -469,6 +530,7 @@ function logEntries(log: unknown[] | null) {
 export const PENDING_ARTIFACTS_TOPIC = "ai_workforce:pending_artifacts";
 
 export interface WorkforceSchemaDeps {
+  config: Config;
   db: Database;
   pubsub: Pick<PubSub, "publish" | "subscribe">;
   clock: Clock;
@@ -495,17 +557,19 @@ export function workforceModule(
     userError("not_found", `no ${what} with this id`, field),
   ];
   /**
-   * One review of a pending artifact: an unknown artifact, the input's `problem`, a decision
-   * already taken, or one taken meanwhile (`decide` found nothing to change) are user errors.
+   * One review of a pending artifact: an unknown artifact, the `problem` of the input with it, a
+   * decision already taken, or one taken meanwhile (`decide` found nothing to change) are user
+   * errors.
    */
   const review = async (
     artifactId: string,
     decision: "approved" | "rejected",
-    problem: UserError | null,
+    problemOf: (artifact: ArtifactRow) => UserError | null,
     decide: (artifact: ArtifactRow) => Promise<ArtifactRow | null>,
   ) => {
     const artifact = await findArtifact(artifactId);
     if (!artifact) return { artifact: null, errors: missing("AI artifact", "artifactId") };
+    const problem = problemOf(artifact);
     if (problem) return { artifact: null, errors: [problem] };
     const refusal = reviewError(artifact.approvalStatus, decision);
     if (refusal) {
@@ -555,6 +619,19 @@ export function workforceModule(
     AiArtifactType: {
       id: (a: ArtifactRow) => a.publicId,
       heavyEdit: (a: ArtifactRow) => isHeavyEdit(a.editRatio),
+      files: (a: ArtifactRow) => a.patchFiles,
+      patchCheck: (a: ArtifactRow) => {
+        if (a.kind !== "code_patch") return null;
+        const touched = patchTouches(a.payload, deps.config.protectedPaths);
+        return {
+          status: a.patchCheck ?? "pending",
+          reason: a.patchCheckReason,
+          commitSha: a.patchCheckedSha,
+          checkedAt: a.patchCheckedAt,
+          files: touched.files ?? [],
+          protectedPaths: touched.protectedPaths,
+        };
+      },
       reviewer: (a: ArtifactRow, _: unknown, ctx: Ctx) =>
         a.reviewerId ? deps.users.loadUser(ctx, a.reviewerId) : null,
       reviewedBy: (a: ArtifactRow) =>
@@ -646,10 +723,25 @@ export function workforceModule(
       approveAiArtifact: adminField(
         (viewer, args: { artifactId: string; editedPayload?: string | null }) => {
           const edited = args.editedPayload ?? null;
+          const problemOf = (artifact: ArtifactRow) => {
+            if (edited !== null && editedPayloadError(edited) !== null) {
+              return invalid("editedPayload", editedPayloadError(edited));
+            }
+            const refused = protectedPatchError(
+              artifact.kind,
+              edited ?? artifact.payload,
+              deps.config.protectedPaths,
+            );
+            return refused === null ? null : userError(
+              "protected_path",
+              refused,
+              edited === null ? "artifactId" : "editedPayload",
+            );
+          };
           return review(
             args.artifactId,
             "approved",
-            edited === null ? null : invalid("editedPayload", editedPayloadError(edited)),
+            problemOf,
             (artifact) => workforce.approve(artifact, viewer.userId, edited),
           );
         },
@@ -659,7 +751,7 @@ export function workforceModule(
           review(
             args.artifactId,
             "rejected",
-            invalid("rejectionReason", rejectionReasonError(args.rejectionReason)),
+            () => invalid("rejectionReason", rejectionReasonError(args.rejectionReason)),
             (artifact) => workforce.reject(artifact, viewer.userId, args.rejectionReason.trim()),
           ),
       ),

@@ -11,7 +11,14 @@ import { type UserError, userError } from "../../platform/user-error.ts";
 import type { RunnerClient } from "./runner-client.ts";
 import type { EventPublisher } from "../events.ts";
 import type { JobQueue } from "../feature.ts";
-import { chatAlertJob, DISPATCH_ATTEMPTS, dispatchJob } from "./jobs.ts";
+import {
+  chatAlertJob,
+  DISPATCH_ATTEMPTS,
+  dispatchJob,
+  PATCH_CHECK_ATTEMPTS,
+  patchCheckJob,
+} from "./jobs.ts";
+import { protectedPatchError } from "./delivery/rules.ts";
 import {
   type AlertLevel,
   autoApproves,
@@ -397,7 +404,9 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         : `kind ${result.artifact.kind} is not one this employee may produce (${
           employee.allowedKinds.join(", ")
         })`;
-      const unsupportedFigures = result.artifact.metadata?.unsupported_figures ?? null;
+      const metadata = result.artifact.metadata;
+      const unsupportedFigures = metadata?.unsupported_figures ?? null;
+      const isPatch = result.artifact.kind === "code_patch";
       const artifact = await insertArtifact(tx, {
         runId: run.id,
         employeeId: employee.id,
@@ -408,6 +417,8 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         postFilterReason: result.post_filter?.passed === false ? result.post_filter.reason : null,
         rejectionReason: kindRefused,
         unsupportedFigures,
+        baseSha: isPatch ? metadata?.base_sha ?? null : null,
+        patchFiles: isPatch ? metadata?.files ?? null : null,
       }, now);
       if (kindRefused) {
         log.warn("artifact refused: kind not allowed", {
@@ -417,13 +428,16 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
         });
       }
       if (artifact?.approvalStatus === "pending") {
-        // An archived employee's last artifact waits for a person, whatever its autonomy.
+        // An archived employee's last artifact waits for a person, whatever its autonomy, and so
+        // does a patch touching a protected path (a person rejects it or edits that change out).
         if (
           !employee.archivedAt &&
-          autoApproves(employee.autonomyLevel, artifact.kind, unsupportedFigures ?? [])
+          autoApproves(employee.autonomyLevel, artifact.kind, unsupportedFigures ?? []) &&
+          !protectedPatchError(artifact.kind, artifact.payload, config.protectedPaths)
         ) {
           await approveIn(tx, artifact, employee, null, null);
         } else {
+          if (artifact.kind === "code_patch") await enqueuePatchCheck(tx, artifact, "stored");
           // Streamed to `pendingArtifactAdded` after commit (never for a rolled-back result).
           await deps.events.publish(tx, "ai_workforce.artifact_pending", {
             artifactId: artifact.publicId,
@@ -439,6 +453,18 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
   // ------------------------------------------------------------------------------------------
   // Review
 
+  /** Queues the patch check of a code patch's payload as stored, or as an approval edited it. */
+  async function enqueuePatchCheck(
+    tx: Queryable,
+    artifact: ArtifactRow,
+    payload: "stored" | "edited",
+  ): Promise<void> {
+    await jobs.enqueue(tx, patchCheckJob, { artifactId: artifact.publicId }, {
+      maxAttempts: PATCH_CHECK_ATTEMPTS,
+      key: `check-patch:${artifact.publicId}:${payload}`,
+    });
+  }
+
   /** The one approval path (admin or system reviewer): update, then publish in the same tx. */
   async function approveIn(
     tx: Queryable,
@@ -452,6 +478,9 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
       : { payload: editedPayload, ...measureEdit(artifact.payload, editedPayload) };
     const approved = await approveArtifact(tx, artifact.id, { reviewerId, edited }, clock.now());
     if (!approved) return null;
+    if (edited && approved.kind === "code_patch") {
+      await enqueuePatchCheck(tx, approved, "edited");
+    }
     await deps.events.publish(tx, "ai_workforce.artifact_approved", {
       artifactId: approved.publicId,
       kind: approved.kind,

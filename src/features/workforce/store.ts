@@ -83,6 +83,17 @@ export interface ArtifactRow {
   postFilterReason: string | null;
   /** The grounding check's figures that none of the run's sources hold; null: not checked. */
   unsupportedFigures: string[] | null;
+  /** The commit a `code_patch` was made at (DESIGN 3.4); null: not reported. */
+  baseSha: string | null;
+  /** The paths the runner reports a `code_patch` touches; null: not reported. */
+  patchFiles: string[] | null;
+  /** The patch check's verdict; null: not a `code_patch`, or the check is queued. */
+  patchCheck: PatchCheckStatus | null;
+  /** Why it does not apply, or why it was not checked. */
+  patchCheckReason: string | null;
+  /** The commit the check read the files at. */
+  patchCheckedSha: string | null;
+  patchCheckedAt: Date | null;
   editDistance: number | null;
   editRatio: number | null;
   reviewerId: string | null;
@@ -94,6 +105,9 @@ export interface ArtifactRow {
   deliveryMetadata: unknown;
   createdAt: Date;
 }
+
+/** What the patch check found (docs/delivery.md, "Code patches"). */
+export type PatchCheckStatus = "applies" | "does_not_apply" | "not_checked";
 
 export interface MemoryRow {
   employeeId: string;
@@ -122,7 +136,10 @@ const artifactColumns = (sql: Queryable) =>
   sql`id::text as id, public_id as "publicId", run_id::text as "runId",
       employee_id::text as "employeeId", kind, title, payload, original_payload as "originalPayload",
       approval_status as "approvalStatus", post_filter_reason as "postFilterReason",
-      unsupported_figures as "unsupportedFigures", edit_distance as "editDistance", edit_ratio as "editRatio",
+      unsupported_figures as "unsupportedFigures", base_sha as "baseSha",
+      patch_files as "patchFiles", patch_check as "patchCheck",
+      patch_check_reason as "patchCheckReason", patch_checked_sha as "patchCheckedSha",
+      patch_checked_at as "patchCheckedAt", edit_distance as "editDistance", edit_ratio as "editRatio",
       reviewer_id::text as "reviewerId", auto_approved as "autoApproved",
       reviewed_at as "reviewedAt", rejection_reason as "rejectionReason",
       delivered_at as "deliveredAt", delivery_status as "deliveryStatus",
@@ -718,20 +735,27 @@ export async function insertArtifact(
     /** Set with `approvalStatus` auto_rejected for a refusal other than the post-filter's. */
     rejectionReason?: string | null;
     unsupportedFigures?: string[] | null;
+    baseSha?: string | null;
+    patchFiles?: string[] | null;
   },
   now: Date,
 ): Promise<ArtifactRow | null> {
   return await maybeOne(tx<ArtifactRow[]>`
     insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
-      approval_status, post_filter_reason, rejection_reason, unsupported_figures, created_at)
+      approval_status, post_filter_reason, rejection_reason, unsupported_figures, base_sha,
+      patch_files, created_at)
     values (${publicId()}, ${input.runId}, ${input.employeeId}, ${input.kind}, ${input.title},
       ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason},
-      ${input.rejectionReason ?? null}, ${input.unsupportedFigures ?? null}::text[], ${now})
+      ${input.rejectionReason ?? null}, ${input.unsupportedFigures ?? null}::text[],
+      ${input.baseSha ?? null}, ${input.patchFiles ?? null}::text[], ${now})
     on conflict (run_id) do nothing
     returning ${artifactColumns(tx)}`);
 }
 
-/** pending → approved; with an edit, the payload becomes the edit and the original is kept. */
+/**
+ * pending → approved; with an edit, the payload becomes the edit and the original is kept, and a
+ * patch check of the original is dropped (it says nothing about the edit).
+ */
 export async function approveArtifact(
   tx: Queryable,
   id: string,
@@ -748,6 +772,10 @@ export async function approveArtifact(
       payload = coalesce(${edited?.payload ?? null}, payload),
       edit_distance = ${edited?.editDistance ?? null},
       edit_ratio = ${edited?.editRatio ?? null},
+      patch_check = case when ${edited !== null} then null else patch_check end,
+      patch_check_reason = case when ${edited !== null} then null else patch_check_reason end,
+      patch_checked_sha = case when ${edited !== null} then null else patch_checked_sha end,
+      patch_checked_at = case when ${edited !== null} then null else patch_checked_at end,
       reviewer_id = ${review.reviewerId}, auto_approved = ${review.reviewerId === null},
       reviewed_at = ${now}
     where id = ${id} and approval_status = 'pending'

@@ -11,9 +11,11 @@ import {
 import {
   age,
   editMeasure,
+  filesSummary,
   rejectionReasonError,
   routeOf,
   shortcutOf,
+  shortSha,
   spendLevel,
   usd,
 } from "../../../src/features/admin/ui/rules.ts";
@@ -129,4 +131,15 @@ Deno.test("admin ui rules: client routes under the base", () => {
   assert.deepEqual(routeOf("/admin", "/admin/ai_runs"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/feedback_posts/a/b"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/%E0%A4%A"), { page: "not-found" });
+});
+
+Deno.test("admin ui rules: a patch's files summed up, commits shortened", () => {
+  assert.equal(filesSummary([]), "no file");
+  assert.equal(filesSummary(["a.ts"]), "1 file: a.ts");
+  assert.equal(filesSummary(["a.ts", "b.ts"]), "2 files: a.ts, b.ts");
+  assert.equal(
+    filesSummary(["1", "2", "3", "4", "5", "6", "7"]),
+    "7 files: 1, 2, 3, 4, 5 and 2 more",
+  );
+  assert.equal(shortSha("0123456789abcdef"), "0123456");
 });

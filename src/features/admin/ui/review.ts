@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { gql, type UserError, watchPending } from "./api.ts";
 import { ArtifactBody, LiveDiff } from "./artifact.ts";
+import { PATCH_CHECK_FIELDS, PatchCheck, type PatchCheckView } from "./patch-check.ts";
 import { FieldErrors, html, Link } from "./html.ts";
 import { age, editMeasure, rejectionReasonError, shortcutOf, SHORTCUTS, usd } from "./rules.ts";
 import { clearDraft, draft, setDraft } from "./session.ts";
@@ -16,12 +17,18 @@ interface Pending {
   createdAt: string;
   /** Null: the grounding check does not apply to the kind (or the runner did not check). */
   unsupportedFigures: string[] | null;
+  /** The commit a code patch was made at; null otherwise. */
+  baseSha: string | null;
+  /** Null for kinds other than code_patch. */
+  patchCheck: PatchCheckView | null;
   employee: { id: string; name: string; role: string };
   run: { id: string; costUsd: number };
 }
 
 const PENDING = `{ pendingArtifacts { id kind title payload createdAt unsupportedFigures
-  employee { id name role } run { id costUsd } } }`;
+  ${PATCH_CHECK_FIELDS} employee { id name role } run { id costUsd } } }`;
+/** How soon the board asks again while a patch check is queued. */
+const PATCH_CHECK_POLL_MS = 2_000;
 const RESULT = `artifact { id approvalStatus editRatio heavyEdit } errors { code message field }`;
 
 type Mode = "view" | "edit" | "reject";
@@ -49,6 +56,14 @@ export function ReviewBoard() {
     load();
     return watchPending(load);
   }, [load]);
+
+  // A patch check runs in a job after the artifact arrives: ask until none is pending.
+  const checking = (items ?? []).some((a) => a.patchCheck?.status === "pending");
+  useEffect(() => {
+    if (!checking) return;
+    const timer = setTimeout(load, PATCH_CHECK_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [checking, items, load]);
 
   const list = items ?? [];
   const index = Math.min(selected, Math.max(0, list.length - 1));
@@ -210,6 +225,7 @@ function Card(props: CardProps) {
           </dl>
         </header>
         <${Grounding} figures=${a.unsupportedFigures} runId=${a.run.id} />
+        <${PatchCheck} check=${a.patchCheck} baseSha=${a.baseSha} />
         ${props.mode === "edit"
           ? html`
             <${EditForm} artifact=${a} busy=${busy} errors=${errors}
@@ -242,6 +258,7 @@ function Card(props: CardProps) {
         ${props.mode === "view" && html`
           <div class="actions">
             <${FieldErrors} errors=${errors} field=${null} />
+            <${FieldErrors} errors=${errors} field="artifactId" />
             <button type="button" class="primary" disabled=${busy} onClick=${() =>
               act(() => props.approve(a))}>Approve</button>
             <button type="button" disabled=${busy} onClick=${() =>

@@ -107,3 +107,14 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
   if (first === "reports" && !id) return { page: "reports" };
   return { page: "not-found" };
 }
+
+/** A commit as people read it: its first 7 characters. */
+export const shortSha = (sha: string): string => sha.slice(0, 7);
+
+/** Files named whole up to `shown`, the rest counted: "3 files: a.ts, b.ts and 1 more". */
+export function filesSummary(files: string[], shown = 5): string {
+  if (!files.length) return "no file";
+  const named = files.slice(0, shown).join(", ");
+  const more = files.length > shown ? ` and ${files.length - shown} more` : "";
+  return `${files.length} file${files.length === 1 ? "" : "s"}: ${named}${more}`;
+}

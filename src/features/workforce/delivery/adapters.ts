@@ -5,7 +5,7 @@
  * means another {@link Forge}, not another router.
  */
 import type { Config } from "../../../config.ts";
-import { createGitHubForge, type Forge } from "./github.ts";
+import { type CommitFile, createGitHubForge, type Forge } from "./github.ts";
 import { createImapDraftStore, type DraftStore } from "./imap.ts";
 import {
   branchFor,
@@ -19,13 +19,10 @@ import {
   filePathFor,
   markdownFile,
   parseImapUrl,
+  patchRefusal,
   pullRequestBody,
 } from "./rules.ts";
-import {
-  applyFilePatches,
-  type FileChange,
-  parseUnifiedDiff,
-} from "../../../platform/unified-diff.ts";
+import { applyAtBase, refusalOf } from "./patch.ts";
 
 /** What earlier steps of the same delivery recorded (e.g. the report's commit for its chat post). */
 export type StepResults = Record<string, unknown>;
@@ -45,16 +42,24 @@ export class DeliveryRefused extends Error {
   }
 }
 
-export function createAdapters(config: Config, fetchFn: typeof fetch): Adapters {
-  const forge = createGitHubForge({
+/** The configured forge (GitHub: `GITHUB_TOKEN`, `GITHUB_REPO`, `GITHUB_API_URL`). */
+export function forgeOf(config: Config, fetchFn: typeof fetch): Forge {
+  return createGitHubForge({
     apiUrl: config.githubApiUrl,
     token: config.githubToken,
     repo: config.githubRepo,
     fetch: fetchFn,
     timeoutMs: config.httpTimeoutMs,
   });
+}
+
+export function createAdapters(
+  config: Config,
+  fetchFn: typeof fetch,
+  forge: Forge = forgeOf(config, fetchFn),
+): Adapters {
   return {
-    pull_request: pullRequestAdapter(forge),
+    pull_request: pullRequestAdapter(forge, config.protectedPaths),
     commit: commitAdapter(forge),
     email_draft: emailDraftAdapter(createImapDraftStore(config.sandboxImapUrl), config),
     chat: chatAdapter(
@@ -66,68 +71,67 @@ export function createAdapters(config: Config, fetchFn: typeof fetch): Adapters 
   };
 }
 
-/** The files a pull request commits: an applied unified diff, or the payload as one file. */
-async function pullRequestFiles(
+export function pullRequestAdapter(
   forge: Forge,
-  item: DeliveryItem,
-  baseSha: string,
-): Promise<{ files: FileChange[]; applied: boolean | null; note?: string }> {
-  const path = filePathFor(item);
-  if (item.kind !== "code_patch") {
-    return { files: [{ path, content: markdownFile(item) }], applied: null };
-  }
-  const parsed = parseUnifiedDiff(item.payload);
-  if (!parsed) {
-    return { files: [{ path, content: ensureNewline(item.payload) }], applied: false };
-  }
-  const current = new Map<string, string | null>();
-  for (const f of parsed) {
-    if (f.oldPath !== null && !current.has(f.oldPath)) {
-      current.set(f.oldPath, await forge.readFile(f.oldPath, baseSha));
-    }
-  }
-  const outcome = applyFilePatches(parsed, current);
-  if ("error" in outcome) {
-    // Kept for a person to resolve rather than lost: the diff is committed as a patch file.
-    return {
-      files: [{ path, content: ensureNewline(item.payload) }],
-      applied: false,
-      note: `The diff did not apply (${outcome.error}); it is committed as \`${path}\`.`,
-    };
-  }
-  return { files: outcome.changes, applied: true };
-}
-
-export function pullRequestAdapter(forge: Forge): DeliveryAdapter {
+  protectedPaths: readonly string[],
+): DeliveryAdapter {
   return {
     async deliver(item) {
+      if (item.kind === "code_patch") return await deliverPatch(forge, item, protectedPaths);
       const base = await forge.base();
-      const { files, applied, note } = await pullRequestFiles(forge, item, base.sha);
-      const branch = branchFor(item);
-      const commit = await forge.commit({
-        branch,
-        parentSha: base.sha,
-        files,
-        message: commitMessage(item),
-        newBranch: true,
-      });
-      const paths = files.map((f) => f.path);
-      const pr = await forge.openPullRequest({
-        head: branch,
-        base: base.branch,
-        title: item.title.replace(/\s+/g, " ").trim().slice(0, 250),
-        body: pullRequestBody(item, paths, note),
-      });
-      return {
-        url: pr.url,
-        number: pr.number,
-        branch,
-        base: base.branch,
-        commitSha: commit.sha,
-        files: paths,
-        ...(applied === null ? {} : { patchApplied: applied }),
-      };
+      const files = [{ path: filePathFor(item), content: markdownFile(item) }];
+      return await pullRequestOf(forge, item, base, base.sha, files);
     },
+  };
+}
+
+/**
+ * A code patch: refused before any request when it is not a diff, touches a protected path or
+ * needs a mode a commit of regular files cannot carry. Otherwise applied at its base commit (the
+ * default branch's head when it has none) and committed there, so the pull request shows GitHub's
+ * own view of any conflict with the branch today. One that does not apply is refused: nothing is
+ * pushed.
+ */
+async function deliverPatch(forge: Forge, item: DeliveryItem, patterns: readonly string[]) {
+  const refusal = patchRefusal(item.payload, patterns);
+  if (refusal) throw new DeliveryRefused(`${refusal}; nothing was pushed`);
+  const base = await forge.base();
+  const applied = await applyAtBase(forge, item.payload, item.baseSha ?? base.sha);
+  if ("refused" in applied) throw new DeliveryRefused(`${refusalOf(applied)}; nothing was pushed`);
+  const metadata = await pullRequestOf(forge, item, base, applied.baseSha, applied.files);
+  return { ...metadata, baseSha: applied.baseSha };
+}
+
+/** One commit of `files` on `parentSha` in the artifact's branch, and its pull request. */
+async function pullRequestOf(
+  forge: Forge,
+  item: DeliveryItem,
+  base: { branch: string },
+  parentSha: string,
+  files: CommitFile[],
+) {
+  const branch = branchFor(item);
+  const commit = await forge.commit({
+    branch,
+    parentSha,
+    files,
+    message: commitMessage(item),
+    newBranch: true,
+  });
+  const paths = files.map((f) => f.path);
+  const pr = await forge.openPullRequest({
+    head: branch,
+    base: base.branch,
+    title: item.title.replace(/\s+/g, " ").trim().slice(0, 250),
+    body: pullRequestBody(item, paths, item.kind === "code_patch" ? parentSha : undefined),
+  });
+  return {
+    url: pr.url,
+    number: pr.number,
+    branch,
+    base: base.branch,
+    commitSha: commit.sha,
+    files: paths,
   };
 }
 
@@ -205,8 +209,4 @@ export function chatAdapter(
       return { host, status: res.status };
     },
   };
-}
-
-function ensureNewline(text: string): string {
-  return text.endsWith("\n") ? text : `${text}\n`;
 }

@@ -1,14 +1,28 @@
 /**
- * The GitHub forge: the few REST endpoints delivery needs (repository, git refs, commits and
- * trees, contents, pulls), each call with a timeout. Configured by `GITHUB_TOKEN`, `GITHUB_REPO`
+ * The GitHub forge: the few REST endpoints delivery needs (repository, commits, git refs, commits
+ * and trees, contents, pulls), each call with a timeout. Configured by `GITHUB_TOKEN`, `GITHUB_REPO`
  * and `GITHUB_API_URL`. Another forge implements {@link Forge} and is chosen in `adapters.ts`.
  */
 import type { FileChange } from "../../../platform/unified-diff.ts";
 
-/** What the pull-request and commit adapters need from a code forge. */
+/** A regular file's git mode. */
+export type FileMode = "100644" | "100755";
+
+/** A file of a commit; `mode` defaults to `100644`. */
+export interface CommitFile extends FileChange {
+  mode?: FileMode;
+}
+
+/** What the pull-request and commit adapters and the patch check need from a code forge. */
 export interface Forge {
+  /** Whether it has what a call needs (else every call fails saying what to set). */
+  configured(): boolean;
   /** The default branch and its head commit. */
   base(): Promise<{ branch: string; sha: string }>;
+  /** The commit `ref` (a sha, short or full, or a branch) names; null when there is none. */
+  commitAt(ref: string): Promise<{ sha: string; treeSha: string } | null>;
+  /** The git mode of every file of a tree, subfolders included (`100644`, `100755`, `120000`). */
+  fileModes(treeSha: string): Promise<Map<string, string>>;
   /** A file's text at `ref`, or null when it does not exist. */
   readFile(path: string, ref: string): Promise<string | null>;
   /**
@@ -18,7 +32,7 @@ export interface Forge {
   commit(input: {
     branch: string;
     parentSha: string;
-    files: FileChange[];
+    files: CommitFile[];
     message: string;
     newBranch: boolean;
   }): Promise<{ sha: string; url: string | null }>;
@@ -65,6 +79,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
     const { token, repo } = configured();
     const base = settings.apiUrl.replace(/\/+$/, "");
     const url = `${base}/repos/${repo}${path}`;
+    const what = `GitHub ${method} ${path || "(the repository)"}`;
     let res: Response;
     try {
       res = await settings.fetch(url, {
@@ -81,7 +96,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
       });
     } catch (err) {
       throw new ForgeError(
-        `GitHub ${method} ${path}: ${err instanceof Error ? err.message : String(err)}`,
+        `${what}: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
     const text = await res.text();
@@ -94,7 +109,7 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
     if (!res.ok && !okStatuses.includes(res.status)) {
       const message = (data as { message?: unknown } | null)?.message;
       throw new ForgeError(
-        `GitHub ${method} ${path} answered ${res.status}${
+        `${what} answered ${res.status}${
           typeof message === "string" ? `: ${message.slice(0, 200)}` : ""
         }`,
         res.status,
@@ -107,6 +122,8 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
     `/git/refs/heads/${branch.split("/").map(encodeURIComponent).join("/")}`;
 
   return {
+    configured: () => Boolean(settings.token && settings.repo),
+
     async base() {
       const { data: repo } = await call<{ default_branch: string }>("GET", "");
       const branch = repo.default_branch;
@@ -115,6 +132,29 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
         `/git/ref/heads/${branch.split("/").map(encodeURIComponent).join("/")}`,
       );
       return { branch, sha: ref.object.sha };
+    },
+
+    async commitAt(ref) {
+      const { status, data } = await call<{ sha: string; commit: { tree: { sha: string } } }>(
+        "GET",
+        `/commits/${encodeURIComponent(ref)}`,
+        undefined,
+        [404, 422],
+      );
+      if (status !== 200) return null;
+      return { sha: data.sha, treeSha: data.commit.tree.sha };
+    },
+
+    async fileModes(treeSha) {
+      const { data } = await call<
+        { tree: { path: string; mode: string; type: string }[]; truncated?: boolean }
+      >("GET", `/git/trees/${encodeURIComponent(treeSha)}?recursive=1`);
+      if (data.truncated) {
+        throw new ForgeError(
+          `GitHub listed the tree ${treeSha.slice(0, 7)} only in part (too many files)`,
+        );
+      }
+      return new Map(data.tree.filter((e) => e.type !== "tree").map((e) => [e.path, e.mode]));
     },
 
     async readFile(path, ref) {
@@ -143,8 +183,8 @@ export function createGitHubForge(settings: GitHubSettings): Forge {
         base_tree: parent.tree.sha,
         tree: files.map((f) =>
           f.content === null
-            ? { path: f.path, mode: "100644", type: "blob", sha: null }
-            : { path: f.path, mode: "100644", type: "blob", content: f.content }
+            ? { path: f.path, mode: f.mode ?? "100644", type: "blob", sha: null }
+            : { path: f.path, mode: f.mode ?? "100644", type: "blob", content: f.content }
         ),
       });
       const { data: commit } = await call<{ sha: string; html_url?: string }>(

@@ -1,9 +1,17 @@
 /**
  * Delivery rules (issue 7, spec 3.3): which destinations an artifact kind goes to, the paths and
- * branch names derived from kind, employee and artifact, unified-diff handling, the chat host
- * check, the draft message, and redaction of secrets from recorded errors. Pure functions.
+ * branch names derived from kind, employee and artifact, what a code patch may touch and with
+ * which file modes, the chat host check, the draft message, and redaction of secrets from
+ * recorded errors. Pure functions.
  */
 import type { ArtifactKind } from "../../../platform/contract/mod.ts";
+import { protectedBy } from "../../../platform/contract/protected-paths.ts";
+import {
+  type ParsedFilePatch,
+  parseUnifiedDiff,
+  touchedPaths,
+} from "../../../platform/unified-diff.ts";
+import type { FileMode } from "./github.ts";
 
 /** One adapter each; a kind is delivered to a list of them, in order. */
 export type Destination = "pull_request" | "commit" | "email_draft" | "chat";
@@ -51,23 +59,20 @@ export interface DeliveryItem {
   reviewedBy: "admin" | "system";
   reviewedAt: Date | null;
   edited: boolean;
+  /** The commit a code patch was made at; null: the default branch's head. */
+  baseSha: string | null;
 }
 
 const DIRECTORIES: Partial<Record<ArtifactKind, string>> = {
   draft_post: "drafts/posts",
-  code_patch: "patches",
   report: "docs/reports",
   recommendation: "docs/recommendations",
 };
 
-/**
- * The committed file of an artifact: `<directory of the kind>/<employee role>/<artifact id>.md`
- * (`.patch` for a code patch that is not applied).
- */
+/** The committed file of an artifact: `<directory of the kind>/<role>/<artifact id>.md`. */
 export function filePathFor(item: Pick<DeliveryItem, "kind" | "employee" | "artifactId">): string {
   const dir = DIRECTORIES[item.kind] ?? `ai-workforce/${item.kind}`;
-  const ext = item.kind === "code_patch" ? "patch" : "md";
-  return `${dir}/${item.employee.role}/${item.artifactId}.${ext}`;
+  return `${dir}/${item.employee.role}/${item.artifactId}.md`;
 }
 
 /** The pull request's branch: `ai-workforce/<role>/<artifact id>` (stable, so a retry reuses it). */
@@ -86,7 +91,7 @@ export function commitMessage(item: DeliveryItem): string {
   } (${item.employee.role}), approved by ${item.reviewedBy}.`;
 }
 
-export function pullRequestBody(item: DeliveryItem, files: string[], note?: string): string {
+export function pullRequestBody(item: DeliveryItem, files: string[], baseSha?: string): string {
   const lines = [
     `AI workforce ${item.kind.replace("_", " ")} by **${
       oneLine(item.employee.name)
@@ -98,8 +103,146 @@ export function pullRequestBody(item: DeliveryItem, files: string[], note?: stri
     }${item.edited ? " (with edits)" : ""}`,
     `- Files: ${files.map((f) => `\`${f}\``).join(", ")}`,
   ];
-  if (note) lines.push("", note);
+  if (baseSha) lines.push(`- Made at: \`${baseSha}\` (the branch starts there)`);
   return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Code patches
+
+export const NOT_A_DIFF =
+  "the payload is not a unified diff (---/+++ headers with @@ hunks, paths inside the repository)";
+
+/** A path a patch touches that delivery refuses, with the pattern it falls under. */
+export interface ProtectedPath {
+  path: string;
+  pattern: string;
+}
+
+/** What a code patch touches, read from its payload alone (no repository needed). */
+export interface PatchTouches {
+  /** The paths (old and new names), each once; null when the payload is not a diff. */
+  files: string[] | null;
+  /** The touched paths under a protected pattern (`PROTECTED_PATHS` and the default list). */
+  protectedPaths: ProtectedPath[];
+}
+
+export function patchTouches(payload: string, patterns: readonly string[]): PatchTouches {
+  const parsed = parseUnifiedDiff(payload);
+  if (!parsed) return { files: null, protectedPaths: [] };
+  const files = touchedPaths(parsed);
+  return { files, protectedPaths: protectedPathsOf(files, patterns) };
+}
+
+export function protectedPathsOf(paths: string[], patterns: readonly string[]): ProtectedPath[] {
+  return paths.flatMap((path) => {
+    const pattern = protectedBy(path, patterns);
+    return pattern === null ? [] : [{ path, pattern }];
+  });
+}
+
+/** `the patch touches the protected path <path> (<pattern>)`, naming the first of them. */
+export function protectedPathMessage(found: ProtectedPath[]): string {
+  const [first] = found;
+  const more = found.length > 1 ? ` and ${found.length - 1} more` : "";
+  return `the patch touches the protected path ${first.path} (${first.pattern})${more}`;
+}
+
+/**
+ * The diff of a code patch, or why no commit can be made of it whatever the repository holds: it
+ * is not a diff, or has a change a commit of regular files cannot carry.
+ */
+export function patchDiff(payload: string): { files: ParsedFilePatch[] } | { refused: string } {
+  const files = parseUnifiedDiff(payload);
+  if (!files) return { refused: NOT_A_DIFF };
+  const problem = diffProblem(payload, files);
+  return problem === null ? { files } : { refused: problem };
+}
+
+/**
+ * Why delivery refuses a code patch before reading the repository: {@link patchDiff}'s reason,
+ * or a protected path it touches. Null: it may be tried.
+ */
+export function patchRefusal(payload: string, patterns: readonly string[]): string | null {
+  const diff = patchDiff(payload);
+  if ("refused" in diff) return diff.refused;
+  const found = protectedPathsOf(touchedPaths(diff.files), patterns);
+  return found.length ? `${protectedPathMessage(found)}, which delivery refuses` : null;
+}
+
+/**
+ * Why an admin may not approve `payload` as a code patch: it touches a protected path, so its
+ * delivery could only fail. Null otherwise (and for every other kind).
+ */
+export function protectedPatchError(
+  kind: ArtifactKind,
+  payload: string,
+  patterns: readonly string[],
+): string | null {
+  if (kind !== "code_patch") return null;
+  const found = patchTouches(payload, patterns).protectedPaths;
+  if (!found.length) return null;
+  return `${
+    protectedPathMessage(found)
+  }, which delivery refuses: reject it, or edit that change out and approve`;
+}
+
+const REGULAR: readonly string[] = ["100644", "100755"] satisfies FileMode[];
+const isRegular = (mode: string): mode is FileMode => REGULAR.includes(mode);
+
+function modeRefusal(path: string, mode: string): string {
+  if (mode === "120000") {
+    return `${path} is a symbolic link (mode 120000): delivery does not commit symbolic links`;
+  }
+  if (mode === "160000") {
+    return `${path} is a submodule (mode 160000): delivery does not change submodules`;
+  }
+  return `${path} has mode ${mode}: delivery commits regular files only (100644, 100755)`;
+}
+
+/**
+ * Why the diff itself cannot be delivered as it stands: a binary change (a diff carries no
+ * content for it), or a header giving a file a mode other than a regular file's (a symbolic link,
+ * a submodule). Null when there is none.
+ */
+export function diffProblem(payload: string, files: ParsedFilePatch[]): string | null {
+  if (/^(Binary files .* differ|GIT binary patch)$/m.test(payload)) {
+    return "the patch has a binary change, which a diff cannot carry";
+  }
+  for (const f of files) {
+    for (const mode of [f.patch.oldMode, f.patch.newMode]) {
+      if (mode !== undefined && !isRegular(mode)) return modeRefusal(f.newPath ?? f.oldPath!, mode);
+    }
+  }
+  return null;
+}
+
+/** Why the files the diff touches cannot be changed at the base: one is a link or a submodule. */
+export function baseModeProblem(
+  files: ParsedFilePatch[],
+  modes: ReadonlyMap<string, string>,
+): string | null {
+  for (const path of touchedPaths(files)) {
+    const mode = modes.get(path);
+    if (mode !== undefined && !isRegular(mode)) return modeRefusal(path, mode);
+  }
+  return null;
+}
+
+/**
+ * The mode a file of the patch is committed with: the diff's own (`new file mode`, `new mode`),
+ * else the mode at the base of the file it came from (kept through a rename), else `100644`.
+ */
+export function commitModeOf(
+  path: string,
+  files: ParsedFilePatch[],
+  modes: ReadonlyMap<string, string>,
+): FileMode {
+  const from = files.find((f) => f.newPath === path) ?? files.find((f) => f.oldPath === path);
+  const declared = from?.patch.newMode;
+  if (declared !== undefined && isRegular(declared)) return declared;
+  const atBase = modes.get(from?.oldPath ?? path);
+  return atBase !== undefined && isRegular(atBase) ? atBase : "100644";
 }
 
 /** Slack-compatible text; long payloads are cut (Slack accepts at most 40,000 characters). */

@@ -7,6 +7,9 @@
  * (rules.ts `ROUTES`), skipping steps an earlier attempt recorded in `delivery_metadata`, and ends
  * `delivered` or `failed` (error in `delivery_metadata.error`, reported to the error tracker).
  * A failure is final until an admin retries: the job itself does not throw for it.
+ *
+ * Before review, the job `ai_workforce.check_patch` `{artifactId}` records whether a pending code
+ * patch applies at its base commit, reading GitHub as delivery would and writing nothing there.
  */
 import type { Config } from "../../../config.ts";
 import type { Clock } from "../../../platform/clock.ts";
@@ -18,11 +21,22 @@ import type { Logger } from "../../../platform/log.ts";
 import type { JobQueue } from "../../feature.ts";
 import { deliveryJob } from "../jobs.ts";
 import { artifactByPublicId, type ArtifactRow, employeesByIds } from "../store.ts";
-import { type Adapters, createAdapters } from "./adapters.ts";
-import { type DeliveryItem, parseImapUrl, redact, routeFor, STEP_KEYS } from "./rules.ts";
+import { type Adapters, createAdapters, forgeOf } from "./adapters.ts";
+import type { Forge } from "./github.ts";
+import { applyAtBase } from "./patch.ts";
+import {
+  type DeliveryItem,
+  parseImapUrl,
+  patchDiff,
+  redact,
+  routeFor,
+  STEP_KEYS,
+} from "./rules.ts";
 import {
   markDelivered,
   markDeliveryFailed,
+  type PatchCheck,
+  recordPatchCheck,
   reopenFailedDelivery,
   saveDeliveryProgress,
 } from "./store.ts";
@@ -39,7 +53,13 @@ export interface DeliveryDeps {
   jobs: JobQueue;
   /** Where artifacts go; built from the configuration when absent. */
   adapters?: Adapters;
+  /** The code forge the patch check reads; built from the configuration when absent. */
+  forge?: Forge;
 }
+
+/** Why the patch check did not read GitHub when it is not configured. */
+export const NOT_CONFIGURED =
+  "GitHub is not configured (GITHUB_TOKEN, GITHUB_REPO): delivery checks it when it runs";
 
 export type Delivery = ReturnType<typeof createDelivery>;
 
@@ -47,7 +67,8 @@ export function createDelivery(deps: DeliveryDeps) {
   const { db, jobs, clock, config, tracker } = deps;
   const sql = db.sql;
   const log = deps.log.child({ component: "delivery" });
-  const destinations = deps.adapters ?? createAdapters(config, deps.fetch);
+  const forge = deps.forge ?? forgeOf(config, deps.fetch);
+  const destinations = deps.adapters ?? createAdapters(config, deps.fetch, forge);
   const secrets = secretsOf(config);
 
   /** Delivers one artifact; every outcome is recorded on the artifact, none is thrown. */
@@ -138,7 +159,56 @@ export function createDelivery(deps: DeliveryDeps) {
     return { artifact: current, errors: [] };
   }
 
-  return { deliver, retry };
+  /**
+   * The patch check of a code patch: what applying it at its base commit (the default branch's
+   * head without one) gives, recorded on the artifact. An error reading GitHub is thrown, so the
+   * job tries again, until the last attempt records it as `not_checked`.
+   */
+  async function checkPatch(
+    artifactId: string,
+    attempt: number,
+    maxAttempts: number,
+  ): Promise<PatchCheck | null> {
+    const artifact = looksLikePublicId(artifactId)
+      ? await artifactByPublicId(sql, artifactId)
+      : null;
+    if (!artifact || artifact.kind !== "code_patch") return null;
+    let check: PatchCheck;
+    const diff = patchDiff(artifact.payload);
+    if ("refused" in diff) {
+      check = { status: "does_not_apply", reason: diff.refused, commitSha: null };
+    } else if (!forge.configured()) {
+      check = { status: "not_checked", reason: NOT_CONFIGURED, commitSha: null };
+    } else {
+      try {
+        const ref = artifact.baseSha ?? (await forge.base()).sha;
+        const applied = await applyAtBase(forge, artifact.payload, ref);
+        check = "refused" in applied
+          ? { status: "does_not_apply", reason: applied.refused, commitSha: applied.baseSha }
+          : { status: "applies", reason: null, commitSha: applied.baseSha };
+      } catch (err) {
+        const problem = redact(err instanceof Error ? err.message : String(err), secrets);
+        if (attempt < maxAttempts) throw new Error(problem);
+        check = { status: "not_checked", reason: problem, commitSha: null };
+      }
+    }
+    const recorded = await recordPatchCheck(
+      sql,
+      artifact.id,
+      artifact.payload,
+      check,
+      clock.now(),
+    );
+    log.info("patch checked", {
+      artifact_id: artifactId,
+      status: check.status,
+      reason: check.reason,
+      recorded,
+    });
+    return check;
+  }
+
+  return { deliver, retry, checkPatch };
 }
 
 function itemOf(
@@ -154,6 +224,7 @@ function itemOf(
     reviewedBy: artifact.autoApproved ? "system" : "admin",
     reviewedAt: artifact.reviewedAt,
     edited: artifact.originalPayload !== null,
+    baseSha: artifact.baseSha,
   };
 }
 

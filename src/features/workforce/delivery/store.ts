@@ -1,9 +1,10 @@
 /**
  * SQL for delivery: the delivery columns of `ai_artifacts` (`delivered_at`, `delivery_status`,
- * `delivery_metadata`). Every transition is one guarded statement on an approved artifact not
- * delivered yet, so none of them touches an artifact already delivered.
+ * `delivery_metadata`), and the patch check's. Every delivery transition is one guarded statement
+ * on an approved artifact not delivered yet, so none of them touches an artifact already delivered.
  */
 import type { Queryable } from "../../../platform/db.ts";
+import type { PatchCheckStatus } from "../store.ts";
 
 type Json = Record<string, unknown>;
 type Fragment = ReturnType<Queryable["unsafe"]>;
@@ -60,4 +61,30 @@ export function reopenFailedDelivery(sql: Queryable, id: string) {
         delivery_metadata = coalesce(delivery_metadata, '{}'::jsonb) - 'error' - 'failedStep'`,
     sql`and delivery_status = 'failed'`,
   );
+}
+
+export interface PatchCheck {
+  status: PatchCheckStatus;
+  reason: string | null;
+  /** The commit the files were read at; null when GitHub was not read. */
+  commitSha: string | null;
+}
+
+/**
+ * Records the patch check of a code patch, as long as its payload is still the one checked (an
+ * approval with edits replaces it, and drops the check, meanwhile).
+ */
+export async function recordPatchCheck(
+  sql: Queryable,
+  id: string,
+  checkedPayload: string,
+  check: PatchCheck,
+  now: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    update ai_artifacts set patch_check = ${check.status}, patch_check_reason = ${check.reason},
+      patch_checked_sha = ${check.commitSha}, patch_checked_at = ${now}
+    where id = ${id} and kind = 'code_patch' and payload = ${checkedPayload}
+    returning id`;
+  return rows.length === 1;
 }

@@ -83,38 +83,13 @@ Deno.test("code_patch with a unified diff is applied to the files it names, in a
     );
     assert.equal(ctx.github.fileAt(branch, "src/new.ts"), "export const added = true;\n");
     assert.deepEqual(a.metadata.pullRequest.files, ["src/greet.ts", "src/new.ts"]);
-    assert.equal(a.metadata.pullRequest.patchApplied, true);
+    assert.equal(a.metadata.pullRequest.baseSha, ctx.github.branches.get("main"), "no base_sha");
     assert.equal(ctx.github.fileAt("main", "src/new.ts"), undefined);
   }, {
     files: {
       "README.md": "# Site\n",
       "src/greet.ts": 'export function greet(name: string) {\n  return "Hello " + name;\n}\n',
     },
-  }));
-
-Deno.test("code_patch that is not a diff (or does not apply) is committed as a patch file", () =>
-  withDelivery(async (ctx) => {
-    const plain = await deliveredArtifact(ctx, {
-      kind: "code_patch",
-      payload: "Rename greet to welcome everywhere.",
-    }, "coder");
-    const path = `patches/coder/${plain.id}.patch`;
-    assert.equal(
-      ctx.github.fileAt(plain.metadata.pullRequest.branch, path),
-      "Rename greet to welcome everywhere.\n",
-    );
-    assert.equal(plain.metadata.pullRequest.patchApplied, false);
-
-    const stale = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Other\n+# Mine\n";
-    const s = await deliveredArtifact(ctx, { kind: "code_patch", payload: stale }, "coder2");
-    assert.equal(s.deliveryStatus, "delivered");
-    assert.deepEqual(s.metadata.pullRequest.files, [`patches/coder2/${s.id}.patch`]);
-    assert.equal(s.metadata.pullRequest.patchApplied, false);
-    assert.match(
-      ctx.github.pulls[1].body,
-      /did not apply \(the patch does not apply to README.md\)/,
-    );
-    assert.equal(ctx.github.fileAt(s.metadata.pullRequest.branch, "README.md"), "# Site\n");
   }));
 
 Deno.test("report: a commit under docs/reports/ on the default branch plus a chat post linking it", () =>

@@ -1,18 +1,27 @@
 import assert from "node:assert/strict";
 import {
+  baseModeProblem,
   branchFor,
   CHAT_TEXT_LIMIT,
   chatHostAllowed,
   chatText,
+  commitModeOf,
   type DeliveryItem,
+  diffProblem,
   draftMessage,
   filePathFor,
+  NOT_A_DIFF,
   parseImapUrl,
+  patchTouches,
+  protectedPatchError,
+  pullRequestBody,
   redact,
   rfc5322Date,
   routeFor,
 } from "../../../../src/features/workforce/delivery/rules.ts";
 import { ARTIFACT_KINDS } from "../../../../src/platform/contract/mod.ts";
+import { protectedPathPatterns } from "../../../../src/platform/contract/protected-paths.ts";
+import { parseUnifiedDiff } from "../../../../src/platform/unified-diff.ts";
 
 const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
   artifactId: "AbC-def_0123456789abcd",
@@ -23,6 +32,7 @@ const item = (over: Partial<DeliveryItem> = {}): DeliveryItem => ({
   reviewedBy: "admin",
   reviewedAt: new Date("2026-01-05T12:00:00Z"),
   edited: false,
+  baseSha: null,
   ...over,
 });
 
@@ -48,10 +58,6 @@ Deno.test("paths and branch derive from kind, employee role and artifact id", ()
   assert.equal(
     filePathFor(item({ kind: "draft_post" })),
     "drafts/posts/analyst/AbC-def_0123456789abcd.md",
-  );
-  assert.equal(
-    filePathFor(item({ kind: "code_patch" })),
-    "patches/analyst/AbC-def_0123456789abcd.patch",
   );
   assert.equal(branchFor(item()), "ai-workforce/analyst/AbC-def_0123456789abcd");
 });
@@ -124,4 +130,90 @@ Deno.test("redact: secrets and their URL-encoded forms are replaced; long messag
   );
   assert.equal(redact("short abc", ["abc", undefined, ""]), "short abc", "too short to redact");
   assert.equal(redact("x".repeat(5000), []).length, 1000);
+});
+
+const CI_AND_APP = [
+  "diff --git a/.github/workflows/ci.yml b/.github/workflows/ci.yml",
+  "--- a/.github/workflows/ci.yml",
+  "+++ b/.github/workflows/ci.yml",
+  "@@ -1 +1 @@",
+  "-on: push",
+  "+on: [push, pull_request]",
+  "diff --git a/src/app.ts b/src/app.ts",
+  "--- a/src/app.ts",
+  "+++ b/src/app.ts",
+  "@@ -1 +1 @@",
+  "-old",
+  "+new",
+  "",
+].join("\n");
+
+Deno.test("patch touches: the paths of the payload and the protected ones, without a repository", () => {
+  const patterns = protectedPathPatterns(undefined);
+  assert.deepEqual(patchTouches(CI_AND_APP, patterns), {
+    files: [".github/workflows/ci.yml", "src/app.ts"],
+    protectedPaths: [{ path: ".github/workflows/ci.yml", pattern: ".github/" }],
+  });
+  assert.deepEqual(patchTouches("Rename greet everywhere.", patterns), {
+    files: null,
+    protectedPaths: [],
+  });
+  // PROTECTED_PATHS adds to the list; matching ignores case.
+  const more = protectedPathPatterns("src/, deploy/*.tf");
+  assert.deepEqual(
+    patchTouches(CI_AND_APP.replaceAll("src/app.ts", "SRC/app.ts"), more).protectedPaths.map((
+      p,
+    ) => p.pattern),
+    [".github/", "src/"],
+  );
+  assert.equal(
+    protectedPatchError("code_patch", CI_AND_APP, patterns),
+    "the patch touches the protected path .github/workflows/ci.yml (.github/), which delivery refuses: reject it, or edit that change out and approve",
+  );
+  assert.equal(protectedPatchError("report", CI_AND_APP, patterns), null);
+  assert.equal(protectedPatchError("code_patch", "not a diff", patterns), null);
+});
+
+Deno.test("patch modes: symlinks, submodules and binary changes are refused; modes are kept", () => {
+  const link =
+    "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+x\n";
+  assert.equal(
+    diffProblem(link, parseUnifiedDiff(link)!),
+    "l is a symbolic link (mode 120000): delivery does not commit symbolic links",
+  );
+  const binary =
+    `${CI_AND_APP}diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n`;
+  assert.equal(
+    diffProblem(binary, parseUnifiedDiff(binary)!),
+    "the patch has a binary change, which a diff cannot carry",
+  );
+  const app = parseUnifiedDiff(CI_AND_APP)!;
+  assert.equal(diffProblem(CI_AND_APP, app), null);
+  assert.equal(
+    baseModeProblem(app, new Map([["src/app.ts", "120000"]])),
+    "src/app.ts is a symbolic link (mode 120000): delivery does not commit symbolic links",
+  );
+  assert.equal(
+    baseModeProblem(app, new Map([["src/app.ts", "160000"]])),
+    "src/app.ts is a submodule (mode 160000): delivery does not change submodules",
+  );
+  assert.equal(baseModeProblem(app, new Map([["src/app.ts", "100755"]])), null);
+
+  const modes = new Map([["bin/run", "100755"], ["src/app.ts", "100644"]]);
+  const renamed = parseUnifiedDiff(
+    "diff --git a/bin/run b/bin/start\n--- a/bin/run\n+++ b/bin/start\n@@ -1 +1 @@\n-a\n+b\n" +
+      "diff --git a/bin/new b/bin/new\nnew file mode 100755\n--- /dev/null\n+++ b/bin/new\n@@ -0,0 +1 @@\n+c\n" +
+      "diff --git a/doc.md b/doc.md\nnew file mode 100644\n--- /dev/null\n+++ b/doc.md\n@@ -0,0 +1 @@\n+d\n",
+  )!;
+  assert.equal(commitModeOf("bin/start", renamed, modes), "100755", "a rename keeps the mode");
+  assert.equal(commitModeOf("bin/new", renamed, modes), "100755", "the diff's own mode");
+  assert.equal(commitModeOf("doc.md", renamed, modes), "100644");
+  assert.equal(commitModeOf("src/app.ts", app, modes), "100644");
+});
+
+Deno.test("pull request body of a patch names the commit it starts from", () => {
+  const body = pullRequestBody(item({ kind: "code_patch" }), ["a.ts"], "0123456789abcdef");
+  assert.match(body, /- Files: `a.ts`\n- Made at: `0123456789abcdef` \(the branch starts there\)$/);
+  assert.ok(!pullRequestBody(item(), ["a.md"]).includes("Made at"));
+  assert.match(NOT_A_DIFF, /^the payload is not a unified diff/);
 });
