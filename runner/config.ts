@@ -248,7 +248,7 @@ export function parseRunnerConfig(
   }
   let mcpServers: McpServers = {};
   try {
-    if (v.MCP_CONFIG) mcpServers = loadMcpConfig(v.MCP_CONFIG, readTextFile);
+    if (v.MCP_CONFIG) mcpServers = loadMcpConfig(v.MCP_CONFIG, readTextFile, env);
   } catch (err) {
     if (err instanceof McpConfigError) throw new ConfigError("MCP_CONFIG", err.message);
     throw err;

@@ -1,6 +1,8 @@
 /**
  * The MCP servers a run may use: a file in the common `.mcp.json` shape, named by `MCP_CONFIG`.
- * A server is a command the runner starts (stdio) or a Streamable HTTP endpoint.
+ * A server is a command the runner starts (stdio) or a Streamable HTTP endpoint. Strings may
+ * name the runner's environment variables as `${VAR}` or `${VAR:-default}`, as other MCP clients
+ * read the file, so secrets stay out of it.
  *
  * @example
  * ```ts
@@ -70,13 +72,36 @@ export class McpConfigError extends Error {
   override name = "McpConfigError";
 }
 
-export function parseMcpConfig(text: string): McpServers {
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** `value` with every `${VAR}` and `${VAR:-default}` in its strings replaced from `env`. */
+function expand(value: unknown, env: Record<string, string | undefined>): unknown {
+  if (typeof value === "string") {
+    return value.replace(VARIABLE, (_, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== "") return found;
+      if (fallback !== undefined) return fallback;
+      throw new McpConfigError(`\${${name}} is used but not set`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((item) => expand(item, env));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, env)]));
+  }
+  return value;
+}
+
+export function parseMcpConfig(
+  text: string,
+  env: Record<string, string | undefined> = {},
+): McpServers {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
     throw new McpConfigError(`not JSON: ${(err as Error).message}`);
   }
+  data = expand(data, env);
   const parsed = McpConfigSchema.safeParse(data);
   if (!parsed.success) throw new McpConfigError(describeIssues(parsed.error));
   return parsed.data.mcpServers;
@@ -86,6 +111,7 @@ export function parseMcpConfig(text: string): McpServers {
 export function loadMcpConfig(
   path: string,
   readTextFile: (path: string) => string = Deno.readTextFileSync,
+  env: Record<string, string | undefined> = {},
 ): McpServers {
   let text: string;
   try {
@@ -94,7 +120,7 @@ export function loadMcpConfig(
     throw new McpConfigError(`cannot read ${path}: ${(err as Error).message}`);
   }
   try {
-    return parseMcpConfig(text);
+    return parseMcpConfig(text, env);
   } catch (err) {
     if (err instanceof McpConfigError) throw new McpConfigError(`${path}: ${err.message}`);
     throw err;

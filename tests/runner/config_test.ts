@@ -96,6 +96,41 @@ Deno.test("runner config: MCP_CONFIG is an .mcp.json read at start-up; a malform
     },
   );
 
+  // Strings name the runner's environment: ${VAR} and ${VAR:-default}.
+  files["/etc/mcp.json"] = JSON.stringify({
+    mcpServers: {
+      linear: {
+        command: "${MCP_BIN:-npx}",
+        args: ["--token=${LINEAR_TOKEN}"],
+        env: { KEY: "${LINEAR_TOKEN}" },
+      },
+      docs: {
+        type: "http",
+        url: "${DOCS_URL}/mcp",
+        headers: { Authorization: "Bearer ${DOCS_KEY}" },
+      },
+    },
+  });
+  const env = {
+    ...REQUIRED,
+    MCP_CONFIG: "/etc/mcp.json",
+    LINEAR_TOKEN: "lin_1",
+    DOCS_URL: "https://docs.example.com",
+    DOCS_KEY: "k2",
+  };
+  assert.deepEqual(parseRunnerConfig(env, read).mcpServers, {
+    linear: { type: "stdio", command: "npx", args: ["--token=lin_1"], env: { KEY: "lin_1" } },
+    docs: {
+      type: "http",
+      url: "https://docs.example.com/mcp",
+      headers: { Authorization: "Bearer k2" },
+    },
+  });
+  assert.throws(
+    () => parseRunnerConfig({ ...env, DOCS_KEY: undefined }, read),
+    /MCP_CONFIG: \/etc\/mcp\.json: \$\{DOCS_KEY\} is used but not set/,
+  );
+
   const refusals: [string, RegExp][] = [
     ["{nope", /: \/etc\/mcp\.json: not JSON: /],
     ['{"servers": {}}', /: \/etc\/mcp\.json: mcpServers: .*expected record/],
