@@ -246,13 +246,15 @@ async function loadTables(
   for (const t of present) await tx.unsafe(`alter table ${ident(t)} enable trigger user`);
   for (const s of header.sequences) {
     if (s.lastValue !== null) {
-      await tx`select setval(${`public.${ident(s.name)}`}::regclass, ${s.lastValue}::bigint, true)`;
+      await tx`select setval(${`public.${
+        ident(s.name)
+      }`}::regclass, ${s.lastValue}::text::bigint, true)`;
     }
   }
   await tx`delete from schema_migrations`;
   for (const m of header.migrations) {
     await tx`insert into schema_migrations (version, name, checksum, applied_at)
-      values (${m.version}, ${m.name}, ${m.checksum}, ${m.applied_at}::timestamptz)`;
+      values (${m.version}, ${m.name}, ${m.checksum}, ${m.applied_at}::text::timestamptz)`;
   }
   return counted;
 }
