@@ -50,6 +50,7 @@ import { feedbackFeature } from "./features/feedback/mod.ts";
 import { funnelFeature } from "./features/funnel/mod.ts";
 import { goalsFeature } from "./features/goals/mod.ts";
 import { jobsFeature } from "./features/jobs/mod.ts";
+import { backupsFeature } from "./features/backups/mod.ts";
 import { moodFeature } from "./features/mood/mod.ts";
 import { notificationsFeature } from "./features/notifications/mod.ts";
 import { safetyFeature } from "./features/safety/mod.ts";
@@ -244,8 +245,10 @@ function buildFeatures(
     metrics,
   });
   const jobsAdmin = jobsFeature({ jobs });
+  const backups = backupsFeature({ db, clock, log, config });
   const admin = adminFeature({ config });
   const built = {
+    backups,
     users,
     feed,
     funnel,

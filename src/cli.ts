@@ -93,6 +93,32 @@ export const COMMANDS = {
       "Writes into the configured database (DATABASE_URL, else the embedded one under DATA_DIR): six people (alice, bob, carol, dan, erin, frank) with a year of habits, progress and moods, a community with a running challenge, a team, and AI employees with runs and artifacts awaiting review. A second run adds nothing. With the embedded database, stop the service first. Refused (exit 2) with DEPLOY_ENV=production. Sign in as alice with DEV_AUTH=on main.ts dev-token --sub alice. See docs/auth.md.",
     options: {},
   },
+  backup: {
+    summary: "Write a backup of the whole database into BACKUP_DIR, while the service runs.",
+    details:
+      'With DATABASE_URL it reads PostgreSQL directly (one consistent snapshot). With the embedded database it asks the service running on DATA_DIR to make it (through DATA_DIR/control.sock), or opens the database itself when no service runs. The file (gzipped JSON lines) restores into an embedded or a PostgreSQL database with main.ts restore. See docs/deployment.md, "Backups".',
+    options: {
+      out: {
+        type: "string",
+        value: "<folder>",
+        description: "Write into this folder instead of BACKUP_DIR (never through the service)",
+      },
+    },
+  },
+  restore: {
+    summary: "Restore a backup into an empty database (the service stopped).",
+    details:
+      "With DATABASE_URL the database must be empty (create a new one). With the embedded database the current DATA_DIR/pg is kept beside the new one as pg.before-restore-<time>. The schema is made by this release's migrations, every table's row count is checked against the backup, and a backup of an older release is then migrated. See docs/deployment.md.",
+    options: {},
+    positionals: [{ name: "FILE", description: "A backup file (backup-*.ndjson.gz)" }],
+  },
+  "move-to-postgres": {
+    summary: "Copy the embedded database into an empty PostgreSQL database, counts checked.",
+    details:
+      'Makes a backup of DATA_DIR/pg into BACKUP_DIR (the service stopped), restores it into the database at URL (which must be empty), checks every table\'s row count, and marks DATA_DIR/pg as moved, leaving its data in place. Then start the service with DATABASE_URL=URL. See docs/deployment.md, "Moving to PostgreSQL".',
+    options: {},
+    positionals: [{ name: "URL", description: "postgres://user:password@host:5432/database" }],
+  },
 } satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -84,4 +84,19 @@ switch (line.command) {
     break;
   case "demo-data":
     Deno.exit(await runDemoData());
+    break;
+  case "backup": {
+    const { runBackup } = await import("./backup-commands.ts");
+    Deno.exit(await runBackup(loadConfigOrExit(), values.out as string | undefined));
+    break;
+  }
+  case "restore": {
+    const { runRestore } = await import("./backup-commands.ts");
+    Deno.exit(await runRestore(loadConfigOrExit(), positionals[0]));
+    break;
+  }
+  case "move-to-postgres": {
+    const { runMoveToPostgres } = await import("./backup-commands.ts");
+    Deno.exit(await runMoveToPostgres(loadConfigOrExit(), positionals[0]));
+  }
 }

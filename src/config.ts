@@ -200,6 +200,24 @@ export const SERVICE_VARIABLES = {
     description: "Whole-workforce monthly AI budget; alerts at 80% and 100%.",
     schema: z.coerce.number().positive().default(500),
   }),
+  BACKUP_DIR: variable({
+    defaultText: "`DATA_DIR/backups`",
+    description:
+      'Folder of the backups the service makes (scheduled, the console\'s "Back up now", `main.ts backup`): gzipped JSON lines that `main.ts restore` loads into an embedded or a PostgreSQL database (docs/deployment.md, "Backups").',
+    schema: z.string().min(1).optional(),
+  }),
+  BACKUP_INTERVAL_HOURS: variable({
+    defaultText: "24 with the embedded database, 0 with `DATABASE_URL`",
+    description:
+      "Hours between scheduled backups; 0 turns them off (with PostgreSQL its own backups usually serve, docs/runbook.md).",
+    schema: integer(0, 24 * 365).optional(),
+  }),
+  BACKUP_KEEP: variable({
+    defaultText: "7",
+    description:
+      "How many backups `BACKUP_DIR` keeps: after each new one, the oldest beyond this count are removed.",
+    schema: integer(1, 10_000).default(7),
+  }),
   SIDEKIQ_DEAD_THRESHOLD: variable({
     defaultText: "25",
     description: "Dead-job count above which the job-queue health check is `degraded`.",
@@ -339,6 +357,10 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Where backups go, how often they are made (0: never on a schedule), how many are kept. */
+  backupDir: string;
+  backupIntervalHours: number;
+  backupKeep: number;
   databaseUrl?: string;
   /** `DATABASE_DIRECT_URL`: set when `databaseUrl` is a transaction pooler. */
   databaseDirectUrl?: string;
@@ -420,6 +442,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     port: v.PORT,
     host: v.HOST,
     dataDir: v.DATA_DIR,
+    backupDir: v.BACKUP_DIR ?? `${v.DATA_DIR.replace(/\/+$/, "")}/backups`,
+    backupIntervalHours: v.BACKUP_INTERVAL_HOURS ?? (v.DATABASE_URL ? 0 : 24),
+    backupKeep: v.BACKUP_KEEP,
     databaseUrl: v.DATABASE_URL,
     databaseDirectUrl: v.DATABASE_DIRECT_URL,
     databasePoolSize: v.DATABASE_POOL_SIZE,

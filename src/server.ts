@@ -218,6 +218,10 @@ async function serveWith(
     : undefined;
   metricsModule?.catch(() => {});
   if (config.devAuth) await warnDevAuth(config, log);
+  if (config.databaseUrl) {
+    const { warnUnmovedEmbeddedData } = await import("./backup-commands.ts");
+    await warnUnmovedEmbeddedData(config, log);
+  }
   const db = await openConfiguredDatabase(config, log);
   // The first requests (the orchestrator's /health: two statements at once) find their
   // connections open: they open while the migrations are checked.
@@ -235,6 +239,7 @@ async function serveWith(
 
   let stopping = false;
   let app: App | undefined;
+  let closeControl: (() => Promise<void>) | undefined;
   const probes = createHandler({
     log,
     tracker,
@@ -290,6 +295,7 @@ async function serveWith(
       log.warn("in-flight requests did not finish in time", { in_flight: http.inFlight });
     }
     try {
+      await closeControl?.();
       await metricsServer?.shutdown();
       await kv.close();
       await db.close();
@@ -305,6 +311,14 @@ async function serveWith(
   Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
   // After the signal handlers: a SIGTERM during start-up must still shut down gracefully.
   const started = await built;
+  if (db.mode === "embedded") {
+    const { serveControlSocket } = await import("./control-socket.ts");
+    closeControl = await serveControlSocket(
+      config.dataDir,
+      () => started.features.backups.api.backUpNow("command"),
+      log,
+    );
+  }
   // Requests that arrived while the app was built are taken up before the job system starts.
   await new Promise((resolve) => setTimeout(resolve, 0));
   if (!stopping) await started.start();

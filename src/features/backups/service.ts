@@ -1,0 +1,75 @@
+/**
+ * Backups as an operator uses them: made now (the console, `main.ts backup` through the running
+ * service), made on a schedule when the newest is older than the interval, listed, and pruned to
+ * the newest `keep` after each new one. The file format is the platform's (`platform/backup/`).
+ */
+import type { Clock } from "../../platform/clock.ts";
+import type { Database } from "../../platform/db.ts";
+import type { Logger } from "../../platform/log.ts";
+import {
+  type BackupFile,
+  listBackups,
+  pruneBackups,
+  writeBackupFile,
+} from "../../platform/backup/files.ts";
+
+export interface BackupsDeps {
+  db: Pick<Database, "sql">;
+  clock: Clock;
+  log: Logger;
+  config: { backupDir: string; backupIntervalHours: number; backupKeep: number };
+}
+
+export interface MadeBackup extends BackupFile {
+  rows: Record<string, number>;
+  durationMs: number;
+}
+
+export function createBackupsService(deps: BackupsDeps) {
+  const { config, log } = deps;
+  let running: Promise<MadeBackup> | null = null;
+
+  async function make(reason: string): Promise<MadeBackup> {
+    const started = performance.now();
+    const { file, summary } = await writeBackupFile(
+      deps.db.sql,
+      config.backupDir,
+      deps.clock.now(),
+    );
+    const removed = await pruneBackups(config.backupDir, config.backupKeep);
+    const durationMs = Math.round(performance.now() - started);
+    log.info("backup made", {
+      reason,
+      file: file.path,
+      bytes: file.bytes,
+      duration_ms: durationMs,
+      removed,
+    });
+    return { ...file, rows: summary.rows, durationMs };
+  }
+
+  return {
+    /** Makes a backup now; one at a time (a second request waits for the one running). */
+    backUpNow(reason: string): Promise<MadeBackup> {
+      running ??= make(reason).finally(() => {
+        running = null;
+      });
+      return running;
+    },
+
+    /** The scheduled slot: a backup when the newest is at least the interval old. */
+    async backUpIfDue(slot: Date): Promise<MadeBackup | null> {
+      if (config.backupIntervalHours === 0) return null;
+      const [newest] = await listBackups(config.backupDir);
+      // A few minutes of slack: an hourly slot does not skip because the last one took a while.
+      const due = config.backupIntervalHours * 3_600_000 - 5 * 60_000;
+      if (newest && slot.getTime() - newest.createdAt.getTime() < due) return null;
+      return await this.backUpNow("schedule");
+    },
+
+    list: () => listBackups(config.backupDir),
+    settings: () => ({ ...config }),
+  };
+}
+
+export type BackupsService = ReturnType<typeof createBackupsService>;
