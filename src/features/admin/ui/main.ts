@@ -19,6 +19,7 @@ import {
   SignInPage,
 } from "./pages.ts";
 import { ReportsPage } from "./reports.ts";
+import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
 import { type Route, routeOf } from "./rules.ts";
 import { clearReturnTo, clearToken, returnTo, setReturnTo, token } from "./session.ts";
@@ -36,6 +37,7 @@ const NAV: [string, string, Route["page"][]][] = [
   ["/jobs", "Jobs", ["jobs"]],
   ["/ai_flags", "AI flags", ["flags"]],
   ["/reports", "Reports", ["reports"]],
+  ["/backups", "Backups", ["backups"]],
 ];
 
 function App() {
@@ -163,6 +165,8 @@ function page(route: Route) {
       return html`<${DeliveriesPage} />`;
     case "jobs":
       return html`<${JobsPage} />`;
+    case "backups":
+      return html`<${BackupsPage} />`;
     case "flags":
       return html`<${FlagsPage} />`;
     case "reports":

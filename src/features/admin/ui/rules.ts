@@ -80,6 +80,7 @@ export type Route =
   | { page: "jobs" }
   | { page: "flags" }
   | { page: "reports" }
+  | { page: "backups" }
   | { page: "not-found" };
 
 /** The page of a path under the console's base (`search` only matters to sign-in). */
@@ -105,6 +106,7 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
   if (first === "jobs" && !id) return { page: "jobs" };
   if (first === "ai_flags" && !id) return { page: "flags" };
   if (first === "reports" && !id) return { page: "reports" };
+  if (first === "backups" && !id) return { page: "backups" };
   return { page: "not-found" };
 }
 
@@ -117,4 +119,17 @@ export function filesSummary(files: string[], shown = 5): string {
   const named = files.slice(0, shown).join(", ");
   const more = files.length > shown ? ` and ${files.length - shown} more` : "";
   return `${files.length} file${files.length === 1 ? "" : "s"}: ${named}${more}`;
+}
+
+/** A size as people read it: "812 B", "3.4 KB", "12.5 MB". */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }
