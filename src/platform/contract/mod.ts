@@ -12,5 +12,6 @@ export {
   hmacSha256Hex,
   SIGNATURE_HEADER,
   type VerificationKeys,
+  verificationSecrets,
   verifyHmacSignature,
 } from "../hmac.ts";
