@@ -234,11 +234,14 @@ export function createRunner(deps: RunnerDeps): Runner {
     return entry;
   };
 
-  /** The OIDC bearer (in `oidc` mode), then the signature of `signed` (the body, or the path). */
+  /**
+   * The OIDC bearer (in `oidc` mode), then the signature of `signed` (the body, or the path) under
+   * `WEBHOOK_SECRET` or, during a rotation, `WEBHOOK_SECRET_NEXT`.
+   */
   const authenticate = async (req: Request, signed: Uint8Array): Promise<boolean> => {
     if (bearer && !(await bearer.verify(req.headers.get("authorization")))) return false;
     return await verifyHmacSignature(
-      config.webhookSecret,
+      [config.webhookSecret, config.webhookSecretNext],
       signed,
       req.headers.get(SIGNATURE_HEADER),
     );

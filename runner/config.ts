@@ -64,8 +64,13 @@ export const RUNNER_VARIABLES = {
   }),
   WEBHOOK_SECRET: variable({
     description:
-      "Required. Shared HMAC key (the service's `WORKFORCE_WEBHOOK_SECRET`): signs the webhook and verifies `/runs` requests.",
+      "Required. Shared HMAC key (the service's `WORKFORCE_WEBHOOK_SECRET`): signs the webhook and the integration calls, and verifies the service's requests (`/runs`).",
     schema: z.string().min(1),
+  }),
+  WEBHOOK_SECRET_NEXT: variable({
+    description:
+      "During a rotation of `WEBHOOK_SECRET`: a second key the runner also accepts on the service's requests (`/runs`, status, cancel); it never signs. Unset when no rotation is under way (docs/runbook.md, rotating the workforce webhook secret).",
+    schema: z.string().min(1).optional(),
   }),
   LLM_BASE_URL: variable({
     description:
@@ -217,6 +222,8 @@ export interface RunnerConfig {
   mcpConnectTimeoutMs: number;
   webhookUrl: string;
   webhookSecret: string;
+  /** `WEBHOOK_SECRET_NEXT`: also accepted on the service's requests while a rotation runs. */
+  webhookSecretNext?: string;
   llmBaseUrl: string;
   llmApiKey: string;
   llmTimeoutMs: number;
@@ -274,6 +281,7 @@ export function parseRunnerConfig(
     mcpConnectTimeoutMs: v.MCP_CONNECT_TIMEOUT_MS,
     webhookUrl: v.WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
+    webhookSecretNext: v.WEBHOOK_SECRET_NEXT,
     llmBaseUrl: v.LLM_BASE_URL.replace(/\/+$/, ""),
     llmApiKey: v.LLM_API_KEY,
     llmTimeoutMs: v.LLM_TIMEOUT_MS,

@@ -135,7 +135,12 @@ export const SERVICE_VARIABLES = {
   }),
   WORKFORCE_WEBHOOK_SECRET: variable({
     description:
-      "HMAC key for `X-Workforce-Signature` (runner webhook and integrations); unset = those endpoints answer 401.",
+      "HMAC key for `X-Workforce-Signature` (runner webhook and integrations); unset = those endpoints answer 401. Signs the calls to the runner and verifies the calls the service receives.",
+    schema: optionalString,
+  }),
+  WORKFORCE_WEBHOOK_SECRET_NEXT: variable({
+    description:
+      "During a rotation of `WORKFORCE_WEBHOOK_SECRET`: a second key the service also accepts on `X-Workforce-Signature` (the runner webhook and the integrations); it never signs. Needs `WORKFORCE_WEBHOOK_SECRET`. Unset when no rotation is under way (docs/runbook.md, rotating the workforce webhook secret).",
     schema: optionalString,
   }),
   BILLING_WEBHOOK_SECRET: variable({
@@ -381,6 +386,8 @@ export interface Config {
   devAuth: boolean;
   deployEnv?: "development" | "staging" | "production";
   workforceWebhookSecret?: string;
+  /** `WORKFORCE_WEBHOOK_SECRET_NEXT`: also accepted on signed requests while a rotation runs. */
+  workforceWebhookSecretNext?: string;
   billingWebhookSecret?: string;
   billingEnvironment: "PRODUCTION" | "SANDBOX";
   /** GraphiQL and anonymous introspection (`GRAPHQL_EXPLORER`). */
@@ -428,10 +435,26 @@ export interface Config {
   shutdownDrainMs: number;
 }
 
+/**
+ * The keys `X-Workforce-Signature` on a request to the service verifies with: the current secret
+ * and, while a rotation runs, `WORKFORCE_WEBHOOK_SECRET_NEXT` (docs/runbook.md).
+ */
+export function workforceVerificationKeys(
+  config: Pick<Config, "workforceWebhookSecret" | "workforceWebhookSecretNext">,
+): (string | undefined)[] {
+  return [config.workforceWebhookSecret, config.workforceWebhookSecretNext];
+}
+
 /** Parses the service configuration from an environment map. Throws {@link ConfigError}. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const v: Parsed = parseVariables(SERVICE_VARIABLES, env);
   if (v.DEV_AUTH === "on") refuseDevAuthInProduction(v);
+  if (v.WORKFORCE_WEBHOOK_SECRET_NEXT && !v.WORKFORCE_WEBHOOK_SECRET) {
+    throw new ConfigError(
+      "WORKFORCE_WEBHOOK_SECRET_NEXT",
+      "needs WORKFORCE_WEBHOOK_SECRET (the current key, which signs); the next key only verifies",
+    );
+  }
   if (v.DATABASE_DIRECT_URL && !v.DATABASE_URL) {
     throw new ConfigError(
       "DATABASE_DIRECT_URL",
@@ -462,6 +485,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     devAuth: v.DEV_AUTH === "on",
     deployEnv: v.DEPLOY_ENV,
     workforceWebhookSecret: v.WORKFORCE_WEBHOOK_SECRET,
+    workforceWebhookSecretNext: v.WORKFORCE_WEBHOOK_SECRET_NEXT,
     billingWebhookSecret: v.BILLING_WEBHOOK_SECRET,
     billingEnvironment: v.BILLING_ENVIRONMENT,
     graphqlExplorer: v.GRAPHQL_EXPLORER === "on",

@@ -66,6 +66,25 @@ for (
   });
 }
 
+Deno.test("config: WORKFORCE_WEBHOOK_SECRET_NEXT is kept beside the current secret, never alone", () => {
+  const config = parseConfig({
+    WORKFORCE_WEBHOOK_SECRET: "current",
+    WORKFORCE_WEBHOOK_SECRET_NEXT: "next",
+  });
+  assert.equal(config.workforceWebhookSecret, "current");
+  assert.equal(config.workforceWebhookSecretNext, "next");
+  assert.equal(
+    parseConfig({ WORKFORCE_WEBHOOK_SECRET: "current" }).workforceWebhookSecretNext,
+    undefined,
+  );
+  assert.throws(() => parseConfig({ WORKFORCE_WEBHOOK_SECRET_NEXT: "next" }), (err: unknown) => {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(err.variable, "WORKFORCE_WEBHOOK_SECRET_NEXT");
+    assert.match(err.message, /needs WORKFORCE_WEBHOOK_SECRET/);
+    return true;
+  });
+});
+
 Deno.test("config: DATABASE_DIRECT_URL without DATABASE_URL is refused; with it, both are kept", () => {
   const direct = "postgres://postgres@127.0.0.1:5432/app";
   assert.throws(() => parseConfig({ DATABASE_DIRECT_URL: direct }), (err: unknown) => {

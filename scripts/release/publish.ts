@@ -4,7 +4,9 @@
  * does not have yet, so it is safe to repeat.
  *
  * `deno run -A scripts/release/publish.ts <tag> <file>...` with RELEASE_TOKEN, GITHUB_REPOSITORY,
- * GITHUB_API_URL and optional RELEASE_COMMIT (the commit a new tag would be created at).
+ * GITHUB_API_URL, optional RELEASE_COMMIT (the commit a new tag would be created at) and optional
+ * RELEASE_LATEST (`true` or `false`, from `latest.ts`: whether a new release is marked latest;
+ * unset leaves it to GitHub, which marks the newest one).
  */
 import { basename } from "node:path";
 import {
@@ -41,8 +43,15 @@ export function missingAssets(release: Pick<Release, "assets">, names: string[])
   return names.filter((name) => !present.has(name));
 }
 
-/** The body of `POST /repos/{o}/{r}/releases` for a release tag. */
-export function newReleaseBody(tag: string, commit?: string): Record<string, unknown> {
+/**
+ * The body of `POST /repos/{o}/{r}/releases` for a release tag; `latest` (when known) says whether
+ * GitHub marks it the latest release: a patch of an older line must not take that from a newer one.
+ */
+export function newReleaseBody(
+  tag: string,
+  commit?: string,
+  latest?: boolean,
+): Record<string, unknown> {
   return {
     tag_name: tag,
     name: tag,
@@ -50,7 +59,16 @@ export function newReleaseBody(tag: string, commit?: string): Record<string, unk
     draft: false,
     prerelease: false,
     generate_release_notes: true,
+    ...(latest === undefined ? {} : { make_latest: String(latest) }),
   };
+}
+
+/** RELEASE_LATEST: `true`, `false`, or undefined when unset. */
+export function latestFlag(value: string | undefined): boolean | undefined {
+  const flag = value?.trim();
+  if (!flag) return undefined;
+  if (flag === "true" || flag === "false") return flag === "true";
+  throw new ReleaseError(`RELEASE_LATEST must be true or false, got "${flag}"`);
 }
 
 interface Forge {
@@ -64,6 +82,7 @@ export async function findOrCreateRelease(
   forge: Forge,
   tag: string,
   commit?: string,
+  latest?: boolean,
 ): Promise<{ release: Release; created: boolean }> {
   const headers = githubHeaders(forge.token);
   const base = `${forge.api}/repos/${forge.repository}/releases`;
@@ -78,7 +97,7 @@ export async function findOrCreateRelease(
   const response = await fetchBounded(base, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json" },
-    body: JSON.stringify(newReleaseBody(tag, commit)),
+    body: JSON.stringify(newReleaseBody(tag, commit, latest)),
   });
   if (response.status !== 201) {
     throw new ReleaseError(
@@ -114,10 +133,11 @@ export async function publishRelease(
   tag: string,
   files: string[],
   commit?: string,
+  latest?: boolean,
 ): Promise<{ release: Release; created: boolean; uploaded: string[]; skipped: string[] }> {
   const byName = new Map(files.map((path) => [basename(path), path]));
   if (byName.size !== files.length) throw new ReleaseError("two files have the same name");
-  const { release, created } = await findOrCreateRelease(forge, tag, commit);
+  const { release, created } = await findOrCreateRelease(forge, tag, commit, latest);
   const names = [...byName.keys()];
   const uploaded = missingAssets(release, names);
   for (const name of uploaded) {
@@ -137,6 +157,7 @@ if (import.meta.main) {
       tag,
       files,
       optional("RELEASE_COMMIT", "") || undefined,
+      latestFlag(Deno.env.get("RELEASE_LATEST")),
     );
     console.log(
       `publish: ${result.created ? "created" : "reused"} ${result.release.html_url}; ` +

@@ -6,6 +6,8 @@
  * ```ts
  * const signature = await hmacSha256Hex("secret", body);
  * await verifyHmacSignature("secret", body, signature); // true
+ * // During a rotation: the current secret or the next one.
+ * await verifyHmacSignature(["secret", "next-secret"], body, signature); // true
  * ```
  */
 
@@ -39,22 +41,43 @@ export async function hmacSha256Hex(secret: string, body: Uint8Array | string): 
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
 /**
- * True when `signature` is the hex HMAC-SHA256 of `body` under `secret`. False when the secret is
- * unset or empty, or the signature is missing or not 64 hex digits. The comparison is constant
- * time (WebCrypto's HMAC verify), so the answer leaks nothing about how much of a guess matched.
+ * The keys a signature may be made with: one secret, or the current one and, during a rotation,
+ * the next one (`WORKFORCE_WEBHOOK_SECRET` and `WORKFORCE_WEBHOOK_SECRET_NEXT` on the service,
+ * `WEBHOOK_SECRET` and `WEBHOOK_SECRET_NEXT` on the runner). Unset and empty entries are skipped.
+ */
+export type VerificationKeys = string | undefined | readonly (string | undefined)[];
+
+/** The usable secrets of `keys`, without unset or empty ones. */
+export function verificationSecrets(keys: VerificationKeys): string[] {
+  const list = typeof keys === "string" || keys === undefined ? [keys] : keys;
+  return list.filter((key): key is string => typeof key === "string" && key.length > 0);
+}
+
+/**
+ * True when `signature` is the hex HMAC-SHA256 of `body` under one of `keys` (the current secret
+ * or, during a rotation, the next one). False when no secret is set, or the signature is missing
+ * or not 64 hex digits. Each comparison is constant time (WebCrypto's HMAC verify), and every key
+ * is tried whatever the first answered, so the answer leaks nothing about how much of a guess
+ * matched.
  */
 export async function verifyHmacSignature(
-  secret: string | undefined,
+  keys: VerificationKeys,
   body: Uint8Array | string,
   signature: string | null,
 ): Promise<boolean> {
-  if (!secret || signature === null) return false;
+  const secrets = verificationSecrets(keys);
+  if (secrets.length === 0 || signature === null) return false;
   const candidate = signature.trim();
   if (!HEX_SHA256.test(candidate)) return false;
   const mac = new Uint8Array(32);
   for (let i = 0; i < 32; i++) mac[i] = parseInt(candidate.slice(i * 2, i * 2 + 2), 16);
-  const key = await importKey(secret, "verify");
-  return await crypto.subtle.verify("HMAC", key, mac, bytes(body));
+  const data = bytes(body);
+  const verdicts = await Promise.all(
+    secrets.map(async (secret) =>
+      await crypto.subtle.verify("HMAC", await importKey(secret, "verify"), mac, data)
+    ),
+  );
+  return verdicts.includes(true);
 }
 
 let comparisonKey: Promise<CryptoKey> | undefined;

@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { parse } from "yaml";
 
 interface Step {
+  id?: string;
+  name?: string;
   uses?: string;
   run?: string;
   with?: Record<string, unknown>;
@@ -15,6 +17,8 @@ interface Step {
 }
 interface Job {
   needs?: string | string[];
+  "timeout-minutes"?: number;
+  outputs?: Record<string, string>;
   environment?: string;
   concurrency?: { group?: string; "cancel-in-progress"?: boolean };
   permissions?: Record<string, string>;
@@ -96,6 +100,8 @@ Deno.test("workflows: release runs on v* tags, staging on pushes to main, ci on 
   assert.deepEqual(staging.on.push, { branches: ["main"] });
   const ci = workflows.get("ci.yml")!;
   assert.deepEqual(Object.keys(ci.on).sort(), ["pull_request", "push"]);
+  // Every branch, no tag: a release tag's tests run in release.yml, where they gate the release.
+  assert.deepEqual(ci.on.push, { branches: ["**"] });
   const checkout = ci.jobs.test.steps.find((s) => s.uses?.startsWith("actions/checkout@"));
   assert.equal(checkout?.with?.["fetch-depth"], 0, "ci fetches the whole history");
   assert.ok(ci.jobs.test.steps.some((s) => /\bbash \.ci\/run\b/.test(s.run ?? "")));
@@ -104,8 +110,11 @@ Deno.test("workflows: release runs on v* tags, staging on pushes to main, ci on 
 Deno.test("workflows: the release checks tag and token before anything is built or deployed", () => {
   const { jobs } = workflows.get("release.yml")!;
   const runs = (job: string) => jobs[job].steps.map((s) => s.run ?? s.uses ?? "").join("\n");
-  assert.match(runs("check"), /scripts\/release\/tag\.ts[\s\S]*scripts\/release\/token\.ts/);
-  for (const job of ["binaries", "image"]) assert.deepEqual(jobs[job].needs, "check");
+  assert.match(
+    runs("check"),
+    /scripts\/release\/tag\.ts[\s\S]*scripts\/release\/latest\.ts[\s\S]*scripts\/release\/token\.ts/,
+  );
+  for (const job of ["binaries", "image"]) assert.deepEqual(jobs[job].needs, ["check", "test"]);
   assert.deepEqual(jobs.deploy.needs, ["check", "binaries", "image"]);
   assert.match(
     runs("binaries"),
@@ -113,6 +122,66 @@ Deno.test("workflows: the release checks tag and token before anything is built 
   );
   const build = jobs.image.steps.find((s) => s.uses?.startsWith("docker/build-push-action@"));
   assert.equal(build?.with?.platforms, "linux/amd64,linux/arm64");
+});
+
+Deno.test("workflows: the release runs the CI tests on the tagged commit before it builds anything", () => {
+  const release = workflows.get("release.yml")!.jobs;
+  const ci = workflows.get("ci.yml")!.jobs.test;
+  // The same job as ci.yml's: a full checkout and .ci/run, within the same time.
+  assert.deepEqual(release.test.steps, ci.steps);
+  assert.equal(release.test["timeout-minutes"], ci["timeout-minutes"]);
+  assert.equal(release.test.needs, undefined, "it starts at once, beside the tag check");
+  // Whatever publishes (the GitHub release, the image) waits for it; the deploy waits for both.
+  for (const [name, job] of Object.entries(release)) {
+    const publishes = job.steps.some((s) =>
+      /publish\.ts|build\.ts/.test(s.run ?? "") || s.uses?.startsWith("docker/build-push-action@")
+    );
+    if (publishes) assert.ok([job.needs].flat().includes("test"), `${name} needs test`);
+  }
+  assert.deepEqual(release.deploy.needs, ["check", "binaries", "image"]);
+});
+
+Deno.test("workflows: :latest and the latest GitHub release move only when the check says the tag is the highest", async () => {
+  const { jobs } = workflows.get("release.yml")!;
+  assert.equal(jobs.check.outputs?.latest, "${{ steps.latest.outputs.latest }}");
+  const latestStep = jobs.check.steps.find((s) => s.id === "latest");
+  assert.match(latestStep?.run ?? "", /scripts\/release\/latest\.ts/);
+  const publish = jobs.binaries.steps.find((s) => s.run?.includes("scripts/release/publish.ts"));
+  assert.equal(publish?.env?.RELEASE_LATEST, "${{ needs.check.outputs.latest }}");
+  const build = jobs.image.steps.find((s) => s.uses?.startsWith("docker/build-push-action@"));
+  assert.equal(build?.with?.tags, "${{ steps.name.outputs.tags }}");
+
+  // The step that names the image and its tags, run as the runner runs it.
+  const name = jobs.image.steps.find((s) => s.id === "name")!;
+  assert.equal(name.env?.LATEST, "${{ needs.check.outputs.latest }}");
+  assert.equal(name.env?.TAG, "${{ needs.check.outputs.tag }}");
+  for (
+    const [latest, expected] of [
+      ["true", ["ghcr.io/acme/goals:v1.4.0", "ghcr.io/acme/goals:latest"]],
+      ["false", ["ghcr.io/acme/goals:v1.4.0"]],
+    ] as const
+  ) {
+    const output = await Deno.makeTempFile();
+    try {
+      const run = await new Deno.Command("bash", {
+        args: ["-e", "-c", name.run!],
+        env: {
+          GITHUB_OUTPUT: output,
+          GITHUB_REPOSITORY: "Acme/Goals",
+          TAG: "v1.4.0",
+          LATEST: latest,
+        },
+      }).output();
+      assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+      const text = await Deno.readTextFile(output);
+      assert.match(text, /^image=ghcr\.io\/acme\/goals$/m);
+      const tags = /^tags<<(\w+)\n([\s\S]*?)\n\1$/m.exec(text);
+      assert.ok(tags, text);
+      assert.deepEqual(tags[2].split("\n"), expected, `LATEST=${latest}`);
+    } finally {
+      await Deno.remove(output);
+    }
+  }
 });
 
 Deno.test("workflows: each deploy job runs in its environment, one at a time, through the deploy hook", () => {

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { hmacSha256Hex, secretsMatch, verifyHmacSignature } from "../../src/platform/hmac.ts";
+import {
+  hmacSha256Hex,
+  secretsMatch,
+  verificationSecrets,
+  verifyHmacSignature,
+} from "../../src/platform/hmac.ts";
 
 // RFC 4231 test case 2.
 const KEY = "Jefe";
@@ -43,4 +48,30 @@ Deno.test("hmac: secretsMatch compares whole values; unset or missing is false",
   assert.equal(await secretsMatch("s3cret-value", null), false);
   assert.equal(await secretsMatch(undefined, "anything"), false);
   assert.equal(await secretsMatch("", ""), false);
+});
+
+Deno.test("hmac: during a rotation a signature made with the current or the next secret verifies", async () => {
+  const current = "current-secret";
+  const next = "next-secret";
+  const byCurrent = await hmacSha256Hex(current, DATA);
+  const byNext = await hmacSha256Hex(next, DATA);
+  const byOther = await hmacSha256Hex("unknown-secret", DATA);
+  assert.equal(await verifyHmacSignature([current, next], DATA, byCurrent), true);
+  assert.equal(await verifyHmacSignature([current, next], DATA, byNext), true);
+  assert.equal(await verifyHmacSignature([next, current], DATA, byCurrent), true);
+  assert.equal(await verifyHmacSignature([current, next], DATA, byOther), false);
+  assert.equal(await verifyHmacSignature([current, next], DATA + " ", byNext), false);
+  // After the rotation only the new secret is left: the old one's signatures are refused.
+  assert.equal(await verifyHmacSignature([next], DATA, byCurrent), false);
+  assert.equal(await verifyHmacSignature([next, undefined], DATA, byNext), true);
+});
+
+Deno.test("hmac: unset or empty keys are skipped; none left is false", async () => {
+  assert.deepEqual(verificationSecrets(["a", undefined, "", "b"]), ["a", "b"]);
+  assert.deepEqual(verificationSecrets(undefined), []);
+  assert.deepEqual(verificationSecrets("a"), ["a"]);
+  assert.equal(await verifyHmacSignature([], DATA, EXPECTED), false);
+  assert.equal(await verifyHmacSignature([undefined, ""], DATA, EXPECTED), false);
+  assert.equal(await verifyHmacSignature([undefined, KEY], DATA, EXPECTED), true);
+  assert.equal(await verifyHmacSignature([KEY, "other"], DATA, null), false);
 });

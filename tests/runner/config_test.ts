@@ -49,6 +49,17 @@ for (
   });
 }
 
+Deno.test("runner config: WEBHOOK_SECRET_NEXT is optional and kept beside WEBHOOK_SECRET", () => {
+  assert.equal(parseRunnerConfig(REQUIRED).webhookSecretNext, undefined);
+  assert.equal(
+    parseRunnerConfig({ ...REQUIRED, WEBHOOK_SECRET_NEXT: "" }).webhookSecretNext,
+    undefined,
+  );
+  const config = parseRunnerConfig({ ...REQUIRED, WEBHOOK_SECRET_NEXT: "next" });
+  assert.equal(config.webhookSecret, "s");
+  assert.equal(config.webhookSecretNext, "next");
+});
+
 Deno.test("runner config: docs/configuration.md has the Runner section", async () => {
   const doc = await Deno.readTextFile(new URL("../../docs/configuration.md", import.meta.url));
   assert.ok(

@@ -1,7 +1,8 @@
 /**
  * A small local fake of the GitHub REST API endpoints the release scripts use, in GitHub's wire
  * format: `GET /repos/{o}/{r}` (with `permissions`), `GET /repos/{o}/{r}/compare/{base}...{head}`,
- * `GET /repos/{o}/{r}/releases/tags/{tag}`, `POST /repos/{o}/{r}/releases` and the asset upload
+ * `GET /repos/{o}/{r}/releases/tags/{tag}`, `POST /repos/{o}/{r}/releases`,
+ * `GET /repos/{o}/{r}/git/matching-refs/tags/{prefix}` (paged by `Link` when `refsPerPage` is set) and the asset upload
  * `POST /repos/{o}/{r}/releases/{id}/assets?name=` (served on the same port, as `upload_url`
  * says). It checks the bearer token, keeps releases and uploaded bytes in memory and records every
  * request with its query and raw body.
@@ -30,6 +31,8 @@ export interface ForgeRelease {
   tag_name: string;
   name: string;
   target_commitish: string;
+  /** `make_latest` as the release was created with, when given. */
+  make_latest?: string;
   assets: ForgeAsset[];
 }
 
@@ -45,6 +48,10 @@ export interface FakeForge {
   /** Commits that exist but are not on main (on another branch). */
   elsewhere: string[];
   releases: ForgeRelease[];
+  /** The repository's tag names. */
+  tags: string[];
+  /** Refs per page of `matching-refs` (GitHub sends them all at once; set to test `Link`). */
+  refsPerPage?: number;
   close(): Promise<void>;
 }
 
@@ -56,7 +63,9 @@ const error = (status: number, message: string) =>
     },
   );
 
-export function startFakeForge(options: { main?: string[]; elsewhere?: string[] } = {}): FakeForge {
+export function startFakeForge(
+  options: { main?: string[]; elsewhere?: string[]; tags?: string[] } = {},
+): FakeForge {
   const requests: ForgeRequest[] = [];
   const controller = new AbortController();
   let nextId = 1000;
@@ -67,6 +76,7 @@ export function startFakeForge(options: { main?: string[]; elsewhere?: string[] 
     main: options.main ?? ["a".repeat(40), "b".repeat(40)],
     elsewhere: options.elsewhere ?? ["c".repeat(40)],
     releases: [] as ForgeRelease[],
+    tags: options.tags ?? [],
   } as FakeForge;
 
   const server = Deno.serve(
@@ -162,6 +172,26 @@ export function startFakeForge(options: { main?: string[]; elsewhere?: string[] 
       });
     }
 
+    const refs = /^\/git\/matching-refs\/(.*)$/.exec(rest);
+    if (req.method === "GET" && refs) {
+      const prefix = `refs/${decodeURIComponent(refs[1])}`;
+      const matching = forge.tags.map((tag) => `refs/tags/${tag}`)
+        .filter((ref) => ref.startsWith(prefix))
+        .map((ref) => ({
+          ref,
+          node_id: "REF_x",
+          url: `${base}${path}`,
+          object: { sha: "a".repeat(40), type: "commit", url: `${base}/commit` },
+        }));
+      const size = forge.refsPerPage ?? (matching.length || 1);
+      const page = Number(url.searchParams.get("page") ?? "1");
+      const headers = new Headers();
+      if (page * size < matching.length) {
+        headers.set("link", `<${base}${path}?page=${page + 1}>; rel="next"`);
+      }
+      return Response.json(matching.slice((page - 1) * size, page * size), { headers });
+    }
+
     const byTag = /^\/releases\/tags\/(.+)$/.exec(rest);
     if (req.method === "GET" && byTag) {
       const release = forge.releases.find((r) => r.tag_name === decodeURIComponent(byTag[1]));
@@ -184,6 +214,7 @@ export function startFakeForge(options: { main?: string[]; elsewhere?: string[] 
         tag_name: input.tag_name,
         name: input.name ?? input.tag_name,
         target_commitish: input.target_commitish ?? "main",
+        make_latest: input.make_latest,
         assets: [],
       };
       forge.releases.push(release);

@@ -1,5 +1,5 @@
 /** `POST /integrations/feedback/export` (spec 4.5): a signed, read-only page of posts. */
-import type { Config } from "../../config.ts";
+import { type Config, workforceVerificationKeys } from "../../config.ts";
 import type { Database } from "../../platform/db.ts";
 import type { RouteHandler } from "../../http/router.ts";
 import { json } from "../../http/router.ts";
@@ -10,7 +10,7 @@ import { adminUrl, cutExportPage, nextSince, parseExportRequest } from "./rules.
 import { postsCreatedAfter, postsCreatedAt } from "./store.ts";
 
 export interface FeedbackExportDeps {
-  config: Pick<Config, "workforceWebhookSecret" | "adminBaseUrl">;
+  config: Pick<Config, "workforceWebhookSecret" | "workforceWebhookSecretNext" | "adminBaseUrl">;
   db: Database;
   users: Pick<UsersApi, "usersByIds">;
 }
@@ -18,7 +18,7 @@ export interface FeedbackExportDeps {
 export function feedbackExportHandler(deps: FeedbackExportDeps): RouteHandler {
   const sql = deps.db.sql;
   return async (req, ctx) => {
-    const read = await readSignedJson(req, ctx, deps.config.workforceWebhookSecret);
+    const read = await readSignedJson(req, ctx, workforceVerificationKeys(deps.config));
     if (!read.ok) return read.response;
     const request = parseExportRequest(read.body);
     if (typeof request === "string") return errorResponse("invalid_body", request);

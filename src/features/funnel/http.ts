@@ -1,5 +1,5 @@
 /** `POST /integrations/activation-funnel` (spec 4.6): signed, read-only weekly activation counts. */
-import type { Config } from "../../config.ts";
+import { type Config, workforceVerificationKeys } from "../../config.ts";
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
@@ -13,7 +13,7 @@ import { recordedStepCounts } from "./store.ts";
 import { dependencyFailure } from "../../platform/dependency.ts";
 
 export interface FunnelDeps {
-  config: Pick<Config, "workforceWebhookSecret">;
+  config: Pick<Config, "workforceWebhookSecret" | "workforceWebhookSecretNext">;
   db: Database;
   clock: Clock;
   tracker: ErrorTracker;
@@ -22,7 +22,7 @@ export interface FunnelDeps {
 
 export function activationFunnelHandler(deps: FunnelDeps): RouteHandler {
   return async (req, ctx) => {
-    const read = await readSignedJson(req, ctx, deps.config.workforceWebhookSecret);
+    const read = await readSignedJson(req, ctx, workforceVerificationKeys(deps.config));
     if (!read.ok) return read.response;
     if (!read.body || typeof read.body !== "object" || Array.isArray(read.body)) {
       return errorResponse("invalid_body", "body must be the JSON object {}");

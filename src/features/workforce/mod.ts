@@ -4,6 +4,7 @@
  * request, email draft, chat post, commit), the scheduler tick, the stale-run sweep and budget
  * alerts. It owns every workforce table, `ai_artifacts` and its delivery columns included.
  */
+import { workforceVerificationKeys } from "../../config.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import { errorFields } from "../../platform/log.ts";
 import type { TokenSource } from "../../platform/oidc.ts";
@@ -45,7 +46,7 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
       handler: createResultWebhook({
         db: deps.db,
         tracker: deps.tracker,
-        secret: deps.config.workforceWebhookSecret,
+        secrets: workforceVerificationKeys(deps.config),
         workforce,
         metrics: deps.metrics,
       }),

@@ -13,6 +13,8 @@ import {
   parseStorableJson,
   RunResultSchema,
   SIGNATURE_HEADER,
+  type VerificationKeys,
+  verificationSecrets,
   verifyHmacSignature,
 } from "../../platform/contract/mod.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
@@ -25,16 +27,21 @@ import { employeesByIds, runByPublicId } from "./store.ts";
 export function createResultWebhook(deps: {
   db: Database;
   tracker: ErrorTracker;
-  secret: string | undefined;
+  /** The current secret and, during a rotation, the next one: a signature by either is accepted. */
+  secrets: VerificationKeys;
   workforce: Pick<Workforce, "concludeFromResult">;
   /** Counts a concluded run's spend by employee role (`ai_spend_usd_total`). */
   metrics?: { aiSpend(employee: string, usd: number): void };
 }) {
   return async (req: Request, ctx: RequestContext): Promise<Response> => {
     const signature = req.headers.get(SIGNATURE_HEADER);
-    if (!(await verifyHmacSignature(deps.secret, ctx.rawBody, signature))) {
+    if (!(await verifyHmacSignature(deps.secrets, ctx.rawBody, signature))) {
       ctx.log.warn("workforce webhook signature rejected", {
-        reason: !deps.secret ? "secret unset" : signature === null ? "missing" : "invalid",
+        reason: verificationSecrets(deps.secrets).length === 0
+          ? "secret unset"
+          : signature === null
+          ? "missing"
+          : "invalid",
       });
       deps.tracker.captureWarning("workforce webhook: bad signature", {
         request_id: ctx.requestId,

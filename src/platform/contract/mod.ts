@@ -8,4 +8,10 @@ export * from "./pricing.ts";
 export * from "./body.ts";
 export * from "./errors.ts";
 export * from "./protected-paths.ts";
-export { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../hmac.ts";
+export {
+  hmacSha256Hex,
+  SIGNATURE_HEADER,
+  type VerificationKeys,
+  verificationSecrets,
+  verifyHmacSignature,
+} from "../hmac.ts";
