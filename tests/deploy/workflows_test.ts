@@ -17,6 +17,7 @@ interface Step {
 }
 interface Job {
   needs?: string | string[];
+  if?: string;
   "timeout-minutes"?: number;
   outputs?: Record<string, string>;
   environment?: string;
@@ -139,6 +140,11 @@ Deno.test("workflows: the release runs the CI tests on the tagged commit before 
     if (publishes) assert.ok([job.needs].flat().includes("test"), `${name} needs test`);
   }
   assert.deepEqual(release.deploy.needs, ["check", "binaries", "image"]);
+  assert.equal(
+    release.deploy.if,
+    "needs.check.outputs.latest == 'true'",
+    "an older line's patch is not deployed over the highest release",
+  );
 });
 
 Deno.test("workflows: :latest and the latest GitHub release move only when the check says the tag is the highest", async () => {
