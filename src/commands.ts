@@ -50,10 +50,10 @@ const { values, positionals } = line;
 
 switch (line.command) {
   case "serve":
-    await serve(loadConfigOrExit());
+    await serve(loadConfigOrExit(Deno.env.toObject(), { logLine: true }));
     break;
   case "migrate":
-    await runMigrations(loadConfigOrExit());
+    Deno.exit(await runMigrations(loadConfigOrExit(Deno.env.toObject(), { logLine: true })));
     break;
   case "healthcheck": {
     const { port } = loadConfigOrExit();
