@@ -1,5 +1,6 @@
 /**
- * The agent runner entry point (`deno task runner`, `bin/runner`): reads the configuration
+ * The agent runner entry point (`deno task runner`, `bin/runner`): answers `--help` and `--version`
+ * without any configuration (runner/cli.ts), otherwise reads the configuration
  * (exit 2 with one line naming a bad variable), serves spec 4.8 (and `/metrics` alone on
  * `METRICS_PORT` when set), and on SIGTERM/SIGINT cancels running runs, lets them report `failed`
  * / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS` while in-flight requests drain for up to
@@ -14,6 +15,8 @@ import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
 import { createHttpDrain } from "../src/platform/http-drain.ts";
 import { metricsOnlyHandler } from "../src/platform/metrics-endpoint.ts";
+import { VERSION } from "../src/platform/version.ts";
+import { parseRunnerCommandLine } from "./cli.ts";
 
 function loadConfigOrExit(): RunnerConfig {
   try {
@@ -52,6 +55,16 @@ function isDirectory(path: string): boolean {
   }
 }
 
+const line = parseRunnerCommandLine(Deno.args);
+if (line.kind === "print") {
+  console.log(line.text);
+  Deno.exit(0);
+}
+if (line.kind === "error") {
+  console.error(line.message);
+  Deno.exit(2);
+}
+
 const parsed = loadConfigOrExit();
 const log = createLogger({ level: parsed.logLevel, fields: { service: "runner" } });
 const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
@@ -64,6 +77,7 @@ const server = Deno.serve({
     log.info("listening", {
       port,
       hostname,
+      version: VERSION,
       auth_mode: config.authMode,
       skills_dir: config.skillsDir,
     }),

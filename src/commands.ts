@@ -41,7 +41,7 @@ async function devToken(config: Config, sub: string, ttl: string, admin: boolean
 }
 
 const line = parseCommandLine(Deno.args);
-if (line.kind === "help") {
+if (line.kind === "help" || line.kind === "version") {
   console.log(line.text);
   Deno.exit(0);
 }

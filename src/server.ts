@@ -17,6 +17,7 @@ import {
 } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
 import { describeFatal } from "./platform/fatal.ts";
+import { VERSION } from "./platform/version.ts";
 import { openDatabase, openPoolConnections, sessionSql } from "./platform/db.ts";
 import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
@@ -313,6 +314,7 @@ async function serveWith(
       log.info("listening", {
         port,
         hostname,
+        version: VERSION,
         database: db.mode,
         kv: kv.mode,
         node_env: Deno.env.get("NODE_ENV") ?? null,

@@ -52,6 +52,31 @@ function show(raw: string | undefined): string {
   return raw.length > 40 ? `${JSON.stringify(raw.slice(0, 40))}...` : JSON.stringify(raw);
 }
 
+/** Words of `text` in lines of at most `width` characters (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** Renders a variable table as plain text for a `--help`: each name, its default, its meaning. */
+export function renderVariablesText(table: Record<string, VariableSpec>, width = 100): string {
+  return Object.entries(table).map(([name, spec]) => {
+    const head = spec.defaultText ? `  ${name} (default ${spec.defaultText})` : `  ${name}`;
+    const body = wrap(spec.description.replaceAll("`", ""), width - 6).map((l) => `      ${l}`);
+    return [head, ...body].join("\n");
+  }).join("\n");
+}
+
 /** Renders a variable table as the Markdown of `docs/configuration.md`. */
 export function renderVariablesMarkdown(
   title: string,
