@@ -6,7 +6,7 @@
  * / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS` while in-flight requests drain for up to
  * `SHUTDOWN_DRAIN_MS`, and exits 0.
  */
-import { ConfigError } from "../src/platform/env.ts";
+import { ConfigError, SECRET_MIN_LENGTH } from "../src/platform/env.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import { createLogger, type Logger } from "../src/platform/log.ts";
 import { fileURLToPath } from "node:url";
@@ -67,6 +67,13 @@ if (line.kind === "error") {
 
 const parsed = loadConfigOrExit();
 const log = createLogger({ level: parsed.logLevel, fields: { service: "runner" } });
+// By name only: a value is never logged.
+for (const variable of parsed.shortSecrets) {
+  log.warn(`secret shorter than ${SECRET_MIN_LENGTH} characters`, {
+    variable,
+    min_length: SECRET_MIN_LENGTH,
+  });
+}
 const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
 const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
 const drain = createHttpDrain();

@@ -7,7 +7,7 @@
  * demo-data loaders and the development keys are imported where they are used.
  */
 import { type Config, parseConfig } from "./config.ts";
-import { ConfigError } from "./platform/env.ts";
+import { ConfigError, SECRET_MIN_LENGTH } from "./platform/env.ts";
 import {
   type BufferedSink,
   createBufferedSink,
@@ -258,6 +258,13 @@ async function serveWith(
 ): Promise<void> {
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   handleUnawaitedRejections(log, tracker);
+  // By name only: a value is never logged.
+  for (const variable of config.shortSecrets) {
+    log.warn(`secret shorter than ${SECRET_MIN_LENGTH} characters`, {
+      variable,
+      min_length: SECRET_MIN_LENGTH,
+    });
+  }
   // The app's modules load while the database opens (connects, or PGlite starts) and migrates.
   const appModule = import("./app.ts");
   appModule.catch(() => {});

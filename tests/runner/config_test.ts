@@ -51,6 +51,23 @@ for (
   });
 }
 
+Deno.test("runner config: secrets are never shown; WEBHOOK_SECRET below 32 characters still works, named for a warning", () => {
+  assert.deepEqual(parseRunnerConfig(REQUIRED).shortSecrets, ["WEBHOOK_SECRET"]);
+  const long = { ...REQUIRED, WEBHOOK_SECRET: "w".repeat(32), METRICS_TOKEN: "m".repeat(40) };
+  assert.deepEqual(parseRunnerConfig(long).shortSecrets, []);
+  assert.deepEqual(parseRunnerConfig({ ...long, METRICS_TOKEN: "m".repeat(20) }).shortSecrets, [
+    "METRICS_TOKEN",
+  ]);
+  assert.throws(() => parseRunnerConfig({ ...REQUIRED, METRICS_TOKEN: "hunter2-tok" }), (err) => {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(
+      err.message,
+      "invalid configuration: METRICS_TOKEN: must be at least 32 characters (16 at the very least) (got 11 characters; a secret, not shown)",
+    );
+    return true;
+  });
+});
+
 Deno.test("runner config: docs/configuration.md has the Runner section", async () => {
   const doc = await Deno.readTextFile(new URL("../../docs/configuration.md", import.meta.url));
   assert.ok(
