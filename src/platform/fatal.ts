@@ -19,7 +19,6 @@ export type FatalCause =
   | "database_missing"
   | "migration_checksum_mismatch"
   | "migration_failed"
-  | "redis_unreachable"
   | "startup_failed";
 
 export interface FatalError {
@@ -42,7 +41,6 @@ const HINTS: Record<FatalCause, string> = {
   migration_checksum_mismatch:
     "a released migration file was changed: restore it as released and add a new migration instead (docs/deployment.md)",
   migration_failed: "the database refused the migration named: fix it before starting this release",
-  redis_unreachable: "check that Redis runs and that REDIS_URL names it",
   startup_failed: "see the error; the process did not start",
 };
 
@@ -66,8 +64,9 @@ function causeOf(err: unknown): FatalCause {
   // 28000 invalid_authorization_specification (no such role, pg_hba refusal), 28P01 password.
   if (state === "28000" || state === "28P01") return "database_authentication_failed";
   if (state === "3D000") return "database_missing";
-  if (err instanceof DependencyUnavailableError) {
-    return err.dependency === "redis" ? "redis_unreachable" : "database_unreachable";
+  // Redis is not awaited at start (the store reconnects by itself): only the database is.
+  if (err instanceof DependencyUnavailableError && err.dependency === "database") {
+    return "database_unreachable";
   }
   return "startup_failed";
 }
