@@ -143,7 +143,6 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
     return 2;
   }
   return await cliWithDatabase(config, log, "seed-employees", async (db) => {
-    await migrate(sessionSql(db), log);
     const report = await seedEmployees({ sql: db.sql, clock: systemClock }, records);
     console.log(JSON.stringify(report));
     for (const failure of report.failed) {
