@@ -5,7 +5,9 @@ WORKDIR /src
 COPY deno.json deno.lock ./
 RUN deno install --frozen
 COPY . .
-RUN deno task compile
+# The version both binaries report (`--version`, /health, the build-info metric); unset: 0.0.0-dev.
+ARG BUILD_VERSION=""
+RUN BUILD_VERSION="$BUILD_VERSION" deno task compile
 
 FROM debian:bookworm-slim
 RUN useradd --system --uid 10001 --home-dir /data app && mkdir -p /data && chown app /data

@@ -1,7 +1,8 @@
 /**
  * The runner's HTTP surface (spec 4.8, DESIGN 3.3) and its in-memory run registry.
  *
- * - `GET /health` → 200 `{status: "ok", timestamp}`
+ * - `GET /health` → 200 `{status: "ok", timestamp, version}` (`version`: this build's, beside the
+ *   spec's fields)
  * - `POST /runs` (signed) → 202 `{run_id, status: "running"}`, the run executes in the background
  * - `GET /runs/:run_id/status` (signed: the path) → `{run_id, status}`
  * - `POST /runs/:run_id/cancel` (signed) → 202 `{run_id, status: "cancelled"}`
@@ -45,6 +46,7 @@ import { createServiceClient } from "./tools/service-data.ts";
 import { createRunnerMetrics, type RunnerMetrics } from "./metrics.ts";
 import { guardedMetrics } from "../src/platform/metrics-endpoint.ts";
 import { inSpan, nameServerSpan } from "../src/platform/tracing.ts";
+import { VERSION } from "../src/platform/version.ts";
 
 export interface RunnerDeps {
   config: RunnerConfig;
@@ -310,7 +312,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     const path = new URL(req.url).pathname;
     if (path === "/health") {
       if (req.method !== "GET") return methodNotAllowed(req);
-      return json({ status: "ok", timestamp: clock.now().toISOString() });
+      return json({ status: "ok", timestamp: clock.now().toISOString(), version: VERSION });
     }
     if (path === "/runs") {
       if (req.method !== "POST") return methodNotAllowed(req);

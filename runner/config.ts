@@ -12,7 +12,14 @@
  * ```
  */
 import { z } from "zod";
-import { ConfigError, integer, parseVariables, variable } from "../src/platform/env.ts";
+import {
+  ConfigError,
+  integer,
+  parseVariables,
+  secretVariable,
+  shortSecrets,
+  variable,
+} from "../src/platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
 import { protectedPathPatterns } from "../src/platform/contract/protected-paths.ts";
@@ -62,15 +69,16 @@ export const RUNNER_VARIABLES = {
     description: "Required. Result webhook, e.g. `https://api.example.com/webhooks/ai-workforce`.",
     schema: z.url({ protocol: /^https?$/ }),
   }),
-  WEBHOOK_SECRET: variable({
+  WEBHOOK_SECRET: secretVariable({
     description:
       "Required. Shared HMAC key (the service's `WORKFORCE_WEBHOOK_SECRET`): signs the webhook and the integration calls, and verifies the service's requests (`/runs`).",
-    schema: z.string().min(1),
+    required: true,
+    shorterAccepted: 1,
   }),
-  WEBHOOK_SECRET_NEXT: variable({
+  WEBHOOK_SECRET_NEXT: secretVariable({
     description:
       "During a rotation of `WEBHOOK_SECRET`: a second key the runner also accepts on the service's requests (`/runs`, status, cancel); it never signs. Unset when no rotation is under way (docs/runbook.md, rotating the workforce webhook secret).",
-    schema: z.string().min(1).optional(),
+    shorterAccepted: 1,
   }),
   LLM_BASE_URL: variable({
     description:
@@ -81,6 +89,7 @@ export const RUNNER_VARIABLES = {
     description:
       "Required. Key for the LLM proxy (a placeholder where the proxy is IAM-gated with `LLM_AUTH_MODE=oidc`).",
     schema: z.string().min(1),
+    secret: true,
   }),
   MAX_TOOL_CALLS: variable({
     defaultText: "50",
@@ -110,6 +119,7 @@ export const RUNNER_VARIABLES = {
     description:
       "The runner's own token for repository workspaces: read-only (contents: read) on the repositories runs name. Unset: only public repositories can be fetched.",
     schema: z.string().min(1).optional(),
+    secret: true,
   }),
   RUNNER_WORK_DIR: variable({
     defaultText: "a `runner-work` folder in the system's temporary directory",
@@ -188,10 +198,10 @@ export const RUNNER_VARIABLES = {
       "On SIGTERM, how long in-flight HTTP requests may take to finish; runs alongside the run cancellation, not after it.",
     schema: integer(0, 600_000).default(10_000),
   }),
-  METRICS_TOKEN: variable({
+  METRICS_TOKEN: secretVariable({
     description:
-      "Bearer token for `GET /metrics` (Prometheus text format) on the runner's port: a scrape sends `Authorization: Bearer <token>`. Unset = no `/metrics` there (docs/observability.md). At least 16 characters.",
-    schema: z.string().min(16).optional(),
+      "Bearer token for `GET /metrics` (Prometheus text format) on the runner's port: a scrape sends `Authorization: Bearer <token>`. Unset = no `/metrics` there (docs/observability.md).",
+    shorterAccepted: 16,
   }),
   ...METRICS_LISTENER_VARIABLES,
 } as const;
@@ -239,6 +249,8 @@ export interface RunnerConfig {
   /** `METRICS_PORT`: a separate `/metrics` listener; undefined = none. */
   metricsPort?: number;
   metricsHost: string;
+  /** Secrets set shorter than `SECRET_MIN_LENGTH` where that is accepted: warned about at start. */
+  shortSecrets: string[];
 }
 
 /**
@@ -295,5 +307,6 @@ export function parseRunnerConfig(
     metricsToken: v.METRICS_TOKEN,
     metricsPort: v.METRICS_PORT,
     metricsHost: v.METRICS_HOST,
+    shortSecrets: shortSecrets(RUNNER_VARIABLES, env),
   };
 }

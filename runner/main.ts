@@ -1,11 +1,12 @@
 /**
- * The agent runner entry point (`deno task runner`, `bin/runner`): reads the configuration
+ * The agent runner entry point (`deno task runner`, `bin/runner`): answers `--help` and `--version`
+ * without any configuration (runner/cli.ts), otherwise reads the configuration
  * (exit 2 with one line naming a bad variable), serves spec 4.8 (and `/metrics` alone on
  * `METRICS_PORT` when set), and on SIGTERM/SIGINT cancels running runs, lets them report `failed`
  * / `cancelled` for up to `SHUTDOWN_TIMEOUT_MS` while in-flight requests drain for up to
  * `SHUTDOWN_DRAIN_MS`, and exits 0.
  */
-import { ConfigError } from "../src/platform/env.ts";
+import { ConfigError, SECRET_MIN_LENGTH } from "../src/platform/env.ts";
 import { systemClock } from "../src/platform/clock.ts";
 import { createLogger, type Logger } from "../src/platform/log.ts";
 import { fileURLToPath } from "node:url";
@@ -14,6 +15,8 @@ import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
 import { createHttpDrain } from "../src/platform/http-drain.ts";
 import { metricsOnlyHandler } from "../src/platform/metrics-endpoint.ts";
+import { VERSION } from "../src/platform/version.ts";
+import { parseRunnerCommandLine } from "./cli.ts";
 
 function loadConfigOrExit(): RunnerConfig {
   try {
@@ -52,8 +55,25 @@ function isDirectory(path: string): boolean {
   }
 }
 
+const line = parseRunnerCommandLine(Deno.args);
+if (line.kind === "print") {
+  console.log(line.text);
+  Deno.exit(0);
+}
+if (line.kind === "error") {
+  console.error(line.message);
+  Deno.exit(2);
+}
+
 const parsed = loadConfigOrExit();
 const log = createLogger({ level: parsed.logLevel, fields: { service: "runner" } });
+// By name only: a value is never logged.
+for (const variable of parsed.shortSecrets) {
+  log.warn(`secret shorter than ${SECRET_MIN_LENGTH} characters`, {
+    variable,
+    min_length: SECRET_MIN_LENGTH,
+  });
+}
 const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
 const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
 const drain = createHttpDrain();
@@ -64,6 +84,7 @@ const server = Deno.serve({
     log.info("listening", {
       port,
       hostname,
+      version: VERSION,
       auth_mode: config.authMode,
       skills_dir: config.skillsDir,
     }),

@@ -4,7 +4,7 @@
  */
 import { Registry } from "prom-client";
 import type { RunResult } from "../src/platform/contract/mod.ts";
-import { metricsIn, processMetrics } from "../src/platform/metrics.ts";
+import { buildInfoMetric, metricsIn, processMetrics } from "../src/platform/metrics.ts";
 import type { LlmClient } from "../src/platform/llm.ts";
 
 const RUNNER_HELP = {
@@ -23,6 +23,7 @@ export type RunnerMetrics = ReturnType<typeof createRunnerMetrics>;
 export function createRunnerMetrics(registry: Registry = new Registry()) {
   const m = metricsIn(registry, RUNNER_HELP);
   processMetrics(registry);
+  buildInfoMetric(registry, "runner_build_info", "runner");
   const runs = m.counter("runner_runs_total", ["outcome", "error"]);
   const running = m.gauge("runner_runs_running");
   const turns = m.histogram("runner_run_turns", [], TURN_BUCKETS);

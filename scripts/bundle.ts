@@ -13,6 +13,10 @@
  *   src/embedded-template.ts) look beside themselves when they run as a bundle's `.js`.
  * - `build/runner/`: `main.js` and `skills/` (the example skills, found next to `main.js`).
  *
+ * Given a version (`BUILD_VERSION`, or the release's from scripts/release/build.ts), the bundles
+ * are stamped with it: the marker of src/platform/version.ts is replaced in every bundled module, so
+ * `--version`, `/health` and the build-info metric name it. Without one they say `0.0.0-dev`.
+ *
  * PGlite stays outside the bundles, imported by name (resolved through deno.json) only in embedded
  * mode: it reads its WebAssembly and data files next to its own modules. So a bundle runs from
  * inside the project (`deno run -A build/service/main.js serve`), or compiled.
@@ -22,6 +26,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadMigrations } from "../src/platform/migrate.ts";
 import { writeEmbeddedTemplate } from "./embedded-template.ts";
+import { isStampableVersion } from "../src/platform/version.ts";
 
 export const BUNDLE_DIR = "build";
 
@@ -108,8 +113,44 @@ export function bundleCommands(dir = BUNDLE_DIR): string[][] {
   ];
 }
 
+/**
+ * The literal src/platform/version.ts holds until a build stamps it (with its quotes). Spelt in two parts
+ * here, so that this module never holds it whole.
+ */
+export const STAMP_MARKER = JSON.stringify(["@@GOALS", "BUILD_VERSION@@"].join("_"));
+
+/**
+ * Replaces the version marker with `version` in the `.js` files of `dir` (not recursive);
+ * returns how many it replaced.
+ */
+export async function stampVersion(dir: string, version: string): Promise<number> {
+  if (!isStampableVersion(version)) {
+    throw new Error(`"${version}" is not a version a build can be stamped with`);
+  }
+  let count = 0;
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const path = `${dir}/${entry.name}`;
+    const text = await Deno.readTextFile(path);
+    const parts = text.split(STAMP_MARKER);
+    if (parts.length === 1) continue;
+    count += parts.length - 1;
+    await Deno.writeTextFile(path, parts.join(JSON.stringify(version)));
+  }
+  return count;
+}
+
+export interface BundleOptions {
+  /** The version the programs report; unset: `0.0.0-dev` (src/platform/version.ts). */
+  version?: string;
+}
+
 /** Writes the bundles and their files into `dir` (emptied first), from the repository at `root`. */
-export async function bundle(dir = BUNDLE_DIR, root = "."): Promise<void> {
+export async function bundle(
+  dir = BUNDLE_DIR,
+  root = ".",
+  options: BundleOptions = {},
+): Promise<void> {
   const out = resolve(root, dir);
   for (const program of ["service", "runner"]) {
     await Deno.remove(`${out}/${program}`, { recursive: true }).catch((err) => {
@@ -129,6 +170,13 @@ export async function bundle(dir = BUNDLE_DIR, root = "."): Promise<void> {
       );
     }
   }
+  if (options.version !== undefined) {
+    for (const program of ["service", "runner"]) {
+      if (await stampVersion(`${out}/${program}`, options.version) === 0) {
+        throw new Error(`the ${program} bundle holds no version marker to stamp`);
+      }
+    }
+  }
   await cp(`${root}/migrations`, `${out}/service/migrations`, {
     recursive: true,
     filter: (path) => !path.endsWith(".lock"),
@@ -144,7 +192,12 @@ export async function bundle(dir = BUNDLE_DIR, root = "."): Promise<void> {
     });
 }
 
+/** `BUILD_VERSION` from the environment, when set and not empty. */
+export function buildVersion(): string | undefined {
+  return Deno.env.get("BUILD_VERSION")?.trim() || undefined;
+}
+
 if (import.meta.main) {
-  await bundle(Deno.args[0]);
+  await bundle(Deno.args[0], ".", { version: buildVersion() });
   console.log(`bundled into ${Deno.args[0] ?? BUNDLE_DIR}/`);
 }

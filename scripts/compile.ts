@@ -5,10 +5,13 @@
  * `deno compile` needs the `denort` runtime of the same Deno version. It downloads it once into
  * `$DENO_DIR/dl/` (see `deno info` for DENO_DIR); on a machine without internet, place the
  * binary there or point `DENORT_BIN` at it.
+ *
+ * `BUILD_VERSION=1.4.0 deno task compile` stamps both binaries with that version (src/platform/version.ts);
+ * without it they report `0.0.0-dev`.
  */
-import { bundle, bundledPrograms, v8FlagArgs } from "./bundle.ts";
+import { buildVersion, bundle, bundledPrograms, v8FlagArgs } from "./bundle.ts";
 
-await bundle();
+await bundle(undefined, ".", { version: buildVersion() });
 for (const program of bundledPrograms()) {
   const include = program.include.flatMap((path) => {
     try {

@@ -19,8 +19,20 @@ const timeouts = (config: Config) => ({
   statementMs: config.databaseStatementTimeoutMs,
 });
 
-function openEmbedded(config: Config, log: Logger): Promise<Database> {
-  return openDatabase({ dataDir: config.dataDir, poolSize: 1, log, timeouts: timeouts(config) });
+function openEmbedded(
+  config: Config,
+  log: Logger,
+  command: string,
+  prepareDataDir?: (pgDir: string) => Promise<void>,
+): Promise<Database> {
+  return openDatabase({
+    dataDir: config.dataDir,
+    command,
+    prepareDataDir,
+    poolSize: 1,
+    log,
+    timeouts: timeouts(config),
+  });
 }
 
 function openPostgres(url: string, config: Config, log: Logger): Promise<Database> {
@@ -64,7 +76,7 @@ export async function runBackup(config: Config, out?: string): Promise<number> {
     }
     const db = config.databaseUrl
       ? await openPostgres(config.databaseUrl, config, log)
-      : await openEmbedded(config, log);
+      : await openEmbedded(config, log, "backup");
     try {
       const { file, summary } = await writeBackupFile(
         sessionSql(db),
@@ -116,11 +128,14 @@ export async function runRestore(config: Config, file: string): Promise<number> 
     if (await serviceOnDataDir(config.dataDir)) {
       throw new Error(`a service runs on ${config.dataDir}: stop it before restoring`);
     }
-    const pg = `${config.dataDir.replace(/\/+$/, "")}/pg`;
-    // The current database stays beside the new one until the operator removes it.
-    const kept = `${pg}.before-restore-${new Date().toISOString().replace(/[-:.]/g, "")}`;
-    await Deno.rename(pg, kept);
-    const db = await openEmbedded(config, log);
+    // Under the data dir's lock the current database moves aside (kept until the operator removes
+    // it) and a new one starts in its place.
+    let kept: string | null = null;
+    const db = await openEmbedded(config, log, "restore", async (pg) => {
+      if (!(await Deno.stat(pg).then(() => true, () => false))) return;
+      kept = `${pg}.before-restore-${new Date().toISOString().replace(/[-:.]/g, "")}`;
+      await Deno.rename(pg, kept);
+    });
     try {
       const rows = await restoreInto(db, file, log);
       console.log(
@@ -128,8 +143,9 @@ export async function runRestore(config: Config, file: string): Promise<number> 
       );
     } catch (err) {
       await db.close();
+      const pg = `${config.dataDir.replace(/\/+$/, "")}/pg`;
       await Deno.remove(pg, { recursive: true }).catch(() => {});
-      await Deno.rename(kept, pg);
+      if (kept) await Deno.rename(kept, pg);
       throw err;
     }
     await db.close();
@@ -159,7 +175,7 @@ export async function runMoveToPostgres(config: Config, url: string): Promise<nu
       if (await serviceOnDataDir(config.dataDir)) {
         throw new Error(`a service runs on ${config.dataDir}: stop it before moving its data`);
       }
-      const source = await openEmbedded(config, log);
+      const source = await openEmbedded(config, log, "move-to-postgres");
       let file;
       try {
         file = (await writeBackupFile(sessionSql(source), config.backupDir, new Date())).file;

@@ -4,6 +4,7 @@
  * are errors that name the problem and where the help is (exit code 2 in `main.ts`).
  */
 import { parseArgs } from "node:util";
+import { VERSION } from "./platform/version.ts";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -125,6 +126,7 @@ export type CommandName = keyof typeof COMMANDS;
 
 export type CommandLine =
   | { kind: "help"; text: string }
+  | { kind: "version"; text: string }
   | { kind: "error"; message: string }
   | {
     kind: "run";
@@ -136,12 +138,14 @@ export type CommandLine =
 const isCommand = (name: string): name is CommandName => Object.hasOwn(COMMANDS, name);
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
+const VERSION_FLAG = "--version";
 
 /** Parses `main.ts`'s arguments (without the program name). No arguments means `serve`. */
 export function parseCommandLine(args: string[]): CommandLine {
   const [first, ...rest] = args;
   if (first === undefined) return run("serve", []);
   if (HELP_FLAGS.has(first)) return { kind: "help", text: programHelp() };
+  if (first === VERSION_FLAG && rest.length === 0) return { kind: "version", text: VERSION };
   if (first === "help") {
     if (rest[0] === undefined) return { kind: "help", text: programHelp() };
     return isCommand(rest[0])
@@ -235,7 +239,7 @@ export function programHelp(): string {
     "Commands:",
     ...table(Object.entries(COMMANDS).map(([name, spec]) => [name, spec.summary])),
     "",
-    `Run ${PROGRAM} <command> --help for a command's options.`,
+    `Run ${PROGRAM} <command> --help for a command's options, ${PROGRAM} --version for the version.`,
   ].join("\n");
 }
 

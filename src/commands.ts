@@ -41,7 +41,7 @@ async function devToken(config: Config, sub: string, ttl: string, admin: boolean
 }
 
 const line = parseCommandLine(Deno.args);
-if (line.kind === "help") {
+if (line.kind === "help" || line.kind === "version") {
   console.log(line.text);
   Deno.exit(0);
 }
@@ -50,10 +50,10 @@ const { values, positionals } = line;
 
 switch (line.command) {
   case "serve":
-    await serve(loadConfigOrExit());
+    await serve(loadConfigOrExit(Deno.env.toObject(), { logLine: true }));
     break;
   case "migrate":
-    await runMigrations(loadConfigOrExit());
+    Deno.exit(await runMigrations(loadConfigOrExit(Deno.env.toObject(), { logLine: true })));
     break;
   case "healthcheck": {
     const { port } = loadConfigOrExit();

@@ -10,7 +10,14 @@
  * ```
  */
 import { z } from "zod";
-import { ConfigError, integer, parseVariables, variable } from "./platform/env.ts";
+import {
+  ConfigError,
+  integer,
+  parseVariables,
+  secretVariable,
+  shortSecrets,
+  variable,
+} from "./platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "./platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "./platform/metrics-config.ts";
 import {
@@ -49,17 +56,20 @@ export const SERVICE_VARIABLES = {
   }),
   DATA_DIR: variable({
     defaultText: "./data",
-    description: "Embedded database (`DATA_DIR/pg`) and other local state.",
+    description:
+      "Embedded database (`DATA_DIR/pg`) and other local state. Opened by one process at a time: the holder locks `DATA_DIR/data-dir.lock`, and a second `serve`, `migrate` or `demo-data` on it exits 1 naming the holder (docs/deployment.md).",
     schema: z.string().min(1).default("./data"),
   }),
   DATABASE_URL: variable({
     description: "PostgreSQL connection URL; unset = embedded PGlite under `DATA_DIR/pg`.",
     schema: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    secret: "url",
   }),
   DATABASE_DIRECT_URL: variable({
     description:
       "Set only when `DATABASE_URL` goes through a transaction pooler (PgBouncer `pool_mode = transaction`): the PostgreSQL server's own URL. LISTEN (job wake-ups) and migrations use it, one connection per instance; `DATABASE_URL` then runs without prepared statements or start-up settings. See docs/deployment.md.",
     schema: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    secret: "url",
   }),
   DATABASE_POOL_SIZE: variable({
     defaultText: "10",
@@ -82,6 +92,7 @@ export const SERVICE_VARIABLES = {
   REDIS_URL: variable({
     description: "Redis URL for rate limits and pub/sub fan-out; unset = in-process store.",
     schema: z.url({ protocol: /^rediss?$/ }).optional(),
+    secret: "url",
   }),
   REDIS_KEY_PREFIX: variable({
     defaultText: "goals:",
@@ -117,10 +128,9 @@ export const SERVICE_VARIABLES = {
     description: "Comma-separated JWT `sub` values that hold the `admin` permission.",
     schema: csv.default([]),
   }),
-  FALLBACK_AUTH_SECRET: variable({
+  FALLBACK_AUTH_SECRET: secretVariable({
     description:
-      "Enables fallback tokens (HS256, `iss` = `fallback`, admins only, at most 12 h); at least 32 characters.",
-    schema: z.string().min(32, "must be at least 32 characters").optional(),
+      "Enables fallback tokens (HS256, `iss` = `fallback`, admins only, at most 12 h), signed with it.",
   }),
   DEV_AUTH: variable({
     defaultText: "off",
@@ -133,19 +143,19 @@ export const SERVICE_VARIABLES = {
       "What this deployment is: `development`, `staging` or `production`. Set `production` in production: it refuses settings meant for trying the service (`DEV_AUTH=on`).",
     schema: z.enum(["development", "staging", "production"]).optional(),
   }),
-  WORKFORCE_WEBHOOK_SECRET: variable({
+  WORKFORCE_WEBHOOK_SECRET: secretVariable({
     description:
-      "HMAC key for `X-Workforce-Signature` (runner webhook and integrations); unset = those endpoints answer 401. Signs the calls to the runner and verifies the calls the service receives.",
-    schema: optionalString,
+      "HMAC key for `X-Workforce-Signature` (runner webhook and integrations), the runner's `WEBHOOK_SECRET`; unset = those endpoints answer 401. Signs the calls to the runner and verifies the calls the service receives.",
+    shorterAccepted: 1,
   }),
-  WORKFORCE_WEBHOOK_SECRET_NEXT: variable({
+  WORKFORCE_WEBHOOK_SECRET_NEXT: secretVariable({
     description:
       "During a rotation of `WORKFORCE_WEBHOOK_SECRET`: a second key the service also accepts on `X-Workforce-Signature` (the runner webhook and the integrations); it never signs. Needs `WORKFORCE_WEBHOOK_SECRET`. Unset when no rotation is under way (docs/runbook.md, rotating the workforce webhook secret).",
-    schema: optionalString,
+    shorterAccepted: 1,
   }),
-  BILLING_WEBHOOK_SECRET: variable({
+  BILLING_WEBHOOK_SECRET: secretVariable({
     description: "Expected `Authorization` value on the billing webhook; unset = 401.",
-    schema: optionalString,
+    shorterAccepted: 1,
   }),
   BILLING_ENVIRONMENT: variable({
     defaultText: "PRODUCTION",
@@ -177,6 +187,7 @@ export const SERVICE_VARIABLES = {
     description:
       "Key for the LLM proxy: the bearer, or with `LLM_AUTH_MODE=oidc` the `x-litellm-api-key` header.",
     schema: optionalString,
+    secret: true,
   }),
   RUNNER_AUTH_MODE: variable({
     defaultText: "secret",
@@ -248,6 +259,7 @@ export const SERVICE_VARIABLES = {
   CHAT_WEBHOOK_URL: variable({
     description: "Alert and report destination (a Slack-compatible incoming webhook).",
     schema: optionalUrl,
+    secret: true,
   }),
   CHAT_WEBHOOK_ALLOWED_HOST: variable({
     defaultText: "hooks.slack.com",
@@ -257,6 +269,7 @@ export const SERVICE_VARIABLES = {
   GITHUB_TOKEN: variable({
     description: "Token for pull-request and commit delivery.",
     schema: optionalString,
+    secret: true,
   }),
   GITHUB_REPO: variable({
     description: "`owner/name` of the delivery repository.",
@@ -278,10 +291,12 @@ export const SERVICE_VARIABLES = {
     description:
       "Sandbox inbox for email drafts, `imaps://user:pass@host:port/Drafts` (drafts are never sent).",
     schema: z.url({ protocol: /^imaps?$/ }).optional(),
+    secret: "url",
   }),
   ERROR_TRACKER_DSN: variable({
     description: "Sentry-compatible DSN; unset = unhandled errors and warnings are only logged.",
     schema: optionalUrl,
+    secret: "url",
   }),
   ADMIN_BASE_URL: variable({
     defaultText: "http://localhost:4000/admin",
@@ -329,10 +344,10 @@ export const SERVICE_VARIABLES = {
       "Proxies (load balancers) in front of the service that append to `X-Forwarded-For`. 0: the socket's peer is the client and the header is ignored. N: the client is the Nth address from the right of `X-Forwarded-For`; set it only when the service is reachable through those proxies alone.",
     schema: integer(0, 10).default(0),
   }),
-  METRICS_TOKEN: variable({
+  METRICS_TOKEN: secretVariable({
     description:
-      "Bearer token for `GET /metrics` (Prometheus text format) on the service's port: a scrape sends `Authorization: Bearer <token>`. Unset, and with `METRICS_PORT` unset, no metrics are served (docs/observability.md). At least 16 characters.",
-    schema: z.string().min(16).optional(),
+      "Bearer token for `GET /metrics` (Prometheus text format) on the service's port: a scrape sends `Authorization: Bearer <token>`. Unset, and with `METRICS_PORT` unset, no metrics are served (docs/observability.md).",
+    shorterAccepted: 16,
   }),
   ...METRICS_LISTENER_VARIABLES,
   LOG_LEVEL: variable({
@@ -433,6 +448,11 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
+  /**
+   * Secrets set shorter than `SECRET_MIN_LENGTH` where that is still accepted (by name): the
+   * service warns about each at start-up.
+   */
+  shortSecrets: string[];
 }
 
 /**
@@ -523,6 +543,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
+    shortSecrets: shortSecrets(SERVICE_VARIABLES, env),
   };
 }
 

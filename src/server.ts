@@ -7,7 +7,7 @@
  * demo-data loaders and the development keys are imported where they are used.
  */
 import { type Config, parseConfig } from "./config.ts";
-import { ConfigError } from "./platform/env.ts";
+import { ConfigError, SECRET_MIN_LENGTH } from "./platform/env.ts";
 import {
   type BufferedSink,
   createBufferedSink,
@@ -16,6 +16,8 @@ import {
   type Logger,
 } from "./platform/log.ts";
 import { createErrorTracker } from "./platform/errors.ts";
+import { describeFatal } from "./platform/fatal.ts";
+import { VERSION } from "./platform/version.ts";
 import { openDatabase, openPoolConnections, sessionSql } from "./platform/db.ts";
 import { handleUnawaitedRejections } from "./platform/unawaited.ts";
 import { migrate } from "./platform/migrate.ts";
@@ -28,13 +30,22 @@ import { metricsOnlyHandler } from "./platform/metrics-endpoint.ts";
 import { createHandler } from "./http/handler.ts";
 import { serviceHealth, upResponse } from "./http/health.ts";
 
-/** Parses the environment, or prints one line naming the bad variable and exits with 2. */
-export function loadConfigOrExit(env = Deno.env.toObject()): Config {
+/**
+ * Parses the environment, or prints one line naming the bad variable and exits with 2. `logLine`
+ * (`serve`, `migrate`): also the fatal error's JSON log line on stdout, where the service logs.
+ */
+export function loadConfigOrExit(
+  env = Deno.env.toObject(),
+  { logLine = false }: { logLine?: boolean } = {},
+): Config {
   try {
     return parseConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
+      if (logLine) {
+        createLogger().error("start-up failed", describeFatal(err).fields);
+      }
       Deno.exit(2);
     }
     throw err;
@@ -46,12 +57,16 @@ const databaseTimeouts = (config: Config) => ({
   statementMs: config.databaseStatementTimeoutMs,
 });
 
-/** The database the settings name (a fresh embedded one starts from its template). */
-const openConfiguredDatabase = (config: Config, log: Logger) =>
+/**
+ * The database the settings name (a fresh embedded one starts from its template); an embedded one
+ * is locked for `command` (a second process on its DATA_DIR is refused).
+ */
+const openConfiguredDatabase = (config: Config, log: Logger, command: string) =>
   openDatabase({
     databaseUrl: config.databaseUrl,
     directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
+    command,
     poolSize: config.databasePoolSize,
     log,
     timeouts: databaseTimeouts(config),
@@ -61,9 +76,10 @@ const openConfiguredDatabase = (config: Config, log: Logger) =>
 async function withDatabase<T>(
   config: Config,
   log: Logger,
+  command: string,
   fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>,
 ) {
-  const db = await openConfiguredDatabase(config, log);
+  const db = await openConfiguredDatabase(config, log, command);
   try {
     return await fn(db);
   } finally {
@@ -71,12 +87,50 @@ async function withDatabase<T>(
   }
 }
 
-export async function runMigrations(config: Config): Promise<void> {
+/**
+ * `main.ts migrate`: exit code 0 once every migration is applied; otherwise one JSON log line
+ * naming the cause (`migrate failed`, src/platform/fatal.ts) and its exit code.
+ */
+export async function runMigrations(config: Config): Promise<number> {
   const log = createLogger({ level: config.logLevel });
-  await withDatabase(config, log, async (db) => {
-    const applied = await migrate(sessionSql(db), log);
-    log.info("migrations done", { applied: applied.length });
-  });
+  try {
+    await withDatabase(config, log, "migrate", async (db) => {
+      const applied = await migrate(sessionSql(db), log);
+      log.info("migrations done", { applied: applied.length });
+    });
+    return 0;
+  } catch (err) {
+    const fatal = describeFatal(err);
+    log.error("migrate failed", fatal.fields);
+    return fatal.exitCode;
+  }
+}
+
+/**
+ * A command line tool's database work: a failure to open or migrate the database (the embedded
+ * one in use by another process, a server it cannot reach) is one line on stderr and exit code 1.
+ */
+async function cliWithDatabase(
+  config: Config,
+  log: Logger,
+  command: string,
+  fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<number>,
+): Promise<number> {
+  let db;
+  try {
+    db = await openConfiguredDatabase(config, log, command);
+    await migrate(sessionSql(db), log);
+  } catch (err) {
+    await db?.close().catch(() => {});
+    const fatal = describeFatal(err);
+    console.error(`${command}: ${fatal.message}`);
+    return fatal.exitCode;
+  }
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
 }
 
 /** `main.ts seed-employees FILE.json`: exit code 0 when every record was saved, else 1 (2: bad file). */
@@ -88,8 +142,7 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
     console.error(`${file}: ${records}`);
     return 2;
   }
-  return await withDatabase(config, log, async (db) => {
-    await migrate(sessionSql(db), log);
+  return await cliWithDatabase(config, log, "seed-employees", async (db) => {
     const report = await seedEmployees({ sql: db.sql, clock: systemClock }, records);
     console.log(JSON.stringify(report));
     for (const failure of report.failed) {
@@ -99,16 +152,10 @@ export async function runSeedEmployees(config: Config, file: string): Promise<nu
   });
 }
 
-async function serviceAnswers(port: number): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${port}/up`, { signal: AbortSignal.timeout(1000) })
-    .catch(() => undefined);
-  await res?.body?.cancel();
-  return res !== undefined;
-}
-
 /**
- * `main.ts demo-data`: exit code 0 when the demo data is loaded (or was already there), 1 while a
- * service on the embedded database runs on this port, 2 in production or with a bad configuration.
+ * `main.ts demo-data`: exit code 0 when the demo data is loaded (or was already there), 1 while
+ * another process holds the embedded database (or the database cannot be opened), 2 in production
+ * or with a bad configuration.
  */
 export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
   const { demoDataRefusal, loadDemoData } = await import("./demo/load.ts");
@@ -118,15 +165,8 @@ export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
     return 2;
   }
   const config = loadConfigOrExit(env);
-  if (!config.databaseUrl && await serviceAnswers(config.port)) {
-    console.error(
-      `a service answers on port ${config.port}: stop it first, the embedded database under ${config.dataDir} takes one process at a time`,
-    );
-    return 1;
-  }
   const log = createLogger({ level: config.logLevel });
-  return await withDatabase(config, log, async (db) => {
-    await migrate(sessionSql(db), log);
+  return await cliWithDatabase(config, log, "demo-data", async (db) => {
     const started = performance.now();
     const report = await loadDemoData({ sql: db.sql, clock: systemClock });
     console.log(JSON.stringify({ ...report, ms: Math.round(performance.now() - started) }));
@@ -177,13 +217,21 @@ async function flushLog(sink: BufferedSink): Promise<void> {
 
 /**
  * Runs the service until SIGTERM/SIGINT. Its log is written in the background (a request never
- * waits for stdout) and flushed before the process exits.
+ * waits for stdout) and flushed before the process exits. A failure to start (or to keep serving:
+ * the app failing to build, the job system failing to start) is fatal: one `start-up failed` log
+ * line naming the cause (src/platform/fatal.ts), and the process exits with its code (1, or 2 for
+ * a configuration error); it never stays alive without serving.
  */
 export async function serve(config: Config, hooks: ServeHooks = {}): Promise<void> {
   const sink = createBufferedSink();
   const log = createLogger({ level: config.logLevel, write: sink.write });
   try {
     await serveWith(config, hooks, log, sink);
+  } catch (err) {
+    const fatal = describeFatal(err);
+    log.error("start-up failed", fatal.fields);
+    await flushLog(sink);
+    Deno.exit(fatal.exitCode);
   } finally {
     await flushLog(sink);
   }
@@ -209,6 +257,13 @@ async function serveWith(
 ): Promise<void> {
   const tracker = createErrorTracker({ dsn: config.errorTrackerDsn, log });
   handleUnawaitedRejections(log, tracker);
+  // By name only: a value is never logged.
+  for (const variable of config.shortSecrets) {
+    log.warn(`secret shorter than ${SECRET_MIN_LENGTH} characters`, {
+      variable,
+      min_length: SECRET_MIN_LENGTH,
+    });
+  }
   // The app's modules load while the database opens (connects, or PGlite starts) and migrates.
   const appModule = import("./app.ts");
   appModule.catch(() => {});
@@ -222,7 +277,7 @@ async function serveWith(
     const { warnUnmovedEmbeddedData } = await import("./backup-commands.ts");
     await warnUnmovedEmbeddedData(config, log);
   }
-  const db = await openConfiguredDatabase(config, log);
+  const db = await openConfiguredDatabase(config, log, "serve");
   // The first requests (the orchestrator's /health: two statements at once) find their
   // connections open: they open while the migrations are checked.
   await Promise.all([
@@ -270,6 +325,7 @@ async function serveWith(
       log.info("listening", {
         port,
         hostname,
+        version: VERSION,
         database: db.mode,
         kv: kv.mode,
         node_env: Deno.env.get("NODE_ENV") ?? null,

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { COMMANDS, parseCommandLine } from "../src/cli.ts";
 import { runMain } from "./support/process.ts";
+import { VERSION } from "../src/platform/version.ts";
 
 const main = (...args: string[]) => runMain(args, { DATA_DIR: "/nonexistent" });
 
@@ -32,6 +33,14 @@ Deno.test("cli: --help lists every command and each command's --help its options
   assert.equal(serve.code, 0);
   assert.match(serve.stdout, /^Usage: main\.ts serve\n/);
   assert.equal(program.stderr + devToken.stderr + viaHelp.stderr + serve.stderr, "");
+});
+
+Deno.test("cli: --version prints the version alone", async () => {
+  const out = await main("--version");
+  assert.deepEqual(out, { code: 0, stdout: VERSION, stderr: "" });
+  assert.match(VERSION, /^\d+\.\d+\.\d+/);
+  assert.deepEqual(parseCommandLine(["--version"]), { kind: "version", text: VERSION });
+  assert.equal(parseCommandLine(["--version", "x"]).kind, "error");
 });
 
 Deno.test("cli: unknown commands, unknown options and missing arguments exit 2 and say so", async () => {

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { parseConfig, SERVICE_VARIABLES } from "../src/config.ts";
-import { ConfigError, renderVariablesMarkdown } from "../src/platform/env.ts";
+import {
+  ConfigError,
+  renderVariablesMarkdown,
+  SECRET_MIN_LENGTH,
+  type VariableSpec,
+} from "../src/platform/env.ts";
+import { RUNNER_VARIABLES } from "../runner/config.ts";
 
 Deno.test("config: defaults for an empty environment", () => {
   const config = parseConfig({});
@@ -108,17 +114,148 @@ Deno.test("config: docs/configuration.md matches src/config.ts", async () => {
   );
 });
 
-Deno.test("config: a bad value stops start-up with exit code 2 and one line", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../main.ts", import.meta.url).pathname],
-    env: { PORT: "abc", DATA_DIR: await Deno.makeTempDir() },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(out.stderr).trim();
-  assert.equal(out.code, 2);
+Deno.test("config: a bad value stops start-up with exit code 2 and one line; a secret's value is never printed", async () => {
+  const run = async (env: Record<string, string>) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("../main.ts", import.meta.url).pathname],
+      env: { DATA_DIR: "/nonexistent", ...env },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trim();
+    return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+  };
+  const [port, secret] = await Promise.all([
+    run({ PORT: "abc" }),
+    run({ FALLBACK_AUTH_SECRET: "hunter2-short" }),
+  ]);
+  assert.equal(port.code, 2);
   assert.equal(
-    stderr,
+    port.stderr,
     'invalid configuration: PORT: Invalid input: expected number, received NaN (got "abc")',
   );
+  assert.equal(secret.code, 2);
+  assert.match(secret.stderr, /^invalid configuration: FALLBACK_AUTH_SECRET: must be at least 32/);
+  assert.equal(JSON.parse(secret.stdout).variable, "FALLBACK_AUTH_SECRET");
+  assert.ok(!(secret.stdout + secret.stderr).includes("hunter2"));
+});
+
+/** Values that fail many schemas, each holding `mark` where a secret would be. */
+const leaky = (mark: string) => [
+  mark,
+  `short-${mark}`.slice(0, 12),
+  `http://user:${mark}@host.example:1/path?key=${mark}`,
+  `mysql://user:${mark}@db/app`,
+  `not a url ${mark}`,
+];
+
+Deno.test("config: every credential is marked secret, in both programs", () => {
+  const secretName = /(SECRET|TOKEN|KEY|PASSWORD|DSN)(_NEXT)?$/;
+  const credentialUrls = ["DATABASE_URL", "DATABASE_DIRECT_URL", "REDIS_URL", "SANDBOX_IMAP_URL"];
+  for (const [program, table] of [["service", SERVICE_VARIABLES], ["runner", RUNNER_VARIABLES]]) {
+    for (const [name, spec] of Object.entries(table as Record<string, VariableSpec>)) {
+      if (secretName.test(name) || credentialUrls.includes(name)) {
+        assert.ok(spec.secret, `${program} ${name} is not marked secret`);
+      }
+    }
+  }
+  const marked = (table: Record<string, VariableSpec>) =>
+    Object.entries(table).filter(([, spec]) => spec.secret).map(([name]) => name);
+  assert.deepEqual(marked(SERVICE_VARIABLES), [
+    "DATABASE_URL",
+    "DATABASE_DIRECT_URL",
+    "REDIS_URL",
+    "FALLBACK_AUTH_SECRET",
+    "WORKFORCE_WEBHOOK_SECRET",
+    "WORKFORCE_WEBHOOK_SECRET_NEXT",
+    "BILLING_WEBHOOK_SECRET",
+    "LLM_API_KEY",
+    "CHAT_WEBHOOK_URL",
+    "GITHUB_TOKEN",
+    "SANDBOX_IMAP_URL",
+    "ERROR_TRACKER_DSN",
+    "METRICS_TOKEN",
+  ]);
+  assert.deepEqual(marked(RUNNER_VARIABLES), [
+    "WEBHOOK_SECRET",
+    "WEBHOOK_SECRET_NEXT",
+    "LLM_API_KEY",
+    "RUNNER_GITHUB_TOKEN",
+    "METRICS_TOKEN",
+  ]);
+});
+
+Deno.test("config: an error about a secret names the variable and never shows its value", () => {
+  const mark = "hunter2";
+  let refused = 0;
+  for (const [name, spec] of Object.entries(SERVICE_VARIABLES as Record<string, VariableSpec>)) {
+    if (!spec.secret) continue;
+    for (const value of leaky(mark)) {
+      try {
+        parseConfig({ [name]: value });
+      } catch (err) {
+        assert.ok(err instanceof ConfigError, String(err));
+        assert.equal(err.variable, name);
+        assert.ok(!err.message.includes(mark), `${name}=${value}: ${err.message}`);
+        refused++;
+      }
+    }
+  }
+  assert.ok(refused > 20, `only ${refused} refusals: the values should fail most schemas`);
+
+  // The cases issue 40 names: what the message says instead.
+  const message = (env: Record<string, string>) => {
+    try {
+      parseConfig(env);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error("accepted");
+  };
+  assert.equal(
+    message({ FALLBACK_AUTH_SECRET: "hunter2-short" }),
+    `invalid configuration: FALLBACK_AUTH_SECRET: must be at least ${SECRET_MIN_LENGTH} characters (got 13 characters; a secret, not shown)`,
+  );
+  assert.equal(
+    message({ REDIS_URL: "http://:hunter2@cache.internal:6379/0" }),
+    'invalid configuration: REDIS_URL: Invalid URL (got "http://***@cache.internal:6379/0")',
+  );
+  assert.match(
+    message({ DATABASE_URL: "postgres://app:hunter2@db:99999/app" }),
+    /^invalid configuration: DATABASE_URL: .*\(got a value that is not a URL; not shown, it may hold a password\)$/,
+  );
+  assert.equal(
+    message({ DATABASE_URL: "mysql://app:hunter2@db/app?password=hunter2" }),
+    'invalid configuration: DATABASE_URL: Invalid URL (got "mysql://***@db/app", query not shown)',
+  );
+  // Other variables still show what they got.
+  assert.match(message({ PORT: "abc" }), /\(got "abc"\)$/);
+});
+
+Deno.test("config: secrets need 32 characters; the webhook secrets and METRICS_TOKEN accept shorter ones, named for a warning", () => {
+  const long = "x".repeat(SECRET_MIN_LENGTH);
+  const config = parseConfig({
+    WORKFORCE_WEBHOOK_SECRET: "hunter2",
+    BILLING_WEBHOOK_SECRET: long,
+    METRICS_TOKEN: "m".repeat(16),
+    FALLBACK_AUTH_SECRET: long,
+  });
+  assert.equal(config.workforceWebhookSecret, "hunter2");
+  assert.deepEqual(config.shortSecrets, ["WORKFORCE_WEBHOOK_SECRET", "METRICS_TOKEN"]);
+  assert.deepEqual(parseConfig({}).shortSecrets, []);
+  assert.deepEqual(parseConfig({ BILLING_WEBHOOK_SECRET: "b" }).shortSecrets, [
+    "BILLING_WEBHOOK_SECRET",
+  ]);
+  assert.throws(() => parseConfig({ METRICS_TOKEN: "m".repeat(15) }), /METRICS_TOKEN: must be/);
+  assert.throws(
+    () => parseConfig({ FALLBACK_AUTH_SECRET: long.slice(1) }),
+    /FALLBACK_AUTH_SECRET: must be at least 32 characters/,
+  );
+  // The docs state the rule beside each secret.
+  for (const name of ["FALLBACK_AUTH_SECRET", "WORKFORCE_WEBHOOK_SECRET", "METRICS_TOKEN"]) {
+    assert.match(
+      (SERVICE_VARIABLES as Record<string, VariableSpec>)[name].description,
+      /Secret: at least 32 characters/,
+    );
+  }
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { setup, type TestSetup } from "./support/setup.ts";
 import { runMain as main, startProcess } from "./support/process.ts";
-import { closedPort, startFakeServer } from "./support/http.ts";
+import { LOCK_FILE, lockDataDir } from "../src/platform/data-dir-lock.ts";
 import {
   checkInDays,
   HISTORY_DAYS,
@@ -130,26 +130,31 @@ Deno.test("demo data: alice sees a year of goals, a challenge leaderboard, a tea
   }
 });
 
-Deno.test("demo data: refused in production, and while a service holds the embedded database", async () => {
+Deno.test("demo data: refused in production, and while another process holds the embedded database", async () => {
   assert.match(demoDataRefusal({ DEPLOY_ENV: "production" })!, /DEPLOY_ENV=production/);
   assert.equal(demoDataRefusal({ DEPLOY_ENV: "staging" }), null);
   assert.equal(demoDataRefusal({}), null);
   const dataDir = await Deno.makeTempDir({ prefix: "demo-refused-" });
-  const service = startFakeServer(() => new Response("ok"));
+  // This process holds the data dir as a running service would (tests/faults/data_dir_lock_test.ts
+  // has a real one).
+  const lock = await lockDataDir(dataDir, "serve");
   try {
     const [production, busy] = await Promise.all([
       main(["demo-data"], { DEPLOY_ENV: "production", DATA_DIR: dataDir }),
-      main(["demo-data"], { DATA_DIR: dataDir, PORT: String(service.port) }),
+      main(["demo-data"], { DATA_DIR: dataDir }),
     ]);
     assert.equal(production.code, 2);
     assert.match(production.stderr, /^demo-data refuses to run with DEPLOY_ENV=production/);
     assert.equal(production.stdout, "");
     assert.equal(busy.code, 1, busy.stderr);
-    assert.match(busy.stderr, new RegExp(`^a service answers on port ${service.port}: stop it`));
-    assert.deepEqual(service.requests.map((r) => r.path), ["/up"]);
-    assert.deepEqual([...Deno.readDirSync(dataDir)], [], "no database was opened");
+    assert.match(
+      busy.stderr,
+      new RegExp(`^demo-data: DATA_DIR ${dataDir} is in use by pid ${Deno.pid} \\(serve, since `),
+    );
+    assert.equal(busy.stdout, "");
+    assert.deepEqual([...Deno.readDirSync(dataDir)].map((e) => e.name), [LOCK_FILE]);
   } finally {
-    await service.close();
+    await lock.release();
     await Deno.remove(dataDir, { recursive: true });
   }
 });
@@ -158,11 +163,7 @@ Deno.test("demo data: main.ts demo-data, then a dev token for alice shows her go
   const dataDir = await Deno.makeTempDir({ prefix: "demo-data-" });
   try {
     const env = { DATA_DIR: dataDir, DEV_AUTH: "on" };
-    const loaded = await main(["demo-data"], {
-      ...env,
-      LOG_LEVEL: "warn",
-      PORT: String(closedPort()),
-    });
+    const loaded = await main(["demo-data"], { ...env, LOG_LEVEL: "warn" });
     assert.equal(loaded.code, 0, loaded.stderr);
     assert.deepEqual(JSON.parse(loaded.stdout).users.created, PEOPLE.map((p) => p.subject));
     assert.match(loaded.stderr, /dev-token --sub alice/);

@@ -60,11 +60,26 @@ Deno.test("server: starts, serves /health, and on SIGTERM finishes in-flight req
   }
 });
 
-Deno.test("server: with METRICS_TOKEN set the started service records and serves its metrics", async () => {
+Deno.test("server: with METRICS_TOKEN set the started service records and serves its metrics; short secrets are named, never shown", async () => {
   const { env, cleanup } = await serviceEnv();
   const token = "metrics-token-0123456789";
-  const service = await startProcess(MAIN, { ...env, METRICS_TOKEN: token });
+  const webhookSecret = "hunter2-short";
+  const service = await startProcess(MAIN, {
+    ...env,
+    METRICS_TOKEN: token,
+    WORKFORCE_WEBHOOK_SECRET: webhookSecret,
+  });
   try {
+    // Both are shorter than 32 characters: accepted for compatibility, with a warning each.
+    assert.deepEqual(
+      service.lines.filter((l) => l.msg === "secret shorter than 32 characters").map((l) => [
+        l.level,
+        l.variable,
+      ]),
+      [["warn", "WORKFORCE_WEBHOOK_SECRET"], ["warn", "METRICS_TOKEN"]],
+    );
+    const logged = JSON.stringify(service.lines);
+    assert.ok(!logged.includes(webhookSecret) && !logged.includes(token), "no value is logged");
     const health = await fetch(`${service.url}/health`);
     await health.body?.cancel();
     const res = await fetch(`${service.url}/metrics`, {

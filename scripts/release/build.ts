@@ -72,7 +72,8 @@ if (import.meta.main) {
     const [version, outDir = "dist"] = Deno.args;
     if (!version) throw new ReleaseError("usage: build.ts <version> [outDir]");
     await Deno.mkdir(outDir, { recursive: true });
-    await bundle();
+    // The binaries report the version without the tag's `v` (src/platform/version.ts).
+    await bundle(undefined, ".", { version: version.replace(/^v(?=\d)/, "") });
     for (const step of buildPlan(version, outDir, pathExists)) {
       console.log(`deno ${step.args.join(" ")}`);
       const { code } = await new Deno.Command(Deno.execPath(), { args: step.args }).spawn().status;

@@ -1,5 +1,6 @@
 /**
- * `GET /health` (spec 2.1, 3.5) and `GET /up`.
+ * `GET /health` (spec 2.1, 3.5) and `GET /up`. Beside the spec's fields the body says which build
+ * answers: `version` (src/platform/version.ts).
  *
  * Every check runs concurrently under its own timeout, so a hung dependency turns into an
  * `error` check instead of a hung health endpoint.
@@ -10,6 +11,7 @@ import type { QueueFigures } from "../platform/jobs/types.ts";
 import { queueFigures } from "../platform/jobs/store.ts";
 import type { Clock } from "../platform/clock.ts";
 import type { Config } from "../config.ts";
+import { VERSION } from "../platform/version.ts";
 
 export type { QueueFigures };
 import { json } from "./router.ts";
@@ -108,7 +110,12 @@ export async function healthReport(deps: HealthDeps): Promise<{ body: unknown; s
   const healthy = [database, redis, sidekiq, litellm].every((c) => c.status === "ok");
   return {
     status: healthy ? 200 : 503,
-    body: { status: healthy ? "ok" : "degraded", timestamp: deps.now().toISOString(), checks },
+    body: {
+      status: healthy ? "ok" : "degraded",
+      timestamp: deps.now().toISOString(),
+      version: VERSION,
+      checks,
+    },
   };
 }
 

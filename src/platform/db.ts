@@ -14,6 +14,7 @@ import { currentRequestStats, type RequestStats, runWithRequestStats } from "./r
 import { DependencyUnavailableError } from "./dependency.ts";
 import { childSpan, failSpan, recordingSpan, SpanKind } from "./tracing.ts";
 import { type EmbeddedServer, startEmbeddedPostgresInWorker } from "./embedded.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 
 export {
   type EmbeddedOptions,
@@ -67,6 +68,13 @@ export interface OpenDatabaseOptions {
    */
   directUrl?: string;
   dataDir: string;
+  /**
+   * Embedded mode: what this process is (`serve`, `migrate`, ...), written into the data dir's
+   * lock for a second process's refusal (src/platform/data-dir-lock.ts).
+   */
+  command?: string;
+  /** Embedded mode: run under the lock before the database starts (given `DATA_DIR/pg`). */
+  prepareDataDir?: (pgDir: string) => Promise<void>;
   poolSize?: number;
   log: Logger;
   timeouts?: DatabaseTimeouts;
@@ -396,7 +404,11 @@ export function connect(
   );
 }
 
-/** Opens the database named by the configuration (embedded when no URL is given). */
+/**
+ * Opens the database named by the configuration (embedded when no URL is given). The embedded one
+ * is locked for this process first: another process holding `dataDir` makes this throw
+ * `DataDirLockedError` at once; the lock is released by `close()`.
+ */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const poolSize = options.poolSize ?? 10;
@@ -419,12 +431,31 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       },
     };
   }
+  const lock = await lockDataDir(options.dataDir, options.command ?? "open");
+  let embedded: EmbeddedServer;
+  let template: URL | undefined;
   const dir = `${options.dataDir}/pg`;
-  await Deno.mkdir(dir, { recursive: true });
-  const template = await options.embeddedTemplate?.(dir);
-  const embedded = await startEmbeddedPostgresInWorker(dir, template);
+  try {
+    await options.prepareDataDir?.(dir);
+    await Deno.mkdir(dir, { recursive: true });
+    template = await options.embeddedTemplate?.(dir);
+    embedded = await startEmbeddedPostgresInWorker(dir, template);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
   options.log.info("embedded database started", { data_dir: dir, from_template: !!template });
-  return embeddedDatabase(embedded, options.log, options.timeouts);
+  const db = embeddedDatabase(embedded, options.log, options.timeouts);
+  return {
+    ...db,
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        await lock.release();
+      }
+    },
+  };
 }
 
 /** Wraps a running embedded PGlite as a {@link Database} with pool size 1. */

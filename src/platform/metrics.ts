@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ScrapeSources, ServiceMetrics } from "./service-metrics.ts";
+import { VERSION } from "./version.ts";
 
 export { Registry };
 
@@ -44,6 +45,16 @@ export function processMetrics(registry: Registry): void {
   m.gauge("process_start_time_seconds").set(Math.round((Date.now() - performance.now()) / 1000));
   m.gauge("process_heap_bytes", [], (g) => g.set(Deno.memoryUsage().heapUsed));
   m.gauge("process_resident_memory_bytes", [], (g) => g.set(Deno.memoryUsage().rss));
+}
+
+/**
+ * `<name>{version, deno} 1`: which build (src/platform/version.ts) on which Deno a process runs,
+ * the Prometheus build-info convention (join on it to label other series with the version).
+ */
+export function buildInfoMetric(registry: Registry, name: string, program: string): void {
+  metricsIn(registry, {
+    [name]: `Always 1: the ${program}'s version (this build's) and the Deno version it runs on.`,
+  }).gauge(name, ["version", "deno"]).set({ version: VERSION, deno: Deno.version.deno }, 1);
 }
 
 /** Declares metrics in `registry`, each with its `# HELP` text from `help`. */
@@ -111,6 +122,7 @@ const SERVICE_HELP: Record<string, string> = {
 export function createServiceMetrics(registry: Registry = new Registry()): ServiceMetrics {
   const m = metricsIn(registry, SERVICE_HELP);
   processMetrics(registry);
+  buildInfoMetric(registry, "goals_build_info", "service");
   const sources: ScrapeSources = {};
 
   const httpRequests = m.counter("http_requests_total", ["method", "route", "status"]);

@@ -68,8 +68,23 @@ export class MigrationChecksumError extends SystemError {
   constructor(version: string, name: string) {
     super(
       `migration ${version}_${name}.sql was changed after it was applied; migrations are forward-only: add a new migration instead`,
+      { version, name },
     );
     this.name = "MigrationChecksumError";
+  }
+}
+
+/** A migration file the database refused; `cause` is the database's error. */
+export class MigrationFailedError extends SystemError {
+  constructor(readonly version: string, readonly migration: string, cause: unknown) {
+    super(
+      `migration ${version}_${migration}.sql failed: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { version, name: migration },
+      { cause },
+    );
+    this.name = "MigrationFailedError";
   }
 }
 
@@ -146,7 +161,7 @@ const recordOf = (m: Migration) =>
 /**
  * Under the lock, applies what is still pending in one transaction: as one multi-statement text
  * (every file followed by its record; one round trip, which counts on an embedded database), or
- * each file and its record on their own, logging the file that fails.
+ * each file and its record on their own, naming the file that fails ({@link MigrationFailedError}).
  */
 function applyPending(
   sql: Sql,
@@ -176,8 +191,7 @@ function applyPending(
         try {
           await tx.unsafe(m.sql);
         } catch (err) {
-          log.error("migration failed", { version: m.version, name: m.name });
-          throw err;
+          throw new MigrationFailedError(m.version, m.name, err);
         }
         await tx.unsafe(recordOf(m));
       }

@@ -6,6 +6,7 @@ import { createTestApp } from "../support/app.ts";
 import { createTestDatabase } from "../support/db.ts";
 import { createTestKv } from "../support/kv.ts";
 import { closedPort, startFakeServer } from "../support/http.ts";
+import { VERSION } from "../../src/platform/version.ts";
 
 const zeroQueue = (): Promise<QueueFigures> =>
   Promise.resolve({ processed: 0, failed: 0, enqueued: 0, dead: 0, queues: [] });
@@ -18,6 +19,8 @@ Deno.test("health: every check ok answers 200 with the spec's shape", async () =
     const body = await res.json();
     assert.equal(body.status, "ok");
     assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
+    assert.equal(body.version, VERSION, "which build answers, beside the spec's fields");
+    assert.deepEqual(Object.keys(body), ["status", "timestamp", "version", "checks"]);
     assert.equal(body.checks.database.status, "ok");
     assert.equal(typeof body.checks.database.active_connections, "number");
     assert.equal(typeof body.checks.database.max_connections, "number");

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
 import { PROMTOOL, promtoolProblems, sample } from "../support/metrics.ts";
+import { VERSION } from "../../src/platform/version.ts";
 import { testNeeding } from "../support/requirements.ts";
 import { serveApp, stream, wsClient } from "../support/cable.ts";
 import { waitFor } from "../support/wait.ts";
@@ -172,9 +173,9 @@ Deno.test("metrics: METRICS_PORT serves /metrics alone, without a token, on the 
   const { runner, close } = await startRunnerProcess({ METRICS_PORT: "0" });
   try {
     for (
-      const [proc, metric] of [
-        [service, "http_requests_total"],
-        [runner, "runner_runs_total"],
+      const [proc, metric, buildInfo] of [
+        [service, "http_requests_total", "goals_build_info"],
+        [runner, "runner_runs_total", "runner_build_info"],
       ] as const
     ) {
       const listening = await proc.waitForLog("metrics listening");
@@ -183,7 +184,11 @@ Deno.test("metrics: METRICS_PORT serves /metrics alone, without a token, on the 
       assert.notEqual(listening.port, proc.port);
       const res = await fetch(`${metrics}/metrics`);
       assert.equal(res.status, 200);
-      assert.match(await res.text(), new RegExp(`^# HELP ${metric} `, "m"));
+      const text = await res.text();
+      assert.match(text, new RegExp(`^# HELP ${metric} `, "m"));
+      // Which build runs: the process's version, as `--version` and /health say.
+      assert.equal(sample(text, buildInfo, { version: VERSION, deno: Deno.version.deno }), 1);
+      assert.equal((await proc.waitForLog("listening")).version, VERSION);
       for (const path of ["/health", "/graphql", "/runs"]) {
         const other = await fetch(`${metrics}${path}`);
         assert.equal(other.status, 404, `${path} is not served on the metrics listener`);

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { ConfigError, renderVariablesMarkdown } from "../../src/platform/env.ts";
 import { parseRunnerConfig, RUNNER_VARIABLES } from "../../runner/config.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../../src/platform/oidc.ts";
+import { VERSION } from "../../src/platform/version.ts";
+import { runMain } from "../support/process.ts";
 
 const REQUIRED = {
   WEBHOOK_URL: "http://api.test/webhooks/ai-workforce",
@@ -60,6 +62,23 @@ Deno.test("runner config: WEBHOOK_SECRET_NEXT is optional and kept beside WEBHOO
   assert.equal(config.webhookSecretNext, "next");
 });
 
+Deno.test("runner config: secrets are never shown; WEBHOOK_SECRET below 32 characters still works, named for a warning", () => {
+  assert.deepEqual(parseRunnerConfig(REQUIRED).shortSecrets, ["WEBHOOK_SECRET"]);
+  const long = { ...REQUIRED, WEBHOOK_SECRET: "w".repeat(32), METRICS_TOKEN: "m".repeat(40) };
+  assert.deepEqual(parseRunnerConfig(long).shortSecrets, []);
+  assert.deepEqual(parseRunnerConfig({ ...long, METRICS_TOKEN: "m".repeat(20) }).shortSecrets, [
+    "METRICS_TOKEN",
+  ]);
+  assert.throws(() => parseRunnerConfig({ ...REQUIRED, METRICS_TOKEN: "hunter2-tok" }), (err) => {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(
+      err.message,
+      "invalid configuration: METRICS_TOKEN: must be at least 32 characters (16 at the very least) (got 11 characters; a secret, not shown)",
+    );
+    return true;
+  });
+});
+
 Deno.test("runner config: docs/configuration.md has the Runner section", async () => {
   const doc = await Deno.readTextFile(new URL("../../docs/configuration.md", import.meta.url));
   assert.ok(
@@ -78,6 +97,32 @@ Deno.test("runner config: a missing required variable exits 2 with one line", as
   const stderr = new TextDecoder().decode(out.stderr).trim();
   assert.equal(out.code, 2);
   assert.match(stderr, /^invalid configuration: WEBHOOK_URL: [^\n]*\(got ""\)$/);
+});
+
+Deno.test("runner: --help and --version answer without any configuration; other arguments exit 2", async () => {
+  const entry = new URL("../../runner/main.ts", import.meta.url).pathname;
+  // The required variables empty, i.e. unset.
+  const none = { WEBHOOK_URL: "", WEBHOOK_SECRET: "", LLM_BASE_URL: "", LLM_API_KEY: "" };
+  const [help, short, version, extra] = await Promise.all(
+    [["--help"], ["-h"], ["--version"], ["--port", "4001"]].map((args) =>
+      runMain(args, none, { entry, timeoutMs: 60_000 })
+    ),
+  );
+  assert.equal(help.code, 0, help.stderr);
+  assert.equal(help.stderr, "");
+  assert.match(help.stdout, /^Usage: runner\/main\.ts \[--help \| --version\]\n/);
+  for (const name of Object.keys(RUNNER_VARIABLES)) {
+    assert.match(help.stdout, new RegExp(`^  ${name}( |$)`, "m"), `${name} missing from --help`);
+  }
+  assert.match(help.stdout, /^ {2}PORT \(default 4001\)$/m);
+  assert.deepEqual(short, help);
+  assert.deepEqual(version, { code: 0, stdout: VERSION, stderr: "" });
+  assert.equal(extra.code, 2);
+  assert.equal(extra.stdout, "");
+  assert.match(
+    extra.stderr,
+    /^runner\/main\.ts: unexpected argument '--port'; it takes only --help/,
+  );
 });
 
 Deno.test("runner config: MCP_CONFIG is an .mcp.json read at start-up; a malformed one is refused naming the problem", async () => {

@@ -3,15 +3,20 @@ import { reply } from "../support/fake-llm.ts";
 import { createTestRunner, runRequest, signedPath, TEST_SECRET } from "../support/runner.ts";
 import { hmacSha256Hex } from "../../src/platform/hmac.ts";
 import { waitFor } from "../support/wait.ts";
+import { VERSION } from "../../src/platform/version.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
-Deno.test("runner http: GET /health answers ok with a timestamp", async () => {
+Deno.test("runner http: GET /health answers ok with a timestamp and the build's version", async () => {
   const t = createTestRunner();
   try {
     const res = await t.request("/health");
     assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { status: "ok", timestamp: "2026-01-05T12:00:00.000Z" });
+    assert.deepEqual(await res.json(), {
+      status: "ok",
+      timestamp: "2026-01-05T12:00:00.000Z",
+      version: VERSION,
+    });
   } finally {
     await t.close();
   }

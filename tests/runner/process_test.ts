@@ -29,6 +29,10 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
   const { llm, hook, runner, close } = await startRunnerProcess();
   try {
     assert.ok(runner.port > 0);
+    // TEST_SECRET is shorter than 32 characters: accepted, with a warning naming the variable only.
+    const warning = runner.lines.find((l) => l.msg === "secret shorter than 32 characters");
+    assert.deepEqual([warning?.variable, warning?.min_length], ["WEBHOOK_SECRET", 32]);
+    assert.ok(!JSON.stringify(runner.lines).includes(TEST_SECRET), "no log line holds it");
     const health = await fetch(`${runner.url}/health`);
     assert.equal(health.status, 200);
     assert.equal((await health.json()).status, "ok");

@@ -79,17 +79,39 @@ export async function startProcess(
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Runs `main.ts <args>` to completion, as a user types it, and returns its exit code and trimmed output. */
+/**
+ * Runs `main.ts <args>` to completion, as a user types it, and returns its exit code and trimmed
+ * output. With `timeoutMs`, a process still running then is killed and the call throws: what must
+ * end on its own (a refused start) never hangs a test.
+ */
 export async function runMain(
   args: string[],
   env: Record<string, string>,
+  { timeoutMs, entry = MAIN }: { timeoutMs?: number; entry?: string } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
+    args: ["run", "-A", entry, ...args],
     env,
     stdout: "piped",
     stderr: "piped",
+    signal,
   }).output();
+  if (signal?.aborted) {
+    throw new Error(`${entry} ${args.join(" ")} was still running after ${timeoutMs} ms`);
+  }
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   return { code: out.code, stdout: decode(out.stdout).trim(), stderr: decode(out.stderr).trim() };
+}
+
+/** The JSON lines of a process's output (other lines are left out). */
+export function jsonLines(text: string): Record<string, unknown>[] {
+  return text.split("\n").flatMap((line) => {
+    try {
+      const value = JSON.parse(line);
+      return value && typeof value === "object" ? [value] : [];
+    } catch {
+      return [];
+    }
+  });
 }

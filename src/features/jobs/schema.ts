@@ -1,12 +1,14 @@
 /**
- * Admin GraphQL over the job queue: the overview an operator checks (counts, queues, schedules)
- * and the dead set (list, retry, discard).
+ * Admin GraphQL over the job queue: the overview an operator checks (counts, queues, schedules,
+ * the dead set by kind) and the dead set (list, retry, discard; one job, every job of a kind, or
+ * all of them).
  */
 import { adminField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { DeadJob, JobSystem } from "../../platform/jobs/types.ts";
 import { userError } from "../../platform/user-error.ts";
+import { bulkKindError } from "./rules.ts";
 
 const typeDefs = /* GraphQL */ `
   "A background job that ran out of attempts."
@@ -45,6 +47,14 @@ const typeDefs = /* GraphQL */ `
     nextRunAt: DateTime!
   }
 
+  "The dead jobs of one kind (job name)."
+  type DeadJobKind {
+    "The job name, as DeadJob.name (e.g. ai_workforce.chat_alert)."
+    name: String!
+    "Dead jobs of this kind."
+    count: Int!
+  }
+
   "What the job system looks like now (what Sidekiq's dashboard shows)."
   type JobsOverview {
     "Jobs run since the database was created (finished or failed attempts)."
@@ -59,11 +69,19 @@ const typeDefs = /* GraphQL */ `
     queues: [JobQueue!]!
     "Every registered schedule, by name."
     schedules: [JobSchedule!]!
+    "The dead set by job name (kind), most dead jobs first."
+    deadKinds: [DeadJobKind!]!
   }
 
   type DeadJobPayload {
     "The dead job acted on, as it was; null when there was no dead job with this id."
     deadJob: DeadJob
+    errors: [UserError!]!
+  }
+
+  type DeadJobsPayload {
+    "How many dead jobs were retried or discarded (0 when none matched)."
+    count: Int!
     errors: [UserError!]!
   }
 
@@ -79,6 +97,16 @@ const typeDefs = /* GraphQL */ `
     retryDeadJob(id: String!): DeadJobPayload!
     "Deletes a dead job for good (admin)."
     discardDeadJob(id: String!): DeadJobPayload!
+    """
+    Puts every dead job back in its queue with fresh attempts, or with name only those of that
+    kind (admin). An unknown name is the user error unknown_kind and changes nothing.
+    """
+    retryDeadJobs(name: String): DeadJobsPayload!
+    """
+    Deletes every dead job for good, or with name only those of that kind (admin). An unknown
+    name is the user error unknown_kind and changes nothing.
+    """
+    discardDeadJobs(name: String): DeadJobsPayload!
   }
 `;
 
@@ -89,6 +117,26 @@ function outcome(deadJob: DeadJob | null) {
   };
 }
 
+/**
+ * A bulk retry or discard: a named kind must be one the job system handles or the dead set holds
+ * (else the user error, and nothing runs); then one statement acts on the dead set.
+ */
+async function bulk(
+  deps: JobsAdminDeps,
+  name: string | null | undefined,
+  act: (name?: string) => Promise<number>,
+) {
+  if (name !== null && name !== undefined) {
+    const known = [
+      ...deps.jobs.registeredKinds(),
+      ...(await deps.jobs.deadJobKinds()).map((k) => k.name),
+    ];
+    const error = bulkKindError(name, known);
+    if (error) return { count: 0, errors: [error] };
+  }
+  return { count: await act(name ?? undefined), errors: [] };
+}
+
 export interface JobsAdminDeps {
   jobs: Pick<
     JobSystem,
@@ -96,6 +144,10 @@ export interface JobsAdminDeps {
     | "countDeadJobs"
     | "retryDeadJob"
     | "discardDeadJob"
+    | "retryDeadJobs"
+    | "discardDeadJobs"
+    | "deadJobKinds"
+    | "registeredKinds"
     | "figures"
     | "schedules"
   >;
@@ -107,14 +159,16 @@ export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
     resolvers: {
       Query: {
         jobsOverview: adminField(async () => {
-          const [figures, schedules] = await Promise.all([
+          const [figures, schedules, deadKinds] = await Promise.all([
             deps.jobs.figures(),
             deps.jobs.schedules(),
+            deps.jobs.deadJobKinds(),
           ]);
           return {
             ...figures,
             queues: figures.queues.map((q) => ({ ...q, latencySeconds: q.latency })),
             schedules,
+            deadKinds,
           };
         }),
         deadJobs: adminField((_, args: PageArgs) =>
@@ -134,6 +188,12 @@ export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
         discardDeadJob: adminField(async (_, args: { id: string }) => {
           return outcome(await deps.jobs.discardDeadJob(args.id));
         }),
+        retryDeadJobs: adminField((_, args: { name?: string | null }) =>
+          bulk(deps, args.name, (name) => deps.jobs.retryDeadJobs(name))
+        ),
+        discardDeadJobs: adminField((_, args: { name?: string | null }) =>
+          bulk(deps, args.name, (name) => deps.jobs.discardDeadJobs(name))
+        ),
       },
     },
   };

@@ -20,8 +20,10 @@ import {
   claimJobs,
   completeJobs,
   countDeadJobs,
+  deadJobKinds,
   deadJobs,
   discardDead,
+  discardDeadMany,
   failJob,
   fireScheduleSlot,
   insertJob,
@@ -34,6 +36,7 @@ import {
   refreshLocks,
   releaseJobs,
   retryDead,
+  retryDeadMany,
   returnJobs,
   WORKER_LOST,
 } from "./store.ts";
@@ -635,6 +638,10 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     countDeadJobs: () => countDeadJobs(sql),
     retryDeadJob: (id) => retryDead(sql, id, clock.now()),
     discardDeadJob: (id) => discardDead(sql, id),
+    deadJobKinds: () => deadJobKinds(sql),
+    registeredKinds: () => [...handlers.keys()].sort(),
+    retryDeadJobs: (name) => retryDeadMany(sql, name ?? null, clock.now(), notify),
+    discardDeadJobs: (name) => discardDeadMany(sql, name ?? null),
     runUntilIdle,
     async start() {
       stopping = false;

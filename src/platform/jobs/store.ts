@@ -344,6 +344,48 @@ export async function retryDead(sql: Sql, publicId: string, now: Date): Promise<
   return row ?? null;
 }
 
+/** The dead set's job names (kinds) with their counts, most dead jobs first. */
+export async function deadJobKinds(sql: Sql): Promise<{ name: string; count: number }[]> {
+  return await sql<{ name: string; count: number }[]>`
+    select name, count(*)::int as count from jobs where dead_at is not null
+    group by name order by count(*) desc, name`;
+}
+
+/**
+ * Puts every dead job (of the kind `name`, when given) back in its queue with fresh attempts, in
+ * one statement guarded by `dead_at is not null` (a job retried or discarded meanwhile is left
+ * alone), and wakes the workers; returns how many it moved.
+ */
+export async function retryDeadMany(
+  sql: Sql,
+  name: string | null,
+  now: Date,
+  notify: boolean,
+): Promise<number> {
+  const [{ count }] = await sql<{ count: number }[]>`
+    with moved as (
+      update jobs set dead_at = null, public_id = null, attempts = 0, run_at = ${now}
+      where dead_at is not null ${name === null ? sql`` : sql`and name = ${name}`}
+      returning queue),
+    woken as (select pg_notify(${READY_CHANNEL}, queue) from moved where ${notify} limit 1)
+    select (select count(*)::int from moved) as count, (select count(*) from woken) as woken`;
+  return count;
+}
+
+/**
+ * Deletes every dead job (of the kind `name`, when given) for good, in one statement guarded by
+ * `dead_at is not null`; returns how many.
+ */
+export async function discardDeadMany(sql: Sql, name: string | null): Promise<number> {
+  const [{ count }] = await sql<{ count: number }[]>`
+    with gone as (
+      delete from jobs
+      where dead_at is not null ${name === null ? sql`` : sql`and name = ${name}`}
+      returning 1)
+    select count(*)::int as count from gone`;
+  return count;
+}
+
 /** Deletes a dead job for good; returns it, or null when there was none. */
 export async function discardDead(sql: Sql, publicId: string): Promise<DeadJob | null> {
   const [row] = await sql<DeadJob[]>`

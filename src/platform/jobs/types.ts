@@ -152,6 +152,15 @@ export interface JobSystem<Events extends EventMap = EventMap> {
   retryDeadJob(id: string): Promise<DeadJob | null>;
   /** Deletes a dead job; returns it, or null when there is no such dead job. */
   discardDeadJob(id: string): Promise<DeadJob | null>;
+  /** The dead set by job name (kind) with counts, most first. */
+  deadJobKinds(): Promise<{ name: string; count: number }[]>;
+  /** The job names this system has a handler for (events' subscribers included), sorted. */
+  registeredKinds(): string[];
+  /** Moves every dead job, or every one named `name`, back to its queue with fresh attempts
+   * (one statement); returns how many. */
+  retryDeadJobs(name?: string): Promise<number>;
+  /** Deletes every dead job, or every one named `name` (one statement); returns how many. */
+  discardDeadJobs(name?: string): Promise<number>;
   /** Fires one slot of a registered schedule (what each cron tick does); false when the slot
    * was already fired, by this or another instance. */
   fireSchedule(name: string, slot: Date): Promise<boolean>;

@@ -1,5 +1,6 @@
 /** Feedback triage, dead jobs and AI flags in Chromium: the export's `admin_url` opens the post,
- * status changes and filters, retry and discard of dead jobs, the flag override. */
+ * status changes and filters, retry and discard of dead jobs (one, or in bulk by kind), the flag
+ * override. */
 // test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
@@ -100,6 +101,43 @@ test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chrom
     await row(two.id).getByRole("button", { name: "Discard" }).click();
     await page.getByText("No dead job.").waitFor();
     assert.equal((await t.app.jobs.listDeadJobs()).length, 0);
+
+    // In bulk: every dead job of one kind retried, then every one left discarded (confirmed).
+    healthy = false;
+    let mails = 0;
+    t.app.jobs.handle("mail", () => {
+      mails++;
+      throw new Error("smtp down");
+    });
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", { n: 3 }, { maxAttempts: 1 });
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", { n: 4 }, { maxAttempts: 1 });
+    await t.app.jobs.enqueue(t.deps.db.sql, "mail", { n: 5 }, { maxAttempts: 1 });
+    await t.app.jobs.runUntilIdle();
+    await ctx.open("/admin/jobs");
+    const kind = page.getByLabel("Kind");
+    await kind.waitFor();
+    assert.deepEqual(await kind.locator("option").allInnerTexts(), [
+      "every kind (3)",
+      "sync (2)",
+      "mail (1)",
+    ]);
+    await kind.selectOption("sync");
+    healthy = true;
+    await page.getByRole("button", { name: "Retry 2 dead jobs of sync" }).click();
+    await page.getByRole("status").filter({ hasText: "Retried 2 dead jobs of sync." }).waitFor();
+    await t.app.jobs.runUntilIdle();
+    assert.equal(runs, 7, "3 before, 2 that died, 2 retried");
+    assert.deepEqual((await t.app.jobs.listDeadJobs()).map((j) => j.name), ["mail"]);
+    await page.getByRole("button", { name: "Discard 1 dead job…" }).click();
+    await page.getByRole("alert").filter({ hasText: "Discard 1 dead job for good?" }).waitFor();
+    assert.equal((await t.app.jobs.listDeadJobs()).length, 1, "nothing before the confirmation");
+    await assertAccessible(page, "jobs, bulk discard");
+    await ctx.shoot("admin-jobs-bulk");
+    await page.getByRole("button", { name: "Discard for good" }).click();
+    await page.getByRole("status").filter({ hasText: "Discarded 1 dead job." }).waitFor();
+    await page.getByText("No dead job.").waitFor();
+    assert.equal((await t.app.jobs.listDeadJobs()).length, 0);
+    assert.equal(mails, 1);
 
     // AI flags: the state and the override.
     await page.getByRole("link", { name: "AI flags" }).click();

@@ -1,4 +1,7 @@
-/** The jobs admin GraphQL (src/features/jobs/schema.ts): dead jobs listed, retried, discarded. */
+/**
+ * The jobs admin GraphQL (src/features/jobs/schema.ts): dead jobs listed, retried, discarded, one
+ * by one or in bulk (all, or all of a kind).
+ */
 import assert from "node:assert/strict";
 import { codeOf, dataOf, gql, USER_ERRORS } from "../../support/graphql.ts";
 import { setup } from "../../support/setup.ts";
@@ -125,6 +128,102 @@ Deno.test("admin GraphQL: dead jobs page forward and backward with stable cursor
     });
     assert.equal(codeOf(wrongType), "BAD_USER_INPUT");
     assert.equal((await t.app.jobs.listDeadJobs()).length, 5);
+  } finally {
+    await ctx.close();
+  }
+});
+
+const RETRY_ALL = `mutation($name: String) { retryDeadJobs(name: $name) { count ${USER_ERRORS} } }`;
+const DISCARD_ALL = `mutation($name: String) {
+  discardDeadJobs(name: $name) { count ${USER_ERRORS} } }`;
+const KINDS = `{ jobsOverview { dead deadKinds { name count } } }`;
+
+Deno.test("admin GraphQL: retry or discard every dead job, or every one of a kind", async () => {
+  const ctx = await setupAdmin();
+  const { t, admin, user } = ctx;
+  try {
+    let healthy = false;
+    const runs: Record<string, number> = { sync: 0, mail: 0 };
+    t.app.jobs.handle("sync", () => {
+      runs.sync++;
+      if (!healthy) throw new Error("remote down");
+    });
+    t.app.jobs.handle("mail", () => {
+      runs.mail++;
+      throw new Error("smtp down");
+    });
+    const enqueue = async (name: string, n: number) => {
+      for (let i = 0; i < n; i++) {
+        await t.app.jobs.enqueue(t.deps.db.sql, name, { i }, { maxAttempts: 1 });
+      }
+    };
+    // "gone": a kind whose handler no release has any more; it can still be discarded.
+    await enqueue("sync", 3);
+    await enqueue("mail", 2);
+    await enqueue("gone", 1);
+    await t.app.jobs.runUntilIdle();
+    const kinds = async () => dataOf(await gql(t, KINDS, {}, { token: admin })).jobsOverview;
+    assert.deepEqual(await kinds(), {
+      dead: 6,
+      deadKinds: [{ name: "sync", count: 3 }, { name: "mail", count: 2 }, {
+        name: "gone",
+        count: 1,
+      }],
+    });
+
+    // An unknown kind, or an empty name, is a user error and changes nothing.
+    const unknown = dataOf(await gql(t, DISCARD_ALL, { name: "sink" }, { token: admin }));
+    assert.deepEqual(unknown.discardDeadJobs, {
+      count: 0,
+      errors: [{
+        code: "unknown_kind",
+        message:
+          'There is no job kind named "sink": no handler has that name and no dead job has it.',
+        field: "name",
+      }],
+    });
+    const empty = dataOf(await gql(t, RETRY_ALL, { name: " " }, { token: admin }));
+    assert.deepEqual(empty.retryDeadJobs.errors.map((e: { code: string }) => e.code), ["invalid"]);
+    // Not an admin: refused before anything runs.
+    for (const query of [RETRY_ALL, DISCARD_ALL]) {
+      const res = await gql(t, query, {}, { token: user });
+      assert.equal(res.body.errors[0].extensions.code, "FORBIDDEN");
+    }
+    assert.equal((await gql(t, RETRY_ALL, {})).body.errors[0].extensions.code, "UNAUTHENTICATED");
+    assert.equal((await kinds()).dead, 6, "nothing was retried or discarded");
+    assert.deepEqual(runs, { sync: 3, mail: 2 });
+
+    // One kind: only its dead jobs go back to the queue, with fresh attempts.
+    healthy = true;
+    const retried = dataOf(await gql(t, RETRY_ALL, { name: "sync" }, { token: admin }));
+    assert.deepEqual(retried.retryDeadJobs, { count: 3, errors: [] });
+    await t.app.jobs.runUntilIdle();
+    assert.deepEqual(runs, { sync: 6, mail: 2 });
+    assert.deepEqual((await kinds()).deadKinds.map((k: { name: string }) => k.name), [
+      "mail",
+      "gone",
+    ]);
+    const gone = dataOf(await gql(t, DISCARD_ALL, { name: "gone" }, { token: admin }));
+    assert.deepEqual(gone.discardDeadJobs, { count: 1, errors: [] });
+
+    // All of them: two admins at once move each dead job once.
+    healthy = false;
+    await enqueue("sync", 2);
+    await t.app.jobs.runUntilIdle();
+    const both = await Promise.all(
+      [1, 2].map(async () => dataOf(await gql(t, RETRY_ALL, {}, { token: admin })).retryDeadJobs),
+    );
+    assert.equal(both[0].count + both[1].count, 4, JSON.stringify(both));
+    assert.equal((await kinds()).dead, 0);
+    await t.app.jobs.runUntilIdle();
+    assert.deepEqual(runs, { sync: 10, mail: 4 });
+    const all = dataOf(await gql(t, DISCARD_ALL, {}, { token: admin }));
+    assert.deepEqual(all.discardDeadJobs, { count: 4, errors: [] });
+    assert.deepEqual(await kinds(), { dead: 0, deadKinds: [] });
+    assert.deepEqual(dataOf(await gql(t, DISCARD_ALL, {}, { token: admin })).discardDeadJobs, {
+      count: 0,
+      errors: [],
+    });
   } finally {
     await ctx.close();
   }

@@ -259,6 +259,65 @@ interface JobsOverview {
   dead: number;
   queues: { name: string; size: number; latencySeconds: number }[];
   schedules: { name: string; cron: string; lastRunAt: string | null; nextRunAt: string }[];
+  deadKinds: { name: string; count: number }[];
+}
+
+type BulkField = "retryDeadJobs" | "discardDeadJobs";
+
+/**
+ * Retry or discard every dead job, or every one of a kind: the kind is chosen from the dead set's
+ * kinds; discarding asks for a confirmation in the page first (it cannot be undone).
+ */
+function BulkDeadJobs(props: {
+  overview: JobsOverview;
+  act: (field: BulkField, name: string | null) => Promise<void>;
+}) {
+  const { overview } = props;
+  const [kind, setKind] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const chosen = overview.deadKinds.find((k) => k.name === kind);
+  // A kind that left the dead set (retried elsewhere) falls back to every kind.
+  const name = chosen ? chosen.name : null;
+  const count = chosen ? chosen.count : overview.dead;
+  const what = `${count} dead ${count === 1 ? "job" : "jobs"}${name ? ` of ${name}` : ""}`;
+  const run = async (field: BulkField) => {
+    setBusy(true);
+    try {
+      await props.act(field, name);
+    } finally {
+      setBusy(false);
+      setConfirming(false);
+    }
+  };
+  return html`<form class="bulk" aria-label="Every dead job" onSubmit=${(e: Event) =>
+    e.preventDefault()}>
+    <label for="dead-kind">Kind</label>
+    <select id="dead-kind" value=${chosen ? kind : ""} onChange=${(e: Event) => {
+    setKind((e.target as HTMLSelectElement).value);
+    setConfirming(false);
+  }}>
+      <option value="">every kind (${overview.dead})</option>
+      ${
+    overview.deadKinds.map((k) => html`<option value=${k.name}>${k.name} (${k.count})</option>`)
+  }
+    </select>
+    <button type="button" disabled=${busy} onClick=${() => run("retryDeadJobs")}>
+      Retry ${what}</button>
+    ${
+    confirming
+      ? html`
+        <span role="alert" class="confirm">Discard ${what} for good?</span>
+        <button type="button" class="danger" disabled=${busy}
+          onClick=${() => run("discardDeadJobs")}>Discard for good</button>
+        <button type="button" onClick=${() => setConfirming(false)}>Cancel</button>
+      `
+      : html`
+        <button type="button" class="danger" disabled=${busy}
+          onClick=${() => setConfirming(true)}>Discard ${what}…</button>
+      `
+  }
+  </form>`;
 }
 
 function JobFigures({ overview }: { overview: JobsOverview }) {
@@ -325,13 +384,13 @@ function JobFigures({ overview }: { overview: JobsOverview }) {
 }
 
 /** What the job queue is doing (counts, queues, schedules) and the dead set with retry and
- * discard. */
+ * discard, of one job or in bulk (every dead job, or every one of a kind). */
 export function JobsPage() {
   const { data, error, reload } = useQuery<
     { jobsOverview: JobsOverview; deadJobs: { totalCount: number; nodes: DeadJobRow[] } }
   >(
     `{ jobsOverview { processed failed enqueued dead queues { name size latencySeconds }
-         schedules { name cron lastRunAt nextRunAt } }
+         schedules { name cron lastRunAt nextRunAt } deadKinds { name count } }
        deadJobs(first: 50) { totalCount nodes { id name queue attempts lastError failedAt payload } } }`,
   );
   const [errors, setErrors] = useState<UserError[]>([]);
@@ -348,6 +407,23 @@ export function JobsPage() {
       errs.length ? "" : `${field === "retryDeadJob" ? "Retried" : "Discarded"} ${job.name}.`,
     );
   };
+  const bulk = async (field: BulkField, name: string | null) => {
+    const res = await gql(
+      `mutation($name: String) { ${field}(name: $name) { count ${ERRORS} } }`,
+      { name },
+    );
+    const errs = res[field].errors as UserError[];
+    const count = res[field].count as number;
+    setErrors(errs);
+    await reload();
+    setNotice(
+      errs.length
+        ? ""
+        : `${field === "retryDeadJobs" ? "Retried" : "Discarded"} ${count} dead ${
+          count === 1 ? "job" : "jobs"
+        }${name ? ` of ${name}` : ""}.`,
+    );
+  };
   return html`<section aria-labelledby="jobs-title">
     <h1 id="jobs-title">Jobs</h1>
     <div role="status" class="notice">${notice}</div>
@@ -361,8 +437,11 @@ export function JobsPage() {
       : !data.deadJobs.nodes.length
       ? html`<p class="empty">No dead job.</p>`
       : html`
+        <${BulkDeadJobs} overview=${data.jobsOverview} act=${bulk} />
         <table>
-          <caption>${data.deadJobs.totalCount} dead jobs: they failed every attempt</caption>
+          <caption>${data.deadJobs.totalCount} dead ${data.deadJobs.totalCount === 1
+            ? "job"
+            : "jobs"}: they failed every attempt</caption>
           <thead>
             <tr>
               <th scope="col">Job</th>
