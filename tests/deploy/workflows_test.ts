@@ -147,6 +147,15 @@ Deno.test("workflows: the release runs the CI tests on the tagged commit before 
   );
 });
 
+Deno.test("workflows: the image is built with the release's version (service --version, /health)", () => {
+  const { jobs } = workflows.get("release.yml")!;
+  const build = jobs.image.steps.find((s) => s.uses?.startsWith("docker/build-push-action@"));
+  assert.match(
+    String((build?.with as Record<string, unknown>)?.["build-args"]),
+    /^BUILD_VERSION=\$\{\{ needs\.check\.outputs\.version \}\}$/m,
+  );
+});
+
 Deno.test("workflows: :latest and the latest GitHub release move only when the check says the tag is the highest", async () => {
   const { jobs } = workflows.get("release.yml")!;
   assert.equal(jobs.check.outputs?.latest, "${{ steps.latest.outputs.latest }}");
