@@ -100,8 +100,8 @@ export async function runBackup(config: Config, out?: string): Promise<number> {
 }
 
 async function restoreInto(db: Database, file: string, log: Logger) {
-  const input = (await Deno.open(file)).readable;
-  return await restoreDatabase(sessionSql(db), input, await loadMigrations(), log);
+  const open = async () => (await Deno.open(file)).readable;
+  return await restoreDatabase(sessionSql(db), open, await loadMigrations(), log);
 }
 
 /**

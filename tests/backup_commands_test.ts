@@ -34,8 +34,11 @@ const titles = async (service: ServiceProcess, token: string) =>
 
 Deno.test("backup: made while the service runs, restored exactly, moved to PostgreSQL and read back", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "backup-e2e-" });
-  const postgres = await startOwnPostgres();
+  // The test's own PostgreSQL starts while the embedded part runs.
+  const starting = startOwnPostgres();
+  starting.catch(() => {});
   const env = { DEV_AUTH: "on", DATA_DIR: dataDir };
+  let postgres: Awaited<typeof starting> | undefined;
   try {
     const minted = await runMain(["dev-token", "--sub", "alice", "--ttl", "2h"], env);
     assert.equal(minted.code, 0, minted.stderr);
@@ -82,6 +85,7 @@ Deno.test("backup: made while the service runs, restored exactly, moved to Postg
     }
 
     // Moving: a non-empty target is refused; an empty one gets every row.
+    postgres = await starting;
     const admin = await runMain(["move-to-postgres", postgres.url], env);
     assert.equal(admin.code, 0, admin.stderr);
     const again = await runMain(["move-to-postgres", postgres.url], env);
@@ -102,7 +106,7 @@ Deno.test("backup: made while the service runs, restored exactly, moved to Postg
       assert.equal(await service.stop(), 0);
     }
   } finally {
-    await postgres.close();
+    await (postgres ?? await starting.catch(() => undefined))?.close();
     await Deno.remove(dataDir, { recursive: true });
   }
 });

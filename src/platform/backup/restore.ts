@@ -117,29 +117,72 @@ async function insertRows(
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
- * Restores the backup read from `input` into the empty database `sql` reaches, then migrates it to
- * `code`'s last migration. Returns the rows per table.
+ * Reads a whole backup and checks it is complete: every table's rows as many as its end line
+ * says, and the final line present. Returns the header; throws {@link RestoreFailed} otherwise.
  */
-export async function restoreDatabase(
-  sql: Sql,
-  input: ReadableStream<Uint8Array>,
-  code: Migration[],
-  log: Logger,
-): Promise<Record<string, number>> {
+export async function checkBackup(input: ReadableStream<Uint8Array>): Promise<BackupHeader> {
   const lines = backupLines(input);
   try {
     const first = await lines.next();
     const header = parseHeader(first.done ? "" : first.value);
-    const prefix = migrationsOfBackup(header, code);
-    const existing = await sql<{ n: number }[]>`
-      select count(*)::int as n from pg_tables where schemaname = 'public'`;
-    if (existing[0].n > 0) {
-      throw new RestoreRefused(
-        `the target database is not empty (${
-          existing[0].n
-        } tables): restore into a new, empty database`,
-      );
+    let table: string | null = null;
+    let rows = 0;
+    let done = false;
+    for await (const line of lines) {
+      if (!line.startsWith('{"@')) {
+        if (table === null) throw new RestoreFailed("the backup has rows outside a table");
+        rows += 1;
+        continue;
+      }
+      const control = JSON.parse(line);
+      if ("@table" in control) [table, rows] = [control["@table"], 0];
+      else if ("@end" in control) {
+        if (control["@end"] !== table || control.rows !== rows) {
+          throw new RestoreFailed(`table ${control["@end"]}: the backup is incomplete`);
+        }
+        table = null;
+      } else if ("@done" in control) done = true;
     }
+    if (!done || table !== null) {
+      throw new RestoreFailed("the backup ends early (no end line): it is incomplete");
+    }
+    return header;
+  } catch (err) {
+    if (err instanceof SyntaxError) {
+      throw new RestoreFailed("the backup is damaged (a line is not JSON)");
+    }
+    throw err;
+  } finally {
+    await lines.return(undefined);
+  }
+}
+
+/**
+ * Restores the backup `open` reads into the empty database `sql` reaches, then migrates it to
+ * `code`'s last migration. The file is checked whole first (it is read twice), so a damaged or
+ * cut backup, a newer release's, or a target that is not empty changes nothing at all. Returns
+ * the rows per table.
+ */
+export async function restoreDatabase(
+  sql: Sql,
+  open: () => Promise<ReadableStream<Uint8Array>>,
+  code: Migration[],
+  log: Logger,
+): Promise<Record<string, number>> {
+  const header = await checkBackup(await open());
+  const prefix = migrationsOfBackup(header, code);
+  const existing = await sql<{ n: number }[]>`
+    select count(*)::int as n from pg_tables where schemaname = 'public'`;
+  if (existing[0].n > 0) {
+    throw new RestoreRefused(
+      `the target database is not empty (${
+        existing[0].n
+      } tables): restore into a new, empty database`,
+    );
+  }
+  const lines = backupLines(await open());
+  try {
+    await lines.next();
     await migrate(sql, log, prefix);
     const rows = await withoutStatementBound(() =>
       sql.begin(async (tx) => {
