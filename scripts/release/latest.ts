@@ -1,7 +1,7 @@
 /**
  * Step 1b of a release: whether the tag is the highest release, which alone moves the image's
  * `:latest` and the GitHub release marked latest. A patch of an older line (v1.2.5 after v1.3.0)
- * is released and deployed as usual but moves neither.
+ * is released as usual but moves neither, and is not deployed (release.yml).
  *
  * `deno run -A scripts/release/latest.ts` with RELEASE_TAG (default GITHUB_REF_NAME),
  * GITHUB_REPOSITORY, GITHUB_API_URL and optional GITHUB_TOKEN. Lists the repository's `v*` tags
