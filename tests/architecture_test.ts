@@ -257,3 +257,73 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
     assert.ok(imported.some((s) => s.startsWith(prefix)), `${prefix} is not imported at all`);
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// The feature layers (DESIGN 2, issue 41): a schema module adapts GraphQL to the feature's
+// service and never reads its store; a store runs guarded statements, opening no transaction and
+// knowing no user-facing refusal. Features not moved to that shape yet are listed; the lists only
+// shrink (an entry that no longer breaks the rule fails the test, so it is removed when it moves).
+
+/** Features whose GraphQL modules still call their store. */
+const SCHEMA_READS_STORE = new Set([
+  "ai-requests",
+  "badges",
+  "challenges",
+  "coaching",
+  "communities",
+  "feed",
+  "feedback",
+  "goals",
+  "mood",
+  "notifications",
+  "partners",
+  "privacy",
+  "safety",
+  "teams",
+  "users",
+  "workforce",
+]);
+
+/** Features whose stores still open transactions. */
+const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "feedback", "teams"]);
+
+const isSchemaModule = (path: string) =>
+  /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
+  /^src\/features\/[^/]+\/schema\/.+\.ts$/.test(path);
+const isStoreModule = (path: string) =>
+  /^src\/features\/[^/]+\/(store|stores\/[^/]+|[^/]+-store)\.ts$/.test(path) ||
+  /^src\/features\/[^/]+\/delivery\/store\.ts$/.test(path);
+
+Deno.test("architecture: a feature's GraphQL module goes through its service, not its store", () => {
+  const breaking = new Set(
+    edges.filter(({ from, to }) => isSchemaModule(from) && isStoreModule(to))
+      .map(({ from }) => featureOf(from)!),
+  );
+  assert.deepEqual([...breaking].filter((f) => !SCHEMA_READS_STORE.has(f)).sort(), []);
+  assert.deepEqual(
+    [...SCHEMA_READS_STORE].filter((f) => !breaking.has(f)).sort(),
+    [],
+    "moved to the service shape: remove from SCHEMA_READS_STORE",
+  );
+});
+
+Deno.test("architecture: a store opens no transaction and returns no user error", async () => {
+  const stores = [...graph.keys()].filter(isStoreModule);
+  assert.ok(stores.length > 10, `the stores look incomplete (${stores.length})`);
+  const opening = new Set<string>();
+  const refusing: string[] = [];
+  for (const store of stores) {
+    const text = await Deno.readTextFile(`${ROOT}/${store}`);
+    if (/\.begin\(/.test(text)) opening.add(featureOf(store)!);
+    if ([...(graph.get(store) ?? [])].some((to) => to === "src/platform/user-error.ts")) {
+      refusing.push(store);
+    }
+  }
+  assert.deepEqual(refusing, [], "stores return rows or a typed miss, not user errors");
+  assert.deepEqual([...opening].filter((f) => !STORE_OPENS_TRANSACTIONS.has(f)).sort(), []);
+  assert.deepEqual(
+    [...STORE_OPENS_TRANSACTIONS].filter((f) => !opening.has(f)).sort(),
+    [],
+    "moved to the service shape: remove from STORE_OPENS_TRANSACTIONS",
+  );
+});
