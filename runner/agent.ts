@@ -20,10 +20,7 @@ import {
   type ToolDefinition,
 } from "../src/platform/llm.ts";
 import {
-  type Artifact,
   type ArtifactMetadata,
-  describeIssues,
-  type ErrorSubtype,
   estimateInputTokens,
   FEEDBACK_CURSOR_KEY,
   type ResultArtifact,
@@ -33,10 +30,9 @@ import {
   SKIPPED_LOG_TYPE,
   type Usage,
   type Verdict,
-  VerdictSchema,
   worstCaseCostUsd,
 } from "../src/platform/contract/mod.ts";
-import { loadSkill, type Skill, SkillError } from "./skills.ts";
+import { loadSkill, SkillError } from "./skills.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 import { GROUNDED_KINDS, unsupportedFigures } from "./grounding.ts";
 import {
@@ -51,10 +47,13 @@ import {
   toolDefinition,
 } from "./tools/mod.ts";
 import { funnelReader, type ServiceClient } from "./tools/service-data.ts";
-import { openWorkspace, type Workspace, type WorkspaceOptions } from "./tools/repo/workspace.ts";
-import type { z } from "zod";
+import type { Workspace } from "./tools/repo/workspace.ts";
+import { RunStop } from "./run-stop.ts";
+import { loadSkills, openRunWorkspace, preflight, type RepoSettings } from "./run-setup.ts";
+import { parseAnswer, runPostFilter } from "./post-filter.ts";
 
 export { buildSystemPrompt } from "./prompt.ts";
+export { parseAnswer };
 
 export interface AgentDeps {
   skillsDir: string;
@@ -69,7 +68,7 @@ export interface AgentDeps {
   mcp: McpToolsOptions;
 }
 
-export type RepoSettings = Omit<WorkspaceOptions, "repo" | "ref" | "runId" | "signal">;
+export type { RepoSettings } from "./run-setup.ts";
 
 export interface RunControl {
   /** Aborted when a cancel request has been noticed; in-flight model and tool calls stop. */
@@ -88,13 +87,6 @@ export interface RunLimits {
   maxTokensPerCall: number;
 }
 
-/** Ends the run with a failed result; thrown inside {@link executeRun} only. */
-class RunStop extends Error {
-  constructor(readonly subtype: ErrorSubtype, message: string) {
-    super(message);
-  }
-}
-
 const MAX_LOGGED_TEXT = 20_000;
 /** Answers in plain text (instead of a tool call) the model is asked to correct before failing. */
 const MAX_TEXT_ANSWERS = 2;
@@ -107,27 +99,6 @@ function textOf(answer: ChatResult): string | null {
 function clip(text: string | null): string | null {
   if (text === null || text.length <= MAX_LOGGED_TEXT) return text;
   return `${text.slice(0, MAX_LOGGED_TEXT)}... (${text.length} characters)`;
-}
-
-const FENCE = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/;
-
-/** Parses a JSON answer (a surrounding code fence is tolerated) against `schema`. */
-export function parseAnswer<T>(
-  content: string | null,
-  schema: z.ZodType<T>,
-): { ok: true; value: T } | { ok: false; problem: string } {
-  const text = (content ?? "").trim();
-  const unfenced = FENCE.exec(text)?.[1] ?? text;
-  let data: unknown;
-  try {
-    data = JSON.parse(unfenced);
-  } catch {
-    return { ok: false, problem: "the answer is not JSON" };
-  }
-  const result = schema.safeParse(data);
-  return result.success
-    ? { ok: true, value: result.data }
-    : { ok: false, problem: describeIssues(result.error) };
 }
 
 /** Executes one run. Never throws; every outcome is a result. */
@@ -427,127 +398,4 @@ export async function executeRun(
   } finally {
     await Promise.all([workspace?.close(), mcp?.close()]);
   }
-}
-
-/**
- * The run's repository workspace, when the employee has the `repo` tool and the request names a
- * repository; a repository that cannot be fetched fails the run before any model call.
- */
-async function openRunWorkspace(
-  request: RunRequest,
-  settings: RepoSettings,
-  signal: AbortSignal,
-  record: (type: string, fields: Record<string, unknown>) => void,
-): Promise<Workspace | null> {
-  const repository = request.repository;
-  if (!repository || !request.employee.tools.includes("repo")) return null;
-  try {
-    const workspace = await openWorkspace({
-      ...settings,
-      ...repository,
-      runId: request.run_id,
-      signal,
-    });
-    record("workspace", {
-      repo: repository.repo,
-      ref: repository.ref,
-      base_sha: workspace.baseSha,
-      files: workspace.fileCount,
-    });
-    return workspace;
-  } catch (err) {
-    if (signal.aborted) throw err;
-    throw new RunStop(
-      "error_during_execution",
-      `the repository ${repository.repo}@${repository.ref} could not be fetched: ${
-        (err as Error).message
-      }`,
-    );
-  }
-}
-
-async function loadSkills(skillsDir: string, names: string[]): Promise<Skill[]> {
-  const unique = [...new Set(names)];
-  return await Promise.all(unique.map((name) => loadSkill(skillsDir, name)));
-}
-
-/**
- * Reads what the skills need before any model call; the reason to skip the run, or null. A skill
- * that needs `activation_funnel` is skipped when the funnel's current window has no sign-ins.
- */
-async function preflight(
-  skills: Skill[],
-  readFunnel: ReturnType<typeof funnelReader>,
-  signal: AbortSignal,
-  record: (type: string, fields: Record<string, unknown>) => void,
-): Promise<string | null> {
-  const needing = skills.filter((s) => s.needs.includes("activation_funnel"));
-  if (!needing.length) return null;
-  let funnel;
-  try {
-    funnel = await readFunnel(signal);
-  } catch (err) {
-    if (signal.aborted) throw err;
-    throw new RunStop(
-      "error_during_execution",
-      `the activation funnel could not be read before the run: ${(err as Error).message}`,
-    );
-  }
-  record("preflight", {
-    tool: "activation_funnel",
-    skills: needing.map((s) => s.name),
-    skip_run: funnel.skip_run,
-    as_of: funnel.as_of,
-  });
-  return funnel.skip_run
-    ? `the activation funnel has no sign-ins in the 7 days up to ${funnel.as_of} (skip_run), which ${
-      needing.map((s) => s.name).join(", ")
-    } needs`
-    : null;
-}
-
-type Call = (
-  messages: LlmMessage[],
-  tools: ToolDefinition[] | undefined,
-  phase: string,
-) => Promise<ChatResult>;
-
-/**
- * The post-filter: a second query asks whether the artifact follows the filter skill. An answer
- * that stays unreadable after one repair turn counts as a fail, so nothing unchecked gets through.
- */
-async function runPostFilter(
-  skill: Skill,
-  artifact: Artifact,
-  call: Call,
-  record: (type: string, fields: Record<string, unknown>) => void,
-): Promise<Verdict> {
-  const messages: LlmMessage[] = [
-    {
-      role: "system",
-      content: `You check work against the skill "${skill.name}": ${skill.description}\n\n` +
-        `${skill.instructions}\n\nReply with only one JSON object, no other text: ` +
-        '{"passed": true or false, "reason": "<why it fails, quoting the offending words>" or null}',
-    },
-    { role: "user", content: `Check this artifact:\n${JSON.stringify(artifact, null, 2)}` },
-  ];
-  let verdict: Verdict | undefined;
-  for (let attempt = 0; attempt < 2 && !verdict; attempt++) {
-    const answer = await call(messages, undefined, "post_filter");
-    const parsed = parseAnswer(answer.content, VerdictSchema);
-    if (parsed.ok) {
-      verdict = parsed.value;
-    } else {
-      record("repair", { phase: "post_filter", problem: parsed.problem });
-      messages.push({ role: "assistant", content: answer.content });
-      messages.push({
-        role: "user",
-        content: `Your answer could not be used: ${parsed.problem}. Reply with only the JSON ` +
-          'object {"passed", "reason"}.',
-      });
-    }
-  }
-  verdict ??= { passed: false, reason: "the post-filter's answer could not be read" };
-  record("post_filter", { skill: skill.name, passed: verdict.passed, reason: verdict.reason });
-  return verdict;
 }
