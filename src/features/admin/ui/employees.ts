@@ -2,12 +2,14 @@
 /** AI employees: the list (status, autonomy, spend against the cap, last run), an employee's page
  * (weekly chart, promotion criteria, memories, runs, trigger, pause, settings, promotion) and a
  * run's page (run_log timeline, execution log, artifacts and their delivery). */
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { ARTIFACT_KINDS } from "../../../platform/contract/kinds.ts";
 import { gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
-import { spendLevel, usd } from "./rules.ts";
-import { Grounding } from "./review.ts";
+import { duration, spendLevel, usd } from "./rules.ts";
+import { useQuery } from "./query.ts";
+
+export { useQuery };
 
 interface Tool {
   name: string;
@@ -16,7 +18,7 @@ interface Tool {
 
 const KINDS: readonly string[] = ARTIFACT_KINDS;
 
-const ERRORS = `errors { code message field }`;
+export const ERRORS = `errors { code message field }`;
 
 interface EmployeeRow {
   id: string;
@@ -28,25 +30,6 @@ interface EmployeeRow {
   monthlyBudgetCents: number;
   runs: { nodes: { id: string; status: string; createdAt: string }[] };
 }
-
-function useQuery<T>(query: string, variables: Record<string, unknown> = {}) {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState("");
-  const key = JSON.stringify(variables);
-  const reload = useCallback(async () => {
-    try {
-      setData(await gql<T>(query, variables));
-      setError("");
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }, [query, key]);
-  useEffect(() => {
-    reload();
-  }, [reload]);
-  return { data, error, reload };
-}
-export { useQuery };
 
 export function Spend(props: { spend: number; capCents: number }) {
   const { percent, level } = spendLevel(props.spend, props.capCents);
@@ -173,7 +156,7 @@ const EMPLOYEE = `query($id: String!) { aiEmployee(id: $id) { id name role descr
   runs(first: 20) { totalCount nodes { id status skippedReason trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } }
   aiEmployeeTools { name description } }`;
 
-const RUN_ERRORS: Record<string, string> = {
+export const RUN_ERRORS: Record<string, string> = {
   monthly_budget_exceeded:
     "Monthly budget exceeded: this month's spend has reached the cap, so no run starts until the cap is raised or the month ends.",
   already_running: "Already running: this employee has a run in progress; wait for it to finish.",
@@ -191,9 +174,6 @@ interface RunRow {
   startedAt: string | null;
   finishedAt: string | null;
 }
-
-const duration = (start: string | null, end: string | null): string =>
-  start && end ? `${Math.round((Date.parse(end) - Date.parse(start)) / 1000)} s` : "—";
 
 export function EmployeePage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
@@ -533,258 +513,4 @@ function ToolsForm(props: { employee: any; tools: Tool[]; reload: () => Promise<
       <span role="status">${notice}</span>
     </form>
   `;
-}
-
-const RUN =
-  `query($id: String!) { aiRun(id: $id) { id status trigger scheduledFor skippedReason costUsd
-  inputTokens outputTokens numTurns errorMessage createdAt startedAt finishedAt cancelRequestedAt
-  runLog executionLog { at type data }
-  employee { id name }
-  artifacts { id kind title approvalStatus deliveryStatus deliveredAt deliveryMetadata
-    rejectionReason unsupportedFigures } } }`;
-
-const isUrl = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
-
-/** Queues a failed delivery again; the user errors of the answer (empty when it was queued). */
-async function retryDelivery(artifactId: string): Promise<UserError[]> {
-  const res = await gql(
-    `mutation($id: String!) { retryAiArtifactDelivery(artifactId: $id) { artifact { id } ${ERRORS} } }`,
-    { id: artifactId },
-  );
-  return res.retryAiArtifactDelivery.errors;
-}
-
-/** Delivery metadata (pull request URL, draft id, commit) with URLs as links. */
-export function Metadata(props: { value: unknown }) {
-  if (!props.value || typeof props.value !== "object") return html`<span>—</span>`;
-  return html`<dl class="metadata">${
-    Object.entries(props.value as Record<string, unknown>).map(([k, v]) =>
-      html`
-        <div>
-          <dt>${k}</dt>
-          <dd>${isUrl(v)
-            ? html`<a href=${v} rel="noreferrer noopener" target="_blank">${v}</a>`
-            : typeof v === "string"
-            ? v
-            : JSON.stringify(v)}</dd>
-        </div>
-      `
-    )
-  }</dl>`;
-}
-
-export function RunPage(props: { id: string }) {
-  // deno-lint-ignore no-explicit-any
-  const { data, error, reload } = useQuery<{ aiRun: any }>(RUN, { id: props.id });
-  const [errors, setErrors] = useState<UserError[]>([]);
-  if (error) return html`<p class="failure" role="alert">${error}</p>`;
-  if (!data) return html`<p>Loading…</p>`;
-  const r = data.aiRun;
-  if (!r) {
-    return html`
-      <section>
-        <h1>No such run</h1>
-        <p>No run has the id ${props.id}.</p>
-      </section>
-    `;
-  }
-  const cancel = async () => {
-    const res = await gql(
-      `mutation($id: String!) { cancelAiRun(runId: $id) { run { id } ${ERRORS} } }`,
-      { id: r.id },
-    );
-    setErrors(res.cancelAiRun.errors);
-    await reload();
-  };
-  const retry = async (artifactId: string) => {
-    setErrors(await retryDelivery(artifactId));
-    await reload();
-  };
-  const trace: Record<string, unknown>[] = Array.isArray(r.runLog) ? r.runLog : [];
-  return html`
-    <section aria-labelledby="run-title">
-      <p class="crumbs">
-        <${Link} to=${"/ai_employees/" + r.employee.id}>${r.employee.name}</${Link}></p>
-        <h1 id="run-title">Run ${r.id.slice(0, 8)} <small>${r.skippedReason
-          ? "skipped"
-          : r.status}</small></h1>
-        ${r.skippedReason && html`
-          <p class="skipped"
-            role="note">Skipped before any model call: ${r
-              .skippedReason}. Nothing was produced and nothing was spent.</p>
-        `}
-        <dl class="facts">
-          <div><dt>Trigger</dt><dd>${r.trigger}${r.scheduledFor
-            ? html`
-              <small>(slot ${time(r.scheduledFor)})</small>
-            `
-            : ""}</dd></div>
-          <div><dt>Cost</dt><dd>${usd(r.costUsd)}</dd></div>
-          <div><dt>Tokens in / out</dt><dd>${r.inputTokens} / ${r.outputTokens}</dd></div>
-          <div><dt>Turns</dt><dd>${r.numTurns}</dd></div>
-          <div><dt>Created</dt><dd>${time(r.createdAt)}</dd></div>
-          <div><dt>Duration</dt><dd>${duration(r.startedAt, r.finishedAt)}</dd></div>
-        </dl>
-        ${r.errorMessage && html`<p class="failure">Error: ${r.errorMessage}</p>`}
-        ${(r.status === "queued" || r.status === "running") && !r.cancelRequestedAt &&
-          html`<button type="button" class="danger" onClick=${cancel}>Cancel the run</button>`}
-        <${FieldErrors} errors=${errors} field=${null} />
-
-        <h2>Artifacts</h2>
-        ${r.artifacts.length
-          ? html`
-            <table>
-              <caption>What the run produced and where it was delivered</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Review</th>
-                  <th scope="col">Delivery</th>
-                  <th scope="col">Metadata</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>${r.artifacts.map((a: Record<string, string>) =>
-                html`
-                  <tr key=${a.id}>
-                    <td>${a.title}</td>
-                    <td>${a.kind}</td>
-                    <td>${a.approvalStatus}${a.rejectionReason ? ": " + a.rejectionReason : ""}
-                      <${Grounding} figures=${a.unsupportedFigures as unknown as
-                        | string[]
-                        | null} runId=${r
-                        .id} /></td>
-                    <td>${a.deliveryStatus ?? "—"}${a.deliveredAt
-                      ? ", " + time(a.deliveredAt)
-                      : ""}</td>
-                    <td>
-                      <${Metadata} value=${a.deliveryMetadata} />
-                    </td>
-                    <td>${a.deliveryStatus === "failed"
-                      ? html`<button type="button" onClick=${() =>
-                        retry(a.id)}>Retry delivery</button>`
-                      : ""}</td>
-                  </tr>
-                `
-              )}</tbody>
-            </table>
-          `
-          : html`<p>No artifact.</p>`}
-
-        <h2>Trace</h2>
-        ${trace.length
-          ? html`<ol class="timeline">${
-            trace.map((entry) => {
-              const { at, type, ...rest } = entry;
-              return html`<li><time>${typeof at === "string" ? time(at) : "—"}</time> <strong>${
-                String(type ?? "event")
-              }</strong> ${
-                Object.keys(rest).length ? html`<code>${JSON.stringify(rest)}</code>` : ""
-              }</li>`;
-            })
-          }</ol>`
-          : html`<p>No trace.</p>`}
-
-        <h2>Execution log</h2>
-        ${r.executionLog.length
-          ? html`<ol class="timeline">${
-            r.executionLog.map((entry: { at: string | null; type: string; data: unknown }) =>
-              html`<li><time>${time(entry.at)}</time> <strong>${entry.type}</strong> <code>${
-                JSON.stringify(entry.data)
-              }</code></li>`
-            )
-          }</ol>`
-          : html`<p>No entries.</p>`}
-      </section>
-  `;
-}
-
-interface DeliveryRow {
-  id: string;
-  title: string;
-  kind: string;
-  deliveryStatus: string | null;
-  deliveredAt: string | null;
-  deliveryMetadata: unknown;
-  reviewedAt: string | null;
-  employee: { id: string; name: string };
-  run: { id: string };
-}
-
-const DELIVERIES = `query($status: AiDeliveryStatus) {
-  aiArtifacts(approvalStatus: approved, deliveryStatus: $status, first: 50) {
-    totalCount
-    nodes { id title kind deliveryStatus deliveredAt deliveryMetadata reviewedAt
-      employee { id name } run { id } } } }`;
-
-const DELIVERY_FILTERS = [["", "All"], ["failed", "Failed"], ["delivered", "Delivered"]] as const;
-
-/** Approved artifacts with where they went (metadata as links) and a retry for failed ones. */
-export function DeliveriesPage() {
-  const [status, setStatus] = useState("");
-  const { data, error, reload } = useQuery<
-    { aiArtifacts: { totalCount: number; nodes: DeliveryRow[] } }
-  >(DELIVERIES, { status: status || null });
-  const [errors, setErrors] = useState<UserError[]>([]);
-  const [notice, setNotice] = useState("");
-  const retry = async (a: DeliveryRow) => {
-    const errs = await retryDelivery(a.id);
-    setErrors(errs);
-    setNotice(errs.length ? "" : `Delivery of “${a.title}” queued again.`);
-    await reload();
-  };
-  return html`<section aria-labelledby="deliveries-title">
-    <h1 id="deliveries-title">Delivery</h1>
-    <p class="lead">Approved artifacts, newest first, and where they were delivered.</p>
-    <label>Delivery status <select value=${status} onChange=${(e: Event) =>
-    setStatus((e.target as HTMLSelectElement).value)}>${
-    DELIVERY_FILTERS.map(([value, label]) => html`<option value=${value}>${label}</option>`)
-  }</select></label>
-    <div role="status" class="notice">${notice}</div>
-    <${FieldErrors} errors=${errors} field=${null} />
-    ${error && html`<p class="failure" role="alert">${error}</p>`}
-    ${
-    !data
-      ? html`<p>Loading…</p>`
-      : !data.aiArtifacts.nodes.length
-      ? html`<p class="empty">No approved artifact${status ? " with this status" : ""}.</p>`
-      : html`
-        <table>
-          <caption>${data.aiArtifacts.totalCount} approved artifacts</caption>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Employee</th>
-              <th scope="col">Delivery</th>
-              <th scope="col">Metadata</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>${data.aiArtifacts.nodes.map((a) =>
-            html`
-              <tr key=${a.id} data-artifact=${a.id}>
-                <td>
-                  <${Link} to=${"/ai_runs/" + a.run.id}>${a.title}</${Link}></td>
-                            <td>${a.kind}</td>
-                            <td><${Link} to=${"/ai_employees/" + a.employee.id}>${a.employee
-                              .name}</${Link}></td>
-                            <td>${a.deliveryStatus ?? "pending"}${a.deliveredAt
-                              ? ", " + time(a.deliveredAt)
-                              : ""}</td>
-                            <td><${Metadata} value=${a.deliveryMetadata} /></td>
-                            <td>${a.deliveryStatus === "failed"
-                              ? html`<button type="button" onClick=${() => retry(a)} aria-label=${
-                                "Retry delivery of " +
-                                a.title
-                              }>Retry delivery</button>`
-                              : ""}</td>
-                          </tr>
-            `
-          )}</tbody>
-        </table>
-      `
-  }
-  </section>`;
 }

@@ -9,7 +9,8 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { AuthError, gql, setAuthErrorHandler } from "./api.ts";
 import { BASE, html, Link, navigate } from "./html.ts";
-import { DeliveriesPage, EmployeePage, EmployeesPage, RunPage } from "./employees.ts";
+import { EmployeePage, EmployeesPage } from "./employees.ts";
+import { DeliveriesPage, RunPage } from "./runs.ts";
 import {
   FeedbackPage,
   FeedbackPostPage,

@@ -133,3 +133,7 @@ export function byteSize(bytes: number): string {
   }
   return `${value.toFixed(1)} ${units[unit]}`;
 }
+
+/** How long from `start` to `end`, in whole seconds; a dash while either is missing. */
+export const duration = (start: string | null, end: string | null): string =>
+  start && end ? `${Math.round((Date.parse(end) - Date.parse(start)) / 1000)} s` : "—";
