@@ -86,10 +86,9 @@ export function bundleCommands(dir = BUNDLE_DIR): string[][] {
   const out = dir.replace(/\/+$/, "");
   // Neither minified nor with names kept. Kept names (`--keep-names`, which minifying needs, since
   // libraries read `constructor.name`) cost a `defineProperty` on every function the code creates,
-  // closures made per request included: the bundle answered 0.6-0.7 of the requests the sources
-  // answer (bench/README.md "The bundle's flags"). Unminified, names stay as written (a clash
-  // between modules gets a numbered suffix, `Redis2`) and so do stack traces; a warm start measured
-  // the same within the scatter.
+  // closures made per request included, which costs request throughput (bench/README.md "The
+  // bundle's flags"). Unminified, names stay as written (a clash between modules gets a numbered
+  // suffix, `Redis2`) and so do stack traces, at no cost to a warm start.
   const common = [
     "bundle",
     "--platform",

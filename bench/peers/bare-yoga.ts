@@ -5,10 +5,9 @@
  *
  * With `BARE_YOGA_FORWARD=1` yoga is handed a `Request` of the server's own making (same URL,
  * method, headers, and the body read into memory first), as the service hands it one: the stricter
- * floor. Yoga answered 9-50% more requests so on Deno 2.9 (bench:http runs of session 12), from
- * the body read (a JSON body in memory against the served request's stream); calling yoga's
- * `handleRequest` with the served request, which skips its read of the request's `signal`, gains
- * about 5%.
+ * floor. Yoga answers more requests so, from the body read (a JSON body in memory against the
+ * served request's stream); calling yoga's `handleRequest` with the served request, which skips
+ * its read of the request's `signal`, gains a little more (bench/README.md "bench:http").
  */
 import { createSchema, createYoga } from "graphql-yoga";
 

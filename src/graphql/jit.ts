@@ -1,8 +1,7 @@
 /**
  * Compiled execution of queries (graphql-jit). A query that has run before is compiled once into
  * a function that executes it: no per-field `info` object, argument map or path walk, so a
- * 100-goal list allocates half as much and answers about 20% more requests (docs/graphql.md
- * "Compiled queries").
+ * long list allocates less and answers more requests (docs/graphql.md "Compiled queries").
  *
  * - Only queries over `POST /graphql` and `GET /graphql`: mutations and subscriptions, and
  *   everything on `/cable`, keep graphql-js's executor.
@@ -10,8 +9,7 @@
  *   operation compiles once, and the compiled function lives as long as yoga keeps the parsed
  *   document in its cache (bounded). One the compiler refuses runs uncompiled, with a warning.
  * - The compiler loads in the background on the first query after start: a start does not pay for
- *   it (it and its JSON-schema dependencies take ~25 ms to load), and until then queries run as
- *   before.
+ *   loading it and its JSON-schema dependencies, and until then queries run uncompiled.
  * - Object fields without a resolver carry graphql-js's default one (`withDefaultResolvers`), so a
  *   method or a promise under a field's name means the same to both executors.
  */

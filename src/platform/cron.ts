@@ -1,8 +1,8 @@
 /**
  * croner's options for a time zone. UTC is given as a zero offset: croner then reads the UTC
  * fields of a date directly, where a named zone goes through `Intl.DateTimeFormat` for every
- * candidate time (the first one loads ICU's zone data, ~10 ms of a start, and each later one costs
- * a `formatToParts`). UTC has no daylight saving, so both give the same times.
+ * candidate time (the first one loads ICU's zone data on the start-up path, and each later one
+ * costs a `formatToParts`). UTC has no daylight saving, so both give the same times.
  */
 import type { Cron, CronOptions } from "croner";
 

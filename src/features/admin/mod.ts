@@ -1,5 +1,5 @@
 /**
- * The admin console (issue 22): a single-page app under the path of `ADMIN_BASE_URL` (default
+ * The admin console: a single-page app under the path of `ADMIN_BASE_URL` (default
  * `/admin`) that uses only the public GraphQL API and `/cable`. Its script and styles are built by
  * `deno task admin:build` from `ui/` into `assets.gen.ts`, so the compiled binary embeds them.
  * Every other path under the base answers the same HTML shell (deep links such as

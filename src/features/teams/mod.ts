@@ -1,5 +1,5 @@
 /**
- * Teams (issue 13): invites, members and roles, team sub-communities and leaderboards. Every
+ * Teams: invites, members and roles, team sub-communities and leaderboards. Every
  * admin write carries the caller's authority in its own statement (`store.ts`).
  */
 import type { Feature } from "../feature.ts";

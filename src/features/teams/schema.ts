@@ -1,5 +1,5 @@
 /**
- * GraphQL for teams (issue 13): `createTeam`, `myTeam`, `teamHome`, `teamSettings`,
+ * GraphQL for teams: `createTeam`, `myTeam`, `teamHome`, `teamSettings`,
  * `teamInvitePreview` (public), invites, members and roles, team sub-communities, team
  * leaderboards with opt-out and the admins' opt-out stats. Decisions: docs/domain.md "Teams".
  */

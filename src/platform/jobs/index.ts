@@ -436,9 +436,9 @@ export function createJobSystem<Events extends EventMap = EventMap>(
   /**
    * The planner's statistics of `jobs` lag a burst: autovacuum analyzes at most once per naptime
    * (a minute) and PGlite never, so after an idle spell they say the table is empty, and each claim
-   * sorts every ready row (15-25 ms a claim at 20,000 ready jobs, bench/README.md "bench:jobs")
-   * instead of walking the ready index. A claim that comes back full says jobs are waiting; then
-   * the table is analyzed in the background, at most once per interval.
+   * sorts every ready row instead of walking the ready index (bench/README.md "bench:jobs"). A
+   * claim that comes back full says jobs are waiting; then the table is analyzed in the
+   * background, at most once per interval.
    */
   let lastAnalyzeAt = Number.NEGATIVE_INFINITY;
   let analyzing: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-/** Each artifact kind rendered as what it is (issue 22): diffs, sanitised Markdown, an email, a
+/** Each artifact kind rendered as what it is: diffs, sanitised Markdown, an email, a
  * chat message. Nothing from a payload reaches the page unsanitised. */
 import { marked } from "marked";
 import DOMPurify from "dompurify";

@@ -1,5 +1,5 @@
 /**
- * Delivery rules (issue 7, spec 3.3): which destinations an artifact kind goes to, the paths and
+ * Delivery rules (spec 3.3): which destinations an artifact kind goes to, the paths and
  * branch names derived from kind, employee and artifact, what a code patch may touch and with
  * which file modes, the chat host check, the draft message, and redaction of secrets from
  * recorded errors. Pure functions.

@@ -1,5 +1,5 @@
 /**
- * Delivery of approved artifacts (issue 7, spec 3.3): what the job
+ * Delivery of approved artifacts (spec 3.3): what the job
  * `ai_workforce.deliver_artifact` `{artifactId}` does (the workforce's `artifact_approved`
  * subscriber enqueues it), and the manual retry of a failed delivery.
  *
