@@ -1,5 +1,7 @@
 /** Pure rules of billing (spec 4.7, DESIGN 3.5): product mapping, event parsing, tier changes. */
 
+import { z } from "zod";
+import { describeIssues } from "../../platform/contract/mod.ts";
 import { textProblem } from "../../platform/text.ts";
 
 /** The `provider` of purchases that arrive by the billing webhook. */
@@ -198,63 +200,82 @@ export interface BillingEvent {
 
 const MAX_ID = 255;
 
-/** A field's text: absent when it is not a string of 1 to `max` characters of acceptable text. */
-const str = (value: unknown, max = 255): string | null =>
-  typeof value === "string" && value.length > 0 && value.length <= max &&
-    textProblem(value, max) === null
-    ? value
-    : null;
+/** A provider text is usable when it has 1 to `max` characters of acceptable text. */
+const usableText = (value: string, max: number) =>
+  value.length > 0 && value.length <= max && textProblem(value, max) === null;
 
-const money = (value: unknown): number | null =>
-  typeof value === "number" && Math.abs(value) < 1e9 ? value : null;
+/** An identifying text (`event.id`, `event.type`): required, refused with a reason. */
+const identifier = (max: number) => {
+  const message = `must be a string of 1 to ${max} characters without control characters`;
+  return z.string({ error: message }).refine((v) => usableText(v, max), { message });
+};
 
-/** The strings of a JSON array (others dropped), at most `max` of them. */
-const strings = (value: unknown, max = MAX_ALIASES): string[] =>
-  Array.isArray(value)
-    ? value.map((v) => str(v)).filter((v): v is string => v !== null).slice(0, max)
-    : [];
+/** Any other text: null when it is missing, not a string or not acceptable text. */
+const optionalText = (max = 255) =>
+  z.string().refine((v) => usableText(v, max)).nullable().catch(null);
+
+/** An amount: null unless a number below a billion in size. */
+const money = z.number().refine((v) => Math.abs(v) < 1e9).nullable().catch(null);
+
+/** The usable strings of a JSON array (others dropped), at most {@link MAX_ALIASES}. */
+const idList = z.array(optionalText()).catch([]).transform((ids) =>
+  ids.filter((id): id is string => id !== null).slice(0, MAX_ALIASES)
+);
+
+/** Epoch milliseconds a `Date` can hold; null otherwise. */
+const epochMs = z.number().min(0).lt(8.64e15).nullable().catch(null);
 
 /**
- * Reads `{event: {id, type, ...}}`. Only `event.id` and `event.type` are required: anything else
- * that is missing or odd is recorded as null, so the provider is not made to retry a body we can
- * still record.
+ * The webhook body `{event: {id, type, ...}}` (spec 4.7). Only `event.id` and `event.type` are
+ * required: anything else that is missing or odd reads as null (or an empty list), so the
+ * provider is not made to retry a body we can still record. Unknown fields are allowed (the
+ * whole body is kept as the raw event).
+ */
+export const BillingWebhookBodySchema = z.object({
+  event: z.object({
+    id: identifier(MAX_ID),
+    type: identifier(100),
+    app_user_id: optionalText(),
+    original_app_user_id: optionalText(),
+    aliases: idList,
+    transferred_from: idList,
+    transferred_to: idList,
+    product_id: optionalText(),
+    new_product_id: optionalText(),
+    price_in_purchased_currency: money,
+    price: money,
+    currency: optionalText(10),
+    cancel_reason: optionalText(50),
+    store: optionalText(50),
+    environment: optionalText(50),
+    event_timestamp_ms: epochMs,
+  }, { error: "must be an object" }),
+}, { error: "body must be a JSON object" });
+
+/**
+ * Reads the webhook body with {@link BillingWebhookBodySchema}; a string saying which field is
+ * wrong and why when it cannot be recorded.
  */
 export function parseBillingEvent(body: unknown): BillingEvent | string {
-  if (!body || typeof body !== "object" || Array.isArray(body)) return "body must be a JSON object";
-  const event = (body as Record<string, unknown>).event;
-  if (!event || typeof event !== "object" || Array.isArray(event)) {
-    return "event must be an object";
-  }
-  const e = event as Record<string, unknown>;
-  const id = str(e.id, MAX_ID);
-  if (!id) {
-    return `event.id must be a string of 1 to ${MAX_ID} characters without control characters`;
-  }
-  const type = str(e.type, 100);
-  if (!type) return "event.type must be a string of 1 to 100 characters without control characters";
-  const productId = type === "PRODUCT_CHANGE" && str(e.new_product_id)
-    ? str(e.new_product_id)
-    : str(e.product_id);
-  const ms = e.event_timestamp_ms;
-  const occurredAt = typeof ms === "number" && Number.isFinite(ms) && ms >= 0 && ms < 8.64e15
-    ? new Date(ms)
-    : null;
+  const parsed = BillingWebhookBodySchema.safeParse(body);
+  if (!parsed.success) return describeIssues(parsed.error);
+  const e = parsed.data.event;
   return {
-    id,
-    type,
-    appUserId: str(e.app_user_id),
-    originalAppUserId: str(e.original_app_user_id),
-    aliases: strings(e.aliases),
-    transferredFrom: strings(e.transferred_from),
-    transferredTo: strings(e.transferred_to),
-    productId,
-    amount: money(e.price_in_purchased_currency),
-    amountUsd: money(e.price),
-    currency: str(e.currency, 10),
-    cancelReason: str(e.cancel_reason, 50),
-    store: str(e.store, 50),
-    environment: str(e.environment, 50),
-    occurredAt,
+    id: e.id,
+    type: e.type,
+    appUserId: e.app_user_id,
+    originalAppUserId: e.original_app_user_id,
+    aliases: e.aliases,
+    transferredFrom: e.transferred_from,
+    transferredTo: e.transferred_to,
+    productId: e.type === "PRODUCT_CHANGE" && e.new_product_id ? e.new_product_id : e.product_id,
+    amount: e.price_in_purchased_currency,
+    amountUsd: e.price,
+    currency: e.currency,
+    cancelReason: e.cancel_reason,
+    store: e.store,
+    environment: e.environment,
+    occurredAt: e.event_timestamp_ms === null ? null : new Date(e.event_timestamp_ms),
     raw: body as Record<string, unknown>,
   };
 }

@@ -1,4 +1,6 @@
 /** Pure rules of the feedback board and its export (spec 2.6, 4.5). */
+import { z } from "zod";
+import { describeIssues } from "../../platform/contract/mod.ts";
 import { parseIsoInstant } from "../../platform/iso8601.ts";
 import { type UserError, userError } from "../../platform/user-error.ts";
 
@@ -90,25 +92,34 @@ export interface ExportRequest {
   limit: number;
 }
 
-/** Reads the export body `{since?, limit?}`; a string error when it cannot be used. */
-export function parseExportRequest(body: unknown): ExportRequest | string {
-  if (!body || typeof body !== "object" || Array.isArray(body)) return "body must be a JSON object";
-  const { since, limit } = body as Record<string, unknown>;
-  let after: string | null = null;
-  if (since !== undefined && since !== null) {
-    after = typeof since === "string" ? parseIsoInstant(since) : null;
+const SINCE_FORMAT =
+  "must be an ISO 8601 date or date-time, for example 2026-01-05 or 2026-01-05T10:00:00Z (no zone: UTC)";
+
+/**
+ * The export body `{since?, limit?}` (spec 4.5): `since` is kept exactly as sent (it is echoed
+ * as `next_since` when nothing matches) beside its canonical instant; `limit` is defaulted and
+ * clamped, never refused for its size. Unknown fields are ignored.
+ */
+export const ExportRequestSchema = z.object({
+  since: z.string({ error: SINCE_FORMAT }).nullish().transform((since, ctx) => {
+    if (since === null || since === undefined) return { since: null, after: null };
+    const after = parseIsoInstant(since);
     if (after === null) {
-      return "since must be an ISO 8601 date or date-time, for example 2026-01-05 or 2026-01-05T10:00:00Z (no zone: UTC)";
+      ctx.addIssue({ code: "custom", message: SINCE_FORMAT });
+      return z.NEVER;
     }
-  }
-  if (limit !== undefined && limit !== null && (typeof limit !== "number" || !isFinite(limit))) {
-    return "limit must be a number";
-  }
-  return {
-    since: typeof since === "string" ? since : null,
-    after,
-    limit: clampExportLimit(limit as number | null | undefined),
-  };
+    return { since, after };
+  }),
+  limit: z.number({ error: "must be a finite number" }).nullish().transform(clampExportLimit),
+}, { error: "body must be a JSON object" }).transform(({ since, limit }): ExportRequest => ({
+  ...since,
+  limit,
+}));
+
+/** Reads the export body with {@link ExportRequestSchema}; a string error when it cannot be used. */
+export function parseExportRequest(body: unknown): ExportRequest | string {
+  const parsed = ExportRequestSchema.safeParse(body);
+  return parsed.success ? parsed.data : describeIssues(parsed.error);
 }
 
 /** `limit` defaulted to 100 and clamped to 1..500 (fractions are truncated). */

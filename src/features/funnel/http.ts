@@ -8,7 +8,13 @@ import { json } from "../../http/router.ts";
 import { errorResponse } from "../../platform/contract/mod.ts";
 import { readSignedJson } from "../../http/signed.ts";
 import type { UsersApi } from "../users/mod.ts";
-import { buildReport, funnelWindows, stepCountsOf, validCounts } from "./rules.ts";
+import {
+  buildReport,
+  funnelWindows,
+  parseFunnelRequest,
+  stepCountsOf,
+  validCounts,
+} from "./rules.ts";
 import { recordedStepCounts } from "./store.ts";
 import { dependencyFailure } from "../../platform/dependency.ts";
 
@@ -24,9 +30,8 @@ export function activationFunnelHandler(deps: FunnelDeps): RouteHandler {
   return async (req, ctx) => {
     const read = await readSignedJson(req, ctx, workforceVerificationKeys(deps.config));
     if (!read.ok) return read.response;
-    if (!read.body || typeof read.body !== "object" || Array.isArray(read.body)) {
-      return errorResponse("invalid_body", "body must be the JSON object {}");
-    }
+    const request = parseFunnelRequest(read.body);
+    if (typeof request === "string") return errorResponse("invalid_body", request);
     const asOf = deps.clock.now();
     try {
       const windows = funnelWindows(asOf);

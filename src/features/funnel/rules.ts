@@ -1,6 +1,21 @@
 /** Pure rules of the activation funnel (spec 4.6): windows, week-over-week change, skip flag. */
 
+import { z } from "zod";
+import { describeIssues } from "../../platform/contract/mod.ts";
+
 export const WINDOW_DAYS = 7;
+
+/**
+ * The request body (spec 4.6): the JSON object `{}`, there only because the signature covers
+ * the body. Fields it may carry are ignored.
+ */
+export const FunnelRequestSchema = z.object({}, { error: "body must be the JSON object {}" });
+
+/** Reads the request body; a string error when it is not a JSON object. */
+export function parseFunnelRequest(body: unknown): Record<string, never> | string {
+  const parsed = FunnelRequestSchema.safeParse(body);
+  return parsed.success ? parsed.data : describeIssues(parsed.error);
+}
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const FUNNEL_STEPS = [
