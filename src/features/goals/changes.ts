@@ -21,7 +21,7 @@ import {
   statusAfterValueChange,
   undoCheckInErrors,
 } from "./rules.ts";
-import type { GoalsDeps } from "./schema.ts";
+import type { GoalsDeps } from "./service.ts";
 import * as store from "./store.ts";
 import type { GoalEventRow, GoalRow } from "./store.ts";
 

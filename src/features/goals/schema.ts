@@ -1,8 +1,9 @@
 /**
  * GraphQL for goals, habits and progress: `goals`, `goal`, `publicGoal`, `goalProgressData`,
  * `addGoal`, `updateGoal`, `addGoalEvent`, `checkInHabit`, `useStreakFreeze`
- * (`generateMilestones` is AI coaching's, in `src/features/coaching/`). Resolvers validate with the rules, run SQL from the store, and load
- * per-goal figures through DataLoaders so a list costs a fixed number of statements.
+ * (`generateMilestones` is AI coaching's, in `src/features/coaching/`). Mutations adapt their
+ * arguments to the use cases of `service.ts`; reads load per-goal figures through DataLoaders so
+ * a list costs a fixed number of statements.
  */
 import {
   type FieldNode,
@@ -10,17 +11,10 @@ import {
   type GraphQLObjectType,
   type GraphQLResolveInfo,
 } from "graphql";
-import { type Database, type Queryable, Rollback, transaction } from "../../platform/db.ts";
-import type { Clock } from "../../platform/clock.ts";
-import type { Logger } from "../../platform/log.ts";
-import { isoWeekStart, localDate, periodIndexStart } from "../../platform/dates.ts";
+import type { Database } from "../../platform/db.ts";
+import { isoWeekStart, localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import {
-  type GraphQLContext,
-  requireViewer,
-  type Viewer,
-  viewerField,
-} from "../../graphql/context.ts";
+import { type GraphQLContext, requireViewer, viewerField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
 import { byKeys, groupedByKeys, loadByKey, requestMemo } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
@@ -32,77 +26,24 @@ import {
   paginate,
   toConnection,
 } from "../../graphql/pagination.ts";
-import { type UserError, userError } from "../../platform/user-error.ts";
-import { isForeignKeyViolation, unlessViolated } from "../../platform/db-errors.ts";
-import type { EventPublisher } from "../events.ts";
-import type { BadgeEvent, BadgeRow, BadgesApi } from "../badges/mod.ts";
-import type { FeedApi } from "../feed/mod.ts";
-import type { FunnelApi } from "../funnel/mod.ts";
-import type { NotificationsApi } from "../notifications/mod.ts";
-import type { UsersApi } from "../users/mod.ts";
 import {
-  type ActivityRef,
-  checkInErrors,
   currentStreak,
-  earnsFreeze,
-  freezeErrors,
   type GoalChanges,
-  goalEventInput,
-  goalPatch,
   type GoalStatus,
   type GroupBy,
-  newGoalErrors,
-  type NewGoalInput,
   pace,
   PACE_WINDOW_DAYS,
   percentComplete,
   progressRange,
-  statusesLeadingTo,
   streakPeriod,
   type StreakRuns,
-  targetReached,
   todayIndex,
-  type Visibility,
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { GoalRow } from "./store.ts";
-import { recordCompletion } from "./completion.ts";
+import * as service from "./service.ts";
+import type { AddGoalEventInput, CheckInInput, GoalsDeps, NewGoalArgs } from "./service.ts";
 import { createGoalActivityCache } from "./activity-cache.ts";
-
-/** What points and challenge scores owe to activities that change after being credited. */
-export interface ActivityLedger {
-  /**
-   * Inside the transaction that deleted the activities' rows (after the delete, so a credit
-   * running meanwhile is either seen or finds the row gone): takes back what they were credited.
-   */
-  withdraw(tx: Queryable, userId: string, activities: ActivityRef[], at: Date): Promise<void>;
-  /**
-   * Inside the transaction that changed a progress event's value or time (after the update):
-   * what it contributes is counted again from what it is now.
-   */
-  recount(
-    tx: Queryable,
-    userId: string,
-    event: { eventId: string; value: number; occurredAt: Date },
-    at: Date,
-  ): Promise<void>;
-}
-
-/** What the goals feature needs: events go out through the transactional outbox. */
-export interface GoalsDeps {
-  db: Database;
-  clock: Clock;
-  log: Logger;
-  events: EventPublisher;
-  users: Pick<UsersApi, "loadUser">;
-  badges: Pick<BadgesApi, "awardFor" | "revokeUnjustified">;
-  feed: Pick<FeedApi, "record" | "remove" | "removeOfGoals" | "revise">;
-  funnel: Pick<FunnelApi, "recordStep">;
-  /** Points and challenge scores of activity that is undone, edited or deleted. */
-  activity: ActivityLedger;
-  /** Sends `streak.at_risk` (the hourly `goals.streak_at_risk` schedule). */
-  notifications: Pick<NotificationsApi, "notifyMany">;
-}
 
 const typeDefs = /* GraphQL */ `
   enum GoalKind { habit target }
@@ -390,8 +331,6 @@ const samePage = (a: PageArgs, b: PageArgs) =>
 
 const eventKey = (r: store.GoalEventRow & { occurredKey: string }) => [r.occurredKey, r.publicId];
 
-type NewGoalArgs = NewGoalInput & { visibility?: Visibility | null; parentGoalId?: string | null };
-
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
@@ -583,26 +522,6 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
 
   const noRuns = { lastIndex: null, lastLength: 0, longest: 0 };
 
-  /** The viewer's goal of `id`, or null (another user's goal included). */
-  async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow | null> {
-    return typeof id === "string" && looksLikePublicId(id)
-      ? await store.ownGoal(sql, viewer.userId, id)
-      : null;
-  }
-
-  /** The `not_found` error of a mutation's `goalId`. */
-  const noGoal = (): UserError[] => [userError("not_found", "no such goal of yours", "goalId")];
-  const parentGone = (): UserError[] => [
-    userError("not_found", "parentGoalId does not name one of your goals", "parentGoalId"),
-  ];
-
-  /** A write naming a goal deleted meanwhile (its foreign key refuses it) answers `refusal`. */
-  const goneMeanwhile = <T, O>(refusal: O, work: () => Promise<T>) =>
-    unlessViolated(isForeignKeyViolation, refusal, work);
-
-  const award = (tx: Queryable, userId: string, event: BadgeEvent): Promise<BadgeRow[]> =>
-    deps.badges.awardFor(tx, userId, event, now());
-
   /** A feed activity's goal, when it is the viewer's own. */
   const goalOf = async (a: { goalId?: unknown }, _: Args, ctx: GraphQLContext) => {
     if (typeof a.goalId !== "string") return null;
@@ -724,7 +643,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
           return connection;
         },
         goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
-          ownGoal(requireViewer(ctx), args.id),
+          service.ownGoal(deps, requireViewer(ctx), args.id),
         publicGoal: async (_: unknown, args: { id: string }) =>
           looksLikePublicId(args.id) ? await store.publicGoal(sql, args.id) : null,
         goalProgressData: viewerField(
@@ -733,7 +652,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
             args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
             ctx,
           ) => {
-            const goal = await ownGoal(viewer, args.goalId);
+            const goal = await service.ownGoal(deps, viewer, args.goalId);
             if (!goal) return null;
             const zone = viewer.timeZone;
             const today = todayIn(ctx, zone);
@@ -767,24 +686,18 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       },
       Mutation: {
         addGoal: (_: unknown, args: NewGoalArgs, ctx: GraphQLContext) =>
-          addGoal(requireViewer(ctx), args),
+          service.addGoal(deps, requireViewer(ctx), args),
         updateGoal: (_: unknown, args: GoalChanges & { goalId: string }, ctx: GraphQLContext) =>
-          updateGoal(requireViewer(ctx), args),
-        addGoalEvent: (
-          _: unknown,
-          args: { goalId: string; value: number; note?: string | null; occurredAt?: Date | null },
-          ctx: GraphQLContext,
-        ) => addGoalEvent(requireViewer(ctx), args),
-        checkInHabit: (
-          _: unknown,
-          args: { goalId: string; date?: string | null },
-          ctx: GraphQLContext,
-        ) => checkInHabit(requireViewer(ctx), args),
+          service.updateGoal(deps, requireViewer(ctx), args),
+        addGoalEvent: (_: unknown, args: AddGoalEventInput, ctx: GraphQLContext) =>
+          service.addGoalEvent(deps, requireViewer(ctx), args),
+        checkInHabit: (_: unknown, args: CheckInInput, ctx: GraphQLContext) =>
+          service.checkInHabit(deps, requireViewer(ctx), args),
         useStreakFreeze: (
           _: unknown,
           args: { goalId: string; date: string },
           ctx: GraphQLContext,
-        ) => useStreakFreeze(requireViewer(ctx), args),
+        ) => service.useStreakFreeze(deps, requireViewer(ctx), args),
       },
     },
   };
@@ -806,238 +719,5 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       : (Date.parse(end) - Date.parse(start)) / 864e5 + 1;
     const met = await store.qualifyingPeriods(sql, goal, start, end);
     return Math.round(Math.min(1, met / possible) * 1000) / 1000;
-  }
-
-  async function parentError(viewer: Viewer, parentGoalId: unknown) {
-    if (parentGoalId === null || parentGoalId === undefined) return { parentId: null };
-    const parent = typeof parentGoalId === "string" && looksLikePublicId(parentGoalId)
-      ? await store.ownGoal(sql, viewer.userId, parentGoalId)
-      : null;
-    if (!parent) {
-      return {
-        error: userError(
-          "not_found",
-          "parentGoalId does not name one of your goals",
-          "parentGoalId",
-        ),
-      };
-    }
-    const invalid = (message: string) => ({ error: userError("invalid", message, "parentGoalId") });
-    if (parent.parentId) return invalid("a sub-goal cannot have sub-goals");
-    if (parent.status === "archived") return invalid("the parent goal is archived");
-    return { parentId: parent.id };
-  }
-
-  async function addGoal(viewer: Viewer, args: NewGoalArgs) {
-    const { visibility, parentGoalId, ...input } = args;
-    const errors = newGoalErrors(input, localDate(now(), viewer.timeZone));
-    const parent = await parentError(viewer, parentGoalId);
-    if ("error" in parent) errors.push(parent.error!);
-    if (errors.length) return { goal: null, badgesEarned: [], errors };
-    return await goneMeanwhile(
-      { goal: null, badgesEarned: [], errors: parentGone() },
-      () =>
-        sql.begin(async (tx) => {
-          const goal = await store.insertGoal(tx, viewer.userId, {
-            ...input,
-            parentId: parent.parentId ?? null,
-            visibility: visibility ?? "private",
-          }, now());
-          await deps.events.publish(tx, "goals.goal_created", {
-            userId: viewer.userId,
-            goalId: goal.publicId,
-          });
-          await deps.funnel.recordStep(tx, viewer.userId, "first_goal", now());
-          const badgesEarned = await award(tx, viewer.userId, { type: "goal_created" });
-          return { goal, badgesEarned, errors: [] };
-        }),
-    );
-  }
-
-  async function updateGoal(viewer: Viewer, args: GoalChanges & { goalId: string }) {
-    const goal = await ownGoal(viewer, args.goalId);
-    if (!goal) return { goal: null, badgesEarned: [], errors: noGoal() };
-    const { goalId: _, ...changes } = args;
-    const { patch, errors } = goalPatch(goal, changes, localDate(now(), viewer.timeZone));
-    if (errors.length) return { goal: null, badgesEarned: [], errors };
-    const changesStatus = patch.status !== undefined && patch.status !== goal.status;
-    return await sql.begin(async (tx) => {
-      const updated = await store.updateGoal(
-        tx,
-        goal.id,
-        patch,
-        changesStatus ? statusesLeadingTo(patch.status!) : null,
-        now(),
-      );
-      if (!updated) {
-        return {
-          goal: null,
-          badgesEarned: [],
-          errors: [userError("conflict", "the goal changed meanwhile; reload it", "status")],
-        };
-      }
-      let badgesEarned: BadgeRow[] = [];
-      if (changesStatus && updated.status === "completed") {
-        badgesEarned = await completed(tx, updated);
-      }
-      return { goal: updated, badgesEarned, errors: [] };
-    });
-  }
-
-  /** What follows a goal's completion: feed item, domain event, badges. */
-  function completed(tx: Queryable, goal: GoalRow): Promise<BadgeRow[]> {
-    return recordCompletion(deps, tx, goal, now());
-  }
-
-  async function addGoalEvent(
-    viewer: Viewer,
-    args: { goalId: string; value: number; note?: string | null; occurredAt?: Date | null },
-  ) {
-    const goal = await ownGoal(viewer, args.goalId);
-    if (!goal) {
-      return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors: noGoal() };
-    }
-    const { value, note, occurredAt, errors } = goalEventInput(goal, args, now());
-    if (errors.length) {
-      return { event: null, goal: null, goalCompleted: false, badgesEarned: [], errors };
-    }
-    return await goneMeanwhile({
-      event: null,
-      goal: null,
-      goalCompleted: false,
-      badgesEarned: [],
-      errors: noGoal(),
-    }, () =>
-      sql.begin(async (tx) => {
-        const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
-        await deps.feed.record(tx, {
-          userId: goal.userId,
-          kind: "goal_event",
-          occurredAt,
-          data: {
-            goalId: goal.id,
-            eventId: event.publicId,
-            goalTitle: goal.title,
-            value,
-            unit: goal.unit,
-            note,
-          },
-        });
-        await deps.events.publish(tx, "goals.progress_recorded", {
-          userId: goal.userId,
-          goalId: goal.publicId,
-          eventId: event.publicId,
-          value,
-          occurredAt: occurredAt.toISOString(),
-        });
-        const badgesEarned = await award(tx, goal.userId, { type: "progress_recorded" });
-        let current = goal;
-        let goalCompleted = false;
-        if (goal.status === "active" && targetReached(goal, await store.targetValueNow(tx, goal))) {
-          const done = await store.completeGoal(tx, goal.id, now());
-          if (done) {
-            current = done;
-            goalCompleted = true;
-            badgesEarned.push(...await completed(tx, done));
-          }
-        }
-        return { event, goal: current, goalCompleted, badgesEarned, errors: [] };
-      }));
-  }
-
-  async function checkInHabit(viewer: Viewer, args: { goalId: string; date?: string | null }) {
-    const goal = await ownGoal(viewer, args.goalId);
-    const today = localDate(now(), viewer.timeZone);
-    const date = args.date ?? today;
-    const errors = goal ? checkInErrors(goal, date, today) : noGoal();
-    if (!goal || errors.length) {
-      return {
-        checkIn: null,
-        goal: null,
-        alreadyCheckedIn: false,
-        freezeEarned: false,
-        badgesEarned: [],
-        errors,
-      };
-    }
-    return await goneMeanwhile({
-      checkIn: null,
-      goal: null,
-      alreadyCheckedIn: false,
-      freezeEarned: false,
-      badgesEarned: [],
-      errors: noGoal(),
-    }, () =>
-      sql.begin(async (tx) => {
-        const checkIn = await store.insertCheckIn(tx, goal, date);
-        if (!checkIn) {
-          return {
-            checkIn: await store.checkInOn(tx, goal.id, date),
-            goal,
-            alreadyCheckedIn: true,
-            freezeEarned: false,
-            badgesEarned: [],
-            errors: [],
-          };
-        }
-        await deps.funnel.recordStep(tx, goal.userId, "first_check_in", now());
-        const period = streakPeriod(goal);
-        const [runs] = await store.streakRuns(tx, [goal.id], viewer.timeZone);
-        const streak = runs ? currentStreak(runs, todayIndex(today, period)) : 0;
-        const freezeEarned = earnsFreeze(streak) &&
-          await store.grantFreeze(tx, goal, periodIndexStart(runs!.lastIndex!, period), streak);
-        await deps.feed.record(tx, {
-          userId: goal.userId,
-          kind: "check_in",
-          occurredAt: now(),
-          data: { goalId: goal.id, goalTitle: goal.title, date, streak },
-        });
-        await deps.events.publish(tx, "habits.checked_in", {
-          userId: goal.userId,
-          goalId: goal.publicId,
-          checkInId: checkIn.publicId,
-          date,
-          streak,
-          occurredAt: now().toISOString(),
-        });
-        const badgesEarned = await award(tx, goal.userId, {
-          type: "habit_checked_in",
-          streak,
-          period,
-        });
-        return { checkIn, goal, alreadyCheckedIn: false, freezeEarned, badgesEarned, errors: [] };
-      }));
-  }
-
-  async function useStreakFreeze(viewer: Viewer, args: { goalId: string; date: string }) {
-    const goal = await ownGoal(viewer, args.goalId);
-    const today = localDate(now(), viewer.timeZone);
-    const date = args.date;
-    const balance = async () =>
-      (await store.freezeBalances(sql, [viewer.userId]))[0]?.available ?? 0;
-    if (!goal) return { goal: null, freezesLeft: await balance(), errors: noGoal() };
-    const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, viewer.timeZone));
-    if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-    const refusal = await goneMeanwhile(
-      noGoal()[0],
-      () =>
-        transaction<UserError | null>(sql, async (tx) => {
-          if (!(await store.insertFreezeUse(tx, goal, date))) {
-            throw new Rollback(
-              userError(
-                "invalid",
-                "date was not missed: it is checked in or already covered",
-                "date",
-              ),
-            );
-          }
-          if (!(await store.spendFreeze(tx, viewer.userId))) {
-            throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
-          }
-          return null;
-        }),
-    );
-    if (refusal) return { goal: null, freezesLeft: await balance(), errors: [refusal] };
-    return { goal, freezesLeft: await balance(), errors: [] };
   }
 }
