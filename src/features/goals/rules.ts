@@ -31,6 +31,22 @@ export const FREEZE_CAP = 3;
 export const EVENT_BACKDATE_DAYS = 366;
 /** Days of events that make up the "recent rate" of the pace. */
 export const PACE_WINDOW_DAYS = 14;
+/** What a target counts from when it names no start value. */
+export const DEFAULT_START_VALUE = 0;
+/** How often a habit is due when it names no cadence. */
+export const DEFAULT_CADENCE = "daily";
+/** Who sees a new goal when it does not say. */
+export const DEFAULT_VISIBILITY = "private";
+/** Rates and paces are reported with three decimals. */
+const FIGURE_PRECISION = 1000;
+/** A projected completion further away than this many days is not projected. */
+const PROJECTION_MAX_DAYS = 365_000;
+/** The last projected completion date reported (later ones are null). */
+const LAST_PROJECTED_DATE = "2999-12-31";
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
+
+const rounded = (n: number) => Math.round(n * FIGURE_PRECISION) / FIGURE_PRECISION;
 
 export type GoalKind = "habit" | "target";
 export type GoalStatus = "active" | "completed" | "archived";
@@ -61,6 +77,50 @@ export interface NewGoalInput {
   cadence?: Cadence | null;
   timesPerWeek?: number | null;
 }
+
+/** A goal's row as it is stored: text trimmed, the kind's defaults filled in. */
+export interface NewGoalRow {
+  parentId: string | null;
+  title: string;
+  description: string | null;
+  kind: GoalKind;
+  unit: string | null;
+  startValue: number | null;
+  targetValue: number | null;
+  dueDate: string | null;
+  cadence: Cadence | null;
+  timesPerWeek: number | null;
+  visibility: Visibility;
+}
+
+/**
+ * The row of a new goal from valid input (`newGoalErrors`): text trimmed (empty = none), a
+ * target's start value defaulted, a habit's cadence defaulted, timesPerWeek kept for weekly
+ * habits only.
+ */
+export function newGoalRow(
+  input: NewGoalInput & { parentId: string | null; visibility: Visibility },
+): NewGoalRow {
+  const habit = input.kind === "habit";
+  const cadence = habit ? input.cadence ?? DEFAULT_CADENCE : null;
+  return {
+    parentId: input.parentId,
+    title: input.title.trim(),
+    description: input.description?.trim() || null,
+    kind: input.kind,
+    unit: input.unit?.trim() || null,
+    startValue: habit ? null : input.startValue ?? DEFAULT_START_VALUE,
+    targetValue: input.targetValue ?? null,
+    dueDate: input.dueDate ?? null,
+    cadence,
+    timesPerWeek: cadence === "weekly" ? input.timesPerWeek ?? null : null,
+    visibility: input.visibility,
+  };
+}
+
+/** What a target's values count from. */
+export const startValueOf = (goal: Pick<GoalShape, "startValue">): number =>
+  goal.startValue ?? DEFAULT_START_VALUE;
 
 const finite = (v: number) => Number.isFinite(v) && Math.abs(v) <= VALUE_LIMIT;
 
@@ -298,7 +358,7 @@ export function pace(
   today: string,
 ): Pace | null {
   if (goal.kind !== "target" || goal.targetValue === null) return null;
-  const direction = goal.targetValue >= (goal.startValue ?? 0) ? 1 : -1;
+  const direction = goal.targetValue >= startValueOf(goal) ? 1 : -1;
   const remaining = Math.max(0, (goal.targetValue - currentValue) * direction);
   const actual = recentSum / PACE_WINDOW_DAYS;
   const towards = actual * direction;
@@ -311,19 +371,56 @@ export function pace(
   const projected = remaining === 0
     ? today
     : towards > 0
-    ? addDays(today, Math.min(Math.ceil(remaining / towards), 365_000))
+    ? addDays(today, Math.min(Math.ceil(remaining / towards), PROJECTION_MAX_DAYS))
     : null;
   const onTrack = remaining === 0 ||
     (required !== null ? towards >= Math.abs(required) && daysLeft! >= 0 : towards > 0);
-  const round = (n: number) => Math.round(n * 1000) / 1000;
   return {
-    requiredPerDay: required === null ? null : round(required),
-    actualPerDay: round(actual),
-    remaining: round(remaining),
+    requiredPerDay: required === null ? null : rounded(required),
+    actualPerDay: rounded(actual),
+    remaining: rounded(remaining),
     daysLeft,
-    projectedCompletionDate: projected && projected <= "2999-12-31" ? projected : null,
+    projectedCompletionDate: projected && projected <= LAST_PROJECTED_DATE ? projected : null,
     onTrack,
   };
+}
+
+/** The start of the pace window ending at `now`: the events since then make the recent rate. */
+export function paceWindowStart(now: Date): Date {
+  return new Date(now.getTime() - PACE_WINDOW_DAYS * DAY_MS);
+}
+
+/** The periods a habit's completion rate counts, and how many of them could have met it. */
+export interface CompletionPeriods {
+  start: string;
+  end: string;
+  possible: number;
+}
+
+/**
+ * The days (ISO weeks for weekly habits) of [from, to] a habit's completion rate counts: from its
+ * first day (in its owner's zone), up to today. Null when none.
+ */
+export function completionPeriods(
+  goal: Pick<GoalShape, "cadence">,
+  firstDay: string,
+  from: string,
+  to: string,
+  today: string,
+): CompletionPeriods | null {
+  const weekly = goal.cadence === "weekly";
+  const start = [from, weekly ? isoWeekStart(firstDay) : firstDay].sort().at(-1)!;
+  const end = [to, today].sort()[0];
+  if (start > end) return null;
+  const possible = weekly
+    ? Math.floor((Date.parse(isoWeekStart(end)) - Date.parse(isoWeekStart(start))) / WEEK_MS) + 1
+    : (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+  return { start, end, possible };
+}
+
+/** Share (0..1, three decimals) of the possible periods that met the cadence. */
+export function completionRate(met: number, possible: number): number {
+  return rounded(Math.min(1, met / possible));
 }
 
 /** A change of a goal's fields (absent = unchanged; `null` clears where allowed). */

@@ -27,12 +27,14 @@ import {
   toConnection,
 } from "../../graphql/pagination.ts";
 import {
+  completionPeriods,
+  completionRate,
   currentStreak,
   type GoalChanges,
   type GoalStatus,
   type GroupBy,
   pace,
-  PACE_WINDOW_DAYS,
+  paceWindowStart,
   percentComplete,
   progressRange,
   streakPeriod,
@@ -659,7 +661,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
             const range = progressRange(args.groupBy, today, args.from, args.to);
             if ("error" in range) throw badUserInput(range.error);
             const target = goal.kind === "target";
-            const since = new Date(now().getTime() - PACE_WINDOW_DAYS * 86_400_000);
+            const since = paceWindowStart(now());
             const [buckets, goalStats, recent, completionRate] = await Promise.all([
               store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
               stats(goal, ctx),
@@ -709,15 +711,9 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     today: string,
     zone: string,
   ): Promise<number> {
-    const weekly = goal.cadence === "weekly";
-    const firstDay = localDate(goal.createdAt, zone);
-    const start = [from, weekly ? isoWeekStart(firstDay) : firstDay].sort().at(-1)!;
-    const end = [to, today].sort()[0];
-    if (start > end) return 0;
-    const possible = weekly
-      ? Math.floor((Date.parse(isoWeekStart(end)) - Date.parse(isoWeekStart(start))) / 6048e5) + 1
-      : (Date.parse(end) - Date.parse(start)) / 864e5 + 1;
-    const met = await store.qualifyingPeriods(sql, goal, start, end);
-    return Math.round(Math.min(1, met / possible) * 1000) / 1000;
+    const periods = completionPeriods(goal, localDate(goal.createdAt, zone), from, to, today);
+    if (!periods) return 0;
+    const met = await store.qualifyingPeriods(sql, goal, periods.start, periods.end);
+    return completionRate(met, periods.possible);
   }
 }

@@ -21,6 +21,7 @@ import {
   type ActivityRef,
   checkInErrors,
   currentStreak,
+  DEFAULT_VISIBILITY,
   earnsFreeze,
   freezeErrors,
   type GoalChanges,
@@ -28,6 +29,7 @@ import {
   goalPatch,
   newGoalErrors,
   type NewGoalInput,
+  newGoalRow,
   statusesLeadingTo,
   streakAtRiskKey,
   streakAtRiskNotice,
@@ -186,11 +188,16 @@ export async function addGoal(
     { goal: null, badgesEarned: [], errors: parentGone() },
     () =>
       deps.db.sql.begin(async (tx) => {
-        const goal = await store.insertGoal(tx, actor.userId, {
-          ...fields,
-          parentId: parent.parentId,
-          visibility: visibility ?? "private",
-        }, now());
+        const goal = await store.insertGoal(
+          tx,
+          actor.userId,
+          newGoalRow({
+            ...fields,
+            parentId: parent.parentId,
+            visibility: visibility ?? DEFAULT_VISIBILITY,
+          }),
+          now(),
+        );
         await deps.events.publish(tx, "goals.goal_created", {
           userId: actor.userId,
           goalId: goal.publicId,
@@ -409,11 +416,12 @@ export async function addSubGoals(
 ): Promise<GoalRow[]> {
   const created: GoalRow[] = [];
   for (const input of inputs) {
-    const goal = await store.insertGoal(tx, parent.userId, {
-      ...input,
-      parentId: parent.id,
-      visibility: parent.visibility,
-    }, at);
+    const goal = await store.insertGoal(
+      tx,
+      parent.userId,
+      newGoalRow({ ...input, parentId: parent.id, visibility: parent.visibility }),
+      at,
+    );
     await deps.events.publish(tx, "goals.goal_created", {
       userId: parent.userId,
       goalId: goal.publicId,

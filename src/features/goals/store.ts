@@ -10,11 +10,11 @@ import type {
   GoalShape,
   GoalStatus,
   GroupBy,
-  NewGoalInput,
+  NewGoalRow,
   StreakRuns,
   Visibility,
 } from "./rules.ts";
-import { FREEZE_CAP, requiredPerPeriod } from "./rules.ts";
+import { FREEZE_CAP, requiredPerPeriod, startValueOf } from "./rules.ts";
 import { type KeyColumn, keyset, type PageWindow } from "../../graphql/pagination.ts";
 import { PERIOD_EPOCH } from "../../platform/dates.ts";
 
@@ -40,22 +40,16 @@ const columns = (sql: Queryable) =>
 export async function insertGoal(
   tx: Queryable,
   userId: string,
-  input: NewGoalInput & { parentId: string | null; visibility: Visibility },
+  row: NewGoalRow,
   at: Date,
 ): Promise<GoalRow> {
-  const habit = input.kind === "habit";
-  const cadence = habit ? input.cadence ?? "daily" : null;
   return await one(tx<GoalRow[]>`
     insert into goals (public_id, user_id, parent_id, title, description, kind, unit, start_value,
                        target_value, due_date, cadence, times_per_week, visibility, created_at,
                        updated_at)
-    values (${publicId()}, ${userId}, ${input.parentId}, ${input.title.trim()},
-            ${input.description?.trim() || null}, ${input.kind}, ${input.unit?.trim() || null},
-            ${habit ? null : input.startValue ?? 0}, ${input.targetValue ?? null},
-            ${input.dueDate ?? null}, ${cadence},
-            ${
-    cadence === "weekly" ? input.timesPerWeek ?? null : null
-  }, ${input.visibility}, ${at}, ${at})
+    values (${publicId()}, ${userId}, ${row.parentId}, ${row.title}, ${row.description},
+            ${row.kind}, ${row.unit}, ${row.startValue}, ${row.targetValue}, ${row.dueDate},
+            ${row.cadence}, ${row.timesPerWeek}, ${row.visibility}, ${at}, ${at})
     returning ${columns(tx)}`);
 }
 
@@ -340,7 +334,7 @@ export async function goalFigures(
 /** Sum of a target's events, plus its start value. */
 export async function targetValueNow(tx: Queryable, goal: GoalRow): Promise<number> {
   const [row] = await tx<{ v: number }[]>`
-    select ${goal.startValue ?? 0}::double precision + coalesce(sum(value), 0) as v
+    select ${startValueOf(goal)}::double precision + coalesce(sum(value), 0) as v
     from goal_events where goal_id = ${goal.id}`;
   return row.v;
 }
@@ -537,7 +531,7 @@ export async function progressBuckets(
     : sql`select count(*)::double precision as s, count(*)::int as n from habit_check_ins
           where goal_id = ${goal.id} and day >= b.p::date and day < b.next::date`;
   const before = goal.kind === "target"
-    ? sql`select ${goal.startValue ?? 0}::double precision + coalesce(sum(value), 0)
+    ? sql`select ${startValueOf(goal)}::double precision + coalesce(sum(value), 0)
           from goal_events where goal_id = ${goal.id}
             and occurred_at < (${from}::timestamp at time zone ${timeZone})`
     : sql`select count(*)::double precision from habit_check_ins
