@@ -10,7 +10,7 @@ import { localDate } from "../../../platform/dates.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
 import { type UserError, userError } from "../../../platform/user-error.ts";
 import type { BadgeFacts, BadgeRow } from "../../badges/mod.ts";
-import { recordCompletion } from "../completion.ts";
+import { recordCompletion } from "./completion.ts";
 import {
   eventChangeErrors,
   eventEditableSince,

@@ -15,7 +15,7 @@ import {
 } from "../rules.ts";
 import * as store from "../store.ts";
 import type { GoalEventRow, GoalRow } from "../store.ts";
-import { recordCompletion } from "../completion.ts";
+import { recordCompletion } from "./completion.ts";
 import { type Actor, award, type GoalsDeps, goneMeanwhile, noGoal, ownGoal } from "./shared.ts";
 
 export interface AddGoalEventInput {
