@@ -14,6 +14,7 @@ import {
   updateUser,
 } from "../features/users/store.ts";
 import * as goals from "../features/goals/store.ts";
+import { newGoalRow } from "../features/goals/rules.ts";
 import { insertMoodLog } from "../features/mood/store.ts";
 import { followAudiences, recordFeedItem } from "../features/feed/store.ts";
 import { awardBadges } from "../features/badges/store.ts";
@@ -139,14 +140,19 @@ async function loadPerson(
     const award = (event: Parameters<typeof badgesFor>[0], at: Date) =>
       awardBadges(tx, userId, badgesFor(event), at);
     for (const habit of person.habits) {
-      const goal = await goals.insertGoal(tx, userId, {
-        title: habit.title,
-        kind: "habit",
-        cadence: habit.cadence,
-        timesPerWeek: habit.timesPerWeek,
-        parentId: null,
-        visibility: "public",
-      }, createdAt);
+      const goal = await goals.insertGoal(
+        tx,
+        userId,
+        newGoalRow({
+          title: habit.title,
+          kind: "habit",
+          cadence: habit.cadence,
+          timesPerWeek: habit.timesPerWeek,
+          parentId: null,
+          visibility: "public",
+        }),
+        createdAt,
+      );
       await award({ type: "goal_created" }, createdAt);
       const days = checkInDays(habit, today, random);
       report.checkIns += await goals.insertCheckIns(tx, goal, days);
@@ -173,15 +179,20 @@ async function loadPerson(
       }))
     );
     for (const target of person.targets) {
-      const goal = await goals.insertGoal(tx, userId, {
-        title: target.title,
-        kind: "target",
-        unit: target.unit,
-        startValue: 0,
-        targetValue: target.targetValue,
-        parentId: null,
-        visibility: "public",
-      }, createdAt);
+      const goal = await goals.insertGoal(
+        tx,
+        userId,
+        newGoalRow({
+          title: target.title,
+          kind: "target",
+          unit: target.unit,
+          startValue: 0,
+          targetValue: target.targetValue,
+          parentId: null,
+          visibility: "public",
+        }),
+        createdAt,
+      );
       await award({ type: "goal_created" }, createdAt);
       const events = progressEvents(target, today, random).map((e) => ({
         value: e.value,

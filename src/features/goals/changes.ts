@@ -1,29 +1,12 @@
 /**
  * GraphQL for taking back and correcting what was recorded: `undoCheckIn`, `updateGoalEvent`,
- * `deleteGoalEvent`, `deleteGoal` (docs/domain.md, "Undo, edit and delete"). Each runs in one
- * transaction of a fixed number of statements: the rows change (their triggers bump streak
- * summaries and move team leaderboard points), then the feed, points, challenge scores, status and
- * badges follow from what the rows are now.
+ * `deleteGoalEvent`, `deleteGoal` (docs/domain.md, "Undo, edit and delete"). The resolvers adapt
+ * their arguments to the use cases of `use-cases/changes.ts` (through `service.ts`).
  */
-import type { Queryable } from "../../platform/db.ts";
-import { localDate } from "../../platform/dates.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import { type UserError, userError } from "../../platform/user-error.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../graphql/context.ts";
+import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import type { BadgeFacts, BadgeRow } from "../badges/mod.ts";
-import { recordCompletion } from "./completion.ts";
-import {
-  eventChangeErrors,
-  eventEditableSince,
-  type GoalEventChanges,
-  goalEventPatch,
-  statusAfterValueChange,
-  undoCheckInErrors,
-} from "./rules.ts";
-import type { GoalsDeps } from "./schema.ts";
-import * as store from "./store.ts";
-import type { GoalEventRow, GoalRow } from "./store.ts";
+import * as service from "./service.ts";
+import type { EventArgs, GoalsDeps } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   type UndoCheckInPayload {
@@ -67,224 +50,7 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-type EventArgs = GoalEventChanges & { eventId: string };
-
 export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  const now = () => deps.clock.now();
-
-  const noGoal = (): UserError[] => [userError("not_found", "no such goal of yours", "goalId")];
-  const noEvent = (): UserError[] => [userError("not_found", "no such event of yours", "eventId")];
-
-  async function ownGoal(viewer: Viewer, id: unknown): Promise<GoalRow | null> {
-    return typeof id === "string" && looksLikePublicId(id)
-      ? await store.ownGoal(sql, viewer.userId, id)
-      : null;
-  }
-
-  /** Takes back the badges the rows no longer justify, judging only the facts in `judged`. */
-  async function revoke(
-    tx: Queryable,
-    viewer: Viewer,
-    judged: (keyof BadgeFacts)[],
-  ): Promise<BadgeRow[]> {
-    const facts: BadgeFacts = await store.badgeFacts(tx, viewer.userId, viewer.timeZone);
-    const picked: BadgeFacts = Object.fromEntries(judged.map((k) => [k, facts[k]]));
-    return await deps.badges.revokeUnjustified(tx, viewer.userId, picked);
-  }
-
-  async function undoCheckIn(viewer: Viewer, args: { goalId: string; date?: string | null }) {
-    const fail = (errors: UserError[]) => ({
-      checkIn: null,
-      goal: null,
-      badgesRevoked: [],
-      errors,
-    });
-    const goal = await ownGoal(viewer, args.goalId);
-    if (!goal) return fail(noGoal());
-    const today = localDate(now(), viewer.timeZone);
-    const date = args.date ?? today;
-    const errors = undoCheckInErrors(goal, date, today);
-    if (errors.length) return fail(errors);
-    return await sql.begin(async (tx) => {
-      const removed = await store.deleteCheckIn(tx, goal.id, date);
-      if (!removed) {
-        return fail([userError("not_found", "the habit is not checked in on that day", "date")]);
-      }
-      await deps.feed.remove(tx, {
-        userId: goal.userId,
-        kind: "check_in",
-        data: { goalId: goal.id, date },
-      });
-      await deps.activity.withdraw(tx, goal.userId, [{
-        kind: "check_in",
-        checkInId: removed.publicId,
-        goalId: goal.publicId,
-        date,
-      }], now());
-      const badgesRevoked = await revoke(tx, viewer, ["hasCheckIn", "longestDayStreak"]);
-      return { checkIn: removed, goal, badgesRevoked, errors: [] };
-    });
-  }
-
-  /** The viewer's event of `id` with its goal, or the errors refusing to change it. */
-  async function changeableEvent(
-    viewer: Viewer,
-    id: unknown,
-  ): Promise<{ event: GoalEventRow; goal: GoalRow } | { errors: UserError[] }> {
-    const event = typeof id === "string" && looksLikePublicId(id)
-      ? await store.ownEvent(sql, viewer.userId, id)
-      : null;
-    if (!event) return { errors: noEvent() };
-    const [goal] = await store.goalsByIds(sql, [event.goalId]);
-    const errors = eventChangeErrors(goal, event.occurredAt, now());
-    return errors.length ? { errors } : { event, goal };
-  }
-
-  const failEvent = (errors: UserError[]) => ({
-    event: null,
-    goal: null,
-    goalCompleted: false,
-    goalReopened: false,
-    badgesEarned: [],
-    badgesRevoked: [],
-    errors,
-  });
-  const changedMeanwhile = () =>
-    failEvent([userError("conflict", "the event changed meanwhile; reload it", "eventId")]);
-
-  /**
-   * After a target's value changed from `before`: completes or reopens it as the rule says, and
-   * takes back the badges the change may have left unjustified (`judged`, plus completion when
-   * it reopened).
-   */
-  async function settle(
-    tx: Queryable,
-    viewer: Viewer,
-    goal: GoalRow,
-    before: number,
-    judged: (keyof BadgeFacts)[],
-  ) {
-    const after = goal.kind === "target" ? await store.targetValueNow(tx, goal) : before;
-    const change = statusAfterValueChange(goal, before, after);
-    let current = goal;
-    let badgesEarned: BadgeRow[] = [];
-    if (change === "complete") {
-      const done = await store.completeGoal(tx, goal.id, now());
-      if (done) {
-        current = done;
-        badgesEarned = await recordCompletion(deps, tx, done, now());
-      }
-    }
-    let reopened = false;
-    if (change === "reopen") {
-      const open = await store.reopenGoal(tx, goal.id, now());
-      if (open) {
-        current = open;
-        reopened = true;
-        await deps.feed.remove(tx, {
-          userId: goal.userId,
-          kind: "goal_completed",
-          data: { goalId: goal.id },
-        });
-      }
-    }
-    const badgesRevoked = await revoke(
-      tx,
-      viewer,
-      reopened ? [...judged, "hasCompletedGoal"] : judged,
-    );
-    return {
-      goal: current,
-      goalCompleted: current.status === "completed" && goal.status !== "completed",
-      goalReopened: reopened,
-      badgesEarned,
-      badgesRevoked,
-    };
-  }
-
-  async function updateGoalEvent(viewer: Viewer, args: EventArgs) {
-    const found = await changeableEvent(viewer, args.eventId);
-    if ("errors" in found) return failEvent(found.errors);
-    const { goal } = found;
-    const { eventId: _, ...changes } = args;
-    const { patch, errors } = goalEventPatch(changes, now());
-    if (errors.length) return failEvent(errors);
-    return await sql.begin(async (tx) => {
-      const before = await store.targetValueNow(tx, goal);
-      const event = await store.updateGoalEvent(
-        tx,
-        found.event.id,
-        patch,
-        eventEditableSince(now()),
-      );
-      if (!event) return changedMeanwhile();
-      await deps.feed.revise(tx, {
-        userId: goal.userId,
-        kind: "goal_event",
-        data: { goalId: goal.id, eventId: event.publicId },
-      }, { occurredAt: event.occurredAt, data: { value: event.value, note: event.note } });
-      await deps.activity.recount(tx, goal.userId, {
-        eventId: event.publicId,
-        value: event.value,
-        occurredAt: event.occurredAt,
-      }, now());
-      return { event, ...await settle(tx, viewer, goal, before, ["longestDayStreak"]), errors: [] };
-    });
-  }
-
-  async function deleteGoalEvent(viewer: Viewer, args: { eventId: string }) {
-    const found = await changeableEvent(viewer, args.eventId);
-    if ("errors" in found) return failEvent(found.errors);
-    const { goal } = found;
-    return await sql.begin(async (tx) => {
-      const before = await store.targetValueNow(tx, goal);
-      const event = await store.deleteGoalEvent(tx, found.event.id, eventEditableSince(now()));
-      if (!event) return changedMeanwhile();
-      await deps.feed.remove(tx, {
-        userId: goal.userId,
-        kind: "goal_event",
-        data: { goalId: goal.id, eventId: event.publicId },
-        occurredAt: event.occurredAt,
-      });
-      await deps.activity.withdraw(tx, goal.userId, [{
-        kind: "goal_event",
-        eventId: event.publicId,
-      }], now());
-      const judged: (keyof BadgeFacts)[] = ["hasProgressEvent", "longestDayStreak"];
-      return { event, ...await settle(tx, viewer, goal, before, judged), errors: [] };
-    });
-  }
-
-  async function deleteGoal(viewer: Viewer, args: { goalId: string }) {
-    const fail = (errors: UserError[]) => ({ deletedGoalIds: [], badgesRevoked: [], errors });
-    const goal = await ownGoal(viewer, args.goalId);
-    if (!goal) return fail(noGoal());
-    return await sql.begin(async (tx) => {
-      const gone = await store.deleteGoalTree(tx, viewer.userId, goal.id);
-      if (!gone) return fail(noGoal());
-      await deps.feed.removeOfGoals(tx, viewer.userId, gone.goalIds);
-      await deps.activity.withdraw(tx, viewer.userId, [
-        ...gone.checkIns.map((c) => ({
-          kind: "check_in" as const,
-          checkInId: c.checkInId,
-          goalId: c.goalPublicId,
-          date: c.day,
-        })),
-        ...gone.eventIds.map((eventId) => ({ kind: "goal_event" as const, eventId })),
-      ], now());
-      const judged: (keyof BadgeFacts)[] = [
-        "hasGoal",
-        "hasCheckIn",
-        "hasProgressEvent",
-        "longestDayStreak",
-      ];
-      if (gone.hadCompleted) judged.push("hasCompletedGoal");
-      const badgesRevoked = await revoke(tx, viewer, judged);
-      return { deletedGoalIds: gone.publicIds, badgesRevoked, errors: [] };
-    });
-  }
-
   return {
     typeDefs,
     resolvers: {
@@ -293,13 +59,13 @@ export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
           _: unknown,
           args: { goalId: string; date?: string | null },
           ctx: GraphQLContext,
-        ) => undoCheckIn(requireViewer(ctx), args),
+        ) => service.undoCheckIn(deps, requireViewer(ctx), args),
         updateGoalEvent: (_: unknown, args: EventArgs, ctx: GraphQLContext) =>
-          updateGoalEvent(requireViewer(ctx), args),
+          service.updateGoalEvent(deps, requireViewer(ctx), args),
         deleteGoalEvent: (_: unknown, args: { eventId: string }, ctx: GraphQLContext) =>
-          deleteGoalEvent(requireViewer(ctx), args),
+          service.deleteGoalEvent(deps, requireViewer(ctx), args),
         deleteGoal: (_: unknown, args: { goalId: string }, ctx: GraphQLContext) =>
-          deleteGoal(requireViewer(ctx), args),
+          service.deleteGoal(deps, requireViewer(ctx), args),
       },
     },
   };

@@ -6,16 +6,10 @@ import type { Queryable } from "../../platform/db.ts";
 import { addDays, isoWeekStart, localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Feature } from "../feature.ts";
-import {
-  currentStreak,
-  type NewGoalInput,
-  streakAtRiskKey,
-  streakAtRiskNotice,
-  streakPeriod,
-  streakReminderZones,
-  todayIndex,
-} from "./rules.ts";
-import { type ActivityLedger, type GoalsDeps, goalsModule } from "./schema.ts";
+import { currentStreak, type NewGoalInput, streakPeriod, todayIndex } from "./rules.ts";
+import { goalsModule } from "./schema.ts";
+import { addSubGoals, remindStreaksAtRisk } from "./service.ts";
+import type { ActivityLedger, GoalsDeps } from "./service.ts";
 import { goalChangesModule } from "./changes.ts";
 import * as store from "./store.ts";
 import type { BucketRow, GoalEventRow, GoalRow } from "./store.ts";
@@ -23,6 +17,7 @@ import type { GraphQLModule } from "../../graphql/module.ts";
 import { goalsPersonalData } from "./personal-data.ts";
 
 export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps };
+export { remindStreaksAtRisk };
 
 /** What one goal looks like now, in the owner's time zone. */
 export interface GoalSnapshot {
@@ -122,30 +117,6 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
     };
   }
 
-  async function addSubGoals(
-    tx: Queryable,
-    parent: GoalRow,
-    inputs: NewGoalInput[],
-    source: "ai_milestones",
-    at: Date,
-  ): Promise<GoalRow[]> {
-    const created: GoalRow[] = [];
-    for (const input of inputs) {
-      const goal = await store.insertGoal(tx, parent.userId, {
-        ...input,
-        parentId: parent.id,
-        visibility: parent.visibility,
-      }, at);
-      await deps.events.publish(tx, "goals.goal_created", {
-        userId: parent.userId,
-        goalId: goal.publicId,
-        source,
-      });
-      created.push(goal);
-    }
-    return created;
-  }
-
   return {
     name: "goals",
     personalData: goalsPersonalData(deps.db.sql),
@@ -164,32 +135,10 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
           : null,
       goalById: async (id) => (await store.goalsByIds(sql, [id]))[0] ?? null,
       snapshot,
-      addSubGoals,
+      addSubGoals: (tx, parent, inputs, source, at) =>
+        addSubGoals(deps, tx, parent, inputs, source, at),
       lockCheckIn: store.lockCheckIn,
       lockGoalEvent: store.lockGoalEvent,
     },
   };
-}
-
-/**
- * Sends `streak.at_risk` to the users whose local time at `slot` (the schedule's hour, however
- * late the job runs) is in the reminder hour and who have a
- * habit due today, not checked in, with a streak to lose: once per user and local date (the key),
- * muted users excepted (the insert checks). A fixed number of statements whatever the number of users.
- */
-export async function remindStreaksAtRisk(deps: GoalsDeps, slot: Date): Promise<number> {
-  const zones = streakReminderZones(slot, await store.userTimeZones(deps.db.sql));
-  if (zones.length === 0) return 0;
-  return await deps.db.sql.begin(async (tx) => {
-    const atRisk = await store.habitsAtRisk(tx, zones);
-    return await deps.notifications.notifyMany(
-      tx,
-      "streak.at_risk",
-      atRisk.map((r) => ({
-        userId: r.userId,
-        content: streakAtRiskNotice(r.titles),
-        key: streakAtRiskKey(r.userId, r.date),
-      })),
-    );
-  });
 }

@@ -1,9 +1,9 @@
 /** What follows a goal's completion, however it came: feed item, domain event, badges. */
-import type { Queryable } from "../../platform/db.ts";
-import type { BadgeRow, BadgesApi } from "../badges/mod.ts";
-import type { EventPublisher } from "../events.ts";
-import type { FeedApi } from "../feed/mod.ts";
-import type { GoalRow } from "./store.ts";
+import type { Queryable } from "../../../platform/db.ts";
+import type { BadgeRow, BadgesApi } from "../../badges/mod.ts";
+import type { EventPublisher } from "../../events.ts";
+import type { FeedApi } from "../../feed/mod.ts";
+import type { GoalRow } from "../store.ts";
 
 export async function recordCompletion(
   deps: {
