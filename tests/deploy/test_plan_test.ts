@@ -12,7 +12,7 @@ import {
   testFiles,
   testPlan,
 } from "../../scripts/test-plan.ts";
-import { testJobs } from "../../scripts/test.ts";
+import { longFirst, testJobs } from "../../scripts/test.ts";
 
 const TESTS = new URL("../", import.meta.url);
 const file = (path: string) => new URL(path, TESTS).href;
@@ -79,4 +79,16 @@ Deno.test("test command: two files more at once than cores, unless DENO_JOBS say
   assert.equal(testJobs(0, undefined), "3");
   assert.equal(testJobs(2, "1"), "1");
   assert.equal(testJobs(2, "x"), "4");
+});
+
+Deno.test("test command: files that start processes, browsers or servers run first", () => {
+  assert.deepEqual(
+    longFirst([
+      { path: "a_test.ts", text: "Deno.test('x', () => {});" },
+      { path: "b_test.ts", text: "await startProcess('main.ts', {}); await runMain([], {});" },
+      { path: "c_test.ts", text: "await withConsole(async () => {});" },
+      { path: "d_test.ts", text: "const x = 1;" },
+    ]),
+    ["b_test.ts", "c_test.ts", "a_test.ts", "d_test.ts"],
+  );
 });
