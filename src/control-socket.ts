@@ -5,6 +5,9 @@
  */
 import type { Logger } from "./platform/log.ts";
 
+/** How long `main.ts backup` waits for the service's backup. */
+const BACKUP_REQUEST_TIMEOUT_MS = 30 * 60_000;
+
 export const controlSocketPath = (dataDir: string) => `${dataDir.replace(/\/+$/, "")}/control.sock`;
 
 /** What the socket answers `POST /backup` with. */
@@ -44,7 +47,7 @@ export async function serveControlSocket(
 
 /**
  * Asks the service running on `dataDir` for a backup; null when no service answers there. A
- * backup may take minutes: no time bound beyond the service's own.
+ * backup may take minutes: the bound is generous.
  */
 export async function requestBackup(dataDir: string): Promise<ControlBackup | null> {
   const path = controlSocketPath(dataDir);
@@ -55,7 +58,16 @@ export async function requestBackup(dataDir: string): Promise<ControlBackup | nu
   }
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
   try {
-    const res = await fetch("http://service/backup", { method: "POST", client }).catch(() => null);
+    const res = await fetch("http://service/backup", {
+      method: "POST",
+      client,
+      signal: AbortSignal.timeout(BACKUP_REQUEST_TIMEOUT_MS),
+    }).catch((err) => {
+      if ((err as Error).name === "TimeoutError") {
+        throw new Error("the service did not finish the backup within 30 minutes");
+      }
+      return null; // no service listens: the caller opens the database itself
+    });
     if (!res) return null;
     const body = await res.json();
     if (!res.ok) throw new Error(`the service could not make the backup: ${body.error}`);
