@@ -10,9 +10,7 @@ import { loadMigrations } from "./platform/migrate.ts";
 import { writeBackupFile } from "./platform/backup/files.ts";
 import { restoreDatabase } from "./platform/backup/restore.ts";
 import { requestBackup, serviceOnDataDir } from "./control-socket.ts";
-
-/** Written into `DATA_DIR/pg` once its data has moved: the start-up warning then stays quiet. */
-export const MOVED_MARKER = "MOVED_TO_POSTGRES";
+import { MOVED_MARKER } from "./embedded-moved.ts";
 
 const timeouts = (config: Config) => ({
   connectMs: config.databaseConnectTimeoutMs,
@@ -203,21 +201,5 @@ export async function runMoveToPostgres(config: Config, url: string): Promise<nu
     }
   } catch (err) {
     return await failed(err);
-  }
-}
-
-/**
- * With `DATABASE_URL` set, warns when `DATA_DIR/pg` still holds an embedded database that has not
- * been moved: this start does not use its data.
- */
-export async function warnUnmovedEmbeddedData(config: Config, log: Logger): Promise<void> {
-  if (!config.databaseUrl) return;
-  const pg = `${config.dataDir.replace(/\/+$/, "")}/pg`;
-  const has = (name: string) => Deno.stat(`${pg}/${name}`).then(() => true, () => false);
-  if (await has("PG_VERSION") && !(await has(MOVED_MARKER))) {
-    log.warn("an embedded database is in DATA_DIR but DATABASE_URL is set: its data is not used", {
-      data_dir: pg,
-      how_to_move: "main.ts move-to-postgres <empty database URL> (docs/deployment.md)",
-    });
   }
 }

@@ -274,7 +274,7 @@ async function serveWith(
   metricsModule?.catch(() => {});
   if (config.devAuth) await warnDevAuth(config, log);
   if (config.databaseUrl) {
-    const { warnUnmovedEmbeddedData } = await import("./backup-commands.ts");
+    const { warnUnmovedEmbeddedData } = await import("./embedded-moved.ts");
     await warnUnmovedEmbeddedData(config, log);
   }
   const db = await openConfiguredDatabase(config, log, "serve");

@@ -10,7 +10,7 @@ import { runMain, type ServiceProcess, startProcess } from "./support/process.ts
 import { startOwnPostgres } from "./support/servers.ts";
 import { memoryLogger } from "../src/platform/log.ts";
 import type { Config } from "../src/config.ts";
-import { MOVED_MARKER, warnUnmovedEmbeddedData } from "../src/backup-commands.ts";
+import { MOVED_MARKER, warnUnmovedEmbeddedData } from "../src/embedded-moved.ts";
 
 const GOALS = `{ goals(first: 50) { nodes { title } } }`;
 

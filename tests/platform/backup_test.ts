@@ -15,7 +15,7 @@ import { loadMigrations, migrate } from "../../src/platform/migrate.ts";
 import { backupTables } from "../../src/platform/backup/dump.ts";
 import { listBackups, pruneBackups, writeBackupFile } from "../../src/platform/backup/files.ts";
 import {
-  readBackupHeader,
+  checkBackup,
   restoreDatabase,
   RestoreFailed,
   RestoreRefused,
@@ -51,7 +51,7 @@ Deno.test("backup: the demo data restores into an empty database row for row", a
     assert.equal(file.name, "backup-20260302T090000000Z.ndjson.gz");
     assert.ok(summary.rows.goals > 0 && summary.rows.users >= 4, JSON.stringify(summary.rows));
     assert.equal(
-      (await readBackupHeader(await open(file.path))).createdAt,
+      (await checkBackup(await open(file.path))).createdAt,
       clock.now().toISOString(),
     );
 

@@ -42,17 +42,6 @@ async function* backupLines(input: ReadableStream<Uint8Array>): AsyncGenerator<s
   if (rest) yield rest;
 }
 
-/** Reads a backup's header only (its first line). */
-export async function readBackupHeader(input: ReadableStream<Uint8Array>): Promise<BackupHeader> {
-  const lines = backupLines(input);
-  try {
-    const first = await lines.next();
-    return parseHeader(first.done ? "" : first.value);
-  } finally {
-    await lines.return(undefined);
-  }
-}
-
 function parseHeader(line: string): BackupHeader {
   let header: BackupHeader | undefined;
   try {
