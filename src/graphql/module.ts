@@ -1,12 +1,42 @@
 /** How a feature contributes to the one GraphQL schema. */
-// deno-lint-ignore no-explicit-any
-export type Resolvers = Record<string, any>;
+import type { Resolvers } from "./resolvers.gen.ts";
 
-export interface GraphQLModule {
+/** A feature module's resolvers, typed from the SDL (`deno task resolvers`). */
+export type { Resolvers };
+
+/** Resolvers of any schema, keyed by type then field: what the schema builder attaches. */
+export type ResolverMap = { [type: string]: object | undefined };
+
+/**
+ * A part of a schema for the schema builder. The features' modules are `GraphQLModule`s, whose
+ * resolvers must fit the service's own SDL; tests build schemas of their own with this shape.
+ */
+export interface SchemaModule {
   typeDefs: string;
+  resolvers?: ResolverMap;
+  /** Root fields callable without a session token (spec 5.4). */
+  publicFields?: string[];
+}
+
+export interface GraphQLModule extends SchemaModule {
   resolvers?: Resolvers;
   /** Root fields callable without a session token (spec 5.4). */
   publicFields?: string[];
+}
+
+/** One module of several (a feature's schema split over files): SDL joined, resolvers per type. */
+export function mergeModules(...modules: GraphQLModule[]): GraphQLModule {
+  const resolvers: Record<string, object> = {};
+  for (const module of modules) {
+    for (const [type, fields] of Object.entries(module.resolvers ?? {})) {
+      resolvers[type] = { ...resolvers[type], ...fields };
+    }
+  }
+  return {
+    typeDefs: modules.map((m) => m.typeDefs).join(""),
+    resolvers: resolvers as Resolvers,
+    publicFields: modules.flatMap((m) => m.publicFields ?? []),
+  };
 }
 
 /** Shared types every feature may use (docs/graphql.md). */

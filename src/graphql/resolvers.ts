@@ -18,14 +18,14 @@ import {
   isScalarType,
   isUnionType,
 } from "graphql";
-import type { Resolvers } from "./module.ts";
+import type { ResolverMap } from "./module.ts";
 
 interface FieldResolvers {
   resolve?: GraphQLFieldResolver<unknown, unknown>;
   subscribe?: GraphQLFieldResolver<unknown, unknown>;
 }
 
-export function attachResolvers(schema: GraphQLSchema, maps: readonly Resolvers[]): void {
+export function attachResolvers(schema: GraphQLSchema, maps: readonly ResolverMap[]): void {
   for (const map of maps) {
     for (const [typeName, resolvers] of Object.entries(map)) {
       const type = schema.getType(typeName);

@@ -44,7 +44,7 @@ import {
 import { dependencyFailure, type DependencyUnavailableError } from "../platform/dependency.ts";
 import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams, postLogParams } from "./log-params.ts";
-import { baseTypeDefs, type GraphQLModule, type Resolvers } from "./module.ts";
+import { baseTypeDefs, type ResolverMap, type SchemaModule } from "./module.ts";
 import { attachResolvers, withDefaultResolvers } from "./resolvers.ts";
 import { type CompiledQueries, compiledQueries } from "./jit.ts";
 import { pageSizeCostCheck } from "./page-cost.ts";
@@ -71,7 +71,7 @@ export const DEFAULT_LIMITS: GraphQLLimits = {
 };
 
 export interface GraphQLServerDeps {
-  modules: GraphQLModule[];
+  modules: SchemaModule[];
   /** Verifies a session token and finds (or creates) its user. Throws AuthError. */
   identify(token: string): Promise<Viewer>;
   tracker: ErrorTracker;
@@ -436,12 +436,12 @@ export function serviceUnavailableResponse(): Response {
 }
 
 /** The type definitions of the schema of `modules`, the shared ones first. */
-export function schemaTypeDefs(modules: GraphQLModule[]): string[] {
+export function schemaTypeDefs(modules: SchemaModule[]): string[] {
   return [baseTypeDefs, ...modules.map((m) => m.typeDefs)];
 }
 
 /** Every module's resolvers, the shared scalars first. */
-export function schemaResolvers(modules: GraphQLModule[]): Resolvers[] {
+export function schemaResolvers(modules: SchemaModule[]): ResolverMap[] {
   return [scalarResolvers, ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))];
 }
 
@@ -452,7 +452,7 @@ export function schemaResolvers(modules: GraphQLModule[]): Resolvers[] {
  * (`attachResolvers`): graphql-tools' default merges the definitions and then copies the whole
  * schema, and even in place it merges the resolver maps first (a sixth of the build).
  */
-export function buildSchema(modules: GraphQLModule[]): GraphQLSchema {
+export function buildSchema(modules: SchemaModule[]): GraphQLSchema {
   const document = concatAST(
     schemaTypeDefs(modules).map((sdl) => parse(sdl, { noLocation: true })),
   );

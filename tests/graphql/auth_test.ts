@@ -6,11 +6,11 @@ import { setup } from "../support/setup.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { mintFallbackToken } from "../../src/graphql/auth.ts";
 import { requireAdmin } from "../../src/graphql/context.ts";
-import type { GraphQLModule } from "../../src/graphql/module.ts";
+import type { SchemaModule } from "../../src/graphql/module.ts";
 
 const FALLBACK_SECRET = "0123456789abcdef0123456789abcdef-fallback";
 
-const probeModule: GraphQLModule = {
+const probeModule: SchemaModule = {
   typeDefs: `extend type Query { adminOnly: String!  openToAll: String! }`,
   resolvers: {
     Query: {

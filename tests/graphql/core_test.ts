@@ -5,11 +5,11 @@ import { dataOf, gql, gqlRaw } from "../support/graphql.ts";
 import { setup } from "../support/setup.ts";
 import { startFakeServer } from "../support/http.ts";
 import { type GraphQLContext, requireViewer } from "../../src/graphql/context.ts";
-import type { GraphQLModule } from "../../src/graphql/module.ts";
+import type { SchemaModule } from "../../src/graphql/module.ts";
 import { loadUser } from "../../src/features/users/schema.ts";
 
 /** A module that exercises the core: deep types, a failing resolver, and N items with owners. */
-function probeModule(t: () => TestApp): GraphQLModule {
+function probeModule(t: () => TestApp): SchemaModule {
   return {
     typeDefs: `
       type Node { value: Int! child: Node }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ADD_EVENT, addGoal, CHECK_IN } from "../support/goals.ts";
 import { gqlRaw } from "../support/graphql.ts";
 import { setup } from "../support/setup.ts";
-import type { GraphQLModule } from "../../src/graphql/module.ts";
+import type { SchemaModule } from "../../src/graphql/module.ts";
 
 /** A body with each error's request id (one per request) left out. */
 // deno-lint-ignore no-explicit-any
@@ -33,7 +33,7 @@ const LIST = `query List($first: Int!, $events: Int, $withSubs: Boolean!) {
 fragment Figures on Goal { currentValue percentComplete currentStreak longestStreak checkedInToday }`;
 
 /** A module whose fields fail: a thrown error (masked) and a non-null field resolving to null. */
-const failing: GraphQLModule = {
+const failing: SchemaModule = {
   typeDefs: `
     type Probe { ok: Int! broken: Int! missing: Int! method: Int! later: [Int!]! }
     extend type Query { probe: Probe probes: [Probe!]! }`,

@@ -29,7 +29,7 @@ function reference(): GraphQLSchema {
   const document = concatAST(schemaTypeDefs(modules).map((sdl) => parse(sdl)));
   return createSchema({
     typeDefs: buildASTSchema(document, { assumeValidSDL: true }),
-    resolvers: schemaResolvers(modules),
+    resolvers: schemaResolvers(modules) as Parameters<typeof createSchema>[0]["resolvers"],
     updateResolversInPlace: true,
   });
 }
@@ -37,12 +37,14 @@ function reference(): GraphQLSchema {
 /** The resolvers the modules give for a field, as `{ resolve, subscribe }`. */
 function resolversOf(typeName: string, fieldName: string) {
   const values = schemaResolvers(modules).flatMap((map) => {
-    const value = map[typeName]?.[fieldName];
+    const value = (map[typeName] as Record<string, unknown> | undefined)?.[fieldName];
     return value === undefined ? [] : [value];
   });
   const value = values.at(-1);
   if (value === undefined) return undefined;
-  return typeof value === "function" ? { resolve: value, subscribe: undefined } : value;
+  return typeof value === "function"
+    ? { resolve: value, subscribe: undefined }
+    : value as { resolve?: unknown; subscribe?: unknown };
 }
 
 Deno.test("attachResolvers: the same schema, resolvers and scalars as graphql-tools", () => {

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { setup } from "../support/setup.ts";
 import { gql } from "../support/graphql.ts";
-import type { GraphQLModule } from "../../src/graphql/module.ts";
+import type { SchemaModule } from "../../src/graphql/module.ts";
 
-const probe: GraphQLModule = {
+const probe: SchemaModule = {
   typeDefs: /* GraphQL */ `
     type ScalarProbe { at: DateTime day: Date data: JSON atIsDate: Boolean! }
     extend type Query { scalarProbe(at: DateTime, day: Date, data: JSON): ScalarProbe! }

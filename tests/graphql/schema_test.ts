@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { unapprovedBreakingChanges } from "../../scripts/schema-compat.ts";
 import { buildASTSchema, concatAST, parse } from "graphql";
+import { RESOLVER_TYPES_FILE, resolverTypes } from "../../scripts/resolver-types.ts";
 import {
   currentSchema,
   currentTypeDefs,
@@ -17,6 +18,14 @@ Deno.test("schema: the committed schema.graphql is the schema the code builds", 
   assert.ok(
     committed === currentSchema(),
     "schema.graphql is out of date: run `deno task schema` and commit the result",
+  );
+});
+
+Deno.test("schema: the committed resolver types are generated from the committed schema", async () => {
+  const committed = await Deno.readTextFile(RESOLVER_TYPES_FILE);
+  assert.ok(
+    committed === await resolverTypes(await Deno.readTextFile(SCHEMA_FILE)),
+    "src/graphql/resolvers.gen.ts is stale: run `deno task resolvers` and commit the result",
   );
 });
 

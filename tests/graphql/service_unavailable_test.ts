@@ -4,12 +4,12 @@
  * warning with the request id instead of an unhandled error.
  */
 import assert from "node:assert/strict";
-import type { GraphQLModule } from "../../src/graphql/module.ts";
+import type { SchemaModule } from "../../src/graphql/module.ts";
 import { DependencyUnavailableError } from "../../src/platform/dependency.ts";
 import { logged } from "../support/app.ts";
 import { setup } from "../support/setup.ts";
 
-const probe: GraphQLModule = {
+const probe: SchemaModule = {
   typeDefs: `extend type Query { probeFine: String  probeDown: String }`,
   publicFields: ["probeFine", "probeDown"],
   resolvers: {

@@ -4,5 +4,16 @@
 export const audienceOf = (kind: string, userId: string) => `${kind}:${userId}`;
 
 /** The `FeedActivity` member of an item kind: `goal_event` → `GoalEventActivity`. */
-export const activityTypeName = (kind: string) =>
-  kind.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Activity";
+const ACTIVITY_TYPES = {
+  goal_event: "GoalEventActivity",
+  check_in: "CheckInActivity",
+  goal_completed: "GoalCompletedActivity",
+  badge_earned: "BadgeEarnedActivity",
+  community_post: "CommunityPostActivity",
+} as const;
+
+export type ActivityTypeName = (typeof ACTIVITY_TYPES)[keyof typeof ACTIVITY_TYPES];
+
+/** The FeedActivity member of a feed item's kind; null for a kind the schema does not know. */
+export const activityTypeName = (kind: string): ActivityTypeName | null =>
+  Object.hasOwn(ACTIVITY_TYPES, kind) ? ACTIVITY_TYPES[kind as keyof typeof ACTIVITY_TYPES] : null;

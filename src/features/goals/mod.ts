@@ -13,7 +13,7 @@ import type { ActivityLedger, GoalsDeps } from "./service.ts";
 import { goalChangesModule } from "./changes.ts";
 import * as store from "./store.ts";
 import type { BucketRow, GoalEventRow, GoalRow } from "./store.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { goalsPersonalData } from "./personal-data.ts";
 
 export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps };
@@ -68,19 +68,6 @@ export interface GoalsApi {
   ): Promise<{ value: number; occurredAt: Date } | null>;
 }
 
-/** One module of two: the goal schema and its undo, edit and delete operations. */
-function merged(a: GraphQLModule, b: GraphQLModule): GraphQLModule {
-  const resolvers = { ...a.resolvers };
-  for (const [type, fields] of Object.entries(b.resolvers ?? {})) {
-    resolvers[type] = { ...resolvers[type], ...fields };
-  }
-  return {
-    typeDefs: a.typeDefs + b.typeDefs,
-    resolvers,
-    publicFields: [...a.publicFields ?? [], ...b.publicFields ?? []],
-  };
-}
-
 export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
   const sql = deps.db.sql;
 
@@ -120,7 +107,7 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
   return {
     name: "goals",
     personalData: goalsPersonalData(deps.db.sql),
-    graphql: merged(goalsModule(deps), goalChangesModule(deps)),
+    graphql: mergeModules(goalsModule(deps), goalChangesModule(deps)),
     schedules: [{
       name: "goals.streak_at_risk",
       cron: "0 * * * *",

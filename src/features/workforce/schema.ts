@@ -23,6 +23,10 @@ import type { UsersApi } from "../users/mod.ts";
 import { patchTouches, protectedPatchError } from "./delivery/rules.ts";
 import type { Delivery } from "./delivery/service.ts";
 import { createEmployee, editEmployee, type EmployeeFields } from "./employees.ts";
+import type {
+  MutationCreateAiEmployeeArgs,
+  MutationUpdateAiEmployeeArgs,
+} from "../../graphql/resolvers.gen.ts";
 import {
   approvalRate,
   editedPayloadError,
@@ -502,7 +506,7 @@ function loaders(sql: Sql, now: () => Date) {
 }
 
 /** GraphQL null means "not given" for every optional argument but scheduleCron (null clears). */
-function withoutNulls(args: EmployeeFields): EmployeeFields {
+function withoutNulls(args: object): EmployeeFields {
   return Object.fromEntries(
     Object.entries(args).filter(([key, value]) => value !== null || key === "scheduleCron"),
   ) as EmployeeFields;
@@ -674,7 +678,7 @@ export function workforceModule(
       ),
     },
     Mutation: {
-      createAiEmployee: adminField((_, args: EmployeeFields) => {
+      createAiEmployee: adminField((_, args: MutationCreateAiEmployeeArgs) => {
         return createEmployee(saving, { ...withoutNulls(args), autonomyLevel: undefined });
       }),
       triggerAiRun: adminField(async (_, args: { employeeId: string }) => {
@@ -714,7 +718,7 @@ export function workforceModule(
           errors: [userError("not_archived", "the employee is not archived", "employeeId")],
         };
       }),
-      updateAiEmployee: adminField(async (_, args: EmployeeFields & { employeeId: string }) => {
+      updateAiEmployee: adminField(async (_, args: MutationUpdateAiEmployeeArgs) => {
         const { employeeId, ...patch } = args;
         const employee = await findEmployee(employeeId);
         if (!employee) return { employee: null, errors: missing("AI employee", "employeeId") };
