@@ -16,6 +16,12 @@ export interface SchemaModule {
   resolvers?: ResolverMap;
   /** Root fields callable without a session token (spec 5.4). */
   publicFields?: string[];
+  /**
+   * The user-error codes each mutation of the module may answer in its payload's `errors`, from
+   * the feature's closed set (`userErrorCodes`). The schema states them in the mutation's and the
+   * payload's descriptions, and docs/error-codes.md lists them (`deno task docs:errors`).
+   */
+  errorCodes?: { [mutation: string]: readonly string[] };
 }
 
 export interface GraphQLModule extends SchemaModule {
@@ -34,6 +40,7 @@ export function mergeModules(...modules: GraphQLModule[]): GraphQLModule {
   }
   return {
     typeDefs: modules.map((m) => m.typeDefs).join(""),
+    errorCodes: Object.assign({}, ...modules.map((m) => m.errorCodes ?? {})),
     resolvers: resolvers as Resolvers,
     publicFields: modules.flatMap((m) => m.publicFields ?? []),
   };

@@ -46,6 +46,7 @@ import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams, postLogParams } from "./log-params.ts";
 import { baseTypeDefs, type ResolverMap, type SchemaModule } from "./module.ts";
 import { attachResolvers, withDefaultResolvers } from "./resolvers.ts";
+import { describeErrorCodes } from "./error-codes.ts";
 import { type CompiledQueries, compiledQueries } from "./jit.ts";
 import { pageSizeCostCheck } from "./page-cost.ts";
 import { scalarResolvers } from "./scalars.ts";
@@ -459,6 +460,7 @@ export function buildSchema(modules: SchemaModule[]): GraphQLSchema {
   const schema = buildASTSchema(document, { assumeValidSDL: true });
   attachResolvers(schema, schemaResolvers(modules));
   withDefaultResolvers(schema);
+  describeErrorCodes(schema, modules);
   return schema;
 }
 
