@@ -515,6 +515,31 @@ export async function transaction<T, O = T>(
   }
 }
 
+class Refused {
+  constructor(readonly answer: unknown) {}
+}
+
+/**
+ * Runs `work` in one transaction whose answer may be a refusal: when it answers with a non-empty
+ * `errors`, everything written so far is undone and that answer is returned as it is. Services
+ * return refusals as values; this is the one place that turns one into a rollback.
+ */
+export async function refusableTransaction<T extends { errors: readonly unknown[] }>(
+  sql: Sql,
+  work: (tx: TransactionSql) => Promise<T>,
+): Promise<T> {
+  try {
+    return await sql.begin(async (tx) => {
+      const answer = await work(tx);
+      if (answer.errors.length > 0) throw new Refused(answer);
+      return answer;
+    }) as T;
+  } catch (err) {
+    if (err instanceof Refused) return err.answer as T;
+    throw err;
+  }
+}
+
 /**
  * Keyset paging newest first: the condition "before the row whose public id is `after`" in
  * (`sortColumn`, id) order, that row looked up in `table` only where `scope` holds (a cursor from

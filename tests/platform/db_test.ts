@@ -4,6 +4,7 @@ import {
   type Database,
   openDatabase,
   openPoolConnections,
+  refusableTransaction,
 } from "../../src/platform/db.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 import { createLogger } from "../../src/platform/log.ts";
@@ -91,6 +92,31 @@ Deno.test("db: opening the pool's connections ahead leaves a refused connection 
   try {
     await openPoolConnections(db, 2);
     await assert.rejects(() => sql`select 1`);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("db: a refused transaction undoes its writes and answers the refusal", async () => {
+  const db = await createTestDatabase();
+  try {
+    await db.sql`create table refusal_probe (n int)`;
+    const refused = await refusableTransaction(db.sql, async (tx) => {
+      await tx`insert into refusal_probe values (1)`;
+      return { n: null, errors: [{ code: "conflict" }] };
+    });
+    assert.deepEqual(refused, { n: null, errors: [{ code: "conflict" }] });
+    const done = await refusableTransaction(db.sql, async (tx) => {
+      await tx`insert into refusal_probe values (2)`;
+      return { n: 2, errors: [] };
+    });
+    assert.deepEqual(done, { n: 2, errors: [] });
+    const rows = await db.sql`select n from refusal_probe`;
+    assert.deepEqual(rows.map((r) => r.n), [2]);
+    await assert.rejects(
+      refusableTransaction(db.sql, () => Promise.reject(new Error("boom"))),
+      /boom/,
+    );
   } finally {
     await db.close();
   }
