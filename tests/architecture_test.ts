@@ -291,7 +291,7 @@ const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
   /^src\/features\/[^/]+\/schema\/.+\.ts$/.test(path);
 const isStoreModule = (path: string) =>
-  /^src\/features\/[^/]+\/(store|stores\/[^/]+|[^/]+-store)\.ts$/.test(path) ||
+  /^src\/features\/[^/]+\/(store|stores?\/[^/]+|[^/]+-store)\.ts$/.test(path) ||
   /^src\/features\/[^/]+\/delivery\/store\.ts$/.test(path);
 
 Deno.test("architecture: a feature's GraphQL module goes through its service, not its store", () => {
@@ -325,5 +325,44 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
     [...STORE_OPENS_TRANSACTIONS].filter((f) => !opening.has(f)).sort(),
     [],
     "moved to the service shape: remove from STORE_OPENS_TRANSACTIONS",
+  );
+});
+
+/**
+ * Features where a module other than the service (`service.ts`, `service/`, `use-cases/`) still
+ * opens a transaction (`.begin(`, `transaction(`, `refusableTransaction(`).
+ */
+const TRANSACTION_OUTSIDE_SERVICE = new Set([
+  "billing",
+  "challenges",
+  "coaching",
+  "communities",
+  "feedback",
+  "mood",
+  "notifications",
+  "partners",
+  "privacy",
+  "safety",
+  "teams",
+  "workforce",
+]);
+
+const isServiceModule = (path: string) =>
+  /^src\/features\/[^/]+\/(service|service\/.+|use-cases\/.+)\.ts$/.test(path);
+
+Deno.test("architecture: only a feature's service opens transactions", async () => {
+  const opening = new Set<string>();
+  for (const path of graph.keys()) {
+    if (!featureOf(path) || isServiceModule(path)) continue;
+    const text = await Deno.readTextFile(`${ROOT}/${path}`);
+    if (/\.begin\(|\btransaction\(|\brefusableTransaction\(/.test(text)) {
+      opening.add(featureOf(path)!);
+    }
+  }
+  assert.deepEqual([...opening].filter((f) => !TRANSACTION_OUTSIDE_SERVICE.has(f)).sort(), []);
+  assert.deepEqual(
+    [...TRANSACTION_OUTSIDE_SERVICE].filter((f) => !opening.has(f)).sort(),
+    [],
+    "moved to the service shape: remove from TRANSACTION_OUTSIDE_SERVICE",
   );
 });
