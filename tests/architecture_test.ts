@@ -279,13 +279,12 @@ const SCHEMA_READS_STORE = new Set([
   "partners",
   "privacy",
   "safety",
-  "teams",
   "users",
   "workforce",
 ]);
 
 /** Features whose stores still open transactions. */
-const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "feedback", "teams"]);
+const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "feedback"]);
 
 const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
@@ -343,7 +342,6 @@ const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "partners",
   "privacy",
   "safety",
-  "teams",
   "workforce",
 ]);
 

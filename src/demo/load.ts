@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../platform/clock.ts";
 import type { Sql } from "../platform/db.ts";
+import { isUniqueViolation, unlessViolated } from "../platform/db-errors.ts";
 import { addDays, localDate } from "../platform/dates.ts";
 import {
   completeOnboarding,
@@ -24,6 +25,7 @@ import { communityAudience } from "../features/communities/rules.ts";
 import * as challenges from "../features/challenges/store.ts";
 import { CHECK_IN_POINTS, GOAL_EVENT_POINTS } from "../features/challenges/rules.ts";
 import * as teams from "../features/teams/store.ts";
+import { newInviteToken } from "../features/teams/invite-token.ts";
 import { seedEmployees } from "../features/workforce/mod.ts";
 import * as workforce from "../features/workforce/store.ts";
 import type { ArtifactKind } from "../platform/contract/mod.ts";
@@ -335,13 +337,17 @@ async function loadTeam(
 ) {
   const dayAfter = (at: Date, days: number) => new Date(at.getTime() + days * 86_400_000);
   const createdAt = dayAfter(now, -60);
-  const team = await teams.createTeam(sql, owner.userId, DEMO_TEAM, createdAt);
+  const team = await unlessViolated(isUniqueViolation, null, () =>
+    sql.begin(async (tx) => {
+      const { id } = await teams.insertTeam(tx, owner.userId, DEMO_TEAM, createdAt);
+      return await teams.foundTeam(tx, id, owner.userId, createdAt);
+    }));
   if (!team) {
     report.skipped.push(`team ${DEMO_TEAM}`);
     return;
   }
-  const actor: teams.Actor = { userId: owner.userId, role: "owner" };
-  const { hash } = await teams.newInviteToken();
+  const actor: teams.Authority = { userId: owner.userId, role: "owner" };
+  const { hash } = await newInviteToken();
   await teams.insertInvite(sql, actor, {
     teamId: team.id,
     hash,
@@ -350,13 +356,12 @@ async function loadTeam(
     at: createdAt,
   });
   for (const [index, [member, role]] of members.entries()) {
-    const joined = await teams.acceptInvite(
-      sql,
-      hash,
-      member.userId,
-      dayAfter(createdAt, index + 1),
+    const joined = await unlessViolated(
+      isUniqueViolation,
+      null,
+      () => teams.acceptInvite(sql, hash, member.userId, dayAfter(createdAt, index + 1)),
     );
-    if (typeof joined !== "object") continue;
+    if (!joined) continue;
     if (role !== "member") {
       await teams.moveMember(sql, actor, team.id, member.userId, "member", role);
     }

@@ -1,5 +1,32 @@
-/** Pure rules of teams: input limits, who may change whose role, leaderboard periods. */
-import { type UserError, userError } from "../../platform/user-error.ts";
+/**
+ * Pure rules of teams: the user-error codes, input limits, who may change whose role,
+ * leaderboard periods, the texts members are told.
+ */
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** Every code a teams mutation may answer in its payload's `errors`. */
+export const { codes: TEAMS_ERROR_CODES, refuse } = userErrorCodes(
+  [
+    "invalid",
+    "not_found",
+    "not_allowed",
+    "conflict",
+    "already_in_team",
+    "not_in_team",
+    "invite_unusable",
+    "already_revoked",
+    "last_owner",
+    "already_archived",
+    "not_archived",
+    "archived",
+    "closed",
+    "is_default",
+    "not_member",
+  ] as const,
+);
+
+export type TeamsErrorCode = (typeof TEAMS_ERROR_CODES)[number];
+export type TeamsError = UserError<TeamsErrorCode>;
 
 export type TeamRole = "owner" | "admin" | "member";
 export type LeaderboardPeriod = "weekly" | "monthly" | "all_time";
@@ -18,18 +45,18 @@ export function isAdminRole(role: TeamRole | null | undefined): boolean {
 }
 
 /** An error for a name (team or sub-community), or null. */
-export function nameError(field: string, value: string, max: number): UserError | null {
+export function nameError(field: string, value: string, max: number): TeamsError | null {
   const trimmed = value.trim();
-  if (!trimmed) return userError("invalid", `${field} must not be empty`, field);
+  if (!trimmed) return refuse("invalid", `${field} must not be empty`, field);
   if (trimmed.length > max) {
-    return userError("invalid", `${field} must be at most ${max} characters`, field);
+    return refuse("invalid", `${field} must be at most ${max} characters`, field);
   }
   return null;
 }
 
-export function descriptionError(value: string | null | undefined): UserError | null {
+export function descriptionError(value: string | null | undefined): TeamsError | null {
   if (value && value.trim().length > SUB_COMMUNITY_DESCRIPTION_MAX) {
-    return userError(
+    return refuse(
       "invalid",
       `description must be at most ${SUB_COMMUNITY_DESCRIPTION_MAX} characters`,
       "description",
@@ -41,14 +68,14 @@ export function descriptionError(value: string | null | undefined): UserError | 
 export function inviteInputErrors(
   expiresInHours: number | null | undefined,
   maxUses: number | null | undefined,
-): UserError[] {
-  const errors: UserError[] = [];
+): TeamsError[] {
+  const errors: TeamsError[] = [];
   if (
     expiresInHours !== null && expiresInHours !== undefined &&
     (expiresInHours < 1 || expiresInHours > INVITE_MAX_HOURS)
   ) {
     errors.push(
-      userError(
+      refuse(
         "invalid",
         `expiresInHours must be between 1 and ${INVITE_MAX_HOURS}`,
         "expiresInHours",
@@ -57,7 +84,7 @@ export function inviteInputErrors(
   }
   if (maxUses !== null && maxUses !== undefined && (maxUses < 1 || maxUses > INVITE_MAX_USES)) {
     errors.push(
-      userError("invalid", `maxUses must be between 1 and ${INVITE_MAX_USES}`, "maxUses"),
+      refuse("invalid", `maxUses must be between 1 and ${INVITE_MAX_USES}`, "maxUses"),
     );
   }
   return errors;
@@ -150,4 +177,9 @@ export function looksLikeInviteToken(token: string): boolean {
 export function roleChangedNotice(teamName: string, role: TeamRole): string {
   const article = role === "member" ? "a" : "an";
   return `You are now ${article} ${role} of the team ${teamName}.`;
+}
+
+/** The text of `team.member_joined`, told to the team's owners and admins. */
+export function memberJoinedNotice(memberName: string, teamName: string): string {
+  return `${memberName} joined your team ${teamName}.`;
 }

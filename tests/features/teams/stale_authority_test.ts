@@ -30,7 +30,7 @@ Deno.test("teams: a demoted admin's in-flight writes are refused by the statemen
       "owner",
     )).promoteTeamMember;
     assert.deepEqual(demoted.errors, []);
-    const stale: store.Actor = { userId: admin, role: "admin" };
+    const stale: store.Authority = { userId: admin, role: "admin" };
 
     const snapshot = async () =>
       JSON.stringify(
@@ -75,7 +75,7 @@ Deno.test("teams: a demoted admin's in-flight writes are refused by the statemen
     assert.equal(await snapshot(), before, "refused writes change nothing");
 
     // The same calls with the authority the actor really holds go through.
-    const owner: store.Actor = { userId: await idOf(g.ids.owner), role: "owner" };
+    const owner: store.Authority = { userId: await idOf(g.ids.owner), role: "owner" };
     assert.equal(await store.archiveSubCommunity(sql, owner, team.id, spare.id, at), "done");
     assert.equal(await store.unarchiveSubCommunity(sql, stale, team.id, spare.id), "forbidden");
     assert.equal(await store.unarchiveSubCommunity(sql, owner, team.id, spare.id), "done");

@@ -76,6 +76,11 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
       (await leave(open.id)).body.data.leaveSubCommunity.subCommunity.viewerIsMember,
       false,
     );
+    assert.deepEqual((await leave(open.id)).body.data.leaveSubCommunity.errors, [{
+      code: "not_member",
+      message: "you are not a member of this sub-community",
+      field: "subCommunityId",
+    }]);
     assert.match((await leave(closed.id)).body.data.leaveSubCommunity.errors[0].message, /open/);
     const general = (await g.data(`{ myTeam { defaultSubCommunity { id } } }`)).myTeam
       .defaultSubCommunity.id;
@@ -484,6 +489,7 @@ Deno.test("teams: owners and admins add members to closed sub-communities and re
     const twice = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
       .removeSubCommunityMember;
     assert.match(twice.errors[0].message, /not a member/);
+    assert.deepEqual([twice.errors[0].code, twice.errors[0].field], ["not_member", "userId"]);
 
     await g.data(op("archiveSubCommunity"), { id: sc.id }, "admin");
     const archived = (await add(g.ids.member)).body.data.addSubCommunityMember;

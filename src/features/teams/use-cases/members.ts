@@ -1,0 +1,136 @@
+/** Use cases of a team's members: `promoteTeamMember`, `removeTeamMember`, the members page. */
+import { type Queryable, refusableTransaction } from "../../../platform/db.ts";
+import { isCheckViolation, unlessViolated } from "../../../platform/db-errors.ts";
+import { type PageArgs, paginate } from "../../../graphql/pagination.ts";
+import {
+  isAdminRole,
+  refuse,
+  removalAllowed,
+  roleChangeError,
+  type TeamRole,
+  type TeamsError,
+} from "../rules.ts";
+import * as store from "../store.ts";
+import type { MemberRow } from "../store.ts";
+import {
+  type Actor,
+  isRefused,
+  NOT_ALLOWED,
+  refused,
+  roleChanged,
+  staleRoles,
+  teamAccess,
+  teamGoneMeanwhile,
+  teamMember,
+  type TeamsDeps,
+} from "./shared.ts";
+
+export interface TeamMemberPayload {
+  member: MemberRow | null;
+  errors: TeamsError[];
+}
+
+const noMember = { member: null };
+
+/**
+ * Moves the member to role `to` (null: out of the team) in a transaction of its own, telling them
+ * of a new role there: the last owner and roles that changed meanwhile are refused.
+ */
+async function move(
+  deps: TeamsDeps,
+  actor: store.Authority,
+  teamId: string,
+  target: MemberRow,
+  to: TeamRole | null,
+  lastOwner: string,
+  notify: (tx: Queryable) => Promise<unknown>,
+): Promise<TeamsError | null> {
+  return await unlessViolated(
+    isCheckViolation,
+    refuse("last_owner", lastOwner, "userId"),
+    async () => {
+      const { errors } = await refusableTransaction(deps.db.sql, async (tx) => {
+        const result = await store.moveMember(tx, actor, teamId, target.userId, target.role, to);
+        if (result === "stale") return { errors: [staleRoles()] };
+        await notify(tx);
+        return { errors: [] };
+      });
+      return errors[0] ?? null;
+    },
+  );
+}
+
+/** Sets a member's role: owners any role, admins between member and admin. */
+export async function promoteTeamMember(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { teamId: string; userId: string; role: TeamRole },
+): Promise<TeamMemberPayload> {
+  return await teamGoneMeanwhile(noMember, async () => {
+    const a = await teamAccess(deps, actor, input.teamId);
+    if (isRefused(a)) return refused(noMember, a.refusal);
+    if (!isAdminRole(a.role)) return refused(noMember, refuse("not_allowed", NOT_ALLOWED));
+    const target = await teamMember(deps, a.team.id, input.userId);
+    if (isRefused(target)) return refused(noMember, target.refusal);
+    const problem = roleChangeError(a.role, target.role, input.role);
+    if (problem === "forbidden") {
+      return refused(noMember, refuse("not_allowed", "admins cannot change owners' roles"));
+    }
+    if (problem === "unchanged") return { member: target, errors: [] };
+    const error = await move(
+      deps,
+      a,
+      a.team.id,
+      target,
+      input.role,
+      "a team needs at least one owner",
+      (tx) => roleChanged(deps, tx, target.userId, a.team.name, input.role),
+    );
+    if (error) return refused(noMember, error);
+    return { member: { ...target, role: input.role }, errors: [] };
+  });
+}
+
+/** Removes a member (returned as they were); with one's own id, leaves the team. */
+export async function removeTeamMember(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { teamId: string; userId: string },
+): Promise<TeamMemberPayload> {
+  return await teamGoneMeanwhile(noMember, async () => {
+    const a = await teamAccess(deps, actor, input.teamId);
+    if (isRefused(a)) return refused(noMember, a.refusal);
+    const target = await teamMember(deps, a.team.id, input.userId);
+    if (isRefused(target)) return refused(noMember, target.refusal);
+    if (!removalAllowed(a.role, target.role, target.userId === a.userId)) {
+      return refused(noMember, refuse("not_allowed", "not allowed to remove this member"));
+    }
+    const error = await move(
+      deps,
+      a,
+      a.team.id,
+      target,
+      null,
+      "the last owner cannot be removed; make someone else owner first",
+      async () => {},
+    );
+    if (error) return refused(noMember, error);
+    return { member: target, errors: [] };
+  });
+}
+
+/** A page of the team's members in join order. */
+export function members(
+  deps: TeamsDeps,
+  teamId: string,
+  page: PageArgs,
+  totalCount: () => Promise<number>,
+) {
+  return paginate(
+    page,
+    ["string", "string"],
+    (window) => store.membersPage(deps.db.sql, teamId, window),
+    (r) => [r.cursorAt!, r.userPublicId],
+    { totalCount },
+  );
+}

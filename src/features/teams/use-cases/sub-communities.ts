@@ -1,0 +1,247 @@
+/**
+ * Use cases of a team's sub-communities: `createSubCommunity`, `archiveSubCommunity`,
+ * `unarchiveSubCommunity`, `setDefaultSubCommunity`, `joinSubCommunity`, `leaveSubCommunity`,
+ * `addSubCommunityMember`, `removeSubCommunityMember`.
+ */
+import {
+  descriptionError,
+  nameError,
+  refuse,
+  SUB_COMMUNITY_NAME_MAX,
+  type TeamsError,
+} from "../rules.ts";
+import * as store from "../store.ts";
+import type { MemberRow, SubCommunityRow } from "../store.ts";
+import {
+  type Actor,
+  adminAccess,
+  isRefused,
+  lostAuthority,
+  NOT_ALLOWED,
+  type OwnMembership,
+  type Refused,
+  refused,
+  subCommunityAccess,
+  teamGoneMeanwhile,
+  teamMember,
+  type TeamsDeps,
+} from "./shared.ts";
+
+export interface SubCommunityPayload {
+  subCommunity: SubCommunityRow | null;
+  errors: TeamsError[];
+}
+
+const nothing = { subCommunity: null };
+const done = (subCommunity: SubCommunityRow | null): SubCommunityPayload => ({
+  subCommunity,
+  errors: [],
+});
+
+/** Team owners and admins create a sub-community, open or closed; they are its first member. */
+export async function createSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { teamId: string; name: string; description?: string | null; open: boolean },
+): Promise<SubCommunityPayload> {
+  return await teamGoneMeanwhile(nothing, async () => {
+    const a = await adminAccess(deps, actor, input.teamId);
+    if (isRefused(a)) return refused(nothing, a.refusal);
+    const errors = [
+      nameError("name", input.name, SUB_COMMUNITY_NAME_MAX),
+      descriptionError(input.description),
+    ].filter((e): e is TeamsError => e !== null);
+    if (errors.length) return { ...nothing, errors };
+    const sc = await store.createSubCommunity(deps.db.sql, a, {
+      teamId: a.team.id,
+      name: input.name.trim(),
+      description: input.description?.trim() || null,
+      open: input.open,
+      at: deps.clock.now(),
+    });
+    if (!sc) return refused(nothing, refuse("not_allowed", NOT_ALLOWED));
+    return done(sc);
+  });
+}
+
+/** A sub-community use case: the sub-community of the actor's team and their membership. */
+type Access = { m: OwnMembership; sc: SubCommunityRow };
+
+/** Runs `work` on the sub-community the input names, answering the lookup's refusal instead. */
+function withSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string },
+  admin: boolean,
+  work: (access: Access) => Promise<SubCommunityPayload>,
+): Promise<SubCommunityPayload> {
+  return teamGoneMeanwhile(nothing, async () => {
+    const access = await subCommunityAccess(deps, actor, input.subCommunityId, admin);
+    return isRefused(access) ? refused(nothing, access.refusal) : await work(access);
+  });
+}
+
+const scRefusal = (code: TeamsError["code"], message: string) =>
+  refused(nothing, refuse(code, message, "subCommunityId"));
+
+export function archiveSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string },
+): Promise<SubCommunityPayload> {
+  return withSubCommunity(deps, actor, input, true, async ({ m, sc }) => {
+    const sql = deps.db.sql;
+    const result = await store.archiveSubCommunity(sql, m, m.teamId, sc.id, deps.clock.now());
+    const lost = lostAuthority(result);
+    if (lost) return refused(nothing, lost);
+    if (result === "refused") {
+      return sc.archived
+        ? scRefusal("already_archived", "sub-community is already archived")
+        : scRefusal("is_default", "the default sub-community cannot be archived");
+    }
+    return done(await store.subCommunityOfTeam(sql, m.teamId, sc.publicId));
+  });
+}
+
+export function unarchiveSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string },
+): Promise<SubCommunityPayload> {
+  return withSubCommunity(deps, actor, input, true, async ({ m, sc }) => {
+    const result = await store.unarchiveSubCommunity(deps.db.sql, m, m.teamId, sc.id);
+    const lost = lostAuthority(result);
+    if (lost) return refused(nothing, lost);
+    if (result === "refused") return scRefusal("not_archived", "sub-community is not archived");
+    return done({ ...sc, archived: false, archivedAt: null });
+  });
+}
+
+export function setDefaultSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string },
+): Promise<SubCommunityPayload> {
+  return withSubCommunity(deps, actor, input, true, async ({ m, sc }) => {
+    const result = await store.setDefaultSubCommunity(deps.db.sql, m, m.teamId, sc.id);
+    const lost = lostAuthority(result);
+    if (lost) return refused(nothing, lost);
+    if (result === "refused") {
+      return scRefusal("archived", "an archived sub-community cannot be the default");
+    }
+    return done(sc);
+  });
+}
+
+/** Any member joins an open, non-archived sub-community of their team (idempotent). */
+export function joinSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string },
+): Promise<SubCommunityPayload> {
+  return withSubCommunity(deps, actor, input, false, async ({ m, sc }) => {
+    if (!sc.open || sc.archived) {
+      return scRefusal("closed", "only open, active sub-communities can be joined");
+    }
+    await store.joinSubCommunity(deps.db.sql, m.teamId, sc.id, m.userId, deps.clock.now());
+    return done(sc);
+  });
+}
+
+/** Any member leaves an open, non-archived sub-community other than the default. */
+export function leaveSubCommunity(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string },
+): Promise<SubCommunityPayload> {
+  return withSubCommunity(deps, actor, input, false, async ({ m, sc }) => {
+    if (!sc.open || sc.archived) {
+      return scRefusal("closed", "only open, active sub-communities can be left");
+    }
+    if (!await store.leaveSubCommunity(deps.db.sql, m.teamId, sc.id, m.userId)) {
+      return refused(
+        nothing,
+        await notMemberOrDefault(deps, sc, "you are not a member of this sub-community"),
+      );
+    }
+    return done(sc);
+  });
+}
+
+/** The team member an owner or admin adds to a sub-community or removes from it. */
+function withMemberOf(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string; userId: string },
+  work: (access: Access, target: MemberRow) => Promise<SubCommunityPayload>,
+): Promise<SubCommunityPayload> {
+  return withSubCommunity(deps, actor, input, true, async (access) => {
+    const target: MemberRow | Refused = await teamMember(deps, access.m.teamId, input.userId);
+    return isRefused(target) ? refused(nothing, target.refusal) : await work(access, target);
+  });
+}
+
+/** Owners and admins add a member of the team to a sub-community, open or closed (idempotent). */
+export function addSubCommunityMember(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string; userId: string },
+): Promise<SubCommunityPayload> {
+  return withMemberOf(deps, actor, input, async ({ m, sc }, target) => {
+    const archived = () => scRefusal("archived", "an archived sub-community takes no members");
+    if (sc.archived) return archived();
+    const sql = deps.db.sql;
+    const lost = lostAuthority(
+      await store.addSubCommunityMember(sql, m, m.teamId, sc.id, target.userId, deps.clock.now()),
+    );
+    if (lost) return refused(nothing, lost);
+    const fresh = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
+    if (!fresh || fresh.archived) return archived();
+    return done(fresh);
+  });
+}
+
+/** Owners and admins remove someone from a sub-community other than the default. */
+export function removeSubCommunityMember(
+  deps: TeamsDeps,
+  actor: Actor,
+  input: { subCommunityId: string; userId: string },
+): Promise<SubCommunityPayload> {
+  return withMemberOf(deps, actor, input, async ({ m, sc }, target) => {
+    if (sc.archived) return scRefusal("archived", "an archived sub-community cannot change");
+    const result = await store.removeSubCommunityMember(
+      deps.db.sql,
+      m,
+      m.teamId,
+      sc.id,
+      target.userId,
+    );
+    const lost = lostAuthority(result);
+    if (lost) return refused(nothing, lost);
+    if (result === "refused") {
+      return refused(
+        nothing,
+        await notMemberOrDefault(deps, sc, "not a member of this sub-community", "userId"),
+      );
+    }
+    return done(sc);
+  });
+}
+
+/** Why a leave or removal the store did not do was refused: the default, or not a member. */
+async function notMemberOrDefault(
+  deps: TeamsDeps,
+  sc: SubCommunityRow,
+  message: string,
+  field = "subCommunityId",
+): Promise<TeamsError> {
+  const [team] = await store.teamsByIds(deps.db.sql, [sc.teamId]);
+  if (team?.defaultSubCommunityId === sc.id) {
+    return refuse(
+      "is_default",
+      "everyone belongs to the team's default sub-community",
+      "subCommunityId",
+    );
+  }
+  return refuse("not_member", message, field);
+}
