@@ -792,6 +792,7 @@ export type CreateFeedbackCommentPayload = {
   post?: Maybe<FeedbackPost>;
 };
 
+/** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`. */
 export type CreateTeamInvitePayload = {
   __typename?: 'CreateTeamInvitePayload';
   errors: Array<UserError>;
@@ -912,6 +913,7 @@ export type DeleteGoalPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`. */
 export type DeleteTeamPayload = {
   __typename?: 'DeleteTeamPayload';
   /** The deleted team's id; null when nothing was deleted. */
@@ -1355,7 +1357,11 @@ export type Mutation = {
   /** Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. */
   acceptMilestones: AcceptMilestonesPayload;
   acceptPartnerRequest: PartnershipPayload;
-  /** Joins the invite's team and its default sub-community. */
+  /**
+   * Joins the invite's team and its default sub-community.
+   *
+   * Codes in `errors`: `invite_unusable`, `already_in_team`.
+   */
   acceptTeamInvite: TeamPayload;
   /** Marks every unread notification of the current user as read (repeating it marks none). */
   acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload;
@@ -1366,7 +1372,11 @@ export type Mutation = {
   addGoalEvent: AddGoalEventPayload;
   /** Logs a mood (1..5); up to 10 tags; loggedAt defaults to now. */
   addMoodLog: AddMoodLogPayload;
-  /** Team owners and admins: adds a team member to a sub-community, open or closed (idempotent). */
+  /**
+   * Team owners and admins: adds a team member to a sub-community, open or closed (idempotent).
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `archived`.
+   */
   addSubCommunityMember: SubCommunityPayload;
   /**
    * Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
@@ -1379,6 +1389,7 @@ export type Mutation = {
    * running run finishes and its artifact waits for review.
    */
   archiveAiEmployee: AiEmployeePayload;
+  /** Codes in `errors`: `not_found`, `not_allowed`, `already_archived`, `is_default`. */
   archiveSubCommunity: SubCommunityPayload;
   /**
    * Blocks a user: neither of you can send the other requests, see the other's posts or find the
@@ -1409,10 +1420,19 @@ export type Mutation = {
   createCommunityPost: CreateCommunityPostPayload;
   createFeedbackComment: CreateFeedbackCommentPayload;
   createFeedbackPost: FeedbackPostPayload;
+  /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`. */
   createSubCommunity: SubCommunityPayload;
-  /** Creates a team owned by the signed-in user (one team per user). */
+  /**
+   * Creates a team owned by the signed-in user (one team per user).
+   *
+   * Codes in `errors`: `invalid`, `already_in_team`.
+   */
   createTeam: TeamPayload;
-  /** Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited. */
+  /**
+   * Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`.
+   */
   createTeamInvite: CreateTeamInvitePayload;
   /** The asked user declines (no notification). */
   declineAllyRequest: AllyRequestPayload;
@@ -1428,7 +1448,11 @@ export type Mutation = {
   deleteGoalEvent: GoalEventPayload;
   /** Deletes one of the current user's mood logs, for good (at any time: they are private). */
   deleteMoodLog: MoodLogPayload;
-  /** Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards. */
+  /**
+   * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   deleteTeam: DeleteTeamPayload;
   /** Deletes a dead job for good (admin). */
   discardDeadJob: DeadJobPayload;
@@ -1450,22 +1474,36 @@ export type Mutation = {
   joinCommunity: CommunityPayload;
   /** Members only, before endsAt (scores count from startsAt); spends the entry cost. */
   joinCommunityChallenge: CommunityChallengePayload;
+  /** Codes in `errors`: `not_found`, `closed`. */
   joinSubCommunity: SubCommunityPayload;
   /** Leaves a community (the owner cannot: transfer ownership first). */
   leaveCommunity: CommunityPayload;
   /** Before the end: refunds the entry cost and clears the participant's progress. */
   leaveCommunityChallenge: CommunityChallengePayload;
+  /** Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`. */
   leaveSubCommunity: SubCommunityPayload;
   pauseAiEmployee: AiEmployeePayload;
-  /** Sets a member's role: owners any role, admins between member and admin. */
+  /**
+   * Sets a member's role: owners any role, admins between member and admin.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `last_owner`, `conflict`.
+   */
   promoteTeamMember: TeamMemberPayload;
   /** Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. */
   rejectAiArtifact: AiArtifactPayload;
   /** Ends an ally connection (and a partnership or pending partner request with that user). */
   removeAlly: RemoveAllyPayload;
-  /** Team owners and admins: removes someone from a sub-community other than the default. */
+  /**
+   * Team owners and admins: removes someone from a sub-community other than the default.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`.
+   */
   removeSubCommunityMember: SubCommunityPayload;
-  /** Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go. */
+  /**
+   * Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `last_owner`, `conflict`.
+   */
   removeTeamMember: TeamMemberPayload;
   /** Reports a community post the viewer can read to the admins. */
   reportPost: ReportPayload;
@@ -1486,6 +1524,7 @@ export type Mutation = {
    * kind (admin). An unknown name is the user error unknown_kind and changes nothing.
    */
   retryDeadJobs: DeadJobsPayload;
+  /** Codes in `errors`: `not_found`, `not_allowed`, `already_revoked`. */
   revokeTeamInvite: TeamInvitePayload;
   /** Asks a user to become allies; the user is notified. */
   sendAllyRequest: AllyRequestPayload;
@@ -1493,21 +1532,31 @@ export type Mutation = {
   sendPartnerRequest: PartnershipPayload;
   /** Admin: turns an AI feature flag on or off (overrides AI_FLAGS). */
   setAiFlag: SetAiFlagPayload;
+  /** Codes in `errors`: `not_found`, `not_allowed`, `archived`. */
   setDefaultSubCommunity: SubCommunityPayload;
   /** Sets who may find the viewer by name. */
   setDiscoverability: UpdateMePayload;
-  /** Opts the signed-in member out of (false) or back into (true) every team leaderboard. */
+  /**
+   * Opts the signed-in member out of (false) or back into (true) every team leaderboard.
+   *
+   * Codes in `errors`: `not_in_team`.
+   */
   setLeaderboardVisibility: TeamStandingPayload;
   /** Turns one kind of notification on or off for the current user; senders skip a kind turned off. */
   setNotificationPreference: NotificationPreferencePayload;
   syncUser: SyncUserPayload;
   /** The owner hands the community to another member and stays as a member; the new owner is notified. */
   transferCommunityOwnership: CommunityPayload;
-  /** A team owner hands ownership to an admin or member and becomes an admin. */
+  /**
+   * A team owner hands ownership to an admin or member and becomes an admin.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `conflict`.
+   */
   transferTeamOwnership: TeamPayload;
   triggerAiRun: AiRunPayload;
   /** Admin: brings an archived employee back, paused (resume it with pauseAiEmployee). */
   unarchiveAiEmployee: AiEmployeePayload;
+  /** Codes in `errors`: `not_found`, `not_allowed`, `not_archived`. */
   unarchiveSubCommunity: SubCommunityPayload;
   /** Lifts a block (what it ended stays ended). */
   unblockUser: BlockPayload;
@@ -1522,7 +1571,11 @@ export type Mutation = {
   /** Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days. */
   updateGoalEvent: GoalEventPayload;
   updateMe: UpdateMePayload;
-  /** Team owners: renames the team (1..80 characters). */
+  /**
+   * Team owners: renames the team (1..80 characters).
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`.
+   */
   updateTeam: TeamPayload;
   /** Spends a streak freeze to cover a missed day (within the last 7 days). */
   useStreakFreeze: UseStreakFreezePayload;
@@ -2668,6 +2721,7 @@ export type SubCommunity = {
   viewerIsMember: Scalars['Boolean']['output'];
 };
 
+/** Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`; archiveSubCommunity: `not_found`, `not_allowed`, `already_archived`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`. */
 export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
   errors: Array<UserError>;
@@ -2805,6 +2859,7 @@ export type TeamInviteEdge = {
   node: TeamInvite;
 };
 
+/** Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`, `already_revoked`. */
 export type TeamInvitePayload = {
   __typename?: 'TeamInvitePayload';
   errors: Array<UserError>;
@@ -2890,12 +2945,14 @@ export type TeamMemberEdge = {
   node: TeamMember;
 };
 
+/** Codes in `errors`, by mutation: promoteTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`; removeTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`. */
 export type TeamMemberPayload = {
   __typename?: 'TeamMemberPayload';
   errors: Array<UserError>;
   member?: Maybe<TeamMember>;
 };
 
+/** Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`. */
 export type TeamPayload = {
   __typename?: 'TeamPayload';
   errors: Array<UserError>;
@@ -2934,6 +2991,7 @@ export type TeamStanding = {
   weeklyScore: Scalars['Int']['output'];
 };
 
+/** Codes in `errors`, by mutation: setLeaderboardVisibility: `not_in_team`. */
 export type TeamStandingPayload = {
   __typename?: 'TeamStandingPayload';
   errors: Array<UserError>;
