@@ -257,7 +257,10 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
       visibility: "public",
       memberLimit: null,
     }, startsAt);
-    if (created) await followAudiences(tx, owner.userId, [communityAudience(created.id)]);
+    if (created) {
+      await communities.insertOwner(tx, created.id, owner.userId, startsAt);
+      await followAudiences(tx, owner.userId, [communityAudience(created.id)]);
+    }
     return created;
   });
   if (!community) {
@@ -265,13 +268,11 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
     return;
   }
   for (const member of members) {
-    await communities.join(
-      sql,
-      community,
-      member.userId,
-      startsAt,
-      (tx) => followAudiences(tx, member.userId, [communityAudience(community.id)]),
-    );
+    await sql.begin(async (tx) => {
+      if (!(await communities.insertMember(tx, community.id, member.userId, startsAt))) return;
+      await communities.countNewMember(tx, community.id);
+      await followAudiences(tx, member.userId, [communityAudience(community.id)]);
+    });
   }
   const posts: [Loaded, string][] = [
     [owner, "Welcome! Post your morning wins here."],

@@ -714,6 +714,7 @@ export type CommunityEdge = {
   node: Community;
 };
 
+/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`; joinCommunity: `not_found`, `already_member`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
   community?: Maybe<Community>;
@@ -753,6 +754,7 @@ export type CommunityPostEdge = {
   node: CommunityPost;
 };
 
+/** Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`. */
 export type CommunityPostPayload = {
   __typename?: 'CommunityPostPayload';
   errors: Array<UserError>;
@@ -779,6 +781,7 @@ export type CreateBackupPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`. */
 export type CreateCommunityPostPayload = {
   __typename?: 'CreateCommunityPostPayload';
   errors: Array<UserError>;
@@ -1401,11 +1404,19 @@ export type Mutation = {
   createAiEmployee: AiEmployeePayload;
   /** Makes a backup now, while the service keeps running (admin). */
   createBackup: CreateBackupPayload;
-  /** Creates a community; the creator is its owner and first member. */
+  /**
+   * Creates a community; the creator is its owner and first member.
+   *
+   * Codes in `errors`: `invalid`, `name_taken`.
+   */
   createCommunity: CommunityPayload;
   /** Members only; entryCost in points (default 0). */
   createCommunityChallenge: CommunityChallengePayload;
-  /** Members only; body 1..2000 characters. */
+  /**
+   * Members only; body 1..2000 characters.
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`.
+   */
   createCommunityPost: CreateCommunityPostPayload;
   createFeedbackComment: CreateFeedbackCommentPayload;
   createFeedbackPost: FeedbackPostPayload;
@@ -1418,7 +1429,11 @@ export type Mutation = {
   declineAllyRequest: AllyRequestPayload;
   /** Declines without notifying the sender. */
   declinePartnerRequest: PartnershipPayload;
-  /** Removes a post: its author, the community's owner, or a service admin. */
+  /**
+   * Removes a post: its author, the community's owner, or a service admin.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   deleteCommunityPost: CommunityPostPayload;
   /** Soft delete; the author or an admin. */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
@@ -1444,14 +1459,26 @@ export type Mutation = {
   getAdvice: GetAdvicePayload;
   /** AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). */
   getInsight: GetInsightPayload;
-  /** A member invites another user (needed to join a private community); the user is notified. */
+  /**
+   * A member invites another user (needed to join a private community); the user is notified.
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `already_member`.
+   */
   inviteToCommunity: CommunityPayload;
-  /** Public communities: joins at once. Private ones: needs an invite. */
+  /**
+   * Public communities: joins at once. Private ones: needs an invite.
+   *
+   * Codes in `errors`: `not_found`, `already_member`, `invite_required`, `community_full`.
+   */
   joinCommunity: CommunityPayload;
   /** Members only, before endsAt (scores count from startsAt); spends the entry cost. */
   joinCommunityChallenge: CommunityChallengePayload;
   joinSubCommunity: SubCommunityPayload;
-  /** Leaves a community (the owner cannot: transfer ownership first). */
+  /**
+   * Leaves a community (the owner cannot: transfer ownership first).
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `owner_cannot_leave`.
+   */
   leaveCommunity: CommunityPayload;
   /** Before the end: refunds the entry cost and clears the participant's progress. */
   leaveCommunityChallenge: CommunityChallengePayload;
@@ -1501,7 +1528,11 @@ export type Mutation = {
   /** Turns one kind of notification on or off for the current user; senders skip a kind turned off. */
   setNotificationPreference: NotificationPreferencePayload;
   syncUser: SyncUserPayload;
-  /** The owner hands the community to another member and stays as a member; the new owner is notified. */
+  /**
+   * The owner hands the community to another member and stays as a member; the new owner is notified.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`.
+   */
   transferCommunityOwnership: CommunityPayload;
   /** A team owner hands ownership to an admin or member and becomes an admin. */
   transferTeamOwnership: TeamPayload;
@@ -1514,7 +1545,11 @@ export type Mutation = {
   /** Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). */
   undoCheckIn: UndoCheckInPayload;
   updateAiEmployee: AiEmployeePayload;
-  /** The author edits a post (while a member; body 1..2000 characters, moderated as new posts are). */
+  /**
+   * The author edits a post (while a member; body 1..2000 characters, moderated as new posts are).
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `not_allowed`.
+   */
   updateCommunityPost: CommunityPostPayload;
   /** Admin only. */
   updateFeedbackStatus: FeedbackPostPayload;
