@@ -463,6 +463,7 @@ export type AllyRequestEdge = {
   node: AllyRequest;
 };
 
+/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
 export type AllyRequestPayload = {
   __typename?: 'AllyRequestPayload';
   errors: Array<UserError>;
@@ -1353,10 +1354,15 @@ export type MoodLogPayload = {
 
 export type Mutation = {
   __typename?: 'Mutation';
-  /** The asked user accepts; the asker is notified. */
+  /**
+   * The asked user accepts; the asker is notified.
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
+   */
   acceptAllyRequest: AllyRequestPayload;
   /** Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. */
   acceptMilestones: AcceptMilestonesPayload;
+  /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
   acceptPartnerRequest: PartnershipPayload;
   /** Joins the invite's team and its default sub-community. */
   acceptTeamInvite: TeamPayload;
@@ -1425,9 +1431,17 @@ export type Mutation = {
   createTeam: TeamPayload;
   /** Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited. */
   createTeamInvite: CreateTeamInvitePayload;
-  /** The asked user declines (no notification). */
+  /**
+   * The asked user declines (no notification).
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
+   */
   declineAllyRequest: AllyRequestPayload;
-  /** Declines without notifying the sender. */
+  /**
+   * Declines without notifying the sender.
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
+   */
   declinePartnerRequest: PartnershipPayload;
   /**
    * Removes a post: its author, the community's owner, or a service admin.
@@ -1452,6 +1466,7 @@ export type Mutation = {
    * name is the user error unknown_kind and changes nothing.
    */
   discardDeadJobs: DeadJobsPayload;
+  /** Codes in `errors`: `no_partner`. */
   endPartnership: PartnershipPayload;
   /** AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. */
   generateMilestones: GenerateMilestonesPayload;
@@ -1488,7 +1503,11 @@ export type Mutation = {
   promoteTeamMember: TeamMemberPayload;
   /** Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. */
   rejectAiArtifact: AiArtifactPayload;
-  /** Ends an ally connection (and a partnership or pending partner request with that user). */
+  /**
+   * Ends an ally connection (and a partnership or pending partner request with that user).
+   *
+   * Codes in `errors`: `not_found`, `not_ally`.
+   */
   removeAlly: RemoveAllyPayload;
   /** Team owners and admins: removes someone from a sub-community other than the default. */
   removeSubCommunityMember: SubCommunityPayload;
@@ -1514,9 +1533,17 @@ export type Mutation = {
    */
   retryDeadJobs: DeadJobsPayload;
   revokeTeamInvite: TeamInvitePayload;
-  /** Asks a user to become allies; the user is notified. */
+  /**
+   * Asks a user to become allies; the user is notified.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   */
   sendAllyRequest: AllyRequestPayload;
-  /** Asks an accepted ally to be accountability partners; neither may have an active partner. */
+  /**
+   * Asks an accepted ally to be accountability partners; neither may have an active partner.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   */
   sendPartnerRequest: PartnershipPayload;
   /** Admin: turns an AI feature flag on or off (overrides AI_FLAGS). */
   setAiFlag: SetAiFlagPayload;
@@ -2162,6 +2189,7 @@ export type PartnershipEdge = {
   node: Partnership;
 };
 
+/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
 export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
   errors: Array<UserError>;
@@ -2606,6 +2634,7 @@ export type QueryUserByUsernameArgs = {
   username: Scalars['String']['input'];
 };
 
+/** Codes in `errors`, by mutation: removeAlly: `not_found`, `not_ally`. */
 export type RemoveAllyPayload = {
   __typename?: 'RemoveAllyPayload';
   /** The ended connection; null when nothing was removed. */
