@@ -268,7 +268,6 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
 const SCHEMA_READS_STORE = new Set([
   "ai-requests",
   "badges",
-  "challenges",
   "coaching",
   "feed",
   "feedback",
@@ -283,7 +282,7 @@ const SCHEMA_READS_STORE = new Set([
 ]);
 
 /** Features whose stores still open transactions. */
-const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "feedback", "teams"]);
+const STORE_OPENS_TRANSACTIONS = new Set(["feedback", "teams"]);
 
 const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
@@ -332,7 +331,6 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
  */
 const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "billing",
-  "challenges",
   "coaching",
   "feedback",
   "mood",

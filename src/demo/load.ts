@@ -303,7 +303,10 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
     entryCost: 0,
   }, startsAt);
   for (const person of people) {
-    await challenges.join(sql, challenge, person.userId, startsAt);
+    await sql.begin(async (tx) => {
+      if (!(await challenges.insertParticipant(tx, challenge, person.userId, startsAt))) return;
+      await challenges.takeSeat(tx, challenge.id, startsAt);
+    });
     await sql.begin(async (tx) => {
       for (const { goal, days } of person.checkIns) {
         for (const day of days) {

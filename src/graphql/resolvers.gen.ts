@@ -569,6 +569,7 @@ export type BlockedUserEdge = {
   node: BlockedUser;
 };
 
+/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_cancelled`, `already_started`. */
 export type CancelCommunityChallengePayload = {
   __typename?: 'CancelCommunityChallengePayload';
   challenge?: Maybe<CommunityChallenge>;
@@ -696,6 +697,7 @@ export type CommunityChallengeEdge = {
   node: CommunityChallenge;
 };
 
+/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
   challenge?: Maybe<CommunityChallenge>;
@@ -1401,7 +1403,11 @@ export type Mutation = {
    * running, with cancelRequestedAt set, until the runner reports it cancelled.
    */
   cancelAiRun: AiRunPayload;
-  /** Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded. */
+  /**
+   * Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_cancelled`, `already_started`.
+   */
   cancelCommunityChallenge: CancelCommunityChallengePayload;
   /** Checks in a habit for a local day (default today; up to 7 days back). */
   checkInHabit: CheckInHabitPayload;
@@ -1416,7 +1422,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `name_taken`.
    */
   createCommunity: CommunityPayload;
-  /** Members only; entryCost in points (default 0). */
+  /**
+   * Members only; entryCost in points (default 0).
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`.
+   */
   createCommunityChallenge: CommunityChallengePayload;
   /**
    * Members only; body 1..2000 characters.
@@ -1486,7 +1496,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `already_member`, `invite_required`, `community_full`.
    */
   joinCommunity: CommunityPayload;
-  /** Members only, before endsAt (scores count from startsAt); spends the entry cost. */
+  /**
+   * Members only, before endsAt (scores count from startsAt); spends the entry cost.
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`.
+   */
   joinCommunityChallenge: CommunityChallengePayload;
   joinSubCommunity: SubCommunityPayload;
   /**
@@ -1495,7 +1509,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_member`, `owner_cannot_leave`.
    */
   leaveCommunity: CommunityPayload;
-  /** Before the end: refunds the entry cost and clears the participant's progress. */
+  /**
+   * Before the end: refunds the entry cost and clears the participant's progress.
+   *
+   * Codes in `errors`: `not_found`, `ended`, `not_participating`.
+   */
   leaveCommunityChallenge: CommunityChallengePayload;
   leaveSubCommunity: SubCommunityPayload;
   pauseAiEmployee: AiEmployeePayload;
