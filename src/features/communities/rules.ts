@@ -196,3 +196,11 @@ export function postRefusal(result: "not_found" | "not_allowed", action: "edit" 
     "postId",
   );
 }
+
+/** The text of `community.ownership_transferred`, told to the new owner. */
+export const ownershipNotice = (communityName: string) =>
+  `You are now the owner of the community ${communityName}.`;
+
+/** The text of `community.invite`, told to the invited user. */
+export const inviteNotice = (communityName: string) =>
+  `You are invited to join the community ${communityName}.`;

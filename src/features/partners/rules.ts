@@ -90,3 +90,15 @@ export function blockedRequestError(viewerBlocks: boolean): PartnersError {
     ? refuse("blocked", "you blocked this user; unblock them first", "userId")
     : refuse("not_found", "no such user", "userId");
 }
+
+/** How a notification names a user who has no username. */
+export const UNNAMED_USER = "Someone";
+
+/** The texts of the notifications the other user gets; `name` is the acting user's. */
+export const notices = {
+  allyRequest: (name: string) => `${name} wants to be your ally.`,
+  allyAccepted: (name: string) => `${name} accepted your ally request.`,
+  partnerRequest: (name: string) => `${name} asked you to be accountability partners.`,
+  partnerAccepted: (name: string) => `${name} accepted your accountability partner request.`,
+  partnerEnded: (name: string) => `${name} ended your accountability partnership.`,
+};

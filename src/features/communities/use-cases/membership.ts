@@ -8,11 +8,13 @@ import {
   type CommunitiesError,
   communityAudience,
   type CommunityVisibility,
+  inviteNotice,
   joinError,
   joinRefusals,
   leaveError,
   newCommunity,
   newCommunityErrors,
+  ownershipNotice,
   refuse,
   transferError,
 } from "../rules.ts";
@@ -148,7 +150,7 @@ export async function transferCommunityOwnership(
       tx,
       target.id,
       "community.ownership_transferred",
-      `You are now the owner of the community ${community.name}.`,
+      ownershipNotice(community.name),
     );
     return { community: moved, errors: [] };
   });
@@ -179,7 +181,7 @@ export async function inviteToCommunity(
       tx,
       invitee.id,
       "community.invite",
-      `You are invited to join the community ${community.name}.`,
+      inviteNotice(community.name),
     );
     return true;
   });

@@ -1,6 +1,6 @@
 /** Use cases of allies: `sendAllyRequest`, `answerAllyRequest` (accept, decline), `removeAlly`. */
 import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
-import { answerError, existingAllyError, type PartnersError, refuse } from "../rules.ts";
+import { answerError, existingAllyError, notices, type PartnersError, refuse } from "../rules.ts";
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 import {
@@ -45,7 +45,7 @@ export async function sendAllyRequest(
         tx,
         other.id,
         "ally.request",
-        `${name} wants to be your ally.`,
+        notices.allyRequest(name),
       );
     }
     return row;
@@ -84,7 +84,7 @@ export async function answerAllyRequest(
         tx,
         row.requesterId,
         "ally.accepted",
-        `${name} accepted your ally request.`,
+        notices.allyAccepted(name),
       );
     }
     return row;

@@ -7,6 +7,7 @@ import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts"
 import {
   answerError,
   existingRequestError,
+  notices,
   partnerRequestError,
   type PartnersError,
   refuse,
@@ -65,7 +66,7 @@ export async function sendPartnerRequest(
         tx,
         other.id,
         "partner.request",
-        `${name} asked you to be accountability partners.`,
+        notices.partnerRequest(name),
       );
     }
     return row;
@@ -108,7 +109,7 @@ export async function acceptPartnerRequest(
       tx,
       row.requesterId,
       "partner.accepted",
-      `${name} accepted your accountability partner request.`,
+      notices.partnerAccepted(name),
     );
     return { partnership: row, errors: [] };
   });

@@ -11,7 +11,14 @@ import { type Connection, type PageArgs, paginate } from "../../../graphql/pagin
 import type { UsersApi } from "../../users/mod.ts";
 import type { FeedApi } from "../../feed/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
-import { blockedRequestError, otherSide, type PartnersError, refuse } from "../rules.ts";
+import {
+  blockedRequestError,
+  notices,
+  otherSide,
+  type PartnersError,
+  refuse,
+  UNNAMED_USER,
+} from "../rules.ts";
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 
@@ -32,7 +39,7 @@ export const answeredMeanwhile = () =>
 
 /** The name the other user is told about in a notification. */
 export async function nameOf(deps: PartnersDeps, ctx: GraphQLContext, userId: string) {
-  return (await deps.users.loadUser(ctx, userId))?.username ?? "Someone";
+  return (await deps.users.loadUser(ctx, userId))?.username ?? UNNAMED_USER;
 }
 
 /** The request of a public id in `table` that the viewer is a side of, or null. */
@@ -95,7 +102,7 @@ export async function endActive(
       tx,
       other,
       "partner.ended",
-      `${name} ended your accountability partnership.`,
+      notices.partnerEnded(name),
     );
   }
   return ended;
