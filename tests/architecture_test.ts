@@ -268,15 +268,12 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
 const SCHEMA_READS_STORE = new Set([
   "ai-requests",
   "badges",
-  "challenges",
   "coaching",
-  "communities",
   "feed",
   "feedback",
   "goals",
   "mood",
   "notifications",
-  "partners",
   "privacy",
   "safety",
   "users",
@@ -284,7 +281,7 @@ const SCHEMA_READS_STORE = new Set([
 ]);
 
 /** Features whose stores still open transactions. */
-const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "feedback"]);
+const STORE_OPENS_TRANSACTIONS = new Set(["feedback"]);
 
 const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
@@ -333,13 +330,10 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
  */
 const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "billing",
-  "challenges",
   "coaching",
-  "communities",
   "feedback",
   "mood",
   "notifications",
-  "partners",
   "privacy",
   "safety",
   "workforce",

@@ -259,7 +259,10 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
       visibility: "public",
       memberLimit: null,
     }, startsAt);
-    if (created) await followAudiences(tx, owner.userId, [communityAudience(created.id)]);
+    if (created) {
+      await communities.insertOwner(tx, created.id, owner.userId, startsAt);
+      await followAudiences(tx, owner.userId, [communityAudience(created.id)]);
+    }
     return created;
   });
   if (!community) {
@@ -267,13 +270,11 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
     return;
   }
   for (const member of members) {
-    await communities.join(
-      sql,
-      community,
-      member.userId,
-      startsAt,
-      (tx) => followAudiences(tx, member.userId, [communityAudience(community.id)]),
-    );
+    await sql.begin(async (tx) => {
+      if (!(await communities.insertMember(tx, community.id, member.userId, startsAt))) return;
+      await communities.countNewMember(tx, community.id);
+      await followAudiences(tx, member.userId, [communityAudience(community.id)]);
+    });
   }
   const posts: [Loaded, string][] = [
     [owner, "Welcome! Post your morning wins here."],
@@ -304,7 +305,10 @@ async function loadCommunity(sql: Sql, people: Loaded[], now: Date, report: Demo
     entryCost: 0,
   }, startsAt);
   for (const person of people) {
-    await challenges.join(sql, challenge, person.userId, startsAt);
+    await sql.begin(async (tx) => {
+      if (!(await challenges.insertParticipant(tx, challenge, person.userId, startsAt))) return;
+      await challenges.takeSeat(tx, challenge.id, startsAt);
+    });
     await sql.begin(async (tx) => {
       for (const { goal, days } of person.checkIns) {
         for (const day of days) {

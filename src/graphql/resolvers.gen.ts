@@ -463,6 +463,7 @@ export type AllyRequestEdge = {
   node: AllyRequest;
 };
 
+/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
 export type AllyRequestPayload = {
   __typename?: 'AllyRequestPayload';
   errors: Array<UserError>;
@@ -568,6 +569,7 @@ export type BlockedUserEdge = {
   node: BlockedUser;
 };
 
+/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_cancelled`, `already_started`. */
 export type CancelCommunityChallengePayload = {
   __typename?: 'CancelCommunityChallengePayload';
   challenge?: Maybe<CommunityChallenge>;
@@ -695,6 +697,7 @@ export type CommunityChallengeEdge = {
   node: CommunityChallenge;
 };
 
+/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
   challenge?: Maybe<CommunityChallenge>;
@@ -714,6 +717,7 @@ export type CommunityEdge = {
   node: Community;
 };
 
+/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`; joinCommunity: `not_found`, `already_member`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
   community?: Maybe<Community>;
@@ -753,6 +757,7 @@ export type CommunityPostEdge = {
   node: CommunityPost;
 };
 
+/** Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`. */
 export type CommunityPostPayload = {
   __typename?: 'CommunityPostPayload';
   errors: Array<UserError>;
@@ -779,6 +784,7 @@ export type CreateBackupPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`. */
 export type CreateCommunityPostPayload = {
   __typename?: 'CreateCommunityPostPayload';
   errors: Array<UserError>;
@@ -1352,10 +1358,15 @@ export type MoodLogPayload = {
 
 export type Mutation = {
   __typename?: 'Mutation';
-  /** The asked user accepts; the asker is notified. */
+  /**
+   * The asked user accepts; the asker is notified.
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
+   */
   acceptAllyRequest: AllyRequestPayload;
   /** Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. */
   acceptMilestones: AcceptMilestonesPayload;
+  /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
   acceptPartnerRequest: PartnershipPayload;
   /**
    * Joins the invite's team and its default sub-community.
@@ -1403,7 +1414,11 @@ export type Mutation = {
    * running, with cancelRequestedAt set, until the runner reports it cancelled.
    */
   cancelAiRun: AiRunPayload;
-  /** Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded. */
+  /**
+   * Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_cancelled`, `already_started`.
+   */
   cancelCommunityChallenge: CancelCommunityChallengePayload;
   /** Checks in a habit for a local day (default today; up to 7 days back). */
   checkInHabit: CheckInHabitPayload;
@@ -1412,11 +1427,23 @@ export type Mutation = {
   createAiEmployee: AiEmployeePayload;
   /** Makes a backup now, while the service keeps running (admin). */
   createBackup: CreateBackupPayload;
-  /** Creates a community; the creator is its owner and first member. */
+  /**
+   * Creates a community; the creator is its owner and first member.
+   *
+   * Codes in `errors`: `invalid`, `name_taken`.
+   */
   createCommunity: CommunityPayload;
-  /** Members only; entryCost in points (default 0). */
+  /**
+   * Members only; entryCost in points (default 0).
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`.
+   */
   createCommunityChallenge: CommunityChallengePayload;
-  /** Members only; body 1..2000 characters. */
+  /**
+   * Members only; body 1..2000 characters.
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`.
+   */
   createCommunityPost: CreateCommunityPostPayload;
   createFeedbackComment: CreateFeedbackCommentPayload;
   createFeedbackPost: FeedbackPostPayload;
@@ -1434,11 +1461,23 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`.
    */
   createTeamInvite: CreateTeamInvitePayload;
-  /** The asked user declines (no notification). */
+  /**
+   * The asked user declines (no notification).
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
+   */
   declineAllyRequest: AllyRequestPayload;
-  /** Declines without notifying the sender. */
+  /**
+   * Declines without notifying the sender.
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
+   */
   declinePartnerRequest: PartnershipPayload;
-  /** Removes a post: its author, the community's owner, or a service admin. */
+  /**
+   * Removes a post: its author, the community's owner, or a service admin.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   deleteCommunityPost: CommunityPostPayload;
   /** Soft delete; the author or an admin. */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
@@ -1461,6 +1500,7 @@ export type Mutation = {
    * name is the user error unknown_kind and changes nothing.
    */
   discardDeadJobs: DeadJobsPayload;
+  /** Codes in `errors`: `no_partner`. */
   endPartnership: PartnershipPayload;
   /** AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. */
   generateMilestones: GenerateMilestonesPayload;
@@ -1468,17 +1508,37 @@ export type Mutation = {
   getAdvice: GetAdvicePayload;
   /** AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). */
   getInsight: GetInsightPayload;
-  /** A member invites another user (needed to join a private community); the user is notified. */
+  /**
+   * A member invites another user (needed to join a private community); the user is notified.
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `already_member`.
+   */
   inviteToCommunity: CommunityPayload;
-  /** Public communities: joins at once. Private ones: needs an invite. */
+  /**
+   * Public communities: joins at once. Private ones: needs an invite.
+   *
+   * Codes in `errors`: `not_found`, `already_member`, `invite_required`, `community_full`.
+   */
   joinCommunity: CommunityPayload;
-  /** Members only, before endsAt (scores count from startsAt); spends the entry cost. */
+  /**
+   * Members only, before endsAt (scores count from startsAt); spends the entry cost.
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`.
+   */
   joinCommunityChallenge: CommunityChallengePayload;
   /** Codes in `errors`: `not_found`, `closed`. */
   joinSubCommunity: SubCommunityPayload;
-  /** Leaves a community (the owner cannot: transfer ownership first). */
+  /**
+   * Leaves a community (the owner cannot: transfer ownership first).
+   *
+   * Codes in `errors`: `not_found`, `not_member`, `owner_cannot_leave`.
+   */
   leaveCommunity: CommunityPayload;
-  /** Before the end: refunds the entry cost and clears the participant's progress. */
+  /**
+   * Before the end: refunds the entry cost and clears the participant's progress.
+   *
+   * Codes in `errors`: `not_found`, `ended`, `not_participating`.
+   */
   leaveCommunityChallenge: CommunityChallengePayload;
   /** Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`. */
   leaveSubCommunity: SubCommunityPayload;
@@ -1491,7 +1551,11 @@ export type Mutation = {
   promoteTeamMember: TeamMemberPayload;
   /** Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. */
   rejectAiArtifact: AiArtifactPayload;
-  /** Ends an ally connection (and a partnership or pending partner request with that user). */
+  /**
+   * Ends an ally connection (and a partnership or pending partner request with that user).
+   *
+   * Codes in `errors`: `not_found`, `not_ally`.
+   */
   removeAlly: RemoveAllyPayload;
   /**
    * Team owners and admins: removes someone from a sub-community other than the default.
@@ -1526,9 +1590,17 @@ export type Mutation = {
   retryDeadJobs: DeadJobsPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `already_revoked`. */
   revokeTeamInvite: TeamInvitePayload;
-  /** Asks a user to become allies; the user is notified. */
+  /**
+   * Asks a user to become allies; the user is notified.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   */
   sendAllyRequest: AllyRequestPayload;
-  /** Asks an accepted ally to be accountability partners; neither may have an active partner. */
+  /**
+   * Asks an accepted ally to be accountability partners; neither may have an active partner.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   */
   sendPartnerRequest: PartnershipPayload;
   /** Admin: turns an AI feature flag on or off (overrides AI_FLAGS). */
   setAiFlag: SetAiFlagPayload;
@@ -1545,7 +1617,11 @@ export type Mutation = {
   /** Turns one kind of notification on or off for the current user; senders skip a kind turned off. */
   setNotificationPreference: NotificationPreferencePayload;
   syncUser: SyncUserPayload;
-  /** The owner hands the community to another member and stays as a member; the new owner is notified. */
+  /**
+   * The owner hands the community to another member and stays as a member; the new owner is notified.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`.
+   */
   transferCommunityOwnership: CommunityPayload;
   /**
    * A team owner hands ownership to an admin or member and becomes an admin.
@@ -1563,7 +1639,11 @@ export type Mutation = {
   /** Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). */
   undoCheckIn: UndoCheckInPayload;
   updateAiEmployee: AiEmployeePayload;
-  /** The author edits a post (while a member; body 1..2000 characters, moderated as new posts are). */
+  /**
+   * The author edits a post (while a member; body 1..2000 characters, moderated as new posts are).
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `not_allowed`.
+   */
   updateCommunityPost: CommunityPostPayload;
   /** Admin only. */
   updateFeedbackStatus: FeedbackPostPayload;
@@ -2180,6 +2260,7 @@ export type PartnershipEdge = {
   node: Partnership;
 };
 
+/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
 export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
   errors: Array<UserError>;
@@ -2624,6 +2705,7 @@ export type QueryUserByUsernameArgs = {
   username: Scalars['String']['input'];
 };
 
+/** Codes in `errors`, by mutation: removeAlly: `not_found`, `not_ally`. */
 export type RemoveAllyPayload = {
   __typename?: 'RemoveAllyPayload';
   /** The ended connection; null when nothing was removed. */

@@ -2,8 +2,26 @@
  * Community challenges and points: input limits, the join and leave windows, what activity is
  * worth, and leaderboard ranks (pure; see docs/domain.md, "Challenges" and "Points").
  */
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
 import type { ActivityRef } from "../goals/rules.ts";
+
+/** Every user-error code the challenges mutations answer with (docs/error-codes.md). */
+export const { codes: CHALLENGES_ERROR_CODES, refuse } = userErrorCodes(
+  [
+    "invalid",
+    "not_found",
+    "not_member",
+    "not_allowed",
+    "cancelled",
+    "ended",
+    "already_cancelled",
+    "already_started",
+    "already_joined",
+    "insufficient_points",
+    "not_participating",
+  ] as const,
+);
+export type ChallengesError = UserError<typeof CHALLENGES_ERROR_CODES[number]>;
 
 export type ChallengeMetric = "check_ins" | "goal_event_value";
 
@@ -27,11 +45,35 @@ export interface NewChallengeInput {
   entryCost: number;
 }
 
+/** What an entry costs when the challenge does not say. */
+export const DEFAULT_ENTRY_COST = 0;
+
+/** A DateTime argument (a `Date` after coercion), or null. */
+const instant = (value: unknown): Date | null =>
+  value instanceof Date && !Number.isNaN(value.getTime()) ? value : null;
+
+/** A new challenge's input as it is checked and stored: text trimmed, the entry cost defaulted. */
+export function newChallenge(args: {
+  title: string;
+  description?: string | null;
+  startsAt: unknown;
+  endsAt: unknown;
+  entryCost?: number | null;
+}): NewChallengeInput {
+  return {
+    title: args.title.trim(),
+    description: args.description?.trim() || null,
+    startsAt: instant(args.startsAt),
+    endsAt: instant(args.endsAt),
+    entryCost: args.entryCost ?? DEFAULT_ENTRY_COST,
+  };
+}
+
 /** User errors of `createCommunityChallenge` (empty when it may be stored). */
-export function newChallengeErrors(input: NewChallengeInput, now: Date): UserError[] {
-  const errors: UserError[] = [];
+export function newChallengeErrors(input: NewChallengeInput, now: Date): ChallengesError[] {
+  const errors: ChallengesError[] = [];
   const invalid = (message: string, field: string) =>
-    errors.push(userError("invalid", message, field));
+    errors.push(refuse("invalid", message, field));
   const title = input.title.trim();
   if (!title) invalid("title must not be empty", "title");
   else if (title.length > TITLE_MAX) {
@@ -85,10 +127,10 @@ export function challengeStatus(
 export function joinWindowError(
   now: Date,
   c: { startsAt: Date; endsAt: Date; cancelledAt: Date | null },
-): UserError | null {
+): ChallengesError | null {
   const status = challengeStatus(now, c);
-  if (status === "cancelled") return userError("cancelled", "the challenge was cancelled");
-  if (status === "ended") return userError("ended", "the challenge is over");
+  if (status === "cancelled") return refuse("cancelled", "the challenge was cancelled");
+  if (status === "ended") return refuse("ended", "the challenge is over");
   return null;
 }
 
@@ -108,14 +150,14 @@ export function mayCancel(
 export function cancelError(
   now: Date,
   c: { startsAt: Date; endsAt: Date; cancelledAt: Date | null },
-): UserError | null {
+): ChallengesError | null {
   switch (challengeStatus(now, c)) {
     case "upcoming":
       return null;
     case "cancelled":
-      return userError("already_cancelled", "the challenge is already cancelled", "challengeId");
+      return refuse("already_cancelled", "the challenge is already cancelled", "challengeId");
     default:
-      return userError(
+      return refuse(
         "already_started",
         "a challenge that has started cannot be cancelled",
         "challengeId",
@@ -124,9 +166,9 @@ export function cancelError(
 }
 
 /** Why leaving at `now` is refused (a finished challenge keeps its results), or null. */
-export function leaveWindowError(now: Date, endsAt: Date): UserError | null {
+export function leaveWindowError(now: Date, endsAt: Date): ChallengesError | null {
   return now.getTime() >= endsAt.getTime()
-    ? userError("ended", "a finished challenge cannot be left")
+    ? refuse("ended", "a finished challenge cannot be left")
     : null;
 }
 
@@ -164,28 +206,28 @@ export type JoinResult = "joined" | "already_joined" | "insufficient_points" | "
 export type LeaveResult = "left" | "not_participating" | "closed";
 
 /** Why a join was refused, as a payload error; null when it happened. */
-export function joinRefusal(result: JoinResult, entryCost: number): UserError | null {
+export function joinRefusal(result: JoinResult, entryCost: number): ChallengesError | null {
   switch (result) {
     case "joined":
       return null;
     case "already_joined":
-      return userError("already_joined", "you are in this challenge");
+      return refuse("already_joined", "you are in this challenge");
     case "insufficient_points":
-      return userError("insufficient_points", `joining costs ${entryCost} points`);
+      return refuse("insufficient_points", `joining costs ${entryCost} points`);
     case "closed":
-      return userError("ended", "the challenge is not open");
+      return refuse("ended", "the challenge is not open");
   }
 }
 
 /** Why leaving was refused, as a payload error; null when it happened. */
-export function leaveRefusal(result: LeaveResult): UserError | null {
+export function leaveRefusal(result: LeaveResult): ChallengesError | null {
   switch (result) {
     case "left":
       return null;
     case "not_participating":
-      return userError("not_participating", "you are not in this challenge");
+      return refuse("not_participating", "you are not in this challenge");
     case "closed":
-      return userError("ended", "a finished challenge cannot be left");
+      return refuse("ended", "a finished challenge cannot be left");
   }
 }
 

@@ -1,19 +1,14 @@
 /**
- * SQL for community challenges, their participants and leaderboards, and points. Joining and
- * leaving are one transaction each whose every step is a guarded statement (unique participant,
- * balance >= cost, challenge still open); a leaderboard page is one statement whatever its depth.
+ * SQL for community challenges, their participants and leaderboards, and points. Every step of
+ * joining, leaving and cancelling is a guarded statement (unique participant, balance >= cost,
+ * challenge still open); a leaderboard page is one statement whatever its depth.
  */
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
-import {
-  maybeOne,
-  one,
-  type Queryable,
-  Rollback,
-  type Sql,
-  transaction,
-} from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
-import type { ChallengeMetric, JoinResult, LeaveResult } from "./rules.ts";
+import type { ChallengeMetric } from "./rules.ts";
+
+export * from "./store/points.ts";
 
 export interface ChallengeRow {
   id: string;
@@ -114,144 +109,130 @@ export async function participations(
 }
 
 /**
- * Joins: the challenge row first (count raised while it has not ended and is not cancelled: the
- * lock orders joins, leaves and a cancel of one challenge), then the participant row (unique),
- * then the entry cost (balance >= cost).
+ * The first step of a join: raises the challenge's count while it has not ended and is not
+ * cancelled (the row's lock orders joins, leaves and a cancel of one challenge); false when it is
+ * closed.
  */
-export function join(
-  sql: Sql,
-  challenge: ChallengeRow,
+export async function takeSeat(tx: Queryable, challengeId: string, at: Date): Promise<boolean> {
+  const open = await tx`
+    update community_challenges set participant_count = participant_count + 1
+    where id = ${challengeId} and ends_at > ${at} and cancelled_at is null
+    returning id`;
+  return open.length > 0;
+}
+
+/** The participant row of a join (unique per user): its public id, or null when already in. */
+export async function insertParticipant(
+  tx: Queryable,
+  challenge: Pick<ChallengeRow, "id" | "entryCost">,
   userId: string,
   at: Date,
-): Promise<JoinResult> {
-  return transaction<JoinResult>(sql, async (tx) => {
-    const open = await tx`
-      update community_challenges set participant_count = participant_count + 1
-      where id = ${challenge.id} and ends_at > ${at} and cancelled_at is null
-      returning id`;
-    if (!open.length) throw new Rollback<JoinResult>("closed");
-    const [participant] = await tx<{ publicId: string }[]>`
-      insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
-                                          joined_at)
-      values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
-      on conflict do nothing
-      returning public_id as "publicId"`;
-    if (!participant) throw new Rollback<JoinResult>("already_joined");
-    if (challenge.entryCost > 0) {
-      const spent = await spendPoints(tx, {
-        userId,
-        points: challenge.entryCost,
-        reason: "challenge_entry",
-        ref: `challenge_entry:${participant.publicId}`,
-        at,
-      });
-      if (!spent) throw new Rollback<JoinResult>("insufficient_points");
-    }
-    return "joined" as const;
-  });
+): Promise<string | null> {
+  const [participant] = await tx<{ publicId: string }[]>`
+    insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
+                                        joined_at)
+    values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
+    on conflict do nothing
+    returning public_id as "publicId"`;
+  return participant?.publicId ?? null;
 }
 
 /**
- * Leaves: locks the challenge row while it has not ended (as joins and cancels do, so a leave
- * and a cancel never wait on each other), deletes the participation (its contributions cascade)
- * and lowers the count in one statement, refunds what was paid.
+ * The first step of a leave: locks the challenge row while it has not ended (as joins and
+ * cancels do, so a leave and a cancel never wait on each other); false when it has ended.
  */
-export function leave(
-  sql: Sql,
-  challenge: ChallengeRow,
-  userId: string,
-  at: Date,
-): Promise<LeaveResult> {
-  return transaction<LeaveResult>(sql, async (tx) => {
-    const open = await tx`
-      select id from community_challenges where id = ${challenge.id} and ends_at > ${at}
-      for no key update`;
-    if (!open.length) throw new Rollback<LeaveResult>("closed");
-    const [gone] = await tx<{ publicId: string; paid: number }[]>`
-      with gone as (
-        delete from challenge_participants
-        where challenge_id = ${challenge.id} and user_id = ${userId}
-        returning public_id, entry_cost_paid
-      ), counted as (
-        update community_challenges set participant_count = participant_count - 1
-        where id = ${challenge.id} and exists (select 1 from gone)
-        returning id
-      )
-      select public_id as "publicId", entry_cost_paid as paid from gone`;
-    if (!gone) throw new Rollback<LeaveResult>("not_participating");
-    if (gone.paid > 0) {
-      await earnPoints(tx, {
-        userId,
-        points: gone.paid,
-        reason: "challenge_refund",
-        ref: `refund:${gone.publicId}`,
-        at,
-      });
-    }
-    return "left" as const;
-  });
+export async function lockOpen(tx: Queryable, challengeId: string, at: Date): Promise<boolean> {
+  const open = await tx`
+    select id from community_challenges where id = ${challengeId} and ends_at > ${at}
+    for no key update`;
+  return open.length > 0;
 }
 
-/** A cancel's outcome: done (with what was refunded), refused by its guard, or not allowed. */
-export type CancelResult =
-  | { result: "cancelled"; challenge: ChallengeRow; refunded: number }
-  | { result: "refused" | "not_allowed"; challenge: null; refunded: 0 };
+/**
+ * Deletes the user's participation (its contributions cascade) and lowers the count in one
+ * statement: what the participant paid, or null when the user was not taking part.
+ */
+export async function removeParticipant(
+  tx: Queryable,
+  challengeId: string,
+  userId: string,
+): Promise<{ publicId: string; paid: number } | null> {
+  const [gone] = await tx<{ publicId: string; paid: number }[]>`
+    with gone as (
+      delete from challenge_participants
+      where challenge_id = ${challengeId} and user_id = ${userId}
+      returning public_id, entry_cost_paid
+    ), counted as (
+      update community_challenges set participant_count = participant_count - 1
+      where id = ${challengeId} and exists (select 1 from gone)
+      returning id
+    )
+    select public_id as "publicId", entry_cost_paid as paid from gone`;
+  return gone ?? null;
+}
 
 /**
- * Cancels a challenge that has not started, in one transaction of two statements. The first
- * marks it cancelled only while it is upcoming, not cancelled, and the actor is (at that moment)
- * its creator and a member, or the community's owner; it locks the challenge row, so a join
- * waiting behind it then finds the challenge cancelled. The second, whose snapshot comes after
- * that lock, removes every participation and refunds each paid entry once (`refund:<participant>`,
- * the same reference leaving uses), so the balance stays the ledger's sum.
+ * The first step of a cancel: marks the challenge cancelled only while it is upcoming, not
+ * cancelled, and the actor is (at that moment) its creator and a member, or the community's
+ * owner. It locks the challenge row, so a join waiting behind it then finds it cancelled.
+ * "not_allowed" when the actor may not, "refused" when the challenge is no longer upcoming.
  */
-export function cancel(
-  sql: Sql,
+export async function markCancelled(
+  tx: Queryable,
   challengeId: string,
   actorId: string,
   at: Date,
-): Promise<CancelResult> {
-  return sql.begin(async (tx) => {
-    const [row] = await tx<(ChallengeRow & { allowedNow: boolean; written: number })[]>`
-      with allowed as (
-        select exists (
-          select 1 from community_challenges c
-          join community_members m on m.community_id = c.community_id and m.user_id = ${actorId}
-          where c.id = ${challengeId} and (m.role = 'owner' or c.creator_id = ${actorId})
-        ) as ok
-      ), w as (
-        update community_challenges set cancelled_at = ${at}, participant_count = 0
-        where id = ${challengeId} and cancelled_at is null and starts_at > ${at}
-          and (select ok from allowed)
-        returning ${columns(tx)}
-      )
-      select w.*, (select ok from allowed) as "allowedNow", (select count(*) from w)::int as written
-      from (select 1) one left join w on true`;
-    const { allowedNow, written, ...challenge } = row;
-    if (!allowedNow) {
-      return { result: "not_allowed" as const, challenge: null, refunded: 0 as const };
-    }
-    if (!written) return { result: "refused" as const, challenge: null, refunded: 0 as const };
-    const [{ refunded }] = await tx<{ refunded: number }[]>`
-      with gone as (
-        delete from challenge_participants where challenge_id = ${challengeId}
-        returning user_id, public_id, entry_cost_paid
-      ), refund as (
-        insert into point_ledger (user_id, delta, reason, ref, created_at)
-        select user_id, entry_cost_paid, 'challenge_refund', 'refund:' || public_id, ${at}
-        from gone where entry_cost_paid > 0 order by user_id
-        on conflict (ref) do nothing
-        returning user_id, delta
-      ), paid as (
-        insert into user_points (user_id, balance, updated_at)
-        select user_id, delta, ${at} from refund order by user_id
-        on conflict (user_id) do update
-          set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
-        returning user_id
-      )
-      select (select count(*) from paid)::int as refunded`;
-    return { result: "cancelled" as const, challenge: challenge as ChallengeRow, refunded };
-  });
+): Promise<ChallengeRow | "not_allowed" | "refused"> {
+  const [row] = await tx<(ChallengeRow & { allowedNow: boolean; written: number })[]>`
+    with allowed as (
+      select exists (
+        select 1 from community_challenges c
+        join community_members m on m.community_id = c.community_id and m.user_id = ${actorId}
+        where c.id = ${challengeId} and (m.role = 'owner' or c.creator_id = ${actorId})
+      ) as ok
+    ), w as (
+      update community_challenges set cancelled_at = ${at}, participant_count = 0
+      where id = ${challengeId} and cancelled_at is null and starts_at > ${at}
+        and (select ok from allowed)
+      returning ${columns(tx)}
+    )
+    select w.*, (select ok from allowed) as "allowedNow", (select count(*) from w)::int as written
+    from (select 1) one left join w on true`;
+  const { allowedNow, written, ...challenge } = row;
+  if (!allowedNow) return "not_allowed";
+  if (!written) return "refused";
+  return challenge as ChallengeRow;
+}
+
+/**
+ * The second step of a cancel (its snapshot comes after the challenge row's lock): removes every
+ * participation and refunds each paid entry once (`refund:<participant>`, the same reference
+ * leaving uses), so the balance stays the ledger's sum. How many were refunded.
+ */
+export async function removeAllRefunding(
+  tx: Queryable,
+  challengeId: string,
+  at: Date,
+): Promise<number> {
+  const [{ refunded }] = await tx<{ refunded: number }[]>`
+    with gone as (
+      delete from challenge_participants where challenge_id = ${challengeId}
+      returning user_id, public_id, entry_cost_paid
+    ), refund as (
+      insert into point_ledger (user_id, delta, reason, ref, created_at)
+      select user_id, entry_cost_paid, 'challenge_refund', 'refund:' || public_id, ${at}
+      from gone where entry_cost_paid > 0 order by user_id
+      on conflict (ref) do nothing
+      returning user_id, delta
+    ), paid as (
+      insert into user_points (user_id, balance, updated_at)
+      select user_id, delta, ${at} from refund order by user_id
+      on conflict (user_id) do update
+        set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
+      returning user_id
+    )
+    select (select count(*) from paid)::int as refunded`;
+  return refunded;
 }
 
 /**
@@ -349,122 +330,6 @@ export async function leaderboardPage(
       where q.challenge_id = ${challengeId} and q.score >= top.score
     ) counts
     order by ${outer}`;
-}
-
-// Points ---------------------------------------------------------------------------------------
-
-/** A change of a user's points, recorded once per `ref` in the ledger. */
-export interface PointEntry {
-  userId: string;
-  points: number;
-  /** Why: `check_in`, `goal_event`, `challenge_entry`, `challenge_refund`. */
-  reason: string;
-  ref: string;
-  at: Date;
-}
-
-/** Adds points once per `ref` (a repeat changes nothing); true when added now. */
-export async function earnPoints(sql: Queryable, e: PointEntry): Promise<boolean> {
-  const rows = await sql`
-    with entry as (
-      insert into point_ledger (user_id, delta, reason, ref, created_at)
-      values (${e.userId}, ${e.points}, ${e.reason}, ${e.ref}, ${e.at})
-      on conflict (ref) do nothing
-      returning user_id, delta
-    )
-    insert into user_points (user_id, balance, updated_at)
-    select user_id, delta, ${e.at} from entry
-    on conflict (user_id) do update
-      set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
-    returning user_id`;
-  return rows.length > 0;
-}
-
-/** {@link earnPoints} for many entries of one user in one statement. */
-export async function earnPointsMany(
-  sql: Queryable,
-  userId: string,
-  entries: readonly Omit<PointEntry, "userId">[],
-): Promise<number> {
-  if (!entries.length) return 0;
-  const rows = await sql<{ added: number }[]>`
-    with entry as (
-      insert into point_ledger (user_id, delta, reason, ref, created_at)
-      select ${userId}, d, r, f, a
-      from unnest(${entries.map((e) => e.points)}::int[], ${
-    entries.map((e) => e.reason)
-  }::text[], ${entries.map((e) => e.ref)}::text[], ${
-    entries.map((e) => e.at.toISOString())
-  }::timestamptz[]) as e(d, r, f, a)
-      on conflict (ref) do nothing
-      returning delta, created_at
-    ), total as (
-      select sum(delta)::int as delta, max(created_at) as at, count(*)::int as added from entry
-    ), balance as (
-      insert into user_points (user_id, balance, updated_at)
-      select ${userId}, delta, at from total where added > 0
-      on conflict (user_id) do update
-        set balance = user_points.balance + excluded.balance, updated_at = excluded.updated_at
-    )
-    select added from total`;
-  return rows[0].added;
-}
-
-/**
- * Takes back the points earned under `earnRefs` (activities that no longer exist), once per ref
- * (`undo:<ref>` rows). The balance never goes below zero: points already spent are kept, and an
- * `undo_shortfall` row records what could not be taken back, so the balance stays the ledger's
- * sum. One statement.
- */
-export async function takeBackPoints(
-  sql: Queryable,
-  userId: string,
-  earnRefs: readonly string[],
-  at: Date,
-): Promise<void> {
-  if (!earnRefs.length) return;
-  await sql`
-    with earned as (
-      select ref, delta from point_ledger
-      where ref = any(${earnRefs as string[]}::text[]) and user_id = ${userId} and delta > 0
-    ), undone as (
-      insert into point_ledger (user_id, delta, reason, ref, created_at)
-      select ${userId}, -delta, 'undo', 'undo:' || ref, ${at} from earned
-      on conflict (ref) do nothing
-      returning -delta as owed
-    ), owed as (
-      select coalesce(sum(owed), 0)::int as n from undone
-    ), held as (
-      select balance from user_points where user_id = ${userId} for update
-    ), taken as (
-      update user_points p set balance = greatest(p.balance - owed.n, 0), updated_at = ${at}
-      from owed, held
-      where p.user_id = ${userId} and owed.n > 0
-      returning greatest(owed.n - held.balance, 0) as shortfall
-    )
-    insert into point_ledger (user_id, delta, reason, ref, created_at)
-    select ${userId}, shortfall, 'undo_shortfall', ${`undo_shortfall:${publicId()}`}, ${at}
-    from taken where shortfall > 0`;
-}
-
-/** Spends points when the balance covers them (one guarded statement); false otherwise. */
-export async function spendPoints(sql: Queryable, e: PointEntry): Promise<boolean> {
-  const rows = await sql`
-    with spent as (
-      update user_points set balance = balance - ${e.points}, updated_at = ${e.at}
-      where user_id = ${e.userId} and balance >= ${e.points}
-      returning user_id
-    )
-    insert into point_ledger (user_id, delta, reason, ref, created_at)
-    select user_id, ${-e.points}, ${e.reason}, ${e.ref}, ${e.at} from spent
-    returning id`;
-  return rows.length > 0;
-}
-
-export async function pointBalances(sql: Queryable, userIds: readonly string[]) {
-  return await sql<{ userId: string; balance: number }[]>`
-    select user_id as "userId", balance from user_points
-    where user_id = any(${userIds as string[]}::bigint[])`;
 }
 
 /** At most this many challenges are announced per kind and run (the next run takes the rest). */

@@ -5,16 +5,9 @@
 import type { GraphQLContext } from "../../graphql/context.ts";
 import type { Feature } from "../feature.ts";
 import type { CommunityAccess } from "./rules.ts";
-import {
-  type CommunitiesDeps,
-  communitiesModule,
-  communityAccess,
-  loadCommunity,
-  loadPost,
-  readablePost,
-  visibleCommunity,
-} from "./schema.ts";
-import type { CommunityRow, PostRow } from "./store.ts";
+import * as service from "./service.ts";
+import type { CommunitiesDeps, CommunityRow, PostRow } from "./service.ts";
+import { communitiesModule } from "./schema.ts";
 import { communitiesPersonalData } from "./personal-data.ts";
 
 export type { CommunitiesDeps, CommunityAccess, CommunityRow, PostRow };
@@ -42,17 +35,16 @@ export interface CommunitiesApi {
 }
 
 export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesApi> {
-  const sql = deps.db.sql;
   return {
     name: "communities",
     personalData: communitiesPersonalData(deps.db.sql),
     graphql: communitiesModule(deps),
     api: {
-      communityAccess: (ctx, id) => communityAccess(ctx, sql, id),
-      visibleCommunity: (ctx, id) => visibleCommunity(ctx, sql, id),
-      loadCommunity: (ctx, id) => loadCommunity(ctx, sql, id),
-      readablePost: (ctx, id) => readablePost(ctx, deps, id),
-      loadPost: (ctx, id) => loadPost(ctx, sql, id),
+      communityAccess: (ctx, id) => service.communityAccess(deps, ctx, id),
+      visibleCommunity: (ctx, id) => service.visibleCommunity(deps, ctx, id),
+      loadCommunity: (ctx, id) => service.loadCommunity(deps, ctx, id),
+      readablePost: (ctx, id) => service.readablePost(deps, ctx, id),
+      loadPost: (ctx, id) => service.loadPost(deps, ctx, id),
     },
   };
 }

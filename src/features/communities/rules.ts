@@ -1,5 +1,24 @@
 /** Communities: input limits and membership rules (pure; see docs/domain.md, "Communities"). */
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** Every user-error code the communities mutations answer with (docs/error-codes.md). */
+export const { codes: COMMUNITIES_ERROR_CODES, refuse } = userErrorCodes(
+  [
+    "invalid",
+    "not_found",
+    "name_taken",
+    "already_member",
+    "invite_required",
+    "community_full",
+    "not_member",
+    "owner_cannot_leave",
+    "not_allowed",
+    "conflict",
+    "content_rejected",
+  ] as const,
+);
+export type CommunitiesErrorCode = typeof COMMUNITIES_ERROR_CODES[number];
+export type CommunitiesError = UserError<CommunitiesErrorCode>;
 
 export type CommunityVisibility = "public" | "private";
 export type MemberRole = "owner" | "member";
@@ -17,27 +36,49 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 // deno-lint-ignore no-control-regex
 const LINE_BREAK_OR_CONTROL = /[\u0000-\u001f\u007f]/;
 
+/** Who may find and join a new community when it does not say. */
+export const DEFAULT_VISIBILITY: CommunityVisibility = "public";
+
 export interface NewCommunityInput {
   name: string;
   description: string | null;
   memberLimit: number | null;
 }
 
+/** A new community as it is checked and stored: text trimmed (empty description = none). */
+export interface NewCommunity extends NewCommunityInput {
+  visibility: CommunityVisibility;
+}
+
+export function newCommunity(args: {
+  name: string;
+  description?: string | null;
+  visibility?: CommunityVisibility | null;
+  memberLimit?: number | null;
+}): NewCommunity {
+  return {
+    name: args.name.trim(),
+    description: args.description?.trim() || null,
+    visibility: args.visibility ?? DEFAULT_VISIBILITY,
+    memberLimit: args.memberLimit ?? null,
+  };
+}
+
 /** User errors of `createCommunity` (empty when the input may be stored). */
-export function newCommunityErrors(input: NewCommunityInput): UserError[] {
-  const errors: UserError[] = [];
+export function newCommunityErrors(input: NewCommunityInput): CommunitiesError[] {
+  const errors: CommunitiesError[] = [];
   const name = input.name.trim();
   if (name.length < NAME_MIN || name.length > NAME_MAX) {
-    errors.push(userError("invalid", `name must be ${NAME_MIN}-${NAME_MAX} characters`, "name"));
+    errors.push(refuse("invalid", `name must be ${NAME_MIN}-${NAME_MAX} characters`, "name"));
   } else if (LINE_BREAK_OR_CONTROL.test(name)) {
     errors.push(
-      userError("invalid", "name must be a single line without control characters", "name"),
+      refuse("invalid", "name must be a single line without control characters", "name"),
     );
   }
   const description = input.description?.trim() ?? "";
   if (description.length > DESCRIPTION_MAX) {
     errors.push(
-      userError(
+      refuse(
         "invalid",
         `description must be at most ${DESCRIPTION_MAX} characters`,
         "description",
@@ -45,7 +86,7 @@ export function newCommunityErrors(input: NewCommunityInput): UserError[] {
     );
   } else if (CONTROL.test(description)) {
     errors.push(
-      userError("invalid", "description must not contain control characters", "description"),
+      refuse("invalid", "description must not contain control characters", "description"),
     );
   }
   if (
@@ -53,7 +94,7 @@ export function newCommunityErrors(input: NewCommunityInput): UserError[] {
     (!Number.isInteger(input.memberLimit) || input.memberLimit < MEMBER_LIMIT_MIN ||
       input.memberLimit > MEMBER_LIMIT_MAX)
   ) {
-    errors.push(userError(
+    errors.push(refuse(
       "invalid",
       `memberLimit must be between ${MEMBER_LIMIT_MIN} and ${MEMBER_LIMIT_MAX}`,
       "memberLimit",
@@ -63,9 +104,9 @@ export function newCommunityErrors(input: NewCommunityInput): UserError[] {
 }
 
 /** The error of a post body, or null; the body is trimmed before storing. */
-export function postBodyError(body: string): UserError | null {
+export function postBodyError(body: string): CommunitiesError | null {
   const text = body.trim();
-  const invalid = (message: string) => userError("invalid", message, "body");
+  const invalid = (message: string) => refuse("invalid", message, "body");
   if (!text) return invalid("body must not be empty");
   if (text.length > POST_MAX) return invalid(`body must be at most ${POST_MAX} characters`);
   if (CONTROL.test(text)) return invalid("body must not contain control characters");
@@ -91,7 +132,7 @@ export function canRead(a: CommunityAccess): boolean {
 }
 
 /** Why the viewer cannot join, or null. Capacity is checked by the guarded SQL statement. */
-export function joinError(a: CommunityAccess): UserError | null {
+export function joinError(a: CommunityAccess): CommunitiesError | null {
   if (a.role !== null) return joinRefusals.already_member;
   if (a.visibility === "private" && !a.invited) return joinRefusals.invite_required;
   return null;
@@ -99,18 +140,18 @@ export function joinError(a: CommunityAccess): UserError | null {
 
 /** The user errors of a refused join. */
 export const joinRefusals = {
-  already_member: userError("already_member", "you are a member of this community"),
-  invite_required: userError(
+  already_member: refuse("already_member", "you are a member of this community"),
+  invite_required: refuse(
     "invite_required",
     "this community is private; ask a member for an invite",
   ),
-  full: userError("community_full", "this community has reached its member limit"),
+  full: refuse("community_full", "this community has reached its member limit"),
 } as const;
 
-export function leaveError(a: CommunityAccess): UserError | null {
-  if (a.role === null) return userError("not_member", "you are not a member of this community");
+export function leaveError(a: CommunityAccess): CommunitiesError | null {
+  if (a.role === null) return refuse("not_member", "you are not a member of this community");
   if (a.role === "owner") {
-    return userError(
+    return refuse(
       "owner_cannot_leave",
       "the owner cannot leave their community; transfer ownership to a member first",
     );
@@ -126,13 +167,13 @@ export function transferError(
   a: CommunityAccess,
   self: boolean,
   targetRole: MemberRole | null,
-): UserError | null {
+): CommunitiesError | null {
   if (a.role !== "owner") {
-    return userError("not_allowed", "only the community's owner can transfer it");
+    return refuse("not_allowed", "only the community's owner can transfer it");
   }
-  if (self) return userError("invalid", "userId must be another member", "userId");
+  if (self) return refuse("invalid", "userId must be another member", "userId");
   if (targetRole === null) {
-    return userError("not_member", "the new owner must be a member of the community", "userId");
+    return refuse("not_member", "the new owner must be a member of the community", "userId");
   }
   return null;
 }
@@ -146,8 +187,8 @@ export const communityAudience = (communityId: string) => `community:${community
  * a member; removing for its author, the community's owner and service admins).
  */
 export function postRefusal(result: "not_found" | "not_allowed", action: "edit" | "remove") {
-  if (result === "not_found") return userError("not_found", "no such post", "postId");
-  return userError(
+  if (result === "not_found") return refuse("not_found", "no such post", "postId");
+  return refuse(
     "not_allowed",
     action === "edit"
       ? "only the post's author, while a member, can edit it"
@@ -155,3 +196,11 @@ export function postRefusal(result: "not_found" | "not_allowed", action: "edit" 
     "postId",
   );
 }
+
+/** The text of `community.ownership_transferred`, told to the new owner. */
+export const ownershipNotice = (communityName: string) =>
+  `You are now the owner of the community ${communityName}.`;
+
+/** The text of `community.invite`, told to the invited user. */
+export const inviteNotice = (communityName: string) =>
+  `You are invited to join the community ${communityName}.`;

@@ -3,14 +3,7 @@
  * invites to private communities, and posts paged newest first by (created_at, public id).
  */
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
-import {
-  maybeOne,
-  one,
-  type Queryable,
-  Rollback,
-  type Sql,
-  transaction,
-} from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type postgres from "postgres";
 import type { CommunityVisibility, MemberRole } from "./rules.ts";
@@ -56,7 +49,7 @@ const postColumns = (sql: Queryable, alias = "community_posts") =>
       ${sql(alias)}.body, ${sql(alias)}.created_at as "createdAt",
       ${sql(alias)}.edited_at as "editedAt"`;
 
-/** Creates the community with its owner as first member; null when the name is taken. */
+/** Creates the community (counting its owner as first member); null when the name is taken. */
 export async function insertCommunity(
   tx: Queryable,
   ownerId: string,
@@ -75,11 +68,19 @@ export async function insertCommunity(
             ${input.memberLimit}, 1, ${at})
     on conflict do nothing
     returning ${columns(tx, "communities")}`;
-  if (!row) return null;
+  return row ?? null;
+}
+
+/** Records the owner's membership of the community just created. */
+export async function insertOwner(
+  tx: Queryable,
+  communityId: string,
+  ownerId: string,
+  at: Date,
+): Promise<void> {
   await tx`
     insert into community_members (community_id, user_id, role, joined_at)
-    values (${row.id}, ${ownerId}, 'owner', ${at})`;
-  return row;
+    values (${communityId}, ${ownerId}, 'owner', ${at})`;
 }
 
 export async function communityByPublicId(sql: Queryable, id: string) {
@@ -103,43 +104,43 @@ export async function relations(sql: Queryable, userId: string, communityIds: re
       on i.community_id = c.id and i.user_id = ${userId} and i.accepted_at is null`;
 }
 
-export type JoinResult = "joined" | "already_member" | "full" | "invite_required";
-
-/**
- * Joins in one transaction: the membership row (unique per user), an invite spent when the
- * community is private (guarded by `accepted_at is null`), and the member count raised only
- * below the cap (guarded update). Any refusal rolls the whole join back.
- */
-export async function join(
-  sql: Sql,
-  community: CommunityRow,
+/** Adds a plain member (the row is unique per user); false when the user already is one. */
+export async function insertMember(
+  tx: Queryable,
+  communityId: string,
   userId: string,
   at: Date,
-  follow: (tx: Queryable) => Promise<void>,
-): Promise<JoinResult> {
-  return await transaction<JoinResult>(sql, async (tx) => {
-    const inserted = await tx`
-      insert into community_members (community_id, user_id, role, joined_at)
-      values (${community.id}, ${userId}, 'member', ${at})
-      on conflict do nothing
-      returning user_id`;
-    if (!inserted.length) throw new Rollback<JoinResult>("already_member");
-    if (community.visibility === "private") {
-      const spent = await tx`
-        update community_invites set accepted_at = ${at}
-        where community_id = ${community.id} and user_id = ${userId} and accepted_at is null
-        returning id`;
-      if (!spent.length) throw new Rollback<JoinResult>("invite_required");
-    }
-    const counted = await tx`
-      update communities set member_count = member_count + 1
-      where id = ${community.id}
-        and (member_limit is null or member_count < member_limit)
-      returning id`;
-    if (!counted.length) throw new Rollback<JoinResult>("full");
-    await follow(tx);
-    return "joined" as const;
-  });
+): Promise<boolean> {
+  const inserted = await tx`
+    insert into community_members (community_id, user_id, role, joined_at)
+    values (${communityId}, ${userId}, 'member', ${at})
+    on conflict do nothing
+    returning user_id`;
+  return inserted.length > 0;
+}
+
+/** Spends the user's unused invite to the community; false when they hold none. */
+export async function spendInvite(
+  tx: Queryable,
+  communityId: string,
+  userId: string,
+  at: Date,
+): Promise<boolean> {
+  const spent = await tx`
+    update community_invites set accepted_at = ${at}
+    where community_id = ${communityId} and user_id = ${userId} and accepted_at is null
+    returning id`;
+  return spent.length > 0;
+}
+
+/** Counts one more member, only below the member cap; false when the community is full. */
+export async function countNewMember(tx: Queryable, communityId: string): Promise<boolean> {
+  const counted = await tx`
+    update communities set member_count = member_count + 1
+    where id = ${communityId}
+      and (member_limit is null or member_count < member_limit)
+    returning id`;
+  return counted.length > 0;
 }
 
 /** Removes a plain member (never the owner); false when the user was not one. */
@@ -394,44 +395,38 @@ export async function roleOf(
 }
 
 /**
- * Hands the community from its owner to a member: one statement guarded by "the actor owns it
+ * Hands the community from its owner to a member in one statement guarded by "the actor owns it
  * now" on the community row (whose lock orders concurrent transfers: the second re-reads the
- * owner and does nothing), then the two role changes, which run only after that update. Any part
- * that finds its row changed (the member left, the roles moved) rolls the whole back: "stale".
- * `then` runs in the same transaction (the new owner's notification).
+ * owner and does nothing), then the two role changes, which run only after that update. "stale"
+ * when any part found its row changed (the member left, the roles moved): the caller's
+ * transaction must then be rolled back, as part of it may have been written.
  */
 export async function transferOwnership(
-  sql: Sql,
+  tx: Queryable,
   communityId: string,
   fromUserId: string,
   toUserId: string,
-  then: (tx: Queryable) => Promise<unknown>,
 ): Promise<CommunityRow | "stale"> {
-  return await transaction<CommunityRow | "stale">(sql, async (tx) => {
-    const [row] = await tx<(CommunityRow & { promoted: number; demoted: number })[]>`
-      with c as (
-        update communities set owner_id = ${toUserId}
-        where id = ${communityId} and owner_id = ${fromUserId}
-        returning *
-      ), promoted as (
-        update community_members set role = 'owner'
-        where community_id = ${communityId} and user_id = ${toUserId} and role = 'member'
-          and exists (select 1 from c)
-        returning 1
-      ), demoted as (
-        update community_members set role = 'member'
-        where community_id = ${communityId} and user_id = ${fromUserId} and role = 'owner'
-          and exists (select 1 from c)
-        returning 1
-      )
-      select ${columns(tx)}, (select count(*) from promoted)::int as promoted,
-             (select count(*) from demoted)::int as demoted
-      from c`;
-    if (!row || row.promoted !== 1 || row.demoted !== 1) {
-      throw new Rollback<CommunityRow | "stale">("stale");
-    }
-    const { promoted: _p, demoted: _d, ...community } = row;
-    await then(tx);
-    return community;
-  });
+  const [row] = await tx<(CommunityRow & { promoted: number; demoted: number })[]>`
+    with c as (
+      update communities set owner_id = ${toUserId}
+      where id = ${communityId} and owner_id = ${fromUserId}
+      returning *
+    ), promoted as (
+      update community_members set role = 'owner'
+      where community_id = ${communityId} and user_id = ${toUserId} and role = 'member'
+        and exists (select 1 from c)
+      returning 1
+    ), demoted as (
+      update community_members set role = 'member'
+      where community_id = ${communityId} and user_id = ${fromUserId} and role = 'owner'
+        and exists (select 1 from c)
+      returning 1
+    )
+    select ${columns(tx)}, (select count(*) from promoted)::int as promoted,
+           (select count(*) from demoted)::int as demoted
+    from c`;
+  if (!row || row.promoted !== 1 || row.demoted !== 1) return "stale";
+  const { promoted: _p, demoted: _d, ...community } = row;
+  return community;
 }

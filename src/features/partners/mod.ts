@@ -4,7 +4,8 @@
  */
 import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
-import { type PartnersDeps, partnersModule, unlinkUsers } from "./schema.ts";
+import { type PartnersDeps, unlinkUsers } from "./service.ts";
+import { partnersModule } from "./schema.ts";
 import { partnersPersonalData } from "./personal-data.ts";
 
 export type { PartnersDeps };

@@ -2,7 +2,27 @@
  * Allies and accountability partners: who may ask whom, and who may answer (pure; see
  * docs/domain.md, "Allies" and "Accountability partners").
  */
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** Every user-error code the allies and partners mutations answer with (docs/error-codes.md). */
+export const { codes: PARTNERS_ERROR_CODES, refuse } = userErrorCodes(
+  [
+    "invalid",
+    "not_found",
+    "not_addressee",
+    "not_pending",
+    "already_allies",
+    "already_requested",
+    "request_waiting",
+    "not_ally",
+    "has_partner",
+    "partner_unavailable",
+    "no_partner",
+    "blocked",
+    "conflict",
+  ] as const,
+);
+export type PartnersError = UserError<typeof PARTNERS_ERROR_CODES[number]>;
 
 export type AllyStatus = "pending" | "accepted" | "declined" | "removed";
 export type PartnershipStatus = "pending" | "active" | "declined" | "ended" | "cancelled";
@@ -15,27 +35,27 @@ export interface Link<S extends string = string> {
 }
 
 /** Why the viewer cannot answer (accept or decline) a request, or null. */
-export function answerError(link: Link, viewerId: string): UserError | null {
+export function answerError(link: Link, viewerId: string): PartnersError | null {
   if (link.addresseeId !== viewerId) {
-    return userError("not_addressee", "only the asked user can answer", "requestId");
+    return refuse("not_addressee", "only the asked user can answer", "requestId");
   }
   if (link.status !== "pending") {
-    return userError("not_pending", `the request is already ${link.status}`, "requestId");
+    return refuse("not_pending", `the request is already ${link.status}`, "requestId");
   }
   return null;
 }
 
 /** Why an ally request to an existing live link (pending or accepted) is refused. */
-export function existingAllyError(link: Link<AllyStatus>, viewerId: string): UserError {
-  if (link.status === "accepted") return userError("already_allies", "you are already allies");
+export function existingAllyError(link: Link<AllyStatus>, viewerId: string): PartnersError {
+  if (link.status === "accepted") return refuse("already_allies", "you are already allies");
   return existingRequestError(link, viewerId);
 }
 
 /** Why a request to a user with a pending request between the two is refused. */
-export function existingRequestError(link: Link, viewerId: string): UserError {
+export function existingRequestError(link: Link, viewerId: string): PartnersError {
   return link.requesterId === viewerId
-    ? userError("already_requested", "your request is waiting for an answer")
-    : userError("request_waiting", "this user already asked you; answer their request");
+    ? refuse("already_requested", "your request is waiting for an answer")
+    : refuse("request_waiting", "this user already asked you; answer their request");
 }
 
 export interface PartnerRequestState {
@@ -46,12 +66,12 @@ export interface PartnerRequestState {
 }
 
 /** Why `sendPartnerRequest` is refused, or null. */
-export function partnerRequestError(s: PartnerRequestState): UserError | null {
-  if (s.self) return userError("invalid", "userId must be another user", "userId");
-  if (!s.allies) return userError("not_ally", "partners must be accepted allies first", "userId");
-  if (s.viewerHasPartner) return userError("has_partner", "you already have an active partner");
+export function partnerRequestError(s: PartnerRequestState): PartnersError | null {
+  if (s.self) return refuse("invalid", "userId must be another user", "userId");
+  if (!s.allies) return refuse("not_ally", "partners must be accepted allies first", "userId");
+  if (s.viewerHasPartner) return refuse("has_partner", "you already have an active partner");
   if (s.otherHasPartner) {
-    return userError("partner_unavailable", "this user already has an active partner", "userId");
+    return refuse("partner_unavailable", "this user already has an active partner", "userId");
   }
   return null;
 }
@@ -65,8 +85,20 @@ export function otherSide(link: Link, viewerId: string): string {
  * Why a request between two users a block separates is refused. The blocker is told why; the
  * blocked user gets the answer of an unknown user, so a block is never revealed to them.
  */
-export function blockedRequestError(viewerBlocks: boolean): UserError {
+export function blockedRequestError(viewerBlocks: boolean): PartnersError {
   return viewerBlocks
-    ? userError("blocked", "you blocked this user; unblock them first", "userId")
-    : userError("not_found", "no such user", "userId");
+    ? refuse("blocked", "you blocked this user; unblock them first", "userId")
+    : refuse("not_found", "no such user", "userId");
 }
+
+/** How a notification names a user who has no username. */
+export const UNNAMED_USER = "Someone";
+
+/** The texts of the notifications the other user gets; `name` is the acting user's. */
+export const notices = {
+  allyRequest: (name: string) => `${name} wants to be your ally.`,
+  allyAccepted: (name: string) => `${name} accepted your ally request.`,
+  partnerRequest: (name: string) => `${name} asked you to be accountability partners.`,
+  partnerAccepted: (name: string) => `${name} accepted your accountability partner request.`,
+  partnerEnded: (name: string) => `${name} ended your accountability partnership.`,
+};

@@ -1,0 +1,134 @@
+/**
+ * Use cases of the background work: crediting activity (points and challenge scores, from the
+ * domain events `habits.checked_in` and `goals.progress_recorded`), taking it back when it is
+ * undone, edited or deleted (goals' {@link ActivityLedger}), and the `challenges.announce`
+ * schedule.
+ */
+import type { Queryable } from "../../../platform/db.ts";
+import { parseInstant } from "../../../platform/dates.ts";
+import type { DomainEvents } from "../../events.ts";
+import type { ActivityLedger } from "../../goals/mod.ts";
+import {
+  activitySource,
+  CHECK_IN_POINTS,
+  contribution,
+  creditedSources,
+  endedNotice,
+  GOAL_EVENT_POINTS,
+  startedNotice,
+} from "../rules.ts";
+import * as store from "../store.ts";
+import type { ChallengesDeps } from "./shared.ts";
+
+/**
+ * Points and challenge scores of activity undone, edited or deleted (goals' `ActivityLedger`):
+ * points are taken back never below a zero balance; contributions change only in challenges that
+ * have not ended (an ended challenge's scores are final). Runs inside the caller's transaction.
+ */
+export const activityLedger: ActivityLedger = {
+  async withdraw(tx, userId, activities, at) {
+    const sources = activities.flatMap(creditedSources);
+    await store.takeBackPoints(tx, userId, sources.map((s) => `earn:${s}`), at);
+    await store.withdrawContributions(tx, userId, sources, at);
+  },
+  async recount(tx, userId, event, at) {
+    const source = activitySource({ kind: "goal_event", eventId: event.eventId });
+    await store.withdrawContributions(tx, userId, [source], at);
+    await store.contribute(
+      tx,
+      userId,
+      "goal_event_value",
+      source,
+      event.value,
+      event.occurredAt,
+      at,
+    );
+  },
+};
+
+/**
+ * Credits one activity inside `tx`, counted by when it happened: its points once per `source`,
+ * and its contribution to the user's running challenges.
+ */
+async function credit(
+  tx: Queryable,
+  userId: string,
+  activity: { kind: "check_in" } | { kind: "goal_event"; value: number },
+  source: string,
+  at: Date,
+) {
+  const [points, metric] = activity.kind === "check_in"
+    ? [CHECK_IN_POINTS, "check_ins" as const]
+    : [GOAL_EVENT_POINTS, "goal_event_value" as const];
+  const amount = contribution(metric, activity);
+  await store.earnPoints(tx, { userId, points, reason: activity.kind, ref: `earn:${source}`, at });
+  if (amount !== null && Number.isFinite(amount)) {
+    await store.contribute(tx, userId, metric, source, amount, at);
+  }
+}
+
+// Each credit first locks the activity's row: one undone or deleted before its credit ran is not
+// credited, and one deleted meanwhile waits for the credit and is then taken back.
+
+/** Credits a habit check-in (`habits.checked_in`). */
+export async function creditCheckIn(
+  deps: ChallengesDeps,
+  e: DomainEvents["habits.checked_in"],
+): Promise<void> {
+  await deps.db.sql.begin(async (tx) => {
+    if (!(await deps.goals.lockCheckIn(tx, e))) return;
+    const source = activitySource({ kind: "check_in", ...e });
+    const at = parseInstant(e.occurredAt) ?? deps.clock.now();
+    await credit(tx, e.userId, { kind: "check_in" }, source, at);
+  });
+}
+
+/** Credits a progress event (`goals.progress_recorded`) by its value and time as they are now. */
+export async function creditGoalEvent(
+  deps: ChallengesDeps,
+  e: DomainEvents["goals.progress_recorded"],
+): Promise<void> {
+  await deps.db.sql.begin(async (tx) => {
+    const event = await deps.goals.lockGoalEvent(tx, e.eventId);
+    if (!event) return;
+    const source = activitySource({ kind: "goal_event", eventId: e.eventId });
+    await credit(
+      tx,
+      e.userId,
+      { kind: "goal_event", value: event.value },
+      source,
+      event.occurredAt,
+    );
+  });
+}
+
+/**
+ * Tells participants that their challenges started and ended (with their rank): each challenge
+ * once, marked in the transaction that writes the notifications; a fixed number of statements
+ * whatever the number of challenges and participants.
+ */
+export async function announce(deps: ChallengesDeps): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db.sql.begin(async (tx) => {
+    const started = await store.announceStarts(tx, now);
+    await deps.notifications.notifyMany(
+      tx,
+      "challenge.started",
+      started.map((p) => ({
+        userId: p.userId,
+        content: startedNotice(p.title),
+        key: `challenge.started:${p.challengeId}:${p.userId}`,
+      })),
+    );
+    const ended = await store.announceEnds(tx, now);
+    await deps.notifications.notifyMany(
+      tx,
+      "challenge.ended",
+      ended.map((p) => ({
+        userId: p.userId,
+        content: endedNotice(p),
+        key: `challenge.ended:${p.challengeId}:${p.userId}`,
+      })),
+    );
+  });
+}

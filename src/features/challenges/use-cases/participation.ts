@@ -1,0 +1,230 @@
+/**
+ * Use cases of a challenge's life: `createCommunityChallenge`, `joinCommunityChallenge`,
+ * `leaveCommunityChallenge`, `cancelCommunityChallenge`.
+ */
+import { type Queryable, refusableTransaction } from "../../../platform/db.ts";
+import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
+import {
+  cancelError,
+  type ChallengeMetric,
+  type ChallengesError,
+  joinRefusal,
+  type JoinResult,
+  joinWindowError,
+  leaveRefusal,
+  type LeaveResult,
+  leaveWindowError,
+  mayCancel,
+  newChallenge,
+  newChallengeErrors,
+  refuse,
+} from "../rules.ts";
+import * as store from "../store.ts";
+import type { ChallengeRow } from "../store.ts";
+import {
+  challengeOf,
+  type ChallengesDeps,
+  readableChallenge,
+  viewerParticipation,
+} from "./shared.ts";
+
+export interface ChallengePayload {
+  challenge: ChallengeRow | null;
+  errors: ChallengesError[];
+}
+
+export interface CancelChallengePayload extends ChallengePayload {
+  refundedCount: number;
+}
+
+const refused = (...errors: ChallengesError[]): ChallengePayload => ({ challenge: null, errors });
+const notFound = (field: string, what: string) =>
+  refused(refuse("not_found", `no such ${what}`, field));
+
+/** The challenge as it is now (after a write). */
+const reload = async (deps: ChallengesDeps, c: ChallengeRow): Promise<ChallengePayload> => ({
+  challenge: await store.challengeByPublicId(deps.db.sql, c.publicId),
+  errors: [],
+});
+
+/** A member creates a challenge in their community. */
+export async function createCommunityChallenge(
+  deps: ChallengesDeps,
+  ctx: GraphQLContext,
+  input: {
+    communityId: string;
+    title: string;
+    description?: string | null;
+    metric: ChallengeMetric;
+    startsAt: unknown;
+    endsAt: unknown;
+    entryCost?: number | null;
+  },
+): Promise<ChallengePayload> {
+  const viewer = requireViewer(ctx);
+  const found = await deps.communities.visibleCommunity(ctx, input.communityId);
+  if (!found) return notFound("communityId", "community");
+  const { community, access } = found;
+  if (access.role === null) {
+    return refused(refuse("not_member", "only members can create challenges"));
+  }
+  const fields = newChallenge(input);
+  const errors = newChallengeErrors(fields, deps.clock.now());
+  if (errors.length) return refused(...errors);
+  const challenge = await store.insertChallenge(deps.db.sql, {
+    ...fields,
+    startsAt: fields.startsAt!,
+    endsAt: fields.endsAt!,
+    communityId: community.id,
+    creatorId: viewer.userId,
+    metric: input.metric,
+  }, deps.clock.now());
+  return { challenge, errors: [] };
+}
+
+/**
+ * The steps of a join inside `tx`: the challenge row first (its lock orders joins, leaves and a
+ * cancel), then the participant row (unique), then the entry cost (balance >= cost).
+ */
+async function joinSteps(
+  tx: Queryable,
+  challenge: ChallengeRow,
+  userId: string,
+  at: Date,
+): Promise<JoinResult> {
+  if (!(await store.takeSeat(tx, challenge.id, at))) return "closed";
+  const participant = await store.insertParticipant(tx, challenge, userId, at);
+  if (!participant) return "already_joined";
+  if (challenge.entryCost > 0) {
+    const spent = await store.spendPoints(tx, {
+      userId,
+      points: challenge.entryCost,
+      reason: "challenge_entry",
+      ref: `challenge_entry:${participant}`,
+      at,
+    });
+    if (!spent) return "insufficient_points";
+  }
+  return "joined";
+}
+
+/** A member joins before the end, spending the entry cost; any refusal rolls the join back. */
+export async function joinCommunityChallenge(
+  deps: ChallengesDeps,
+  ctx: GraphQLContext,
+  input: { challengeId: string },
+): Promise<ChallengePayload> {
+  const viewer = requireViewer(ctx);
+  const found = await readableChallenge(deps, ctx, input.challengeId);
+  if (!found) return notFound("challengeId", "challenge");
+  const { challenge, access } = found;
+  if (access.role === null) {
+    return refused(refuse("not_member", "only community members can join"));
+  }
+  const window = joinWindowError(deps.clock.now(), challenge);
+  if (window) return refused(window);
+  const at = deps.clock.now();
+  const joined = await refusableTransaction(deps.db.sql, async (tx) => {
+    const refusal = joinRefusal(
+      await joinSteps(tx, challenge, viewer.userId, at),
+      challenge.entryCost,
+    );
+    return refusal ? refused(refusal) : { challenge: null, errors: [] };
+  });
+  return joined.errors.length ? joined : await reload(deps, challenge);
+}
+
+/** The steps of a leave inside `tx`: lock the open challenge, remove the entry, refund it. */
+async function leaveSteps(
+  tx: Queryable,
+  challenge: ChallengeRow,
+  userId: string,
+  at: Date,
+): Promise<LeaveResult> {
+  if (!(await store.lockOpen(tx, challenge.id, at))) return "closed";
+  const gone = await store.removeParticipant(tx, challenge.id, userId);
+  if (!gone) return "not_participating";
+  if (gone.paid > 0) {
+    await store.earnPoints(tx, {
+      userId,
+      points: gone.paid,
+      reason: "challenge_refund",
+      ref: `refund:${gone.publicId}`,
+      at,
+    });
+  }
+  return "left";
+}
+
+/**
+ * Leaves before the end, refunding the entry cost. A participant who may no longer read the
+ * community (they left a private one) may still leave and get the entry cost back.
+ */
+export async function leaveCommunityChallenge(
+  deps: ChallengesDeps,
+  ctx: GraphQLContext,
+  input: { challengeId: string },
+): Promise<ChallengePayload> {
+  const viewer = requireViewer(ctx);
+  const challenge = (await readableChallenge(deps, ctx, input.challengeId))?.challenge ??
+    await ownChallenge(deps, ctx, input.challengeId);
+  if (!challenge) return notFound("challengeId", "challenge");
+  const window = leaveWindowError(deps.clock.now(), challenge.endsAt);
+  if (window) return refused(window);
+  const at = deps.clock.now();
+  const left = await refusableTransaction(deps.db.sql, async (tx) => {
+    const refusal = leaveRefusal(await leaveSteps(tx, challenge, viewer.userId, at));
+    return refusal ? refused(refusal) : { challenge: null, errors: [] };
+  });
+  return left.errors.length ? left : await reload(deps, challenge);
+}
+
+/** A challenge the viewer takes part in, whether or not they may read its community. */
+async function ownChallenge(deps: ChallengesDeps, ctx: GraphQLContext, id: unknown) {
+  const challenge = await challengeOf(deps, id);
+  return challenge && await viewerParticipation(deps, ctx, challenge.id) ? challenge : null;
+}
+
+/**
+ * Before the start, its creator (a member) or the community's owner calls a challenge off: in
+ * one transaction it is marked cancelled, then every participant leaves with the entry refunded.
+ */
+export async function cancelCommunityChallenge(
+  deps: ChallengesDeps,
+  ctx: GraphQLContext,
+  input: { challengeId: string },
+): Promise<CancelChallengePayload> {
+  const viewer = requireViewer(ctx);
+  const now = () => deps.clock.now();
+  const cancelRefused = (error: ChallengesError): CancelChallengePayload => ({
+    challenge: null,
+    refundedCount: 0,
+    errors: [error],
+  });
+  const found = await readableChallenge(deps, ctx, input.challengeId);
+  if (!found) return cancelRefused(refuse("not_found", "no such challenge", "challengeId"));
+  const { challenge, access } = found;
+  const notAllowed = refuse(
+    "not_allowed",
+    "only the challenge's creator or the community's owner can cancel it",
+    "challengeId",
+  );
+  if (!mayCancel(viewer.userId, challenge.creatorId, access.role)) {
+    return cancelRefused(notAllowed);
+  }
+  const problem = cancelError(now(), challenge);
+  if (problem) return cancelRefused(problem);
+  const at = now();
+  const done = await deps.db.sql.begin(async (tx) => {
+    const marked = await store.markCancelled(tx, challenge.id, viewer.userId, at);
+    if (typeof marked === "string") return marked;
+    return { challenge: marked, refunded: await store.removeAllRefunding(tx, challenge.id, at) };
+  });
+  if (done === "not_allowed") return cancelRefused(notAllowed);
+  if (done === "refused") {
+    // It started, or someone else cancelled it, meanwhile.
+    const fresh = await store.challengeByPublicId(deps.db.sql, challenge.publicId);
+    return cancelRefused(cancelError(now(), fresh ?? challenge) ?? notAllowed);
+  }
+  return { challenge: done.challenge, refundedCount: done.refunded, errors: [] };
+}

@@ -1,0 +1,130 @@
+/**
+ * What the challenges use cases share: their deps, the challenge the viewer may read, the
+ * viewer's participation and points through the request's loaders, and the lists. The actor is
+ * the request (its viewer and its loaders).
+ */
+import type { Database } from "../../../platform/db.ts";
+import type { Clock } from "../../../platform/clock.ts";
+import { looksLikePublicId } from "../../../platform/ids.ts";
+import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
+import { loadByKey } from "../../../graphql/loaders.ts";
+import { type Connection, type PageArgs, paginate } from "../../../graphql/pagination.ts";
+import type { GoalsApi } from "../../goals/mod.ts";
+import type { NotificationsApi } from "../../notifications/mod.ts";
+import type { UsersApi } from "../../users/mod.ts";
+import type { CommunitiesApi } from "../../communities/mod.ts";
+import { canRead } from "../../communities/rules.ts";
+import { pageRanks } from "../rules.ts";
+import * as store from "../store.ts";
+import type { ChallengeRow, LeaderboardRow } from "../store.ts";
+
+export interface ChallengesDeps {
+  db: Database;
+  clock: Clock;
+  users: Pick<UsersApi, "loadUser">;
+  communities: Pick<CommunitiesApi, "communityAccess" | "visibleCommunity" | "loadCommunity">;
+  /** Credits lock the activity they count, so an undo and a credit never cross. */
+  goals: Pick<GoalsApi, "lockCheckIn" | "lockGoalEvent">;
+  notifications: Pick<NotificationsApi, "notifyMany">;
+}
+
+type Deps = Pick<ChallengesDeps, "db" | "communities">;
+
+/** The challenge of a public id, or null (an unknown or malformed id). */
+export async function challengeOf(deps: Pick<ChallengesDeps, "db">, id: unknown) {
+  return typeof id === "string" && looksLikePublicId(id)
+    ? await store.challengeByPublicId(deps.db.sql, id)
+    : null;
+}
+
+/** The challenge of a public id whose community the viewer may read, with their access. */
+export async function readableChallenge(deps: Deps, ctx: GraphQLContext, id: unknown) {
+  const challenge = await challengeOf(deps, id);
+  const found = challenge
+    ? await deps.communities.communityAccess(ctx, challenge.communityId)
+    : null;
+  if (!challenge || !found || !canRead(found.access)) return null;
+  return { challenge, access: found.access };
+}
+
+/** The viewer's participation in a challenge (with rank) through the request's DataLoader. */
+export function viewerParticipation(
+  deps: Pick<ChallengesDeps, "db">,
+  ctx: GraphQLContext,
+  challengeId: string,
+) {
+  const viewer = requireViewer(ctx);
+  return loadByKey(
+    ctx,
+    "challengeParticipation",
+    (ids) => store.participations(deps.db.sql, viewer.userId, ids),
+    (r) => r.challengeId,
+    challengeId,
+  );
+}
+
+/** A user's point balance through the request's DataLoader (0 before any points). */
+export async function pointsOf(
+  deps: Pick<ChallengesDeps, "db">,
+  ctx: GraphQLContext,
+  userId: string,
+): Promise<number> {
+  const row = await loadByKey(
+    ctx,
+    "pointBalance",
+    (ids) => store.pointBalances(deps.db.sql, ids),
+    (r) => r.userId,
+    userId,
+  );
+  return row?.balance ?? 0;
+}
+
+/** `communityChallenges`: latest start first; null when the viewer may not read the community. */
+export async function communityChallenges(
+  deps: Deps,
+  ctx: GraphQLContext,
+  args: PageArgs & { communityId: string },
+): Promise<Connection<ChallengeRow> | null> {
+  const found = await deps.communities.visibleCommunity(ctx, args.communityId);
+  if (!found || !canRead(found.access)) return null;
+  const { community } = found;
+  return await paginate(
+    args,
+    ["string", "string"],
+    (window) => store.challengePage(deps.db.sql, community.id, window),
+    (r) => [r.startsAt.toISOString(), r.publicId],
+    { totalCount: () => store.challengeCount(deps.db.sql, community.id) },
+  );
+}
+
+export type RankedEntry = LeaderboardRow & { rank: number };
+
+/** `communityChallengeLeaderboard`: best first; null when the viewer may not read it. */
+export async function leaderboard(
+  deps: Deps,
+  ctx: GraphQLContext,
+  args: PageArgs & { challengeId: string },
+): Promise<(Connection<RankedEntry> & { challenge: ChallengeRow }) | null> {
+  const found = await readableChallenge(deps, ctx, args.challengeId);
+  if (!found) return null;
+  const { challenge } = found;
+  const connection = await paginate(
+    args,
+    ["number", "string"],
+    async (window) => {
+      const rows = await store.leaderboardPage(deps.db.sql, challenge.id, window);
+      // Ranks follow the list's order (best first); a backward window reads it reversed.
+      const best = window.backward ? [...rows].reverse() : rows;
+      const ranks = pageRanks(
+        best.map((r) => r.score),
+        rows[0]?.above ?? 0,
+        rows[0]?.atOrAbove ?? 0,
+      );
+      const ranked = best.map((r, i) => ({ ...r, rank: ranks[i] }));
+      return window.backward ? ranked.reverse() : ranked;
+    },
+    (r) => [r.score, r.publicId],
+    { totalCount: () => Promise.resolve(challenge.participantCount) },
+  );
+  return Object.assign(connection, { challenge });
+}

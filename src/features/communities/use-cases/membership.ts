@@ -1,0 +1,192 @@
+/**
+ * Use cases of membership: `createCommunity`, `joinCommunity`, `leaveCommunity`,
+ * `transferCommunityOwnership`, `inviteToCommunity`. Each takes the request as its actor.
+ */
+import { refusableTransaction } from "../../../platform/db.ts";
+import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
+import {
+  type CommunitiesError,
+  communityAudience,
+  type CommunityVisibility,
+  inviteNotice,
+  joinError,
+  joinRefusals,
+  leaveError,
+  newCommunity,
+  newCommunityErrors,
+  ownershipNotice,
+  refuse,
+  transferError,
+} from "../rules.ts";
+import * as store from "../store.ts";
+import type { CommunityRow } from "../store.ts";
+import {
+  type CommunitiesDeps,
+  communityByPublicId,
+  communityNotFound,
+  forget,
+  visibleCommunity,
+} from "./access.ts";
+
+export interface CommunityPayload {
+  community: CommunityRow | null;
+  errors: CommunitiesError[];
+}
+
+const refused = (...errors: CommunitiesError[]): CommunityPayload => ({ community: null, errors });
+
+export async function createCommunity(
+  deps: CommunitiesDeps,
+  ctx: GraphQLContext,
+  input: {
+    name: string;
+    description?: string | null;
+    visibility?: CommunityVisibility | null;
+    memberLimit?: number | null;
+  },
+): Promise<CommunityPayload> {
+  const viewer = requireViewer(ctx);
+  const community = newCommunity(input);
+  const errors = newCommunityErrors(community);
+  if (errors.length) return refused(...errors);
+  const at = deps.clock.now();
+  return await deps.db.sql.begin(async (tx): Promise<CommunityPayload> => {
+    const created = await store.insertCommunity(tx, viewer.userId, community, at);
+    if (!created) return refused(refuse("name_taken", "a community with this name exists", "name"));
+    await store.insertOwner(tx, created.id, viewer.userId, at);
+    await deps.feed.follow(tx, viewer.userId, [communityAudience(created.id)]);
+    return { community: created, errors: [] };
+  });
+}
+
+/**
+ * Joins in one transaction: the membership row (unique per user), an invite spent when the
+ * community is private, and the member count raised only below the cap. Any refusal rolls the
+ * whole join back.
+ */
+export async function joinCommunity(
+  deps: CommunitiesDeps,
+  ctx: GraphQLContext,
+  input: { communityId: string },
+): Promise<CommunityPayload> {
+  const viewer = requireViewer(ctx);
+  const found = await visibleCommunity(deps, ctx, input.communityId);
+  if (!found) return refused(communityNotFound());
+  const { community, access } = found;
+  const problem = joinError(access);
+  if (problem) return refused(problem);
+  const at = deps.clock.now();
+  const joined = await refusableTransaction(deps.db.sql, async (tx) => {
+    if (!(await store.insertMember(tx, community.id, viewer.userId, at))) {
+      return refused(joinRefusals.already_member);
+    }
+    if (
+      community.visibility === "private" &&
+      !(await store.spendInvite(tx, community.id, viewer.userId, at))
+    ) {
+      return refused(joinRefusals.invite_required);
+    }
+    if (!(await store.countNewMember(tx, community.id))) return refused(joinRefusals.full);
+    await deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]);
+    return { community: null, errors: [] };
+  });
+  forget(deps, ctx, community.id);
+  if (joined.errors.length) return joined;
+  return { community: await communityByPublicId(deps, community.publicId), errors: [] };
+}
+
+export async function leaveCommunity(
+  deps: CommunitiesDeps,
+  ctx: GraphQLContext,
+  input: { communityId: string },
+): Promise<CommunityPayload> {
+  const viewer = requireViewer(ctx);
+  const found = await visibleCommunity(deps, ctx, input.communityId);
+  if (!found) return refused(communityNotFound());
+  const { community, access } = found;
+  const problem = leaveError(access);
+  if (problem) return refused(problem);
+  const left = await deps.db.sql.begin(async (tx) => {
+    if (!(await store.leave(tx, community.id, viewer.userId))) return false;
+    await deps.feed.unfollow(tx, viewer.userId, [communityAudience(community.id)]);
+    return true;
+  });
+  forget(deps, ctx, community.id);
+  if (!left) return refused(refuse("not_member", "you are not a member of this community"));
+  return { community: await communityByPublicId(deps, community.publicId), errors: [] };
+}
+
+/**
+ * The owner hands the community to another member; the whole hand-over is rolled back when the
+ * owner or the members changed meanwhile. The new owner is notified in the same transaction.
+ */
+export async function transferCommunityOwnership(
+  deps: CommunitiesDeps,
+  ctx: GraphQLContext,
+  input: { communityId: string; userId: string },
+): Promise<CommunityPayload> {
+  const viewer = requireViewer(ctx);
+  const found = await visibleCommunity(deps, ctx, input.communityId);
+  if (!found) return refused(communityNotFound());
+  const { community, access } = found;
+  if (access.role !== "owner") return refused(transferError(access, false, null)!);
+  const target = await deps.users.userByPublicId(input.userId);
+  if (!target) return refused(refuse("not_found", "no such user", "userId"));
+  const self = target.id === viewer.userId;
+  const problem = transferError(
+    access,
+    self,
+    self ? "owner" : await store.roleOf(deps.db.sql, community.id, target.id),
+  );
+  if (problem) return refused(problem);
+  const moved = await refusableTransaction(deps.db.sql, async (tx) => {
+    const moved = await store.transferOwnership(tx, community.id, viewer.userId, target.id);
+    if (moved === "stale") {
+      return refused(
+        refuse("conflict", "the community's owner or members changed meanwhile; try again"),
+      );
+    }
+    await deps.notifications.notify(
+      tx,
+      target.id,
+      "community.ownership_transferred",
+      ownershipNotice(community.name),
+    );
+    return { community: moved, errors: [] };
+  });
+  forget(deps, ctx, community.id);
+  return moved;
+}
+
+/** A member invites another user (needed to join a private community); the user is notified. */
+export async function inviteToCommunity(
+  deps: CommunitiesDeps,
+  ctx: GraphQLContext,
+  input: { communityId: string; userId: string },
+): Promise<CommunityPayload> {
+  const viewer = requireViewer(ctx);
+  const found = await visibleCommunity(deps, ctx, input.communityId);
+  if (!found) return refused(communityNotFound());
+  const { community, access } = found;
+  if (access.role === null) return refused(refuse("not_member", "only members can invite"));
+  const invitee = await deps.users.userByPublicId(input.userId);
+  if (!invitee) return refused(refuse("not_found", "no such user", "userId"));
+  if (invitee.id === viewer.userId) {
+    return refused(refuse("invalid", "userId must be another user", "userId"));
+  }
+  const at = deps.clock.now();
+  const invited = await deps.db.sql.begin(async (tx) => {
+    if (!(await store.invite(tx, community.id, invitee.id, viewer.userId, at))) return false;
+    await deps.notifications.notify(
+      tx,
+      invitee.id,
+      "community.invite",
+      inviteNotice(community.name),
+    );
+    return true;
+  });
+  if (!invited) {
+    return refused(refuse("already_member", "that user is a member of this community", "userId"));
+  }
+  return { community, errors: [] };
+}

@@ -1,0 +1,117 @@
+/** Use cases of allies: `sendAllyRequest`, `answerAllyRequest` (accept, decline), `removeAlly`. */
+import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
+import { answerError, existingAllyError, notices, type PartnersError, refuse } from "../rules.ts";
+import * as store from "../store.ts";
+import type { LinkRow } from "../store.ts";
+import {
+  answeredMeanwhile,
+  endActive,
+  insertRequest,
+  nameOf,
+  type PartnersDeps,
+  refusal,
+  requestNotFound,
+  requestOf,
+  userNotFound,
+} from "./shared.ts";
+
+export interface AllyRequestPayload {
+  request: LinkRow | null;
+  errors: PartnersError[];
+}
+
+export interface RemoveAllyPayload {
+  ally: LinkRow | null;
+  errors: PartnersError[];
+}
+
+/** Asks a user to become allies; the user is notified. */
+export async function sendAllyRequest(
+  deps: PartnersDeps,
+  ctx: GraphQLContext,
+  input: { userId: string },
+): Promise<AllyRequestPayload> {
+  const viewer = requireViewer(ctx);
+  const other = await deps.users.userByPublicId(input.userId);
+  if (!other) return { request: null, errors: [userNotFound()] };
+  if (other.id === viewer.userId) {
+    return { request: null, errors: [refuse("invalid", "userId must be another user", "userId")] };
+  }
+  const name = await nameOf(deps, ctx, viewer.userId);
+  const request = await deps.db.sql.begin(async (tx) => {
+    const row = await insertRequest(deps, tx, "ally_links", viewer, other.id);
+    if (row) {
+      await deps.notifications.notify(
+        tx,
+        other.id,
+        "ally.request",
+        notices.allyRequest(name),
+      );
+    }
+    return row;
+  });
+  if (request) return { request, errors: [] };
+  const live = await store.liveLink(deps.db.sql, "ally_links", viewer.userId, other.id);
+  const error = live
+    ? existingAllyError(live as LinkRow & { status: "pending" }, viewer.userId)
+    : await refusal(deps, viewer, other.id);
+  return { request: null, errors: [error] };
+}
+
+/** The asked user accepts (the asker is notified) or declines (no notification). */
+export async function answerAllyRequest(
+  deps: PartnersDeps,
+  ctx: GraphQLContext,
+  input: { requestId: string; accept: boolean },
+): Promise<AllyRequestPayload> {
+  const viewer = requireViewer(ctx);
+  const link = await requestOf(deps, "ally_links", viewer, input.requestId);
+  if (!link) return { request: null, errors: [requestNotFound()] };
+  const problem = answerError(link, viewer.userId);
+  if (problem) return { request: null, errors: [problem] };
+  const name = await nameOf(deps, ctx, viewer.userId);
+  const request = await deps.db.sql.begin(async (tx) => {
+    const row = await store.answer(
+      tx,
+      "ally_links",
+      link.id,
+      viewer.userId,
+      input.accept ? "accepted" : "declined",
+      deps.clock.now(),
+    );
+    if (row && input.accept) {
+      await deps.notifications.notify(
+        tx,
+        row.requesterId,
+        "ally.accepted",
+        notices.allyAccepted(name),
+      );
+    }
+    return row;
+  });
+  if (!request) return { request: null, errors: [answeredMeanwhile()] };
+  return { request, errors: [] };
+}
+
+/** Ends an ally connection, and the partnership with that user if there is one. */
+export async function removeAlly(
+  deps: PartnersDeps,
+  ctx: GraphQLContext,
+  input: { userId: string },
+): Promise<RemoveAllyPayload> {
+  const viewer = requireViewer(ctx);
+  const other = await deps.users.userByPublicId(input.userId);
+  if (!other) return { ally: null, errors: [userNotFound()] };
+  const name = await nameOf(deps, ctx, viewer.userId);
+  const removed = await deps.db.sql.begin(async (tx) => {
+    const link = await store.removeAllyLink(tx, viewer.userId, other.id, deps.clock.now());
+    if (!link) return null;
+    const active = await store.activePartnership(tx, viewer.userId);
+    if (active?.partnerId === other.id) await endActive(deps, tx, viewer, name);
+    return link;
+  });
+  return removed ? { ally: removed, errors: [] } : {
+    ally: null,
+    errors: [refuse("not_ally", "you are not allies with this user", "userId")],
+  };
+}
