@@ -273,7 +273,6 @@ const SCHEMA_READS_STORE = new Set([
   "communities",
   "feed",
   "feedback",
-  "goals",
   "mood",
   "notifications",
   "partners",

@@ -54,6 +54,7 @@ export type AcknowledgeNotificationPayload = {
   notification?: Maybe<Notification>;
 };
 
+/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`. */
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
   badgesEarned: Array<Badge>;
@@ -629,6 +630,7 @@ export type CheckInActivity = {
   streak: Scalars['Int']['output'];
 };
 
+/** Codes in `errors`, by mutation: checkInHabit: `invalid`, `not_found`, `not_allowed`. */
 export type CheckInHabitPayload = {
   __typename?: 'CheckInHabitPayload';
   /** True when the day was already checked in (nothing changed). */
@@ -904,6 +906,7 @@ export type DeleteFeedbackPostPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: deleteGoal: `not_found`. */
 export type DeleteGoalPayload = {
   __typename?: 'DeleteGoalPayload';
   badgesRevoked: Array<Badge>;
@@ -1177,6 +1180,7 @@ export type GoalEventEdge = {
   node: GoalEvent;
 };
 
+/** Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`. */
 export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
   badgesEarned: Array<Badge>;
@@ -1195,6 +1199,7 @@ export type GoalKind =
   | 'habit'
   | 'target';
 
+/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`; updateGoal: `invalid`, `not_found`, `conflict`. */
 export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
@@ -1361,8 +1366,13 @@ export type Mutation = {
   acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload;
   /** Marks one of the current user's notifications as read (repeating it changes nothing). */
   acknowledgeNotification: AcknowledgeNotificationPayload;
+  /** Codes in `errors`: `invalid`, `not_found`. */
   addGoal: GoalPayload;
-  /** Records progress on a target; occurredAt defaults to now. */
+  /**
+   * Records progress on a target; occurredAt defaults to now.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
+   */
   addGoalEvent: AddGoalEventPayload;
   /** Logs a mood (1..5); up to 10 tags; loggedAt defaults to now. */
   addMoodLog: AddMoodLogPayload;
@@ -1394,7 +1404,11 @@ export type Mutation = {
   cancelAiRun: AiRunPayload;
   /** Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded. */
   cancelCommunityChallenge: CancelCommunityChallengePayload;
-  /** Checks in a habit for a local day (default today; up to 7 days back). */
+  /**
+   * Checks in a habit for a local day (default today; up to 7 days back).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
+   */
   checkInHabit: CheckInHabitPayload;
   /** Marks onboarding as completed; only the first call sets onboardingCompletedAt. */
   completeOnboarding: UpdateMePayload;
@@ -1422,9 +1436,17 @@ export type Mutation = {
   deleteCommunityPost: CommunityPostPayload;
   /** Soft delete; the author or an admin. */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
-  /** Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them). */
+  /**
+   * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   deleteGoal: DeleteGoalPayload;
-  /** Deletes a progress event; possible while it is within the last 366 days. */
+  /**
+   * Deletes a progress event; possible while it is within the last 366 days.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+   */
   deleteGoalEvent: GoalEventPayload;
   /** Deletes one of the current user's mood logs, for good (at any time: they are private). */
   deleteMoodLog: MoodLogPayload;
@@ -1511,20 +1533,33 @@ export type Mutation = {
   unarchiveSubCommunity: SubCommunityPayload;
   /** Lifts a block (what it ended stays ended). */
   unblockUser: BlockPayload;
-  /** Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). */
+  /**
+   * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
+   */
   undoCheckIn: UndoCheckInPayload;
   updateAiEmployee: AiEmployeePayload;
   /** The author edits a post (while a member; body 1..2000 characters, moderated as new posts are). */
   updateCommunityPost: CommunityPostPayload;
   /** Admin only. */
   updateFeedbackStatus: FeedbackPostPayload;
+  /** Codes in `errors`: `invalid`, `not_found`, `conflict`. */
   updateGoal: GoalPayload;
-  /** Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days. */
+  /**
+   * Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+   */
   updateGoalEvent: GoalEventPayload;
   updateMe: UpdateMePayload;
   /** Team owners: renames the team (1..80 characters). */
   updateTeam: TeamPayload;
-  /** Spends a streak freeze to cover a missed day (within the last 7 days). */
+  /**
+   * Spends a streak freeze to cover a missed day (within the last 7 days).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`.
+   */
   useStreakFreeze: UseStreakFreezePayload;
   /** Adds the caller's vote, or removes it when present (one vote per user). */
   voteFeedbackPost: VoteFeedbackPostPayload;
@@ -2940,6 +2975,7 @@ export type TeamStandingPayload = {
   standing?: Maybe<TeamStanding>;
 };
 
+/** Codes in `errors`, by mutation: undoCheckIn: `invalid`, `not_found`, `not_allowed`, `undo_expired`. */
 export type UndoCheckInPayload = {
   __typename?: 'UndoCheckInPayload';
   /** Badges taken back: what is left no longer shows them earned. */
@@ -2956,6 +2992,7 @@ export type UpdateMePayload = {
   user?: Maybe<CurrentUser>;
 };
 
+/** Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`. */
 export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
   errors: Array<UserError>;
