@@ -269,7 +269,6 @@ const SCHEMA_READS_STORE = new Set([
   "ai-requests",
   "badges",
   "challenges",
-  "coaching",
   "communities",
   "feed",
   "feedback",
@@ -334,7 +333,6 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
 const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "billing",
   "challenges",
-  "coaching",
   "communities",
   "feedback",
   "mood",

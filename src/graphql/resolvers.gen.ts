@@ -21,6 +21,7 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`. */
 export type AcceptMilestonesPayload = {
   __typename?: 'AcceptMilestonesPayload';
   errors: Array<UserError>;
@@ -1054,6 +1055,7 @@ export type FeedbackStatus =
   | 'open'
   | 'planned';
 
+/** Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`. */
 export type GenerateMilestonesPayload = {
   __typename?: 'GenerateMilestonesPayload';
   errors: Array<UserError>;
@@ -1062,12 +1064,14 @@ export type GenerateMilestonesPayload = {
   suggestionId?: Maybe<Scalars['ID']['output']>;
 };
 
+/** Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`. */
 export type GetAdvicePayload = {
   __typename?: 'GetAdvicePayload';
   advice?: Maybe<Advice>;
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: getInsight: `not_found`. */
 export type GetInsightPayload = {
   __typename?: 'GetInsightPayload';
   errors: Array<UserError>;
@@ -1357,7 +1361,11 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** The asked user accepts; the asker is notified. */
   acceptAllyRequest: AllyRequestPayload;
-  /** Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. */
+  /**
+   * Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`.
+   */
   acceptMilestones: AcceptMilestonesPayload;
   acceptPartnerRequest: PartnershipPayload;
   /** Joins the invite's team and its default sub-community. */
@@ -1460,11 +1468,23 @@ export type Mutation = {
    */
   discardDeadJobs: DeadJobsPayload;
   endPartnership: PartnershipPayload;
-  /** AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. */
+  /**
+   * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   generateMilestones: GenerateMilestonesPayload;
-  /** AI: advice on a question about a goal (1..500 characters). */
+  /**
+   * AI: advice on a question about a goal (1..500 characters).
+   *
+   * Codes in `errors`: `not_found`, `invalid`.
+   */
   getAdvice: GetAdvicePayload;
-  /** AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). */
+  /**
+   * AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   getInsight: GetInsightPayload;
   /** A member invites another user (needed to join a private community); the user is notified. */
   inviteToCommunity: CommunityPayload;
@@ -1513,7 +1533,11 @@ export type Mutation = {
   sendAllyRequest: AllyRequestPayload;
   /** Asks an accepted ally to be accountability partners; neither may have an active partner. */
   sendPartnerRequest: PartnershipPayload;
-  /** Admin: turns an AI feature flag on or off (overrides AI_FLAGS). */
+  /**
+   * Admin: turns an AI feature flag on or off (overrides AI_FLAGS).
+   *
+   * Codes in `errors`: `invalid`.
+   */
   setAiFlag: SetAiFlagPayload;
   setDefaultSubCommunity: SubCommunityPayload;
   /** Sets who may find the viewer by name. */
@@ -2682,6 +2706,7 @@ export type RequestDirection =
   | 'incoming'
   | 'outgoing';
 
+/** Codes in `errors`, by mutation: setAiFlag: `invalid`. */
 export type SetAiFlagPayload = {
   __typename?: 'SetAiFlagPayload';
   errors: Array<UserError>;
