@@ -66,6 +66,7 @@ export type AddGoalEventPayload = {
   goalCompleted: Scalars['Boolean']['output'];
 };
 
+/** Codes in `errors`, by mutation: addMoodLog: `invalid`. */
 export type AddMoodLogPayload = {
   __typename?: 'AddMoodLogPayload';
   badgesEarned: Array<Badge>;
@@ -1348,6 +1349,7 @@ export type MoodLogEdge = {
   node: MoodLog;
 };
 
+/** Codes in `errors`, by mutation: deleteMoodLog: `not_found`. */
 export type MoodLogPayload = {
   __typename?: 'MoodLogPayload';
   /** Badges taken back: first_mood_log when no log is left. */
@@ -1382,7 +1384,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
    */
   addGoalEvent: AddGoalEventPayload;
-  /** Logs a mood (1..5); up to 10 tags; loggedAt defaults to now. */
+  /**
+   * Logs a mood (1..5); up to 10 tags; loggedAt defaults to now.
+   *
+   * Codes in `errors`: `invalid`.
+   */
   addMoodLog: AddMoodLogPayload;
   /** Team owners and admins: adds a team member to a sub-community, open or closed (idempotent). */
   addSubCommunityMember: SubCommunityPayload;
@@ -1456,7 +1462,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
    */
   deleteGoalEvent: GoalEventPayload;
-  /** Deletes one of the current user's mood logs, for good (at any time: they are private). */
+  /**
+   * Deletes one of the current user's mood logs, for good (at any time: they are private).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   deleteMoodLog: MoodLogPayload;
   /** Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards. */
   deleteTeam: DeleteTeamPayload;
