@@ -270,7 +270,6 @@ const SCHEMA_READS_STORE = new Set([
   "badges",
   "challenges",
   "communities",
-  "feed",
   "feedback",
   "notifications",
   "partners",
