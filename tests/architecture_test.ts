@@ -267,12 +267,7 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
 /** Features whose GraphQL modules still call their store. */
 const SCHEMA_READS_STORE = new Set([
   "ai-requests",
-  "badges",
-  "coaching",
-  "feed",
   "feedback",
-  "goals",
-  "mood",
   "notifications",
   "privacy",
   "safety",
@@ -330,9 +325,7 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
  */
 const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "billing",
-  "coaching",
   "feedback",
-  "mood",
   "notifications",
   "privacy",
   "safety",

@@ -21,6 +21,7 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`. */
 export type AcceptMilestonesPayload = {
   __typename?: 'AcceptMilestonesPayload';
   errors: Array<UserError>;
@@ -54,6 +55,7 @@ export type AcknowledgeNotificationPayload = {
   notification?: Maybe<Notification>;
 };
 
+/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`. */
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
   badgesEarned: Array<Badge>;
@@ -64,6 +66,7 @@ export type AddGoalEventPayload = {
   goalCompleted: Scalars['Boolean']['output'];
 };
 
+/** Codes in `errors`, by mutation: addMoodLog: `invalid`. */
 export type AddMoodLogPayload = {
   __typename?: 'AddMoodLogPayload';
   badgesEarned: Array<Badge>;
@@ -631,6 +634,7 @@ export type CheckInActivity = {
   streak: Scalars['Int']['output'];
 };
 
+/** Codes in `errors`, by mutation: checkInHabit: `invalid`, `not_found`, `not_allowed`. */
 export type CheckInHabitPayload = {
   __typename?: 'CheckInHabitPayload';
   /** True when the day was already checked in (nothing changed). */
@@ -911,6 +915,7 @@ export type DeleteFeedbackPostPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: deleteGoal: `not_found`. */
 export type DeleteGoalPayload = {
   __typename?: 'DeleteGoalPayload';
   badgesRevoked: Array<Badge>;
@@ -1059,6 +1064,7 @@ export type FeedbackStatus =
   | 'open'
   | 'planned';
 
+/** Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`. */
 export type GenerateMilestonesPayload = {
   __typename?: 'GenerateMilestonesPayload';
   errors: Array<UserError>;
@@ -1067,12 +1073,14 @@ export type GenerateMilestonesPayload = {
   suggestionId?: Maybe<Scalars['ID']['output']>;
 };
 
+/** Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`. */
 export type GetAdvicePayload = {
   __typename?: 'GetAdvicePayload';
   advice?: Maybe<Advice>;
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: getInsight: `not_found`. */
 export type GetInsightPayload = {
   __typename?: 'GetInsightPayload';
   errors: Array<UserError>;
@@ -1185,6 +1193,7 @@ export type GoalEventEdge = {
   node: GoalEvent;
 };
 
+/** Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`. */
 export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
   badgesEarned: Array<Badge>;
@@ -1203,6 +1212,7 @@ export type GoalKind =
   | 'habit'
   | 'target';
 
+/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`; updateGoal: `invalid`, `not_found`, `conflict`. */
 export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
@@ -1347,6 +1357,7 @@ export type MoodLogEdge = {
   node: MoodLog;
 };
 
+/** Codes in `errors`, by mutation: deleteMoodLog: `not_found`. */
 export type MoodLogPayload = {
   __typename?: 'MoodLogPayload';
   /** Badges taken back: first_mood_log when no log is left. */
@@ -1364,7 +1375,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`.
    */
   acceptAllyRequest: AllyRequestPayload;
-  /** Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. */
+  /**
+   * Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`.
+   */
   acceptMilestones: AcceptMilestonesPayload;
   /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
   acceptPartnerRequest: PartnershipPayload;
@@ -1378,10 +1393,19 @@ export type Mutation = {
   acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload;
   /** Marks one of the current user's notifications as read (repeating it changes nothing). */
   acknowledgeNotification: AcknowledgeNotificationPayload;
+  /** Codes in `errors`: `invalid`, `not_found`. */
   addGoal: GoalPayload;
-  /** Records progress on a target; occurredAt defaults to now. */
+  /**
+   * Records progress on a target; occurredAt defaults to now.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
+   */
   addGoalEvent: AddGoalEventPayload;
-  /** Logs a mood (1..5); up to 10 tags; loggedAt defaults to now. */
+  /**
+   * Logs a mood (1..5); up to 10 tags; loggedAt defaults to now.
+   *
+   * Codes in `errors`: `invalid`.
+   */
   addMoodLog: AddMoodLogPayload;
   /**
    * Team owners and admins: adds a team member to a sub-community, open or closed (idempotent).
@@ -1420,7 +1444,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `already_cancelled`, `already_started`.
    */
   cancelCommunityChallenge: CancelCommunityChallengePayload;
-  /** Checks in a habit for a local day (default today; up to 7 days back). */
+  /**
+   * Checks in a habit for a local day (default today; up to 7 days back).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
+   */
   checkInHabit: CheckInHabitPayload;
   /** Marks onboarding as completed; only the first call sets onboardingCompletedAt. */
   completeOnboarding: UpdateMePayload;
@@ -1481,11 +1509,23 @@ export type Mutation = {
   deleteCommunityPost: CommunityPostPayload;
   /** Soft delete; the author or an admin. */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
-  /** Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them). */
+  /**
+   * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   deleteGoal: DeleteGoalPayload;
-  /** Deletes a progress event; possible while it is within the last 366 days. */
+  /**
+   * Deletes a progress event; possible while it is within the last 366 days.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+   */
   deleteGoalEvent: GoalEventPayload;
-  /** Deletes one of the current user's mood logs, for good (at any time: they are private). */
+  /**
+   * Deletes one of the current user's mood logs, for good (at any time: they are private).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   deleteMoodLog: MoodLogPayload;
   /**
    * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards.
@@ -1502,11 +1542,23 @@ export type Mutation = {
   discardDeadJobs: DeadJobsPayload;
   /** Codes in `errors`: `no_partner`. */
   endPartnership: PartnershipPayload;
-  /** AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. */
+  /**
+   * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   generateMilestones: GenerateMilestonesPayload;
-  /** AI: advice on a question about a goal (1..500 characters). */
+  /**
+   * AI: advice on a question about a goal (1..500 characters).
+   *
+   * Codes in `errors`: `not_found`, `invalid`.
+   */
   getAdvice: GetAdvicePayload;
-  /** AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). */
+  /**
+   * AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   getInsight: GetInsightPayload;
   /**
    * A member invites another user (needed to join a private community); the user is notified.
@@ -1602,7 +1654,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
    */
   sendPartnerRequest: PartnershipPayload;
-  /** Admin: turns an AI feature flag on or off (overrides AI_FLAGS). */
+  /**
+   * Admin: turns an AI feature flag on or off (overrides AI_FLAGS).
+   *
+   * Codes in `errors`: `invalid`.
+   */
   setAiFlag: SetAiFlagPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `archived`. */
   setDefaultSubCommunity: SubCommunityPayload;
@@ -1636,7 +1692,11 @@ export type Mutation = {
   unarchiveSubCommunity: SubCommunityPayload;
   /** Lifts a block (what it ended stays ended). */
   unblockUser: BlockPayload;
-  /** Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). */
+  /**
+   * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
+   */
   undoCheckIn: UndoCheckInPayload;
   updateAiEmployee: AiEmployeePayload;
   /**
@@ -1647,8 +1707,13 @@ export type Mutation = {
   updateCommunityPost: CommunityPostPayload;
   /** Admin only. */
   updateFeedbackStatus: FeedbackPostPayload;
+  /** Codes in `errors`: `invalid`, `not_found`, `conflict`. */
   updateGoal: GoalPayload;
-  /** Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days. */
+  /**
+   * Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+   */
   updateGoalEvent: GoalEventPayload;
   updateMe: UpdateMePayload;
   /**
@@ -1657,7 +1722,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`.
    */
   updateTeam: TeamPayload;
-  /** Spends a streak freeze to cover a missed day (within the last 7 days). */
+  /**
+   * Spends a streak freeze to cover a missed day (within the last 7 days).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`.
+   */
   useStreakFreeze: UseStreakFreezePayload;
   /** Adds the caller's vote, or removes it when present (one vote per user). */
   voteFeedbackPost: VoteFeedbackPostPayload;
@@ -2782,6 +2851,7 @@ export type RequestDirection =
   | 'incoming'
   | 'outgoing';
 
+/** Codes in `errors`, by mutation: setAiFlag: `invalid`. */
 export type SetAiFlagPayload = {
   __typename?: 'SetAiFlagPayload';
   errors: Array<UserError>;
@@ -3080,6 +3150,7 @@ export type TeamStandingPayload = {
   standing?: Maybe<TeamStanding>;
 };
 
+/** Codes in `errors`, by mutation: undoCheckIn: `invalid`, `not_found`, `not_allowed`, `undo_expired`. */
 export type UndoCheckInPayload = {
   __typename?: 'UndoCheckInPayload';
   /** Badges taken back: what is left no longer shows them earned. */
@@ -3096,6 +3167,7 @@ export type UpdateMePayload = {
   user?: Maybe<CurrentUser>;
 };
 
+/** Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`. */
 export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
   errors: Array<UserError>;

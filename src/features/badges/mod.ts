@@ -2,30 +2,15 @@
  * Badges: the catalogue, `me.badges`, and the seam goals and mood call to award the badges an
  * action earns (each at most once per user).
  */
-import type { Database, Queryable } from "../../platform/db.ts";
-import type { EventPublisher } from "../events.ts";
+import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
-import type { FeedApi } from "../feed/mod.ts";
-import type { FunnelApi } from "../funnel/mod.ts";
-import {
-  badgeDefinition,
-  type BadgeEvent,
-  type BadgeFacts,
-  badgesFor,
-  unjustifiedBadges,
-} from "./rules.ts";
+import type { BadgeEvent, BadgeFacts } from "./rules.ts";
 import { badgesModule } from "./schema.ts";
-import { awardBadges, type BadgeRow, revokeBadges } from "./store.ts";
+import * as service from "./service.ts";
+import type { BadgeRow, BadgesDeps } from "./service.ts";
 import { badgesPersonalData } from "./personal-data.ts";
 
-export type { BadgeEvent, BadgeFacts, BadgeRow };
-
-export interface BadgesDeps {
-  db: Database;
-  events: EventPublisher;
-  feed: Pick<FeedApi, "record" | "remove">;
-  funnel: Pick<FunnelApi, "recordStep">;
-}
+export type { BadgeEvent, BadgeFacts, BadgeRow, BadgesDeps };
 
 export interface BadgesApi {
   /**
@@ -42,42 +27,13 @@ export interface BadgesApi {
 }
 
 export function badgesFeature(deps: BadgesDeps): Feature<BadgesApi> {
-  async function awardFor(tx: Queryable, userId: string, event: BadgeEvent, at: Date) {
-    const awarded = await awardBadges(tx, userId, badgesFor(event), at);
-    for (const badge of awarded) {
-      await deps.feed.record(tx, {
-        userId,
-        kind: "badge_earned",
-        occurredAt: badge.earnedAt,
-        data: { code: badge.code },
-      });
-    }
-    if (awarded.length) await deps.funnel.recordStep(tx, userId, "first_badge", at);
-    for (const badge of awarded) {
-      await deps.events.publish(tx, "badges.badge_earned", {
-        userId,
-        code: badge.code,
-        badgeId: badge.publicId,
-        name: badgeDefinition(badge.code)?.name,
-      });
-    }
-    return awarded;
-  }
-  async function revokeUnjustified(tx: Queryable, userId: string, facts: BadgeFacts) {
-    const revoked = await revokeBadges(tx, userId, unjustifiedBadges(facts));
-    if (revoked.length) {
-      await deps.feed.remove(tx, {
-        userId,
-        kind: "badge_earned",
-        data: revoked.map((b) => ({ code: b.code })),
-      });
-    }
-    return revoked;
-  }
   return {
     name: "badges",
     personalData: badgesPersonalData(deps.db.sql),
     graphql: badgesModule(deps),
-    api: { awardFor, revokeUnjustified },
+    api: {
+      awardFor: (tx, userId, event, at) => service.awardFor(deps, tx, userId, event, at),
+      revokeUnjustified: (tx, userId, facts) => service.revokeUnjustified(deps, tx, userId, facts),
+    },
   };
 }

@@ -2,8 +2,14 @@
 import type { Database } from "../../platform/db.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
+import type {
+  BadgeEarnedActivityResolvers,
+  BadgeResolvers,
+  CurrentUserResolvers,
+} from "../../graphql/resolvers.gen.ts";
 import { badgeDefinition, BADGES } from "./rules.ts";
-import { type BadgeRow, badgesOfUsers } from "./store.ts";
+import * as service from "./service.ts";
+import type { BadgeRow } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   "The badges of the catalogue (docs/domain.md)."
@@ -32,34 +38,29 @@ const typeDefs = /* GraphQL */ `
 `;
 
 /** A user's badges through the request's DataLoader. */
-function loadBadges(ctx: GraphQLContext, sql: Database["sql"], userId: string) {
+function loadBadges(ctx: GraphQLContext, deps: { db: Database }, userId: string) {
   return ctx.loader<string, BadgeRow[]>("badgesOfUser", async (ids) => {
-    const rows = await badgesOfUsers(sql, ids);
+    const rows = await service.badgesOfUsers(deps, ids);
     return ids.map((id) => rows.filter((r) => r.userId === id));
   }).load(userId);
 }
 
 export function badgesModule(deps: { db: Database }): GraphQLModule {
-  const sql = deps.db.sql;
-  return {
-    typeDefs,
-    resolvers: {
-      Badge: {
-        id: (b: BadgeRow) => b.publicId,
-        name: (b: BadgeRow) => badgeDefinition(b.code)?.name ?? b.code,
-        description: (b: BadgeRow) => badgeDefinition(b.code)?.description ?? "",
-        earnedAt: (b: BadgeRow) => b.earnedAt.toISOString(),
-      },
-      CurrentUser: {
-        badges: (u: { id: string }, _: unknown, ctx: GraphQLContext) => loadBadges(ctx, sql, u.id),
-      },
-      BadgeEarnedActivity: {
-        badgeCode: (a: { code?: string }) => a.code,
-        badge: async (a: { code?: string }, _: unknown, ctx: GraphQLContext) => {
-          const rows = await loadBadges(ctx, sql, requireViewer(ctx).userId);
-          return rows.find((b) => b.code === a.code) ?? null;
-        },
-      },
+  const Badge: BadgeResolvers = {
+    id: (b: BadgeRow) => b.publicId,
+    name: (b: BadgeRow) => badgeDefinition(b.code)?.name ?? b.code,
+    description: (b: BadgeRow) => badgeDefinition(b.code)?.description ?? "",
+    earnedAt: (b: BadgeRow) => b.earnedAt.toISOString(),
+  };
+  const CurrentUser: CurrentUserResolvers = {
+    badges: (u: { id: string }, _, ctx) => loadBadges(ctx, deps, u.id),
+  };
+  const BadgeEarnedActivity: BadgeEarnedActivityResolvers = {
+    badgeCode: (a: { code?: string }) => a.code,
+    badge: async (a: { code?: string }, _, ctx) => {
+      const rows = await loadBadges(ctx, deps, requireViewer(ctx).userId);
+      return rows.find((b) => b.code === a.code) ?? null;
     },
   };
+  return { typeDefs, resolvers: { Badge, CurrentUser, BadgeEarnedActivity } };
 }

@@ -4,12 +4,14 @@
  */
 import type { Feature } from "../feature.ts";
 import { type AiDeps, type AiFlags, createAi, type Moderation } from "./ai.ts";
-import { coachingModule, type CoachingSchemaDeps } from "./schema.ts";
+import { createRateLimiter } from "../../platform/rate-limit.ts";
+import { coachingModule } from "./schema.ts";
+import type { CoachingServiceDeps } from "./service.ts";
 import { coachingPersonalData } from "./personal-data.ts";
 
 export type { AiFlags, Moderation };
 
-export type CoachingDeps = AiDeps & Omit<CoachingSchemaDeps, "ai">;
+export type CoachingDeps = AiDeps & Omit<CoachingServiceDeps, "ai" | "limiter">;
 
 export interface CoachingApi {
   flags: AiFlags;
@@ -22,7 +24,11 @@ export function coachingFeature(deps: CoachingDeps): Feature<CoachingApi> {
   return {
     name: "coaching",
     personalData: coachingPersonalData(deps.db.sql),
-    graphql: coachingModule({ ...deps, ai }),
+    graphql: coachingModule({
+      ...deps,
+      ai,
+      limiter: createRateLimiter({ kv: deps.kv, clock: deps.clock }),
+    }),
     api: { flags: ai.flags, moderation },
   };
 }

@@ -6,6 +6,14 @@ import { z } from "zod";
 import type { RateLimit } from "../../platform/rate-limit.ts";
 import { isDate } from "../../platform/dates.ts";
 import { TITLE_MAX, VALUE_LIMIT } from "../goals/rules.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes AI coaching answers with, and the one constructor of its refusals. */
+export const { codes: COACHING_ERROR_CODES, refuse: coachingError } = userErrorCodes(
+  ["invalid", "not_found", "not_allowed", "already_accepted"] as const,
+);
+export type CoachingErrorCode = (typeof COACHING_ERROR_CODES)[number];
+export type CoachingError = UserError<CoachingErrorCode>;
 
 /** The AI feature flags (spec 7); any other name fails closed. */
 export const AI_FLAGS = ["coaching", "moderation", "batch"] as const;

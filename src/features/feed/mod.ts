@@ -5,8 +5,9 @@
 import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
 import { audienceOf } from "./rules.ts";
-import { type FeedDeps, feedModule } from "./schema.ts";
+import { feedModule } from "./schema.ts";
 import {
+  type FeedDeps,
   type FeedItemMatch,
   followAudiences,
   type NewFeedItem,
@@ -15,7 +16,7 @@ import {
   removeGoalFeedItems,
   reviseFeedItems,
   unfollowAudiences,
-} from "./store.ts";
+} from "./service.ts";
 import { feedPersonalData } from "./personal-data.ts";
 
 export type { FeedDeps, FeedItemMatch, NewFeedItem };

@@ -4,18 +4,16 @@
  * that writes a kind defines its activity type and adds it with `extend union FeedActivity = ...`
  * (goals, badges, communities); the activity object is the item's `data`.
  */
-import type { Database } from "../../platform/db.ts";
-import { type GraphQLContext, viewerField } from "../../graphql/context.ts";
+import { viewerField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
-import type { UsersApi } from "../users/mod.ts";
+import type {
+  FeedActivityResolvers,
+  FeedItemResolvers,
+  QueryResolvers,
+} from "../../graphql/resolvers.gen.ts";
 import { activityTypeName } from "./rules.ts";
-import { type FeedItemRow, feedPage } from "./store.ts";
-
-export interface FeedDeps {
-  db: Database;
-  users: Pick<UsersApi, "loadUser" | "blockedBetween">;
-}
+import * as service from "./service.ts";
+import type { FeedDeps, FeedItemRow } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   "The source of a feed item; its activity is the FeedActivity member of the same name."
@@ -41,33 +39,16 @@ const typeDefs = /* GraphQL */ `
 `;
 
 export function feedModule(deps: FeedDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  return {
-    typeDefs,
-    resolvers: {
-      FeedItem: {
-        id: (i: FeedItemRow) => i.publicId,
-        actor: (i: FeedItemRow, _: unknown, ctx: GraphQLContext) =>
-          deps.users.loadUser(ctx, i.userId),
-        activity: (i: FeedItemRow) => ({ ...i.data, __kind: i.kind }),
-      },
-      FeedActivity: { __resolveType: (a: { __kind: string }) => activityTypeName(a.__kind) },
-      Query: {
-        unifiedFeed: viewerField((viewer, args: PageArgs) =>
-          paginate(
-            args,
-            ["string"],
-            (window) =>
-              feedPage(sql, viewer.userId, {
-                limit: window.limit,
-                after: window.after?.[0] ?? null,
-                before: window.before?.[0] ?? null,
-                backward: window.backward,
-              }, (actor) => deps.users.blockedBetween(sql, viewer.userId, actor)),
-            (r) => [r.publicId],
-          )
-        ),
-      },
-    },
+  const FeedItem: FeedItemResolvers = {
+    id: (i: FeedItemRow) => i.publicId,
+    actor: (i: FeedItemRow, _, ctx) => deps.users.loadUser(ctx, i.userId),
+    activity: (i: FeedItemRow) => ({ ...i.data, __kind: i.kind }),
   };
+  const FeedActivity: FeedActivityResolvers = {
+    __resolveType: (a: { __kind: string }) => activityTypeName(a.__kind),
+  };
+  const Query: QueryResolvers = {
+    unifiedFeed: viewerField((viewer, args) => service.unifiedFeed(deps, viewer, args)),
+  };
+  return { typeDefs, resolvers: { FeedItem, FeedActivity, Query } };
 }

@@ -3,11 +3,12 @@
  * `deleteGoalEvent`, `deleteGoal` (docs/domain.md, "Undo, edit and delete"). The resolvers adapt
  * their arguments to the use cases of `use-cases/changes.ts` (through `service.ts`).
  */
-import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+import { requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
+import type { MutationResolvers } from "../../graphql/resolvers.gen.ts";
+import type { GoalsErrorCode } from "./rules.ts";
 import * as service from "./service.ts";
-import type { EventArgs, GoalsDeps } from "./service.ts";
-
+import type { GoalsDeps } from "./service.ts";
 const typeDefs = /* GraphQL */ `
   type UndoCheckInPayload {
     "The check-in taken back, as it was."
@@ -51,22 +52,20 @@ const typeDefs = /* GraphQL */ `
 `;
 
 export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
+  const Mutation: MutationResolvers = {
+    undoCheckIn: (_, args, ctx) => service.undoCheckIn(deps, requireViewer(ctx), args),
+    updateGoalEvent: (_, args, ctx) => service.updateGoalEvent(deps, requireViewer(ctx), args),
+    deleteGoalEvent: (_, args, ctx) => service.deleteGoalEvent(deps, requireViewer(ctx), args),
+    deleteGoal: (_, args, ctx) => service.deleteGoal(deps, requireViewer(ctx), args),
+  };
   return {
     typeDefs,
-    resolvers: {
-      Mutation: {
-        undoCheckIn: (
-          _: unknown,
-          args: { goalId: string; date?: string | null },
-          ctx: GraphQLContext,
-        ) => service.undoCheckIn(deps, requireViewer(ctx), args),
-        updateGoalEvent: (_: unknown, args: EventArgs, ctx: GraphQLContext) =>
-          service.updateGoalEvent(deps, requireViewer(ctx), args),
-        deleteGoalEvent: (_: unknown, args: { eventId: string }, ctx: GraphQLContext) =>
-          service.deleteGoalEvent(deps, requireViewer(ctx), args),
-        deleteGoal: (_: unknown, args: { goalId: string }, ctx: GraphQLContext) =>
-          service.deleteGoal(deps, requireViewer(ctx), args),
-      },
-    },
+    errorCodes: {
+      undoCheckIn: ["invalid", "not_found", "not_allowed", "undo_expired"],
+      updateGoalEvent: ["invalid", "not_found", "not_allowed", "undo_expired", "conflict"],
+      deleteGoalEvent: ["not_found", "not_allowed", "undo_expired", "conflict"],
+      deleteGoal: ["not_found"],
+    } satisfies { [M in keyof MutationResolvers]?: GoalsErrorCode[] },
+    resolvers: { Mutation },
   };
 }

@@ -3,33 +3,24 @@
  * data, the feed's goal activities) and the named functions AI coaching reads goals through.
  */
 import type { Queryable } from "../../platform/db.ts";
-import { addDays, isoWeekStart, localDate } from "../../platform/dates.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
 import type { Feature } from "../feature.ts";
-import { currentStreak, type NewGoalInput, streakPeriod, todayIndex } from "./rules.ts";
+import type { NewGoalInput } from "./rules.ts";
 import { goalsModule } from "./schema.ts";
-import { addSubGoals, remindStreaksAtRisk } from "./service.ts";
-import type { ActivityLedger, GoalsDeps } from "./service.ts";
+import * as service from "./service.ts";
+import type {
+  ActivityLedger,
+  BucketRow,
+  GoalEventRow,
+  GoalRow,
+  GoalsDeps,
+  GoalSnapshot,
+} from "./service.ts";
 import { goalChangesModule } from "./changes.ts";
-import * as store from "./store.ts";
-import type { BucketRow, GoalEventRow, GoalRow } from "./store.ts";
 import { mergeModules } from "../../graphql/module.ts";
 import { goalsPersonalData } from "./personal-data.ts";
 
-export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps };
-export { remindStreaksAtRisk };
-
-/** What one goal looks like now, in the owner's time zone. */
-export interface GoalSnapshot {
-  today: string;
-  currentValue: number;
-  streak: { current: number; longest: number };
-  /** One bucket per local day of the last `days` days, today included. */
-  days: BucketRow[];
-  /** The latest progress events, newest first. */
-  recentEvents: GoalEventRow[];
-  subGoals: GoalRow[];
-}
+export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps, GoalSnapshot };
+export { remindStreaksAtRisk } from "./service.ts";
 
 export interface GoalsApi {
   /** The user's goal with this public id; null for another user's, unknown or malformed one. */
@@ -69,41 +60,6 @@ export interface GoalsApi {
 }
 
 export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
-  const sql = deps.db.sql;
-
-  async function snapshot(
-    goal: GoalRow,
-    timeZone: string,
-    at: Date,
-    recent: { days: number; events: number },
-  ): Promise<GoalSnapshot> {
-    const today = localDate(at, timeZone);
-    const [[figures], [runs], days, recentEvents, subGoals] = await Promise.all([
-      store.goalFigures(sql, [goal.id], today, isoWeekStart(today), timeZone),
-      store.streakRuns(sql, [goal.id], timeZone),
-      store.progressBuckets(sql, goal, "day", addDays(today, 1 - recent.days), today, timeZone),
-      store.eventsOf(sql, [goal.id], {
-        limit: recent.events,
-        after: null,
-        before: null,
-        backward: false,
-      }),
-      store.subGoalsOf(sql, [goal.id]),
-    ]);
-    const empty = { lastIndex: null, lastLength: 0, longest: 0 };
-    return {
-      today,
-      currentValue: figures?.currentValue ?? 0,
-      streak: {
-        current: currentStreak(runs ?? empty, todayIndex(today, streakPeriod(goal))),
-        longest: runs?.longest ?? 0,
-      },
-      days,
-      recentEvents,
-      subGoals,
-    };
-  }
-
   return {
     name: "goals",
     personalData: goalsPersonalData(deps.db.sql),
@@ -112,20 +68,18 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
       name: "goals.streak_at_risk",
       cron: "0 * * * *",
       run: async (slot) => {
-        await remindStreaksAtRisk(deps, slot);
+        await service.remindStreaksAtRisk(deps, slot);
       },
     }],
     api: {
-      ownGoal: async (userId, publicId) =>
-        typeof publicId === "string" && looksLikePublicId(publicId)
-          ? await store.ownGoal(sql, userId, publicId)
-          : null,
-      goalById: async (id) => (await store.goalsByIds(sql, [id]))[0] ?? null,
-      snapshot,
+      ownGoal: (userId, publicId) => service.ownGoal(deps, { userId }, publicId),
+      goalById: async (id) => (await service.goalsByIds(deps, [id]))[0] ?? null,
+      snapshot: (goal, timeZone, at, recent) =>
+        service.goalSnapshot(deps, goal, timeZone, at, recent),
       addSubGoals: (tx, parent, inputs, source, at) =>
-        addSubGoals(deps, tx, parent, inputs, source, at),
-      lockCheckIn: store.lockCheckIn,
-      lockGoalEvent: store.lockGoalEvent,
+        service.addSubGoals(deps, tx, parent, inputs, source, at),
+      lockCheckIn: service.lockCheckIn,
+      lockGoalEvent: service.lockGoalEvent,
     },
   };
 }

@@ -10,7 +10,7 @@ import {
   type GraphQLObjectType,
   type GraphQLResolveInfo,
 } from "graphql";
-import { isoWeekStart, localDate } from "../../platform/dates.ts";
+import { localDate } from "../../platform/dates.ts";
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import { byKeys, groupedByKeys, loadByKey, requestMemo } from "../../graphql/loaders.ts";
 import {
@@ -20,27 +20,29 @@ import {
   toConnection,
 } from "../../graphql/pagination.ts";
 import { currentStreak, streakPeriod, type StreakRuns, todayIndex } from "./rules.ts";
-import * as store from "./store.ts";
-import type { GoalRow } from "./store.ts";
-import type { GoalsDeps } from "./service.ts";
+import * as service from "./service.ts";
+import type {
+  GoalEventRow,
+  GoalFigures,
+  GoalRow,
+  GoalsDeps,
+  GoalStats,
+  ListedGoalRow,
+} from "./service.ts";
 import { createGoalActivityCache } from "./activity-cache.ts";
 
-interface LoadedStats {
-  figures: store.GoalFigures;
-  runs: StreakRuns;
-}
+export type { GoalStats };
 
-export interface GoalStats {
-  figures: store.GoalFigures;
-  currentStreak: number;
-  longestStreak: number;
+interface LoadedStats {
+  figures: GoalFigures;
+  runs: StreakRuns;
 }
 
 /** What the `goals` list read ahead for one goal; undefined = not read ahead. */
 export interface ReadAhead {
   stats: GoalStats | null | undefined;
   subGoals: GoalRow[] | undefined;
-  events: { args: PageArgs; connection: Connection<store.GoalEventRow> } | undefined;
+  events: { args: PageArgs; connection: Connection<GoalEventRow> } | undefined;
 }
 
 /** The Goal fields that read a goal's figures or streaks. */
@@ -58,7 +60,7 @@ export const pageKey = (args: PageArgs) =>
 export const samePage = (a: PageArgs, b: PageArgs) =>
   a.first === b.first && a.after === b.after && a.last === b.last && a.before === b.before;
 
-export const eventKey = (r: store.GoalEventRow & { occurredKey: string }) => [
+export const eventKey = (r: GoalEventRow & { occurredKey: string }) => [
   r.occurredKey,
   r.publicId,
 ];
@@ -67,7 +69,6 @@ export type GoalReads = ReturnType<typeof createGoalReads>;
 
 /** The goal reads of one schema (the read-ahead map and the activity cache are its own). */
 export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">) {
-  const sql = deps.db.sql;
   const now = () => deps.clock.now();
 
   /** The time zone a goal's days follow: its owner's. */
@@ -92,12 +93,12 @@ export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">)
     const today = todayIn(ctx, zone);
     const figures = byKeys(
       ids,
-      await store.goalFigures(sql, ids, today, isoWeekStart(today), zone),
+      await service.goalFigures(deps, ids, today, zone),
       (f) => f.goalId,
     );
     const stale = figures.flatMap((f) => f && !f.keptRuns ? [f.goalId] : []);
     const computed = new Map(
-      stale.length ? (await store.streakRuns(sql, stale, zone)).map((r) => [r.goalId, r]) : [],
+      stale.length ? (await service.streakRuns(deps, stale, zone)).map((r) => [r.goalId, r]) : [],
     );
     return figures.map((f) =>
       f && { figures: f, runs: f.keptRuns ?? computed.get(f.goalId) ?? noRuns }
@@ -163,7 +164,7 @@ export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">)
    * sub-goals the page's statement read (null when not asked for).
    */
   async function readAheadFor(
-    goals: store.ListedGoalRow[],
+    goals: ListedGoalRow[],
     subGoals: GoalRow[] | null,
     fields: Map<string, FieldNode[]>,
     ctx: GraphQLContext,
@@ -190,7 +191,7 @@ export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">)
           () => `events|${pageKey(events.args)}`,
           async (missing) => {
             const missingIds = missing.map((g) => g.id);
-            const rows = await store.eventsOf(sql, missingIds, events.window);
+            const rows = await service.goalEventsOf(deps, missingIds, events.window);
             return groupedByKeys(missingIds, rows, (r) => r.goalId);
           },
         )
@@ -222,9 +223,9 @@ export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">)
    * is read by `read` (for those goals, in order; null for a goal gone meanwhile) and kept.
    */
   async function throughActivityCache<T>(
-    goals: store.ListedGoalRow[],
-    keyOf: (goal: store.ListedGoalRow) => string,
-    read: (missing: store.ListedGoalRow[]) => Promise<(T | null)[]>,
+    goals: ListedGoalRow[],
+    keyOf: (goal: ListedGoalRow) => string,
+    read: (missing: ListedGoalRow[]) => Promise<(T | null)[]>,
   ): Promise<(T | null)[]> {
     const keys = goals.map(keyOf);
     const found: (T | null | undefined)[] = goals.map((g, i) =>
@@ -262,7 +263,7 @@ export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">)
     (await loadByKey(
       ctx,
       "goalEventCount",
-      (ids) => store.eventCounts(sql, ids),
+      (ids) => service.goalEventCounts(deps, ids),
       (r) => r.goalId,
       goalId,
     ))?.n ?? 0;

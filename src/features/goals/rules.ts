@@ -4,6 +4,7 @@
  * database here; see docs/domain.md for the reasoning behind each rule. Other features and the
  * goals modules import them from here; they live in `rules/`.
  */
+export * from "./rules/errors.ts";
 export * from "./rules/goal.ts";
 export * from "./rules/progress.ts";
 export * from "./rules/changes.ts";

@@ -5,48 +5,36 @@
  * arguments to the use cases of `service.ts`; reads load per-goal figures through DataLoaders so
  * a list costs a fixed number of statements.
  */
-import type { GraphQLResolveInfo } from "graphql";
-import type { Database } from "../../platform/db.ts";
-import { localDate } from "../../platform/dates.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
 import { type GraphQLContext, requireViewer, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
+import type {
+  CheckInActivityResolvers,
+  CheckInResolvers,
+  CurrentUserResolvers,
+  GoalCompletedActivityResolvers,
+  GoalEventActivityResolvers,
+  GoalEventResolvers,
+  GoalResolvers,
+  MutationResolvers,
+  PublicGoalResolvers,
+  QueryResolvers,
+} from "../../graphql/resolvers.gen.ts";
 import { goalsTypeDefs } from "./typedefs.ts";
 import { groupedByKeys, loadByKey } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import { connectionItemFields } from "../../graphql/selection.ts";
-import {
-  type Connection,
-  type PageArgs,
-  pageWindow,
-  paginate,
-  toConnection,
-} from "../../graphql/pagination.ts";
-import {
-  completionPeriods,
-  completionRate,
-  type GoalChanges,
-  type GoalStatus,
-  type GroupBy,
-  pace,
-  paceWindowStart,
-  percentComplete,
-  progressRange,
-} from "./rules.ts";
-import * as store from "./store.ts";
-import type { GoalRow } from "./store.ts";
+import { type Connection, pageWindow, toConnection } from "../../graphql/pagination.ts";
+import { type GoalsErrorCode, percentComplete } from "./rules.ts";
 import * as service from "./service.ts";
-import type { AddGoalEventInput, CheckInInput, GoalsDeps, NewGoalArgs } from "./service.ts";
+import type { GoalEventRow, GoalRow, GoalsDeps } from "./service.ts";
 import { createGoalReads, eventKey, type GoalStats, pageKey, samePage } from "./reads.ts";
 
 /** A goal by internal id through the request's DataLoader (no access check). */
-function loadGoal(ctx: GraphQLContext, sql: Database["sql"], id: string) {
-  return loadByKey(ctx, "goalById", (ids) => store.goalsByIds(sql, ids), (r) => r.id, id);
+function loadGoal(ctx: GraphQLContext, deps: Pick<GoalsDeps, "db">, id: string) {
+  return loadByKey(ctx, "goalById", (ids) => service.goalsByIds(deps, ids), (r) => r.id, id);
 }
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
-
-type Args = Record<string, unknown>;
 
 const currentValueOf = (s: GoalStats | null) => s?.figures.currentValue ?? 0;
 const currentStreakOf = (s: GoalStats | null) => s?.currentStreak ?? 0;
@@ -54,16 +42,13 @@ const longestStreakOf = (s: GoalStats | null) => s?.longestStreak ?? 0;
 const checkedInTodayOf = (s: GoalStats | null) => s?.figures.checkedInToday ?? false;
 
 export function goalsModule(deps: GoalsDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  const now = () => deps.clock.now();
-
   const reads = createGoalReads(deps);
   const { todayIn, stats, withStats, readAheadFor, eventCount } = reads;
 
   /** A feed activity's goal, when it is the viewer's own. */
-  const goalOf = async (a: { goalId?: unknown }, _: Args, ctx: GraphQLContext) => {
+  const goalOf = async (a: { goalId?: unknown }, _: unknown, ctx: GraphQLContext) => {
     if (typeof a.goalId !== "string") return null;
-    const goal = await loadGoal(ctx, sql, a.goalId);
+    const goal = await loadGoal(ctx, deps, a.goalId);
     return goal && goal.userId === ctx.viewer?.userId ? goal : null;
   };
 
@@ -71,37 +56,37 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     id: (g: GoalRow) => g.publicId,
     completedAt: (g: GoalRow) => iso(g.completedAt),
     createdAt: (g: GoalRow) => g.createdAt.toISOString(),
-    currentValue: (g: GoalRow, _: Args, ctx: GraphQLContext) => withStats(g, ctx, currentValueOf),
-    percentComplete: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+    currentValue: (g: GoalRow, _: unknown, ctx: GraphQLContext) =>
+      withStats(g, ctx, currentValueOf),
+    percentComplete: (g: GoalRow, _: unknown, ctx: GraphQLContext) =>
       withStats(g, ctx, (s) => percentComplete(g, currentValueOf(s))),
-    currentStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) => withStats(g, ctx, currentStreakOf),
+    currentStreak: (g: GoalRow, _: unknown, ctx: GraphQLContext) =>
+      withStats(g, ctx, currentStreakOf),
   };
 
-  const Goal = {
+  const Goal: GoalResolvers = {
     ...goalFields,
     updatedAt: (g: GoalRow) => g.updatedAt.toISOString(),
-    longestStreak: (g: GoalRow, _: Args, ctx: GraphQLContext) => withStats(g, ctx, longestStreakOf),
-    checkedInToday: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      withStats(g, ctx, checkedInTodayOf),
-    parent: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
-      g.parentId ? loadGoal(ctx, sql, g.parentId) : null,
-    subGoals: (g: GoalRow, _: Args, ctx: GraphQLContext) =>
+    longestStreak: (g: GoalRow, _, ctx) => withStats(g, ctx, longestStreakOf),
+    checkedInToday: (g: GoalRow, _, ctx) => withStats(g, ctx, checkedInTodayOf),
+    parent: (g: GoalRow, _, ctx) => g.parentId ? loadGoal(ctx, deps, g.parentId) : null,
+    subGoals: (g: GoalRow, _, ctx) =>
       reads.readAheadOf(g)?.subGoals ??
         ctx.loader<string, GoalRow[]>("subGoals", async (ids) => {
-          return groupedByKeys(ids, await store.subGoalsOf(sql, ids), (r) => r.parentId);
+          return groupedByKeys(ids, await service.subGoalsOf(deps, ids), (r) => r.parentId);
         }).load(g.id),
     /** One statement for the same page of every goal of a request (and one for the counts). */
-    events: (g: GoalRow, args: PageArgs, ctx: GraphQLContext) => {
+    events: (g: GoalRow, args, ctx) => {
       const ahead = reads.readAheadOf(g)?.events;
       if (ahead && samePage(ahead.args, args)) return ahead.connection;
       const key = pageKey(args);
       const window = pageWindow(args, ["string", "string"]);
-      return ctx.loader<string, Connection<store.GoalEventRow>>(
+      return ctx.loader<string, Connection<GoalEventRow>>(
         `goalEvents:${key}`,
         async (ids) => {
           const groups = groupedByKeys(
             ids,
-            await store.eventsOf(sql, ids, window),
+            await service.goalEventsOf(deps, ids, window),
             (r) => r.goalId,
           );
           return ids.map((id, i) => toConnection(groups[i], window, eventKey, eventCount(ctx, id)));
@@ -110,136 +95,95 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     },
   };
 
+  const PublicGoal: PublicGoalResolvers = {
+    ...goalFields,
+    owner: (g: GoalRow, _, ctx) => deps.users.loadUser(ctx, g.userId),
+  };
+
+  const GoalEvent: GoalEventResolvers = {
+    id: (e: GoalEventRow) => e.publicId,
+    occurredAt: (e: GoalEventRow) => e.occurredAt.toISOString(),
+    createdAt: (e: GoalEventRow) => e.createdAt.toISOString(),
+  };
+
+  const CheckIn: CheckInResolvers = {
+    id: (c: { publicId: string }) => c.publicId,
+    date: (c: { day: string }) => c.day,
+    createdAt: (c: { createdAt: Date }) => c.createdAt.toISOString(),
+  };
+
+  const CurrentUser: CurrentUserResolvers = {
+    streakFreezes: async (u: { id: string }, _, ctx) =>
+      (await loadByKey(
+        ctx,
+        "freezeBalance",
+        (ids) => service.freezeBalances(deps, ids),
+        (r) => r.userId,
+        u.id,
+      ))?.available ?? 0,
+  };
+
+  const GoalEventActivity: GoalEventActivityResolvers = { goal: goalOf };
+  const CheckInActivity: CheckInActivityResolvers = {
+    goal: goalOf,
+    streak: (a: { streak?: number }) => a.streak ?? 0,
+  };
+  const GoalCompletedActivity: GoalCompletedActivityResolvers = { goal: goalOf };
+
+  const Query: QueryResolvers = {
+    goals: async (_, args, ctx, info) => {
+      const viewer = requireViewer(ctx);
+      const fields = connectionItemFields(info);
+      const { connection, subGoals } = await service.listGoals(
+        deps,
+        viewer,
+        args,
+        fields.has("subGoals"),
+      );
+      await readAheadFor(connection.nodes, subGoals, fields, ctx, info);
+      return connection;
+    },
+    goal: (_, args, ctx) => service.ownGoal(deps, requireViewer(ctx), args.id),
+    publicGoal: (_, args) => service.publicGoal(deps, args.id),
+    goalProgressData: viewerField(async (viewer, args, ctx) => {
+      const data = await service.goalProgressData(deps, viewer, args, {
+        today: todayIn(ctx, viewer.timeZone),
+        stats: (goal) => stats(goal, ctx),
+      });
+      if (data && "invalid" in data) throw badUserInput(data.invalid);
+      return data;
+    }),
+  };
+
+  const Mutation: MutationResolvers = {
+    addGoal: (_, args, ctx) => service.addGoal(deps, requireViewer(ctx), args),
+    updateGoal: (_, args, ctx) => service.updateGoal(deps, requireViewer(ctx), args),
+    addGoalEvent: (_, args, ctx) => service.addGoalEvent(deps, requireViewer(ctx), args),
+    checkInHabit: (_, args, ctx) => service.checkInHabit(deps, requireViewer(ctx), args),
+    useStreakFreeze: (_, args, ctx) => service.useStreakFreeze(deps, requireViewer(ctx), args),
+  };
+
   return {
     typeDefs: goalsTypeDefs,
     publicFields: ["publicGoal"],
+    errorCodes: {
+      addGoal: ["invalid", "not_found"],
+      updateGoal: ["invalid", "not_found", "conflict"],
+      addGoalEvent: ["invalid", "not_found", "not_allowed"],
+      checkInHabit: ["invalid", "not_found", "not_allowed"],
+      useStreakFreeze: ["invalid", "not_found", "not_allowed", "no_freezes_left"],
+    } satisfies { [M in keyof MutationResolvers]?: GoalsErrorCode[] },
     resolvers: {
       Goal,
-      PublicGoal: {
-        ...goalFields,
-        owner: (g: GoalRow, _: Args, ctx: GraphQLContext) => deps.users.loadUser(ctx, g.userId),
-      },
-      GoalEventActivity: { goal: goalOf },
-      CheckInActivity: { goal: goalOf, streak: (a: { streak?: number }) => a.streak ?? 0 },
-      GoalCompletedActivity: { goal: goalOf },
-      GoalEvent: {
-        id: (e: store.GoalEventRow) => e.publicId,
-        occurredAt: (e: store.GoalEventRow) => e.occurredAt.toISOString(),
-        createdAt: (e: store.GoalEventRow) => e.createdAt.toISOString(),
-      },
-      CheckIn: {
-        id: (c: { publicId: string }) => c.publicId,
-        date: (c: { day: string }) => c.day,
-        createdAt: (c: { createdAt: Date }) => c.createdAt.toISOString(),
-      },
-      CurrentUser: {
-        streakFreezes: async (u: { id: string }, _: Args, ctx: GraphQLContext) =>
-          (await loadByKey(
-            ctx,
-            "freezeBalance",
-            (ids) => store.freezeBalances(sql, ids),
-            (r) => r.userId,
-            u.id,
-          ))?.available ?? 0,
-      },
-      Query: {
-        goals: async (
-          _: unknown,
-          args: PageArgs & { status?: GoalStatus | null },
-          ctx: GraphQLContext,
-          info: GraphQLResolveInfo,
-        ) => {
-          const userId = requireViewer(ctx).userId;
-          const status = args.status ?? null;
-          const fields = connectionItemFields(info);
-          let subGoals: GoalRow[] | null = null;
-          const connection = await paginate(
-            args,
-            ["string", "string"],
-            async (window) => {
-              if (!fields.has("subGoals")) {
-                return await store.topLevelGoals(sql, userId, status, window);
-              }
-              const listed = await store.topLevelGoalsWithSubGoals(sql, userId, status, window);
-              subGoals = listed.subGoals;
-              return listed.goals;
-            },
-            (r) => [r.createdKey, r.publicId],
-            { totalCount: () => store.countTopLevelGoals(sql, userId, status) },
-          );
-          await readAheadFor(connection.nodes, subGoals, fields, ctx, info);
-          return connection;
-        },
-        goal: (_: unknown, args: { id: string }, ctx: GraphQLContext) =>
-          service.ownGoal(deps, requireViewer(ctx), args.id),
-        publicGoal: async (_: unknown, args: { id: string }) =>
-          looksLikePublicId(args.id) ? await store.publicGoal(sql, args.id) : null,
-        goalProgressData: viewerField(
-          async (
-            viewer,
-            args: { goalId: string; groupBy: GroupBy; from?: string | null; to?: string | null },
-            ctx,
-          ) => {
-            const goal = await service.ownGoal(deps, viewer, args.goalId);
-            if (!goal) return null;
-            const zone = viewer.timeZone;
-            const today = todayIn(ctx, zone);
-            const range = progressRange(args.groupBy, today, args.from, args.to);
-            if ("error" in range) throw badUserInput(range.error);
-            const target = goal.kind === "target";
-            const since = paceWindowStart(now());
-            const [buckets, goalStats, recent, completionRate] = await Promise.all([
-              store.progressBuckets(sql, goal, args.groupBy, range.from, range.to, zone),
-              stats(goal, ctx),
-              target ? store.sumSince(sql, goal.id, since) : null,
-              target ? null : habitCompletionRate(goal, range.from, range.to, today, zone),
-            ]);
-            const paceData = recent === null
-              ? null
-              : pace(goal, goalStats?.figures.currentValue ?? 0, recent, today);
-            return {
-              goal,
-              groupBy: args.groupBy,
-              from: range.from,
-              to: range.to,
-              timeZone: zone,
-              buckets,
-              pace: paceData,
-              currentStreak: goalStats?.currentStreak ?? 0,
-              longestStreak: goalStats?.longestStreak ?? 0,
-              completionRate,
-            };
-          },
-        ),
-      },
-      Mutation: {
-        addGoal: (_: unknown, args: NewGoalArgs, ctx: GraphQLContext) =>
-          service.addGoal(deps, requireViewer(ctx), args),
-        updateGoal: (_: unknown, args: GoalChanges & { goalId: string }, ctx: GraphQLContext) =>
-          service.updateGoal(deps, requireViewer(ctx), args),
-        addGoalEvent: (_: unknown, args: AddGoalEventInput, ctx: GraphQLContext) =>
-          service.addGoalEvent(deps, requireViewer(ctx), args),
-        checkInHabit: (_: unknown, args: CheckInInput, ctx: GraphQLContext) =>
-          service.checkInHabit(deps, requireViewer(ctx), args),
-        useStreakFreeze: (
-          _: unknown,
-          args: { goalId: string; date: string },
-          ctx: GraphQLContext,
-        ) => service.useStreakFreeze(deps, requireViewer(ctx), args),
-      },
+      PublicGoal,
+      GoalEventActivity,
+      CheckInActivity,
+      GoalCompletedActivity,
+      GoalEvent,
+      CheckIn,
+      CurrentUser,
+      Query,
+      Mutation,
     },
   };
-
-  async function habitCompletionRate(
-    goal: GoalRow,
-    from: string,
-    to: string,
-    today: string,
-    zone: string,
-  ): Promise<number> {
-    const periods = completionPeriods(goal, localDate(goal.createdAt, zone), from, to, today);
-    if (!periods) return 0;
-    const met = await store.qualifyingPeriods(sql, goal, periods.start, periods.end);
-    return completionRate(met, periods.possible);
-  }
 }

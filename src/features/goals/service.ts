@@ -8,6 +8,8 @@
  * - `progress.ts`: `addGoalEvent`, `checkInHabit`, `useStreakFreeze`;
  * - `changes.ts`: `undoCheckIn`, `updateGoalEvent`, `deleteGoalEvent`, `deleteGoal`;
  * - `reminders.ts`: `remindStreaksAtRisk` (the hourly schedule);
+ * - `reads.ts`: what the GraphQL modules and the `goals` API read (lists, progress data,
+ *   snapshots, per-goal figures the schema batches);
  * - `shared.ts`: the deps, the actor, the own-goal lookup.
  */
 export * from "./use-cases/shared.ts";
@@ -15,3 +17,5 @@ export * from "./use-cases/goals.ts";
 export * from "./use-cases/progress.ts";
 export * from "./use-cases/changes.ts";
 export * from "./use-cases/reminders.ts";
+export * from "./use-cases/reads.ts";
+export type { BucketRow, GoalEventRow, GoalFigures, GoalRow, ListedGoalRow } from "./store.ts";

@@ -1,7 +1,7 @@
 /** Mood logs: `addMoodLog`, `moodLogs`, and the read AI coaching uses for context. */
 import type { Feature } from "../feature.ts";
-import { type MoodDeps, moodModule } from "./schema.ts";
-import { type MoodLogRow, moodLogsBetween } from "./store.ts";
+import { moodModule } from "./schema.ts";
+import { type MoodDeps, type MoodLogRow, recentMoodLogs } from "./service.ts";
 import { moodPersonalData } from "./personal-data.ts";
 
 export type { MoodDeps, MoodLogRow };
@@ -17,13 +17,7 @@ export function moodFeature(deps: MoodDeps): Feature<MoodApi> {
     personalData: moodPersonalData(deps.db.sql),
     graphql: moodModule(deps),
     api: {
-      moodLogsBetween: (userId, from, to, limit) =>
-        moodLogsBetween(deps.db.sql, userId, from, to, {
-          limit,
-          after: null,
-          before: null,
-          backward: false,
-        }),
+      moodLogsBetween: (userId, from, to, limit) => recentMoodLogs(deps, userId, from, to, limit),
     },
   };
 }

@@ -1,6 +1,13 @@
 /** Pure rules for mood logs: ranges, note length, tags and the time window. */
 import { FUTURE_SKEW_MS } from "../../platform/dates.ts";
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes of mood logs, and the one constructor of their refusals. */
+export const { codes: MOOD_ERROR_CODES, refuse: moodRefusal } = userErrorCodes(
+  ["invalid", "not_found"] as const,
+);
+export type MoodErrorCode = (typeof MOOD_ERROR_CODES)[number];
+export type MoodRefusal = UserError<MoodErrorCode>;
 
 export const MOOD_MIN = 1;
 export const MOOD_MAX = 5;
@@ -37,10 +44,10 @@ const DAY_MS = 86_400_000;
 export function moodLogInput(
   input: { mood: number; note?: string | null; tags?: string[] | null; loggedAt?: Date | null },
   now: Date,
-): { mood: number; note: string | null; tags: string[]; loggedAt: Date; errors: UserError[] } {
-  const errors: UserError[] = [];
+): { mood: number; note: string | null; tags: string[]; loggedAt: Date; errors: MoodRefusal[] } {
+  const errors: MoodRefusal[] = [];
   const invalid = (field: string, message: string) =>
-    errors.push(userError("invalid", message, field));
+    errors.push(moodRefusal("invalid", message, field));
   const moodProblem = moodError(input.mood);
   if (moodProblem) invalid("mood", moodProblem);
   const note = input.note?.trim() || null;

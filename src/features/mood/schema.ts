@@ -1,30 +1,15 @@
-/** GraphQL for mood logs: `addMoodLog` and `moodLogs`. */
-import type { Database } from "../../platform/db.ts";
-import type { Clock } from "../../platform/clock.ts";
+/** GraphQL for mood logs: `addMoodLog`, `deleteMoodLog` and `moodLogs`, adapted to `service.ts`. */
 import { viewerField } from "../../graphql/context.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import { userError } from "../../platform/user-error.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
+import type {
+  MoodLogResolvers,
+  MutationResolvers,
+  QueryResolvers,
+} from "../../graphql/resolvers.gen.ts";
 import { badUserInput } from "../../graphql/errors.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
-import type { EventPublisher } from "../events.ts";
-import type { BadgesApi } from "../badges/mod.ts";
-import { moodLogInput, moodRange } from "./rules.ts";
-import {
-  countMoodLogs,
-  deleteMoodLog,
-  hasMoodLog,
-  insertMoodLog,
-  type MoodLogRow,
-  moodLogsBetween,
-} from "./store.ts";
-
-export interface MoodDeps {
-  db: Database;
-  clock: Clock;
-  events: EventPublisher;
-  badges: Pick<BadgesApi, "awardFor" | "revokeUnjustified">;
-}
+import type { MoodErrorCode } from "./rules.ts";
+import * as service from "./service.ts";
+import type { MoodDeps, MoodLogRow } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   type MoodLog {
@@ -66,71 +51,28 @@ const typeDefs = /* GraphQL */ `
 `;
 
 export function moodModule(deps: MoodDeps): GraphQLModule {
-  const sql = deps.db.sql;
+  const MoodLog: MoodLogResolvers = {
+    id: (m: MoodLogRow) => m.publicId,
+    loggedAt: (m: MoodLogRow) => m.loggedAt.toISOString(),
+    createdAt: (m: MoodLogRow) => m.createdAt.toISOString(),
+  };
+  const Query: QueryResolvers = {
+    moodLogs: viewerField(async (viewer, args) => {
+      const page = await service.moodLogs(deps, viewer, args);
+      if ("invalid" in page) throw badUserInput(page.invalid);
+      return page;
+    }),
+  };
+  const Mutation: MutationResolvers = {
+    addMoodLog: viewerField((viewer, args) => service.addMoodLog(deps, viewer, args)),
+    deleteMoodLog: viewerField((viewer, args) => service.deleteMoodLog(deps, viewer, args)),
+  };
   return {
     typeDefs,
-    resolvers: {
-      MoodLog: {
-        id: (m: MoodLogRow) => m.publicId,
-        loggedAt: (m: MoodLogRow) => m.loggedAt.toISOString(),
-        createdAt: (m: MoodLogRow) => m.createdAt.toISOString(),
-      },
-      Query: {
-        moodLogs: viewerField(
-          async (viewer, args: PageArgs & { from?: Date | null; to?: Date | null }) => {
-            const range = moodRange(args, deps.clock.now());
-            if ("error" in range) throw badUserInput(range.error);
-            const { from, to } = range;
-            return await paginate(
-              args,
-              ["string", "string"],
-              (window) => moodLogsBetween(sql, viewer.userId, from, to, window),
-              (r) => [r.loggedKey, r.publicId],
-              { totalCount: () => countMoodLogs(sql, viewer.userId, from, to) },
-            );
-          },
-        ),
-      },
-      Mutation: {
-        addMoodLog: viewerField(async (viewer, args: {
-          mood: number;
-          note?: string | null;
-          tags?: string[] | null;
-          loggedAt?: Date | null;
-        }) => {
-          const now = deps.clock.now();
-          const { errors, ...input } = moodLogInput(args, now);
-          if (errors.length) return { moodLog: null, badgesEarned: [], errors };
-          return await sql.begin(async (tx) => {
-            const moodLog = await insertMoodLog(tx, viewer.userId, input);
-            await deps.events.publish(tx, "mood.logged", {
-              userId: viewer.userId,
-              moodLogId: moodLog.publicId,
-              mood: moodLog.mood,
-            });
-            const badgesEarned = await deps.badges.awardFor(tx, viewer.userId, {
-              type: "mood_logged",
-            }, now);
-            return { moodLog, badgesEarned, errors: [] };
-          });
-        }),
-        deleteMoodLog: viewerField(async (viewer, args: { id: string }) => {
-          const notFound = {
-            moodLog: null,
-            badgesRevoked: [],
-            errors: [userError("not_found", "no such mood log of yours", "id")],
-          };
-          if (!looksLikePublicId(args.id)) return notFound;
-          return await sql.begin(async (tx) => {
-            const moodLog = await deleteMoodLog(tx, viewer.userId, args.id);
-            if (!moodLog) return notFound;
-            const badgesRevoked = await deps.badges.revokeUnjustified(tx, viewer.userId, {
-              hasMoodLog: await hasMoodLog(tx, viewer.userId),
-            });
-            return { moodLog, badgesRevoked, errors: [] };
-          });
-        }),
-      },
-    },
+    errorCodes: {
+      addMoodLog: ["invalid"],
+      deleteMoodLog: ["not_found"],
+    } satisfies { [M in keyof MutationResolvers]?: MoodErrorCode[] },
+    resolvers: { MoodLog, Query, Mutation },
   };
 }

@@ -3,7 +3,7 @@
  * and undoing, editing and deleting them (docs/domain.md, "Undo, edit and delete").
  */
 import { daysBetween, FUTURE_SKEW_MS, isDate } from "../../../platform/dates.ts";
-import { type UserError, userError } from "../../../platform/user-error.ts";
+import { type GoalsError, goalsError } from "./errors.ts";
 import {
   BACKFILL_DAYS,
   cadenceErrors,
@@ -61,8 +61,8 @@ export function goalPatch(
   goal: GoalShape & { startValue: number | null; targetValue: number | null },
   changes: GoalChanges,
   today: string,
-): { patch: GoalPatch; errors: UserError[] } {
-  const errors: (UserError | null)[] = [];
+): { patch: GoalPatch; errors: GoalsError[] } {
+  const errors: (GoalsError | null)[] = [];
   const patch: GoalPatch = {};
   if (changes.title !== undefined) {
     errors.push(invalid("title", titleError(changes.title ?? "")));
@@ -130,8 +130,8 @@ export function goalEventInput(
   goal: Pick<GoalShape, "kind" | "status">,
   input: { value: number; note?: string | null; occurredAt?: Date | null },
   now: Date,
-): { value: number; note: string | null; occurredAt: Date; errors: UserError[] } {
-  const errors: (UserError | null)[] = [];
+): { value: number; note: string | null; occurredAt: Date; errors: GoalsError[] } {
+  const errors: (GoalsError | null)[] = [];
   if (goal.kind !== "target") {
     errors.push(notAllowed("habits record progress with checkInHabit"));
   }
@@ -155,8 +155,8 @@ export function goalEventInput(
 }
 
 /** A `not_allowed` error of the goal named by `goalId`. */
-function notAllowed(message: string): UserError {
-  return userError("not_allowed", message, "goalId");
+function notAllowed(message: string): GoalsError {
+  return goalsError("not_allowed", message, "goalId");
 }
 
 /** Why `goal` is not an active habit (`notHabit` when it is a target), or null. */
@@ -170,7 +170,7 @@ export function checkInErrors(
   goal: Pick<GoalShape, "kind" | "status">,
   date: string,
   today: string,
-): UserError[] {
+): GoalsError[] {
   return problems([
     activeHabitError(goal, "only habits take check-ins; use addGoalEvent"),
     invalid("date", checkInDateError(date, today)),
@@ -186,13 +186,13 @@ export function freezeErrors(
   date: string,
   today: string,
   startedOn: string,
-): UserError[] {
+): GoalsError[] {
   const errors = problems([
     activeHabitError(goal, "streak freezes apply to habits only"),
     invalid("date", freezeDateError(date, today)),
   ]);
   if (!errors.length && date < startedOn) {
-    errors.push(userError("invalid", "date is before the habit started", "date"));
+    errors.push(goalsError("invalid", "date is before the habit started", "date"));
   }
   return errors;
 }
@@ -221,14 +221,14 @@ export function undoCheckInErrors(
   goal: Pick<GoalShape, "kind">,
   date: string,
   today: string,
-): UserError[] {
+): GoalsError[] {
   if (goal.kind !== "habit") return [notAllowed("only habits have check-ins")];
   if (!isDate(date)) {
-    return [userError("invalid", "date must be a date written YYYY-MM-DD", "date")];
+    return [goalsError("invalid", "date must be a date written YYYY-MM-DD", "date")];
   }
-  if (date > today) return [userError("invalid", "date must not be in the future", "date")];
+  if (date > today) return [goalsError("invalid", "date must not be in the future", "date")];
   if (daysBetween(date, today) > BACKFILL_DAYS) {
-    return [userError(
+    return [goalsError(
       "undo_expired",
       `check-ins older than ${BACKFILL_DAYS} days are history and cannot be undone`,
       "date",
@@ -250,12 +250,12 @@ export function eventChangeErrors(
   goal: Pick<GoalShape, "status">,
   occurredAt: Date,
   now: Date,
-): UserError[] {
+): GoalsError[] {
   if (goal.status === "archived") {
-    return [userError("not_allowed", "the goal is archived; reactivate it first", "eventId")];
+    return [goalsError("not_allowed", "the goal is archived; reactivate it first", "eventId")];
   }
   if (occurredAt < eventEditableSince(now)) {
-    return [userError(
+    return [goalsError(
       "undo_expired",
       `events older than ${EVENT_BACKDATE_DAYS} days are history and cannot be changed`,
       "eventId",
@@ -282,8 +282,8 @@ export interface GoalEventPatch {
 export function goalEventPatch(
   changes: GoalEventChanges,
   now: Date,
-): { patch: GoalEventPatch; errors: UserError[] } {
-  const errors: (UserError | null)[] = [];
+): { patch: GoalEventPatch; errors: GoalsError[] } {
+  const errors: (GoalsError | null)[] = [];
   const patch: GoalEventPatch = {};
   if (changes.value === null) errors.push(invalid("value", "value cannot be cleared"));
   else if (changes.value !== undefined) {
@@ -309,7 +309,7 @@ export function goalEventPatch(
     patch.occurredAt = at;
   }
   if (!Object.keys(patch).length && !errors.length) {
-    errors.push(userError("invalid", "nothing to change: give value, note or occurredAt"));
+    errors.push(goalsError("invalid", "nothing to change: give value, note or occurredAt"));
   }
   return { patch, errors: problems(errors) };
 }

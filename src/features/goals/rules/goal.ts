@@ -3,7 +3,7 @@
  * percent complete, streaks (in the user's time zone) and streak freezes.
  */
 import { daysBetween, isDate, periodIndex } from "../../../platform/dates.ts";
-import { type UserError, userError } from "../../../platform/user-error.ts";
+import { type GoalsError, goalsError } from "./errors.ts";
 export const TITLE_MAX = 120;
 export const DESCRIPTION_MAX = 2000;
 export const UNIT_MAX = 20;
@@ -130,8 +130,8 @@ export function dueDateError(dueDate: string | null | undefined, today: string):
 }
 
 /** An `invalid` user error of `field`, or null without a message. */
-export function invalid(field: string, message: string | null): UserError | null {
-  return message === null ? null : userError("invalid", message, field);
+export function invalid(field: string, message: string | null): GoalsError | null {
+  return message === null ? null : goalsError("invalid", message, field);
 }
 
 /** The first of `fields` that `input` sets (the argument an error names). */
@@ -140,11 +140,11 @@ function firstSet<K extends keyof NewGoalInput>(input: NewGoalInput, fields: K[]
 }
 
 /** Problems with a new goal, as user errors naming their argument (empty = valid). */
-export const problems = (errors: (UserError | null)[]) =>
-  errors.filter((e): e is UserError => e !== null);
+export const problems = (errors: (GoalsError | null)[]) =>
+  errors.filter((e): e is GoalsError => e !== null);
 
-export function newGoalErrors(input: NewGoalInput, today: string): UserError[] {
-  const errors: (UserError | null)[] = [
+export function newGoalErrors(input: NewGoalInput, today: string): GoalsError[] {
+  const errors: (GoalsError | null)[] = [
     invalid("title", titleError(input.title)),
     invalid("description", textError("description", input.description, DESCRIPTION_MAX)),
     invalid("unit", textError("unit", input.unit, UNIT_MAX)),
@@ -183,8 +183,8 @@ export function newGoalErrors(input: NewGoalInput, today: string): UserError[] {
 export function cadenceErrors(
   cadence: Cadence,
   timesPerWeek: number | null | undefined,
-): UserError[] {
-  const error = (message: string) => [userError("invalid", message, "timesPerWeek")];
+): GoalsError[] {
+  const error = (message: string) => [goalsError("invalid", message, "timesPerWeek")];
   if (cadence === "daily") {
     return timesPerWeek != null ? error("timesPerWeek applies to weekly habits only") : [];
   }

@@ -8,7 +8,6 @@
 import type { Queryable } from "../../../platform/db.ts";
 import { localDate } from "../../../platform/dates.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
-import { type UserError, userError } from "../../../platform/user-error.ts";
 import type { BadgeFacts, BadgeRow } from "../../badges/mod.ts";
 import { recordCompletion } from "./completion.ts";
 import {
@@ -16,6 +15,8 @@ import {
   eventEditableSince,
   type GoalEventChanges,
   goalEventPatch,
+  type GoalsError,
+  goalsError,
   statusAfterValueChange,
   undoCheckInErrors,
 } from "../rules.ts";
@@ -25,7 +26,7 @@ import { type Actor, type GoalsDeps, noGoal, ownGoal } from "./shared.ts";
 
 export type EventArgs = GoalEventChanges & { eventId: string };
 
-const noEvent = (): UserError[] => [userError("not_found", "no such event of yours", "eventId")];
+const noEvent = (): GoalsError[] => [goalsError("not_found", "no such event of yours", "eventId")];
 
 /** Takes back the badges the rows no longer justify, judging only the facts in `judged`. */
 async function revoke(
@@ -46,7 +47,7 @@ export async function undoCheckIn(
 ) {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const fail = (errors: UserError[]) => ({
+  const fail = (errors: GoalsError[]) => ({
     checkIn: null,
     goal: null,
     badgesRevoked: [],
@@ -61,7 +62,7 @@ export async function undoCheckIn(
   return await sql.begin(async (tx) => {
     const removed = await store.deleteCheckIn(tx, goal.id, date);
     if (!removed) {
-      return fail([userError("not_found", "the habit is not checked in on that day", "date")]);
+      return fail([goalsError("not_found", "the habit is not checked in on that day", "date")]);
     }
     await deps.feed.remove(tx, {
       userId: goal.userId,
@@ -84,7 +85,7 @@ async function changeableEvent(
   deps: GoalsDeps,
   actor: Actor,
   id: unknown,
-): Promise<{ event: GoalEventRow; goal: GoalRow } | { errors: UserError[] }> {
+): Promise<{ event: GoalEventRow; goal: GoalRow } | { errors: GoalsError[] }> {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const event = typeof id === "string" && looksLikePublicId(id)
@@ -96,7 +97,7 @@ async function changeableEvent(
   return errors.length ? { errors } : { event, goal };
 }
 
-const failEvent = (errors: UserError[]) => ({
+const failEvent = (errors: GoalsError[]) => ({
   event: null,
   goal: null,
   goalCompleted: false,
@@ -106,7 +107,7 @@ const failEvent = (errors: UserError[]) => ({
   errors,
 });
 const changedMeanwhile = () =>
-  failEvent([userError("conflict", "the event changed meanwhile; reload it", "eventId")]);
+  failEvent([goalsError("conflict", "the event changed meanwhile; reload it", "eventId")]);
 
 /**
  * After a target's value changed from `before`: completes or reopens it as the rule says, and
@@ -237,7 +238,7 @@ export async function deleteGoal(
 ) {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const fail = (errors: UserError[]) => ({ deletedGoalIds: [], badgesRevoked: [], errors });
+  const fail = (errors: GoalsError[]) => ({ deletedGoalIds: [], badgesRevoked: [], errors });
   const goal = await ownGoal(deps, actor, args.goalId);
   if (!goal) return fail(noGoal());
   return await sql.begin(async (tx) => {

@@ -1,12 +1,13 @@
 /** Use cases of goals themselves: `addGoal`, `updateGoal`, AI coaching's `addSubGoals`. */
 import type { Queryable } from "../../../platform/db.ts";
 import { localDate } from "../../../platform/dates.ts";
-import { type UserError, userError } from "../../../platform/user-error.ts";
 import type { BadgeRow } from "../../badges/mod.ts";
 import {
   DEFAULT_VISIBILITY,
   type GoalChanges,
   goalPatch,
+  type GoalsError,
+  goalsError,
   newGoalErrors,
   type NewGoalInput,
   newGoalRow,
@@ -34,7 +35,7 @@ export type NewGoalArgs = NewGoalInput & {
 export interface GoalPayload {
   goal: GoalRow | null;
   badgesEarned: BadgeRow[];
-  errors: UserError[];
+  errors: GoalsError[];
 }
 
 /** The parent a new goal names: its internal id, or the error that refuses it. */
@@ -42,11 +43,11 @@ async function parentOf(
   deps: GoalsDeps,
   actor: Actor,
   parentGoalId: unknown,
-): Promise<{ parentId: string | null } | { error: UserError }> {
+): Promise<{ parentId: string | null } | { error: GoalsError }> {
   if (parentGoalId === null || parentGoalId === undefined) return { parentId: null };
   const parent = await ownGoal(deps, actor, parentGoalId);
   if (!parent) return { error: parentGone()[0] };
-  const invalid = (message: string) => ({ error: userError("invalid", message, "parentGoalId") });
+  const invalid = (message: string) => ({ error: goalsError("invalid", message, "parentGoalId") });
   if (parent.parentId) return invalid("a sub-goal cannot have sub-goals");
   if (parent.status === "archived") return invalid("the parent goal is archived");
   return { parentId: parent.id };
@@ -112,7 +113,7 @@ export async function updateGoal(
       return {
         goal: null,
         badgesEarned: [],
-        errors: [userError("conflict", "the goal changed meanwhile; reload it", "status")],
+        errors: [goalsError("conflict", "the goal changed meanwhile; reload it", "status")],
       };
     }
     let badgesEarned: BadgeRow[] = [];

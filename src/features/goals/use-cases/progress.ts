@@ -1,7 +1,6 @@
 /** Use cases of recording progress: `addGoalEvent`, `checkInHabit`, `useStreakFreeze`. */
-import { Rollback, transaction } from "../../../platform/db.ts";
+import { refusableTransaction } from "../../../platform/db.ts";
 import { localDate, periodIndexStart } from "../../../platform/dates.ts";
-import { type UserError, userError } from "../../../platform/user-error.ts";
 import type { BadgeRow } from "../../badges/mod.ts";
 import {
   checkInErrors,
@@ -9,6 +8,8 @@ import {
   earnsFreeze,
   freezeErrors,
   goalEventInput,
+  type GoalsError,
+  goalsError,
   streakPeriod,
   targetReached,
   todayIndex,
@@ -30,7 +31,7 @@ export interface AddGoalEventPayload {
   goal: GoalRow | null;
   goalCompleted: boolean;
   badgesEarned: BadgeRow[];
-  errors: UserError[];
+  errors: GoalsError[];
 }
 
 export interface CheckInInput {
@@ -44,13 +45,13 @@ export interface CheckInPayload {
   alreadyCheckedIn: boolean;
   freezeEarned: boolean;
   badgesEarned: BadgeRow[];
-  errors: UserError[];
+  errors: GoalsError[];
 }
 
 export interface UseStreakFreezePayload {
   goal: GoalRow | null;
   freezesLeft: number;
-  errors: UserError[];
+  errors: GoalsError[];
 }
 
 export async function addGoalEvent(
@@ -59,7 +60,7 @@ export async function addGoalEvent(
   input: AddGoalEventInput,
 ): Promise<AddGoalEventPayload> {
   const now = () => deps.clock.now();
-  const refused = (errors: UserError[]): AddGoalEventPayload => ({
+  const refused = (errors: GoalsError[]): AddGoalEventPayload => ({
     event: null,
     goal: null,
     goalCompleted: false,
@@ -117,7 +118,7 @@ export async function checkInHabit(
   input: CheckInInput,
 ): Promise<CheckInPayload> {
   const now = () => deps.clock.now();
-  const refused = (errors: UserError[]): CheckInPayload => ({
+  const refused = (errors: GoalsError[]): CheckInPayload => ({
     checkIn: null,
     goal: null,
     alreadyCheckedIn: false,
@@ -188,25 +189,25 @@ export async function useStreakFreeze(
   if (!goal) return { goal: null, freezesLeft: await balance(), errors: noGoal() };
   const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, actor.timeZone));
   if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
-  const refusal = await goneMeanwhile(
-    noGoal()[0],
+  const answer = await goneMeanwhile(
+    { errors: noGoal() },
     () =>
-      transaction<UserError | null>(sql, async (tx) => {
+      refusableTransaction(sql, async (tx) => {
         if (!(await store.insertFreezeUse(tx, goal, date))) {
-          throw new Rollback(
-            userError(
+          return {
+            errors: [goalsError(
               "invalid",
               "date was not missed: it is checked in or already covered",
               "date",
-            ),
-          );
+            )],
+          };
         }
         if (!(await store.spendFreeze(tx, actor.userId))) {
-          throw new Rollback(userError("no_freezes_left", "no streak freezes left"));
+          return { errors: [goalsError("no_freezes_left", "no streak freezes left")] };
         }
-        return null;
+        return { errors: [] as GoalsError[] };
       }),
   );
-  if (refusal) return { goal: null, freezesLeft: await balance(), errors: [refusal] };
-  return { goal, freezesLeft: await balance(), errors: [] };
+  const errors = answer.errors;
+  return { goal: errors.length ? null : goal, freezesLeft: await balance(), errors };
 }

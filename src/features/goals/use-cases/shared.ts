@@ -3,7 +3,6 @@ import type { Database, Queryable } from "../../../platform/db.ts";
 import type { Clock } from "../../../platform/clock.ts";
 import type { Logger } from "../../../platform/log.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
-import { type UserError, userError } from "../../../platform/user-error.ts";
 import { isForeignKeyViolation, unlessViolated } from "../../../platform/db-errors.ts";
 import type { EventPublisher } from "../../events.ts";
 import type { BadgeEvent, BadgeRow, BadgesApi } from "../../badges/mod.ts";
@@ -11,7 +10,7 @@ import type { FeedApi } from "../../feed/mod.ts";
 import type { FunnelApi } from "../../funnel/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import type { UsersApi } from "../../users/mod.ts";
-import { type ActivityRef } from "../rules.ts";
+import { type ActivityRef, type GoalsError, goalsError } from "../rules.ts";
 import * as store from "../store.ts";
 import type { GoalRow } from "../store.ts";
 
@@ -69,9 +68,9 @@ export async function ownGoal(
 
 /** The `not_found` error of a mutation's `goalId`. */
 export const noGoal =
-  (): UserError[] => [userError("not_found", "no such goal of yours", "goalId")];
-export const parentGone = (): UserError[] => [
-  userError("not_found", "parentGoalId does not name one of your goals", "parentGoalId"),
+  (): GoalsError[] => [goalsError("not_found", "no such goal of yours", "goalId")];
+export const parentGone = (): GoalsError[] => [
+  goalsError("not_found", "parentGoalId does not name one of your goals", "parentGoalId"),
 ];
 
 /** A write naming a goal deleted meanwhile (its foreign key refuses it) answers `refusal`. */

@@ -1,0 +1,65 @@
+/**
+ * The feed's use cases: reading a user's unified feed, and the writes other features make inside
+ * their own transactions (items, audiences followed) through the feed's API.
+ */
+import type { Database, Queryable } from "../../platform/db.ts";
+import { type Connection, type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { UsersApi } from "../users/mod.ts";
+import * as store from "./store.ts";
+import type { FeedItemMatch, FeedItemRow, NewFeedItem } from "./store.ts";
+
+export type { FeedItemMatch, FeedItemRow, NewFeedItem };
+
+export interface FeedDeps {
+  db: Database;
+  users: Pick<UsersApi, "loadUser" | "blockedBetween">;
+}
+
+/**
+ * A page of the actor's unified feed, newest first: their own items and those of the audiences
+ * they follow, but no one blocked either way.
+ */
+export function unifiedFeed(
+  deps: FeedDeps,
+  actor: { userId: string },
+  args: PageArgs,
+): Promise<Connection<FeedItemRow>> {
+  const sql = deps.db.sql;
+  return paginate(
+    args,
+    ["string"],
+    (window) =>
+      store.feedPage(sql, actor.userId, {
+        limit: window.limit,
+        after: window.after?.[0] ?? null,
+        before: window.before?.[0] ?? null,
+        backward: window.backward,
+      }, (other) => deps.users.blockedBetween(sql, actor.userId, other)),
+    (r) => [r.publicId],
+  );
+}
+
+/** Adds an item to a user's feed, inside the caller's transaction. */
+export const recordFeedItem = (tx: Queryable, item: NewFeedItem) => store.recordFeedItem(tx, item);
+
+/** Makes the audiences' items appear in the user's feed (repeating it changes nothing). */
+export const followAudiences = (tx: Queryable, userId: string, audiences: string[]) =>
+  store.followAudiences(tx, userId, audiences);
+
+export const unfollowAudiences = (tx: Queryable, userId: string, audiences: string[]) =>
+  store.unfollowAudiences(tx, userId, audiences);
+
+/** Removes a user's items of one kind whose data holds `match.data`. */
+export const removeFeedItems = (tx: Queryable, match: FeedItemMatch) =>
+  store.removeFeedItems(tx, match);
+
+/** Removes every item of the user whose data names one of the goals (internal ids). */
+export const removeGoalFeedItems = (tx: Queryable, userId: string, goalIds: readonly string[]) =>
+  store.removeGoalFeedItems(tx, userId, goalIds);
+
+/** Moves the matching items to `occurredAt` and merges `data` into theirs (an edit). */
+export const reviseFeedItems = (
+  tx: Queryable,
+  match: FeedItemMatch,
+  change: { occurredAt: Date; data: Record<string, unknown> },
+) => store.reviseFeedItems(tx, match, change);

@@ -1,0 +1,16 @@
+/** The user-error codes goals answer with, and the one constructor of its refusals. */
+import { type UserError, userErrorCodes } from "../../../platform/user-error.ts";
+
+export const { codes: GOALS_ERROR_CODES, refuse: goalsError } = userErrorCodes(
+  [
+    "invalid",
+    "not_found",
+    "not_allowed",
+    "conflict",
+    "no_freezes_left",
+    "undo_expired",
+  ] as const,
+);
+
+export type GoalsErrorCode = (typeof GOALS_ERROR_CODES)[number];
+export type GoalsError = UserError<GoalsErrorCode>;

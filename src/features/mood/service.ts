@@ -1,0 +1,121 @@
+/**
+ * The mood-log use cases, each `(deps, actor, input) => Promise<payload>`: logging and deleting
+ * a mood, and reading a user's logs. The only mood code that opens transactions, publishes
+ * events and calls the badges feature.
+ */
+import type { Database } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import { type Connection, type PageArgs, paginate } from "../../graphql/pagination.ts";
+import type { EventPublisher } from "../events.ts";
+import type { BadgeRow, BadgesApi } from "../badges/mod.ts";
+import { moodLogInput, moodRange, type MoodRefusal, moodRefusal } from "./rules.ts";
+import * as store from "./store.ts";
+import type { MoodLogRow } from "./store.ts";
+
+export type { MoodLogRow };
+
+export interface MoodDeps {
+  db: Database;
+  clock: Clock;
+  events: EventPublisher;
+  badges: Pick<BadgesApi, "awardFor" | "revokeUnjustified">;
+}
+
+/** Who acts: the signed-in user. */
+export interface Actor {
+  userId: string;
+}
+
+/**
+ * A page of the actor's logs in [from, to) (default the last 30 days), newest first; `invalid`
+ * says why the range is refused.
+ */
+export async function moodLogs(
+  deps: MoodDeps,
+  actor: Actor,
+  args: PageArgs & { from?: Date | null; to?: Date | null },
+): Promise<Connection<MoodLogRow> | { invalid: string }> {
+  const sql = deps.db.sql;
+  const range = moodRange(args, deps.clock.now());
+  if ("error" in range) return { invalid: range.error };
+  const { from, to } = range;
+  return await paginate(
+    args,
+    ["string", "string"],
+    (window) => store.moodLogsBetween(sql, actor.userId, from, to, window),
+    (r) => [r.loggedKey, r.publicId],
+    { totalCount: () => store.countMoodLogs(sql, actor.userId, from, to) },
+  );
+}
+
+/** The user's logs in [from, to), newest first, at most `limit` (AI coaching's context). */
+export function recentMoodLogs(
+  deps: Pick<MoodDeps, "db">,
+  userId: string,
+  from: Date,
+  to: Date,
+  limit: number,
+): Promise<MoodLogRow[]> {
+  return store.moodLogsBetween(deps.db.sql, userId, from, to, {
+    limit,
+    after: null,
+    before: null,
+    backward: false,
+  });
+}
+
+export interface AddMoodLogPayload {
+  moodLog: MoodLogRow | null;
+  badgesEarned: BadgeRow[];
+  errors: MoodRefusal[];
+}
+
+export async function addMoodLog(
+  deps: MoodDeps,
+  actor: Actor,
+  input: { mood: number; note?: string | null; tags?: string[] | null; loggedAt?: Date | null },
+): Promise<AddMoodLogPayload> {
+  const now = deps.clock.now();
+  const { errors, ...log } = moodLogInput(input, now);
+  if (errors.length) return { moodLog: null, badgesEarned: [], errors };
+  return await deps.db.sql.begin(async (tx) => {
+    const moodLog = await store.insertMoodLog(tx, actor.userId, log);
+    await deps.events.publish(tx, "mood.logged", {
+      userId: actor.userId,
+      moodLogId: moodLog.publicId,
+      mood: moodLog.mood,
+    });
+    const badgesEarned = await deps.badges.awardFor(tx, actor.userId, {
+      type: "mood_logged",
+    }, now);
+    return { moodLog, badgesEarned, errors: [] };
+  });
+}
+
+export interface DeleteMoodLogPayload {
+  moodLog: MoodLogRow | null;
+  badgesRevoked: BadgeRow[];
+  errors: MoodRefusal[];
+}
+
+export async function deleteMoodLog(
+  deps: MoodDeps,
+  actor: Actor,
+  input: { id: string },
+): Promise<DeleteMoodLogPayload> {
+  const notFound = (): DeleteMoodLogPayload => ({
+    moodLog: null,
+    badgesRevoked: [],
+    errors: [moodRefusal("not_found", "no such mood log of yours", "id")],
+  });
+  if (!looksLikePublicId(input.id)) return notFound();
+  return await deps.db.sql.begin(async (tx) => {
+    const moodLog = await store.deleteMoodLog(tx, actor.userId, input.id);
+    if (!moodLog) return notFound();
+    const badgesRevoked = await deps.badges.revokeUnjustified(tx, actor.userId, {
+      hasMoodLog: await store.hasMoodLog(tx, actor.userId),
+    });
+    return { moodLog, badgesRevoked, errors: [] };
+  });
+}
