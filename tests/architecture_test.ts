@@ -281,7 +281,6 @@ const SCHEMA_READS_STORE = new Set([
   "safety",
   "teams",
   "users",
-  "workforce",
 ]);
 
 /** Features whose stores still open transactions. */
@@ -344,7 +343,6 @@ const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "privacy",
   "safety",
   "teams",
-  "workforce",
 ]);
 
 const isServiceModule = (path: string) =>
