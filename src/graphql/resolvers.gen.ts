@@ -110,6 +110,7 @@ export type AiArtifactKind =
   | 'report'
   | 'slack_message';
 
+/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`. */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
   artifact?: Maybe<AiArtifactType>;
@@ -197,6 +198,7 @@ export type AiEmployeeMemoryType = {
   value: Scalars['JSON']['output'];
 };
 
+/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`, `already_archived`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
   employee?: Maybe<AiEmployeeType>;
@@ -365,6 +367,7 @@ export type AiRunLogEntryType = {
   type: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
   errors: Array<UserError>;
@@ -1371,12 +1374,16 @@ export type Mutation = {
   /**
    * Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
    * (edited or not) that touches a protected path is refused: user error protected_path.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`.
    */
   approveAiArtifact: AiArtifactPayload;
   /**
    * Admin: retires an employee for good (until unarchived): it stops being scheduled and cannot be
    * triggered or edited; its runs, artifacts and memories stay. A queued run fails at once; a
    * running run finishes and its artifact waits for review.
+   *
+   * Codes in `errors`: `not_found`, `already_archived`.
    */
   archiveAiEmployee: AiEmployeePayload;
   archiveSubCommunity: SubCommunityPayload;
@@ -1390,6 +1397,8 @@ export type Mutation = {
   /**
    * Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
    * running, with cancelRequestedAt set, until the runner reports it cancelled.
+   *
+   * Codes in `errors`: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
    */
   cancelAiRun: AiRunPayload;
   /** Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded. */
@@ -1398,6 +1407,7 @@ export type Mutation = {
   checkInHabit: CheckInHabitPayload;
   /** Marks onboarding as completed; only the first call sets onboardingCompletedAt. */
   completeOnboarding: UpdateMePayload;
+  /** Codes in `errors`: `invalid`, `role_taken`. */
   createAiEmployee: AiEmployeePayload;
   /** Makes a backup now, while the service keeps running (admin). */
   createBackup: CreateBackupPayload;
@@ -1456,10 +1466,15 @@ export type Mutation = {
   /** Before the end: refunds the entry cost and clears the participant's progress. */
   leaveCommunityChallenge: CommunityChallengePayload;
   leaveSubCommunity: SubCommunityPayload;
+  /** Codes in `errors`: `not_found`, `archived`. */
   pauseAiEmployee: AiEmployeePayload;
   /** Sets a member's role: owners any role, admins between member and admin. */
   promoteTeamMember: TeamMemberPayload;
-  /** Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. */
+  /**
+   * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`.
+   */
   rejectAiArtifact: AiArtifactPayload;
   /** Ends an ally connection (and a partnership or pending partner request with that user). */
   removeAlly: RemoveAllyPayload;
@@ -1477,7 +1492,11 @@ export type Mutation = {
   requestDataExport: DataExportPayload;
   /** Admin: closes an open report as actioned or dismissed. */
   resolveReport: ReportPayload;
-  /** Admin: queues a failed delivery of an approved artifact again (spec 3.3). */
+  /**
+   * Admin: queues a failed delivery of an approved artifact again (spec 3.3).
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`.
+   */
   retryAiArtifactDelivery: AiArtifactPayload;
   /** Puts a dead job back in its queue with fresh attempts (admin). */
   retryDeadJob: DeadJobPayload;
@@ -1505,14 +1524,20 @@ export type Mutation = {
   transferCommunityOwnership: CommunityPayload;
   /** A team owner hands ownership to an admin or member and becomes an admin. */
   transferTeamOwnership: TeamPayload;
+  /** Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`. */
   triggerAiRun: AiRunPayload;
-  /** Admin: brings an archived employee back, paused (resume it with pauseAiEmployee). */
+  /**
+   * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee).
+   *
+   * Codes in `errors`: `not_found`, `not_archived`.
+   */
   unarchiveAiEmployee: AiEmployeePayload;
   unarchiveSubCommunity: SubCommunityPayload;
   /** Lifts a block (what it ended stays ended). */
   unblockUser: BlockPayload;
   /** Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). */
   undoCheckIn: UndoCheckInPayload;
+  /** Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
   updateAiEmployee: AiEmployeePayload;
   /** The author edits a post (while a member; body 1..2000 characters, moderated as new posts are). */
   updateCommunityPost: CommunityPostPayload;
