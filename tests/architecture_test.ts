@@ -272,7 +272,6 @@ const SCHEMA_READS_STORE = new Set([
   "privacy",
   "safety",
   "users",
-  "workforce",
 ]);
 
 /** Features whose stores still open transactions. */
@@ -329,7 +328,6 @@ const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "notifications",
   "privacy",
   "safety",
-  "workforce",
 ]);
 
 const isServiceModule = (path: string) =>

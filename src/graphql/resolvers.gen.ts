@@ -113,6 +113,7 @@ export type AiArtifactKind =
   | 'report'
   | 'slack_message';
 
+/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`. */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
   artifact?: Maybe<AiArtifactType>;
@@ -200,6 +201,7 @@ export type AiEmployeeMemoryType = {
   value: Scalars['JSON']['output'];
 };
 
+/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`, `already_archived`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
   employee?: Maybe<AiEmployeeType>;
@@ -368,6 +370,7 @@ export type AiRunLogEntryType = {
   type: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
   errors: Array<UserError>;
@@ -1416,12 +1419,16 @@ export type Mutation = {
   /**
    * Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
    * (edited or not) that touches a protected path is refused: user error protected_path.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`.
    */
   approveAiArtifact: AiArtifactPayload;
   /**
    * Admin: retires an employee for good (until unarchived): it stops being scheduled and cannot be
    * triggered or edited; its runs, artifacts and memories stay. A queued run fails at once; a
    * running run finishes and its artifact waits for review.
+   *
+   * Codes in `errors`: `not_found`, `already_archived`.
    */
   archiveAiEmployee: AiEmployeePayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `already_archived`, `is_default`. */
@@ -1436,6 +1443,8 @@ export type Mutation = {
   /**
    * Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
    * running, with cancelRequestedAt set, until the runner reports it cancelled.
+   *
+   * Codes in `errors`: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
    */
   cancelAiRun: AiRunPayload;
   /**
@@ -1452,6 +1461,7 @@ export type Mutation = {
   checkInHabit: CheckInHabitPayload;
   /** Marks onboarding as completed; only the first call sets onboardingCompletedAt. */
   completeOnboarding: UpdateMePayload;
+  /** Codes in `errors`: `invalid`, `role_taken`. */
   createAiEmployee: AiEmployeePayload;
   /** Makes a backup now, while the service keeps running (admin). */
   createBackup: CreateBackupPayload;
@@ -1594,6 +1604,7 @@ export type Mutation = {
   leaveCommunityChallenge: CommunityChallengePayload;
   /** Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`. */
   leaveSubCommunity: SubCommunityPayload;
+  /** Codes in `errors`: `not_found`, `archived`. */
   pauseAiEmployee: AiEmployeePayload;
   /**
    * Sets a member's role: owners any role, admins between member and admin.
@@ -1601,7 +1612,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `last_owner`, `conflict`.
    */
   promoteTeamMember: TeamMemberPayload;
-  /** Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. */
+  /**
+   * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`.
+   */
   rejectAiArtifact: AiArtifactPayload;
   /**
    * Ends an ally connection (and a partnership or pending partner request with that user).
@@ -1631,7 +1646,11 @@ export type Mutation = {
   requestDataExport: DataExportPayload;
   /** Admin: closes an open report as actioned or dismissed. */
   resolveReport: ReportPayload;
-  /** Admin: queues a failed delivery of an approved artifact again (spec 3.3). */
+  /**
+   * Admin: queues a failed delivery of an approved artifact again (spec 3.3).
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`.
+   */
   retryAiArtifactDelivery: AiArtifactPayload;
   /** Puts a dead job back in its queue with fresh attempts (admin). */
   retryDeadJob: DeadJobPayload;
@@ -1685,8 +1704,13 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `conflict`.
    */
   transferTeamOwnership: TeamPayload;
+  /** Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`. */
   triggerAiRun: AiRunPayload;
-  /** Admin: brings an archived employee back, paused (resume it with pauseAiEmployee). */
+  /**
+   * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee).
+   *
+   * Codes in `errors`: `not_found`, `not_archived`.
+   */
   unarchiveAiEmployee: AiEmployeePayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `not_archived`. */
   unarchiveSubCommunity: SubCommunityPayload;
@@ -1698,6 +1722,7 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
    */
   undoCheckIn: UndoCheckInPayload;
+  /** Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
   updateAiEmployee: AiEmployeePayload;
   /**
    * The author edits a post (while a member; body 1..2000 characters, moderated as new posts are).

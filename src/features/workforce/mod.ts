@@ -9,19 +9,41 @@ import type { ErrorTracker } from "../../platform/errors.ts";
 import { errorFields } from "../../platform/log.ts";
 import type { TokenSource } from "../../platform/oidc.ts";
 import { type Feature, handles, on } from "../feature.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Database, Sql } from "../../platform/db.ts";
+import type { PubSub } from "../../platform/pubsub.ts";
 import type { Adapters } from "./delivery/adapters.ts";
-import { createDelivery } from "./delivery/service.ts";
 import { chatAlertJob, deliveryJob, dispatchJob, patchCheckJob } from "./jobs.ts";
 import { PENDING_ARTIFACTS_TOPIC, workforceModule, type WorkforceSchemaDeps } from "./schema.ts";
 import { createRunnerClient } from "./runner-client.ts";
-import { parseSeedFile, seedEmployees } from "./seed.ts";
-import { createWorkforceService, type WorkforceServiceDeps } from "./service.ts";
+import { parseSeedFile, type SeedRecords } from "./seed.ts";
+import {
+  checkPatch,
+  createWorkforceService,
+  deliverArtifact,
+  deliveryDeps,
+  seedEmployees as seed,
+  type SeedReport,
+  SYSTEM,
+  type WorkforceServiceDeps,
+} from "./service.ts";
 import { createResultWebhook } from "./webhook.ts";
 
-export { parseSeedFile, seedEmployees };
+export { parseSeedFile };
 export type { Adapters as DeliveryAdapters };
 
-export interface WorkforceDeps extends Omit<WorkforceServiceDeps, "runner">, WorkforceSchemaDeps {
+/** `main.ts seed-employees` and the demo loader: creates or updates employees by role. */
+export function seedEmployees(
+  deps: { sql: Sql; clock: Clock },
+  records: SeedRecords,
+): Promise<SeedReport> {
+  return seed({ db: { sql: deps.sql }, clock: deps.clock }, SYSTEM, records);
+}
+
+export interface WorkforceDeps
+  extends Omit<WorkforceServiceDeps, "runner" | "db">, WorkforceSchemaDeps {
+  db: Database;
+  pubsub: Pick<PubSub, "publish" | "subscribe">;
   tracker: ErrorTracker;
   /** Identity tokens for `RUNNER_AUTH_MODE=oidc`. */
   tokens: TokenSource;
@@ -33,13 +55,14 @@ export interface WorkforceDeps extends Omit<WorkforceServiceDeps, "runner">, Wor
 export function workforceFeature(deps: WorkforceDeps): Feature {
   const log = deps.log.child({ component: "workforce" });
   const runner = createRunnerClient(deps);
-  const workforce = createWorkforceService({ ...deps, runner });
-  const delivery = createDelivery({ ...deps, adapters: deps.deliveryAdapters });
+  const serviceDeps: WorkforceServiceDeps = { ...deps, log, runner };
+  const workforce = createWorkforceService(serviceDeps);
+  const delivery = deliveryDeps({ ...deps, adapters: deps.deliveryAdapters });
   const sql = deps.db.sql;
 
   return {
     name: "workforce",
-    graphql: workforceModule(deps, workforce, delivery),
+    graphql: workforceModule(deps, serviceDeps, delivery),
     routes: [{
       method: "POST",
       path: "/webhooks/ai-workforce",
@@ -57,11 +80,18 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
         ({ runId }, job) => workforce.dispatchRun(runId, job.attempt, job.maxAttempts),
       ),
       handles(chatAlertJob, (alert) => workforce.sendChat(alert)),
-      handles(deliveryJob, async ({ artifactId }) => void await delivery.deliver(artifactId)),
+      handles(
+        deliveryJob,
+        async ({ artifactId }) => void await deliverArtifact(delivery, SYSTEM, { artifactId }),
+      ),
       handles(
         patchCheckJob,
         async ({ artifactId }, job) =>
-          void await delivery.checkPatch(artifactId, job.attempt, job.maxAttempts),
+          void await checkPatch(delivery, SYSTEM, {
+            artifactId,
+            attempt: job.attempt,
+            maxAttempts: job.maxAttempts,
+          }),
       ),
     ],
     subscriptions: [

@@ -18,14 +18,11 @@ import {
   verifyHmacSignature,
 } from "../../platform/contract/mod.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import type { Database } from "../../platform/db.ts";
 import { isConcluded } from "./rules.ts";
-import type { Workforce } from "./service.ts";
-import { employeesByIds, runByPublicId } from "./store.ts";
+import { roleOfRun, runOfResult, type Workforce, type WorkforceServiceDeps } from "./service.ts";
 
 export function createResultWebhook(deps: {
-  db: Database;
+  db: WorkforceServiceDeps["db"];
   tracker: ErrorTracker;
   /** The current secret and, during a rotation, the next one: a signature by either is accepted. */
   secrets: VerificationKeys;
@@ -54,9 +51,7 @@ export function createResultWebhook(deps: {
     if (!parsed.success) return errorResponse("invalid_body", describeIssues(parsed.error));
     const result = parsed.data;
     ctx.logParams = { run_id: result.run_id, status: result.status };
-    const run = looksLikePublicId(result.run_id)
-      ? await runByPublicId(deps.db.sql, result.run_id)
-      : null;
+    const run = await runOfResult(deps, result.run_id);
     if (!run) {
       return errorResponse("unknown_run", "run_id names no run", { run_id: result.run_id });
     }
@@ -67,8 +62,7 @@ export function createResultWebhook(deps: {
     }
     const outcome = await deps.workforce.concludeFromResult(run, result);
     if (deps.metrics && outcome !== "duplicate") {
-      const [employee] = await employeesByIds(deps.db.sql, [run.employeeId]);
-      deps.metrics.aiSpend(employee?.role ?? "unknown", result.usage.cost_usd);
+      deps.metrics.aiSpend((await roleOfRun(deps, run)) ?? "unknown", result.usage.cost_usd);
     }
     ctx.log.info("run result processed", { run_id: result.run_id, status: result.status, outcome });
     return json({

@@ -110,6 +110,10 @@ export function pullRequestBody(item: DeliveryItem, files: string[], baseSha?: s
 // ---------------------------------------------------------------------------------------------
 // Code patches
 
+/** Why the patch check did not read GitHub when it is not configured. */
+export const NOT_CONFIGURED =
+  "GitHub is not configured (GITHUB_TOKEN, GITHUB_REPO): delivery checks it when it runs";
+
 export const NOT_A_DIFF =
   "the payload is not a unified diff (---/+++ headers with @@ hunks, paths inside the repository)";
 

@@ -4,7 +4,7 @@
  * on an approved artifact not delivered yet, so none of them touches an artifact already delivered.
  */
 import type { Queryable } from "../../../platform/db.ts";
-import type { PatchCheckStatus } from "../store.ts";
+import type { PatchCheckStatus } from "../store/rows.ts";
 
 type Json = Record<string, unknown>;
 type Fragment = ReturnType<Queryable["unsafe"]>;

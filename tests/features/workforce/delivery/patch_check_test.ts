@@ -13,8 +13,7 @@ import {
 import { withDelivery } from "../../../support/delivery.ts";
 import { gql } from "../../../support/graphql.ts";
 import { GITHUB_TOKEN } from "../../../support/github.ts";
-import { NOT_A_DIFF } from "../../../../src/features/workforce/delivery/rules.ts";
-import { NOT_CONFIGURED } from "../../../../src/features/workforce/delivery/service.ts";
+import { NOT_A_DIFF, NOT_CONFIGURED } from "../../../../src/features/workforce/delivery/rules.ts";
 
 const README_PATCH = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Site\n+# Our site\n";
 

@@ -1,0 +1,128 @@
+/**
+ * Scheduled work of the workforce: the scheduler tick, the stale-run sweep, budget alerts, and
+ * the chat post that carries an alert (the `ai_workforce.chat_alert` job).
+ */
+import {
+  budgetAlertLevel,
+  dueSlot,
+  employeeAlertText,
+  STALE_MESSAGES,
+  staleCutoff,
+  tickStart,
+  workforceAlertText,
+} from "../rules.ts";
+import * as store from "../store.ts";
+import { startRunIn } from "./runs.ts";
+import { type Actor, alertOnce, type WorkforceServiceDeps } from "./shared.ts";
+
+/** Starts a run for every active employee whose cron has a slot in the tick's window. */
+export async function schedulerTick(
+  deps: WorkforceServiceDeps,
+  _actor: Actor,
+  input: { slot: Date },
+): Promise<number> {
+  const sql = deps.db.sql;
+  const from = tickStart(input.slot);
+  let started = 0;
+  for (const employee of await store.activeScheduledEmployees(sql)) {
+    const due = dueSlot(employee.scheduleCron!, from, input.slot);
+    if (!due) continue;
+    const outcome = await sql.begin(async (tx) => {
+      if (!(await store.claimScheduleSlot(tx, employee.id, due, deps.clock.now()))) return null;
+      return await startRunIn(deps, tx, { employee, trigger: "schedule", scheduledFor: due });
+    });
+    if (outcome?.run) started++;
+    else if (outcome) {
+      deps.log.info("scheduled run not started", {
+        employee_id: employee.publicId,
+        slot: due.toISOString(),
+        errors: outcome.errors.map((e) => `${e.code}: ${e.message}`),
+      });
+    }
+  }
+  return started;
+}
+
+/**
+ * Fails runs running for more than 15 minutes without a result (spec 3.1), and runs queued for
+ * more than 15 minutes (their dispatch never happened, so the employee would answer
+ * `already_running` for ever).
+ */
+export async function sweepStaleRuns(
+  deps: WorkforceServiceDeps,
+  _actor: Actor,
+): Promise<string[]> {
+  const now = deps.clock.now();
+  const failed = await store.failStaleRuns(deps.db.sql, staleCutoff(now), STALE_MESSAGES, now);
+  if (failed.running.length) deps.log.warn("stale runs failed", { run_ids: failed.running });
+  if (failed.queued.length) {
+    deps.log.warn("runs never dispatched failed", { run_ids: failed.queued });
+  }
+  return [...failed.running, ...failed.queued];
+}
+
+/** Spec 6.3: alerts once per month and level for each employee and for the whole workforce. */
+export async function budgetAlerts(deps: WorkforceServiceDeps, _actor: Actor): Promise<void> {
+  const sql = deps.db.sql;
+  const now = deps.clock.now();
+  const employees = await store.listEmployees(sql);
+  const spend = await store.monthSpendByIds(sql, employees.map((e) => e.id), now);
+  const total = await store.workforceMonthSpend(sql, now);
+  await sql.begin(async (tx) => {
+    for (const e of employees) {
+      const spent = spend.get(e.id) ?? 0;
+      const cap = e.monthlyBudgetCents / 100;
+      const level = budgetAlertLevel(spent, cap);
+      if (!level) continue;
+      await alertOnce(deps, tx, {
+        subject: e.publicId,
+        level,
+        text: employeeAlertText(e, level, spent, cap),
+      });
+    }
+    const cap = deps.config.aiMonthlyBudgetUsd;
+    const level = budgetAlertLevel(total, cap);
+    if (level) {
+      await alertOnce(deps, tx, {
+        subject: "workforce",
+        level,
+        text: workforceAlertText(level, total, cap),
+      });
+    }
+  });
+}
+
+/** Posts to the chat webhook when its host is the allowed one; otherwise logs and refuses. */
+export async function sendChat(
+  deps: Pick<WorkforceServiceDeps, "config" | "log" | "fetch">,
+  _actor: Actor,
+  alert: { subject: string; level: string; text: string },
+): Promise<void> {
+  const { config, log } = deps;
+  const { text, subject, level } = alert;
+  const url = config.chatWebhookUrl;
+  if (!url) {
+    log.warn("chat alert not sent: CHAT_WEBHOOK_URL is not set", { subject, level, text });
+    return;
+  }
+  const host = new URL(url).hostname.toLowerCase();
+  if (host !== config.chatWebhookAllowedHost.toLowerCase()) {
+    log.warn("chat alert refused: host is not CHAT_WEBHOOK_ALLOWED_HOST", {
+      host,
+      allowed_host: config.chatWebhookAllowedHost,
+      subject,
+      level,
+      text,
+    });
+    return;
+  }
+  const res = await deps.fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ text }),
+    signal: AbortSignal.timeout(config.httpTimeoutMs),
+  });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`chat webhook answered ${res.status}`);
+  log.info("chat alert sent", { subject, level });
+}
