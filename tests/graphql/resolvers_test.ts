@@ -21,17 +21,20 @@ import {
 import { createSchema } from "graphql-yoga";
 import { buildSchema, schemaResolvers, schemaTypeDefs } from "../../src/graphql/server.ts";
 import { attachResolvers } from "../../src/graphql/resolvers.ts";
+import { describeErrorCodes } from "../../src/graphql/error-codes.ts";
 import { currentModules } from "../../scripts/schema.ts";
 
 const modules = currentModules();
 
 function reference(): GraphQLSchema {
   const document = concatAST(schemaTypeDefs(modules).map((sdl) => parse(sdl)));
-  return createSchema({
+  const schema = createSchema({
     typeDefs: buildASTSchema(document, { assumeValidSDL: true }),
     resolvers: schemaResolvers(modules) as Parameters<typeof createSchema>[0]["resolvers"],
     updateResolversInPlace: true,
   });
+  describeErrorCodes(schema, modules);
+  return schema;
 }
 
 /** The resolvers the modules give for a field, as `{ resolve, subscribe }`. */
