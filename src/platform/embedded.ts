@@ -27,18 +27,37 @@ export interface EmbeddedOptions {
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedPostgres> {
-  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
-    import("@electric-sql/pglite"),
+  // The socket module loads while PGlite starts; serveEmbedded finds it loaded.
+  const [pglite] = await Promise.all([
+    startPGlite(options),
     import("@electric-sql/pglite-socket"),
   ]);
+  const served = await serveEmbedded(pglite);
+  return {
+    ...served,
+    async stop() {
+      await served.stop();
+      await pglite.close();
+    },
+  };
+}
+
+/** A PGlite started with the options, not served. */
+export async function startPGlite(options: EmbeddedOptions): Promise<PGlite> {
+  const { PGlite } = await import("@electric-sql/pglite");
   const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
     "-c",
     `${name}=${value}`,
   ]);
-  const pglite = await PGlite.create(options.dataDir, {
+  return await PGlite.create(options.dataDir, {
     loadDataDir: options.loadDataDir,
     startParams: settings.length ? [...PGlite.defaultStartParams, ...settings] : undefined,
   });
+}
+
+/** Serves a running PGlite on a private loopback port; `stop` ends the serving, not PGlite. */
+export async function serveEmbedded(pglite: PGlite): Promise<EmbeddedPostgres> {
+  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
   const server = new PGLiteSocketServer({
     db: pglite,
     host: "127.0.0.1",
@@ -50,10 +69,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     pglite,
-    async stop() {
-      await server.stop();
-      await pglite.close();
-    },
+    stop: () => server.stop(),
   };
 }
 

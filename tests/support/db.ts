@@ -12,6 +12,7 @@ import {
   embeddedDatabase,
   startEmbeddedPostgres,
 } from "../../src/platform/db.ts";
+import { serveEmbedded, startPGlite } from "../../src/platform/embedded.ts";
 import { loadMigrations, migrate } from "../../src/platform/migrate.ts";
 import { ensureEmbeddedTemplate } from "../../scripts/embedded-template.ts";
 import { createLogger, type Logger } from "../../src/platform/log.ts";
@@ -142,11 +143,11 @@ function withDatabaseName(url: string, name: string): string {
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<Database> {
   const log = options.log ?? quietLog;
   if (!TEST_DATABASE_URL) {
-    const embedded = await startEmbeddedPostgres({
-      loadDataDir: options.migrate === false ? undefined : await embeddedTemplate(),
-      settings: EMBEDDED_TEST_SETTINGS,
-    });
-    return embeddedDatabase(embedded, log);
+    if (options.migrate === false) {
+      const embedded = await startEmbeddedPostgres({ settings: EMBEDDED_TEST_SETTINGS });
+      return embeddedDatabase(embedded, log);
+    }
+    return await pooledEmbeddedDatabase(log);
   }
   const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
   const template = options.migrate === false ? null : await postgresTemplate(TEST_DATABASE_URL);
@@ -176,6 +177,95 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       const dropper = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
       await dropper.unsafe(`drop database if exists ${name} with (force)`);
       await dropper.end();
+    },
+  };
+}
+
+/**
+ * Migrated PGlite instances of this test process that a closed test database left, emptied. A
+ * PGlite start (unpacking the template, setting up its memory) costs more than the tests of a
+ * typical file; emptying one costs a few statements. A test still never sees another's rows:
+ * closing truncates every table but `schema_migrations` (identities restarted) and discards the
+ * session, and an instance whose catalog no longer matches the template (a test created or
+ * changed an object) is stopped instead of reused. Only the PGlite instance waits here; its
+ * loopback server is started per test database and stopped at close, so no test leaves a
+ * resource open.
+ */
+const idleEmbedded: PGliteInstance[] = [];
+type PGliteInstance = Awaited<ReturnType<typeof startPGlite>>;
+let templateCatalog: string | undefined;
+
+/**
+ * What tells a test's leftovers from the template's schema: any object created or dropped (object
+ * ids and counts), a column added or dropped, a trigger turned off.
+ */
+async function catalogOf(pglite: PGliteInstance): Promise<string> {
+  const { rows } = await pglite.query<{ digest: string }>(`
+    select concat_ws(',',
+      (select count(*) || ':' || max(oid) from pg_class),
+      (select count(*) || ':' || max(oid) from pg_proc),
+      (select count(*) || ':' || max(oid) from pg_type),
+      (select count(*) || ':' || max(oid) from pg_constraint),
+      (select count(*) from pg_attribute where attrelid >= 16384 and not attisdropped),
+      (select count(*) || ':' || string_agg(tgenabled::text, '' order by oid) from pg_trigger),
+      (select count(*) from pg_namespace)) as digest`);
+  return rows[0].digest;
+}
+
+/** A statement naming the tables with rows, built once from the template's tables. */
+let tablesWithRows: string | undefined;
+
+/** Empties a migrated instance; false when it can no longer pass for a fresh one. */
+async function emptied(pglite: PGliteInstance): Promise<boolean> {
+  try {
+    await pglite.exec("rollback");
+    await pglite.exec("discard all");
+    if (!tablesWithRows) {
+      const { rows } = await pglite.query<{ name: string }>(
+        `select format('%I.%I', schemaname, tablename) as name from pg_tables
+          where schemaname = 'public' and tablename <> 'schema_migrations'`,
+      );
+      tablesWithRows = rows.map((r) =>
+        `select '${r.name}' as name where exists (select from ${r.name})`
+      ).join(" union all ");
+    }
+    const { rows: written } = await pglite.query<{ name: string }>(tablesWithRows);
+    if (written.length) {
+      // Foreign keys and triggers are off for the session meanwhile: any order empties them.
+      await pglite.exec(`set session_replication_role = replica;
+        ${written.map((t) => `delete from ${t.name};`).join("\n")}
+        reset session_replication_role`);
+    }
+    await pglite.exec(`select setval(format('%I.%I', schemaname, sequencename), start_value, false)
+      from pg_sequences where last_value is not null`);
+    return (await catalogOf(pglite)) === templateCatalog;
+  } catch {
+    return false;
+  }
+}
+
+async function pooledEmbeddedDatabase(log: Logger): Promise<Database> {
+  let pglite = idleEmbedded.pop();
+  if (!pglite) {
+    pglite = await startPGlite({
+      loadDataDir: await embeddedTemplate(),
+      settings: EMBEDDED_TEST_SETTINGS,
+    });
+  }
+  templateCatalog ??= await catalogOf(pglite);
+  const served = await serveEmbedded(pglite);
+  const instance = pglite;
+  const db = embeddedDatabase(
+    { ...served, stop: () => Promise.resolve() },
+    log,
+  );
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      await served.stop();
+      if (await emptied(instance)) idleEmbedded.push(instance);
+      else await instance.close();
     },
   };
 }
