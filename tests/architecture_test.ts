@@ -272,7 +272,6 @@ const SCHEMA_READS_STORE = new Set([
   "coaching",
   "communities",
   "feed",
-  "feedback",
   "goals",
   "mood",
   "notifications",
@@ -285,7 +284,7 @@ const SCHEMA_READS_STORE = new Set([
 ]);
 
 /** Features whose stores still open transactions. */
-const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "feedback", "teams"]);
+const STORE_OPENS_TRANSACTIONS = new Set(["challenges", "teams"]);
 
 const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
@@ -337,7 +336,6 @@ const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "challenges",
   "coaching",
   "communities",
-  "feedback",
   "mood",
   "notifications",
   "partners",

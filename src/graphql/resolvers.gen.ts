@@ -785,6 +785,7 @@ export type CreateCommunityPostPayload = {
   post?: Maybe<CommunityPost>;
 };
 
+/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`. */
 export type CreateFeedbackCommentPayload = {
   __typename?: 'CreateFeedbackCommentPayload';
   comment?: Maybe<FeedbackComment>;
@@ -898,6 +899,7 @@ export type DeadJobsPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`. */
 export type DeleteFeedbackPostPayload = {
   __typename?: 'DeleteFeedbackPostPayload';
   deletedPostId?: Maybe<Scalars['ID']['output']>;
@@ -1033,6 +1035,7 @@ export type FeedbackPostEdge = {
   node: FeedbackPost;
 };
 
+/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`; updateFeedbackStatus: `not_found`. */
 export type FeedbackPostPayload = {
   __typename?: 'FeedbackPostPayload';
   errors: Array<UserError>;
@@ -1407,7 +1410,9 @@ export type Mutation = {
   createCommunityChallenge: CommunityChallengePayload;
   /** Members only; body 1..2000 characters. */
   createCommunityPost: CreateCommunityPostPayload;
+  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`. */
   createFeedbackComment: CreateFeedbackCommentPayload;
+  /** Codes in `errors`: `invalid`, `content_rejected`. */
   createFeedbackPost: FeedbackPostPayload;
   createSubCommunity: SubCommunityPayload;
   /** Creates a team owned by the signed-in user (one team per user). */
@@ -1420,7 +1425,11 @@ export type Mutation = {
   declinePartnerRequest: PartnershipPayload;
   /** Removes a post: its author, the community's owner, or a service admin. */
   deleteCommunityPost: CommunityPostPayload;
-  /** Soft delete; the author or an admin. */
+  /**
+   * Soft delete; the author or an admin.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
   /** Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them). */
   deleteGoal: DeleteGoalPayload;
@@ -1516,7 +1525,11 @@ export type Mutation = {
   updateAiEmployee: AiEmployeePayload;
   /** The author edits a post (while a member; body 1..2000 characters, moderated as new posts are). */
   updateCommunityPost: CommunityPostPayload;
-  /** Admin only. */
+  /**
+   * Admin only.
+   *
+   * Codes in `errors`: `not_found`.
+   */
   updateFeedbackStatus: FeedbackPostPayload;
   updateGoal: GoalPayload;
   /** Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days. */
@@ -1526,7 +1539,11 @@ export type Mutation = {
   updateTeam: TeamPayload;
   /** Spends a streak freeze to cover a missed day (within the last 7 days). */
   useStreakFreeze: UseStreakFreezePayload;
-  /** Adds the caller's vote, or removes it when present (one vote per user). */
+  /**
+   * Adds the caller's vote, or removes it when present (one vote per user).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   voteFeedbackPost: VoteFeedbackPostPayload;
 };
 
@@ -2997,6 +3014,7 @@ export type UserError = {
   message: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: voteFeedbackPost: `not_found`. */
 export type VoteFeedbackPostPayload = {
   __typename?: 'VoteFeedbackPostPayload';
   errors: Array<UserError>;
