@@ -277,7 +277,6 @@ const SCHEMA_READS_STORE = new Set([
   "notifications",
   "partners",
   "privacy",
-  "safety",
   "teams",
   "users",
   "workforce",
@@ -340,7 +339,6 @@ const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "notifications",
   "partners",
   "privacy",
-  "safety",
   "teams",
   "workforce",
 ]);

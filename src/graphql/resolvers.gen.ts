@@ -539,6 +539,7 @@ export type BadgeEarnedActivity = {
   badgeCode: BadgeCode;
 };
 
+/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`, `already_blocked`; unblockUser: `not_found`, `not_blocked`. */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
   errors: Array<UserError>;
@@ -1386,6 +1387,8 @@ export type Mutation = {
   /**
    * Blocks a user: neither of you can send the other requests, see the other's posts or find the
    * other by name, and your ally link, requests and partnership end. The user is not told.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `already_blocked`.
    */
   blockUser: BlockPayload;
   /** Cancels the pending account deletion (not_found when none is pending). */
@@ -1476,15 +1479,27 @@ export type Mutation = {
   removeSubCommunityMember: SubCommunityPayload;
   /** Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go. */
   removeTeamMember: TeamMemberPayload;
-  /** Reports a community post the viewer can read to the admins. */
+  /**
+   * Reports a community post the viewer can read to the admins.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   */
   reportPost: ReportPayload;
-  /** Reports a user to the admins (one open report per user and reporter). */
+  /**
+   * Reports a user to the admins (one open report per user and reporter).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   */
   reportUser: ReportPayload;
   /** Asks for the account to be erased after a grace period of 14 days; signing in again cancels it. */
   requestAccountDeletion: AccountDeletionPayload;
   /** Starts an export of all of the current user's data (a pending one is answered instead of a new one). */
   requestDataExport: DataExportPayload;
-  /** Admin: closes an open report as actioned or dismissed. */
+  /**
+   * Admin: closes an open report as actioned or dismissed.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_open`.
+   */
   resolveReport: ReportPayload;
   /** Admin: queues a failed delivery of an approved artifact again (spec 3.3). */
   retryAiArtifactDelivery: AiArtifactPayload;
@@ -1518,7 +1533,11 @@ export type Mutation = {
   /** Admin: brings an archived employee back, paused (resume it with pauseAiEmployee). */
   unarchiveAiEmployee: AiEmployeePayload;
   unarchiveSubCommunity: SubCommunityPayload;
-  /** Lifts a block (what it ended stays ended). */
+  /**
+   * Lifts a block (what it ended stays ended).
+   *
+   * Codes in `errors`: `not_found`, `not_blocked`.
+   */
   unblockUser: BlockPayload;
   /** Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). */
   undoCheckIn: UndoCheckInPayload;
@@ -2631,6 +2650,7 @@ export type ReportEdge = {
   node: Report;
 };
 
+/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`, `already_reported`; reportPost: `invalid`, `not_found`, `already_reported`; resolveReport: `invalid`, `not_found`, `not_open`. */
 export type ReportPayload = {
   __typename?: 'ReportPayload';
   errors: Array<UserError>;
