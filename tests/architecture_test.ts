@@ -276,7 +276,6 @@ const SCHEMA_READS_STORE = new Set([
   "mood",
   "notifications",
   "partners",
-  "privacy",
   "teams",
   "users",
   "workforce",
@@ -338,7 +337,6 @@ const TRANSACTION_OUTSIDE_SERVICE = new Set([
   "mood",
   "notifications",
   "partners",
-  "privacy",
   "teams",
   "workforce",
 ]);

@@ -35,6 +35,7 @@ export type AccountDeletion = {
   requestedAt: Scalars['DateTime']['output'];
 };
 
+/** Codes in `errors`, by mutation: requestAccountDeletion: `not_found`; cancelAccountDeletion: `not_found`. */
 export type AccountDeletionPayload = {
   __typename?: 'AccountDeletionPayload';
   accountDeletion?: Maybe<AccountDeletion>;
@@ -838,6 +839,7 @@ export type DataExport = {
   status: DataExportStatus;
 };
 
+/** Codes in `errors`, by mutation: requestDataExport: none. */
 export type DataExportPayload = {
   __typename?: 'DataExportPayload';
   dataExport?: Maybe<DataExport>;
@@ -1391,7 +1393,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `invalid`, `already_blocked`.
    */
   blockUser: BlockPayload;
-  /** Cancels the pending account deletion (not_found when none is pending). */
+  /**
+   * Cancels the pending account deletion (not_found when none is pending).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   cancelAccountDeletion: AccountDeletionPayload;
   /**
    * Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
@@ -1491,9 +1497,17 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
    */
   reportUser: ReportPayload;
-  /** Asks for the account to be erased after a grace period of 14 days; signing in again cancels it. */
+  /**
+   * Asks for the account to be erased after a grace period of 14 days; signing in again cancels it.
+   *
+   * Codes in `errors`: `not_found`.
+   */
   requestAccountDeletion: AccountDeletionPayload;
-  /** Starts an export of all of the current user's data (a pending one is answered instead of a new one). */
+  /**
+   * Starts an export of all of the current user's data (a pending one is answered instead of a new one).
+   *
+   * Codes in `errors`: none.
+   */
   requestDataExport: DataExportPayload;
   /**
    * Admin: closes an open report as actioned or dismissed.
