@@ -42,6 +42,7 @@ export type AccountDeletionPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: acknowledgeAllNotifications: none. */
 export type AcknowledgeAllNotificationsPayload = {
   __typename?: 'AcknowledgeAllNotificationsPayload';
   /** How many unread notifications this call marked read (0 when none was unread). */
@@ -49,6 +50,7 @@ export type AcknowledgeAllNotificationsPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: acknowledgeNotification: `not_found`. */
 export type AcknowledgeNotificationPayload = {
   __typename?: 'AcknowledgeNotificationPayload';
   errors: Array<UserError>;
@@ -1363,9 +1365,17 @@ export type Mutation = {
   acceptPartnerRequest: PartnershipPayload;
   /** Joins the invite's team and its default sub-community. */
   acceptTeamInvite: TeamPayload;
-  /** Marks every unread notification of the current user as read (repeating it marks none). */
+  /**
+   * Marks every unread notification of the current user as read (repeating it marks none).
+   *
+   * Codes in `errors`: none.
+   */
   acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload;
-  /** Marks one of the current user's notifications as read (repeating it changes nothing). */
+  /**
+   * Marks one of the current user's notifications as read (repeating it changes nothing).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   acknowledgeNotification: AcknowledgeNotificationPayload;
   addGoal: GoalPayload;
   /** Records progress on a target; occurredAt defaults to now. */
@@ -1536,7 +1546,11 @@ export type Mutation = {
   setDiscoverability: UpdateMePayload;
   /** Opts the signed-in member out of (false) or back into (true) every team leaderboard. */
   setLeaderboardVisibility: TeamStandingPayload;
-  /** Turns one kind of notification on or off for the current user; senders skip a kind turned off. */
+  /**
+   * Turns one kind of notification on or off for the current user; senders skip a kind turned off.
+   *
+   * Codes in `errors`: `invalid`.
+   */
   setNotificationPreference: NotificationPreferencePayload;
   syncUser: SyncUserPayload;
   /** The owner hands the community to another member and stays as a member; the new owner is notified. */
@@ -2117,6 +2131,7 @@ export type NotificationPreference = {
   kind: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: setNotificationPreference: `invalid`. */
 export type NotificationPreferencePayload = {
   __typename?: 'NotificationPreferencePayload';
   errors: Array<UserError>;
