@@ -276,7 +276,6 @@ const SCHEMA_READS_STORE = new Set([
   "mood",
   "partners",
   "teams",
-  "users",
   "workforce",
 ]);
 

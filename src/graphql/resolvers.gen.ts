@@ -1418,7 +1418,11 @@ export type Mutation = {
   cancelCommunityChallenge: CancelCommunityChallengePayload;
   /** Checks in a habit for a local day (default today; up to 7 days back). */
   checkInHabit: CheckInHabitPayload;
-  /** Marks onboarding as completed; only the first call sets onboardingCompletedAt. */
+  /**
+   * Marks onboarding as completed; only the first call sets onboardingCompletedAt.
+   *
+   * Codes in `errors`: none.
+   */
   completeOnboarding: UpdateMePayload;
   createAiEmployee: AiEmployeePayload;
   /** Makes a backup now, while the service keeps running (admin). */
@@ -1542,7 +1546,11 @@ export type Mutation = {
   /** Admin: turns an AI feature flag on or off (overrides AI_FLAGS). */
   setAiFlag: SetAiFlagPayload;
   setDefaultSubCommunity: SubCommunityPayload;
-  /** Sets who may find the viewer by name. */
+  /**
+   * Sets who may find the viewer by name.
+   *
+   * Codes in `errors`: none.
+   */
   setDiscoverability: UpdateMePayload;
   /** Opts the signed-in member out of (false) or back into (true) every team leaderboard. */
   setLeaderboardVisibility: TeamStandingPayload;
@@ -1552,6 +1560,7 @@ export type Mutation = {
    * Codes in `errors`: `invalid`.
    */
   setNotificationPreference: NotificationPreferencePayload;
+  /** Codes in `errors`: none. */
   syncUser: SyncUserPayload;
   /** The owner hands the community to another member and stays as a member; the new owner is notified. */
   transferCommunityOwnership: CommunityPayload;
@@ -1581,6 +1590,7 @@ export type Mutation = {
   updateGoal: GoalPayload;
   /** Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days. */
   updateGoalEvent: GoalEventPayload;
+  /** Codes in `errors`: `invalid`, `username_taken`. */
   updateMe: UpdateMePayload;
   /** Team owners: renames the team (1..80 characters). */
   updateTeam: TeamPayload;
@@ -2769,6 +2779,7 @@ export type SupporterTier =
   | 'supporter_monthly'
   | 'supporter_yearly';
 
+/** Codes in `errors`, by mutation: syncUser: none. */
 export type SyncUserPayload = {
   __typename?: 'SyncUserPayload';
   errors: Array<UserError>;
@@ -3016,6 +3027,7 @@ export type UndoCheckInPayload = {
   goal?: Maybe<Goal>;
 };
 
+/** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
 export type UpdateMePayload = {
   __typename?: 'UpdateMePayload';
   errors: Array<UserError>;
