@@ -266,7 +266,6 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
 
 /** Features whose GraphQL modules still call their store. */
 const SCHEMA_READS_STORE = new Set([
-  "ai-requests",
   "badges",
   "challenges",
   "coaching",
