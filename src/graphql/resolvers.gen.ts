@@ -890,6 +890,7 @@ export type DeadJobKind = {
   name: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: retryDeadJob: `not_found`; discardDeadJob: `not_found`. */
 export type DeadJobPayload = {
   __typename?: 'DeadJobPayload';
   /** The dead job acted on, as it was; null when there was no dead job with this id. */
@@ -897,6 +898,7 @@ export type DeadJobPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: retryDeadJobs: `invalid`, `unknown_kind`; discardDeadJobs: `invalid`, `unknown_kind`. */
 export type DeadJobsPayload = {
   __typename?: 'DeadJobsPayload';
   /** How many dead jobs were retried or discarded (0 when none matched). */
@@ -1462,11 +1464,17 @@ export type Mutation = {
   deleteMoodLog: MoodLogPayload;
   /** Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards. */
   deleteTeam: DeleteTeamPayload;
-  /** Deletes a dead job for good (admin). */
+  /**
+   * Deletes a dead job for good (admin).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   discardDeadJob: DeadJobPayload;
   /**
    * Deletes every dead job for good, or with name only those of that kind (admin). An unknown
    * name is the user error unknown_kind and changes nothing.
+   *
+   * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   discardDeadJobs: DeadJobsPayload;
   endPartnership: PartnershipPayload;
@@ -1531,11 +1539,17 @@ export type Mutation = {
   resolveReport: ReportPayload;
   /** Admin: queues a failed delivery of an approved artifact again (spec 3.3). */
   retryAiArtifactDelivery: AiArtifactPayload;
-  /** Puts a dead job back in its queue with fresh attempts (admin). */
+  /**
+   * Puts a dead job back in its queue with fresh attempts (admin).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   retryDeadJob: DeadJobPayload;
   /**
    * Puts every dead job back in its queue with fresh attempts, or with name only those of that
    * kind (admin). An unknown name is the user error unknown_kind and changes nothing.
+   *
+   * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   retryDeadJobs: DeadJobsPayload;
   revokeTeamInvite: TeamInvitePayload;
