@@ -777,6 +777,7 @@ export type CommunityVisibility =
   | 'private'
   | 'public';
 
+/** Codes in `errors`, by mutation: createBackup: none. */
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
   backup?: Maybe<Backup>;
@@ -1427,7 +1428,11 @@ export type Mutation = {
    */
   completeOnboarding: UpdateMePayload;
   createAiEmployee: AiEmployeePayload;
-  /** Makes a backup now, while the service keeps running (admin). */
+  /**
+   * Makes a backup now, while the service keeps running (admin).
+   *
+   * Codes in `errors`: none.
+   */
   createBackup: CreateBackupPayload;
   /** Creates a community; the creator is its owner and first member. */
   createCommunity: CommunityPayload;
