@@ -327,7 +327,6 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
  * opens a transaction (`.begin(`, `transaction(`, `refusableTransaction(`).
  */
 const TRANSACTION_OUTSIDE_SERVICE = new Set([
-  "billing",
   "challenges",
   "coaching",
   "communities",
