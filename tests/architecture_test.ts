@@ -266,16 +266,9 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
 
 /** Features whose GraphQL modules still call their store. */
 const SCHEMA_READS_STORE = new Set([
-  "ai-requests",
-  "feedback",
-  "notifications",
-  "privacy",
-  "safety",
-  "users",
 ]);
 
 /** Features whose stores still open transactions. */
-const STORE_OPENS_TRANSACTIONS = new Set(["feedback"]);
 
 const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
@@ -323,11 +316,6 @@ Deno.test("architecture: a store opens no transaction and returns no user error"
  * opens a transaction (`.begin(`, `transaction(`, `refusableTransaction(`).
  */
 const TRANSACTION_OUTSIDE_SERVICE = new Set([
-  "billing",
-  "feedback",
-  "notifications",
-  "privacy",
-  "safety",
 ]);
 
 const isServiceModule = (path: string) =>

@@ -8,12 +8,8 @@ import type { Clock } from "../platform/clock.ts";
 import type { Sql } from "../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../platform/db-errors.ts";
 import { addDays, localDate } from "../platform/dates.ts";
-import {
-  completeOnboarding,
-  ensureUser,
-  findUserBySubject,
-  updateUser,
-} from "../features/users/store.ts";
+import { completeOnboarding, findUserBySubject, updateUser } from "../features/users/store.ts";
+import { findOrCreateUser } from "../features/users/service.ts";
 import * as goals from "../features/goals/store.ts";
 import { newGoalRow } from "../features/goals/rules.ts";
 import { insertMoodLog } from "../features/mood/store.ts";
@@ -116,7 +112,7 @@ async function loadPerson(
   seed: number,
   report: DemoReport,
 ): Promise<Loaded> {
-  const ensured = await ensureUser(sql, person.subject, {
+  const ensured = await findOrCreateUser(sql, person.subject, {
     preferred_username: person.subject,
     given_name: person.firstName,
     family_name: person.lastName,

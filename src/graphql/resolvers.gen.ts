@@ -36,12 +36,14 @@ export type AccountDeletion = {
   requestedAt: Scalars['DateTime']['output'];
 };
 
+/** Codes in `errors`, by mutation: requestAccountDeletion: `not_found`; cancelAccountDeletion: `not_found`. */
 export type AccountDeletionPayload = {
   __typename?: 'AccountDeletionPayload';
   accountDeletion?: Maybe<AccountDeletion>;
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: acknowledgeAllNotifications: none. */
 export type AcknowledgeAllNotificationsPayload = {
   __typename?: 'AcknowledgeAllNotificationsPayload';
   /** How many unread notifications this call marked read (0 when none was unread). */
@@ -49,6 +51,7 @@ export type AcknowledgeAllNotificationsPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: acknowledgeNotification: `not_found`. */
 export type AcknowledgeNotificationPayload = {
   __typename?: 'AcknowledgeNotificationPayload';
   errors: Array<UserError>;
@@ -546,6 +549,7 @@ export type BadgeEarnedActivity = {
   badgeCode: BadgeCode;
 };
 
+/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`, `already_blocked`; unblockUser: `not_found`, `not_blocked`. */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
   errors: Array<UserError>;
@@ -785,6 +789,7 @@ export type CommunityVisibility =
   | 'private'
   | 'public';
 
+/** Codes in `errors`, by mutation: createBackup: none. */
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
   backup?: Maybe<Backup>;
@@ -798,6 +803,7 @@ export type CreateCommunityPostPayload = {
   post?: Maybe<CommunityPost>;
 };
 
+/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`. */
 export type CreateFeedbackCommentPayload = {
   __typename?: 'CreateFeedbackCommentPayload';
   comment?: Maybe<FeedbackComment>;
@@ -850,6 +856,7 @@ export type DataExport = {
   status: DataExportStatus;
 };
 
+/** Codes in `errors`, by mutation: requestDataExport: none. */
 export type DataExportPayload = {
   __typename?: 'DataExportPayload';
   dataExport?: Maybe<DataExport>;
@@ -898,6 +905,7 @@ export type DeadJobKind = {
   name: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: retryDeadJob: `not_found`; discardDeadJob: `not_found`. */
 export type DeadJobPayload = {
   __typename?: 'DeadJobPayload';
   /** The dead job acted on, as it was; null when there was no dead job with this id. */
@@ -905,6 +913,7 @@ export type DeadJobPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: retryDeadJobs: `invalid`, `unknown_kind`; discardDeadJobs: `invalid`, `unknown_kind`. */
 export type DeadJobsPayload = {
   __typename?: 'DeadJobsPayload';
   /** How many dead jobs were retried or discarded (0 when none matched). */
@@ -912,6 +921,7 @@ export type DeadJobsPayload = {
   errors: Array<UserError>;
 };
 
+/** Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`. */
 export type DeleteFeedbackPostPayload = {
   __typename?: 'DeleteFeedbackPostPayload';
   deletedPostId?: Maybe<Scalars['ID']['output']>;
@@ -1049,6 +1059,7 @@ export type FeedbackPostEdge = {
   node: FeedbackPost;
 };
 
+/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`; updateFeedbackStatus: `not_found`. */
 export type FeedbackPostPayload = {
   __typename?: 'FeedbackPostPayload';
   errors: Array<UserError>;
@@ -1392,9 +1403,17 @@ export type Mutation = {
    * Codes in `errors`: `invite_unusable`, `already_in_team`.
    */
   acceptTeamInvite: TeamPayload;
-  /** Marks every unread notification of the current user as read (repeating it marks none). */
+  /**
+   * Marks every unread notification of the current user as read (repeating it marks none).
+   *
+   * Codes in `errors`: none.
+   */
   acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload;
-  /** Marks one of the current user's notifications as read (repeating it changes nothing). */
+  /**
+   * Marks one of the current user's notifications as read (repeating it changes nothing).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   acknowledgeNotification: AcknowledgeNotificationPayload;
   /** Codes in `errors`: `invalid`, `not_found`. */
   addGoal: GoalPayload;
@@ -1436,9 +1455,15 @@ export type Mutation = {
   /**
    * Blocks a user: neither of you can send the other requests, see the other's posts or find the
    * other by name, and your ally link, requests and partnership end. The user is not told.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `already_blocked`.
    */
   blockUser: BlockPayload;
-  /** Cancels the pending account deletion (not_found when none is pending). */
+  /**
+   * Cancels the pending account deletion (not_found when none is pending).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   cancelAccountDeletion: AccountDeletionPayload;
   /**
    * Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
@@ -1459,11 +1484,19 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
    */
   checkInHabit: CheckInHabitPayload;
-  /** Marks onboarding as completed; only the first call sets onboardingCompletedAt. */
+  /**
+   * Marks onboarding as completed; only the first call sets onboardingCompletedAt.
+   *
+   * Codes in `errors`: none.
+   */
   completeOnboarding: UpdateMePayload;
   /** Codes in `errors`: `invalid`, `role_taken`. */
   createAiEmployee: AiEmployeePayload;
-  /** Makes a backup now, while the service keeps running (admin). */
+  /**
+   * Makes a backup now, while the service keeps running (admin).
+   *
+   * Codes in `errors`: none.
+   */
   createBackup: CreateBackupPayload;
   /**
    * Creates a community; the creator is its owner and first member.
@@ -1483,7 +1516,9 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`.
    */
   createCommunityPost: CreateCommunityPostPayload;
+  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`. */
   createFeedbackComment: CreateFeedbackCommentPayload;
+  /** Codes in `errors`: `invalid`, `content_rejected`. */
   createFeedbackPost: FeedbackPostPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`. */
   createSubCommunity: SubCommunityPayload;
@@ -1517,7 +1552,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`.
    */
   deleteCommunityPost: CommunityPostPayload;
-  /** Soft delete; the author or an admin. */
+  /**
+   * Soft delete; the author or an admin.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
   /**
    * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them).
@@ -1543,11 +1582,17 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`.
    */
   deleteTeam: DeleteTeamPayload;
-  /** Deletes a dead job for good (admin). */
+  /**
+   * Deletes a dead job for good (admin).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   discardDeadJob: DeadJobPayload;
   /**
    * Deletes every dead job for good, or with name only those of that kind (admin). An unknown
    * name is the user error unknown_kind and changes nothing.
+   *
+   * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   discardDeadJobs: DeadJobsPayload;
   /** Codes in `errors`: `no_partner`. */
@@ -1636,15 +1681,35 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `last_owner`, `conflict`.
    */
   removeTeamMember: TeamMemberPayload;
-  /** Reports a community post the viewer can read to the admins. */
+  /**
+   * Reports a community post the viewer can read to the admins.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   */
   reportPost: ReportPayload;
-  /** Reports a user to the admins (one open report per user and reporter). */
+  /**
+   * Reports a user to the admins (one open report per user and reporter).
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   */
   reportUser: ReportPayload;
-  /** Asks for the account to be erased after a grace period of 14 days; signing in again cancels it. */
+  /**
+   * Asks for the account to be erased after a grace period of 14 days; signing in again cancels it.
+   *
+   * Codes in `errors`: `not_found`.
+   */
   requestAccountDeletion: AccountDeletionPayload;
-  /** Starts an export of all of the current user's data (a pending one is answered instead of a new one). */
+  /**
+   * Starts an export of all of the current user's data (a pending one is answered instead of a new one).
+   *
+   * Codes in `errors`: none.
+   */
   requestDataExport: DataExportPayload;
-  /** Admin: closes an open report as actioned or dismissed. */
+  /**
+   * Admin: closes an open report as actioned or dismissed.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `not_open`.
+   */
   resolveReport: ReportPayload;
   /**
    * Admin: queues a failed delivery of an approved artifact again (spec 3.3).
@@ -1652,11 +1717,17 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`.
    */
   retryAiArtifactDelivery: AiArtifactPayload;
-  /** Puts a dead job back in its queue with fresh attempts (admin). */
+  /**
+   * Puts a dead job back in its queue with fresh attempts (admin).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   retryDeadJob: DeadJobPayload;
   /**
    * Puts every dead job back in its queue with fresh attempts, or with name only those of that
    * kind (admin). An unknown name is the user error unknown_kind and changes nothing.
+   *
+   * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   retryDeadJobs: DeadJobsPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `already_revoked`. */
@@ -1681,7 +1752,11 @@ export type Mutation = {
   setAiFlag: SetAiFlagPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `archived`. */
   setDefaultSubCommunity: SubCommunityPayload;
-  /** Sets who may find the viewer by name. */
+  /**
+   * Sets who may find the viewer by name.
+   *
+   * Codes in `errors`: none.
+   */
   setDiscoverability: UpdateMePayload;
   /**
    * Opts the signed-in member out of (false) or back into (true) every team leaderboard.
@@ -1689,8 +1764,13 @@ export type Mutation = {
    * Codes in `errors`: `not_in_team`.
    */
   setLeaderboardVisibility: TeamStandingPayload;
-  /** Turns one kind of notification on or off for the current user; senders skip a kind turned off. */
+  /**
+   * Turns one kind of notification on or off for the current user; senders skip a kind turned off.
+   *
+   * Codes in `errors`: `invalid`.
+   */
   setNotificationPreference: NotificationPreferencePayload;
+  /** Codes in `errors`: none. */
   syncUser: SyncUserPayload;
   /**
    * The owner hands the community to another member and stays as a member; the new owner is notified.
@@ -1714,7 +1794,11 @@ export type Mutation = {
   unarchiveAiEmployee: AiEmployeePayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `not_archived`. */
   unarchiveSubCommunity: SubCommunityPayload;
-  /** Lifts a block (what it ended stays ended). */
+  /**
+   * Lifts a block (what it ended stays ended).
+   *
+   * Codes in `errors`: `not_found`, `not_blocked`.
+   */
   unblockUser: BlockPayload;
   /**
    * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
@@ -1730,7 +1814,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `not_allowed`.
    */
   updateCommunityPost: CommunityPostPayload;
-  /** Admin only. */
+  /**
+   * Admin only.
+   *
+   * Codes in `errors`: `not_found`.
+   */
   updateFeedbackStatus: FeedbackPostPayload;
   /** Codes in `errors`: `invalid`, `not_found`, `conflict`. */
   updateGoal: GoalPayload;
@@ -1740,6 +1828,7 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`.
    */
   updateGoalEvent: GoalEventPayload;
+  /** Codes in `errors`: `invalid`, `username_taken`. */
   updateMe: UpdateMePayload;
   /**
    * Team owners: renames the team (1..80 characters).
@@ -1753,7 +1842,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`.
    */
   useStreakFreeze: UseStreakFreezePayload;
-  /** Adds the caller's vote, or removes it when present (one vote per user). */
+  /**
+   * Adds the caller's vote, or removes it when present (one vote per user).
+   *
+   * Codes in `errors`: `not_found`.
+   */
   voteFeedbackPost: VoteFeedbackPostPayload;
 };
 
@@ -2294,6 +2387,7 @@ export type NotificationPreference = {
   kind: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: setNotificationPreference: `invalid`. */
 export type NotificationPreferencePayload = {
   __typename?: 'NotificationPreferencePayload';
   errors: Array<UserError>;
@@ -2843,6 +2937,7 @@ export type ReportEdge = {
   node: Report;
 };
 
+/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`, `already_reported`; reportPost: `invalid`, `not_found`, `already_reported`; resolveReport: `invalid`, `not_found`, `not_open`. */
 export type ReportPayload = {
   __typename?: 'ReportPayload';
   errors: Array<UserError>;
@@ -2934,6 +3029,7 @@ export type SupporterTier =
   | 'supporter_monthly'
   | 'supporter_yearly';
 
+/** Codes in `errors`, by mutation: syncUser: none. */
 export type SyncUserPayload = {
   __typename?: 'SyncUserPayload';
   errors: Array<UserError>;
@@ -3186,6 +3282,7 @@ export type UndoCheckInPayload = {
   goal?: Maybe<Goal>;
 };
 
+/** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
 export type UpdateMePayload = {
   __typename?: 'UpdateMePayload';
   errors: Array<UserError>;
@@ -3234,6 +3331,7 @@ export type UserError = {
   message: Scalars['String']['output'];
 };
 
+/** Codes in `errors`, by mutation: voteFeedbackPost: `not_found`. */
 export type VoteFeedbackPostPayload = {
   __typename?: 'VoteFeedbackPostPayload';
   errors: Array<UserError>;

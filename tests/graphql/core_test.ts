@@ -6,7 +6,7 @@ import { setup } from "../support/setup.ts";
 import { startFakeServer } from "../support/http.ts";
 import { type GraphQLContext, requireViewer } from "../../src/graphql/context.ts";
 import type { SchemaModule } from "../../src/graphql/module.ts";
-import { loadUser } from "../../src/features/users/schema.ts";
+import { loadUser } from "../../src/features/users/service.ts";
 
 /** A module that exercises the core: deep types, a failing resolver, and N items with owners. */
 function probeModule(t: () => TestApp): SchemaModule {

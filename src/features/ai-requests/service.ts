@@ -23,14 +23,25 @@ import type { ErrorTracker } from "../../platform/errors.ts";
 import { jobKind } from "../../platform/jobs/types.ts";
 import type { Logger } from "../../platform/log.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
-import { isCodedError } from "../../graphql/errors.ts";
+import { badUserInput, isCodedError, notFound } from "../../graphql/errors.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import type { EventStream } from "../../platform/pubsub.ts";
 import type { AiFlags } from "../coaching/mod.ts";
 import { handles, type JobQueue, type JobRegistration } from "../feature.ts";
-import { AI_DISABLED, aiRequestTopic, type AiRequestView, INTERNAL, isValidKind } from "./rules.ts";
+import {
+  AI_DISABLED,
+  aiRequestTopic,
+  type AiRequestView,
+  INTERNAL,
+  isNewer,
+  isTerminal,
+  isValidKind,
+} from "./rules.ts";
 import {
   type AiRequestRow,
   failAiRequest,
   insertAiRequest,
+  ownAiRequest,
   startAiRequest,
   succeedAiRequest,
   toView,
@@ -153,4 +164,88 @@ export function processorJob(
     }
     await broadcast(deps.pubsub, finished);
   });
+}
+
+// ---- the owner's reads ----
+
+/** Who asks: the signed-in user. */
+export interface Actor {
+  userId: string;
+}
+
+/** The actor's own request with this id; null for none (or someone else's). */
+async function ownRow(deps: Pick<AiRequestDeps, "db">, actor: Actor, id: string) {
+  return looksLikePublicId(id) ? await ownAiRequest(deps.db.sql, actor.userId, id) : null;
+}
+
+/** One of the actor's requests (to recover after a reconnect). */
+export async function ownRequest(
+  deps: Pick<AiRequestDeps, "db">,
+  actor: Actor,
+  id: string,
+): Promise<AiRequestView | null> {
+  const row = await ownRow(deps, actor, id);
+  return row ? toView(row) : null;
+}
+
+/** Current state first, then strictly newer states; done after a terminal one. */
+function updatesFrom(
+  stream: EventStream<AiRequestView>,
+  current: AiRequestView,
+): AsyncIterableIterator<AiRequestView> {
+  let last: AiRequestView | null = null;
+  let finished = false;
+  const done = { value: undefined, done: true } as const;
+  const end = async () => {
+    finished = true;
+    await stream.return();
+    return done;
+  };
+  return {
+    async next() {
+      if (finished) return done;
+      if (!last) {
+        last = current;
+        return { value: current, done: false };
+      }
+      if (isTerminal(last.status)) return await end();
+      while (true) {
+        const event = await stream.next();
+        if (event.done) {
+          finished = true;
+          return done;
+        }
+        if (!isNewer(last.status, event.value.status)) continue;
+        last = event.value;
+        return { value: event.value, done: false };
+      }
+    },
+    return: end,
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** The request's current state, then each newer one, ending after a terminal one. */
+export async function requestUpdates(
+  deps: Pick<AiRequestDeps, "db" | "pubsub">,
+  actor: Actor,
+  input: { requestId?: string | null },
+): Promise<AsyncIterableIterator<AiRequestView>> {
+  if (input.requestId === null || input.requestId === undefined) {
+    throw badUserInput("requestId is required");
+  }
+  const row = await ownRow(deps, actor, input.requestId);
+  // A subscription has no null to answer with: an unknown request is an error.
+  if (!row) throw notFound("AI request");
+  // Listen first, then read: a change between the two is seen either way.
+  const stream = await deps.pubsub.subscribe<AiRequestView>(aiRequestTopic(row.publicId));
+  try {
+    const current = await ownAiRequest(deps.db.sql, row.userId, row.publicId);
+    return updatesFrom(stream, toView(current!));
+  } catch (err) {
+    await stream.return();
+    throw err;
+  }
 }

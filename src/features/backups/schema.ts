@@ -2,6 +2,12 @@
 import { adminField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import type { BackupFile } from "../../platform/backup/files.ts";
+import type {
+  BackupResolvers,
+  MutationResolvers,
+  QueryResolvers,
+} from "../../graphql/resolvers.gen.ts";
+import type { BACKUPS_ERROR_CODES } from "./rules.ts";
 import type { BackupsService } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
@@ -41,29 +47,26 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const asBackup = (f: BackupFile) => ({ name: f.name, sizeBytes: f.bytes, createdAt: f.createdAt });
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly typeof BACKUPS_ERROR_CODES[number][]> = {
+  createBackup: [],
+};
+
+const Backup: BackupResolvers = {
+  sizeBytes: (f: BackupFile) => f.bytes,
+};
 
 export function backupsModule(service: BackupsService): GraphQLModule {
-  return {
-    typeDefs,
-    resolvers: {
-      Query: {
-        backups: adminField(async () => {
-          const settings = service.settings();
-          return {
-            files: (await service.list()).map(asBackup),
-            directory: settings.backupDir,
-            intervalHours: settings.backupIntervalHours,
-            keep: settings.backupKeep,
-          };
-        }),
-      },
-      Mutation: {
-        createBackup: adminField(async () => ({
-          backup: asBackup(await service.backUpNow("console")),
-          errors: [],
-        })),
-      },
-    },
+  const Query: QueryResolvers = {
+    backups: adminField(() => service.overview()),
   };
+
+  const Mutation: MutationResolvers = {
+    createBackup: adminField(async () => ({
+      backup: await service.backUpNow("console"),
+      errors: [],
+    })),
+  };
+
+  return { typeDefs, errorCodes, resolvers: { Backup, Query, Mutation } };
 }

@@ -12,6 +12,7 @@ import {
   pruneBackups,
   writeBackupFile,
 } from "../../platform/backup/files.ts";
+import { backupDue } from "./rules.ts";
 
 export interface BackupsDeps {
   db: Pick<Database, "sql">;
@@ -61,14 +62,22 @@ export function createBackupsService(deps: BackupsDeps) {
     async backUpIfDue(slot: Date): Promise<MadeBackup | null> {
       if (config.backupIntervalHours === 0) return null;
       const [newest] = await listBackups(config.backupDir);
-      // A few minutes of slack: an hourly slot does not skip because the last one took a while.
-      const due = config.backupIntervalHours * 3_600_000 - 5 * 60_000;
-      if (newest && slot.getTime() - newest.createdAt.getTime() < due) return null;
+      if (!backupDue(slot, newest?.createdAt ?? null, config.backupIntervalHours)) return null;
       return await this.backUpNow("schedule");
     },
 
     list: () => listBackups(config.backupDir),
     settings: () => ({ ...config }),
+
+    /** The backups, newest first, with the settings that make them. */
+    async overview() {
+      return {
+        files: await listBackups(config.backupDir),
+        directory: config.backupDir,
+        intervalHours: config.backupIntervalHours,
+        keep: config.backupKeep,
+      };
+    },
   };
 }
 

@@ -6,8 +6,8 @@ import { json } from "../../http/router.ts";
 import { errorResponse } from "../../platform/contract/mod.ts";
 import { readSignedJson } from "../../http/signed.ts";
 import type { UsersApi } from "../users/mod.ts";
-import { adminUrl, cutExportPage, nextSince, parseExportRequest } from "./rules.ts";
-import { postsCreatedAfter, postsCreatedAt } from "./store.ts";
+import { adminUrl, nextSince, parseExportRequest } from "./rules.ts";
+import { exportPage } from "./service.ts";
 
 export interface FeedbackExportDeps {
   config: Pick<Config, "workforceWebhookSecret" | "workforceWebhookSecretNext" | "adminBaseUrl">;
@@ -16,16 +16,13 @@ export interface FeedbackExportDeps {
 }
 
 export function feedbackExportHandler(deps: FeedbackExportDeps): RouteHandler {
-  const sql = deps.db.sql;
   return async (req, ctx) => {
     const read = await readSignedJson(req, ctx, workforceVerificationKeys(deps.config));
     if (!read.ok) return read.response;
     const request = parseExportRequest(read.body);
     if (typeof request === "string") return errorResponse("invalid_body", request);
 
-    const rows = await postsCreatedAfter(sql, request.after, request.limit + 1);
-    const cut = cutExportPage(rows, request.limit);
-    const page = cut.needsTieGroup ? await postsCreatedAt(sql, rows[0].createdAt) : cut.page;
+    const page = await exportPage(deps, request);
     const authors = await deps.users.usersByIds([...new Set(page.map((p) => p.authorId))]);
     const authorOf = new Map(authors.map((u) => [u.id, u]));
     return json({

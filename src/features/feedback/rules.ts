@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { describeIssues } from "../../platform/contract/mod.ts";
 import { parseIsoInstant } from "../../platform/iso8601.ts";
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
 
 export const FEEDBACK_CATEGORIES = ["feature", "improvement", "bug", "other"] as const;
 export type FeedbackCategory = typeof FEEDBACK_CATEGORIES[number];
@@ -15,6 +15,12 @@ export const FEEDBACK_STATUSES = [
   "declined",
 ] as const;
 export type FeedbackStatus = typeof FEEDBACK_STATUSES[number];
+
+/** The user-error codes of the board's mutations. */
+export const { codes: FEEDBACK_ERROR_CODES, refuse: feedbackError } = userErrorCodes(
+  ["invalid", "not_found", "not_allowed", "content_rejected"] as const,
+);
+export type FeedbackError = UserError<typeof FEEDBACK_ERROR_CODES[number]>;
 
 export const TITLE_MIN = 3;
 export const TITLE_MAX = 150;
@@ -32,37 +38,45 @@ export interface PostInput {
 }
 
 /** Trims the input and lists what is wrong with it (empty when it may be saved). */
-export function validatePost(input: PostInput): { value: PostInput; errors: UserError[] } {
+export function validatePost(input: PostInput): { value: PostInput; errors: FeedbackError[] } {
   const value = {
     title: input.title.trim(),
     description: input.description.trim(),
     category: input.category,
   };
-  const errors: UserError[] = [];
+  const errors: FeedbackError[] = [];
   if (value.title.length < TITLE_MIN || value.title.length > TITLE_MAX) {
     errors.push(
-      userError("invalid", `title must be ${TITLE_MIN} to ${TITLE_MAX} characters`, "title"),
+      feedbackError("invalid", `title must be ${TITLE_MIN} to ${TITLE_MAX} characters`, "title"),
     );
   }
   if (value.description.length < 1 || value.description.length > DESCRIPTION_MAX) {
     errors.push(
-      userError("invalid", `description must be 1 to ${DESCRIPTION_MAX} characters`, "description"),
+      feedbackError(
+        "invalid",
+        `description must be 1 to ${DESCRIPTION_MAX} characters`,
+        "description",
+      ),
     );
   }
   if (!isCategory(value.category)) {
     errors.push(
-      userError("invalid", `category must be one of ${FEEDBACK_CATEGORIES.join(", ")}`, "category"),
+      feedbackError(
+        "invalid",
+        `category must be one of ${FEEDBACK_CATEGORIES.join(", ")}`,
+        "category",
+      ),
     );
   }
   return { value, errors };
 }
 
-export function validateComment(body: string): { value: string; errors: UserError[] } {
+export function validateComment(body: string): { value: string; errors: FeedbackError[] } {
   const value = body.trim();
   return {
     value,
     errors: value.length < 1 || value.length > COMMENT_MAX
-      ? [userError("invalid", `body must be 1 to ${COMMENT_MAX} characters`, "body")]
+      ? [feedbackError("invalid", `body must be 1 to ${COMMENT_MAX} characters`, "body")]
       : [],
   };
 }
@@ -159,6 +173,17 @@ export function nextSince(page: { createdAt: string }[], sentSince: string | nul
 export function adminUrl(base: string, publicId: string): string {
   return `${base.replace(/\/+$/, "")}/feedback_posts/${encodeURIComponent(publicId)}`;
 }
+
+/** A refusal by the moderation hook. */
+export const contentRejected = (reason: string | null) =>
+  feedbackError("content_rejected", reason ?? "the content breaks the community rules");
+
+export const postNotFound = (): FeedbackError[] => [
+  feedbackError("not_found", "no such feedback post", "postId"),
+];
+
+export const deleteNotAllowed = () =>
+  feedbackError("not_allowed", "only the author or an admin may delete", "postId");
 
 /** The text of `feedback.status_changed`, told to the post's author. */
 export function statusChangedNotice(title: string, status: FeedbackStatus): string {

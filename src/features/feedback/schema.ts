@@ -1,37 +1,19 @@
 /** GraphQL for the feedback board: posts, votes, comments, soft delete, admin status. */
-import type { Database } from "../../platform/db.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { adminField, requireViewer, viewerField } from "../../graphql/context.ts";
-import type { CoachingApi } from "../coaching/mod.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { connectionTypeDefs } from "../../graphql/module.ts";
 import { type PageArgs, type PageWindow, paginate } from "../../graphql/pagination.ts";
-import { userError } from "../../platform/user-error.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import type { NotificationsApi } from "../notifications/mod.ts";
+import type {
+  FeedbackCommentResolvers,
+  FeedbackPostResolvers,
+  MutationResolvers,
+  QueryResolvers,
+} from "../../graphql/resolvers.gen.ts";
 import type { UsersApi } from "../users/mod.ts";
-import {
-  type FeedbackCategory,
-  type FeedbackStatus,
-  mayDelete,
-  statusChangedNotice,
-  validateComment,
-  validatePost,
-} from "./rules.ts";
-import {
-  addComment,
-  type CommentRow,
-  commentsOfPosts,
-  countPosts,
-  createPost,
-  listPosts,
-  postByPublicId,
-  type PostRow,
-  softDeletePost,
-  toggleVote,
-  updatePostStatus,
-  votedPostIds,
-} from "./store.ts";
+import type { FEEDBACK_ERROR_CODES } from "./rules.ts";
+import * as service from "./service.ts";
+import type { CommentRow, FeedbackServiceDeps, PostRow } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   enum FeedbackCategory { feature improvement bug other }
@@ -111,35 +93,26 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-interface PostListArgs extends PageArgs {
-  category?: FeedbackCategory | null;
-  status?: FeedbackStatus | null;
-  sort?: "top" | "new" | null;
-}
+type Code = typeof FEEDBACK_ERROR_CODES[number];
 
-/** A refusal by the moderation hook, as a payload error. */
-const refused = (reason: string | null) =>
-  userError("content_rejected", reason ?? "the content breaks the community rules");
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly Code[]> = {
+  createFeedbackPost: ["invalid", "content_rejected"],
+  voteFeedbackPost: ["not_found"],
+  createFeedbackComment: ["not_found", "invalid", "content_rejected"],
+  deleteFeedbackPost: ["not_found", "not_allowed"],
+  updateFeedbackStatus: ["not_found"],
+};
 
-const postNotFound = [userError("not_found", "no such feedback post", "postId")];
-
-export interface FeedbackSchemaDeps {
-  db: Database;
+export interface FeedbackSchemaDeps extends FeedbackServiceDeps {
   users: Pick<UsersApi, "loadUser">;
-  notifications: Pick<NotificationsApi, "notify">;
-  moderation: Pick<CoachingApi["moderation"], "check">;
 }
 
 export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
-  const sql = deps.db.sql;
-
-  const findPost = async (id: string): Promise<PostRow | null> =>
-    looksLikePublicId(id) ? await postByPublicId(sql, id) : null;
-
   const hasVoted = (ctx: GraphQLContext, postId: string) => {
     const viewer = requireViewer(ctx);
     return ctx.loader<string, boolean>("feedbackVoted", async (ids) => {
-      const voted = await votedPostIds(sql, viewer.userId, ids);
+      const voted = await service.votedPostIds(deps, viewer, ids);
       return ids.map((id) => voted.has(id));
     }).load(postId);
   };
@@ -156,7 +129,7 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
         ctx.loader<string, CommentRow[]>(
           `feedbackComments:${JSON.stringify(window)}`,
           async (ids) => {
-            const rows = await commentsOfPosts(sql, ids, window);
+            const rows = await service.commentsOfPosts(deps, ids, window);
             return ids.map((id) => rows.filter((r) => r.postId === id));
           },
         ).load(p.id),
@@ -164,130 +137,67 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
       { totalCount: () => Promise.resolve(p.commentCount) },
     );
 
-  return {
-    typeDefs,
-    resolvers: {
-      FeedbackPost: {
-        id: (p: PostRow) => p.publicId,
-        // The row keeps microseconds (cursors use them); the field is milliseconds.
-        createdAt: (p: PostRow) => new Date(p.createdAt),
-        author: (p: PostRow, _: unknown, ctx: GraphQLContext) =>
-          deps.users.loadUser(ctx, p.authorId),
-        viewerHasVoted: (p: PostRow, _: unknown, ctx: GraphQLContext) => hasVoted(ctx, p.id),
-        comments,
-      },
-      FeedbackComment: {
-        id: (c: CommentRow) => c.publicId,
-        createdAt: (c: CommentRow) => new Date(c.createdAt),
-        author: (c: CommentRow, _: unknown, ctx: GraphQLContext) =>
-          deps.users.loadUser(ctx, c.authorId),
-      },
-      Query: {
-        feedbackPosts: viewerField((_, args: PostListArgs) => {
-          const options = {
-            category: args.category ?? null,
-            status: args.status ?? null,
-            sort: args.sort ?? "new",
-          };
-          const list = (window: PageWindow<readonly (string | number)[]>) =>
-            listPosts(sql, options, window);
-          const totalCount = () => countPosts(sql, options);
-          return options.sort === "top"
-            ? paginate(args, ["number", "string", "string"], list, (p) => [
-              p.voteCount,
-              p.createdAt,
-              p.publicId,
-            ], { totalCount })
-            : paginate(args, ["string", "string"], list, (p) => [p.createdAt, p.publicId], {
-              totalCount,
-            });
-        }),
-        feedbackPost: viewerField((_, args: { id: string }) => findPost(args.id)),
-      },
-      Mutation: {
-        createFeedbackPost: viewerField(
-          async (
-            viewer,
-            args: { title: string; description: string; category: FeedbackCategory },
-            ctx,
-          ) => {
-            const { value, errors } = validatePost(args);
-            if (errors.length) return { post: null, errors };
-            const verdict = await deps.moderation.check(
-              `${value.title}\n\n${value.description}`,
-              { category: "feedback_post", userId: viewer.userId },
-              ctx.log,
-            );
-            if (!verdict.allowed) return { post: null, errors: [refused(verdict.reason)] };
-            const post = await createPost(sql, {
-              authorId: viewer.userId,
-              title: value.title,
-              description: value.description,
-              category: value.category as FeedbackCategory,
-            });
-            return { post, errors: [] };
-          },
-        ),
-        voteFeedbackPost: viewerField(async (viewer, args: { postId: string }) => {
-          const none = { post: null, voted: null, errors: postNotFound };
-          const post = await findPost(args.postId);
-          if (!post) return none;
-          const result = await toggleVote(sql, post.id, viewer.userId);
-          return result ? { ...result, errors: [] } : none;
-        }),
-        createFeedbackComment: viewerField(
-          async (viewer, args: { postId: string; body: string }, ctx) => {
-            const none = { comment: null, post: null };
-            const post = await findPost(args.postId);
-            if (!post) return { ...none, errors: postNotFound };
-            const { value, errors } = validateComment(args.body);
-            if (errors.length) return { ...none, errors };
-            const verdict = await deps.moderation.check(
-              value,
-              { category: "feedback_comment", userId: viewer.userId, post_id: post.publicId },
-              ctx.log,
-            );
-            if (!verdict.allowed) return { ...none, errors: [refused(verdict.reason)] };
-            const result = await addComment(sql, post.id, viewer.userId, value);
-            return result ? { ...result, errors: [] } : { ...none, errors: postNotFound };
-          },
-        ),
-        deleteFeedbackPost: viewerField(async (viewer, args: { postId: string }) => {
-          const post = await findPost(args.postId);
-          if (!post) return { deletedPostId: null, errors: postNotFound };
-          if (!mayDelete(post, viewer)) {
-            return {
-              deletedPostId: null,
-              errors: [
-                userError("not_allowed", "only the author or an admin may delete", "postId"),
-              ],
-            };
-          }
-          if (!await softDeletePost(sql, post.id)) {
-            return { deletedPostId: null, errors: postNotFound };
-          }
-          return { deletedPostId: post.publicId, errors: [] };
-        }),
-        updateFeedbackStatus: adminField(
-          async (viewer, args: { postId: string; status: FeedbackStatus }) => {
-            const post = await findPost(args.postId);
-            if (!post) return { post: null, errors: postNotFound };
-            const updated = await sql.begin(async (tx) => {
-              const row = await updatePostStatus(tx, post.id, args.status);
-              if (row && row.previousStatus !== row.status && row.authorId !== viewer.userId) {
-                await deps.notifications.notify(
-                  tx,
-                  row.authorId,
-                  "feedback.status_changed",
-                  statusChangedNotice(row.title, row.status),
-                );
-              }
-              return row;
-            });
-            return updated ? { post: updated, errors: [] } : { post: null, errors: postNotFound };
-          },
-        ),
-      },
-    },
+  const FeedbackPost: FeedbackPostResolvers = {
+    id: (p: PostRow) => p.publicId,
+    // The row keeps microseconds (cursors use them); the field is milliseconds.
+    createdAt: (p: PostRow) => new Date(p.createdAt),
+    author: (p: PostRow, _, ctx) => deps.users.loadUser(ctx, p.authorId),
+    viewerHasVoted: (p: PostRow, _, ctx) => hasVoted(ctx, p.id),
+    comments: (p: PostRow, args, ctx) => comments(p, args, ctx),
   };
+
+  const FeedbackComment: FeedbackCommentResolvers = {
+    id: (c: CommentRow) => c.publicId,
+    createdAt: (c: CommentRow) => new Date(c.createdAt),
+    author: (c: CommentRow, _, ctx) => deps.users.loadUser(ctx, c.authorId),
+  };
+
+  const Query: QueryResolvers = {
+    feedbackPosts: viewerField((_, args) => {
+      const options = {
+        category: args.category ?? null,
+        status: args.status ?? null,
+        sort: args.sort ?? "new",
+      };
+      const list = (window: PageWindow<readonly (string | number)[]>) =>
+        service.listPosts(deps, options, window);
+      const totalCount = () => service.countPosts(deps, options);
+      return options.sort === "top"
+        ? paginate(args, ["number", "string", "string"], list, (p) => [
+          p.voteCount,
+          p.createdAt,
+          p.publicId,
+        ], { totalCount })
+        : paginate(args, ["string", "string"], list, (p) => [p.createdAt, p.publicId], {
+          totalCount,
+        });
+    }),
+    feedbackPost: viewerField((_, args) => service.findPost(deps, args.id)),
+  };
+
+  const actor = (viewer: { userId: string; isAdmin: boolean }, ctx: GraphQLContext) => ({
+    userId: viewer.userId,
+    isAdmin: viewer.isAdmin,
+    log: ctx.log,
+  });
+
+  const Mutation: MutationResolvers = {
+    createFeedbackPost: viewerField((viewer, args, ctx) =>
+      service.createPost(deps, actor(viewer, ctx), args)
+    ),
+    voteFeedbackPost: viewerField((viewer, args, ctx) =>
+      service.votePost(deps, actor(viewer, ctx), args)
+    ),
+    createFeedbackComment: viewerField((viewer, args, ctx) =>
+      service.commentOnPost(deps, actor(viewer, ctx), args)
+    ),
+    deleteFeedbackPost: viewerField((viewer, args, ctx) =>
+      service.deletePost(deps, actor(viewer, ctx), args)
+    ),
+    updateFeedbackStatus: adminField((viewer, args, ctx) =>
+      service.setPostStatus(deps, actor(viewer, ctx), args)
+    ),
+  };
+
+  return { typeDefs, errorCodes, resolvers: { FeedbackPost, FeedbackComment, Query, Mutation } };
 }

@@ -1,5 +1,5 @@
 /** SQL for the feedback board: posts, votes, comments, and the export's read. */
-import { maybeOne, one, type Queryable, type Sql } from "../../platform/db.ts";
+import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import type { FeedbackCategory, FeedbackStatus } from "./rules.ts";
 import { type KeyColumn, keyset, type PageWindow } from "../../graphql/pagination.ts";
@@ -92,58 +92,56 @@ export async function countPosts(sql: Queryable, o: ListPostsOptions): Promise<n
   return row.n;
 }
 
-/**
- * Toggles the user's vote: adds it when absent, removes it when present. The vote row and the
- * counter change in one transaction with relative updates, so concurrent votes keep
- * `vote_count` equal to the number of vote rows. Null when the post is gone.
- */
-export async function toggleVote(
-  sql: Sql,
-  postId: string,
-  userId: string,
-): Promise<{ post: PostRow; voted: boolean } | null> {
-  return await sql.begin(async (tx) => {
-    const [added] = await tx`
-      insert into feedback_votes (post_id, user_id) values (${postId}, ${userId})
-      on conflict do nothing returning post_id`;
-    const removed = added ? undefined : (await tx`
-      delete from feedback_votes where post_id = ${postId} and user_id = ${userId}
-      returning post_id`)[0];
-    const delta = added ? 1 : removed ? -1 : 0;
-    const [post] = await tx<PostRow[]>`
-      update feedback_posts set vote_count = vote_count + ${delta}
-      where id = ${postId} and deleted_at is null
-      returning ${postColumns(tx)}`;
-    if (!post) throw new PostGone();
-    return { post, voted: !!added };
-  }).catch((err) => {
-    if (err instanceof PostGone) return null;
-    throw err;
-  });
+/** Adds the user's vote; false when it was already there. */
+export async function insertVote(sql: Queryable, postId: string, userId: string): Promise<boolean> {
+  const rows = await sql`
+    insert into feedback_votes (post_id, user_id) values (${postId}, ${userId})
+    on conflict do nothing returning post_id`;
+  return rows.length === 1;
 }
 
-class PostGone extends Error {}
+/** Removes the user's vote; false when there was none. */
+export async function deleteVote(sql: Queryable, postId: string, userId: string): Promise<boolean> {
+  const rows = await sql`
+    delete from feedback_votes where post_id = ${postId} and user_id = ${userId}
+    returning post_id`;
+  return rows.length === 1;
+}
 
-/** Adds a comment and counts it, in one transaction. Null when the post is gone. */
-export async function addComment(
-  sql: Sql,
+/**
+ * Moves a live post's `vote_count` by `delta` (a relative update, so concurrent votes keep it
+ * equal to the number of vote rows); null when the post is gone.
+ */
+export async function addToVoteCount(
+  sql: Queryable,
+  postId: string,
+  delta: number,
+): Promise<PostRow | null> {
+  return await maybeOne(sql<PostRow[]>`
+    update feedback_posts set vote_count = vote_count + ${delta}
+    where id = ${postId} and deleted_at is null
+    returning ${postColumns(sql)}`);
+}
+
+/** Counts one more comment on a live post; null when the post is gone. */
+export async function countComment(sql: Queryable, postId: string): Promise<PostRow | null> {
+  return await maybeOne(sql<PostRow[]>`
+    update feedback_posts set comment_count = comment_count + 1
+    where id = ${postId} and deleted_at is null
+    returning ${postColumns(sql)}`);
+}
+
+export async function insertComment(
+  sql: Queryable,
   postId: string,
   authorId: string,
   body: string,
-): Promise<{ post: PostRow; comment: CommentRow } | null> {
-  return await sql.begin(async (tx) => {
-    const [post] = await tx<PostRow[]>`
-      update feedback_posts set comment_count = comment_count + 1
-      where id = ${postId} and deleted_at is null
-      returning ${postColumns(tx)}`;
-    if (!post) return null;
-    const [comment] = await tx<CommentRow[]>`
-      insert into feedback_comments (public_id, post_id, author_id, body)
-      values (${publicId()}, ${postId}, ${authorId}, ${body})
-      returning id, public_id as "publicId", post_id as "postId", author_id as "authorId", body,
-        ${isoMicros(tx, "created_at")} as "createdAt"`;
-    return { post, comment };
-  });
+): Promise<CommentRow> {
+  return await one(sql<CommentRow[]>`
+    insert into feedback_comments (public_id, post_id, author_id, body)
+    values (${publicId()}, ${postId}, ${authorId}, ${body})
+    returning id, public_id as "publicId", post_id as "postId", author_id as "authorId", body,
+      ${isoMicros(sql, "created_at")} as "createdAt"`);
 }
 
 /** Soft-deletes a post; false when it was already gone. */

@@ -1,5 +1,14 @@
 /** Pure rules of the jobs admin surface: which job kind a bulk action may name. */
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes of the dead-job mutations. */
+export const { codes: JOBS_ERROR_CODES, refuse: jobsError } = userErrorCodes(
+  ["not_found", "invalid", "unknown_kind"] as const,
+);
+export type JobsError = UserError<typeof JOBS_ERROR_CODES[number]>;
+
+export const deadJobNotFound = () =>
+  jobsError("not_found", "There is no dead job with this id.", "id");
 
 /**
  * Why `name` cannot select the dead jobs of a bulk retry or discard, or null when it can: omitted
@@ -9,17 +18,17 @@ import { type UserError, userError } from "../../platform/user-error.ts";
 export function bulkKindError(
   name: string | null | undefined,
   known: Iterable<string>,
-): UserError | null {
+): JobsError | null {
   if (name === null || name === undefined) return null;
   if (name.trim() === "") {
-    return userError(
+    return jobsError(
       "invalid",
       "Name a job kind, or leave the name out for every dead job.",
       "name",
     );
   }
   if (new Set(known).has(name)) return null;
-  return userError(
+  return jobsError(
     "unknown_kind",
     `There is no job kind named ${
       JSON.stringify(name.slice(0, 100))

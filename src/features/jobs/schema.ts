@@ -5,10 +5,13 @@
  */
 import { adminField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
-import type { DeadJob, JobSystem } from "../../platform/jobs/types.ts";
-import { userError } from "../../platform/user-error.ts";
-import { bulkKindError } from "./rules.ts";
+import { paginate } from "../../graphql/pagination.ts";
+import type { MutationResolvers, QueryResolvers } from "../../graphql/resolvers.gen.ts";
+import type { JOBS_ERROR_CODES } from "./rules.ts";
+import * as service from "./service.ts";
+import type { JobsAdminDeps } from "./service.ts";
+
+export type { JobsAdminDeps };
 
 const typeDefs = /* GraphQL */ `
   "A background job that ran out of attempts."
@@ -110,91 +113,34 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-function outcome(deadJob: DeadJob | null) {
-  return deadJob ? { deadJob, errors: [] } : {
-    deadJob: null,
-    errors: [userError("not_found", "There is no dead job with this id.", "id")],
-  };
-}
-
-/**
- * A bulk retry or discard: a named kind must be one the job system handles or the dead set holds
- * (else the user error, and nothing runs); then one statement acts on the dead set.
- */
-async function bulk(
-  deps: JobsAdminDeps,
-  name: string | null | undefined,
-  act: (name?: string) => Promise<number>,
-) {
-  if (name !== null && name !== undefined) {
-    const known = [
-      ...deps.jobs.registeredKinds(),
-      ...(await deps.jobs.deadJobKinds()).map((k) => k.name),
-    ];
-    const error = bulkKindError(name, known);
-    if (error) return { count: 0, errors: [error] };
-  }
-  return { count: await act(name ?? undefined), errors: [] };
-}
-
-export interface JobsAdminDeps {
-  jobs: Pick<
-    JobSystem,
-    | "listDeadJobs"
-    | "countDeadJobs"
-    | "retryDeadJob"
-    | "discardDeadJob"
-    | "retryDeadJobs"
-    | "discardDeadJobs"
-    | "deadJobKinds"
-    | "registeredKinds"
-    | "figures"
-    | "schedules"
-  >;
-}
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly typeof JOBS_ERROR_CODES[number][]> = {
+  retryDeadJob: ["not_found"],
+  discardDeadJob: ["not_found"],
+  retryDeadJobs: ["invalid", "unknown_kind"],
+  discardDeadJobs: ["invalid", "unknown_kind"],
+};
 
 export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
-  return {
-    typeDefs,
-    resolvers: {
-      Query: {
-        jobsOverview: adminField(async () => {
-          const [figures, schedules, deadKinds] = await Promise.all([
-            deps.jobs.figures(),
-            deps.jobs.schedules(),
-            deps.jobs.deadJobKinds(),
-          ]);
-          return {
-            ...figures,
-            queues: figures.queues.map((q) => ({ ...q, latencySeconds: q.latency })),
-            schedules,
-            deadKinds,
-          };
-        }),
-        deadJobs: adminField((_, args: PageArgs) =>
-          paginate(
-            args,
-            ["string", "string"],
-            (page) => deps.jobs.listDeadJobs(page),
-            (job) => [job.failedAt.toISOString(), job.id],
-            { totalCount: () => deps.jobs.countDeadJobs() },
-          )
-        ),
-      },
-      Mutation: {
-        retryDeadJob: adminField(async (_, args: { id: string }) => {
-          return outcome(await deps.jobs.retryDeadJob(args.id));
-        }),
-        discardDeadJob: adminField(async (_, args: { id: string }) => {
-          return outcome(await deps.jobs.discardDeadJob(args.id));
-        }),
-        retryDeadJobs: adminField((_, args: { name?: string | null }) =>
-          bulk(deps, args.name, (name) => deps.jobs.retryDeadJobs(name))
-        ),
-        discardDeadJobs: adminField((_, args: { name?: string | null }) =>
-          bulk(deps, args.name, (name) => deps.jobs.discardDeadJobs(name))
-        ),
-      },
-    },
+  const Query: QueryResolvers = {
+    jobsOverview: adminField(() => service.overview(deps)),
+    deadJobs: adminField((_, args) =>
+      paginate(
+        args,
+        ["string", "string"],
+        (window) => service.deadJobPage(deps, window),
+        (job) => [job.failedAt.toISOString(), job.id],
+        { totalCount: () => service.deadJobCount(deps) },
+      )
+    ),
   };
+
+  const Mutation: MutationResolvers = {
+    retryDeadJob: adminField((_, args) => service.retryDeadJob(deps, args)),
+    discardDeadJob: adminField((_, args) => service.discardDeadJob(deps, args)),
+    retryDeadJobs: adminField((_, args) => service.retryDeadJobs(deps, args)),
+    discardDeadJobs: adminField((_, args) => service.discardDeadJobs(deps, args)),
+  };
+
+  return { typeDefs, errorCodes, resolvers: { Query, Mutation } };
 }

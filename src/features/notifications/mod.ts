@@ -6,16 +6,9 @@
  * (badges, artifacts waiting for review) are sent here, by subscribers.
  */
 import { type Feature, handles, on } from "../feature.ts";
-import {
-  broadcastJob,
-  createNotifier,
-  type Notify,
-  type NotifyMany,
-  publishNotification,
-} from "./notify.ts";
-import { type NotificationsDeps, notificationsModule } from "./schema.ts";
-import { notificationsByIds } from "./store.ts";
-import { artifactPendingNotice, badgeNotice } from "./rules.ts";
+import { notificationsModule } from "./schema.ts";
+import * as service from "./service.ts";
+import type { NotificationsDeps, Notify, NotifyMany } from "./service.ts";
 import { notificationsPersonalData } from "./personal-data.ts";
 
 export type { NotificationsDeps, Notify, NotifyMany };
@@ -28,42 +21,23 @@ export interface NotificationsApi {
 }
 
 export function notificationsFeature(deps: NotificationsDeps): Feature<NotificationsApi> {
-  const sql = deps.db.sql;
-  const notifier = createNotifier(deps.jobs);
   return {
     name: "notifications",
     personalData: notificationsPersonalData(deps.db.sql),
     graphql: notificationsModule(deps),
-    jobs: [
-      handles(broadcastJob, async ({ id, ids }) => {
-        const rows = await notificationsByIds(sql, id ? [id] : ids ?? []);
-        for (const row of rows) await publishNotification(deps.pubsub, row);
-      }),
-    ],
+    jobs: [handles(service.broadcastJob, (input) => service.broadcast(deps, input))],
     subscriptions: [
-      on("badges.badge_earned", "notifications.badge_earned", async (earned) => {
-        await sql.begin((tx) =>
-          notifier.notify(tx, earned.userId, "badge.earned", badgeNotice(earned), {
-            key: `badge.earned:${earned.badgeId}`,
-          })
-        );
-      }),
-      on("ai_workforce.artifact_pending", "notifications.artifact_pending", async (pending) => {
-        const admins = await deps.users.usersBySubjects(deps.adminSubjects);
-        const content = artifactPendingNotice(pending.kind);
-        await sql.begin((tx) =>
-          notifier.notifyMany(
-            tx,
-            "artifact.pending_review",
-            admins.map((admin) => ({
-              userId: admin.id,
-              content,
-              key: `artifact.pending_review:${pending.artifactId}:${admin.id}`,
-            })),
-          )
-        );
-      }),
+      on(
+        "badges.badge_earned",
+        "notifications.badge_earned",
+        (earned) => service.notifyBadgeEarned(deps, earned),
+      ),
+      on(
+        "ai_workforce.artifact_pending",
+        "notifications.artifact_pending",
+        (pending) => service.notifyArtifactPending(deps, pending),
+      ),
     ],
-    api: notifier,
+    api: service.createNotifier(deps.jobs),
   };
 }

@@ -1,4 +1,14 @@
 /** Notifications: validation, the public shape streamed and fetched, and topic names. */
+import { userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes of the notifications mutations. */
+export const { codes: NOTIFICATIONS_ERROR_CODES, refuse: notificationsError } = userErrorCodes(
+  ["invalid", "not_found"] as const,
+);
+
+export const noSuchNotification = () =>
+  notificationsError("not_found", "no such notification of yours", "id");
+export const noSuchKind = () => notificationsError("invalid", "no such notification kind", "kind");
 
 export const MAX_KIND_LENGTH = 64;
 export const MAX_CONTENT_LENGTH = 4000;
@@ -11,6 +21,23 @@ export interface NotificationView {
   content: string;
   acknowledged: boolean;
   createdAt: string;
+}
+
+/** A stored notification as clients see it. */
+export function toView(row: {
+  publicId: string;
+  kind: string;
+  content: string;
+  acknowledgedAt: Date | null;
+  createdAt: Date;
+}): NotificationView {
+  return {
+    id: row.publicId,
+    kind: row.kind,
+    content: row.content,
+    acknowledged: row.acknowledgedAt !== null,
+    createdAt: row.createdAt.toISOString(),
+  };
 }
 
 /** Null when `kind` and `content` may be stored; otherwise what is wrong. */

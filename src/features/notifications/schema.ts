@@ -7,30 +7,15 @@
 import { viewerField } from "../../graphql/context.ts";
 import { forbidden } from "../../graphql/errors.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
-import type { Database } from "../../platform/db.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import { userError } from "../../platform/user-error.ts";
-import type { PubSub } from "../../platform/pubsub.ts";
-import type { JobQueue } from "../feature.ts";
-import type { UsersApi } from "../users/mod.ts";
-import { publishNotification } from "./notify.ts";
-import {
-  isNotificationKind,
-  NOTIFICATION_KINDS,
-  notificationTopic,
-  type NotificationView,
-  preferencesOf,
-} from "./rules.ts";
-import {
-  acknowledge,
-  acknowledgeAll,
-  countNotifications,
-  disabledKinds,
-  listNotifications,
-  setPreference,
-  toView,
-} from "./store.ts";
+import { paginate } from "../../graphql/pagination.ts";
+import type {
+  MutationResolvers,
+  QueryResolvers,
+  SubscriptionResolvers,
+} from "../../graphql/resolvers.gen.ts";
+import { type NOTIFICATIONS_ERROR_CODES, type NotificationView, toView } from "./rules.ts";
+import * as service from "./service.ts";
+import type { NotificationsDeps } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   "Something a feature told a user; streamed by notificationUpdate."
@@ -93,92 +78,55 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-export interface NotificationsDeps {
-  db: Database;
-  pubsub: PubSub;
-  jobs: JobQueue;
-  users: Pick<UsersApi, "usersBySubjects">;
-  /** Who receives `artifact.pending_review`: the users of these subjects (ADMIN_SUBJECTS). */
-  adminSubjects: readonly string[];
-}
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly typeof NOTIFICATIONS_ERROR_CODES[number][]> = {
+  acknowledgeNotification: ["not_found"],
+  acknowledgeAllNotifications: [],
+  setNotificationPreference: ["invalid"],
+};
 
 export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
-  const { db: { sql }, pubsub } = deps;
-  return {
-    typeDefs,
-    resolvers: {
-      Query: {
-        notifications: viewerField(
-          async (viewer, args: PageArgs & { acknowledged?: boolean | null }) => {
-            const acknowledged = args.acknowledged ?? null;
-            const connection = await paginate(
-              args,
-              ["string", "string"],
-              (window) => listNotifications(sql, viewer.userId, acknowledged, window),
-              (r) => [r.createdKey, r.publicId],
-              { totalCount: () => countNotifications(sql, viewer.userId, acknowledged) },
-            );
-            return {
-              ...connection,
-              edges: connection.edges.map((e) => ({ cursor: e.cursor, node: toView(e.node) })),
-              nodes: connection.nodes.map(toView),
-            };
-          },
-        ),
-        unreadNotificationCount: viewerField((viewer) =>
-          countNotifications(sql, viewer.userId, false)
-        ),
-        notificationPreferences: viewerField(async (viewer) =>
-          preferencesOf(await disabledKinds(sql, viewer.userId))
-        ),
-      },
-      Mutation: {
-        acknowledgeNotification: viewerField(async (viewer, args: { id: string }) => {
-          const found = looksLikePublicId(args.id)
-            ? await acknowledge(sql, viewer.userId, args.id)
-            : null;
-          if (!found) {
-            return {
-              notification: null,
-              errors: [userError("not_found", "no such notification of yours", "id")],
-            };
-          }
-          if (found.changed) await publishNotification(pubsub, found);
-          return { notification: toView(found), errors: [] };
-        }),
-        acknowledgeAllNotifications: viewerField(async (viewer) => ({
-          acknowledgedCount: await acknowledgeAll(sql, viewer.userId),
-          errors: [],
-        })),
-        setNotificationPreference: viewerField(
-          async (viewer, args: { kind: string; enabled: boolean }) => {
-            if (!isNotificationKind(args.kind)) {
-              return {
-                preference: null,
-                errors: [userError("invalid", "no such notification kind", "kind")],
-              };
-            }
-            await setPreference(sql, viewer.userId, args.kind, args.enabled);
-            const preference = {
-              kind: args.kind,
-              description: NOTIFICATION_KINDS[args.kind],
-              enabled: args.enabled,
-            };
-            return { preference, errors: [] };
-          },
-        ),
-      },
-      Subscription: {
-        notificationUpdate: {
-          subscribe: viewerField(async (viewer, args: { userId?: string | null }) => {
-            if (args.userId != null && args.userId !== viewer.publicId) {
-              throw forbidden("you may only subscribe to your own notifications");
-            }
-            return await pubsub.subscribe<NotificationView>(notificationTopic(viewer.userId));
-          }),
-          resolve: (event: NotificationView) => event,
-        },
-      },
+  const Query: QueryResolvers = {
+    notifications: viewerField(async (viewer, args) => {
+      const acknowledged = args.acknowledged ?? null;
+      const connection = await paginate(
+        args,
+        ["string", "string"],
+        (window) => service.listNotifications(deps, viewer, acknowledged, window),
+        (r) => [r.createdKey, r.publicId],
+        { totalCount: () => service.countNotifications(deps, viewer, acknowledged) },
+      );
+      return {
+        ...connection,
+        edges: connection.edges.map((e) => ({ cursor: e.cursor, node: toView(e.node) })),
+        nodes: connection.nodes.map(toView),
+      };
+    }),
+    unreadNotificationCount: viewerField((viewer) =>
+      service.countNotifications(deps, viewer, false)
+    ),
+    notificationPreferences: viewerField((viewer) => service.preferences(deps, viewer)),
+  };
+
+  const Mutation: MutationResolvers = {
+    acknowledgeNotification: viewerField((viewer, args) => service.acknowledge(deps, viewer, args)),
+    acknowledgeAllNotifications: viewerField((viewer) => service.acknowledgeAll(deps, viewer)),
+    setNotificationPreference: viewerField((viewer, args) =>
+      service.setPreference(deps, viewer, args)
+    ),
+  };
+
+  const Subscription: SubscriptionResolvers = {
+    notificationUpdate: {
+      subscribe: viewerField((viewer, args) => {
+        if (args.userId != null && args.userId !== viewer.publicId) {
+          throw forbidden("you may only subscribe to your own notifications");
+        }
+        return service.updates(deps, viewer);
+      }),
+      resolve: (event: NotificationView) => event,
     },
   };
+
+  return { typeDefs, errorCodes, resolvers: { Query, Mutation, Subscription } };
 }

@@ -2,7 +2,6 @@
 import type postgres from "postgres";
 import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
-import type { NotificationView } from "./rules.ts";
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 
 export interface NotificationRow {
@@ -18,16 +17,6 @@ export interface NotificationRow {
 const columns = (sql: Queryable) =>
   sql`id, public_id as "publicId", user_id as "userId", kind, content,
       acknowledged_at as "acknowledgedAt", created_at as "createdAt"`;
-
-export function toView(row: NotificationRow): NotificationView {
-  return {
-    id: row.publicId,
-    kind: row.kind,
-    content: row.content,
-    acknowledged: row.acknowledgedAt !== null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
 
 /** One notification to write; `key`, when given, makes the write happen at most once. */
 export interface NewNotification {

@@ -1,4 +1,13 @@
 /** Rules of owning one's data: export lifetime and the shape of an export (docs/domain.md). */
+import { userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes of exports and account deletion. */
+export const { codes: PRIVACY_ERROR_CODES, refuse: privacyError } = userErrorCodes(
+  ["not_found"] as const,
+);
+
+export const noAccount = () => privacyError("not_found", "no such account");
+export const noDeletionPending = () => privacyError("not_found", "no account deletion is pending");
 
 /** Hours an export can be downloaded, counted from its request; it is deleted afterwards. */
 export const EXPORT_TTL_HOURS = 48;

@@ -2,25 +2,18 @@
  * GraphQL for owning one's data: `requestDataExport`, `dataExport`, `requestAccountDeletion`,
  * `cancelAccountDeletion`, `accountDeletion`.
  */
-import type { Database } from "../../platform/db.ts";
-import type { Clock } from "../../platform/clock.ts";
 import { viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
-import { userError } from "../../platform/user-error.ts";
-import type { JobQueue } from "../feature.ts";
+import type {
+  AccountDeletionResolvers,
+  DataExportResolvers,
+  MutationResolvers,
+  QueryResolvers,
+} from "../../graphql/resolvers.gen.ts";
 import type { UsersApi } from "../users/mod.ts";
-import { erasureDueAt } from "../users/rules.ts";
-import { downloadPath, exportExpiresAt } from "./rules.ts";
-import { type DataExportRow, exportOf, insertExport, pendingExport } from "./store.ts";
-import { writeExportJob } from "./jobs.ts";
-
-export interface PrivacySchemaDeps {
-  db: Database;
-  clock: Clock;
-  jobs: JobQueue;
-  users: Pick<UsersApi, "loadUser" | "requestDeletion" | "cancelDeletion">;
-}
+import { downloadPath, type PRIVACY_ERROR_CODES } from "./rules.ts";
+import * as service from "./service.ts";
+import type { AccountDeletion, DataExportRow, PrivacyDeps } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   enum DataExportStatus {
@@ -73,65 +66,47 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const deletionAt = (requestedAt: Date) => ({ requestedAt, erasesAt: erasureDueAt(requestedAt) });
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly typeof PRIVACY_ERROR_CODES[number][]> = {
+  requestDataExport: [],
+  requestAccountDeletion: ["not_found"],
+  cancelAccountDeletion: ["not_found"],
+};
 
-export function privacyModule(deps: PrivacySchemaDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  return {
-    typeDefs,
-    resolvers: {
-      DataExport: {
-        id: (e: DataExportRow) => e.publicId,
-        createdAt: (e: DataExportRow) => e.createdAt.toISOString(),
-        readyAt: (e: DataExportRow) => e.readyAt?.toISOString() ?? null,
-        expiresAt: (e: DataExportRow) => e.expiresAt.toISOString(),
-        downloadUrl: (e: DataExportRow) =>
-          e.status === "ready" ? downloadPath(e.publicId, e.downloadToken) : null,
-      },
-      AccountDeletion: {
-        requestedAt: (d: { requestedAt: Date }) => d.requestedAt.toISOString(),
-        erasesAt: (d: { erasesAt: Date }) => d.erasesAt.toISOString(),
-      },
-      Query: {
-        dataExport: viewerField(async (viewer, args: { id: string }) =>
-          looksLikePublicId(args.id)
-            ? await exportOf(sql, viewer.userId, args.id, deps.clock.now())
-            : null
-        ),
-        accountDeletion: viewerField(async (viewer, _args, ctx) => {
-          const user = await deps.users.loadUser(ctx, viewer.userId);
-          return user?.deletionRequestedAt ? deletionAt(user.deletionRequestedAt) : null;
-        }),
-      },
-      Mutation: {
-        requestDataExport: viewerField(async (viewer) => {
-          const now = deps.clock.now();
-          return await sql.begin(async (tx) => {
-            const pending = await pendingExport(tx, viewer.userId, now);
-            if (pending) return { dataExport: pending, errors: [] };
-            const created = await insertExport(tx, viewer.userId, now, exportExpiresAt(now));
-            await deps.jobs.enqueue(tx, writeExportJob, { exportId: created.publicId });
-            return { dataExport: created, errors: [] };
-          });
-        }),
-        requestAccountDeletion: viewerField(async (viewer) => {
-          const requestedAt = await deps.users.requestDeletion(viewer.userId, deps.clock.now());
-          return requestedAt
-            ? { accountDeletion: deletionAt(requestedAt), errors: [] }
-            : { accountDeletion: null, errors: [userError("not_found", "no such account")] };
-        }),
-        cancelAccountDeletion: viewerField(async (viewer, _args, ctx) => {
-          const user = await deps.users.loadUser(ctx, viewer.userId);
-          const requestedAt = user?.deletionRequestedAt;
-          if (!requestedAt || !(await deps.users.cancelDeletion(viewer.userId))) {
-            return {
-              accountDeletion: null,
-              errors: [userError("not_found", "no account deletion is pending")],
-            };
-          }
-          return { accountDeletion: deletionAt(requestedAt), errors: [] };
-        }),
-      },
-    },
+export function privacyModule(deps: PrivacyDeps): GraphQLModule {
+  const DataExport: DataExportResolvers = {
+    id: (e: DataExportRow) => e.publicId,
+    createdAt: (e: DataExportRow) => e.createdAt.toISOString(),
+    readyAt: (e: DataExportRow) => e.readyAt?.toISOString() ?? null,
+    expiresAt: (e: DataExportRow) => e.expiresAt.toISOString(),
+    downloadUrl: (e: DataExportRow) =>
+      e.status === "ready" ? downloadPath(e.publicId, e.downloadToken) : null,
   };
+
+  const AccountDeletion: AccountDeletionResolvers = {
+    requestedAt: (d: AccountDeletion) => d.requestedAt.toISOString(),
+    erasesAt: (d: AccountDeletion) => d.erasesAt.toISOString(),
+  };
+
+  const deletionRequestedAt = async (ctx: Parameters<UsersApi["loadUser"]>[0], userId: string) =>
+    (await deps.users.loadUser(ctx, userId))?.deletionRequestedAt;
+
+  const Query: QueryResolvers = {
+    dataExport: viewerField((viewer, args) => service.exportOf(deps, viewer, args.id)),
+    accountDeletion: viewerField(async (viewer, _args, ctx) =>
+      service.pendingDeletion(await deletionRequestedAt(ctx, viewer.userId))
+    ),
+  };
+
+  const Mutation: MutationResolvers = {
+    requestDataExport: viewerField((viewer) => service.requestDataExport(deps, viewer)),
+    requestAccountDeletion: viewerField((viewer) => service.requestAccountDeletion(deps, viewer)),
+    cancelAccountDeletion: viewerField(async (viewer, _args, ctx) =>
+      service.cancelAccountDeletion(deps, viewer, {
+        requestedAt: await deletionRequestedAt(ctx, viewer.userId),
+      })
+    ),
+  };
+
+  return { typeDefs, errorCodes, resolvers: { DataExport, AccountDeletion, Query, Mutation } };
 }

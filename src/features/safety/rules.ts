@@ -2,7 +2,20 @@
  * Pure rules of blocking and reporting (docs/domain.md, "Blocking" and "Reports"): what a block
  * or a report may name, and what an admin's resolution may say.
  */
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes of blocking and reporting. */
+export const { codes: SAFETY_ERROR_CODES, refuse: safetyError } = userErrorCodes(
+  [
+    "invalid",
+    "not_found",
+    "already_blocked",
+    "not_blocked",
+    "already_reported",
+    "not_open",
+  ] as const,
+);
+export type SafetyError = UserError<typeof SAFETY_ERROR_CODES[number]>;
 
 export const REPORT_REASONS = [
   "spam",
@@ -22,9 +35,9 @@ export const REPORT_TEXT_MAX = 1000;
 const length = (text: string) => Array.from(text).length;
 
 /** Why blocking (or unblocking) `targetId` is refused, or null. */
-export function blockError(viewerId: string, targetId: string): UserError | null {
+export function blockError(viewerId: string, targetId: string): SafetyError | null {
   return viewerId === targetId
-    ? userError("invalid", "userId must be another user", "userId")
+    ? safetyError("invalid", "userId must be another user", "userId")
     : null;
 }
 
@@ -32,20 +45,20 @@ export function blockError(viewerId: string, targetId: string): UserError | null
 export function reportDetails(
   reason: ReportReason,
   details: string | null | undefined,
-): { details: string | null; errors: UserError[] } {
+): { details: string | null; errors: SafetyError[] } {
   const text = details?.trim() || null;
   if (text && length(text) > REPORT_TEXT_MAX) {
     return {
       details: null,
       errors: [
-        userError("invalid", `details must be at most ${REPORT_TEXT_MAX} characters`, "details"),
+        safetyError("invalid", `details must be at most ${REPORT_TEXT_MAX} characters`, "details"),
       ],
     };
   }
   if (reason === "other" && !text) {
     return {
       details: null,
-      errors: [userError("invalid", "details are required when the reason is other", "details")],
+      errors: [safetyError("invalid", "details are required when the reason is other", "details")],
     };
   }
   return { details: text, errors: [] };
@@ -56,9 +69,9 @@ export function selfReportError(
   reporterId: string,
   reportedId: string,
   field: "userId" | "postId",
-): UserError | null {
+): SafetyError | null {
   return reporterId === reportedId
-    ? userError(
+    ? safetyError(
       "invalid",
       `you cannot report your own ${field === "userId" ? "user" : "post"}`,
       field,
@@ -69,17 +82,27 @@ export function selfReportError(
 /** A resolution note, trimmed (null when empty), or what is wrong with it. */
 export function resolutionNote(
   note: string | null | undefined,
-): { note: string | null; errors: UserError[] } {
+): { note: string | null; errors: SafetyError[] } {
   const text = note?.trim() || null;
   if (text && length(text) > REPORT_TEXT_MAX) {
     return {
       note: null,
-      errors: [userError("invalid", `note must be at most ${REPORT_TEXT_MAX} characters`, "note")],
+      errors: [
+        safetyError("invalid", `note must be at most ${REPORT_TEXT_MAX} characters`, "note"),
+      ],
     };
   }
   return { note: text, errors: [] };
 }
 
 /** Why a report that is no longer open cannot be resolved. */
-export const notOpenError = (status: ReportStatus): UserError =>
-  userError("not_open", `the report is already ${status}`, "id");
+export const notOpenError = (status: ReportStatus): SafetyError =>
+  safetyError("not_open", `the report is already ${status}`, "id");
+
+export const userNotFound = () => safetyError("not_found", "no such user", "userId");
+export const postNotFound = () => safetyError("not_found", "no such post", "postId");
+export const reportNotFound = () => safetyError("not_found", "no such report", "id");
+export const alreadyBlocked = () => safetyError("already_blocked", "you already block this user");
+export const notBlocked = () => safetyError("not_blocked", "you do not block this user", "userId");
+export const alreadyReported = () =>
+  safetyError("already_reported", "you already reported this; an admin will look at it");

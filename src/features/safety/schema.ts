@@ -4,39 +4,21 @@
  * and "Reports"). A block ends what links the two users (partners' `unlink`) in its own
  * transaction; what it hides afterwards is checked by each feature's statements.
  */
-import type { Database } from "../../platform/db.ts";
-import type { Clock } from "../../platform/clock.ts";
-import { looksLikePublicId } from "../../platform/ids.ts";
 import { adminField, type GraphQLContext, viewerField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
-import { userError } from "../../platform/user-error.ts";
-import type { BlockRow, UsersApi } from "../users/mod.ts";
-import type { PartnersApi } from "../partners/mod.ts";
-import type { CommunitiesApi } from "../communities/mod.ts";
-import {
-  blockError,
-  notOpenError,
-  reportDetails,
-  type ReportReason,
-  type ReportResolution,
-  type ReportStatus,
-  resolutionNote,
-  selfReportError,
-} from "./rules.ts";
-import * as store from "./store.ts";
-import type { ReportRow } from "./store.ts";
+import { paginate } from "../../graphql/pagination.ts";
+import type {
+  BlockedUserResolvers,
+  MutationResolvers,
+  QueryResolvers,
+  ReportResolvers,
+} from "../../graphql/resolvers.gen.ts";
+import type { BlockRow } from "../users/mod.ts";
+import type { SAFETY_ERROR_CODES } from "./rules.ts";
+import * as service from "./service.ts";
+import type { ReportRow, SafetyDeps } from "./service.ts";
 
-export interface SafetyDeps {
-  db: Database;
-  clock: Clock;
-  users: Pick<
-    UsersApi,
-    "loadUser" | "userByPublicId" | "lockPair" | "block" | "unblock" | "blockPage" | "blockCount"
-  >;
-  partners: Pick<PartnersApi, "unlink">;
-  communities: Pick<CommunitiesApi, "readablePost" | "loadPost">;
-}
+export type { SafetyDeps };
 
 const typeDefs = /* GraphQL */ `
   "A user the viewer blocks."
@@ -116,145 +98,67 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-const userNotFound = userError("not_found", "no such user", "userId");
-
-interface ReportArgs {
-  reason: ReportReason;
-  details?: string | null;
-}
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly typeof SAFETY_ERROR_CODES[number][]> = {
+  blockUser: ["not_found", "invalid", "already_blocked"],
+  unblockUser: ["not_found", "not_blocked"],
+  reportUser: ["invalid", "not_found", "already_reported"],
+  reportPost: ["invalid", "not_found", "already_reported"],
+  resolveReport: ["invalid", "not_found", "not_open"],
+};
 
 export function safetyModule(deps: SafetyDeps): GraphQLModule {
-  const sql = deps.db.sql;
-  const now = () => deps.clock.now();
   const user = (ctx: GraphQLContext, id: string | null) =>
     id === null ? null : deps.users.loadUser(ctx, id);
-
-  const blockUser = viewerField(async (viewer, args: { userId: string }) => {
-    const other = await deps.users.userByPublicId(args.userId);
-    if (!other) return { user: null, errors: [userNotFound] };
-    const problem = blockError(viewer.userId, other.id);
-    if (problem) return { user: null, errors: [problem] };
-    const blocked = await sql.begin(async (tx) => {
-      await deps.users.lockPair(tx, viewer.userId, other.id);
-      if (!(await deps.users.block(tx, viewer.userId, other.id, now()))) return false;
-      await deps.partners.unlink(tx, viewer.userId, other.id, now());
-      return true;
-    });
-    return blocked
-      ? { user: other, errors: [] }
-      : { user: null, errors: [userError("already_blocked", "you already block this user")] };
-  });
-
-  const unblockUser = viewerField(async (viewer, args: { userId: string }) => {
-    const other = await deps.users.userByPublicId(args.userId);
-    if (!other) return { user: null, errors: [userNotFound] };
-    return await deps.users.unblock(viewer.userId, other.id)
-      ? { user: other, errors: [] }
-      : { user: null, errors: [userError("not_blocked", "you do not block this user", "userId")] };
-  });
-
-  const alreadyReported = userError(
-    "already_reported",
-    "you already reported this; an admin will look at it",
-  );
-
-  const reportUser = viewerField(async (viewer, args: ReportArgs & { userId: string }) => {
-    const { details, errors } = reportDetails(args.reason, args.details);
-    if (errors.length) return { report: null, errors };
-    const other = await deps.users.userByPublicId(args.userId);
-    if (!other) return { report: null, errors: [userNotFound] };
-    const self = selfReportError(viewer.userId, other.id, "userId");
-    if (self) return { report: null, errors: [self] };
-    const report = await store.insertReport(sql, {
-      reporterId: viewer.userId,
-      reportedUserId: other.id,
-      post: null,
-      reason: args.reason,
-      details,
-      at: now(),
-    });
-    return report ? { report, errors: [] } : { report: null, errors: [alreadyReported] };
-  });
-
-  const reportPost = viewerField(
-    async (viewer, args: ReportArgs & { postId: string }, ctx: GraphQLContext) => {
-      const { details, errors } = reportDetails(args.reason, args.details);
-      if (errors.length) return { report: null, errors };
-      const post = await deps.communities.readablePost(ctx, args.postId);
-      if (!post) {
-        return { report: null, errors: [userError("not_found", "no such post", "postId")] };
-      }
-      const self = selfReportError(viewer.userId, post.authorId, "postId");
-      if (self) return { report: null, errors: [self] };
-      const report = await store.insertReport(sql, {
-        reporterId: viewer.userId,
-        reportedUserId: post.authorId,
-        post: { id: post.id, publicId: post.publicId, body: post.body },
-        reason: args.reason,
-        details,
-        at: now(),
-      });
-      return report ? { report, errors: [] } : { report: null, errors: [alreadyReported] };
-    },
-  );
-
-  const resolveReport = adminField(
-    async (admin, args: { id: string; resolution: ReportResolution; note?: string | null }) => {
-      const { note, errors } = resolutionNote(args.note);
-      if (errors.length) return { report: null, errors };
-      const notFound = userError("not_found", "no such report", "id");
-      if (!looksLikePublicId(args.id)) return { report: null, errors: [notFound] };
-      const result = await store.resolveReport(sql, args.id, {
-        adminId: admin.userId,
-        status: args.resolution,
-        note,
-        at: now(),
-      });
-      if ("report" in result) return { report: result.report, errors: [] };
-      return { report: null, errors: [result.status ? notOpenError(result.status) : notFound] };
-    },
-  );
-
   const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-  return {
-    typeDefs,
-    resolvers: {
-      BlockedUser: { blockedAt: (b: BlockRow) => b.blockedAt.toISOString() },
-      Report: {
-        id: (r: ReportRow) => r.publicId,
-        subject: (r: ReportRow) => r.postId === null ? "user" : "post",
-        reporter: (r: ReportRow, _: unknown, ctx: GraphQLContext) => user(ctx, r.reporterId),
-        reportedUser: (r: ReportRow, _: unknown, ctx: GraphQLContext) =>
-          user(ctx, r.reportedUserId),
-        post: (r: ReportRow, _: unknown, ctx: GraphQLContext) =>
-          r.postId === null ? null : deps.communities.loadPost(ctx, r.postId),
-        reportedBody: (r: ReportRow) => r.postBody,
-        createdAt: (r: ReportRow) => r.createdAt.toISOString(),
-        resolvedAt: (r: ReportRow) => iso(r.resolvedAt),
-        resolvedBy: (r: ReportRow, _: unknown, ctx: GraphQLContext) => user(ctx, r.resolvedBy),
-      },
-      Query: {
-        blockedUsers: viewerField((viewer, args: PageArgs) =>
-          paginate(
-            args,
-            ["string", "string"],
-            (window) => deps.users.blockPage(viewer.userId, window),
-            (b) => [b.blockedAt.toISOString(), b.user.publicId],
-            { totalCount: () => deps.users.blockCount(viewer.userId) },
-          )
-        ),
-        reports: adminField((_, args: PageArgs & { status: ReportStatus }) =>
-          paginate(
-            args,
-            ["string", "string"],
-            (window) => store.reportPage(sql, args.status, window),
-            (r) => [r.createdAt.toISOString(), r.publicId],
-            { totalCount: () => store.reportCount(sql, args.status) },
-          )
-        ),
-      },
-      Mutation: { blockUser, unblockUser, reportUser, reportPost, resolveReport },
-    },
+  const BlockedUser: BlockedUserResolvers = {
+    blockedAt: (b: BlockRow) => b.blockedAt.toISOString(),
   };
+
+  const Report: ReportResolvers = {
+    id: (r: ReportRow) => r.publicId,
+    subject: (r: ReportRow) => r.postId === null ? "user" : "post",
+    reporter: (r: ReportRow, _, ctx) => user(ctx, r.reporterId),
+    reportedUser: (r: ReportRow, _, ctx) => user(ctx, r.reportedUserId),
+    post: (r: ReportRow, _, ctx) =>
+      r.postId === null ? null : deps.communities.loadPost(ctx, r.postId),
+    reportedBody: (r: ReportRow) => r.postBody,
+    createdAt: (r: ReportRow) => r.createdAt.toISOString(),
+    resolvedAt: (r: ReportRow) => iso(r.resolvedAt),
+    resolvedBy: (r: ReportRow, _, ctx) => user(ctx, r.resolvedBy),
+  };
+
+  const Query: QueryResolvers = {
+    blockedUsers: viewerField((viewer, args) =>
+      paginate(
+        args,
+        ["string", "string"],
+        (window) => service.blockPage(deps, viewer, window),
+        (b) => [b.blockedAt.toISOString(), b.user.publicId],
+        { totalCount: () => service.blockCount(deps, viewer) },
+      )
+    ),
+    reports: adminField((_, args) =>
+      paginate(
+        args,
+        ["string", "string"],
+        (window) => service.reportPage(deps, args.status, window),
+        (r) => [r.createdAt.toISOString(), r.publicId],
+        { totalCount: () => service.reportCount(deps, args.status) },
+      )
+    ),
+  };
+
+  const Mutation: MutationResolvers = {
+    blockUser: viewerField((viewer, args) => service.blockUser(deps, viewer, args)),
+    unblockUser: viewerField((viewer, args) => service.unblockUser(deps, viewer, args)),
+    reportUser: viewerField((viewer, args) => service.reportUser(deps, viewer, args)),
+    reportPost: viewerField((viewer, args, ctx) =>
+      service.reportPost(deps, { userId: viewer.userId, request: ctx }, args)
+    ),
+    resolveReport: adminField((admin, args) => service.resolveReport(deps, admin, args)),
+  };
+
+  return { typeDefs, errorCodes, resolvers: { BlockedUser, Report, Query, Mutation } };
 }

@@ -1,6 +1,14 @@
 /** Pure rules about users: names from token claims, username and time-zone validation. */
 import { textProblem } from "../../platform/text.ts";
-import { type UserError, userError } from "../../platform/user-error.ts";
+import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+
+/** The user-error codes of the profile mutations. */
+export const { codes: USERS_ERROR_CODES, refuse: usersError } = userErrorCodes(
+  ["invalid", "username_taken"] as const,
+);
+
+export const usernameTaken = () =>
+  usersError("username_taken", "username is already taken", "username");
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.-]{3,30}$/;
 export const NAME_MAX = 50;
@@ -77,11 +85,11 @@ export function profilePatch(input: ProfileInput): {
     username?: string;
     timeZone?: string;
   };
-  errors: UserError[];
+  errors: UserError<typeof USERS_ERROR_CODES[number]>[];
 } {
-  const errors: UserError[] = [];
+  const errors: UserError<typeof USERS_ERROR_CODES[number]>[] = [];
   const invalid = (field: string, message: string) =>
-    errors.push(userError("invalid", message, field));
+    errors.push(usersError("invalid", message, field));
   const firstName = input.firstName?.trim();
   const lastName = input.lastName?.trim();
   const username = input.username?.trim();

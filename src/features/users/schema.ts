@@ -2,35 +2,17 @@
  * GraphQL for identity: `syncUser`, `me`, `updateMe`, `authzCheck`, and finding people:
  * `userByUsername`, `searchUsers`, `setDiscoverability` (docs/domain.md, "Finding people").
  */
-import type { Database } from "../../platform/db.ts";
-import type { Clock } from "../../platform/clock.ts";
-import type { GraphQLContext } from "../../graphql/context.ts";
-import { requireViewer, type Viewer, viewerField } from "../../graphql/context.ts";
+import { viewerField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { badUserInput, codedError } from "../../graphql/errors.ts";
-import { type PageArgs, paginate } from "../../graphql/pagination.ts";
-import type { RateLimiter } from "../../platform/rate-limit.ts";
-import { loadByKey } from "../../graphql/loaders.ts";
-import { userError } from "../../platform/user-error.ts";
-import {
-  type Discoverability,
-  lookupKey,
-  prefixRange,
-  type ProfileInput,
-  profilePatch,
-  searchPrefixError,
-  USER_LOOKUP_LIMIT,
-} from "./rules.ts";
-import {
-  completeOnboarding,
-  findableByUsername,
-  searchPage,
-  setDiscoverability,
-  updateUser,
-  type UserRow,
-  usersByIds,
-} from "./store.ts";
-import type { ViewerCache } from "./viewer-cache.ts";
+import type {
+  CurrentUserResolvers,
+  MutationResolvers,
+  QueryResolvers,
+  UserResolvers,
+} from "../../graphql/resolvers.gen.ts";
+import type { USERS_ERROR_CODES } from "./rules.ts";
+import * as service from "./service.ts";
+import type { UserRow, UsersServiceDeps } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   "A person as other users see them."
@@ -113,108 +95,45 @@ const typeDefs = /* GraphQL */ `
   }
 `;
 
-/** Loads users by internal id through the request's DataLoader. */
-export function loadUser(ctx: GraphQLContext, sql: Database["sql"], id: string) {
-  return loadByKey(ctx, "userById", (ids) => usersByIds(sql, ids), (r) => r.id, id);
-}
+/** The codes each mutation's service answers. */
+const errorCodes: Record<string, readonly typeof USERS_ERROR_CODES[number][]> = {
+  syncUser: [],
+  updateMe: ["invalid", "username_taken"],
+  completeOnboarding: [],
+  setDiscoverability: [],
+};
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
 
-const userResolvers = {
-  CurrentUser: {
-    id: (u: UserRow) => u.publicId,
-    isSupporter: (u: UserRow) => u.supporterTier !== null,
-    onboardingCompletedAt: (u: UserRow) => iso(u.onboardingCompletedAt),
-    createdAt: (u: UserRow) => u.createdAt.toISOString(),
-  },
-  User: { id: (u: UserRow) => u.publicId },
+const CurrentUser: CurrentUserResolvers = {
+  id: (u: UserRow) => u.publicId,
+  isSupporter: (u: UserRow) => u.supporterTier !== null,
+  onboardingCompletedAt: (u: UserRow) => iso(u.onboardingCompletedAt),
+  createdAt: (u: UserRow) => u.createdAt.toISOString(),
 };
 
-export function usersModule(
-  deps: { db: Database; clock: Clock; viewers: ViewerCache; limiter: RateLimiter },
-): GraphQLModule {
-  const sql = deps.db.sql;
-  /** Counts one lookup or search of the viewer; RATE_LIMITED past the limit. */
-  const countLookup = async (viewer: Viewer) => {
-    const verdict = await deps.limiter.consume(USER_LOOKUP_LIMIT, viewer.publicId);
-    if (!verdict.allowed) {
-      throw codedError(
-        "RATE_LIMITED",
-        `too many lookups of users: retry after ${verdict.retryAfterSeconds} s`,
-        { retryAfter: verdict.retryAfterSeconds },
-      );
-    }
+const User: UserResolvers = { id: (u: UserRow) => u.publicId };
+
+export function usersModule(deps: UsersServiceDeps): GraphQLModule {
+  const Query: QueryResolvers = {
+    me: (_, __, ctx) => service.currentUser(deps, ctx),
+    authzCheck: viewerField((viewer, args) => args.permission === "admin" && viewer.isAdmin),
+    userByUsername: viewerField((viewer, args) => service.userByUsername(deps, viewer, args)),
+    searchUsers: viewerField((viewer, args) => service.searchUsers(deps, viewer, args)),
   };
-  const currentUser = async (ctx: GraphQLContext) => {
-    const viewer = requireViewer(ctx);
-    return deps.viewers.byId(viewer.userId) ?? (await loadUser(ctx, sql, viewer.userId))!;
+
+  const Mutation: MutationResolvers = {
+    syncUser: viewerField(async (viewer, _, ctx) => ({
+      user: await service.currentUser(deps, ctx),
+      firstSignIn: viewer.firstSignIn,
+      errors: [],
+    })),
+    completeOnboarding: viewerField((viewer) => service.completeOnboarding(deps, viewer)),
+    setDiscoverability: viewerField((viewer, args) =>
+      service.setDiscoverability(deps, viewer, args)
+    ),
+    updateMe: viewerField((viewer, args) => service.updateMe(deps, viewer, args)),
   };
-  return {
-    typeDefs,
-    resolvers: {
-      ...userResolvers,
-      Query: {
-        me: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),
-        authzCheck: viewerField((viewer, args: { permission: string }) => {
-          return args.permission === "admin" && viewer.isAdmin;
-        }),
-        userByUsername: viewerField(async (viewer, args: { username: string }) => {
-          await countLookup(viewer);
-          const key = lookupKey(args.username);
-          return key === null ? null : await findableByUsername(sql, viewer.userId, key);
-        }),
-        searchUsers: viewerField(async (viewer, args: PageArgs & { prefix: string }) => {
-          const problem = searchPrefixError(args.prefix);
-          if (problem) throw badUserInput(problem);
-          await countLookup(viewer);
-          const range = prefixRange(args.prefix);
-          return await paginate(
-            args,
-            ["string"],
-            (window) => searchPage(sql, viewer.userId, range, window),
-            (r) => [r.sortKey],
-          );
-        }),
-      },
-      Mutation: {
-        syncUser: async (_: unknown, __: unknown, ctx: GraphQLContext) => ({
-          user: await currentUser(ctx),
-          firstSignIn: requireViewer(ctx).firstSignIn,
-          errors: [],
-        }),
-        completeOnboarding: async (_: unknown, __: unknown, ctx: GraphQLContext) => {
-          const userId = requireViewer(ctx).userId;
-          const user = await deps.viewers.changing(
-            userId,
-            () => completeOnboarding(sql, userId, deps.clock.now()),
-          );
-          return { user, errors: [] };
-        },
-        setDiscoverability: viewerField(
-          async (viewer, args: { discoverability: Discoverability }) => ({
-            user: await deps.viewers.changing(
-              viewer.userId,
-              () => setDiscoverability(sql, viewer.userId, args.discoverability),
-            ),
-            errors: [],
-          }),
-        ),
-        updateMe: viewerField(async (viewer, args: ProfileInput) => {
-          const { patch, errors } = profilePatch(args);
-          if (errors.length) return { user: null, errors };
-          const result = await deps.viewers.changing(
-            viewer.userId,
-            () => updateUser(sql, viewer.userId, patch),
-          );
-          if (result === "username_taken") {
-            return {
-              user: null,
-              errors: [userError("username_taken", "username is already taken", "username")],
-            };
-          }
-          return { user: result, errors: [] };
-        }),
-      },
-    },
-  };
+
+  return { typeDefs, errorCodes, resolvers: { CurrentUser, User, Query, Mutation } };
 }

@@ -5,12 +5,7 @@ import { maybeOne, one, type Queryable } from "../../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
-import {
-  type Discoverability,
-  generatedUsername,
-  namesFromClaims,
-  usernameFromClaims,
-} from "./rules.ts";
+import type { Discoverability } from "./rules.ts";
 
 export interface UserRow {
   id: string;
@@ -58,37 +53,25 @@ export async function userByPublicId(sql: Queryable, id: string): Promise<UserRo
 }
 
 /**
- * Finds the user of `subject`, creating it on first sight. Concurrent first requests create one
- * user: the unique subject decides, and exactly one caller sees `created: true`.
+ * Creates the user of `subject`: null when a user of that subject exists (a concurrent first
+ * request created it), `username_taken` when another user holds the username.
  */
-export async function ensureUser(
+export async function insertUser(
   sql: Queryable,
-  subject: string,
-  claims: Record<string, unknown>,
-  beforeCreate?: () => Promise<void>,
-): Promise<{ user: UserRow; created: boolean }> {
-  const existing = await findUserBySubject(sql, subject);
-  if (existing) return { user: existing, created: false };
-  await beforeCreate?.();
-  const { firstName, lastName } = namesFromClaims(claims);
-  let username = usernameFromClaims(claims) ?? generatedUsername();
-  for (let attempt = 0; attempt < 6; attempt++) {
-    try {
-      const [row] = await sql<UserRow[]>`
-        insert into users (public_id, subject, username, first_name, last_name)
-        values (${publicId()}, ${subject}, ${username}, ${firstName}, ${lastName})
-        on conflict (subject) do nothing
-        returning ${columns(sql)}`;
-      if (row) return { user: row, created: true };
-      return { user: (await findUserBySubject(sql, subject))!, created: false };
-    } catch (err) {
-      if (!isUniqueViolation(err, "users_username_key")) throw err;
-      username = attempt < 2
-        ? `${username.slice(0, 25)}_${generatedUsername().slice(5, 9)}`
-        : generatedUsername();
-    }
-  }
-  throw new Error("could not find a free username");
+  user: { subject: string; username: string; firstName: string | null; lastName: string | null },
+): Promise<UserRow | null | "username_taken"> {
+  const taken = (err: unknown) => isUniqueViolation(err, "users_username_key");
+  return await unlessViolated(
+    taken,
+    "username_taken" as const,
+    async () =>
+      await maybeOne(sql<UserRow[]>`
+      insert into users (public_id, subject, username, first_name, last_name)
+      values (${publicId()}, ${user.subject}, ${user.username}, ${user.firstName},
+              ${user.lastName})
+      on conflict (subject) do nothing
+      returning ${columns(sql)}`),
+  );
 }
 
 export interface UserPatch {

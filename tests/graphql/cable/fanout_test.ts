@@ -20,7 +20,7 @@ import { startProcess } from "../../support/process.ts";
 import { setup } from "../../support/setup.ts";
 import { createTestJobs } from "../../support/jobs.ts";
 import { ManualClock } from "../../../src/platform/clock.ts";
-import { createNotifier } from "../../../src/features/notifications/notify.ts";
+import { createNotifier } from "../../../src/features/notifications/service.ts";
 import { insertNotification } from "../../../src/features/notifications/store.ts";
 import { findUserBySubject } from "../../../src/features/users/store.ts";
 

@@ -1,0 +1,197 @@
+/**
+ * The feedback board's use cases, each `(deps, actor, input) => Promise<payload>`, and its reads:
+ * the only feedback code that opens transactions and calls other features (moderation,
+ * notifications). The GraphQL module and the export route adapt to these functions.
+ */
+import { type Database, refusableTransaction } from "../../platform/db.ts";
+import type { Logger } from "../../platform/log.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
+import type { PageWindow } from "../../graphql/pagination.ts";
+import type { CoachingApi } from "../coaching/mod.ts";
+import type { NotificationsApi } from "../notifications/mod.ts";
+import {
+  contentRejected,
+  cutExportPage,
+  deleteNotAllowed,
+  type ExportRequest,
+  type FeedbackCategory,
+  type FeedbackError,
+  type FeedbackStatus,
+  mayDelete,
+  postNotFound,
+  statusChangedNotice,
+  validateComment,
+  validatePost,
+} from "./rules.ts";
+import * as store from "./store.ts";
+import type { CommentRow, ListPostsOptions, PostRow } from "./store.ts";
+
+export type { CommentRow, ListPostsOptions, PostRow };
+
+export interface FeedbackServiceDeps {
+  db: Database;
+  notifications: Pick<NotificationsApi, "notify">;
+  moderation: Pick<CoachingApi["moderation"], "check">;
+}
+
+/** Who acts, and the log of their request (moderation logs its verdicts there). */
+export interface Actor {
+  userId: string;
+  isAdmin: boolean;
+  log?: Logger;
+}
+
+type Db = Pick<FeedbackServiceDeps, "db">;
+type PageOfPosts = PageWindow<readonly (string | number)[]>;
+
+// ---- reads ----
+
+/** A live post by public id; null for an unknown, malformed or deleted one. */
+export async function findPost(deps: Db, id: string): Promise<PostRow | null> {
+  return looksLikePublicId(id) ? await store.postByPublicId(deps.db.sql, id) : null;
+}
+
+export const listPosts = (deps: Db, options: ListPostsOptions, window: PageOfPosts) =>
+  store.listPosts(deps.db.sql, options, window);
+
+export const countPosts = (deps: Db, options: ListPostsOptions) =>
+  store.countPosts(deps.db.sql, options);
+
+/** Which of `postIds` the actor has voted for. */
+export const votedPostIds = (deps: Db, actor: Pick<Actor, "userId">, postIds: readonly string[]) =>
+  store.votedPostIds(deps.db.sql, actor.userId, postIds);
+
+export const commentsOfPosts = (deps: Db, postIds: readonly string[], window: PageOfPosts) =>
+  store.commentsOfPosts(deps.db.sql, postIds, window);
+
+/** One page of the export (spec 4.5): no timestamp split across two pages. */
+export async function exportPage(deps: Db, request: ExportRequest): Promise<PostRow[]> {
+  const rows = await store.postsCreatedAfter(deps.db.sql, request.after, request.limit + 1);
+  const cut = cutExportPage(rows, request.limit);
+  return cut.needsTieGroup ? await store.postsCreatedAt(deps.db.sql, rows[0].createdAt) : cut.page;
+}
+
+// ---- use cases ----
+
+export interface PostPayload {
+  post: PostRow | null;
+  errors: FeedbackError[];
+}
+
+export async function createPost(
+  deps: FeedbackServiceDeps,
+  actor: Actor,
+  input: { title: string; description: string; category: FeedbackCategory },
+): Promise<PostPayload> {
+  const { value, errors } = validatePost(input);
+  if (errors.length) return { post: null, errors };
+  const verdict = await deps.moderation.check(
+    `${value.title}\n\n${value.description}`,
+    { category: "feedback_post", userId: actor.userId },
+    actor.log,
+  );
+  if (!verdict.allowed) return { post: null, errors: [contentRejected(verdict.reason)] };
+  const post = await store.createPost(deps.db.sql, {
+    authorId: actor.userId,
+    title: value.title,
+    description: value.description,
+    category: value.category as FeedbackCategory,
+  });
+  return { post, errors: [] };
+}
+
+export interface VotePayload {
+  post: PostRow | null;
+  voted: boolean | null;
+  errors: FeedbackError[];
+}
+
+/** Adds the actor's vote, or removes it when present; the vote and its count change together. */
+export async function votePost(
+  deps: Db,
+  actor: Actor,
+  input: { postId: string },
+): Promise<VotePayload> {
+  const none: VotePayload = { post: null, voted: null, errors: postNotFound() };
+  const found = await findPost(deps, input.postId);
+  if (!found) return none;
+  return await refusableTransaction(deps.db.sql, async (tx): Promise<VotePayload> => {
+    const added = await store.insertVote(tx, found.id, actor.userId);
+    const removed = !added && await store.deleteVote(tx, found.id, actor.userId);
+    const post = await store.addToVoteCount(tx, found.id, added ? 1 : removed ? -1 : 0);
+    return post ? { post, voted: added, errors: [] } : none;
+  });
+}
+
+export interface CommentPayload {
+  comment: CommentRow | null;
+  post: PostRow | null;
+  errors: FeedbackError[];
+}
+
+export async function commentOnPost(
+  deps: FeedbackServiceDeps,
+  actor: Actor,
+  input: { postId: string; body: string },
+): Promise<CommentPayload> {
+  const none = { comment: null, post: null };
+  const found = await findPost(deps, input.postId);
+  if (!found) return { ...none, errors: postNotFound() };
+  const { value, errors } = validateComment(input.body);
+  if (errors.length) return { ...none, errors };
+  const verdict = await deps.moderation.check(
+    value,
+    { category: "feedback_comment", userId: actor.userId, post_id: found.publicId },
+    actor.log,
+  );
+  if (!verdict.allowed) return { ...none, errors: [contentRejected(verdict.reason)] };
+  return await refusableTransaction(deps.db.sql, async (tx): Promise<CommentPayload> => {
+    const post = await store.countComment(tx, found.id);
+    if (!post) return { ...none, errors: postNotFound() };
+    const comment = await store.insertComment(tx, found.id, actor.userId, value);
+    return { post, comment, errors: [] };
+  });
+}
+
+export interface DeletePayload {
+  deletedPostId: string | null;
+  errors: FeedbackError[];
+}
+
+/** Soft delete, by the author or an admin. */
+export async function deletePost(
+  deps: Db,
+  actor: Actor,
+  input: { postId: string },
+): Promise<DeletePayload> {
+  const post = await findPost(deps, input.postId);
+  if (!post) return { deletedPostId: null, errors: postNotFound() };
+  if (!mayDelete(post, actor)) return { deletedPostId: null, errors: [deleteNotAllowed()] };
+  if (!await store.softDeletePost(deps.db.sql, post.id)) {
+    return { deletedPostId: null, errors: postNotFound() };
+  }
+  return { deletedPostId: post.publicId, errors: [] };
+}
+
+/** An admin sets a post's status; its author (unless the admin) is told of a change. */
+export async function setPostStatus(
+  deps: FeedbackServiceDeps,
+  actor: Actor,
+  input: { postId: string; status: FeedbackStatus },
+): Promise<PostPayload> {
+  const found = await findPost(deps, input.postId);
+  if (!found) return { post: null, errors: postNotFound() };
+  return await refusableTransaction(deps.db.sql, async (tx): Promise<PostPayload> => {
+    const row = await store.updatePostStatus(tx, found.id, input.status);
+    if (!row) return { post: null, errors: postNotFound() };
+    if (row.previousStatus !== row.status && row.authorId !== actor.userId) {
+      await deps.notifications.notify(
+        tx,
+        row.authorId,
+        "feedback.status_changed",
+        statusChangedNotice(row.title, row.status),
+      );
+    }
+    return { post: row, errors: [] };
+  });
+}
