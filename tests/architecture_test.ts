@@ -259,16 +259,10 @@ Deno.test("architecture: the service imports PGlite, the IMAP client, GraphiQL, 
 });
 
 // ---------------------------------------------------------------------------------------------
-// The feature layers (DESIGN 2, issue 41): a schema module adapts GraphQL to the feature's
-// service and never reads its store; a store runs guarded statements, opening no transaction and
-// knowing no user-facing refusal. Features not moved to that shape yet are listed; the lists only
-// shrink (an entry that no longer breaks the rule fails the test, so it is removed when it moves).
-
-/** Features whose GraphQL modules still call their store. */
-const SCHEMA_READS_STORE = new Set([
-]);
-
-/** Features whose stores still open transactions. */
+// The feature layers (DESIGN 2, issue 41): a use case is a function of the feature's service
+// (`service.ts`, `service/`, `use-cases/`), the only code that opens a transaction, publishes an
+// event or enqueues a job; a schema module adapts GraphQL to the service and never reads the
+// store; a store runs guarded statements, opening no transaction and knowing no refusal.
 
 const isSchemaModule = (path: string) =>
   /^src\/features\/[^/]+\/(schema(\/[^/]+)?|resolvers(\/[^/]+)?)\.ts$/.test(path) ||
@@ -276,64 +270,56 @@ const isSchemaModule = (path: string) =>
 const isStoreModule = (path: string) =>
   /^src\/features\/[^/]+\/(store|stores?\/[^/]+|[^/]+-store)\.ts$/.test(path) ||
   /^src\/features\/[^/]+\/delivery\/store\.ts$/.test(path);
+const isServiceModule = (path: string) =>
+  /^src\/features\/[^/]+\/(service|service\/.+|use-cases\/.+)\.ts$/.test(path);
+
+/** The feature modules whose text matches `pattern`. */
+async function featureModulesMatching(
+  pattern: RegExp,
+  where: (path: string) => boolean,
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of graph.keys()) {
+    if (!featureOf(path) || !where(path)) continue;
+    if (pattern.test(await Deno.readTextFile(`${ROOT}/${path}`))) found.push(path);
+  }
+  return found.sort();
+}
 
 Deno.test("architecture: a feature's GraphQL module goes through its service, not its store", () => {
-  const breaking = new Set(
-    edges.filter(({ from, to }) => isSchemaModule(from) && isStoreModule(to))
-      .map(({ from }) => featureOf(from)!),
-  );
-  assert.deepEqual([...breaking].filter((f) => !SCHEMA_READS_STORE.has(f)).sort(), []);
-  assert.deepEqual(
-    [...SCHEMA_READS_STORE].filter((f) => !breaking.has(f)).sort(),
-    [],
-    "moved to the service shape: remove from SCHEMA_READS_STORE",
-  );
+  const schemas = [...graph.keys()].filter(isSchemaModule);
+  assert.ok(schemas.length > 15, `the schema modules look incomplete (${schemas.length})`);
+  const reading = edges.filter(({ from, to }) => isSchemaModule(from) && isStoreModule(to));
+  assert.deepEqual(reading.map(({ from, to }) => `${from} -> ${to}`), []);
 });
 
 Deno.test("architecture: a store opens no transaction and returns no user error", async () => {
   const stores = [...graph.keys()].filter(isStoreModule);
   assert.ok(stores.length > 10, `the stores look incomplete (${stores.length})`);
-  const opening = new Set<string>();
-  const refusing: string[] = [];
-  for (const store of stores) {
-    const text = await Deno.readTextFile(`${ROOT}/${store}`);
-    if (/\.begin\(/.test(text)) opening.add(featureOf(store)!);
-    if ([...(graph.get(store) ?? [])].some((to) => to === "src/platform/user-error.ts")) {
-      refusing.push(store);
-    }
-  }
+  const refusing = stores.filter((store) =>
+    [...(graph.get(store) ?? [])].some((to) => to === "src/platform/user-error.ts")
+  );
   assert.deepEqual(refusing, [], "stores return rows or a typed miss, not user errors");
-  assert.deepEqual([...opening].filter((f) => !STORE_OPENS_TRANSACTIONS.has(f)).sort(), []);
+  assert.deepEqual(await featureModulesMatching(/\.begin\(/, isStoreModule), []);
+});
+
+Deno.test("architecture: only a feature's service opens transactions, publishes or enqueues", async () => {
+  const outside = (path: string) => !isServiceModule(path);
   assert.deepEqual(
-    [...STORE_OPENS_TRANSACTIONS].filter((f) => !opening.has(f)).sort(),
+    await featureModulesMatching(/\.begin\(|\btransaction\(|\brefusableTransaction\(/, outside),
     [],
-    "moved to the service shape: remove from STORE_OPENS_TRANSACTIONS",
+    "transactions",
+  );
+  assert.deepEqual(
+    await featureModulesMatching(/\bevents\.publish\(|\.enqueue\(/, outside),
+    [],
+    "events and jobs",
   );
 });
 
-/**
- * Features where a module other than the service (`service.ts`, `service/`, `use-cases/`) still
- * opens a transaction (`.begin(`, `transaction(`, `refusableTransaction(`).
- */
-const TRANSACTION_OUTSIDE_SERVICE = new Set([
-]);
-
-const isServiceModule = (path: string) =>
-  /^src\/features\/[^/]+\/(service|service\/.+|use-cases\/.+)\.ts$/.test(path);
-
-Deno.test("architecture: only a feature's service opens transactions", async () => {
-  const opening = new Set<string>();
-  for (const path of graph.keys()) {
-    if (!featureOf(path) || isServiceModule(path)) continue;
-    const text = await Deno.readTextFile(`${ROOT}/${path}`);
-    if (/\.begin\(|\btransaction\(|\brefusableTransaction\(/.test(text)) {
-      opening.add(featureOf(path)!);
-    }
-  }
-  assert.deepEqual([...opening].filter((f) => !TRANSACTION_OUTSIDE_SERVICE.has(f)).sort(), []);
-  assert.deepEqual(
-    [...TRANSACTION_OUTSIDE_SERVICE].filter((f) => !opening.has(f)).sort(),
-    [],
-    "moved to the service shape: remove from TRANSACTION_OUTSIDE_SERVICE",
-  );
+Deno.test("architecture: the rule finders see the services they allow", async () => {
+  const services = [...graph.keys()].filter(isServiceModule);
+  assert.ok(services.length > 20, `the services look incomplete (${services.length})`);
+  assert.ok((await featureModulesMatching(/\.begin\(/, isServiceModule)).length > 5);
+  assert.ok((await featureModulesMatching(/\bevents\.publish\(/, isServiceModule)).length > 3);
 });

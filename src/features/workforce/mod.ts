@@ -22,6 +22,7 @@ import {
   createWorkforceService,
   deliverArtifact,
   deliveryDeps,
+  scheduleDelivery,
   seedEmployees as seed,
   type SeedReport,
   SYSTEM,
@@ -100,9 +101,7 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
         await deps.pubsub.publish(PENDING_ARTIFACTS_TOPIC, { artifactId: pending.artifactId });
       }),
       on("ai_workforce.artifact_approved", "ai_workforce.enqueue_delivery", async (approved) => {
-        await deps.jobs.enqueue(sql, deliveryJob, { artifactId: approved.artifactId }, {
-          key: `deliver:${approved.artifactId}`,
-        });
+        await scheduleDelivery(delivery, { artifactId: approved.artifactId });
       }),
     ],
     schedules: [

@@ -88,6 +88,16 @@ export function deliveryDeps(settings: DeliverySettings): DeliveryDeps {
   };
 }
 
+/** Queues an approved artifact's delivery once (the job key is the artifact's). */
+export async function scheduleDelivery(
+  deps: DeliveryDeps,
+  input: { artifactId: string },
+): Promise<void> {
+  await deps.jobs.enqueue(deps.db.sql, deliveryJob, { artifactId: input.artifactId }, {
+    key: `deliver:${input.artifactId}`,
+  });
+}
+
 /**
  * The `ai_workforce.deliver_artifact` job: delivers one artifact; every outcome is recorded on
  * the artifact, none is thrown.
