@@ -323,3 +323,13 @@ Deno.test("architecture: the rule finders see the services they allow", async ()
   assert.ok((await featureModulesMatching(/\.begin\(/, isServiceModule)).length > 5);
   assert.ok((await featureModulesMatching(/\bevents\.publish\(/, isServiceModule)).length > 3);
 });
+
+Deno.test("architecture: each feature refuses with its own closed set of codes", async () => {
+  const isRules = (path: string) => /^src\/features\/[^/]+\/rules(\.ts|\/.+\.ts)$/.test(path);
+  const declaring = await featureModulesMatching(/\buserErrorCodes\(/, () => true);
+  assert.ok(declaring.length >= 14, `the code sets look incomplete (${declaring.length})`);
+  assert.deepEqual(declaring.filter((path) => !isRules(path)), [], "declared in the rules");
+  // Code comments may show the shape; only a call in code counts.
+  const direct = await featureModulesMatching(/^(?!\s*(\*|\/\/)).*[^.\w]userError\(/m, () => true);
+  assert.deepEqual(direct, [], "refusals are built with the feature's constructor");
+});
