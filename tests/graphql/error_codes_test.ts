@@ -1,6 +1,6 @@
 /** Each mutation's user-error codes: declared by its module, stated in the schema and the docs. */
 import assert from "node:assert/strict";
-import { buildSchema } from "../../src/graphql/server.ts";
+import { buildSchema } from "../../src/graphql/schema-build.ts";
 import type { SchemaModule } from "../../src/graphql/module.ts";
 import { ERROR_CODES_DOC, errorCodesMarkdown } from "../../scripts/error-codes-docs.ts";
 
