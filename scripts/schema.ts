@@ -12,7 +12,7 @@ import { createErrorTracker } from "../src/platform/errors.ts";
 import { createMemoryKv } from "../src/platform/kv.ts";
 import { createLogger } from "../src/platform/log.ts";
 import type { GraphQLModule } from "../src/graphql/module.ts";
-import { schemaTypeDefs } from "../src/graphql/server.ts";
+import { schemaTypeDefs } from "../src/graphql/schema-build.ts";
 
 export const SCHEMA_FILE = new URL("../schema.graphql", import.meta.url);
 export const RELEASES_DIR = new URL("../schema/releases/", import.meta.url);

@@ -111,7 +111,7 @@ function layerOf(path: string): string {
   if (path.startsWith("src/features/")) return "features";
   if (path.startsWith("src/demo/")) return "demo";
   if (path.startsWith("runner/")) return "runner";
-  if (path === "src/config.ts") return "config";
+  if (path === "src/config.ts" || path.startsWith("src/config/")) return "config";
   return path;
 }
 

@@ -1,7 +1,7 @@
 /** Each mutation's user-error codes: declared by its module, stated in the schema and the docs. */
 import assert from "node:assert/strict";
 import { getNamedType, isObjectType } from "graphql";
-import { buildSchema } from "../../src/graphql/server.ts";
+import { buildSchema } from "../../src/graphql/schema-build.ts";
 import { declaredErrorCodes } from "../../src/graphql/error-codes.ts";
 import { currentModules } from "../../scripts/schema.ts";
 import type { SchemaModule } from "../../src/graphql/module.ts";

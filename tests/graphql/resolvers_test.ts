@@ -19,7 +19,7 @@ import {
   printSchema,
 } from "graphql";
 import { createSchema } from "graphql-yoga";
-import { buildSchema, schemaResolvers, schemaTypeDefs } from "../../src/graphql/server.ts";
+import { buildSchema, schemaResolvers, schemaTypeDefs } from "../../src/graphql/schema-build.ts";
 import { attachResolvers } from "../../src/graphql/resolvers.ts";
 import { describeErrorCodes } from "../../src/graphql/error-codes.ts";
 import { currentModules } from "../../scripts/schema.ts";

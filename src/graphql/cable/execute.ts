@@ -18,7 +18,8 @@ import {
 import type { Logger } from "../../platform/log.ts";
 import type { Viewer } from "../context.ts";
 import { isCodedError, publicExtensions } from "../errors.ts";
-import { type GraphQLServer, rateLimited } from "../server.ts";
+import type { GraphQLServer } from "../server.ts";
+import { rateLimited } from "../responses.ts";
 
 /** What a client sends for one operation (either protocol). */
 export interface OperationRequest {

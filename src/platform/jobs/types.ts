@@ -35,6 +35,15 @@ export function jobKind<P>(name: string): JobKind<P> {
   return { name };
 }
 
+/** Counts jobs as they are added and run (the metrics, `src/platform/metrics.ts`). */
+export interface JobMetrics {
+  jobsEnqueued(queue: string, count: number): void;
+  jobFinished(name: string, outcome: JobOutcome, seconds: number): void;
+}
+
+/** How an attempt ended. */
+export type JobOutcome = "processed" | "failed" | "dead";
+
 /** Event names mapped to their payload types; every payload is stored as JSON. */
 export type EventMap = Record<string, unknown>;
 

@@ -10,6 +10,9 @@ import { token } from "./session.ts";
 export class AuthError extends Error {}
 export class ForbiddenError extends Error {}
 
+/** The selection of a payload's user errors. */
+export const ERRORS = `errors { code message field }`;
+
 export interface UserError {
   code: string;
   message: string;

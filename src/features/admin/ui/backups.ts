@@ -1,7 +1,7 @@
 /** The Backups page: the files in BACKUP_DIR with size and time, the settings, "Back up now". */
 import { useState } from "preact/hooks";
 import { gql, type UserError } from "./api.ts";
-import { useQuery } from "./employees.ts";
+import { useQuery } from "./query.ts";
 import { FieldErrors, html, time } from "./html.ts";
 import { byteSize } from "./rules.ts";
 

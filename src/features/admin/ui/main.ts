@@ -9,16 +9,13 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { AuthError, gql, setAuthErrorHandler } from "./api.ts";
 import { BASE, html, Link, navigate } from "./html.ts";
-import { EmployeePage, EmployeesPage } from "./employees.ts";
+import { EmployeesPage } from "./employees.ts";
+import { EmployeePage } from "./employee.ts";
 import { DeliveriesPage, RunPage } from "./runs.ts";
-import {
-  FeedbackPage,
-  FeedbackPostPage,
-  FlagsPage,
-  JobsPage,
-  RefusalPage,
-  SignInPage,
-} from "./pages.ts";
+import { RefusalPage, SignInPage } from "./sign-in.ts";
+import { FeedbackPage, FeedbackPostPage } from "./feedback.ts";
+import { JobsPage } from "./jobs.ts";
+import { FlagsPage } from "./flags.ts";
 import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";

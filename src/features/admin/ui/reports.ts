@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { gql, type UserError } from "./api.ts";
-import { useQuery } from "./employees.ts";
+import { useQuery } from "./query.ts";
 import { FieldErrors, html, time } from "./html.ts";
 
 const STATUSES = ["open", "actioned", "dismissed"];

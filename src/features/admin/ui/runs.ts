@@ -1,12 +1,10 @@
 /** The run page (its log, artifacts and delivery) and the deliveries list. */
 import { useState } from "preact/hooks";
-import { gql, type UserError } from "./api.ts";
+import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { duration, usd } from "./rules.ts";
 import { Grounding } from "./review.ts";
 import { useQuery } from "./query.ts";
-
-const ERRORS = `errors { code message field }`;
 
 const RUN =
   `query($id: String!) { aiRun(id: $id) { id status trigger scheduledFor skippedReason costUsd

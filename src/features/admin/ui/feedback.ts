@@ -1,0 +1,154 @@
+/// <reference lib="dom" />
+/** Feedback triage: the posts by status and category, a post with its comments and status. */
+import { useState } from "preact/hooks";
+import { ERRORS, gql, type UserError } from "./api.ts";
+import { FieldErrors, html, Link, time } from "./html.ts";
+import { useQuery } from "./query.ts";
+import { Markdown } from "./artifact.ts";
+
+const STATUSES = ["open", "planned", "in_progress", "completed", "declined"];
+const CATEGORIES = ["feature", "bug", "improvement", "other"];
+
+interface PostRow {
+  id: string;
+  title: string;
+  status: string;
+  category: string;
+  voteCount: number;
+  commentCount: number;
+  createdAt: string;
+}
+
+export function FeedbackPage() {
+  const [status, setStatus] = useState("");
+  const [category, setCategory] = useState("");
+  const { data, error } = useQuery<{ feedbackPosts: { totalCount: number; nodes: PostRow[] } }>(
+    `query($status: FeedbackStatus, $category: FeedbackCategory) {
+      feedbackPosts(status: $status, category: $category, first: 50) { totalCount
+        nodes { id title status category voteCount commentCount createdAt } } }`,
+    { status: status || null, category: category || null },
+  );
+  return html`<section aria-labelledby="feedback-title">
+    <h1 id="feedback-title">Feedback triage</h1>
+    <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
+      <label for="status-filter">Status</label>
+      <select id="status-filter" value=${status} onChange=${(e: Event) =>
+    setStatus((e.target as HTMLSelectElement).value)}>
+        <option value="">any</option>${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+      </select>
+      <label for="category-filter">Category</label>
+      <select id="category-filter" value=${category} onChange=${(e: Event) =>
+    setCategory((e.target as HTMLSelectElement).value)}>
+        <option value="">any</option>${
+    CATEGORIES.map((c) => html`<option value=${c}>${c}</option>`)
+  }
+      </select>
+    </form>
+    ${error && html`<p class="failure" role="alert">${error}</p>`}
+    ${
+    !data ? html`<p>Loading…</p>` : html`
+      <table>
+        <caption>${data.feedbackPosts.totalCount} posts, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Title</th>
+            <th scope="col">Status</th>
+            <th scope="col">Category</th>
+            <th scope="col">Votes</th>
+            <th scope="col">Comments</th>
+            <th scope="col">Posted</th>
+          </tr>
+        </thead>
+        <tbody>${data.feedbackPosts.nodes.map((p) =>
+          html`
+            <tr key=${p.id}>
+              <td>
+                <${Link}
+                  to=${"/feedback_posts/" + p.id}>${p.title}</${Link}></td><td>${p
+                    .status}</td><td>${p.category}</td>
+                    <td>${p.voteCount}</td><td>${p.commentCount}</td><td>${time(
+                      p.createdAt,
+                    )}</td></tr>
+          `
+        )}</tbody>
+      </table>
+    `
+  }
+  </section>`;
+}
+
+export function FeedbackPostPage(props: { id: string }) {
+  // deno-lint-ignore no-explicit-any
+  const { data, error, reload } = useQuery<{ feedbackPost: any }>(
+    `query($id: String!) { feedbackPost(id: $id) { id title description status category voteCount createdAt
+      author { username } comments(first: 50) { nodes { id body createdAt author { username } } } } }`,
+    { id: props.id },
+  );
+  const [next, setNext] = useState("");
+  const [errors, setErrors] = useState<UserError[]>([]);
+  const [notice, setNotice] = useState("");
+  if (error) return html`<p class="failure" role="alert">${error}</p>`;
+  if (!data) return html`<p>Loading…</p>`;
+  const p = data.feedbackPost;
+  if (!p) {
+    return html`
+      <section>
+        <h1>No such post</h1>
+        <p>No feedback post has the id ${props.id}.</p>
+      </section>
+    `;
+  }
+  const change = async (event: Event) => {
+    event.preventDefault();
+    const res = await gql(
+      `mutation($id: String!, $status: FeedbackStatus!) {
+      updateFeedbackStatus(postId: $id, status: $status) { post { status } ${ERRORS} } }`,
+      { id: p.id, status: next || p.status },
+    );
+    const errs = res.updateFeedbackStatus.errors as UserError[];
+    setErrors(errs);
+    await reload();
+    setNotice(errs.length ? "" : `The status is now ${res.updateFeedbackStatus.post.status}.`);
+  };
+  return html`
+    <section aria-labelledby="post-title">
+      <p class="crumbs">
+        <${Link} to="/feedback_posts">Feedback</${Link}></p>
+        <h1 id="post-title">${p.title}</h1>
+        <dl class="facts">
+          <div><dt>Status</dt><dd class="post-status">${p.status}</dd></div>
+          <div><dt>Category</dt><dd>${p.category}</dd></div>
+          <div><dt>Votes</dt><dd>${p.voteCount}</dd></div>
+          <div><dt>Author</dt><dd>${p.author.username}</dd></div>
+          <div><dt>Posted</dt><dd>${time(p.createdAt)}</dd></div>
+        </dl>
+        <${Markdown} text=${p.description} />
+        <form class="inline" onSubmit=${change}>
+          <label for="post-status">New status</label>
+          <select id="post-status" value=${next || p.status} onChange=${(e: Event) =>
+            setNext((e.target as HTMLSelectElement).value)}>
+            ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+          </select>
+          <button type="submit" class="primary">Change status</button>
+          <span role="status">${notice}</span>
+        </form>
+        <${FieldErrors} errors=${errors} field=${null} />
+        <${FieldErrors} errors=${errors} field="status" />
+        <h2>Comments</h2>
+        ${p.comments.nodes.length
+          ? html`<ol class="comments">${
+            p.comments.nodes.map((
+              c: { id: string; body: string; createdAt: string; author: { username: string } },
+            ) =>
+              html`
+                <li key=${c.id}>
+                  <p><strong>${c.author.username}</strong> <small>${time(c.createdAt)}</small></p>
+                  <p>${c.body}</p>
+                </li>
+              `
+            )
+          }</ol>`
+          : html`<p>No comments.</p>`}
+      </section>
+  `;
+}

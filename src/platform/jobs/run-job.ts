@@ -1,0 +1,126 @@
+/** Runs one claimed job to its outcome: done, failed with a retry, or dead. */
+import type { Sql } from "../db.ts";
+import type { Logger } from "../log.ts";
+import { errorFields } from "../log.ts";
+import type { Clock } from "../clock.ts";
+import type { ErrorTracker } from "../errors.ts";
+import { publicId } from "../ids.ts";
+import { inSpan, SpanKind } from "../tracing.ts";
+import { retryDelayMs } from "./backoff.ts";
+import { type ClaimedJob, failJob, WORKER_LOST } from "./store.ts";
+import type { JobHandler, JobInfo, JobMetrics, JobOutcome } from "./types.ts";
+
+/** A job this worker runs now (not through `runUntilIdle`). */
+export interface RunningJob {
+  done: Promise<void>;
+  name: string;
+  /** `performance.now()` when it started. */
+  started: number;
+  /** Its attempt is in the metrics already (finished, or released at shutdown). */
+  counted: boolean;
+}
+
+export interface JobRunnerDeps {
+  sql: Sql;
+  log: Logger;
+  tracker: ErrorTracker;
+  clock: Clock;
+  metrics?: JobMetrics;
+  random: () => number;
+  /** The counter shard this worker's completions and failures are counted in. */
+  shard: number;
+  handlers: ReadonlyMap<string, JobHandler>;
+  /** The jobs this worker runs now, by id. */
+  running: ReadonlyMap<string, RunningJob>;
+  /** Records a finished job (deleted in the next batch). */
+  completed(id: string, worker: string): void;
+}
+
+class WorkerLostError extends Error {
+  constructor() {
+    super(WORKER_LOST);
+    this.name = "WorkerLostError";
+  }
+}
+
+function errorMessage(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.slice(0, 4_000);
+}
+
+export function createJobRunner(deps: JobRunnerDeps) {
+  const { sql, log, tracker, clock, metrics, random, shard, handlers, running } = deps;
+
+  /** Runs one claimed job in a span continuing its enqueuer's trace; never throws. */
+  function execute(job: ClaimedJob, worker: string): Promise<void> {
+    return inSpan(`job ${job.name}`, {
+      kind: SpanKind.CONSUMER,
+      parent: job.traceContext,
+      attributes: {
+        "job.id": job.id,
+        "job.name": job.name,
+        "job.queue": job.queue,
+        "job.attempt": job.attempts,
+      },
+    }, () => runJob(job, worker));
+  }
+
+  async function runJob(job: ClaimedJob, worker: string): Promise<void> {
+    const info: JobInfo = {
+      id: job.id,
+      name: job.name,
+      queue: job.queue,
+      attempt: job.attempts,
+      maxAttempts: job.maxAttempts,
+    };
+    const fields = { job_id: job.id, job: job.name, queue: job.queue, attempt: job.attempts };
+    const started = performance.now();
+    try {
+      // Claiming spends an attempt; past the last one, the previous holder died on the last try.
+      if (job.attempts > job.maxAttempts) throw new WorkerLostError();
+      const handler = handlers.get(job.name);
+      if (!handler) throw new Error(`no handler registered for job "${job.name}"`);
+      await handler(job.payload, info);
+      log.debug("job done", { ...fields, duration_ms: performance.now() - started });
+      countAttempt(job.id, job.name, "processed", started);
+      deps.completed(job.id, worker);
+    } catch (err) {
+      const now = clock.now();
+      const dead = job.attempts >= job.maxAttempts;
+      const error = err instanceof WorkerLostError ? err.message : errorMessage(err);
+      countAttempt(job.id, job.name, dead ? "dead" : "failed", started);
+      try {
+        await failJob(sql, {
+          id: job.id,
+          worker,
+          shard,
+          error,
+          now,
+          retryAt: new Date(now.getTime() + retryDelayMs(job.attempts, random)),
+          deadPublicId: dead ? publicId() : null,
+        });
+      } catch (recordErr) {
+        log.error("job failure could not be recorded", { ...fields, ...errorFields(recordErr) });
+      }
+      if (dead) {
+        log.error("job dead", { ...fields, ...errorFields(err) });
+        tracker.captureError(err, { job: job.name, job_id: job.id, attempts: job.attempts });
+      } else {
+        log.warn("job failed, will retry", { ...fields, ...errorFields(err) });
+      }
+    }
+  }
+
+  /**
+   * Counts a finished attempt, unless it was counted when it was released at shutdown (it ran on
+   * after the grace period, and its completion is refused now that the lock is gone).
+   */
+  function countAttempt(id: string, name: string, outcome: JobOutcome, started: number): void {
+    const entry = running.get(id);
+    if (entry?.counted) return;
+    if (entry) entry.counted = true;
+    metrics?.jobFinished(name, outcome, (performance.now() - started) / 1000);
+  }
+
+  return { execute, countAttempt };
+}
