@@ -26,7 +26,7 @@ export {
   type StatementObserver,
   withoutStatementBound,
 } from "./db/instrument.ts";
-export { refusableTransaction, Rollback, transaction } from "./db/transactions.ts";
+export { refusableTransaction } from "./db/transactions.ts";
 export { beforeRow, maybeOne, one } from "./db/rows.ts";
 
 /** The connection for LISTEN and migrations: the direct one where `sql` is pooled. */

@@ -1,29 +1,5 @@
-/** Transactions whose answer may undo them: a refusal, or a guarded statement that missed. */
+/** Transactions whose answer may undo them: a refusal found after some writes. */
 import type { Sql, TransactionSql } from "./types.ts";
-
-/** Thrown inside {@link transaction}: rolls the transaction back and makes `outcome` its answer. */
-export class Rollback<O> extends Error {
-  constructor(readonly outcome: O) {
-    super(`transaction rolled back: ${String(outcome)}`);
-    this.name = "Rollback";
-  }
-}
-
-/**
- * Runs `work` in one transaction. A guarded statement that matches nothing midway throws
- * `new Rollback(outcome)`: everything written so far is undone and `outcome` is the answer.
- */
-export async function transaction<T, O = T>(
-  sql: Sql,
-  work: (tx: TransactionSql) => Promise<T>,
-): Promise<T | O> {
-  try {
-    return await sql.begin(work) as T;
-  } catch (err) {
-    if (err instanceof Rollback) return err.outcome as O;
-    throw err;
-  }
-}
 
 class Refused {
   constructor(readonly answer: unknown) {}
