@@ -3,7 +3,6 @@
  * through the goals service, their history imported through it, and their mood logs written one
  * by one at the moment each happened; skipped for a person who has goals already.
  */
-import type { Database } from "../platform/db.ts";
 import { addDays, localDate } from "../platform/dates.ts";
 import { completeOnboarding, ensureUser, updateUser } from "../features/users/store.ts";
 import * as goals from "../features/goals/service.ts";
