@@ -168,7 +168,7 @@ export async function runDemoData(env = Deno.env.toObject()): Promise<number> {
   const log = createLogger({ level: config.logLevel });
   return await cliWithDatabase(config, log, "demo-data", async (db) => {
     const started = performance.now();
-    const report = await loadDemoData({ sql: db.sql, clock: systemClock });
+    const report = await loadDemoData({ db, clock: systemClock });
     console.log(JSON.stringify({ ...report, ms: Math.round(performance.now() - started) }));
     console.error(
       report.users.created.length

@@ -68,7 +68,7 @@ Deno.test("demo data: the generator is deterministic and ends habits on a runnin
 Deno.test("demo data: alice sees a year of goals, a challenge leaderboard, a team and a review queue; a second run adds nothing", async () => {
   const s = await setup({ start: START, admins: ["alice"] });
   try {
-    const report = await loadDemoData({ sql: s.t.deps.db.sql, clock: s.clock });
+    const report = await loadDemoData({ db: s.t.deps.db, clock: s.clock });
     assert.deepEqual(report.users.created, PEOPLE.map((p) => p.subject));
     assert.deepEqual(report.skipped, []);
     assert.ok(report.checkIns > 1500, `${report.checkIns} check-ins`);
@@ -119,7 +119,7 @@ Deno.test("demo data: alice sees a year of goals, a challenge leaderboard, a tea
     const points = (await s.data(`{ me { points } }`)).me.points;
     assert.ok(points > 1000, `${points} points`);
 
-    const again = await loadDemoData({ sql: s.t.deps.db.sql, clock: s.clock });
+    const again = await loadDemoData({ db: s.t.deps.db, clock: s.clock });
     assert.deepEqual(again.users.created, []);
     assert.equal(again.checkIns + again.progressEvents + again.moodLogs, 0);
     assert.ok(again.skipped.includes(`community ${DEMO_COMMUNITY}`), again.skipped.join(", "));

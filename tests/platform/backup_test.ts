@@ -46,7 +46,7 @@ Deno.test("backup: the demo data restores into an empty database row for row", a
   const target = await createTestDatabase({ migrate: false });
   try {
     const clock = new ManualClock(new Date("2026-03-02T09:00:00Z"));
-    await loadDemoData({ sql: source.sql, clock });
+    await loadDemoData({ db: source, clock });
     const { file, summary } = await writeBackupFile(source.sql, dir, clock.now());
     assert.equal(file.name, "backup-20260302T090000000Z.ndjson.gz");
     assert.ok(summary.rows.goals > 0 && summary.rows.users >= 4, JSON.stringify(summary.rows));

@@ -6,6 +6,7 @@
  *
  * - `goals.ts`: `addGoal`, `updateGoal`, AI coaching's `addSubGoals`;
  * - `progress.ts`: `addGoalEvent`, `checkInHabit`, `useStreakFreeze`;
+ * - `imports.ts`: `importCheckIns`, `importGoalEvents` (recorded history in one call);
  * - `changes.ts`: `undoCheckIn`, `updateGoalEvent`, `deleteGoalEvent`, `deleteGoal`;
  * - `reminders.ts`: `remindStreaksAtRisk` (the hourly schedule);
  * - `reads.ts`: what the GraphQL modules and the `goals` API read (lists, progress data,
@@ -15,6 +16,7 @@
 export * from "./use-cases/shared.ts";
 export * from "./use-cases/goals.ts";
 export * from "./use-cases/progress.ts";
+export * from "./use-cases/imports.ts";
 export * from "./use-cases/changes.ts";
 export * from "./use-cases/reminders.ts";
 export * from "./use-cases/reads.ts";

@@ -128,3 +128,8 @@ export function completionPeriods(
 export function completionRate(met: number, possible: number): number {
   return rounded(Math.min(1, met / possible));
 }
+
+/** How many of an imported habit history's latest check-ins appear in the feed. */
+export const IMPORTED_CHECK_INS_IN_FEED = 5;
+/** How many of an imported target history's latest progress events appear in the feed. */
+export const IMPORTED_EVENTS_IN_FEED = 3;
