@@ -371,3 +371,23 @@ Deno.test("architecture: each feature refuses with its own closed set of codes",
   const direct = await featureModulesMatching(/^(?!\s*(\*|\/\/)).*[^.\w]userError\(/m, () => true);
   assert.deepEqual(direct, [], "refusals are built with the feature's constructor");
 });
+
+/**
+ * Features whose service still imports the GraphQL request context (src/graphql/context.ts):
+ * a use case takes a plain actor, whatever calls it (GraphQL, `/cable`, a job, the demo loader,
+ * a test), and the schema module turns the request into that actor.
+ */
+const SERVICE_TAKES_REQUEST = new Set<string>([]);
+
+Deno.test("architecture: a feature's service takes an actor, not the GraphQL context", () => {
+  const breaking = new Set(
+    edges.filter(({ from, to }) => isServiceModule(from) && to === "src/graphql/context.ts")
+      .map(({ from }) => featureOf(from)!),
+  );
+  assert.deepEqual([...breaking].filter((f) => !SERVICE_TAKES_REQUEST.has(f)).sort(), []);
+  assert.deepEqual(
+    [...SERVICE_TAKES_REQUEST].filter((f) => !breaking.has(f)).sort(),
+    [],
+    "moved to the actor shape: remove from SERVICE_TAKES_REQUEST",
+  );
+});

@@ -3,7 +3,7 @@
  * `communityChallengeLeaderboard`, `createCommunityChallenge`, `joinCommunityChallenge`,
  * `leaveCommunityChallenge`, `cancelCommunityChallenge`, `me.points`, adapted to the service.
  */
-import { requireViewer } from "../../graphql/context.ts";
+import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import type {
   ChallengeLeaderboardResolvers,
@@ -15,8 +15,14 @@ import type {
 } from "../../graphql/resolvers.gen.ts";
 import { challengeStatus } from "./rules.ts";
 import * as service from "./service.ts";
-import type { ChallengeRow, ChallengesDeps, LeaderboardRow } from "./service.ts";
+import type { Actor, ChallengeRow, ChallengesDeps, LeaderboardRow } from "./service.ts";
 import { challengesTypeDefs } from "./typedefs.ts";
+
+/** The service's actor of a request: its viewer (signed in) and its loaders. */
+const actorOf = (ctx: GraphQLContext): Actor => ({
+  userId: requireViewer(ctx).userId,
+  loader: ctx.loader,
+});
 
 export function challengesModule(deps: ChallengesDeps): GraphQLModule {
   const CommunityChallenge: CommunityChallengeResolvers = {
@@ -24,7 +30,8 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
     status: (c: ChallengeRow) => challengeStatus(deps.clock.now(), c),
     community: (c: ChallengeRow, _, ctx) => deps.communities.loadCommunity(ctx, c.communityId),
     creator: (c: ChallengeRow, _, ctx) => deps.users.loadUser(ctx, c.creatorId),
-    viewerParticipation: (c: ChallengeRow, _, ctx) => service.viewerParticipation(deps, ctx, c.id),
+    viewerParticipation: (c: ChallengeRow, _, ctx) =>
+      service.viewerParticipation(deps, actorOf(ctx), c.id),
   };
 
   const LeaderboardEntry: LeaderboardEntryResolvers = {
@@ -33,10 +40,9 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   const ChallengeLeaderboard: ChallengeLeaderboardResolvers = {
     viewerEntry: async (board: { challenge: ChallengeRow }, _, ctx) => {
-      const mine = await service.viewerParticipation(deps, ctx, board.challenge.id);
-      return mine
-        ? { ...mine, userId: requireViewer(ctx).userId, publicId: "", above: 0, atOrAbove: 0 }
-        : null;
+      const actor = actorOf(ctx);
+      const mine = await service.viewerParticipation(deps, actor, board.challenge.id);
+      return mine ? { ...mine, userId: actor.userId, publicId: "", above: 0, atOrAbove: 0 } : null;
     },
   };
 
@@ -46,16 +52,20 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
 
   const Query: QueryResolvers = {
     communityChallenge: async (_, args, ctx) =>
-      (await service.readableChallenge(deps, ctx, args.id))?.challenge ?? null,
-    communityChallenges: (_, args, ctx) => service.communityChallenges(deps, ctx, args),
-    communityChallengeLeaderboard: (_, args, ctx) => service.leaderboard(deps, ctx, args),
+      (await service.readableChallenge(deps, actorOf(ctx), args.id))?.challenge ?? null,
+    communityChallenges: (_, args, ctx) => service.communityChallenges(deps, actorOf(ctx), args),
+    communityChallengeLeaderboard: (_, args, ctx) => service.leaderboard(deps, actorOf(ctx), args),
   };
 
   const Mutation: MutationResolvers = {
-    createCommunityChallenge: (_, args, ctx) => service.createCommunityChallenge(deps, ctx, args),
-    joinCommunityChallenge: (_, args, ctx) => service.joinCommunityChallenge(deps, ctx, args),
-    leaveCommunityChallenge: (_, args, ctx) => service.leaveCommunityChallenge(deps, ctx, args),
-    cancelCommunityChallenge: (_, args, ctx) => service.cancelCommunityChallenge(deps, ctx, args),
+    createCommunityChallenge: (_, args, ctx) =>
+      service.createCommunityChallenge(deps, actorOf(ctx), args),
+    joinCommunityChallenge: (_, args, ctx) =>
+      service.joinCommunityChallenge(deps, actorOf(ctx), args),
+    leaveCommunityChallenge: (_, args, ctx) =>
+      service.leaveCommunityChallenge(deps, actorOf(ctx), args),
+    cancelCommunityChallenge: (_, args, ctx) =>
+      service.cancelCommunityChallenge(deps, actorOf(ctx), args),
   };
 
   return {

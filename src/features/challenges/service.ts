@@ -4,7 +4,7 @@
  * The rules decide, the store runs the statements, the schema module adapts GraphQL to these
  * functions and mod.ts wires the subscriptions and the schedule to them. In `use-cases/`:
  *
- * - `shared.ts`: the deps, the readable challenge, participation and points, the lists;
+ * - `shared.ts`: the deps, the actor, the readable challenge, participation and points, the lists;
  * - `participation.ts`: `createCommunityChallenge`, `joinCommunityChallenge`,
  *   `leaveCommunityChallenge`, `cancelCommunityChallenge`;
  * - `credits.ts`: crediting activity, `activityLedger`, `announce`.

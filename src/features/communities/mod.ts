@@ -6,32 +6,32 @@ import type { GraphQLContext } from "../../graphql/context.ts";
 import type { Feature } from "../feature.ts";
 import type { CommunityAccess } from "./rules.ts";
 import * as service from "./service.ts";
-import type { CommunitiesDeps, CommunityRow, PostRow } from "./service.ts";
-import { communitiesModule } from "./schema.ts";
+import type { Actor, CommunitiesDeps, CommunityRow, PostRow, RequestLoaders } from "./service.ts";
+import { actorOf, communitiesModule } from "./schema.ts";
 import { communitiesPersonalData } from "./personal-data.ts";
 
-export type { CommunitiesDeps, CommunityAccess, CommunityRow, PostRow };
+export type { Actor, CommunitiesDeps, CommunityAccess, CommunityRow, PostRow, RequestLoaders };
 
 export interface CommunitiesApi {
-  /** The community (internal id) and what the viewer may do in it; null when there is none. */
+  /** The community (internal id) and what the actor may do in it; null when there is none. */
   communityAccess(
-    ctx: GraphQLContext,
+    actor: Actor,
     communityId: string,
   ): Promise<{ community: CommunityRow; access: CommunityAccess } | null>;
-  /** The community of a public id the viewer may see, or null (private ones included). */
+  /** The community of a public id the actor may see, or null (private ones included). */
   visibleCommunity(
-    ctx: GraphQLContext,
+    actor: Actor,
     publicId: unknown,
   ): Promise<{ community: CommunityRow; access: CommunityAccess } | null>;
   /**
-   * The post of a public id the viewer may read (its community readable, no block between the
-   * viewer and its author), or null.
+   * The post of a public id the actor may read (its community readable, no block between the
+   * actor and its author), or null. A request's context still stands for its viewer here.
    */
-  readablePost(ctx: GraphQLContext, publicId: unknown): Promise<PostRow | null>;
+  readablePost(actor: Actor | GraphQLContext, publicId: unknown): Promise<PostRow | null>;
   /** A post by internal id through the request's DataLoader (for `CommunityPost` fields). */
-  loadPost(ctx: GraphQLContext, id: string): Promise<PostRow | null>;
+  loadPost(request: RequestLoaders, id: string): Promise<PostRow | null>;
   /** A community by internal id through the request's DataLoader (for `Community` fields). */
-  loadCommunity(ctx: GraphQLContext, id: string): Promise<CommunityRow | null>;
+  loadCommunity(request: RequestLoaders, id: string): Promise<CommunityRow | null>;
 }
 
 export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesApi> {
@@ -40,11 +40,12 @@ export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesAp
     personalData: communitiesPersonalData(deps.db.sql),
     graphql: communitiesModule(deps),
     api: {
-      communityAccess: (ctx, id) => service.communityAccess(deps, ctx, id),
-      visibleCommunity: (ctx, id) => service.visibleCommunity(deps, ctx, id),
-      loadCommunity: (ctx, id) => service.loadCommunity(deps, ctx, id),
-      readablePost: (ctx, id) => service.readablePost(deps, ctx, id),
-      loadPost: (ctx, id) => service.loadPost(deps, ctx, id),
+      communityAccess: (actor, id) => service.communityAccess(deps, actor, id),
+      visibleCommunity: (actor, id) => service.visibleCommunity(deps, actor, id),
+      loadCommunity: (request, id) => service.loadCommunity(deps, request, id),
+      readablePost: (actor, id) =>
+        service.readablePost(deps, "viewer" in actor ? actorOf(actor) : actor, id),
+      loadPost: (request, id) => service.loadPost(deps, request, id),
     },
   };
 }

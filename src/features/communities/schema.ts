@@ -3,7 +3,7 @@
  * membership and posts, adapted to the service. Posts reach members' `unifiedFeed` through the
  * feed feature (audience `community:<id>`, followed on join).
  */
-import { type GraphQLContext, viewerField } from "../../graphql/context.ts";
+import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import type {
   CommunityPostActivityResolvers,
@@ -13,17 +13,23 @@ import type {
   QueryResolvers,
 } from "../../graphql/resolvers.gen.ts";
 import * as service from "./service.ts";
-import type { CommunitiesDeps, CommunityRow, PostRow } from "./service.ts";
+import type { Actor, CommunitiesDeps, CommunityRow, PostRow } from "./service.ts";
 import { communitiesTypeDefs } from "./typedefs.ts";
+
+/** The service's actor of a request: its viewer (signed in) and its loaders. */
+export function actorOf(ctx: GraphQLContext): Actor {
+  const viewer = requireViewer(ctx);
+  return { userId: viewer.userId, isAdmin: viewer.isAdmin, loader: ctx.loader };
+}
 
 export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   const Community: CommunityResolvers = {
     id: (c: CommunityRow) => c.publicId,
     owner: (c: CommunityRow, _, ctx) => deps.users.loadUser(ctx, c.ownerId),
     viewerRole: async (c: CommunityRow, _, ctx) =>
-      (await service.viewerRelation(deps, ctx, c.id)).role,
+      (await service.viewerRelation(deps, actorOf(ctx), c.id)).role,
     viewerInvited: async (c: CommunityRow, _, ctx) =>
-      (await service.viewerRelation(deps, ctx, c.id)).invited,
+      (await service.viewerRelation(deps, actorOf(ctx), c.id)).invited,
   };
 
   const CommunityPost: CommunityPostResolvers = {
@@ -41,24 +47,23 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   };
 
   const Query: QueryResolvers = {
-    communities: viewerField((viewer, args) =>
-      service.communities(deps, viewer, { ...args, scope: args.scope ?? "discover" })
-    ),
+    communities: (_, args, ctx) =>
+      service.communities(deps, actorOf(ctx), { ...args, scope: args.scope ?? "discover" }),
     community: async (_, args, ctx) =>
-      (await service.visibleCommunity(deps, ctx, args.id))?.community ?? null,
-    communityFeed: (_, args, ctx) => service.communityFeed(deps, ctx, args),
+      (await service.visibleCommunity(deps, actorOf(ctx), args.id))?.community ?? null,
+    communityFeed: (_, args, ctx) => service.communityFeed(deps, actorOf(ctx), args),
   };
 
   const Mutation: MutationResolvers = {
-    createCommunity: (_, args, ctx) => service.createCommunity(deps, ctx, args),
-    joinCommunity: (_, args, ctx) => service.joinCommunity(deps, ctx, args),
-    leaveCommunity: (_, args, ctx) => service.leaveCommunity(deps, ctx, args),
-    inviteToCommunity: (_, args, ctx) => service.inviteToCommunity(deps, ctx, args),
+    createCommunity: (_, args, ctx) => service.createCommunity(deps, actorOf(ctx), args),
+    joinCommunity: (_, args, ctx) => service.joinCommunity(deps, actorOf(ctx), args),
+    leaveCommunity: (_, args, ctx) => service.leaveCommunity(deps, actorOf(ctx), args),
+    inviteToCommunity: (_, args, ctx) => service.inviteToCommunity(deps, actorOf(ctx), args),
     transferCommunityOwnership: (_, args, ctx) =>
-      service.transferCommunityOwnership(deps, ctx, args),
-    createCommunityPost: (_, args, ctx) => service.createCommunityPost(deps, ctx, args),
-    updateCommunityPost: (_, args, ctx) => service.updateCommunityPost(deps, ctx, args),
-    deleteCommunityPost: (_, args, ctx) => service.deleteCommunityPost(deps, ctx, args),
+      service.transferCommunityOwnership(deps, actorOf(ctx), args),
+    createCommunityPost: (_, args, ctx) => service.createCommunityPost(deps, actorOf(ctx), args),
+    updateCommunityPost: (_, args, ctx) => service.updateCommunityPost(deps, actorOf(ctx), args),
+    deleteCommunityPost: (_, args, ctx) => service.deleteCommunityPost(deps, actorOf(ctx), args),
   };
 
   return {

@@ -16,8 +16,14 @@ import type {
 } from "../../graphql/resolvers.gen.ts";
 import { otherSide } from "./rules.ts";
 import * as service from "./service.ts";
-import type { LinkRow, PartnersDeps } from "./service.ts";
+import type { Actor, LinkRow, PartnersDeps } from "./service.ts";
 import { partnersTypeDefs } from "./typedefs.ts";
+
+/** The service's actor of a request: its viewer (signed in) and its loaders. */
+const actorOf = (ctx: GraphQLContext): Actor => ({
+  userId: requireViewer(ctx).userId,
+  loader: ctx.loader,
+});
 
 export function partnersModule(deps: PartnersDeps): GraphQLModule {
   /** The fields an ally request and a partnership share: both are links between two users. */
@@ -55,16 +61,17 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
   };
 
   const Mutation: MutationResolvers = {
-    sendAllyRequest: (_, args, ctx) => service.sendAllyRequest(deps, ctx, args),
+    sendAllyRequest: (_, args, ctx) => service.sendAllyRequest(deps, actorOf(ctx), args),
     acceptAllyRequest: (_, args, ctx) =>
-      service.answerAllyRequest(deps, ctx, { requestId: args.requestId, accept: true }),
+      service.answerAllyRequest(deps, actorOf(ctx), { requestId: args.requestId, accept: true }),
     declineAllyRequest: (_, args, ctx) =>
-      service.answerAllyRequest(deps, ctx, { requestId: args.requestId, accept: false }),
-    removeAlly: (_, args, ctx) => service.removeAlly(deps, ctx, args),
-    sendPartnerRequest: (_, args, ctx) => service.sendPartnerRequest(deps, ctx, args),
-    acceptPartnerRequest: (_, args, ctx) => service.acceptPartnerRequest(deps, ctx, args),
-    declinePartnerRequest: (_, args, ctx) => service.declinePartnerRequest(deps, ctx, args),
-    endPartnership: (_, __, ctx) => service.endPartnership(deps, ctx),
+      service.answerAllyRequest(deps, actorOf(ctx), { requestId: args.requestId, accept: false }),
+    removeAlly: (_, args, ctx) => service.removeAlly(deps, actorOf(ctx), args),
+    sendPartnerRequest: (_, args, ctx) => service.sendPartnerRequest(deps, actorOf(ctx), args),
+    acceptPartnerRequest: (_, args, ctx) => service.acceptPartnerRequest(deps, actorOf(ctx), args),
+    declinePartnerRequest: (_, args, ctx) =>
+      service.declinePartnerRequest(deps, actorOf(ctx), args),
+    endPartnership: (_, __, ctx) => service.endPartnership(deps, actorOf(ctx)),
   };
 
   const answer = ["not_found", "not_addressee", "not_pending"];

@@ -3,7 +3,6 @@
  * `leaveCommunityChallenge`, `cancelCommunityChallenge`.
  */
 import { type Queryable, refusableTransaction } from "../../../platform/db.ts";
-import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
 import {
   cancelError,
   type ChallengeMetric,
@@ -22,6 +21,7 @@ import {
 import * as store from "../store.ts";
 import type { ChallengeRow } from "../store.ts";
 import {
+  type Actor,
   challengeOf,
   type ChallengesDeps,
   readableChallenge,
@@ -50,7 +50,7 @@ const reload = async (deps: ChallengesDeps, c: ChallengeRow): Promise<ChallengeP
 /** A member creates a challenge in their community. */
 export async function createCommunityChallenge(
   deps: ChallengesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: {
     communityId: string;
     title: string;
@@ -61,8 +61,7 @@ export async function createCommunityChallenge(
     entryCost?: number | null;
   },
 ): Promise<ChallengePayload> {
-  const viewer = requireViewer(ctx);
-  const found = await deps.communities.visibleCommunity(ctx, input.communityId);
+  const found = await deps.communities.visibleCommunity(actor, input.communityId);
   if (!found) return notFound("communityId", "community");
   const { community, access } = found;
   if (access.role === null) {
@@ -76,7 +75,7 @@ export async function createCommunityChallenge(
     startsAt: fields.startsAt!,
     endsAt: fields.endsAt!,
     communityId: community.id,
-    creatorId: viewer.userId,
+    creatorId: actor.userId,
     metric: input.metric,
   }, deps.clock.now());
   return { challenge, errors: [] };
@@ -111,11 +110,10 @@ async function joinSteps(
 /** A member joins before the end, spending the entry cost; any refusal rolls the join back. */
 export async function joinCommunityChallenge(
   deps: ChallengesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { challengeId: string },
 ): Promise<ChallengePayload> {
-  const viewer = requireViewer(ctx);
-  const found = await readableChallenge(deps, ctx, input.challengeId);
+  const found = await readableChallenge(deps, actor, input.challengeId);
   if (!found) return notFound("challengeId", "challenge");
   const { challenge, access } = found;
   if (access.role === null) {
@@ -126,7 +124,7 @@ export async function joinCommunityChallenge(
   const at = deps.clock.now();
   const joined = await refusableTransaction(deps.db.sql, async (tx) => {
     const refusal = joinRefusal(
-      await joinSteps(tx, challenge, viewer.userId, at),
+      await joinSteps(tx, challenge, actor.userId, at),
       challenge.entryCost,
     );
     return refusal ? refused(refusal) : { challenge: null, errors: [] };
@@ -162,27 +160,26 @@ async function leaveSteps(
  */
 export async function leaveCommunityChallenge(
   deps: ChallengesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { challengeId: string },
 ): Promise<ChallengePayload> {
-  const viewer = requireViewer(ctx);
-  const challenge = (await readableChallenge(deps, ctx, input.challengeId))?.challenge ??
-    await ownChallenge(deps, ctx, input.challengeId);
+  const challenge = (await readableChallenge(deps, actor, input.challengeId))?.challenge ??
+    await ownChallenge(deps, actor, input.challengeId);
   if (!challenge) return notFound("challengeId", "challenge");
   const window = leaveWindowError(deps.clock.now(), challenge.endsAt);
   if (window) return refused(window);
   const at = deps.clock.now();
   const left = await refusableTransaction(deps.db.sql, async (tx) => {
-    const refusal = leaveRefusal(await leaveSteps(tx, challenge, viewer.userId, at));
+    const refusal = leaveRefusal(await leaveSteps(tx, challenge, actor.userId, at));
     return refusal ? refused(refusal) : { challenge: null, errors: [] };
   });
   return left.errors.length ? left : await reload(deps, challenge);
 }
 
-/** A challenge the viewer takes part in, whether or not they may read its community. */
-async function ownChallenge(deps: ChallengesDeps, ctx: GraphQLContext, id: unknown) {
+/** A challenge the actor takes part in, whether or not they may read its community. */
+async function ownChallenge(deps: ChallengesDeps, actor: Actor, id: unknown) {
   const challenge = await challengeOf(deps, id);
-  return challenge && await viewerParticipation(deps, ctx, challenge.id) ? challenge : null;
+  return challenge && await viewerParticipation(deps, actor, challenge.id) ? challenge : null;
 }
 
 /**
@@ -191,17 +188,16 @@ async function ownChallenge(deps: ChallengesDeps, ctx: GraphQLContext, id: unkno
  */
 export async function cancelCommunityChallenge(
   deps: ChallengesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { challengeId: string },
 ): Promise<CancelChallengePayload> {
-  const viewer = requireViewer(ctx);
   const now = () => deps.clock.now();
   const cancelRefused = (error: ChallengesError): CancelChallengePayload => ({
     challenge: null,
     refundedCount: 0,
     errors: [error],
   });
-  const found = await readableChallenge(deps, ctx, input.challengeId);
+  const found = await readableChallenge(deps, actor, input.challengeId);
   if (!found) return cancelRefused(refuse("not_found", "no such challenge", "challengeId"));
   const { challenge, access } = found;
   const notAllowed = refuse(
@@ -209,14 +205,14 @@ export async function cancelCommunityChallenge(
     "only the challenge's creator or the community's owner can cancel it",
     "challengeId",
   );
-  if (!mayCancel(viewer.userId, challenge.creatorId, access.role)) {
+  if (!mayCancel(actor.userId, challenge.creatorId, access.role)) {
     return cancelRefused(notAllowed);
   }
   const problem = cancelError(now(), challenge);
   if (problem) return cancelRefused(problem);
   const at = now();
   const done = await deps.db.sql.begin(async (tx) => {
-    const marked = await store.markCancelled(tx, challenge.id, viewer.userId, at);
+    const marked = await store.markCancelled(tx, challenge.id, actor.userId, at);
     if (typeof marked === "string") return marked;
     return { challenge: marked, refunded: await store.removeAllRefunding(tx, challenge.id, at) };
   });

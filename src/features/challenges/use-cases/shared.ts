@@ -1,18 +1,16 @@
 /**
- * What the challenges use cases share: their deps, the challenge the viewer may read, the
- * viewer's participation and points through the request's loaders, and the lists. The actor is
- * the request (its viewer and its loaders).
+ * What the challenges use cases share: their deps, the actor, the challenge the actor may read,
+ * the actor's participation and points through the loaders of their request, and the lists.
  */
 import type { Database } from "../../../platform/db.ts";
 import type { Clock } from "../../../platform/clock.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
-import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
-import { loadByKey } from "../../../graphql/loaders.ts";
+import { createLoaderRegistry, loadByKey } from "../../../graphql/loaders.ts";
 import { type Connection, type PageArgs, paginate } from "../../../graphql/pagination.ts";
 import type { GoalsApi } from "../../goals/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import type { UsersApi } from "../../users/mod.ts";
-import type { CommunitiesApi } from "../../communities/mod.ts";
+import type { Actor as CommunitiesActor, CommunitiesApi } from "../../communities/mod.ts";
 import { canRead } from "../../communities/rules.ts";
 import { pageRanks } from "../rules.ts";
 import * as store from "../store.ts";
@@ -30,6 +28,16 @@ export interface ChallengesDeps {
 
 type Deps = Pick<ChallengesDeps, "db" | "communities">;
 
+/**
+ * Who acts: the signed-in user and, when the call serves a request, that request's loader
+ * registry (the same actor the communities API takes).
+ */
+export type Actor = Pick<CommunitiesActor, "userId" | "loader">;
+
+const loadersOf = (actor: Pick<Actor, "loader">) => ({
+  loader: actor.loader ?? createLoaderRegistry(),
+});
+
 /** The challenge of a public id, or null (an unknown or malformed id). */
 export async function challengeOf(deps: Pick<ChallengesDeps, "db">, id: unknown) {
   return typeof id === "string" && looksLikePublicId(id)
@@ -37,27 +45,26 @@ export async function challengeOf(deps: Pick<ChallengesDeps, "db">, id: unknown)
     : null;
 }
 
-/** The challenge of a public id whose community the viewer may read, with their access. */
-export async function readableChallenge(deps: Deps, ctx: GraphQLContext, id: unknown) {
+/** The challenge of a public id whose community the actor may read, with their access. */
+export async function readableChallenge(deps: Deps, actor: Actor, id: unknown) {
   const challenge = await challengeOf(deps, id);
   const found = challenge
-    ? await deps.communities.communityAccess(ctx, challenge.communityId)
+    ? await deps.communities.communityAccess(actor, challenge.communityId)
     : null;
   if (!challenge || !found || !canRead(found.access)) return null;
   return { challenge, access: found.access };
 }
 
-/** The viewer's participation in a challenge (with rank) through the request's DataLoader. */
+/** The actor's participation in a challenge (with rank) through the request's DataLoader. */
 export function viewerParticipation(
   deps: Pick<ChallengesDeps, "db">,
-  ctx: GraphQLContext,
+  actor: Actor,
   challengeId: string,
 ) {
-  const viewer = requireViewer(ctx);
   return loadByKey(
-    ctx,
+    loadersOf(actor),
     "challengeParticipation",
-    (ids) => store.participations(deps.db.sql, viewer.userId, ids),
+    (ids) => store.participations(deps.db.sql, actor.userId, ids),
     (r) => r.challengeId,
     challengeId,
   );
@@ -66,11 +73,11 @@ export function viewerParticipation(
 /** A user's point balance through the request's DataLoader (0 before any points). */
 export async function pointsOf(
   deps: Pick<ChallengesDeps, "db">,
-  ctx: GraphQLContext,
+  request: Pick<Actor, "loader">,
   userId: string,
 ): Promise<number> {
   const row = await loadByKey(
-    ctx,
+    loadersOf(request),
     "pointBalance",
     (ids) => store.pointBalances(deps.db.sql, ids),
     (r) => r.userId,
@@ -79,13 +86,13 @@ export async function pointsOf(
   return row?.balance ?? 0;
 }
 
-/** `communityChallenges`: latest start first; null when the viewer may not read the community. */
+/** `communityChallenges`: latest start first; null when the actor may not read the community. */
 export async function communityChallenges(
   deps: Deps,
-  ctx: GraphQLContext,
+  actor: Actor,
   args: PageArgs & { communityId: string },
 ): Promise<Connection<ChallengeRow> | null> {
-  const found = await deps.communities.visibleCommunity(ctx, args.communityId);
+  const found = await deps.communities.visibleCommunity(actor, args.communityId);
   if (!found || !canRead(found.access)) return null;
   const { community } = found;
   return await paginate(
@@ -99,13 +106,13 @@ export async function communityChallenges(
 
 export type RankedEntry = LeaderboardRow & { rank: number };
 
-/** `communityChallengeLeaderboard`: best first; null when the viewer may not read it. */
+/** `communityChallengeLeaderboard`: best first; null when the actor may not read it. */
 export async function leaderboard(
   deps: Deps,
-  ctx: GraphQLContext,
+  actor: Actor,
   args: PageArgs & { challengeId: string },
 ): Promise<(Connection<RankedEntry> & { challenge: ChallengeRow }) | null> {
-  const found = await readableChallenge(deps, ctx, args.challengeId);
+  const found = await readableChallenge(deps, actor, args.challengeId);
   if (!found) return null;
   const { challenge } = found;
   const connection = await paginate(

@@ -1,13 +1,12 @@
 /**
- * What the communities use cases share: their deps, and what the viewer may see and do, read
- * through the request's DataLoaders (the request is the actor: its viewer and its loaders).
+ * What the communities use cases share: their deps, the actor, and what the actor may see and
+ * do, read through the loaders of the actor's request.
  */
 import type postgres from "postgres";
 import type { Database } from "../../../platform/db.ts";
 import type { Clock } from "../../../platform/clock.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../../graphql/context.ts";
-import { byKeys, loadByKey } from "../../../graphql/loaders.ts";
+import { byKeys, createLoaderRegistry, loadByKey } from "../../../graphql/loaders.ts";
 import { type Connection, type PageArgs, paginate } from "../../../graphql/pagination.ts";
 import type { UsersApi } from "../../users/mod.ts";
 import type { FeedApi } from "../../feed/mod.ts";
@@ -39,33 +38,56 @@ export interface CommunitiesDeps {
 
 type Deps = Pick<CommunitiesDeps, "db">;
 
-/** The viewer's relation to a community through the request's DataLoader. */
-export function viewerRelation(
-  deps: Deps,
-  ctx: GraphQLContext,
-  communityId: string,
-): Promise<ViewerRelation> {
-  return relationLoader(deps, ctx).load(communityId);
+/** A request's registry of DataLoaders (a GraphQL request's `loader`), one per name. */
+export type LoaderRegistry = ReturnType<typeof createLoaderRegistry>;
+
+/** What batches reads: the loader registry of a request. */
+export interface RequestLoaders {
+  loader: LoaderRegistry;
 }
 
-function relationLoader(deps: Deps, ctx: GraphQLContext) {
-  const viewer = requireViewer(ctx);
-  return ctx.loader<string, ViewerRelation>(
+/**
+ * Who acts: the signed-in user (a service admin may change any post) and, when the call serves
+ * a request, that request's loader registry, so all of the request's reads are batched and
+ * cached together (without one, each lookup reads on its own).
+ */
+export interface Actor {
+  userId: string;
+  isAdmin?: boolean;
+  loader?: LoaderRegistry;
+}
+
+const loadersOf = (actor: Pick<Actor, "loader">): RequestLoaders => ({
+  loader: actor.loader ?? createLoaderRegistry(),
+});
+
+/** The actor's relation to a community through the request's DataLoader. */
+export function viewerRelation(
+  deps: Deps,
+  actor: Actor,
+  communityId: string,
+): Promise<ViewerRelation> {
+  return relationLoader(deps, actor).load(communityId);
+}
+
+function relationLoader(deps: Deps, actor: Actor) {
+  return loadersOf(actor).loader<string, ViewerRelation>(
     "communityRelation",
     async (ids) =>
-      byKeys(ids, await store.relations(deps.db.sql, viewer.userId, ids), (r) => r.communityId)
+      byKeys(ids, await store.relations(deps.db.sql, actor.userId, ids), (r) => r.communityId)
         .map((r, i) => r ?? { communityId: ids[i], role: null, invited: false }),
   );
 }
 
-/** Drops what this request loaded about a community the viewer just joined or left. */
-export function forget(deps: Deps, ctx: GraphQLContext, communityId: string) {
-  relationLoader(deps, ctx).clear(communityId);
+/** Drops what this request loaded about a community the actor just joined or left. */
+export function forget(deps: Deps, actor: Actor, communityId: string) {
+  relationLoader(deps, actor).clear(communityId);
 }
 
-export function loadCommunity(deps: Deps, ctx: GraphQLContext, id: string) {
+/** A community by internal id through the request's DataLoader. */
+export function loadCommunity(deps: Deps, request: Pick<Actor, "loader">, id: string) {
   return loadByKey(
-    ctx,
+    loadersOf(request),
     "communityById",
     (ids) => store.communitiesByIds(deps.db.sql, ids),
     (r) => r.id,
@@ -73,9 +95,10 @@ export function loadCommunity(deps: Deps, ctx: GraphQLContext, id: string) {
   );
 }
 
-export function loadPost(deps: Deps, ctx: GraphQLContext, id: string) {
+/** A post by internal id through the request's DataLoader. */
+export function loadPost(deps: Deps, request: Pick<Actor, "loader">, id: string) {
   return loadByKey(
-    ctx,
+    loadersOf(request),
     "communityPostById",
     (ids) => store.postsByIds(deps.db.sql, ids),
     (r) => r.id,
@@ -83,15 +106,15 @@ export function loadPost(deps: Deps, ctx: GraphQLContext, id: string) {
   );
 }
 
-/** What the viewer may do in a community (internal id), for other features (challenges). */
+/** What the actor may do in a community (internal id), for other features (challenges). */
 export async function communityAccess(
   deps: Deps,
-  ctx: GraphQLContext,
+  actor: Actor,
   communityId: string,
 ): Promise<{ community: CommunityRow; access: CommunityAccess } | null> {
   const [community, relation] = await Promise.all([
-    loadCommunity(deps, ctx, communityId),
-    viewerRelation(deps, ctx, communityId),
+    loadCommunity(deps, actor, communityId),
+    viewerRelation(deps, actor, communityId),
   ]);
   if (!community) return null;
   return {
@@ -100,16 +123,16 @@ export async function communityAccess(
   };
 }
 
-/** The community of a public id the viewer may see, or null (private ones included). */
+/** The community of a public id the actor may see, or null (private ones included). */
 export async function visibleCommunity(
   deps: Deps,
-  ctx: GraphQLContext,
+  actor: Actor,
   id: unknown,
 ): Promise<{ community: CommunityRow; access: CommunityAccess } | null> {
   const row = typeof id === "string" && looksLikePublicId(id)
     ? await store.communityByPublicId(deps.db.sql, id)
     : null;
-  const found = row ? await communityAccess(deps, ctx, row.id) : null;
+  const found = row ? await communityAccess(deps, actor, row.id) : null;
   if (!found || !canSee(found.access)) return null;
   return found;
 }
@@ -123,57 +146,55 @@ export function communityByPublicId(deps: Deps, publicId: string) {
 export const communityNotFound = (field = "communityId") =>
   refuse("not_found", "no such community", field);
 
-/** The authors a block separates from the viewer, as a condition on a post's author column. */
+/** The authors a block separates from the actor, as a condition on a post's author column. */
 export const hiddenFrom =
-  (deps: Pick<CommunitiesDeps, "db" | "users">, viewer: Viewer) => (author: postgres.Fragment) =>
-    deps.users.blockedBetween(deps.db.sql, viewer.userId, author);
+  (deps: Pick<CommunitiesDeps, "db" | "users">, actor: Actor) => (author: postgres.Fragment) =>
+    deps.users.blockedBetween(deps.db.sql, actor.userId, author);
 
 /**
- * A post of a public id the viewer may read: its community readable by the viewer and no block
- * between the viewer and its author; null otherwise.
+ * A post of a public id the actor may read: its community readable by the actor and no block
+ * between the actor and its author; null otherwise.
  */
 export async function readablePost(
   deps: Pick<CommunitiesDeps, "db" | "users">,
-  ctx: GraphQLContext,
+  actor: Actor,
   id: unknown,
 ): Promise<PostRow | null> {
   if (typeof id !== "string" || !looksLikePublicId(id)) return null;
-  const viewer = requireViewer(ctx);
-  const post = await store.visiblePostByPublicId(deps.db.sql, id, hiddenFrom(deps, viewer));
-  const found = post ? await communityAccess(deps, ctx, post.communityId) : null;
+  const post = await store.visiblePostByPublicId(deps.db.sql, id, hiddenFrom(deps, actor));
+  const found = post ? await communityAccess(deps, actor, post.communityId) : null;
   return found && canRead(found.access) ? post : null;
 }
 
-/** `communities`: the viewer's (joined) or those they may join (discover), one page. */
+/** `communities`: the actor's (joined) or those they may join (discover), one page. */
 export function communities(
   deps: Deps,
-  viewer: Viewer,
+  actor: Actor,
   args: PageArgs & { scope: CommunityScope },
 ): Promise<Connection<CommunityRow & { sortAt: Date }>> {
   return paginate(
     args,
     ["string", "string"],
-    (window) => store.communityPage(deps.db.sql, viewer.userId, args.scope, window),
+    (window) => store.communityPage(deps.db.sql, actor.userId, args.scope, window),
     (r) => [r.sortAt.toISOString(), r.publicId],
   );
 }
 
-/** `communityFeed`: a page of a community's posts, or null when the viewer may not read it. */
+/** `communityFeed`: a page of a community's posts, or null when the actor may not read it. */
 export async function communityFeed(
   deps: Pick<CommunitiesDeps, "db" | "users">,
-  ctx: GraphQLContext,
+  actor: Actor,
   args: PageArgs & { communityId: string },
 ): Promise<Connection<PostRow> | null> {
-  const viewer = requireViewer(ctx);
-  const found = await visibleCommunity(deps, ctx, args.communityId);
+  const found = await visibleCommunity(deps, actor, args.communityId);
   if (!found || !canRead(found.access)) return null;
   const { community } = found;
   const sql = deps.db.sql;
   return await paginate(
     args,
     ["string", "string"],
-    (window) => store.postPage(sql, community.id, window, hiddenFrom(deps, viewer)),
+    (window) => store.postPage(sql, community.id, window, hiddenFrom(deps, actor)),
     (r) => [r.createdAt.toISOString(), r.publicId],
-    { totalCount: () => store.postCount(sql, community.id, hiddenFrom(deps, viewer)) },
+    { totalCount: () => store.postCount(sql, community.id, hiddenFrom(deps, actor)) },
   );
 }

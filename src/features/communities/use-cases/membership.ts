@@ -1,9 +1,8 @@
 /**
  * Use cases of membership: `createCommunity`, `joinCommunity`, `leaveCommunity`,
- * `transferCommunityOwnership`, `inviteToCommunity`. Each takes the request as its actor.
+ * `transferCommunityOwnership`, `inviteToCommunity`. Each takes the acting user as its actor.
  */
 import { refusableTransaction } from "../../../platform/db.ts";
-import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
 import {
   type CommunitiesError,
   communityAudience,
@@ -21,6 +20,7 @@ import {
 import * as store from "../store.ts";
 import type { CommunityRow } from "../store.ts";
 import {
+  type Actor,
   type CommunitiesDeps,
   communityByPublicId,
   communityNotFound,
@@ -37,7 +37,7 @@ const refused = (...errors: CommunitiesError[]): CommunityPayload => ({ communit
 
 export async function createCommunity(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: {
     name: string;
     description?: string | null;
@@ -45,16 +45,15 @@ export async function createCommunity(
     memberLimit?: number | null;
   },
 ): Promise<CommunityPayload> {
-  const viewer = requireViewer(ctx);
   const community = newCommunity(input);
   const errors = newCommunityErrors(community);
   if (errors.length) return refused(...errors);
   const at = deps.clock.now();
   return await deps.db.sql.begin(async (tx): Promise<CommunityPayload> => {
-    const created = await store.insertCommunity(tx, viewer.userId, community, at);
+    const created = await store.insertCommunity(tx, actor.userId, community, at);
     if (!created) return refused(refuse("name_taken", "a community with this name exists", "name"));
-    await store.insertOwner(tx, created.id, viewer.userId, at);
-    await deps.feed.follow(tx, viewer.userId, [communityAudience(created.id)]);
+    await store.insertOwner(tx, created.id, actor.userId, at);
+    await deps.feed.follow(tx, actor.userId, [communityAudience(created.id)]);
     return { community: created, errors: [] };
   });
 }
@@ -66,52 +65,50 @@ export async function createCommunity(
  */
 export async function joinCommunity(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { communityId: string },
 ): Promise<CommunityPayload> {
-  const viewer = requireViewer(ctx);
-  const found = await visibleCommunity(deps, ctx, input.communityId);
+  const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
   const problem = joinError(access);
   if (problem) return refused(problem);
   const at = deps.clock.now();
   const joined = await refusableTransaction(deps.db.sql, async (tx) => {
-    if (!(await store.insertMember(tx, community.id, viewer.userId, at))) {
+    if (!(await store.insertMember(tx, community.id, actor.userId, at))) {
       return refused(joinRefusals.already_member);
     }
     if (
       community.visibility === "private" &&
-      !(await store.spendInvite(tx, community.id, viewer.userId, at))
+      !(await store.spendInvite(tx, community.id, actor.userId, at))
     ) {
       return refused(joinRefusals.invite_required);
     }
     if (!(await store.countNewMember(tx, community.id))) return refused(joinRefusals.full);
-    await deps.feed.follow(tx, viewer.userId, [communityAudience(community.id)]);
+    await deps.feed.follow(tx, actor.userId, [communityAudience(community.id)]);
     return { community: null, errors: [] };
   });
-  forget(deps, ctx, community.id);
+  forget(deps, actor, community.id);
   if (joined.errors.length) return joined;
   return { community: await communityByPublicId(deps, community.publicId), errors: [] };
 }
 
 export async function leaveCommunity(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { communityId: string },
 ): Promise<CommunityPayload> {
-  const viewer = requireViewer(ctx);
-  const found = await visibleCommunity(deps, ctx, input.communityId);
+  const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
   const problem = leaveError(access);
   if (problem) return refused(problem);
   const left = await deps.db.sql.begin(async (tx) => {
-    if (!(await store.leave(tx, community.id, viewer.userId))) return false;
-    await deps.feed.unfollow(tx, viewer.userId, [communityAudience(community.id)]);
+    if (!(await store.leave(tx, community.id, actor.userId))) return false;
+    await deps.feed.unfollow(tx, actor.userId, [communityAudience(community.id)]);
     return true;
   });
-  forget(deps, ctx, community.id);
+  forget(deps, actor, community.id);
   if (!left) return refused(refuse("not_member", "you are not a member of this community"));
   return { community: await communityByPublicId(deps, community.publicId), errors: [] };
 }
@@ -122,17 +119,16 @@ export async function leaveCommunity(
  */
 export async function transferCommunityOwnership(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { communityId: string; userId: string },
 ): Promise<CommunityPayload> {
-  const viewer = requireViewer(ctx);
-  const found = await visibleCommunity(deps, ctx, input.communityId);
+  const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
   if (access.role !== "owner") return refused(transferError(access, false, null)!);
   const target = await deps.users.userByPublicId(input.userId);
   if (!target) return refused(refuse("not_found", "no such user", "userId"));
-  const self = target.id === viewer.userId;
+  const self = target.id === actor.userId;
   const problem = transferError(
     access,
     self,
@@ -140,7 +136,7 @@ export async function transferCommunityOwnership(
   );
   if (problem) return refused(problem);
   const moved = await refusableTransaction(deps.db.sql, async (tx) => {
-    const moved = await store.transferOwnership(tx, community.id, viewer.userId, target.id);
+    const moved = await store.transferOwnership(tx, community.id, actor.userId, target.id);
     if (moved === "stale") {
       return refused(
         refuse("conflict", "the community's owner or members changed meanwhile; try again"),
@@ -154,29 +150,28 @@ export async function transferCommunityOwnership(
     );
     return { community: moved, errors: [] };
   });
-  forget(deps, ctx, community.id);
+  forget(deps, actor, community.id);
   return moved;
 }
 
 /** A member invites another user (needed to join a private community); the user is notified. */
 export async function inviteToCommunity(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { communityId: string; userId: string },
 ): Promise<CommunityPayload> {
-  const viewer = requireViewer(ctx);
-  const found = await visibleCommunity(deps, ctx, input.communityId);
+  const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
   if (access.role === null) return refused(refuse("not_member", "only members can invite"));
   const invitee = await deps.users.userByPublicId(input.userId);
   if (!invitee) return refused(refuse("not_found", "no such user", "userId"));
-  if (invitee.id === viewer.userId) {
+  if (invitee.id === actor.userId) {
     return refused(refuse("invalid", "userId must be another user", "userId"));
   }
   const at = deps.clock.now();
   const invited = await deps.db.sql.begin(async (tx) => {
-    if (!(await store.invite(tx, community.id, invitee.id, viewer.userId, at))) return false;
+    if (!(await store.invite(tx, community.id, invitee.id, actor.userId, at))) return false;
     await deps.notifications.notify(
       tx,
       invitee.id,

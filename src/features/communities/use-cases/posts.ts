@@ -1,6 +1,5 @@
 /** Use cases of posts: `createCommunityPost`, `updateCommunityPost`, `deleteCommunityPost`. */
 import { looksLikePublicId } from "../../../platform/ids.ts";
-import { type GraphQLContext, requireViewer, type Viewer } from "../../../graphql/context.ts";
 import {
   canRead,
   type CommunitiesError,
@@ -12,6 +11,7 @@ import {
 import * as store from "../store.ts";
 import type { PostRow } from "../store.ts";
 import {
+  type Actor,
   type CommunitiesDeps,
   communityAccess,
   communityNotFound,
@@ -25,16 +25,19 @@ export interface PostPayload {
 
 const refused = (...errors: CommunitiesError[]): PostPayload => ({ post: null, errors });
 
+/** Who writes a post, as its guarded statements see them (not an admin unless said so). */
+const postActor = (actor: Actor) => ({ userId: actor.userId, isAdmin: actor.isAdmin ?? false });
+
 /** The moderation hook's refusal of a post body, or null (accepted, or no hook). */
 async function moderationError(
   deps: CommunitiesDeps,
-  viewer: Viewer,
+  actor: Actor,
   body: string,
 ): Promise<CommunitiesError | null> {
   if (!deps.moderation) return null;
   const verdict = await deps.moderation.check(body, {
     category: "community_post",
-    userId: viewer.userId,
+    userId: actor.userId,
   });
   if (verdict.allowed) return null;
   return refuse("content_rejected", verdict.reason ?? "the post was not allowed", "body");
@@ -42,22 +45,21 @@ async function moderationError(
 
 export async function createCommunityPost(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { communityId: string; body: string },
 ): Promise<PostPayload> {
-  const viewer = requireViewer(ctx);
-  const found = await visibleCommunity(deps, ctx, input.communityId);
+  const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
   if (access.role === null) return refused(refuse("not_member", "only members can post"));
   const body = input.body.trim();
-  const problem = postBodyError(body) ?? await moderationError(deps, viewer, body);
+  const problem = postBodyError(body) ?? await moderationError(deps, actor, body);
   if (problem) return refused(problem);
   const at = deps.clock.now();
   const post = await deps.db.sql.begin(async (tx) => {
-    const post = await store.insertPost(tx, community.id, viewer.userId, body, at);
+    const post = await store.insertPost(tx, community.id, actor.userId, body, at);
     await deps.feed.record(tx, {
-      userId: viewer.userId,
+      userId: actor.userId,
       kind: "community_post",
       occurredAt: post.createdAt,
       data: { postId: post.id, communityId: community.id },
@@ -69,51 +71,54 @@ export async function createCommunityPost(
 }
 
 /**
- * A post the viewer may read (a member, or anyone for a public community), their own, or any
+ * A post the actor may read (a member, or anyone for a public community), their own, or any
  * for a service admin; null otherwise (then it is `not_found`).
  */
 async function postToChange(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   id: unknown,
 ): Promise<PostRow | null> {
-  const viewer = requireViewer(ctx);
   const post = typeof id === "string" && looksLikePublicId(id)
     ? await store.postByPublicId(deps.db.sql, id)
     : null;
-  if (!post || viewer.isAdmin || post.authorId === viewer.userId) return post;
-  const found = await communityAccess(deps, ctx, post.communityId);
+  if (!post || actor.isAdmin || post.authorId === actor.userId) return post;
+  const found = await communityAccess(deps, actor, post.communityId);
   return found && canRead(found.access) ? post : null;
 }
 
 export async function updateCommunityPost(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { postId: string; body: string },
 ): Promise<PostPayload> {
-  const viewer = requireViewer(ctx);
-  if (!(await postToChange(deps, ctx, input.postId))) {
+  if (!(await postToChange(deps, actor, input.postId))) {
     return refused(postRefusal("not_found", "edit"));
   }
   const body = input.body.trim();
-  const problem = postBodyError(body) ?? await moderationError(deps, viewer, body);
+  const problem = postBodyError(body) ?? await moderationError(deps, actor, body);
   if (problem) return refused(problem);
-  const done = await store.updatePost(deps.db.sql, viewer, input.postId, body, deps.clock.now());
+  const done = await store.updatePost(
+    deps.db.sql,
+    postActor(actor),
+    input.postId,
+    body,
+    deps.clock.now(),
+  );
   return done.post ? { post: done.post, errors: [] } : refused(postRefusal(done.result, "edit"));
 }
 
 /** Removes a post and its feed item: its author, the community's owner, or a service admin. */
 export async function deleteCommunityPost(
   deps: CommunitiesDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { postId: string },
 ): Promise<PostPayload> {
-  const viewer = requireViewer(ctx);
-  if (!(await postToChange(deps, ctx, input.postId))) {
+  if (!(await postToChange(deps, actor, input.postId))) {
     return refused(postRefusal("not_found", "remove"));
   }
   return await deps.db.sql.begin(async (tx): Promise<PostPayload> => {
-    const done = await store.deletePost(tx, viewer, input.postId);
+    const done = await store.deletePost(tx, postActor(actor), input.postId);
     if (!done.post) return refused(postRefusal(done.result, "remove"));
     await deps.feed.remove(tx, {
       userId: done.post.authorId,

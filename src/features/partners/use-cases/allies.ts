@@ -1,9 +1,9 @@
 /** Use cases of allies: `sendAllyRequest`, `answerAllyRequest` (accept, decline), `removeAlly`. */
-import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
 import { answerError, existingAllyError, notices, type PartnersError, refuse } from "../rules.ts";
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 import {
+  type Actor,
   answeredMeanwhile,
   endActive,
   insertRequest,
@@ -28,18 +28,17 @@ export interface RemoveAllyPayload {
 /** Asks a user to become allies; the user is notified. */
 export async function sendAllyRequest(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { userId: string },
 ): Promise<AllyRequestPayload> {
-  const viewer = requireViewer(ctx);
   const other = await deps.users.userByPublicId(input.userId);
   if (!other) return { request: null, errors: [userNotFound()] };
-  if (other.id === viewer.userId) {
+  if (other.id === actor.userId) {
     return { request: null, errors: [refuse("invalid", "userId must be another user", "userId")] };
   }
-  const name = await nameOf(deps, ctx, viewer.userId);
+  const name = await nameOf(deps, actor);
   const request = await deps.db.sql.begin(async (tx) => {
-    const row = await insertRequest(deps, tx, "ally_links", viewer, other.id);
+    const row = await insertRequest(deps, tx, "ally_links", actor, other.id);
     if (row) {
       await deps.notifications.notify(
         tx,
@@ -51,31 +50,30 @@ export async function sendAllyRequest(
     return row;
   });
   if (request) return { request, errors: [] };
-  const live = await store.liveLink(deps.db.sql, "ally_links", viewer.userId, other.id);
+  const live = await store.liveLink(deps.db.sql, "ally_links", actor.userId, other.id);
   const error = live
-    ? existingAllyError(live as LinkRow & { status: "pending" }, viewer.userId)
-    : await refusal(deps, viewer, other.id);
+    ? existingAllyError(live as LinkRow & { status: "pending" }, actor.userId)
+    : await refusal(deps, actor, other.id);
   return { request: null, errors: [error] };
 }
 
 /** The asked user accepts (the asker is notified) or declines (no notification). */
 export async function answerAllyRequest(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { requestId: string; accept: boolean },
 ): Promise<AllyRequestPayload> {
-  const viewer = requireViewer(ctx);
-  const link = await requestOf(deps, "ally_links", viewer, input.requestId);
+  const link = await requestOf(deps, "ally_links", actor, input.requestId);
   if (!link) return { request: null, errors: [requestNotFound()] };
-  const problem = answerError(link, viewer.userId);
+  const problem = answerError(link, actor.userId);
   if (problem) return { request: null, errors: [problem] };
-  const name = await nameOf(deps, ctx, viewer.userId);
+  const name = await nameOf(deps, actor);
   const request = await deps.db.sql.begin(async (tx) => {
     const row = await store.answer(
       tx,
       "ally_links",
       link.id,
-      viewer.userId,
+      actor.userId,
       input.accept ? "accepted" : "declined",
       deps.clock.now(),
     );
@@ -96,18 +94,17 @@ export async function answerAllyRequest(
 /** Ends an ally connection, and the partnership with that user if there is one. */
 export async function removeAlly(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { userId: string },
 ): Promise<RemoveAllyPayload> {
-  const viewer = requireViewer(ctx);
   const other = await deps.users.userByPublicId(input.userId);
   if (!other) return { ally: null, errors: [userNotFound()] };
-  const name = await nameOf(deps, ctx, viewer.userId);
+  const name = await nameOf(deps, actor);
   const removed = await deps.db.sql.begin(async (tx) => {
-    const link = await store.removeAllyLink(tx, viewer.userId, other.id, deps.clock.now());
+    const link = await store.removeAllyLink(tx, actor.userId, other.id, deps.clock.now());
     if (!link) return null;
-    const active = await store.activePartnership(tx, viewer.userId);
-    if (active?.partnerId === other.id) await endActive(deps, tx, viewer, name);
+    const active = await store.activePartnership(tx, actor.userId);
+    if (active?.partnerId === other.id) await endActive(deps, tx, actor, name);
     return link;
   });
   return removed ? { ally: removed, errors: [] } : {

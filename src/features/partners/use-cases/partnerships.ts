@@ -3,7 +3,6 @@
  * `declinePartnerRequest`, `endPartnership`.
  */
 import { refusableTransaction } from "../../../platform/db.ts";
-import { type GraphQLContext, requireViewer } from "../../../graphql/context.ts";
 import {
   answerError,
   existingRequestError,
@@ -15,6 +14,7 @@ import {
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 import {
+  type Actor,
   answeredMeanwhile,
   checkIns,
   endActive,
@@ -40,27 +40,26 @@ const refused = (error: PartnersError): PartnershipPayload => ({
 /** Asks an accepted ally to be partners (neither may have one); the ally is notified. */
 export async function sendPartnerRequest(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { userId: string },
 ): Promise<PartnershipPayload> {
-  const viewer = requireViewer(ctx);
   const sql = deps.db.sql;
   const other = await deps.users.userByPublicId(input.userId);
   if (!other) return refused(userNotFound());
   const [allies, taken] = await Promise.all([
-    store.areAllies(sql, viewer.userId, other.id),
-    store.withPartners(sql, [viewer.userId, other.id]),
+    store.areAllies(sql, actor.userId, other.id),
+    store.withPartners(sql, [actor.userId, other.id]),
   ]);
   const problem = partnerRequestError({
-    self: other.id === viewer.userId,
+    self: other.id === actor.userId,
     allies,
-    viewerHasPartner: taken.has(viewer.userId),
+    viewerHasPartner: taken.has(actor.userId),
     otherHasPartner: taken.has(other.id),
   });
   if (problem) return refused(problem);
-  const name = await nameOf(deps, ctx, viewer.userId);
+  const name = await nameOf(deps, actor);
   const partnership = await sql.begin(async (tx) => {
-    const row = await insertRequest(deps, tx, "partnerships", viewer, other.id);
+    const row = await insertRequest(deps, tx, "partnerships", actor, other.id);
     if (row) {
       await deps.notifications.notify(
         tx,
@@ -72,9 +71,9 @@ export async function sendPartnerRequest(
     return row;
   });
   if (partnership) return { partnership, errors: [] };
-  const live = await store.liveLink(sql, "partnerships", viewer.userId, other.id);
+  const live = await store.liveLink(sql, "partnerships", actor.userId, other.id);
   return refused(
-    live ? existingRequestError(live, viewer.userId) : await refusal(deps, viewer, other.id),
+    live ? existingRequestError(live, actor.userId) : await refusal(deps, actor, other.id),
   );
 }
 
@@ -84,18 +83,17 @@ export async function sendPartnerRequest(
  */
 export async function acceptPartnerRequest(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { requestId: string },
 ): Promise<PartnershipPayload> {
-  const viewer = requireViewer(ctx);
-  const link = await requestOf(deps, "partnerships", viewer, input.requestId);
+  const link = await requestOf(deps, "partnerships", actor, input.requestId);
   if (!link) return refused(requestNotFound());
-  const problem = answerError(link, viewer.userId);
+  const problem = answerError(link, actor.userId);
   if (problem) return refused(problem);
-  const name = await nameOf(deps, ctx, viewer.userId);
+  const name = await nameOf(deps, actor);
   const now = () => deps.clock.now();
   return await refusableTransaction(deps.db.sql, async (tx) => {
-    const row = await store.answer(tx, "partnerships", link.id, viewer.userId, "active", now());
+    const row = await store.answer(tx, "partnerships", link.id, actor.userId, "active", now());
     if (!row) return refused(answeredMeanwhile());
     if (!(await store.areAllies(tx, row.requesterId, row.addresseeId))) {
       return refused(refuse("not_ally", "partners must be accepted allies"));
@@ -118,19 +116,18 @@ export async function acceptPartnerRequest(
 /** The asked ally declines, without notifying the sender. */
 export async function declinePartnerRequest(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
   input: { requestId: string },
 ): Promise<PartnershipPayload> {
-  const viewer = requireViewer(ctx);
-  const link = await requestOf(deps, "partnerships", viewer, input.requestId);
+  const link = await requestOf(deps, "partnerships", actor, input.requestId);
   if (!link) return refused(requestNotFound());
-  const problem = answerError(link, viewer.userId);
+  const problem = answerError(link, actor.userId);
   if (problem) return refused(problem);
   const row = await store.answer(
     deps.db.sql,
     "partnerships",
     link.id,
-    viewer.userId,
+    actor.userId,
     "declined",
     deps.clock.now(),
   );
@@ -138,14 +135,13 @@ export async function declinePartnerRequest(
   return { partnership: row, errors: [] };
 }
 
-/** Ends the viewer's active partnership; the partner is notified. */
+/** Ends the actor's active partnership; the partner is notified. */
 export async function endPartnership(
   deps: PartnersDeps,
-  ctx: GraphQLContext,
+  actor: Actor,
 ): Promise<PartnershipPayload> {
-  const viewer = requireViewer(ctx);
-  const name = await nameOf(deps, ctx, viewer.userId);
-  const ended = await deps.db.sql.begin((tx) => endActive(deps, tx, viewer, name));
+  const name = await nameOf(deps, actor);
+  const ended = await deps.db.sql.begin((tx) => endActive(deps, tx, actor, name));
   if (!ended) return refused(refuse("no_partner", "you have no active partner"));
   return { partnership: ended, errors: [] };
 }

@@ -1,14 +1,14 @@
 /**
  * What the allies and partners use cases share: their deps, the lookups of the other user and of
  * a request, the insert of a request, the end of a partnership, the lists and the common
- * refusals. The actor is the request (its viewer, and its loaders for names).
+ * refusals.
  */
 import type { Database, Queryable } from "../../../platform/db.ts";
 import type { Clock } from "../../../platform/clock.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
-import type { GraphQLContext, Viewer } from "../../../graphql/context.ts";
+import { createLoaderRegistry } from "../../../graphql/loaders.ts";
 import { type Connection, type PageArgs, paginate } from "../../../graphql/pagination.ts";
-import type { UsersApi } from "../../users/mod.ts";
+import type { UserRow, UsersApi } from "../../users/mod.ts";
 import type { FeedApi } from "../../feed/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import {
@@ -22,10 +22,25 @@ import {
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 
+/** A request's registry of DataLoaders (a GraphQL request's `loader`), one per name. */
+export type LoaderRegistry = ReturnType<typeof createLoaderRegistry>;
+
+/**
+ * Who acts: the signed-in user and, when the call serves a request, that request's loader
+ * registry, so names are read in the request's batch and cache (without one, on their own).
+ */
+export interface Actor {
+  userId: string;
+  loader?: LoaderRegistry;
+}
+
 export interface PartnersDeps {
   db: Database;
   clock: Clock;
-  users: Pick<UsersApi, "loadUser" | "userByPublicId" | "blockedBetween" | "lockPair" | "blocks">;
+  users: Pick<UsersApi, "userByPublicId" | "blockedBetween" | "lockPair" | "blocks"> & {
+    /** A user by internal id through a request's DataLoader (the users API's `loadUser`). */
+    loadUser(request: { loader: LoaderRegistry }, id: string): Promise<UserRow | null>;
+  };
   feed: Pick<FeedApi, "follow" | "unfollow" | "audienceOf">;
   notifications: Pick<NotificationsApi, "notify">;
 }
@@ -37,15 +52,16 @@ export const requestNotFound = () => refuse("not_found", "no such request", "req
 export const answeredMeanwhile = () =>
   refuse("not_pending", "the request was answered meanwhile", "requestId");
 
-/** The name the other user is told about in a notification. */
-export async function nameOf(deps: PartnersDeps, ctx: GraphQLContext, userId: string) {
-  return (await deps.users.loadUser(ctx, userId))?.username ?? UNNAMED_USER;
+/** The actor's name, as the other user is told it in a notification. */
+export async function nameOf(deps: PartnersDeps, actor: Actor) {
+  const request = { loader: actor.loader ?? createLoaderRegistry() };
+  return (await deps.users.loadUser(request, actor.userId))?.username ?? UNNAMED_USER;
 }
 
-/** The request of a public id in `table` that the viewer is a side of, or null. */
-export async function requestOf(deps: PartnersDeps, table: Table, viewer: Viewer, id: unknown) {
+/** The request of a public id in `table` that the actor is a side of, or null. */
+export async function requestOf(deps: PartnersDeps, table: Table, actor: Actor, id: unknown) {
   return typeof id === "string" && looksLikePublicId(id)
-    ? await store.linkOf(deps.db.sql, table, viewer.userId, id)
+    ? await store.linkOf(deps.db.sql, table, actor.userId, id)
     : null;
 }
 
@@ -61,43 +77,43 @@ export async function insertRequest(
   deps: PartnersDeps,
   tx: Queryable,
   table: Table,
-  viewer: Viewer,
+  actor: Actor,
   otherId: string,
 ) {
-  await deps.users.lockPair(tx, viewer.userId, otherId);
-  const blocked = deps.users.blockedBetween(tx, viewer.userId, otherId);
-  return await store.insertRequest(tx, table, viewer.userId, otherId, deps.clock.now(), blocked);
+  await deps.users.lockPair(tx, actor.userId, otherId);
+  const blocked = deps.users.blockedBetween(tx, actor.userId, otherId);
+  return await store.insertRequest(tx, table, actor.userId, otherId, deps.clock.now(), blocked);
 }
 
 /** Why a request with no live link in the way was not written: a block, or a race. */
 export async function refusal(
   deps: PartnersDeps,
-  viewer: Viewer,
+  actor: Actor,
   otherId: string,
 ): Promise<PartnersError> {
   const [mine, theirs] = await Promise.all([
-    deps.users.blocks(viewer.userId, otherId),
-    deps.users.blocks(otherId, viewer.userId),
+    deps.users.blocks(actor.userId, otherId),
+    deps.users.blocks(otherId, actor.userId),
   ]);
   if (mine || theirs) return blockedRequestError(mine);
   return refuse("conflict", "the request changed meanwhile; try again");
 }
 
 /**
- * Ends the viewer's active partnership inside `tx`: both unfollow each other's check-ins and the
+ * Ends the actor's active partnership inside `tx`: both unfollow each other's check-ins and the
  * partner is told (`partner.ended`). Null when there was none.
  */
 export async function endActive(
   deps: PartnersDeps,
   tx: Queryable,
-  viewer: Viewer,
+  actor: Actor,
   name: string,
 ): Promise<LinkRow | null> {
-  const ended = await store.endPartnership(tx, viewer.userId, deps.clock.now());
+  const ended = await store.endPartnership(tx, actor.userId, deps.clock.now());
   if (ended) {
-    const other = otherSide(ended, viewer.userId);
-    await deps.feed.unfollow(tx, viewer.userId, [checkIns(deps, other)]);
-    await deps.feed.unfollow(tx, other, [checkIns(deps, viewer.userId)]);
+    const other = otherSide(ended, actor.userId);
+    await deps.feed.unfollow(tx, actor.userId, [checkIns(deps, other)]);
+    await deps.feed.unfollow(tx, other, [checkIns(deps, actor.userId)]);
     await deps.notifications.notify(
       tx,
       other,
@@ -128,21 +144,21 @@ export async function unlinkUsers(
   await deps.feed.unfollow(tx, b, [checkIns(a)]);
 }
 
-/** `allies`: the viewer's accepted allies, most recent first. */
-export function allies(deps: PartnersDeps, viewer: Viewer, args: PageArgs) {
+/** `allies`: the actor's accepted allies, most recent first. */
+export function allies(deps: PartnersDeps, actor: Actor, args: PageArgs) {
   return paginate(
     args,
     ["string", "string"],
-    (window) => store.allyPage(deps.db.sql, viewer.userId, window),
+    (window) => store.allyPage(deps.db.sql, actor.userId, window),
     (r) => [(r.respondedAt ?? r.createdAt).toISOString(), r.publicId],
-    { totalCount: () => store.allyCount(deps.db.sql, viewer.userId) },
+    { totalCount: () => store.allyCount(deps.db.sql, actor.userId) },
   );
 }
 
-/** `allyRequests` and `partnerRequests`: a page of the viewer's pending requests in `table`. */
+/** `allyRequests` and `partnerRequests`: a page of the actor's pending requests in `table`. */
 export function pendingRequests(
   deps: PartnersDeps,
-  viewer: Viewer,
+  actor: Actor,
   table: Table,
   args: PageArgs & { direction: "incoming" | "outgoing" },
 ): Promise<Connection<LinkRow>> {
@@ -151,13 +167,13 @@ export function pendingRequests(
   return paginate(
     args,
     ["string", "string"],
-    (window) => store.pendingRequests(sql, table, viewer.userId, incoming, window),
+    (window) => store.pendingRequests(sql, table, actor.userId, incoming, window),
     (r) => [r.createdAt.toISOString(), r.publicId],
-    { totalCount: () => store.pendingCount(sql, table, viewer.userId, incoming) },
+    { totalCount: () => store.pendingCount(sql, table, actor.userId, incoming) },
   );
 }
 
-/** `accountabilityPartner`: the viewer's active partnership, or null. */
-export function accountabilityPartner(deps: PartnersDeps, viewer: Viewer) {
-  return store.activePartnership(deps.db.sql, viewer.userId);
+/** `accountabilityPartner`: the actor's active partnership, or null. */
+export function accountabilityPartner(deps: PartnersDeps, actor: Actor) {
+  return store.activePartnership(deps.db.sql, actor.userId);
 }
