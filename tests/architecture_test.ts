@@ -373,21 +373,12 @@ Deno.test("architecture: each feature refuses with its own closed set of codes",
 });
 
 /**
- * Features whose service still imports the GraphQL request context (src/graphql/context.ts):
- * a use case takes a plain actor, whatever calls it (GraphQL, `/cable`, a job, the demo loader,
- * a test), and the schema module turns the request into that actor.
+ * A use case takes a plain actor, whatever calls it (GraphQL, `/cable`, a job, the demo loader, a
+ * test); the schema module turns the request into that actor.
  */
-const SERVICE_TAKES_REQUEST = new Set<string>([]);
-
 Deno.test("architecture: a feature's service takes an actor, not the GraphQL context", () => {
-  const breaking = new Set(
-    edges.filter(({ from, to }) => isServiceModule(from) && to === "src/graphql/context.ts")
-      .map(({ from }) => featureOf(from)!),
+  const taking = edges.filter(({ from, to }) =>
+    isServiceModule(from) && to === "src/graphql/context.ts"
   );
-  assert.deepEqual([...breaking].filter((f) => !SERVICE_TAKES_REQUEST.has(f)).sort(), []);
-  assert.deepEqual(
-    [...SERVICE_TAKES_REQUEST].filter((f) => !breaking.has(f)).sort(),
-    [],
-    "moved to the actor shape: remove from SERVICE_TAKES_REQUEST",
-  );
+  assert.deepEqual(taking.map(({ from }) => from), []);
 });

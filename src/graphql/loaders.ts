@@ -1,8 +1,11 @@
 import DataLoader from "dataloader";
 import type { BatchLoad, GraphQLContext } from "./context.ts";
 
+/** A request's DataLoaders by name (`GraphQLContext["loader"]`), for code that takes no context. */
+export type LoaderRegistry = GraphQLContext["loader"];
+
 /** A per-request loader registry: one DataLoader per name, so N lookups become one query. */
-export function createLoaderRegistry(): GraphQLContext["loader"] {
+export function createLoaderRegistry(): LoaderRegistry {
   const loaders = new Map<string, DataLoader<unknown, unknown>>();
   return <K, V>(name: string, batch: BatchLoad<K, V>) => {
     let loader = loaders.get(name) as DataLoader<K, V> | undefined;

@@ -2,12 +2,11 @@
  * Communities: discovery, membership, invites and posts (which reach members' feeds through the
  * feed feature), and what other features (challenges) may ask about a community.
  */
-import type { GraphQLContext } from "../../graphql/context.ts";
 import type { Feature } from "../feature.ts";
 import type { CommunityAccess } from "./rules.ts";
 import * as service from "./service.ts";
 import type { Actor, CommunitiesDeps, CommunityRow, PostRow, RequestLoaders } from "./service.ts";
-import { actorOf, communitiesModule } from "./schema.ts";
+import { communitiesModule } from "./schema.ts";
 import { communitiesPersonalData } from "./personal-data.ts";
 
 export type { Actor, CommunitiesDeps, CommunityAccess, CommunityRow, PostRow, RequestLoaders };
@@ -27,7 +26,7 @@ export interface CommunitiesApi {
    * The post of a public id the actor may read (its community readable, no block between the
    * actor and its author), or null. A request's context still stands for its viewer here.
    */
-  readablePost(actor: Actor | GraphQLContext, publicId: unknown): Promise<PostRow | null>;
+  readablePost(actor: Actor, publicId: unknown): Promise<PostRow | null>;
   /** A post by internal id through the request's DataLoader (for `CommunityPost` fields). */
   loadPost(request: RequestLoaders, id: string): Promise<PostRow | null>;
   /** A community by internal id through the request's DataLoader (for `Community` fields). */
@@ -43,8 +42,7 @@ export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesAp
       communityAccess: (actor, id) => service.communityAccess(deps, actor, id),
       visibleCommunity: (actor, id) => service.visibleCommunity(deps, actor, id),
       loadCommunity: (request, id) => service.loadCommunity(deps, request, id),
-      readablePost: (actor, id) =>
-        service.readablePost(deps, "viewer" in actor ? actorOf(actor) : actor, id),
+      readablePost: (actor, id) => service.readablePost(deps, actor, id),
       loadPost: (request, id) => service.loadPost(deps, request, id),
     },
   };

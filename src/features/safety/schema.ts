@@ -155,7 +155,11 @@ export function safetyModule(deps: SafetyDeps): GraphQLModule {
     unblockUser: viewerField((viewer, args) => service.unblockUser(deps, viewer, args)),
     reportUser: viewerField((viewer, args) => service.reportUser(deps, viewer, args)),
     reportPost: viewerField((viewer, args, ctx) =>
-      service.reportPost(deps, { userId: viewer.userId, request: ctx }, args)
+      service.reportPost(
+        deps,
+        { userId: viewer.userId, isAdmin: viewer.isAdmin, loader: ctx.loader },
+        args,
+      )
     ),
     resolveReport: adminField((admin, args) => service.resolveReport(deps, admin, args)),
   };

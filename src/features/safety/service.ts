@@ -6,7 +6,7 @@
 import { type Database, refusableTransaction } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
-import type { GraphQLContext } from "../../graphql/context.ts";
+import type { LoaderRegistry } from "../../graphql/loaders.ts";
 import type { PageWindow } from "../../graphql/pagination.ts";
 import type { UserRow, UsersApi } from "../users/mod.ts";
 import type { PartnersApi } from "../partners/mod.ts";
@@ -149,15 +149,15 @@ export async function reportUser(
   });
 }
 
-/** Reports a post the actor can read (the request decides which, hence its context). */
+/** Reports a post the actor can read (as the communities feature decides for the actor). */
 export async function reportPost(
   deps: SafetyDeps,
-  actor: Actor & { request: GraphQLContext },
+  actor: Actor & { isAdmin: boolean; loader?: LoaderRegistry },
   input: ReportInput & { postId: string },
 ): Promise<ReportPayload> {
   const { details, errors } = reportDetails(input.reason, input.details);
   if (errors.length) return { report: null, errors };
-  const post = await deps.communities.readablePost(actor.request, input.postId);
+  const post = await deps.communities.readablePost(actor, input.postId);
   if (!post) return { report: null, errors: [postNotFound()] };
   const self = selfReportError(actor.userId, post.authorId, "postId");
   if (self) return { report: null, errors: [self] };

@@ -116,7 +116,9 @@ const User: UserResolvers = { id: (u: UserRow) => u.publicId };
 
 export function usersModule(deps: UsersServiceDeps): GraphQLModule {
   const Query: QueryResolvers = {
-    me: (_, __, ctx) => service.currentUser(deps, ctx),
+    me: viewerField((viewer, _, ctx) =>
+      service.currentUser(deps, { userId: viewer.userId, loader: ctx.loader })
+    ),
     authzCheck: viewerField((viewer, args) => args.permission === "admin" && viewer.isAdmin),
     userByUsername: viewerField((viewer, args) => service.userByUsername(deps, viewer, args)),
     searchUsers: viewerField((viewer, args) => service.searchUsers(deps, viewer, args)),
@@ -124,7 +126,7 @@ export function usersModule(deps: UsersServiceDeps): GraphQLModule {
 
   const Mutation: MutationResolvers = {
     syncUser: viewerField(async (viewer, _, ctx) => ({
-      user: await service.currentUser(deps, ctx),
+      user: await service.currentUser(deps, { userId: viewer.userId, loader: ctx.loader }),
       firstSignIn: viewer.firstSignIn,
       errors: [],
     })),

@@ -10,9 +10,9 @@ import { looksLikePublicId } from "../../platform/ids.ts";
 import type { RateLimiter } from "../../platform/rate-limit.ts";
 import type { UserError } from "../../platform/user-error.ts";
 import { AuthError } from "../../graphql/auth.ts";
-import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
+
 import { badUserInput, codedError } from "../../graphql/errors.ts";
-import { loadByKey } from "../../graphql/loaders.ts";
+import { loadByKey, type LoaderRegistry } from "../../graphql/loaders.ts";
 import { type PageArgs, type PageWindow, paginate } from "../../graphql/pagination.ts";
 import {
   type Discoverability,
@@ -52,7 +52,7 @@ export interface Actor {
 type UsersError = UserError<typeof USERS_ERROR_CODES[number]>;
 
 /** Loads users by internal id through the request's DataLoader. */
-export function loadUser(ctx: GraphQLContext, sql: Database["sql"], id: string) {
+export function loadUser(ctx: { loader: LoaderRegistry }, sql: Database["sql"], id: string) {
   return loadByKey(ctx, "userById", (ids) => store.usersByIds(sql, ids), (r) => r.id, id);
 }
 
@@ -120,10 +120,9 @@ export async function ensureUser(
 /** The signed-in user's row (the cached one when fresh). */
 export async function currentUser(
   deps: Pick<UsersServiceDeps, "db" | "viewers">,
-  ctx: GraphQLContext,
+  actor: { userId: string; loader: LoaderRegistry },
 ): Promise<UserRow> {
-  const viewer = requireViewer(ctx);
-  return deps.viewers.byId(viewer.userId) ?? (await loadUser(ctx, deps.db.sql, viewer.userId))!;
+  return deps.viewers.byId(actor.userId) ?? (await loadUser(actor, deps.db.sql, actor.userId))!;
 }
 
 // ---- finding people ----
@@ -229,7 +228,7 @@ export interface UsersApi {
   /** Forgets the cached row of a user (after an erasure committed). */
   forget(userId: string): void;
   /** A user by internal id through the request's DataLoader (for `User` fields). */
-  loadUser(ctx: GraphQLContext, id: string): Promise<UserRow | null>;
+  loadUser(ctx: { loader: LoaderRegistry }, id: string): Promise<UserRow | null>;
   /** A user by public id; null for an unknown or malformed one. */
   userByPublicId(publicId: unknown): Promise<UserRow | null>;
   usersByIds(ids: readonly string[]): Promise<UserRow[]>;
