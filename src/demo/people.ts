@@ -1,13 +1,13 @@
 /**
  * A demo person: their user as the first sign-in creates it, then goals created a year ago
- * through the goals service, their history imported through it, and their mood logs written one
- * by one at the moment each happened; skipped for a person who has goals already.
+ * through the goals service, their history imported through it, and their past mood logs
+ * imported through the mood service; skipped for a person who has goals already.
  */
 import { addDays, localDate } from "../platform/dates.ts";
 import { completeOnboarding, updateUser } from "../features/users/store.ts";
 import { findOrCreateUser } from "../features/users/service.ts";
 import * as goals from "../features/goals/service.ts";
-import { addMoodLog } from "../features/mood/service.ts";
+import { importMoodLogs } from "../features/mood/service.ts";
 import { earnPointsMany, type PointEntry } from "../features/challenges/store.ts";
 import { CHECK_IN_POINTS, GOAL_EVENT_POINTS } from "../features/challenges/rules.ts";
 import {
@@ -150,13 +150,12 @@ export async function loadPerson(
   }
   await earnPointsMany(sql, userId, points);
   const moods = moodLogs(today, person.subject === "alice" ? 120 : 30, random);
-  for (const mood of moods) {
-    at.set(pastMomentOf(mood.day, now));
-    accepted(
-      "mood log",
-      await addMoodLog(services.mood, actor, { mood: mood.mood, tags: mood.tags }),
-    );
-  }
-  report.moodLogs += moods.length;
+  const imported = accepted(
+    "mood logs",
+    await importMoodLogs(services.mood, actor, {
+      logs: moods.map((m) => ({ mood: m.mood, tags: m.tags, loggedAt: pastMomentOf(m.day, now) })),
+    }),
+  );
+  report.moodLogs += imported.moodLogs.length;
   return loaded;
 }

@@ -1,6 +1,6 @@
 /**
  * The mood-log use cases, each `(deps, actor, input) => Promise<payload>`: logging and deleting
- * a mood, and reading a user's logs. The only mood code that opens transactions, publishes
+ * a mood, importing past logs, and reading a user's logs. The only mood code that opens transactions, publishes
  * events and calls the badges feature.
  */
 import type { Database } from "../../platform/db.ts";
@@ -90,6 +90,43 @@ export async function addMoodLog(
       type: "mood_logged",
     }, now);
     return { moodLog, badgesEarned, errors: [] };
+  });
+}
+
+export interface ImportMoodLogsPayload {
+  moodLogs: MoodLogRow[];
+  badgesEarned: BadgeRow[];
+  errors: MoodRefusal[];
+}
+
+/**
+ * Past mood logs of the actor in one call, each parsed as `addMoodLog` parses it (so none in the
+ * future or older than the logging window) and written in one transaction; any invalid log
+ * refuses the whole import. History is not live activity: no `mood.logged` event goes out, and
+ * the badges are awarded once, at the earliest log.
+ */
+export async function importMoodLogs(
+  deps: Pick<MoodDeps, "db" | "clock" | "badges">,
+  actor: Actor,
+  input: {
+    logs: readonly { mood: number; note?: string | null; tags?: string[] | null; loggedAt: Date }[];
+  },
+): Promise<ImportMoodLogsPayload> {
+  const now = deps.clock.now();
+  const parsed = input.logs.map((log) => moodLogInput(log, now));
+  const errors = parsed.flatMap((p, i) =>
+    p.errors.map((e) => ({ ...e, field: `logs.${i}.${e.field}` }))
+  );
+  if (errors.length) return { moodLogs: [], badgesEarned: [], errors };
+  const logs = parsed.map(({ mood, note, tags, loggedAt }) => ({ mood, note, tags, loggedAt }))
+    .sort((a, b) => a.loggedAt.getTime() - b.loggedAt.getTime());
+  if (!logs.length) return { moodLogs: [], badgesEarned: [], errors: [] };
+  return await deps.db.sql.begin(async (tx) => {
+    const moodLogs = await store.insertMoodLogs(tx, actor.userId, logs);
+    const badgesEarned = await deps.badges.awardFor(tx, actor.userId, {
+      type: "mood_logged",
+    }, logs[0].loggedAt);
+    return { moodLogs, badgesEarned, errors: [] };
   });
 }
 

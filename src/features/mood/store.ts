@@ -76,3 +76,23 @@ export async function hasMoodLog(tx: Queryable, userId: string): Promise<boolean
     select exists (select 1 from mood_logs where user_id = ${userId}) as any`;
   return row.any;
 }
+
+/** Writes several logs of the user in one statement; returns the rows written. */
+export async function insertMoodLogs(
+  tx: Queryable,
+  userId: string,
+  logs: readonly { mood: number; note: string | null; tags: string[]; loggedAt: Date }[],
+): Promise<MoodLogRow[]> {
+  if (!logs.length) return [];
+  // Tags travel as JSON arrays: a text[][] parameter cannot hold rows of different lengths.
+  return await tx<MoodLogRow[]>`
+    insert into mood_logs (public_id, user_id, mood, note, tags, logged_at)
+    select p, ${userId}, m, n,
+      array(select jsonb_array_elements_text(t::jsonb)), l
+    from unnest(${logs.map(() => publicId())}::text[], ${logs.map((l) => l.mood)}::int[], ${logs
+    .map((l) => l.note) as string[]}::text[], ${logs.map((l) => JSON.stringify(l.tags))}::text[], ${
+    logs.map((l) => l.loggedAt.toISOString())
+  }::timestamptz[]) with ordinality as e(p, m, n, t, l, i)
+    order by i
+    returning ${columns(tx)}`;
+}
