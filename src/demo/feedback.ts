@@ -1,12 +1,16 @@
-/** The demo's feedback posts, written through the feedback store (the feature is being moved
- * to the service shape elsewhere). */
-import type { Sql } from "../platform/db.ts";
-import { findUserBySubject } from "../features/users/store.ts";
-import { createPost } from "../features/feedback/store.ts";
-import type { Loaded } from "./people.ts";
+/** The demo's feedback posts, through the feedback service. */
+import { createPost } from "../features/feedback/service.ts";
+import type { FeedbackCategory } from "../features/feedback/rules.ts";
+import { accepted, type Loaded } from "./people.ts";
+import type { DemoServices } from "./services.ts";
 import type { DemoReport } from "./report.ts";
 
-const FEEDBACK: { subject: string; title: string; description: string; category: string }[] = [
+const FEEDBACK: {
+  subject: string;
+  title: string;
+  description: string;
+  category: FeedbackCategory;
+}[] = [
   {
     subject: "bob",
     title: "Weekly summary email",
@@ -28,21 +32,20 @@ const FEEDBACK: { subject: string; title: string; description: string; category:
 ];
 
 /** A few feedback posts; skipped when the demo people have posted before. */
-export async function loadFeedback(sql: Sql, people: Loaded[], report: DemoReport) {
+export async function loadFeedback(services: DemoServices, people: Loaded[], report: DemoReport) {
   const ids = people.map((p) => p.userId);
-  const [{ n }] = await sql<{ n: number }[]>`
+  const [{ n }] = await services.db.sql<{ n: number }[]>`
     select count(*)::int as n from feedback_posts where author_id = any(${ids})`;
   if (n > 0) {
     report.skipped.push("feedback posts");
     return;
   }
-  for (const post of FEEDBACK) {
-    const author = (await findUserBySubject(sql, post.subject))!;
-    await createPost(sql, {
-      authorId: author.id,
-      title: post.title,
-      description: post.description,
-      category: post.category as "feature",
-    });
+  services.at.set(services.now);
+  for (const { subject, ...post } of FEEDBACK) {
+    const author = people.find((p) => p.subject === subject)!;
+    accepted(
+      `feedback of ${subject}`,
+      await createPost(services.feedback, { userId: author.userId, isAdmin: false }, post),
+    );
   }
 }

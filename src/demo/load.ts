@@ -8,7 +8,7 @@
 import type { Clock } from "../platform/clock.ts";
 import type { Database } from "../platform/db.ts";
 import { DEMO_SEED, PEOPLE } from "./generate.ts";
-import { type Loaded, loadPerson } from "./people.ts";
+import { creditActivity, type Loaded, loadPerson } from "./people.ts";
 import { loadCommunity, loadTeam } from "./groups.ts";
 import { loadWorkforce } from "./workforce.ts";
 import { loadFeedback } from "./feedback.ts";
@@ -30,8 +30,6 @@ export async function loadDemoData(
   seed = DEMO_SEED,
 ): Promise<DemoReport> {
   const services = demoServices(deps.db, deps.clock);
-  const { now } = services;
-  const sql = deps.db.sql;
   const report: DemoReport = {
     users: { created: [], existing: [] },
     goals: 0,
@@ -45,9 +43,10 @@ export async function loadDemoData(
     people.push(await loadPerson(services, person, seed, report));
   }
   const [alice, bob, carol, dan] = people;
-  await loadCommunity(sql, people, now, report);
-  await loadTeam(sql, alice, [[bob, "admin"], [carol, "member"], [dan, "member"]], now, report);
-  await loadWorkforce(deps, alice.userId, now, report);
-  await loadFeedback(sql, people, report);
+  await loadCommunity(services, people, report);
+  await creditActivity(services, people);
+  await loadTeam(services, alice, [[bob, "admin"], [carol, "member"], [dan, "member"]], report);
+  await loadWorkforce(services, alice, report);
+  await loadFeedback(services, people, report);
   return report;
 }

@@ -4,12 +4,11 @@
  * imported through the mood service; skipped for a person who has goals already.
  */
 import { addDays, localDate } from "../platform/dates.ts";
-import { completeOnboarding, updateUser } from "../features/users/store.ts";
-import { findOrCreateUser } from "../features/users/service.ts";
+import { completeOnboarding, findOrCreateUser, updateMe } from "../features/users/service.ts";
 import * as goals from "../features/goals/service.ts";
 import { importMoodLogs } from "../features/mood/service.ts";
-import { earnPointsMany, type PointEntry } from "../features/challenges/store.ts";
-import { CHECK_IN_POINTS, GOAL_EVENT_POINTS } from "../features/challenges/rules.ts";
+import type { PastActivity } from "../features/challenges/rules.ts";
+import { creditPastActivity } from "../features/challenges/service.ts";
 import {
   checkInDays,
   type DemoPerson,
@@ -24,9 +23,10 @@ import type { DemoReport } from "./report.ts";
 export interface Loaded {
   subject: string;
   userId: string;
+  publicId: string;
   timeZone: string;
-  /** Local days of the person's check-ins, by habit. */
-  checkIns: { goal: goals.GoalRow; days: string[] }[];
+  /** The check-ins and progress events loaded now, for points and challenge scores. */
+  activities: PastActivity[];
 }
 
 /** A local day's instant for stored times: noon UTC, which is that day in every demo time zone. */
@@ -37,7 +37,7 @@ export const pastMomentOf = (day: string, now: Date) =>
   new Date(Math.min(noonOf(day).getTime(), now.getTime() - 60_000));
 
 /** Throws on a refusal: the demo data is meant to pass every rule. */
-function accepted<T extends { errors: { message: string; field?: string | null }[] }>(
+export function accepted<T extends { errors: { message: string; field?: string | null }[] }>(
   what: string,
   payload: T,
 ): T {
@@ -53,9 +53,8 @@ export async function loadPerson(
   seed: number,
   report: DemoReport,
 ): Promise<Loaded> {
-  const { db, at, now } = services;
-  const sql = db.sql;
-  const ensured = await findOrCreateUser(sql, person.subject, {
+  const { at, now } = services;
+  const ensured = await findOrCreateUser(services.db.sql, person.subject, {
     preferred_username: person.subject,
     given_name: person.firstName,
     family_name: person.lastName,
@@ -65,8 +64,9 @@ export async function loadPerson(
   const loaded: Loaded = {
     subject: person.subject,
     userId,
+    publicId: ensured.user.publicId,
     timeZone: person.timeZone,
-    checkIns: [],
+    activities: [],
   };
   const actor = { userId, timeZone: person.timeZone };
   const listed = await goals.listGoals(services.goals, actor, { first: 1 }, false);
@@ -77,11 +77,9 @@ export async function loadPerson(
   const random = randomFor(seed, person.subject);
   const today = localDate(now, person.timeZone);
   const createdAt = noonOf(addDays(historyStart(today), -1));
-  await sql.begin(async (tx) => {
-    await updateUser(tx, userId, { timeZone: person.timeZone });
-    await completeOnboarding(tx, userId, createdAt);
-  });
-  const points: Omit<PointEntry, "userId">[] = [];
+  accepted("time zone", await updateMe(services.users, actor, { timeZone: person.timeZone }));
+  at.set(createdAt);
+  accepted("onboarding", await completeOnboarding(services.users, actor));
   for (const habit of person.habits) {
     at.set(createdAt);
     const { goal } = accepted(
@@ -102,12 +100,11 @@ export async function loadPerson(
     );
     report.checkIns += imported.imported;
     report.goals++;
-    loaded.checkIns.push({ goal: goal!, days });
     for (const day of days) {
-      points.push({
-        points: CHECK_IN_POINTS,
-        reason: "check_in",
-        ref: `earn:check_in:${goal!.publicId}:${day}`,
+      loaded.activities.push({
+        kind: "check_in",
+        goalId: goal!.publicId,
+        date: day,
         at: pastMomentOf(day, now),
       });
     }
@@ -140,15 +137,15 @@ export async function loadPerson(
     report.goals++;
     report.progressEvents += events.length;
     for (const event of events) {
-      points.push({
-        points: GOAL_EVENT_POINTS,
-        reason: "goal_event",
-        ref: `earn:goal_event:${event.publicId}`,
+      loaded.activities.push({
+        kind: "goal_event",
+        eventId: event.publicId,
+        value: event.value,
         at: event.occurredAt,
       });
     }
   }
-  await earnPointsMany(sql, userId, points);
+  at.set(now);
   const moods = moodLogs(today, person.subject === "alice" ? 120 : 30, random);
   const imported = accepted(
     "mood logs",
@@ -158,4 +155,18 @@ export async function loadPerson(
   );
   report.moodLogs += imported.moodLogs.length;
   return loaded;
+}
+
+/**
+ * Points and challenge scores of the people's history, as the live credits would have counted
+ * each check-in and progress event when it happened (imports publish no events).
+ */
+export async function creditActivity(services: DemoServices, people: Loaded[]) {
+  services.at.set(services.now);
+  for (const person of people) {
+    accepted(
+      `points of ${person.subject}`,
+      await creditPastActivity(services.challenges, person, { activities: person.activities }),
+    );
+  }
 }

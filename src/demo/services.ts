@@ -5,19 +5,47 @@
  */
 import { type Clock, ManualClock } from "../platform/clock.ts";
 import type { Database } from "../platform/db.ts";
+import { createLogger } from "../platform/log.ts";
+import type { Config } from "../config.ts";
 import type { EventPublisher } from "../features/events.ts";
+import type { JobQueue } from "../features/feature.ts";
 import { badgesFeature } from "../features/badges/mod.ts";
 import { funnelFeature } from "../features/funnel/mod.ts";
-import { activityLedger } from "../features/challenges/mod.ts";
+import { activityLedger, type ChallengesDeps } from "../features/challenges/mod.ts";
 import type { GoalsDeps } from "../features/goals/mod.ts";
 import type { MoodDeps } from "../features/mood/mod.ts";
 import { feedFeature } from "../features/feed/mod.ts";
+import { notificationsFeature } from "../features/notifications/mod.ts";
+import { type CommunitiesDeps, communitiesFeature } from "../features/communities/mod.ts";
+import type { TeamsDeps } from "../features/teams/service.ts";
+import type { FeedbackServiceDeps } from "../features/feedback/service.ts";
+import type { WorkforceServiceDeps } from "../features/workforce/service.ts";
+import { usersApi, type UsersServiceDeps } from "../features/users/service.ts";
 
 /**
  * History is not live activity: no event handler runs for it (the loader credits points and
  * challenge scores itself), so the events the use cases publish go nowhere.
  */
 const historyEvents: EventPublisher = { publish: () => Promise.resolve() };
+
+/** Nobody is connected to watch the history happen: its jobs (broadcasts, dispatches) are dropped. */
+const historyJobs: JobQueue = { enqueue: () => Promise.resolve() } as unknown as JobQueue;
+
+/** The loader keeps no signed-in users: every write to a user row goes straight through. */
+const noViewerCache: UsersServiceDeps["viewers"] = {
+  bySubject: () => null,
+  byId: () => null,
+  generation: 0,
+  remember: () => {},
+  invalidate: () => {},
+  changing: (_userId, write) => write(),
+  size: 0,
+};
+
+/** What moderation answers with no model configured: nothing checked, everything allowed. */
+const unmoderated: FeedbackServiceDeps["moderation"] = {
+  check: () => Promise.resolve({ allowed: true, checked: false, reason: null, categories: [] }),
+};
 
 /** A seam none of the use cases the loader calls reaches: calling it is a loader bug. */
 function unwired<T extends object>(name: string): T {
@@ -34,13 +62,21 @@ export interface DemoServices {
   at: ManualClock;
   /** Now: the end of the history. */
   now: Date;
+  users: Pick<UsersServiceDeps, "db" | "clock" | "viewers">;
   goals: GoalsDeps;
   mood: MoodDeps;
+  communities: CommunitiesDeps;
+  challenges: ChallengesDeps;
+  teams: TeamsDeps;
+  feedback: FeedbackServiceDeps;
+  workforce: WorkforceServiceDeps;
 }
 
 export function demoServices(db: Database, clock: Clock): DemoServices {
   const now = clock.now();
   const at = new ManualClock(now);
+  const users = { db, clock: at, viewers: noViewerCache };
+  const usersApiOf = usersApi(users);
   const funnel = funnelFeature({
     config: {},
     db,
@@ -50,10 +86,25 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
   }).api;
   const feedApi = feedFeature({ db, users: unwired("users") }).api;
   const badgesApi = badgesFeature({ db, events: historyEvents, feed: feedApi, funnel }).api;
+  const notifications = notificationsFeature({
+    db,
+    pubsub: unwired("pubsub"),
+    jobs: historyJobs,
+    users: unwired("users"),
+    adminSubjects: [],
+  }).api;
+  const communities: CommunitiesDeps = {
+    db,
+    clock: at,
+    users: usersApiOf,
+    feed: feedApi,
+    notifications,
+  };
   return {
     db,
     at,
     now,
+    users,
     goals: {
       db,
       clock: at,
@@ -67,5 +118,26 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
       notifications: unwired("notifications"),
     },
     mood: { db, clock: at, events: historyEvents, badges: badgesApi },
+    communities,
+    challenges: {
+      db,
+      clock: at,
+      users: usersApiOf,
+      communities: communitiesFeature(communities).api,
+      goals: unwired("goals"),
+      notifications,
+    },
+    teams: { db, clock: at, users: usersApiOf, notifications },
+    feedback: { db, notifications, moderation: unmoderated },
+    workforce: {
+      config: unwired<Config>("config"),
+      db,
+      clock: at,
+      log: createLogger({ level: "warn" }),
+      fetch: unwired("fetch"),
+      jobs: historyJobs,
+      events: historyEvents,
+      runner: unwired("runner"),
+    },
   };
 }

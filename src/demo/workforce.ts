@@ -1,12 +1,8 @@
-/**
- * The demo's AI employees through the seed path, each with runs and artifacts written through
- * the workforce store: no workforce use case records a run that ended without a runner.
- */
-import type { Clock } from "../platform/clock.ts";
-import type { Database } from "../platform/db.ts";
-import type { ArtifactKind } from "../platform/contract/mod.ts";
-import { seedEmployees } from "../features/workforce/mod.ts";
-import * as workforce from "../features/workforce/store.ts";
+/** The demo's AI employees through the workforce service, each with a few finished runs. */
+import type { ArtifactKind, RunResultBody } from "../platform/contract/mod.ts";
+import * as workforce from "../features/workforce/service.ts";
+import { accepted, type Loaded } from "./people.ts";
+import type { DemoServices } from "./services.ts";
 import type { DemoReport } from "./report.ts";
 
 const EMPLOYEES = [
@@ -97,88 +93,97 @@ const DEMO_ARTIFACTS: Record<string, { approved: DemoArtifact; pending: DemoArti
 
 /**
  * AI employees through the seed path, each with a concluded run whose artifact was approved, a
- * failed run, and a concluded run whose artifact awaits review. Runs are skipped for an employee
- * that has runs already.
+ * failed run, and a concluded run whose artifact awaits review: each run triggered by the admin
+ * and concluded by the runner's result, as a live run is. Runs are skipped for an employee that
+ * has runs already.
  */
-export async function loadWorkforce(
-  deps: { db: Database; clock: Clock },
-  reviewerId: string,
-  now: Date,
-  report: DemoReport,
-) {
-  const seeded = await seedEmployees({ sql: deps.db.sql, clock: deps.clock }, EMPLOYEES);
+export async function loadWorkforce(services: DemoServices, reviewer: Loaded, report: DemoReport) {
+  const { at, now } = services;
+  const deps = services.workforce;
+  at.set(now);
+  const seeded = await workforce.seedEmployees(deps, workforce.SYSTEM, EMPLOYEES);
   if (seeded.failed.length) {
     throw new Error(`seeding employees failed: ${JSON.stringify(seeded.failed)}`);
   }
-  const sql = deps.db.sql;
+  const employees = await workforce.listEmployees(deps);
+  const admin = { userId: reviewer.userId };
   const hoursAgo = (hours: number) => new Date(now.getTime() - hours * 3_600_000);
   for (const [index, record] of EMPLOYEES.entries()) {
-    const employee = (await workforce.employeeByRole(sql, record.role))!;
-    const runs = await workforce.runCountsByEmployeeIds(sql, [employee.id]);
+    const employee = employees.find((e) => e.role === record.role)!;
+    const runs = await workforce.runCountsByEmployeeIds(deps, [employee.id]);
     if ((runs.get(employee.id) ?? 0) > 0) {
       report.skipped.push(`runs of ${record.role}`);
       continue;
     }
-    const base = 72 - index * 5;
-    const outcome = (status: "succeeded" | "failed", errorMessage: string | null) => ({
-      status,
-      inputTokens: 4200 + index * 300,
-      outputTokens: 900 + index * 120,
-      numTurns: 3,
-      costUsd: 0.042 + index * 0.01,
-      errorMessage,
-      runLog: [{ type: "note", text: "demo run" }],
+    const usage = {
+      input_tokens: 4200 + index * 300,
+      output_tokens: 900 + index * 120,
+      num_turns: 3,
+      cost_usd: 0.042 + index * 0.01,
+    };
+    /** A run triggered at `startedAt`, ending at `endedAt` with the runner's result. */
+    const run = async (
+      startedAt: Date,
+      endedAt: Date,
+      outcome: Pick<RunResultBody, "status" | "artifact" | "error">,
+    ) => {
+      at.set(startedAt);
+      const { run } = accepted(
+        `run of ${record.role}`,
+        await workforce.triggerRun(deps, admin, { employeeId: employee.publicId }),
+      );
+      at.set(endedAt);
+      const concluded = await workforce.concludeFromResult(deps, workforce.SYSTEM, {
+        run: run!,
+        result: {
+          run_id: run!.publicId,
+          post_filter: outcome.artifact ? { passed: true, reason: null } : null,
+          memory: {},
+          usage,
+          run_log: [{ type: "note", text: "demo run" }],
+          ...outcome,
+        },
+      });
+      if (concluded !== "concluded") throw new Error(`demo run ${concluded}`);
+      const [artifact] = await workforce.artifactsByRunIds(deps, [run!.id]);
+      return artifact;
+    };
+    const demo = DEMO_ARTIFACTS[record.role];
+    const approved = await run(hoursAgo(base(index)), hoursAgo(base(index) - 1), {
+      status: "succeeded",
+      artifact: resultArtifact(demo.approved),
+      error: null,
     });
-    await sql.begin(async (tx) => {
-      const approved =
-        (await workforce.insertQueuedRun(tx, employee.id, "manual", hoursAgo(base)))!;
-      await workforce.concludeRun(
-        tx,
-        approved.id,
-        outcome("succeeded", null),
-        hoursAgo(base - 1),
-      );
-      const demo = DEMO_ARTIFACTS[record.role];
-      const first = (await workforce.insertArtifact(tx, {
-        runId: approved.id,
-        employeeId: employee.id,
-        kind: demo.approved.kind,
-        title: demo.approved.title,
-        payload: demo.approved.payload,
-        approvalStatus: "pending",
-        postFilterReason: null,
-        unsupportedFigures: demo.approved.unsupportedFigures ?? null,
-      }, hoursAgo(base - 1)))!;
-      await workforce.approveArtifact(
-        tx,
-        first.id,
-        { reviewerId, edited: null },
-        hoursAgo(base - 2),
-      );
-      const failed = (await workforce.insertQueuedRun(
-        tx,
-        employee.id,
-        "schedule",
-        hoursAgo(base - 24),
-      ))!;
-      await workforce.concludeRun(
-        tx,
-        failed.id,
-        outcome("failed", "the model did not answer within the time limit"),
-        hoursAgo(base - 24.5),
-      );
-      const pending = (await workforce.insertQueuedRun(tx, employee.id, "manual", hoursAgo(3)))!;
-      await workforce.concludeRun(tx, pending.id, outcome("succeeded", null), hoursAgo(2));
-      await workforce.insertArtifact(tx, {
-        runId: pending.id,
-        employeeId: employee.id,
-        kind: demo.pending.kind,
-        title: demo.pending.title,
-        payload: demo.pending.payload,
-        approvalStatus: "pending",
-        postFilterReason: null,
-        unsupportedFigures: demo.pending.unsupportedFigures ?? null,
-      }, hoursAgo(2));
+    at.set(hoursAgo(base(index) - 2));
+    accepted(
+      `review of ${record.role}`,
+      await workforce.approveArtifact(deps, admin, {
+        artifactId: approved.publicId,
+        editedPayload: null,
+      }),
+    );
+    await run(hoursAgo(base(index) - 24), hoursAgo(base(index) - 24.5), {
+      status: "failed",
+      artifact: null,
+      error: {
+        subtype: "error_during_execution",
+        message: "the model did not answer within the time limit",
+      },
+    });
+    await run(hoursAgo(3), hoursAgo(2), {
+      status: "succeeded",
+      artifact: resultArtifact(demo.pending),
+      error: null,
     });
   }
 }
+
+/** How many hours ago the first run of the `index`th employee started. */
+const base = (index: number) => 72 - index * 5;
+
+const resultArtifact = (a: DemoArtifact): RunResultBody["artifact"] => ({
+  kind: a.kind,
+  title: a.title,
+  payload: a.payload,
+  metadata: a.unsupportedFigures ? { unsupported_figures: a.unsupportedFigures } : undefined,
+});

@@ -261,3 +261,46 @@ export function endedNotice(
   const score = Number.isInteger(e.score) ? String(e.score) : e.score.toFixed(2);
   return `The challenge "${e.title}" has ended: you finished #${e.rank} of ${e.participants} with a score of ${score}.`;
 }
+
+/** Activity that happened at `at`, credited afterwards as history (a goals import). */
+export type PastActivity =
+  | { kind: "check_in"; goalId: string; date: string; at: Date }
+  | { kind: "goal_event"; eventId: string; value: number; at: Date };
+
+const METRICS: readonly ChallengeMetric[] = ["check_ins", "goal_event_value"];
+
+/**
+ * The credits of past activity as the live credits make them: each activity's points under its
+ * source, and its contribution to each metric it counts for; none may be in the future.
+ */
+export function pastCredits(activities: readonly PastActivity[], now: Date): {
+  points: { points: number; reason: string; ref: string; at: Date }[];
+  contributions: { metric: ChallengeMetric; source: string; amount: number; at: Date }[];
+  errors: ChallengesError[];
+} {
+  const errors = activities.flatMap((a, i) =>
+    a.at.getTime() > now.getTime()
+      ? [refuse("invalid", "at must not be in the future", `activities.${i}.at`)]
+      : []
+  );
+  if (errors.length) return { points: [], contributions: [], errors };
+  const points = [];
+  const contributions = [];
+  for (const a of activities) {
+    const source = activitySource(a);
+    const check = a.kind === "check_in";
+    points.push({
+      points: check ? CHECK_IN_POINTS : GOAL_EVENT_POINTS,
+      reason: a.kind,
+      ref: `earn:${source}`,
+      at: a.at,
+    });
+    for (const metric of METRICS) {
+      const amount = contribution(metric, check ? a : { kind: "goal_event", value: a.value });
+      if (amount !== null && Number.isFinite(amount)) {
+        contributions.push({ metric, source, amount, at: a.at });
+      }
+    }
+  }
+  return { points, contributions, errors };
+}

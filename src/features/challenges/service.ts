@@ -7,7 +7,7 @@
  * - `shared.ts`: the deps, the actor, the readable challenge, participation and points, the lists;
  * - `participation.ts`: `createCommunityChallenge`, `joinCommunityChallenge`,
  *   `leaveCommunityChallenge`, `cancelCommunityChallenge`;
- * - `credits.ts`: crediting activity, `activityLedger`, `announce`.
+ * - `credits.ts`: crediting activity, `activityLedger`, `creditPastActivity`, `announce`.
  */
 export * from "./use-cases/shared.ts";
 export * from "./use-cases/participation.ts";

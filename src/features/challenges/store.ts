@@ -292,6 +292,43 @@ export async function contribute(
 }
 
 /**
+ * {@link contribute} for many activities of one user in one statement: each counts in the
+ * user's challenges of its metric that were running, and joined, when it happened.
+ */
+export async function contributeMany(
+  sql: Queryable,
+  userId: string,
+  items: readonly { metric: ChallengeMetric; source: string; amount: number; at: Date }[],
+): Promise<number> {
+  if (!items.length) return 0;
+  const rows = await sql`
+    with item as (
+      select m, s, a, t from unnest(${items.map((i) => i.metric)}::text[], ${
+    items.map((i) => i.source)
+  }::text[], ${items.map((i) => i.amount)}::float8[], ${
+    items.map((i) => i.at.toISOString())
+  }::timestamptz[]) as i(m, s, a, t)
+    ), eligible as (
+      select p.id, i.s, i.a, i.t from item i
+      join challenge_participants p on p.user_id = ${userId}
+      join community_challenges c on c.id = p.challenge_id
+      where c.metric = i.m and c.cancelled_at is null
+        and c.starts_at <= i.t and c.ends_at > i.t and p.joined_at <= i.t
+    ), added as (
+      insert into challenge_contributions (participant_id, source, amount, created_at)
+      select id, s, a, t from eligible
+      on conflict do nothing
+      returning participant_id, amount
+    ), total as (
+      select participant_id, sum(amount) as amount from added group by participant_id
+    )
+    update challenge_participants p set score = p.score + total.amount
+    from total where p.id = total.participant_id
+    returning p.id`;
+  return rows.length;
+}
+
+/**
  * One leaderboard window, best first (score desc, then participant public id asc), after or
  * before a (score, publicId) key; read in reverse order when backward. With the counts
  * `pageRanks` needs, taken at the window's best score.

@@ -1,8 +1,8 @@
 /**
  * Use cases of the background work: crediting activity (points and challenge scores, from the
  * domain events `habits.checked_in` and `goals.progress_recorded`), taking it back when it is
- * undone, edited or deleted (goals' {@link ActivityLedger}), and the `challenges.announce`
- * schedule.
+ * undone, edited or deleted (goals' {@link ActivityLedger}), crediting recorded history
+ * (`creditPastActivity`), and the `challenges.announce` schedule.
  */
 import type { Queryable } from "../../../platform/db.ts";
 import { parseInstant } from "../../../platform/dates.ts";
@@ -10,15 +10,18 @@ import type { DomainEvents } from "../../events.ts";
 import type { ActivityLedger } from "../../goals/mod.ts";
 import {
   activitySource,
+  type ChallengesError,
   CHECK_IN_POINTS,
   contribution,
   creditedSources,
   endedNotice,
   GOAL_EVENT_POINTS,
+  type PastActivity,
+  pastCredits,
   startedNotice,
 } from "../rules.ts";
 import * as store from "../store.ts";
-import type { ChallengesDeps } from "./shared.ts";
+import type { Actor, ChallengesDeps } from "./shared.ts";
 
 /**
  * Points and challenge scores of activity undone, edited or deleted (goals' `ActivityLedger`):
@@ -99,6 +102,31 @@ export async function creditGoalEvent(
       source,
       event.occurredAt,
     );
+  });
+}
+
+export interface CreditPastActivityPayload {
+  /** Activities whose points were added now (a repeat adds none). */
+  credited: number;
+  errors: ChallengesError[];
+}
+
+/**
+ * Credits the actor's recorded history (goals' imports publish no events): each activity's
+ * points once, and its contribution to the challenges that were running and joined when it
+ * happened, as the live credits count them; one transaction of a fixed number of statements.
+ */
+export async function creditPastActivity(
+  deps: Pick<ChallengesDeps, "db" | "clock">,
+  actor: Actor,
+  input: { activities: readonly PastActivity[] },
+): Promise<CreditPastActivityPayload> {
+  const { points, contributions, errors } = pastCredits(input.activities, deps.clock.now());
+  if (errors.length) return { credited: 0, errors };
+  return await deps.db.sql.begin(async (tx) => {
+    const credited = await store.earnPointsMany(tx, actor.userId, points);
+    await store.contributeMany(tx, actor.userId, contributions);
+    return { credited, errors: [] };
   });
 }
 
