@@ -365,3 +365,15 @@ Deno.test("architecture: a feature's service takes an actor, not the GraphQL con
   );
   assert.deepEqual(taking.map(({ from }) => from), []);
 });
+
+/** A module past this many lines does more than one job; generated modules are exempt. */
+const MAX_MODULE_LINES = 500;
+
+Deno.test("architecture: no hand-written module under src/ or runner/ is over 500 lines", () => {
+  const long = [...graph.keys()]
+    .filter((path) => /^(src|runner)\/.+\.ts$/.test(path) && !path.endsWith(".gen.ts"))
+    .map((path) => ({ path, lines: Deno.readTextFileSync(`${ROOT}/${path}`).split("\n").length }))
+    .filter(({ lines }) => lines > MAX_MODULE_LINES + 1)
+    .map(({ path, lines }) => `${path}: ${lines - 1} lines`);
+  assert.deepEqual(long, []);
+});
