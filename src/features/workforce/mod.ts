@@ -59,7 +59,6 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
   const serviceDeps: WorkforceServiceDeps = { ...deps, log, runner };
   const workforce = createWorkforceService(serviceDeps);
   const delivery = deliveryDeps({ ...deps, adapters: deps.deliveryAdapters });
-  const sql = deps.db.sql;
 
   return {
     name: "workforce",
