@@ -7,10 +7,9 @@
  * clients, the rest of BENCH_JOBS added in bulk (chunks of BENCH_BULK_CHUNK), then one worker of
  * concurrency BENCH_CONCURRENCY drains them all (from its first job start until the queue's
  * table is empty: every completion recorded). Contenders: this project with a local queue of
- * BENCH_LOCAL_QUEUE, at its default local queue (4 × concurrency), without one (claims only
- * for free slots), and with BENCH_LOCAL_QUEUE but without the worker's own `ANALYZE` of a
- * backlog (`analyzeBacklog: false`, on a database of its own); graphile-worker at its defaults,
- * and with its batching options (`localQueue.size` = BENCH_LOCAL_QUEUE, `completeJobBatchDelay` and
+ * BENCH_LOCAL_QUEUE, at its default local queue (4 × concurrency), and without one (claims only
+ * for free slots: the queue before the local queue); graphile-worker at its defaults, and with its
+ * batching options (`localQueue.size` = BENCH_LOCAL_QUEUE, `completeJobBatchDelay` and
  * `failJobBatchDelay` = BENCH_GW_BATCH_DELAY_MS). Before the rounds, enqueue-to-start latency on an
  * idle worker and fresh tables, one committed job at a time, for both; after them, the raw
  * INSERT+DELETE rate of a table shaped like `jobs` (the ceiling of one-row-at-a-time writes).
@@ -114,7 +113,7 @@ async function projectDatabase(): Promise<Database> {
 }
 
 /** `localQueueSize` null: the job system's default. */
-function jobSystem(db: Database, localQueueSize: number | null, analyzeBacklog = true) {
+function jobSystem(db: Database, localQueueSize: number | null) {
   return createJobSystem({
     db,
     log,
@@ -122,7 +121,6 @@ function jobSystem(db: Database, localQueueSize: number | null, analyzeBacklog =
     clock: systemClock,
     concurrency: CONCURRENCY,
     localQueueSize: localQueueSize ?? undefined,
-    analyzeBacklog,
   });
 }
 
@@ -151,9 +149,8 @@ function drainTimer() {
 async function projectRound(
   db: Database,
   localQueueSize: number | null,
-  analyzeBacklog = true,
 ): Promise<RoundFigures> {
-  const jobs = jobSystem(db, localQueueSize, analyzeBacklog);
+  const jobs = jobSystem(db, localQueueSize);
   const timer = drainTimer();
   jobs.handle("noop", timer.handler);
   const singleStart = performance.now();
@@ -297,34 +294,24 @@ const PROJECT_LOCAL_QUEUES = {
   project_default: null,
   project_no_local_queue: 0,
 };
-type Contender =
-  | keyof typeof PROJECT_LOCAL_QUEUES
-  | "project_no_analyze"
-  | "graphile_default"
-  | "graphile_batched";
+type Contender = keyof typeof PROJECT_LOCAL_QUEUES | "graphile_default" | "graphile_batched";
 const CONTENDERS: Contender[] = [
   "project",
   "graphile_default",
   "project_default",
   "graphile_batched",
   "project_no_local_queue",
-  "project_no_analyze",
 ];
 
 let db: Database | undefined;
-let noAnalyzeDb: Database | undefined;
 let utils: WorkerUtils | undefined;
 let gwSql: postgres.Sql | undefined;
 try {
   db = await projectDatabase();
-  // Without the worker's own ANALYZE, on a database of its own: the other project contenders'
-  // analyses would otherwise leave it their statistics.
-  noAnalyzeDb = await projectDatabase();
   const gwUrl = await createDatabase();
   utils = await makeWorkerUtils({ connectionString: gwUrl, maxPoolSize: POOL, logger: silent });
   await utils.migrate();
   const projectDb = db;
-  const projectNoAnalyzeDb = noAnalyzeDb;
   const gwUtils = utils;
   gwSql = postgres(gwUrl, { max: 1, onnotice: () => {} });
 
@@ -345,15 +332,10 @@ try {
       const who = CONTENDERS[(round + k) % CONTENDERS.length];
       // Each contender starts from a vacuumed and analyzed table, whatever ran on its database
       // before it (the project's three contenders share a database, graphile-worker's two theirs).
-      const dbOf = who === "project_no_analyze"
-        ? projectNoAnalyzeDb.sql
-        : who in PROJECT_LOCAL_QUEUES
-        ? projectDb.sql
-        : gwSql;
-      if (VACUUM) await dbOf.unsafe("vacuum analyze");
-      figures[who] = who === "project_no_analyze"
-        ? await projectRound(projectNoAnalyzeDb, LOCAL_QUEUE, false)
-        : who in PROJECT_LOCAL_QUEUES
+      if (VACUUM) {
+        await (who in PROJECT_LOCAL_QUEUES ? projectDb.sql : gwSql).unsafe("vacuum analyze");
+      }
+      figures[who] = who in PROJECT_LOCAL_QUEUES
         ? await projectRound(
           projectDb,
           PROJECT_LOCAL_QUEUES[who as keyof typeof PROJECT_LOCAL_QUEUES],
@@ -397,7 +379,6 @@ try {
       project: summary("project"),
       project_default: summary("project_default"),
       project_no_local_queue: summary("project_no_local_queue"),
-      project_no_analyze: summary("project_no_analyze"),
       graphile_default: summary("graphile_default"),
       graphile_batched: summary("graphile_batched"),
       drain_ratio_vs_graphile_batched: ratio("drain_jobs_per_second", "graphile_batched"),
@@ -413,12 +394,6 @@ try {
         "project_no_local_queue",
       ),
       drain_ratio_vs_no_local_queue: ratio("drain_jobs_per_second", "project_no_local_queue"),
-      drain_ratio_vs_no_analyze: ratio("drain_jobs_per_second", "project_no_analyze"),
-      no_analyze_drain_ratio_vs_graphile_batched: ratio(
-        "drain_jobs_per_second",
-        "graphile_batched",
-        "project_no_analyze",
-      ),
       bulk_enqueue_ratio_vs_graphile_add_jobs: ratio("bulk_enqueue_per_second", "graphile_batched"),
       single_enqueue_ratio_vs_graphile_add_job: ratio(
         "single_enqueue_per_second",
@@ -440,7 +415,6 @@ try {
   await utils?.release();
   await gwSql?.end({ timeout: 5 });
   await db?.sql.end({ timeout: 5 });
-  await noAnalyzeDb?.sql.end({ timeout: 5 });
   for (const name of created) await admin.unsafe(`drop database if exists ${name} with (force)`);
   await admin.end();
 }
