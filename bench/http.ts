@@ -20,6 +20,8 @@
  * Variants, each a service process of its own beside the one above, measured in the same rounds
  * (every service scenario runs on each variant back to back, their order rotating per round):
  * BENCH_BASELINE_ROOT (a checkout of another commit whose `main.ts serve` is the `baseline`),
+ * BENCH_COMPARE_ROOTS=<name>=<path>,... (more trees, each a variant under its name, e.g. this tree
+ * with one piece taken out; `overhead.vs_<name>` is service / that variant),
  * BENCH_TRACING=1 (this tree with OpenTelemetry on, `traced`: `OTEL_DENO=true` exporting OTLP
  * http/protobuf to a receiver in this process that reads and discards each batch) and
  * BENCH_TRACING_RATIO=<0..1> (the same with `OTEL_TRACES_SAMPLER=parentbased_traceidratio` at that
@@ -58,6 +60,12 @@ const LABEL = Deno.env.get("BENCH_LABEL") ?? "after";
 const RESULTS = new URL("./results/http.json", import.meta.url);
 const ROOT = new URL("..", import.meta.url).pathname;
 const BASELINE_ROOT = Deno.env.get("BENCH_BASELINE_ROOT");
+const COMPARE_ROOTS = (Deno.env.get("BENCH_COMPARE_ROOTS") ?? "").split(",").filter(Boolean)
+  .map((entry) => {
+    const [name, root] = entry.split("=");
+    if (!/^[a-z_]+$/.test(name) || !root) throw new Error(`BENCH_COMPARE_ROOTS: bad "${entry}"`);
+    return { name, root };
+  });
 const TRACING = Deno.env.get("BENCH_TRACING") === "1";
 const TRACING_RATIO = Deno.env.get("BENCH_TRACING_RATIO");
 const BUNDLE = Deno.env.get("BENCH_BUNDLE") === "1";
@@ -78,7 +86,8 @@ const RATIOS: Record<string, [string, string]> = {
 };
 
 interface Variant {
-  name: "service" | "baseline" | "traced" | "sampled" | "bundled" | "baseline_bundled";
+  /** service, baseline, traced, sampled, bundled, baseline_bundled, or a compared tree. */
+  name: string;
   root: string;
   /** What `deno run` starts in `root`; default `main.ts`. */
   entry?: string;
@@ -101,7 +110,7 @@ interface ModeResult {
   variants?: Record<string, VariantResult>;
   /**
    * Per scenario, median of per-round ratios: `metrics` = service / baseline, `tracing` = traced /
-   * service, `tracing_sampled` = sampled / service.
+   * service, `tracing_sampled` = sampled / service, `vs_<name>` = service / a compared tree.
    */
   overhead?: Record<string, Record<string, number>>;
   /** Per round, scenario → req/s; other variants' scenarios as `<scenario>@<variant>`. */
@@ -229,6 +238,9 @@ async function runMode(
             ...(has("bundled") && has("baseline_bundled")
               ? { bundle_vs_baseline_bundle: overheadOf("bundled", "baseline_bundled") }
               : {}),
+            ...Object.fromEntries(
+              COMPARE_ROOTS.map(({ name }) => [`vs_${name}`, overheadOf("service", name)]),
+            ),
           },
         }
         : {}),
@@ -309,6 +321,7 @@ async function bundledVariant(name: "bundled" | "baseline_bundled", root: string
 const variants: Variant[] = [
   { name: "service", root: ROOT, env: {} },
   ...(BASELINE_ROOT ? [{ name: "baseline" as const, root: BASELINE_ROOT, env: {} }] : []),
+  ...COMPARE_ROOTS.map(({ name, root }) => ({ name, root, env: {} })),
   ...(collector && TRACING ? [{ name: "traced" as const, root: ROOT, env: collector.env }] : []),
   ...(BUNDLE ? [await bundledVariant("bundled", ROOT)] : []),
   ...(BUNDLE && BASELINE_ROOT ? [await bundledVariant("baseline_bundled", BASELINE_ROOT)] : []),
@@ -387,6 +400,9 @@ const result = {
   load_average_end: Deno.loadavg(),
   cpus: navigator.hardwareConcurrency,
   ...(BASELINE_ROOT ? { baseline_root: BASELINE_ROOT } : {}),
+  ...(COMPARE_ROOTS.length
+    ? { compare_roots: Object.fromEntries(COMPARE_ROOTS.map((c) => [c.name, c.root])) }
+    : {}),
   ...(BUNDLE ? { bundle_dir: BUNDLE_DIR } : {}),
   ...(collector ? { otlp_received: collector.received } : {}),
   ...(TRACING_RATIO ? { tracing_ratio: Number(TRACING_RATIO) } : {}),

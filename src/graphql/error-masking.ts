@@ -1,5 +1,5 @@
 import type { Plugin } from "graphql-yoga";
-import { type ExecutionResult, GraphQLError, type Source } from "graphql";
+import { type ExecutionResult, GraphQLError } from "graphql";
 import type { ErrorTracker } from "../platform/errors.ts";
 import type { Logger } from "../platform/log.ts";
 import type { DependencyUnavailableError } from "../platform/dependency.ts";
@@ -23,12 +23,11 @@ export function errorMasking(
   const masked = (
     result: ExecutionResult,
     requestId: string | undefined,
-    source?: Source,
   ): ExecutionResult => {
     if (!result || !Array.isArray(result.errors) || !result.errors.length) return result;
     const unavailable: DependencyUnavailableError[] = [];
     let errors = result.errors.map((error) => {
-      const { error: shown, hidden, unavailable: down } = maskError(error, requestId, source);
+      const { error: shown, hidden, unavailable: down } = maskError(error, requestId);
       if (down) unavailable.push(down);
       if (hidden !== null) {
         tracker.captureError(hidden, {
@@ -54,7 +53,7 @@ export function errorMasking(
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) return;
-          setResult(masked(result, args.contextValue.requestId, args.document.loc?.source));
+          setResult(masked(result, args.contextValue.requestId));
         },
       };
     },

@@ -2,7 +2,7 @@
  * Top-level GraphQL error codes (DESIGN 3.6). User errors of mutations go in payload `errors`;
  * these are for whole-operation refusals.
  */
-import { GraphQLError, type Source, type SourceLocation } from "graphql";
+import { GraphQLError } from "graphql";
 import {
   dependencyFailure,
   type DependencyUnavailableError,
@@ -86,21 +86,17 @@ export function isCodedError(err: unknown): err is GraphQLError {
 export function maskError(
   error: GraphQLError,
   requestId: string | undefined,
-  source?: Source,
 ): {
   error: GraphQLError;
   hidden: unknown | null;
   unavailable?: DependencyUnavailableError;
 } {
   const original = error.originalError ?? error;
-  // A compiled query's error (src/graphql/jit.ts) has its locations but not the nodes: they
-  // are turned back into positions in the document, which is what outlives yoga's last copy.
-  const positioned = !error.nodes && !error.positions && error.locations && source;
   const located = (message: string, extensions: Record<string, unknown>) =>
     new GraphQLError(message, {
       nodes: error.nodes,
-      source: positioned ? source : error.source,
-      positions: positioned ? positionsIn(source, error.locations!) : error.positions,
+      source: error.source,
+      positions: error.positions,
       path: error.path,
       extensions,
     });
@@ -137,21 +133,12 @@ export function maskError(
   };
 }
 
-/** The offsets in `source` of line and column locations (graphql-js's `getLocation` reversed). */
-function positionsIn(source: Source, locations: readonly SourceLocation[]): number[] {
-  const lineStarts = [0];
-  for (const match of source.body.matchAll(/\r\n|[\n\r]/g)) {
-    lineStarts.push(match.index + match[0].length);
-  }
-  return locations.map(({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1);
-}
-
 /**
  * The `extensions` of a request-level error. One located in the document (parse, validation,
  * variable coercion) is a GraphQL error: GraphQL over HTTP answers it 200 to `application/json`
  * and 400 to `application/graphql-response+json` (yoga's `http.spec` mark says so), whether or not
- * the executor marked it (compiled queries do not). One about the HTTP request itself (a body
- * that is not JSON) keeps its status.
+ * the executor marked it. One about the HTTP request itself (a body that is not JSON) keeps its
+ * status.
  */
 function requestErrorHttp(error: GraphQLError): Record<string, unknown> {
   // yoga puts the parser's own error (a SyntaxError) here; it is not for clients.

@@ -7,7 +7,6 @@
  * the schema both ways and compares).
  */
 import {
-  defaultFieldResolver,
   type GraphQLFieldResolver,
   type GraphQLIsTypeOfFn,
   type GraphQLScalarType,
@@ -70,18 +69,4 @@ function setScalar(type: GraphQLScalarType, scalar: GraphQLScalarType): void {
   type.parseValue = scalar.parseValue;
   type.parseLiteral = scalar.parseLiteral;
   type.extensions = { ...type.extensions, ...scalar.extensions };
-}
-
-/**
- * Gives every object field without a resolver graphql-js's default one. The executors differ
- * where a field has none: graphql-js calls a method found under the field's name and awaits a
- * promise there (a connection's `totalCount`, a payload's lazily loaded list), while compiled
- * queries (src/graphql/jit.ts) read the property as it is. With the default set, both behave
- * as graphql-js does, and compiled queries lose nothing measurable.
- */
-export function withDefaultResolvers(schema: GraphQLSchema): void {
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith("__")) continue;
-    for (const field of Object.values(type.getFields())) field.resolve ??= defaultFieldResolver;
-  }
 }

@@ -1,7 +1,7 @@
 /** The one executable schema of every feature module. */
 import { buildASTSchema, concatAST, type GraphQLSchema, parse } from "graphql";
 import { baseTypeDefs, type ResolverMap, type SchemaModule } from "./module.ts";
-import { attachResolvers, withDefaultResolvers } from "./resolvers.ts";
+import { attachResolvers } from "./resolvers.ts";
 import { describeErrorCodes } from "./error-codes.ts";
 import { scalarResolvers } from "./scalars.ts";
 
@@ -28,7 +28,6 @@ export function buildSchema(modules: SchemaModule[]): GraphQLSchema {
   );
   const schema = buildASTSchema(document, { assumeValidSDL: true });
   attachResolvers(schema, schemaResolvers(modules));
-  withDefaultResolvers(schema);
   describeErrorCodes(schema, modules);
   return schema;
 }

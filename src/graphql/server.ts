@@ -22,7 +22,6 @@ import { createLoaderRegistry } from "./loaders.ts";
 import { graphqlLogParams, postLogParams } from "./log-params.ts";
 import type { SchemaModule } from "./module.ts";
 import { operationHooks, publicOperationGate, refuseOverLimit } from "./operation-hooks.ts";
-import { type CompiledQueries, compiledQueries } from "./jit.ts";
 import { pageSizeCostCheck } from "./page-cost.ts";
 import { isJsonRequest, parseJsonText, requestParseErrorsAreBadInput } from "./request-body.ts";
 import {
@@ -116,8 +115,6 @@ export interface GraphQLServer {
   /** The request rate limits, for other transports: each operation there counts as a request. */
   requestLimits: RequestLimits;
   contextFor(base: ServerContext): GraphQLContext & ServerContext;
-  /** Repeated queries over HTTP run compiled (src/graphql/jit.ts): whether and how many. */
-  compiledQueries: Pick<CompiledQueries, "ready" | "count">;
 }
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
@@ -145,7 +142,6 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     ...(deps.plugins ?? []),
   ] as Plugin[];
 
-  const compiled = compiledQueries(deps.log);
   const apq = useAPQ({
     store: {
       get: (hash: string) => deps.kv.get(`apq:${hash}`),
@@ -170,7 +166,7 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     // Every body is read within the service's own bound (DEFAULT_BODY_LIMIT) before yoga runs;
     // yoga's would pipe each body through a stream again only to count it.
     maxRequestBodySize: false,
-    plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins, compiled.plugin],
+    plugins: [requestParseErrorsAreBadInput(), apq as Plugin, ...plugins],
     context: () => ({ loader: createLoaderRegistry() }),
   });
 
@@ -186,7 +182,6 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
     requestLimits: deps.requestLimits,
     viewerFor,
     contextFor: (base) => ({ ...base, loader: createLoaderRegistry() }),
-    compiledQueries: compiled,
     async handle(req, ctx) {
       const post = req.method === "POST";
       const text = post ? decodeUtf8(ctx.rawBody) : null;

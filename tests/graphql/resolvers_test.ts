@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import {
   buildASTSchema,
   concatAST,
-  defaultFieldResolver,
   GraphQLObjectType,
   GraphQLScalarType,
   type GraphQLSchema,
@@ -62,14 +61,13 @@ Deno.test("attachResolvers: the same schema, resolvers and scalars as graphql-to
       const ownFields = (own as GraphQLObjectType).getFields();
       for (const [name, field] of Object.entries(type.getFields())) {
         // graphql-tools binds each resolver to its map (no resolver reads `this`): the same
-        // fields have one, and ours is the map's own function; an object field without one has
-        // graphql-js's default (withDefaultResolvers).
+        // fields have one, and ours is the map's own function.
         const given = resolversOf(type.name, name);
         assert.equal(Boolean(given?.resolve), Boolean(field.resolve), `${type.name}.${name}`);
         assert.equal(Boolean(ownFields[name].subscribe), Boolean(field.subscribe));
         assert.equal(
           ownFields[name].resolve,
-          given?.resolve ?? (isObjectType(type) ? defaultFieldResolver : undefined),
+          given?.resolve,
           `${type.name}.${name} resolve`,
         );
         assert.equal(ownFields[name].subscribe, given?.subscribe, `${type.name}.${name} subscribe`);

@@ -67,13 +67,6 @@ export interface JobSystemOptions {
   localQueueSize?: number;
   /** Wake-up interval when no notification arrives. */
   pollIntervalMs?: number;
-  /**
-   * Whether this worker analyzes `jobs` while jobs are waiting (a claim came back full), so the
-   * claim's plan follows a burst (default true).
-   */
-  analyzeBacklog?: boolean;
-  /** How often at most a backlog gets `jobs` analyzed by this worker (default a minute). */
-  analyzeIntervalMs?: number;
   /** Source of randomness for backoff jitter. */
   random?: () => number;
   /** Cron time zone (default UTC). */
@@ -120,8 +113,6 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     localQueueSize: Math.max(0, options.localQueueSize ?? 4 * concurrency),
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
-    analyzeBacklog: options.analyzeBacklog ?? true,
-    analyzeIntervalMs: options.analyzeIntervalMs ?? 60_000,
     random: options.random ?? Math.random,
   });
 

@@ -151,11 +151,6 @@ export async function claimJobs(
       j.trace_context as "traceContext"`;
 }
 
-/** Refreshes the planner's statistics of `jobs` (the claim's plan depends on them). */
-export async function analyzeJobs(sql: Sql): Promise<void> {
-  await sql`analyze jobs`;
-}
-
 /**
  * Marks the jobs `worker` holds (running or waiting in its local queue) as alive: their lock was
  * refreshed now. Returns the ids it still held, so a lock taken over by another worker shows as

@@ -10,7 +10,6 @@ import type { ErrorTracker } from "../errors.ts";
 import { publicId } from "../ids.ts";
 import { createCompletions } from "./completions.ts";
 import { createJobRunner, type RunningJob } from "./run-job.ts";
-import { createBacklogAnalyzer } from "./statistics.ts";
 import {
   type ClaimedJob,
   claimJobs,
@@ -30,9 +29,6 @@ export interface WorkerSettings {
   lockTimeoutMs: number;
   localQueueSize: number;
   pollIntervalMs: number;
-  /** Analyze `jobs` while a backlog waits, at most once per `analyzeIntervalMs`. */
-  analyzeBacklog: boolean;
-  analyzeIntervalMs: number;
   random: () => number;
 }
 
@@ -83,9 +79,6 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
   };
 
   const completions = createCompletions(sql, shard, log);
-  const analyzer = settings.analyzeBacklog
-    ? createBacklogAnalyzer(sql, clock, log, settings.analyzeIntervalMs)
-    : undefined;
   const runner = createJobRunner({
     sql,
     log,
@@ -192,7 +185,6 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
         try {
           const now = clock.now();
           claimed = await claimJobs(sql, workerId, wanted, now, staleBefore(now));
-          if (claimed.length === wanted && wanted >= concurrency) analyzer?.backlogged();
         } catch (err) {
           if (stopping) break;
           log.error("job claim failed", errorFields(err));
@@ -284,7 +276,6 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
       wake();
       await loop;
       loop = undefined;
-      await analyzer?.settled();
       if (running.size) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
