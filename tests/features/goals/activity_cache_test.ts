@@ -156,3 +156,44 @@ Deno.test("activity cache: bounded in the rows its pages hold", () => {
   cache.set("4", "1", "events", page(30));
   assert.equal(cache.get("4", "1", "events"), undefined);
 });
+
+const FIELDS = `id currentValue percentComplete currentStreak longestStreak checkedInToday
+  subGoals { id } events(first: 3) { nodes { id value note } pageInfo { hasNextPage } }`;
+
+Deno.test("activity cache: the list (read ahead, cold and warm) answers as each goal alone does", async () => {
+  const s = await setup({ start: "2026-03-10T15:00:00Z" });
+  try {
+    const target = await addGoal(s, { title: "Run", kind: "target", targetValue: 10 });
+    const habit = await addGoal(s, { title: "Read", kind: "habit" });
+    const empty = await addGoal(s, { title: "Later", kind: "target", targetValue: 3 });
+    await addGoal(s, { title: "Part", kind: "target", targetValue: 1, parentGoalId: target.id });
+    for (const value of [1, 2, 3, 4]) {
+      await s.data(
+        `mutation($id: String!, $v: Float!) { addGoalEvent(goalId: $id, value: $v) {
+        errors { code } } }`,
+        { id: target.id, v: value },
+      );
+      s.clock.advance(60_000);
+    }
+    for (let day = 0; day < 3; day++) {
+      await s.data(`mutation($id: String!) { checkInHabit(goalId: $id) { errors { code } } }`, {
+        id: habit.id,
+      });
+      s.clock.advance(DAY_MS);
+    }
+    const alone: { id: string }[] = [];
+    for (const { id } of [target, habit, empty]) {
+      alone.push(
+        (await s.data(`query($id: String!) { goal(id: $id) { ${FIELDS} } }`, { id })).goal,
+      );
+    }
+    const list = async () => {
+      const nodes = (await s.data(`{ goals(first: 10) { nodes { ${FIELDS} } } }`)).goals.nodes;
+      return alone.map((g) => nodes.find((n: { id: string }) => n.id === g.id));
+    };
+    assert.deepEqual(await list(), alone, "cold");
+    assert.deepEqual(await list(), alone, "warm");
+  } finally {
+    await s.close();
+  }
+});
