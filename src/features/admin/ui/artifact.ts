@@ -2,21 +2,14 @@
 /** Each artifact kind rendered as what it is: diffs, sanitised Markdown, an email, a
  * chat message. Nothing from a payload reaches the page unsanitised. */
 import { marked } from "marked";
-import DOMPurify from "dompurify";
 import { diffLines } from "diff";
 import { html } from "./html.ts";
+import { ContentFrame, Revealed, sanitiseContent } from "./content.ts";
+import { mrkdwnHtml } from "./mrkdwn.ts";
 
-// Images in artifacts often lack a description: say so rather than leave screen readers guessing.
-DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "IMG" && !node.hasAttribute("alt")) {
-    node.setAttribute("alt", "image without a description");
-  }
-});
-
-/** Markdown → HTML with DOMPurify (no scripts, no handlers, no styles). */
+/** Markdown → HTML through the content allow-list (no controls, classes, styles or handlers). */
 export function markdownHtml(text: string): string {
-  const raw = marked.parse(text, { async: false, gfm: true }) as string;
-  return DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form"], FORBID_ATTR: ["style"] });
+  return sanitiseContent(marked.parse(text, { async: false, gfm: true }) as string);
 }
 
 export const Markdown = (props: { text: string }) =>
@@ -36,7 +29,7 @@ function lineClass(line: string): string {
 export const UnifiedDiff = (props: { text: string; label?: string }) =>
   html`<pre class="diff" aria-label=${props.label ?? "unified diff"} tabindex="0">${
     props.text.replace(/\n$/, "").split("\n").map((line) =>
-      html`<span class=${"line " + lineClass(line)}>${line}\n</span>`
+      html`<span class=${"line " + lineClass(line)}><${Revealed} text=${line} />\n</span>`
     )
   }</pre>`;
 
@@ -51,7 +44,9 @@ export const LiveDiff = (props: { original: string; edited: string }) => {
     }
   }
   return html`<pre class="diff" aria-label="changes against the original" tabindex="0">${
-    lines.map(([cls, line]) => html`<span class=${"line " + cls}>${line}\n</span>`)
+    lines.map(([cls, line]) =>
+      html`<span class=${"line " + cls}><${Revealed} text=${line} />\n</span>`
+    )
   }</pre>`;
 };
 
@@ -77,7 +72,17 @@ export function emailOf(payload: string): Email {
   return match ? { subject: match[1], body: match[2] } : { subject: "", body: payload };
 }
 
-export function ArtifactBody(
+/** An artifact's payload, framed as content from its employee. */
+export const ArtifactBody = (
+  props: { kind: string; payload: string; employee: string; title: string },
+) =>
+  html`
+    <${ContentFrame} source=${props.employee} text=${props.payload}>
+      <${ArtifactKind} ...${props} />
+      </${ContentFrame}>
+  `;
+
+function ArtifactKind(
   props: { kind: string; payload: string; employee: string; title: string },
 ) {
   const { kind, payload } = props;
@@ -96,7 +101,9 @@ export function ArtifactBody(
             <dt>From</dt>
             <dd>${props.employee}</dd>
             <dt>Subject</dt>
-            <dd class="subject">${email.subject || props.title}</dd>
+            <dd class="subject" dir="auto">
+              <${Revealed} text=${email.subject || props.title} />
+            </dd>
           </dl>
           <div class="email-body">
             <${Markdown} text=${email.body} />
@@ -110,11 +117,13 @@ export function ArtifactBody(
           <div class="avatar" aria-hidden="true">${props.employee.slice(0, 1).toUpperCase()}</div>
           <div class="bubble">
             <p class="who">${props.employee} <span class="app">APP</span></p>
-            <p class="text">${payload}</p>
+            <div class="text mrkdwn" dir="auto" dangerouslySetInnerHTML=${{
+              __html: sanitiseContent(mrkdwnHtml(payload)),
+            }}></div>
           </div>
         </div>
       `;
     default:
-      return html`<pre class="plain" tabindex="0">${payload}</pre>`;
+      return html`<pre class="plain" tabindex="0" dir="auto"><${Revealed} text=${payload} /></pre>`;
   }
 }

@@ -5,6 +5,7 @@ import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
 import { Markdown } from "./artifact.ts";
+import { ContentFrame, Revealed } from "./content.ts";
 
 const STATUSES = ["open", "planned", "in_progress", "completed", "declined"];
 const CATEGORIES = ["feature", "bug", "improvement", "other"];
@@ -64,7 +65,8 @@ export function FeedbackPage() {
             <tr key=${p.id}>
               <td>
                 <${Link}
-                  to=${"/feedback_posts/" + p.id}>${p.title}</${Link}></td><td>${p
+                  to=${"/feedback_posts/" + p.id}><span dir="auto"><${Revealed} text=${p
+                    .title} /></span></${Link}></td><td>${p
                     .status}</td><td>${p.category}</td>
                     <td>${p.voteCount}</td><td>${p.commentCount}</td><td>${time(
                       p.createdAt,
@@ -114,15 +116,18 @@ export function FeedbackPostPage(props: { id: string }) {
     <section aria-labelledby="post-title">
       <p class="crumbs">
         <${Link} to="/feedback_posts">Feedback</${Link}></p>
-        <h1 id="post-title">${p.title}</h1>
+        <h1 id="post-title" dir="auto"><${Revealed} text=${p.title} /></h1>
         <dl class="facts">
           <div><dt>Status</dt><dd class="post-status">${p.status}</dd></div>
           <div><dt>Category</dt><dd>${p.category}</dd></div>
           <div><dt>Votes</dt><dd>${p.voteCount}</dd></div>
-          <div><dt>Author</dt><dd>${p.author.username}</dd></div>
+          <div><dt>Author</dt><dd dir="auto">${p.author.username}</dd></div>
           <div><dt>Posted</dt><dd>${time(p.createdAt)}</dd></div>
         </dl>
-        <${Markdown} text=${p.description} />
+        <${ContentFrame} source=${"end user " + p.author.username} text=${p.title + p
+          .description}>
+          <${Markdown} text=${p.description} />
+        </${ContentFrame}>
         <form class="inline" onSubmit=${change}>
           <label for="post-status">New status</label>
           <select id="post-status" value=${next || p.status} onChange=${(e: Event) =>
@@ -142,9 +147,13 @@ export function FeedbackPostPage(props: { id: string }) {
             ) =>
               html`
                 <li key=${c.id}>
-                  <p><strong>${c.author.username}</strong> <small>${time(c.createdAt)}</small></p>
-                  <p>${c.body}</p>
-                </li>
+                  <${ContentFrame} source=${"end user " + c.author.username} text=${c.body}>
+                    <p><small>${time(c.createdAt)}</small></p>
+                    <p class="comment-body" dir="auto">
+                      <${Revealed} text=${c.body} />
+                    </p>
+                    </${ContentFrame}>
+                    </li>
               `
             )
           }</ol>`

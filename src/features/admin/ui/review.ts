@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { gql, type UserError, watchPending } from "./api.ts";
 import { ArtifactBody, LiveDiff } from "./artifact.ts";
+import { Revealed } from "./content.ts";
 import { PATCH_CHECK_FIELDS, PatchCheck, type PatchCheckView } from "./patch-check.ts";
 import { FieldErrors, html, Link } from "./html.ts";
 import { age, editMeasure, rejectionReasonError, shortcutOf, SHORTCUTS, usd } from "./rules.ts";
@@ -207,7 +208,9 @@ function Card(props: CardProps) {
       aria-labelledby=${headingId} aria-current=${props.selected ? "true" : undefined}
       data-artifact=${a.id} data-kind=${a.kind} onClick=${props.onSelect}>
       <header>
-        <h2 id=${headingId}>${a.title}</h2>
+        <h2 id=${headingId} dir="auto">
+          <${Revealed} text=${a.title} />
+        </h2>
         <dl class="facts">
           <div>
             <dt>Kind</dt>
