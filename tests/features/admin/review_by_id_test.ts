@@ -1,9 +1,15 @@
 /** The review board follows artifacts by id in Chromium: a form stays on its artifact while
  * another operator reviews and new artifacts arrive (or closes, saying why, keeping the text);
- * `a` never approves an artifact not yet shown; the editor's keys, preview and refusals. */
+ * `a` never approves an artifact not yet shown; the editor's keys, preview and refusals; and a
+ * second tab signed in from the first without pasting the token. */
 // test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
-import { type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
+import {
+  assertTokensNotInUrls,
+  type ConsoleCtx,
+  signIn,
+  withConsole,
+} from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee } from "../../support/workforce.ts";
 import { waitFor } from "../../support/wait.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
@@ -190,5 +196,31 @@ test("admin console: the editor's preview, refusals, Escape and Ctrl+Enter", asy
       .waitFor();
     const approved = await artifactOf(ctx, emailRun);
     assert.deepEqual([approved.approvalStatus, approved.payload], ["approved", fixed]);
+  });
+});
+
+test("admin console: a second tab is signed in from the first, never through a URL", async () => {
+  await withConsole(async (ctx) => {
+    await ctx.open("/admin");
+    await signIn(ctx, ctx.admin);
+    await ctx.page.getByRole("heading", { name: "Review board" }).waitFor();
+
+    const tab = await ctx.page.context().newPage();
+    const urls: string[] = [];
+    tab.on("request", (req) => urls.push(req.url()));
+    await tab.goto(ctx.app.url + "/admin/ai_employees");
+    await tab.getByRole("heading", { name: "AI employees" }).waitFor();
+    assert.match(tab.url(), /\/admin\/ai_employees$/);
+    assert.ok(urls.every((u) => !u.includes(ctx.admin)), "no token in a URL");
+    assert.equal(await tab.evaluate("localStorage.length"), 0);
+    assert.equal(await tab.evaluate(`sessionStorage.getItem("admin.sessionToken")`), ctx.admin);
+    await ctx.browser.screenshot(tab, "admin-second-tab.png");
+
+    // Signing out in one tab signs out the other.
+    await tab.getByRole("button", { name: "Sign out" }).click();
+    await ctx.page.waitForURL(/\/admin\/sign-in$/);
+    assert.equal(await ctx.page.evaluate(`sessionStorage.getItem("admin.sessionToken")`), null);
+    await assertTokensNotInUrls(ctx, [ctx.admin]);
+    await tab.close();
   });
 });
