@@ -54,6 +54,8 @@ export function ReviewBoard() {
   const [seen, setSeen] = useState<ReadonlySet<string>>(new Set());
   const [notice, setNotice] = useState("");
   const [failure, setFailure] = useState("");
+  /** The artifact `a` was refused on because it had not been shown in full. */
+  const [unseen, setUnseen] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
 
   const load = useCallback(async () => {
@@ -154,11 +156,10 @@ export function ReviewBoard() {
       if (!current || inFlight || event.repeat) return;
       if (action === "approve") {
         if (!seen.has(current.id) && !endOnScreen(current.id)) {
-          setFailure(
-            `Not approved: “${current.title}” has not been shown in full yet. Scroll to its end, then press a.`,
-          );
+          setUnseen(current.id);
           return;
         }
+        setUnseen(null);
         setFailure("");
         latest.current = { ...latest.current, inFlight: current.id };
         approve(current).then(
@@ -206,7 +207,7 @@ export function ReviewBoard() {
             <li key=${a.id}>
               <${Card} artifact=${a} now=${now} selected=${a.id === selectedId}
                 mode=${form?.id === a.id ? form.mode : "view"}
-                busy=${inFlight !== null} markSeen=${markSeen}
+                busy=${inFlight !== null} markSeen=${markSeen} unseen=${unseen === a.id}
                 onSelect=${() => setSelectedId(a.id)}
                 setMode=${(m: Mode) => {
                   setSelectedId(a.id);
@@ -268,6 +269,8 @@ interface CardProps {
   /** An action on some artifact is in flight: every action waits. */
   busy: boolean;
   markSeen: (id: string) => void;
+  /** `a` was refused on it: it has not been shown in full. */
+  unseen: boolean;
   onSelect: () => void;
   setMode: (mode: Mode) => void;
   approve: (artifact: Pending, edited?: string) => Promise<UserError[]>;
@@ -329,6 +332,10 @@ function Card(props: CardProps) {
             <div><dt>Age</dt><dd>${age(a.createdAt, props.now)}</dd></div>
           </dl>
         </header>
+        ${props.unseen && html`
+          <p class="failure" role="alert">Not approved: “${a.title}” has not been shown in full
+            yet. Scroll to its end, then press <kbd>a</kbd>.</p>
+        `}
         <${Grounding} figures=${a.unsupportedFigures} runId=${a.run.id} />
         <${PatchCheck} check=${a.patchCheck} baseSha=${a.baseSha} />
         ${props.mode === "edit"
