@@ -25,27 +25,67 @@ function lineClass(line: string): string {
   return "ctx";
 }
 
-/** A unified diff, line by line, with added and removed lines marked (not by colour alone). */
-export const UnifiedDiff = (props: { text: string; label?: string }) =>
-  html`<pre class="diff" aria-label=${props.label ?? "unified diff"} tabindex="0">${
-    props.text.replace(/\n$/, "").split("\n").map((line) =>
-      html`<span class=${"line " + lineClass(line)}><${Revealed} text=${line} />\n</span>`
+/** Old and new line numbers of each line of a unified diff, from its hunk headers. */
+export function diffLineNumbers(lines: string[]): [number | null, number | null][] {
+  let old = 0, now = 0, inHunk = false;
+  return lines.map((line) => {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) {
+      [old, now, inHunk] = [Number(hunk[1]), Number(hunk[2]), true];
+      return [null, null];
+    }
+    if (!inHunk || lineClass(line) === "meta") {
+      inHunk = inHunk && !line.startsWith("diff ");
+      return [null, null];
+    }
+    if (line.startsWith("+")) return [null, now++];
+    if (line.startsWith("-")) return [old++, null];
+    if (line.startsWith("\\")) return [null, null];
+    return [old++, now++];
+  });
+}
+
+/** The gutter text of a line: its old and new numbers (CSS shows it; copying leaves it out). */
+const gutter = ([old, now]: [number | null, number | null]) =>
+  `${String(old ?? "").padStart(4)} ${String(now ?? "").padStart(4)}`;
+
+/** A unified diff, line by line, with added and removed lines marked (not by colour alone) and
+ * each line's old and new numbers in the gutter. */
+export const UnifiedDiff = (props: { text: string; label?: string }) => {
+  const lines = props.text.replace(/\n$/, "").split("\n");
+  const numbers = diffLineNumbers(lines);
+  return html`<pre class="diff numbered" aria-label=${props.label ?? "unified diff"} tabindex="0">${
+    lines.map((line, i) =>
+      html`<span class=${"line " + lineClass(line)} data-ln=${
+        gutter(numbers[i])
+      }><${Revealed} text=${line} />\n</span>`
     )
   }</pre>`;
+};
 
-/** The live diff of an edit against the original, as a unified diff of lines. */
+/** The live diff of an edit against the original, as a unified diff of lines, numbered. */
 export const LiveDiff = (props: { original: string; edited: string }) => {
   const parts = diffLines(props.original, props.edited);
-  const lines: [string, string][] = [];
+  const lines: [string, string, string][] = [];
+  let old = 1, now = 1;
   for (const part of parts) {
     const sign = part.added ? "+" : part.removed ? "-" : " ";
     for (const line of part.value.replace(/\n$/, "").split("\n")) {
-      lines.push([sign === "+" ? "add" : sign === "-" ? "del" : "ctx", sign + line]);
+      const numbers: [number | null, number | null] = sign === "+"
+        ? [null, now++]
+        : sign === "-"
+        ? [old++, null]
+        : [old++, now++];
+      lines.push([
+        sign === "+" ? "add" : sign === "-" ? "del" : "ctx",
+        sign + line,
+        gutter(numbers),
+      ]);
     }
   }
-  return html`<pre class="diff" aria-label="changes against the original" tabindex="0">${
-    lines.map(([cls, line]) =>
-      html`<span class=${"line " + cls}><${Revealed} text=${line} />\n</span>`
+  return html`<pre class="diff numbered" aria-label="changes against the original" tabindex="0">${
+    lines.map(([cls, line, ln]) =>
+      html`<span class=${"line " + cls} data-ln=${ln}><${Revealed} text=${line} />\n</span>`
     )
   }</pre>`;
 };

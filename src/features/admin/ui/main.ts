@@ -20,9 +20,19 @@ import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
 import { type Route, routeOf } from "./rules.ts";
-import { clearReturnTo, clearToken, returnTo, setReturnTo, token } from "./session.ts";
+import {
+  announceSignOut,
+  askOtherTabs,
+  clearReturnTo,
+  clearToken,
+  returnTo,
+  setReturnTo,
+  setToken,
+  shareSession,
+  token,
+} from "./session.ts";
 
-type Auth = "checking" | "admin" | "refused" | "signed-out";
+type Auth = "asking" | "checking" | "admin" | "refused" | "signed-out";
 
 const here = () => routeOf(BASE, location.pathname, location.search);
 const currentPath = () => location.pathname.slice(BASE.length) || "/";
@@ -40,7 +50,7 @@ const NAV: [string, string, Route["page"][]][] = [
 
 function App() {
   const [route, setRoute] = useState<Route>(here);
-  const [auth, setAuth] = useState<Auth>(token() ? "checking" : "signed-out");
+  const [auth, setAuth] = useState<Auth>(token() ? "checking" : "asking");
   const [reason, setReason] = useState("");
 
   useEffect(() => {
@@ -84,6 +94,19 @@ function App() {
 
   useEffect(() => {
     if (auth === "checking") check();
+    // No token in this tab: another signed-in tab of the session may hand its own over.
+    if (auth === "asking") {
+      askOtherTabs().then((shared) => {
+        if (token()) return check();
+        if (!shared) return setAuth("signed-out");
+        setToken(shared);
+        check();
+      });
+    }
+    return shareSession(() => {
+      setReason("You signed out in another tab.");
+      setAuth("signed-out");
+    });
   }, []);
 
   // Signed out anywhere: the sign-in page, the wanted page remembered (never in the URL).
@@ -107,6 +130,7 @@ function App() {
   const signedIn = () => check();
   const signOut = () => {
     clearToken();
+    announceSignOut();
     clearReturnTo();
     setReason("");
     setAuth("signed-out");
@@ -118,8 +142,9 @@ function App() {
     content = route.page === "sign-in"
       ? html`<${SignInPage} fallback=${route.fallback} reason=${reason} onSignedIn=${signedIn} />`
       : null;
-  } else if (auth === "checking") content = html`<p>Checking your session…</p>`;
-  else if (auth === "refused") content = html`<${RefusalPage} signOut=${signOut} />`;
+  } else if (auth === "checking" || auth === "asking") {
+    content = html`<p>Checking your session…</p>`;
+  } else if (auth === "refused") content = html`<${RefusalPage} signOut=${signOut} />`;
   else content = page(route);
 
   return html`
@@ -138,7 +163,7 @@ function App() {
               )}</ul>
             </nav>
           `}
-          ${auth !== "signed-out" &&
+          ${auth !== "signed-out" && auth !== "asking" &&
             html`<button type="button" class="sign-out" onClick=${signOut}>Sign out</button>`}
         </header>
     <main id="main" tabindex="-1">${content}</main>

@@ -3,12 +3,13 @@
  * with a live diff and the edit ratio, reject with a reason; keyboard shortcuts. */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { gql, type UserError, watchPending } from "./api.ts";
-import { ArtifactBody, LiveDiff } from "./artifact.ts";
+import { ArtifactBody } from "./artifact.ts";
 import { Revealed } from "./content.ts";
+import { EditForm, RejectForm } from "./review-forms.ts";
 import { PATCH_CHECK_FIELDS, PatchCheck, type PatchCheckView } from "./patch-check.ts";
 import { FieldErrors, html, Link } from "./html.ts";
-import { age, editMeasure, rejectionReasonError, shortcutOf, SHORTCUTS, usd } from "./rules.ts";
-import { clearDraft, draft, setDraft } from "./session.ts";
+import { age, shortcutOf, SHORTCUTS, usd } from "./rules.ts";
+import { clearDraft, draft } from "./session.ts";
 
 interface Pending {
   id: string;
@@ -33,13 +34,29 @@ const PATCH_CHECK_POLL_MS = 2_000;
 const RESULT = `artifact { id approvalStatus editRatio heavyEdit } errors { code message field }`;
 
 type Mode = "view" | "edit" | "reject";
+/** The open form: on an artifact by id, never by position. */
+interface Form {
+  id: string;
+  mode: Exclude<Mode, "view">;
+}
+/** A form closed because its artifact left the board: what was typed, kept to copy. */
+interface Closed {
+  title: string;
+  mode: Form["mode"];
+  text: string;
+}
 
 export function ReviewBoard() {
   const [items, setItems] = useState<Pending[] | null>(null);
-  const [selected, setSelected] = useState(0);
-  const [mode, setMode] = useState<Mode>("view");
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [form, setForm] = useState<Form | null>(null);
+  const [closed, setClosed] = useState<Closed | null>(null);
+  const [inFlight, setInFlight] = useState<string | null>(null);
+  const [seen, setSeen] = useState<ReadonlySet<string>>(new Set());
   const [notice, setNotice] = useState("");
   const [failure, setFailure] = useState("");
+  /** The artifact `a` was refused on because it had not been shown in full. */
+  const [unseen, setUnseen] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
 
   const load = useCallback(async () => {
@@ -67,59 +84,97 @@ export function ReviewBoard() {
   }, [checking, items, load]);
 
   const list = items ?? [];
-  const index = Math.min(selected, Math.max(0, list.length - 1));
+
+  // The list changed under the selection or a form: both follow their artifact's id. An
+  // artifact that left (reviewed by someone else) hands the selection to the one after it, and
+  // closes its form, saying why and keeping the text.
+  const previous = useRef<Pending[]>([]);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = list;
+    const present = new Set(list.map((a) => a.id));
+    if (form && !present.has(form.id)) {
+      const gone = before.find((a) => a.id === form.id);
+      const key = `${form.mode}:${form.id}`;
+      setClosed({ title: gone?.title ?? "An artifact", mode: form.mode, text: draft(key) });
+      clearDraft(key);
+      setForm(null);
+    }
+    if (selectedId === null || !present.has(selectedId)) {
+      setSelectedId(successorOf(before, list, selectedId));
+    }
+  }, [items]);
 
   const done = (message: string, id: string) => {
     setNotice(message);
-    setMode("view");
+    setForm((f) => (f?.id === id ? null : f));
     setItems((old) => (old ?? []).filter((a) => a.id !== id));
   };
 
   const approve = async (artifact: Pending, edited?: string) => {
-    const data = await gql(
-      `mutation($id: String!, $edited: String) { approveAiArtifact(artifactId: $id, editedPayload: $edited) { ${RESULT} } }`,
-      { id: artifact.id, edited: edited ?? null },
-    );
-    const { errors } = data.approveAiArtifact as { errors: UserError[] };
-    if (errors.length) return errors;
-    done(
-      edited === undefined
-        ? `Approved “${artifact.title}”.`
-        : `Approved “${artifact.title}” with edits.`,
-      artifact.id,
-    );
-    return [];
+    setInFlight(artifact.id);
+    try {
+      const data = await gql(
+        `mutation($id: String!, $edited: String) { approveAiArtifact(artifactId: $id, editedPayload: $edited) { ${RESULT} } }`,
+        { id: artifact.id, edited: edited ?? null },
+      );
+      const { errors } = data.approveAiArtifact as { errors: UserError[] };
+      if (errors.length) return errors;
+      done(
+        edited === undefined
+          ? `Approved “${artifact.title}”.`
+          : `Approved “${artifact.title}” with edits.`,
+        artifact.id,
+      );
+      return [];
+    } finally {
+      setInFlight(null);
+    }
   };
 
-  // Keys can arrive faster than renders: the handler reads the latest list and selection.
-  const latest = useRef({ list, index });
-  latest.current = { list, index };
+  // Keys can arrive faster than renders: the handler reads the latest state.
+  const latest = useRef({ list, selectedId, inFlight, seen });
+  latest.current = { list, selectedId, inFlight, seen };
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (target.closest("input, textarea, select, [contenteditable]")) return;
       const action = shortcutOf(event.key);
-      const { list, index } = latest.current;
+      const { list, selectedId, inFlight, seen } = latest.current;
       if (!action || !list.length) return;
       event.preventDefault();
+      const at = list.findIndex((a) => a.id === selectedId);
       const move = (to: number) => {
-        latest.current = { list, index: to };
-        setSelected(to);
-        setMode("view");
+        const id = list[Math.max(0, Math.min(to, list.length - 1))].id;
+        latest.current = { ...latest.current, selectedId: id };
+        setSelectedId(id);
       };
-      if (action === "next") move(Math.min(index + 1, list.length - 1));
-      else if (action === "previous") move(Math.max(index - 1, 0));
-      else if (action === "approve") {
-        approve(list[index]).then(
+      if (action === "next") return move(at + 1);
+      if (action === "previous") return move(at < 0 ? 0 : at - 1);
+      const current = list[at];
+      // One action at a time, and never on an artifact that is not selected.
+      if (!current || inFlight || event.repeat) return;
+      if (action === "approve") {
+        if (!seen.has(current.id) && !endOnScreen(current.id)) {
+          setUnseen(current.id);
+          return;
+        }
+        setUnseen(null);
+        setFailure("");
+        latest.current = { ...latest.current, inFlight: current.id };
+        approve(current).then(
           (errors) => setFailure(errors.map((e) => e.message).join(" ")),
           (err) => setFailure(err.message),
         );
-      } else if (action === "edit") setMode("edit");
-      else if (action === "reject") setMode("reject");
+      } else setForm({ id: current.id, mode: action });
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
+  }, []);
+
+  const markSeen = useCallback((id: string) => {
+    setSeen((old) => old.has(id) ? old : new Set([...old, id]));
   }, []);
 
   return html`<section aria-labelledby="review-title">
@@ -127,6 +182,7 @@ export function ReviewBoard() {
     <p class="lead">Pending artifacts, oldest first. New ones appear as they arrive.</p>
     <div role="status" class="notice">${notice}</div>
     ${failure && html`<p class="failure" role="alert">${failure}</p>`}
+    ${closed && html`<${ClosedForm} closed=${closed} dismiss=${() => setClosed(null)} />`}
     <details class="shortcuts" open>
       <summary>Keyboard shortcuts</summary>
       <dl>${
@@ -147,21 +203,16 @@ export function ReviewBoard() {
       ? html`<p class="empty">Nothing to review: no artifact is pending.</p>`
       : html`
         <p class="count">${list.length} pending</p>
-        <ol class="queue">${list.map((a, i) =>
+        <ol class="queue">${list.map((a) =>
           html`
             <li key=${a.id}>
-              <${Card} artifact=${a} now=${now} selected=${i === index} mode=${i === index
-                ? mode
-                : "view"}
-                onSelect=${() => {
-                  if (i !== index) {
-                    setSelected(i);
-                    setMode("view");
-                  }
-                }}
+              <${Card} artifact=${a} now=${now} selected=${a.id === selectedId}
+                mode=${form?.id === a.id ? form.mode : "view"}
+                busy=${inFlight !== null} markSeen=${markSeen} unseen=${unseen === a.id}
+                onSelect=${() => setSelectedId(a.id)}
                 setMode=${(m: Mode) => {
-                  setSelected(i);
-                  setMode(m);
+                  setSelectedId(a.id);
+                  setForm(m === "view" ? null : { id: a.id, mode: m });
                 }}
                 approve=${approve} done=${done} />
             </li>
@@ -172,11 +223,55 @@ export function ReviewBoard() {
   </section>`;
 }
 
+/** Whether the end of an artifact's card is on screen now (the observer reports a frame late). */
+function endOnScreen(id: string): boolean {
+  const end = document.querySelector(`[data-artifact="${CSS.escape(id)}"] > .card-end`);
+  if (!end) return false;
+  const box = end.getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= innerHeight;
+}
+
+/** The artifact to select when `id` left the list: the first one after it that is still there. */
+function successorOf(before: Pending[], after: Pending[], id: string | null): string | null {
+  if (!after.length) return null;
+  const present = new Set(after.map((a) => a.id));
+  const from = before.findIndex((a) => a.id === id);
+  if (from >= 0) {
+    const next = before.slice(from + 1).find((a) => present.has(a.id));
+    if (next) return next.id;
+    const earlier = before.slice(0, from).reverse().find((a) => present.has(a.id));
+    if (earlier) return earlier.id;
+  }
+  return after[0].id;
+}
+
+/** Says why a form closed under the operator and keeps what was typed, ready to copy. */
+function ClosedForm(props: { closed: Closed; dismiss: () => void }) {
+  const { title, mode, text } = props.closed;
+  return html`
+    <div class="closed-form" role="alert">
+      <p><strong>“${title}” left the board</strong>: another operator approved or rejected it, so
+        your ${mode === "reject" ? "rejection" : "edit"} form was closed.${" "}
+        ${text ? "What you typed is kept below." : "Nothing had been typed."}</p>
+      ${text && html`
+        <label for="closed-text">Your ${mode === "reject" ? "rejection reason" : "edit"}</label>
+        <textarea id="closed-text" readonly rows="3" value=${text}></textarea>
+      `}
+      <button type="button" onClick=${props.dismiss}>Dismiss</button>
+    </div>
+  `;
+}
+
 interface CardProps {
   artifact: Pending;
   now: number;
   selected: boolean;
   mode: Mode;
+  /** An action on some artifact is in flight: every action waits. */
+  busy: boolean;
+  markSeen: (id: string) => void;
+  /** `a` was refused on it: it has not been shown in full. */
+  unseen: boolean;
   onSelect: () => void;
   setMode: (mode: Mode) => void;
   approve: (artifact: Pending, edited?: string) => Promise<UserError[]>;
@@ -186,27 +281,40 @@ interface CardProps {
 function Card(props: CardProps) {
   const a = props.artifact;
   const ref = useRef<HTMLElement>(null);
+  const end = useRef<HTMLSpanElement>(null);
   const [errors, setErrors] = useState<UserError[]>([]);
-  const [busy, setBusy] = useState(false);
+  const [working, setWorking] = useState(false);
+  const busy = working || props.busy;
   useEffect(() => {
     if (props.selected) ref.current?.scrollIntoView?.({ block: "nearest" });
   }, [props.selected]);
+  // Shown in full: the card's end has been on screen while it was the selected one.
+  useEffect(() => {
+    if (!props.selected || !end.current) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) props.markSeen(a.id);
+    });
+    observer.observe(end.current);
+    return () => observer.disconnect();
+  }, [props.selected, a.id]);
 
   const act = async (work: () => Promise<UserError[]>) => {
-    setBusy(true);
+    setWorking(true);
     try {
       setErrors(await work());
     } catch (err) {
       setErrors([{ code: "failed", message: (err as Error).message, field: null }]);
     } finally {
-      setBusy(false);
+      setWorking(false);
     }
   };
   const headingId = `artifact-${a.id}`;
   return html`
     <article ref=${ref} class=${"card" + (props.selected ? " selected" : "")}
       aria-labelledby=${headingId} aria-current=${props.selected ? "true" : undefined}
-      data-artifact=${a.id} data-kind=${a.kind} onClick=${props.onSelect}>
+      data-artifact=${a.id} data-kind=${a.kind} onClick=${() => {
+        if (!props.selected) props.onSelect();
+      }}>
       <header>
         <h2 id=${headingId} dir="auto">
           <${Revealed} text=${a.title} />
@@ -227,6 +335,10 @@ function Card(props: CardProps) {
             <div><dt>Age</dt><dd>${age(a.createdAt, props.now)}</dd></div>
           </dl>
         </header>
+        ${props.unseen && html`
+          <p class="failure" role="alert">Not approved: “${a.title}” has not been shown in full
+            yet. Scroll to its end, then press <kbd>a</kbd>.</p>
+        `}
         <${Grounding} figures=${a.unsupportedFigures} runId=${a.run.id} />
         <${PatchCheck} check=${a.patchCheck} baseSha=${a.baseSha} />
         ${props.mode === "edit"
@@ -270,6 +382,7 @@ function Card(props: CardProps) {
               props.setMode("reject")}>Reject</button>
           </div>
         `}
+        <span class="card-end" ref=${end} aria-hidden="true"></span>
       </article>
   `;
 }
@@ -293,87 +406,4 @@ export function Grounding(props: { figures: string[] | null; runId: string }) {
       <ul class="figures">${props.figures.map((f) => html`<li><code>${f}</code></li>`)}</ul>
     </div>
   `;
-}
-
-function EditForm(
-  props: {
-    artifact: Pending;
-    busy: boolean;
-    errors: UserError[];
-    cancel: () => void;
-    submit: (text: string) => void;
-  },
-) {
-  const a = props.artifact;
-  const key = "edit:" + a.id;
-  const [text, setText] = useState(() => draft(key) || a.payload);
-  const measure = editMeasure(a.payload, text);
-  const id = `edit-${a.id}`;
-  return html`
-    <form class="edit" onSubmit=${(e: Event) => {
-      e.preventDefault();
-      props.submit(text);
-    }}>
-      <label for=${id}>Edited payload</label>
-      <textarea id=${id} rows="12" value=${text} autofocus
-        onInput=${(e: Event) => {
-          const v = (e.target as HTMLTextAreaElement).value;
-          setText(v);
-          setDraft(key, v);
-        }}></textarea>
-      <${FieldErrors} errors=${props.errors} field="editedPayload" />
-      <p class="ratio" aria-live="polite">Edit ratio <strong data-ratio=${measure.editRatio.toFixed(
-        3,
-      )}>${measure.editRatio.toFixed(2)}</strong>
-          (Levenshtein distance ${measure.editDistance})
-          ${measure.heavy && html`
-            <span class="warning"
-              role="alert"> Heavy edit: the ratio is above 0.3, so the run counts as heavily edited (spec 8).</span>
-          `}</p>
-      <h3>Changes</h3>
-      <${LiveDiff} original=${a.payload} edited=${text} />
-      <${FieldErrors} errors=${props.errors} field=${null} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled=${props.busy}>Approve with edits</button>
-        <button type="button" onClick=${props.cancel}>Cancel</button>
-      </div>
-    </form>
-  `;
-}
-
-function RejectForm(
-  props: {
-    artifact: Pending;
-    busy: boolean;
-    errors: UserError[];
-    cancel: () => void;
-    submit: (reason: string) => void;
-  },
-) {
-  const key = "reject:" + props.artifact.id;
-  const [reason, setReason] = useState(() => draft(key));
-  const [refusal, setRefusal] = useState<string | null>(null);
-  const id = `reason-${props.artifact.id}`;
-  return html`<form class="reject" onSubmit=${(e: Event) => {
-    e.preventDefault();
-    const error = rejectionReasonError(reason);
-    setRefusal(error);
-    if (!error) props.submit(reason.trim());
-  }}>
-    <label for=${id}>Rejection reason (at least 10 characters; the employee remembers it)</label>
-    <textarea id=${id} rows="3" value=${reason} autofocus aria-invalid=${refusal ? "true" : "false"}
-      aria-describedby=${refusal ? id + "-error" : undefined}
-      onInput=${(e: Event) => {
-    const v = (e.target as HTMLTextAreaElement).value;
-    setReason(v);
-    setDraft(key, v);
-  }}></textarea>
-    ${refusal && html`<p class="field-error" id=${id + "-error"} role="alert">${refusal}</p>`}
-    <${FieldErrors} errors=${props.errors} field="rejectionReason" />
-    <${FieldErrors} errors=${props.errors} field=${null} />
-    <div class="actions">
-      <button type="submit" class="danger" disabled=${props.busy}>Reject</button>
-      <button type="button" onClick=${props.cancel}>Cancel</button>
-    </div>
-  </form>`;
 }

@@ -47,7 +47,8 @@ export function SignInPage(props: { fallback: boolean; reason: string; onSignedI
     ${error && html`<p class="field-error" role="alert">${error}</p>`}
     <button type="submit" class="primary" disabled=${busy}>Sign in</button>
     <p class="help">The token stays in this tab's session storage and is sent only in the
-      <code>SessionToken</code> header; closing the tab forgets it.</p>
+      <code>SessionToken</code> header; closing the tab forgets it. Tabs opened
+      later in this browser session are signed in from an open one, never through a URL.</p>
   </form>`;
   return html`<section aria-labelledby="sign-in-title" class="narrow">
     <h1 id="sign-in-title">${props.fallback ? "Fallback sign-in" : "Sign in"}</h1>
