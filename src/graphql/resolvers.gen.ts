@@ -116,7 +116,7 @@ export type AiArtifactKind =
   | 'report'
   | 'slack_message';
 
-/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`. */
+/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`. */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
   artifact?: Maybe<AiArtifactType>;
@@ -1801,6 +1801,14 @@ export type Mutation = {
    */
   unblockUser: BlockPayload;
   /**
+   * Admin: returns an approved artifact to pending while its delivery has not started (the
+   * delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
+   * with not_undoable once the delivery has started or when the artifact is not approved.
+   *
+   * Codes in `errors`: `not_found`, `not_undoable`.
+   */
+  undoAiArtifactApproval: AiArtifactPayload;
+  /**
    * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
    *
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
@@ -2269,6 +2277,11 @@ export type MutationUnarchiveSubCommunityArgs = {
 
 export type MutationUnblockUserArgs = {
   userId: Scalars['String']['input'];
+};
+
+
+export type MutationUndoAiArtifactApprovalArgs = {
+  artifactId: Scalars['String']['input'];
 };
 
 
@@ -4742,6 +4755,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   unarchiveAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationUnarchiveAiEmployeeArgs, 'employeeId'>>;
   unarchiveSubCommunity?: Resolver<ResolversTypes['SubCommunityPayload'], ParentType, ContextType, RequireFields<MutationUnarchiveSubCommunityArgs, 'subCommunityId'>>;
   unblockUser?: Resolver<ResolversTypes['BlockPayload'], ParentType, ContextType, RequireFields<MutationUnblockUserArgs, 'userId'>>;
+  undoAiArtifactApproval?: Resolver<ResolversTypes['AiArtifactPayload'], ParentType, ContextType, RequireFields<MutationUndoAiArtifactApprovalArgs, 'artifactId'>>;
   undoCheckIn?: Resolver<ResolversTypes['UndoCheckInPayload'], ParentType, ContextType, RequireFields<MutationUndoCheckInArgs, 'goalId'>>;
   updateAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationUpdateAiEmployeeArgs, 'employeeId'>>;
   updateCommunityPost?: Resolver<ResolversTypes['CommunityPostPayload'], ParentType, ContextType, RequireFields<MutationUpdateCommunityPostArgs, 'body' | 'postId'>>;

@@ -53,6 +53,7 @@ const errorCodes = {
   approveAiArtifact: ["not_found", "invalid", "protected_path", "not_allowed", "conflict"],
   rejectAiArtifact: ["not_found", "invalid", "not_allowed", "conflict"],
   retryAiArtifactDelivery: ["not_found", "not_allowed", "already_delivered", "conflict"],
+  undoAiArtifactApproval: ["not_found", "not_undoable"],
 } satisfies Record<string, readonly WorkforceErrorCode[]>;
 
 export function workforceModule(
@@ -127,6 +128,9 @@ export function workforceModule(
     rejectAiArtifact: adminField((admin, args) => service.rejectArtifact(workforce, admin, args)),
     retryAiArtifactDelivery: adminField((admin, args) =>
       service.retryDelivery(delivery, admin, args)
+    ),
+    undoAiArtifactApproval: adminField((admin, args) =>
+      service.undoApproval(workforce, admin, args)
     ),
   };
 

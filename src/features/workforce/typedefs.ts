@@ -352,6 +352,12 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
     "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
     retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
+    """
+    Admin: returns an approved artifact to pending while its delivery has not started (the
+    delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
+    with not_undoable once the delivery has started or when the artifact is not approved.
+    """
+    undoAiArtifactApproval(artifactId: String!): AiArtifactPayload!
   }
 
   extend type Subscription {
