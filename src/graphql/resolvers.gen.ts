@@ -137,6 +137,10 @@ export type AiArtifactType = {
   /** External identifiers of the delivery (pull request URL, draft id, ...). */
   deliveryMetadata?: Maybe<Scalars['JSON']['output']>;
   deliveryStatus?: Maybe<AiDeliveryStatus>;
+  /**
+   * Levenshtein distance of the edit; for huge texts changed throughout, an upper bound of it
+   * (docs/workforce.md).
+   */
   editDistance?: Maybe<Scalars['Int']['output']>;
   /** editDistance / length of the longer text. */
   editRatio?: Maybe<Scalars['Float']['output']>;

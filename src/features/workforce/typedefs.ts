@@ -212,6 +212,10 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     payload: String!
     "The runner's payload when an approval replaced it with edits."
     originalPayload: String
+    """
+    Levenshtein distance of the edit; for huge texts changed throughout, an upper bound of it
+    (docs/workforce.md).
+    """
     editDistance: Int
     "editDistance / length of the longer text."
     editRatio: Float
