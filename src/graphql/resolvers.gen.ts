@@ -3024,8 +3024,9 @@ export type Subscription = {
   /** The user's notifications as they are created or acknowledged; userId defaults to the viewer. */
   notificationUpdate: Notification;
   /**
-   * Admin: each artifact a run stores waiting for review (approvalStatus pending), as it is when
-   * sent; what autonomy approves or the post-filter rejects is not sent.
+   * Admin: each artifact a run stores waiting for review (approvalStatus pending), and each one
+   * whose approval is undone, as it is when sent; what autonomy approves or the post-filter
+   * rejects is not sent.
    */
   pendingArtifactAdded: AiArtifactType;
 };

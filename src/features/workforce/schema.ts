@@ -129,9 +129,16 @@ export function workforceModule(
     retryAiArtifactDelivery: adminField((admin, args) =>
       service.retryDelivery(delivery, admin, args)
     ),
-    undoAiArtifactApproval: adminField((admin, args) =>
-      service.undoApproval(workforce, admin, args)
-    ),
+    undoAiArtifactApproval: adminField(async (admin, args) => {
+      const undone = await service.undoApproval(workforce, admin, args);
+      // Back on every open board, as a new pending artifact is (after the commit).
+      if (undone.artifact) {
+        await deps.pubsub.publish(PENDING_ARTIFACTS_TOPIC, {
+          artifactId: undone.artifact.publicId,
+        });
+      }
+      return undone;
+    }),
   };
 
   const Subscription: SubscriptionResolvers = {

@@ -366,8 +366,9 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
 
   extend type Subscription {
     """
-    Admin: each artifact a run stores waiting for review (approvalStatus pending), as it is when
-    sent; what autonomy approves or the post-filter rejects is not sent.
+    Admin: each artifact a run stores waiting for review (approvalStatus pending), and each one
+    whose approval is undone, as it is when sent; what autonomy approves or the post-filter
+    rejects is not sent.
     """
     pendingArtifactAdded: AiArtifactType!
   }
