@@ -26,6 +26,7 @@ import { metricsRoute } from "./http/metrics.ts";
 import { observeOperations } from "./graphql/observability.ts";
 import { createRouter, type Route } from "./http/router.ts";
 import type { RequestContext } from "./http/context.ts";
+import { compressResponse } from "./http/compression.ts";
 import { createHandler } from "./http/handler.ts";
 import { serviceHealth, upResponse } from "./http/health.ts";
 import { createCorsPolicy } from "./http/cors.ts";
@@ -389,7 +390,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     ctx.params = hit.params;
     ctx.route = hit.route;
     nameServerSpan(req.method, hit.route);
-    return await hit.handler(req, ctx);
+    return await compressResponse(req, await hit.handler(req, ctx));
   }
 
   const handler = createHandler({

@@ -88,6 +88,8 @@ export interface Config {
   githubApiUrl: string;
   /** The paths a `code_patch` may not touch: the default list plus `PROTECTED_PATHS`. */
   protectedPaths: string[];
+  /** `APPROVAL_UNDO_SECONDS`: how long an admin's approval waits before delivery starts. */
+  approvalUndoSeconds: number;
   sandboxImapUrl?: string;
   errorTrackerDsn?: string;
   adminBaseUrl: string;
@@ -188,6 +190,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     githubRepo: v.GITHUB_REPO,
     githubApiUrl: v.GITHUB_API_URL,
     protectedPaths: v.PROTECTED_PATHS,
+    approvalUndoSeconds: v.APPROVAL_UNDO_SECONDS,
     sandboxImapUrl: v.SANDBOX_IMAP_URL,
     errorTrackerDsn: v.ERROR_TRACKER_DSN,
     adminBaseUrl: v.ADMIN_BASE_URL,

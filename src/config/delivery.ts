@@ -1,6 +1,6 @@
 /** Where alerts, reports and deliveries go, and the error tracker. */
 import { z } from "zod";
-import { variable } from "../platform/env.ts";
+import { integer, variable } from "../platform/env.ts";
 import {
   DEFAULT_PROTECTED_PATHS,
   protectedPathPatterns,
@@ -38,6 +38,12 @@ export const DELIVERY_VARIABLES = {
         DEFAULT_PROTECTED_PATHS.map((p) => `\`${p}\``).join(", ")
       }). A pattern ending in \`/\` is a folder at the repository's root, one without \`/\` a file name at any depth, any other one path from the root; \`*\` matches within a path segment; case is ignored. Delivery refuses such a patch and the review board shows it (docs/delivery.md); the runner reads a variable of the same name.`,
     schema: z.string().optional().transform((extra) => protectedPathPatterns(extra)),
+  }),
+  APPROVAL_UNDO_SECONDS: variable({
+    defaultText: "30",
+    description:
+      "Seconds an admin's approval of an AI artifact waits before its delivery starts; meanwhile `undoAiArtifactApproval` returns the artifact to pending. 0 delivers at once. Auto-approvals are not delayed.",
+    schema: integer(0, 3_600).default(30),
   }),
   SANDBOX_IMAP_URL: variable({
     description:

@@ -116,7 +116,7 @@ export type AiArtifactKind =
   | 'report'
   | 'slack_message';
 
-/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`. */
+/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`. */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
   artifact?: Maybe<AiArtifactType>;
@@ -137,6 +137,10 @@ export type AiArtifactType = {
   /** External identifiers of the delivery (pull request URL, draft id, ...). */
   deliveryMetadata?: Maybe<Scalars['JSON']['output']>;
   deliveryStatus?: Maybe<AiDeliveryStatus>;
+  /**
+   * Levenshtein distance of the edit; for huge texts changed throughout, an upper bound of it
+   * (docs/workforce.md).
+   */
   editDistance?: Maybe<Scalars['Int']['output']>;
   /** editDistance / length of the longer text. */
   editRatio?: Maybe<Scalars['Float']['output']>;
@@ -1801,6 +1805,14 @@ export type Mutation = {
    */
   unblockUser: BlockPayload;
   /**
+   * Admin: returns an approved artifact to pending while its delivery has not started (the
+   * delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
+   * with not_undoable once the delivery has started or when the artifact is not approved.
+   *
+   * Codes in `errors`: `not_found`, `not_undoable`.
+   */
+  undoAiArtifactApproval: AiArtifactPayload;
+  /**
    * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
    *
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
@@ -2269,6 +2281,11 @@ export type MutationUnarchiveSubCommunityArgs = {
 
 export type MutationUnblockUserArgs = {
   userId: Scalars['String']['input'];
+};
+
+
+export type MutationUndoAiArtifactApprovalArgs = {
+  artifactId: Scalars['String']['input'];
 };
 
 
@@ -3007,8 +3024,9 @@ export type Subscription = {
   /** The user's notifications as they are created or acknowledged; userId defaults to the viewer. */
   notificationUpdate: Notification;
   /**
-   * Admin: each artifact a run stores waiting for review (approvalStatus pending), as it is when
-   * sent; what autonomy approves or the post-filter rejects is not sent.
+   * Admin: each artifact a run stores waiting for review (approvalStatus pending), and each one
+   * whose approval is undone, as it is when sent; what autonomy approves or the post-filter
+   * rejects is not sent.
    */
   pendingArtifactAdded: AiArtifactType;
 };
@@ -4742,6 +4760,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   unarchiveAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationUnarchiveAiEmployeeArgs, 'employeeId'>>;
   unarchiveSubCommunity?: Resolver<ResolversTypes['SubCommunityPayload'], ParentType, ContextType, RequireFields<MutationUnarchiveSubCommunityArgs, 'subCommunityId'>>;
   unblockUser?: Resolver<ResolversTypes['BlockPayload'], ParentType, ContextType, RequireFields<MutationUnblockUserArgs, 'userId'>>;
+  undoAiArtifactApproval?: Resolver<ResolversTypes['AiArtifactPayload'], ParentType, ContextType, RequireFields<MutationUndoAiArtifactApprovalArgs, 'artifactId'>>;
   undoCheckIn?: Resolver<ResolversTypes['UndoCheckInPayload'], ParentType, ContextType, RequireFields<MutationUndoCheckInArgs, 'goalId'>>;
   updateAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationUpdateAiEmployeeArgs, 'employeeId'>>;
   updateCommunityPost?: Resolver<ResolversTypes['CommunityPostPayload'], ParentType, ContextType, RequireFields<MutationUpdateCommunityPostArgs, 'body' | 'postId'>>;

@@ -8,9 +8,13 @@
  * made storable instead of being refused ({@link storableJsonEscapes}):
  * PostgreSQL's text and jsonb cannot hold U+0000 or a lone surrogate.
  */
+import { ARTIFACT_PAYLOAD_MAX } from "./contract/runs.ts";
 
-/** Longest string any caller may send, in characters. */
-export const TEXT_MAX_CHARS = 100_000;
+/**
+ * Longest string any caller may send, in characters: the longest artifact payload the runner may
+ * send, so that any artifact that can arrive can be edited and approved.
+ */
+export const TEXT_MAX_CHARS = ARTIFACT_PAYLOAD_MAX;
 
 // Tab (09), newline (0A) and carriage return (0D) are text; the rest of C0 and DEL are not.
 // deno-lint-ignore no-control-regex

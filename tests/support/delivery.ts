@@ -3,6 +3,7 @@
  * the allowed host) plus the fake GitHub, and helpers that take an artifact of a given kind from a
  * run to an admin approval and through the delivery job.
  */
+import type { ManualClock } from "../../src/platform/clock.ts";
 import { type FakeFile, type FakeGitHub, startFakeGitHub } from "./github.ts";
 import {
   asAdmin,
@@ -99,8 +100,18 @@ export async function approveAndDeliver(
   if (data.approveAiArtifact.errors.length) {
     throw new Error(JSON.stringify(data.approveAiArtifact.errors[0]));
   }
-  await ctx.t.app.jobs.runUntilIdle();
+  await runAfterUndoWindow(ctx);
   return await artifactOfRun(ctx, artifact.runId);
+}
+
+/**
+ * Runs the jobs, lets the undo window of the approvals just made pass on the test clock, and runs
+ * the jobs again (the deliveries): how many ran.
+ */
+export async function runAfterUndoWindow(ctx: Pick<WorkforceCtx, "t">): Promise<number> {
+  const ran = await ctx.t.app.jobs.runUntilIdle();
+  (ctx.t.clock as ManualClock).advance(ctx.t.deps.config.approvalUndoSeconds * 1000);
+  return ran + await ctx.t.app.jobs.runUntilIdle();
 }
 
 export async function deliveredArtifact(

@@ -52,7 +52,9 @@ export function adminFeature(deps: AdminDeps): Feature {
       "cache-control": "public, max-age=31536000, immutable",
       etag: found.etag,
     };
-    if (req.headers.get("if-none-match") === found.etag) {
+    // A compressed copy's validator is the asset's with the encoding appended (http/compression.ts).
+    const validator = req.headers.get("if-none-match")?.replace(/-(br|gzip)"$/, '"');
+    if (validator === found.etag) {
       return new Response(null, { status: 304, headers: common });
     }
     return new Response(req.method === "HEAD" ? null : found.body, {

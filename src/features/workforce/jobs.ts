@@ -16,8 +16,14 @@ export const chatAlertJob = jobKind<{
   text: string;
 }>("ai_workforce.chat_alert");
 
-/** Delivers one approved artifact; keyed `deliver:<artifactId>`. */
-export const deliveryJob = jobKind<{ artifactId: string }>("ai_workforce.deliver_artifact");
+/**
+ * Delivers one approved artifact; keyed `deliver:<artifactId>` (a retry) or
+ * `deliver:<artifactId>@<approvedAt>` (an approval). With `approvedAt`, the job is for that
+ * approval only: one undone meanwhile makes it a no-op.
+ */
+export const deliveryJob = jobKind<{ artifactId: string; approvedAt?: string }>(
+  "ai_workforce.deliver_artifact",
+);
 
 /** Checks whether a pending code patch applies at its base (docs/delivery.md, "Code patches"). */
 export const patchCheckJob = jobKind<{ artifactId: string }>("ai_workforce.check_patch");

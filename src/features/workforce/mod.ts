@@ -82,7 +82,7 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
       handles(chatAlertJob, (alert) => workforce.sendChat(alert)),
       handles(
         deliveryJob,
-        async ({ artifactId }) => void await deliverArtifact(delivery, SYSTEM, { artifactId }),
+        async (payload) => void await deliverArtifact(delivery, SYSTEM, payload),
       ),
       handles(
         patchCheckJob,

@@ -53,6 +53,7 @@ const errorCodes = {
   approveAiArtifact: ["not_found", "invalid", "protected_path", "not_allowed", "conflict"],
   rejectAiArtifact: ["not_found", "invalid", "not_allowed", "conflict"],
   retryAiArtifactDelivery: ["not_found", "not_allowed", "already_delivered", "conflict"],
+  undoAiArtifactApproval: ["not_found", "not_undoable"],
 } satisfies Record<string, readonly WorkforceErrorCode[]>;
 
 export function workforceModule(
@@ -128,6 +129,16 @@ export function workforceModule(
     retryAiArtifactDelivery: adminField((admin, args) =>
       service.retryDelivery(delivery, admin, args)
     ),
+    undoAiArtifactApproval: adminField(async (admin, args) => {
+      const undone = await service.undoApproval(workforce, admin, args);
+      // Back on every open board, as a new pending artifact is (after the commit).
+      if (undone.artifact) {
+        await deps.pubsub.publish(PENDING_ARTIFACTS_TOPIC, {
+          artifactId: undone.artifact.publicId,
+        });
+      }
+      return undone;
+    }),
   };
 
   const Subscription: SubscriptionResolvers = {

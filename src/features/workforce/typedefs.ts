@@ -212,6 +212,10 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     payload: String!
     "The runner's payload when an approval replaced it with edits."
     originalPayload: String
+    """
+    Levenshtein distance of the edit; for huge texts changed throughout, an upper bound of it
+    (docs/workforce.md).
+    """
     editDistance: Int
     "editDistance / length of the longer text."
     editRatio: Float
@@ -352,12 +356,19 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
     "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
     retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
+    """
+    Admin: returns an approved artifact to pending while its delivery has not started (the
+    delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
+    with not_undoable once the delivery has started or when the artifact is not approved.
+    """
+    undoAiArtifactApproval(artifactId: String!): AiArtifactPayload!
   }
 
   extend type Subscription {
     """
-    Admin: each artifact a run stores waiting for review (approvalStatus pending), as it is when
-    sent; what autonomy approves or the post-filter rejects is not sent.
+    Admin: each artifact a run stores waiting for review (approvalStatus pending), and each one
+    whose approval is undone, as it is when sent; what autonomy approves or the post-filter
+    rejects is not sent.
     """
     pendingArtifactAdded: AiArtifactType!
   }

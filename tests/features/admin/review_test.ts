@@ -11,6 +11,7 @@ import {
   withConsole,
 } from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee } from "../../support/workforce.ts";
+import { runAfterUndoWindow } from "../../support/delivery.ts";
 import { waitFor } from "../../support/wait.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 
@@ -176,8 +177,9 @@ test("admin console: review one artifact of each kind in Chromium", async () => 
     await page.getByRole("status").filter({ hasText: "Approved “Daily digest”." }).waitFor();
     assert.equal((await artifactOf(ctx, runs.slack_message)).approvalStatus, "approved");
 
-    // Delivery: the chat post went out; the report's commit has no GitHub here and failed.
-    await ctx.t.app.jobs.runUntilIdle();
+    // Delivery (after the undo window): the chat post went out; the report's commit has no
+    // GitHub here and failed.
+    await runAfterUndoWindow(ctx);
     await ctx.open(`/admin/ai_runs/${runs.slack_message}`);
     await page.getByRole("heading", { name: "Artifacts" }).waitFor();
     assert.match(await page.locator("table tbody tr").innerText(), /approved\s+delivered/);

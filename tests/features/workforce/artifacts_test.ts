@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { logged } from "../../support/app.ts";
+import { runAfterUndoWindow } from "../../support/delivery.ts";
 import { codeOf, gql } from "../../support/graphql.ts";
 import {
   asAdmin,
@@ -47,7 +48,7 @@ async function approve(ctx: WorkforceCtx, id: string) {
     { id },
   );
   assert.deepEqual(data.approveAiArtifact.errors, []);
-  await ctx.t.app.jobs.runUntilIdle(); // the delivery
+  await runAfterUndoWindow(ctx); // the delivery
 }
 
 /** Five artifacts: delivered, failed delivery, pending, rejected (employee A); delivered (B). */

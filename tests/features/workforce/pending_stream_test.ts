@@ -73,6 +73,41 @@ Deno.test("pendingArtifactAdded (graphql-ws): admins get each pending artifact; 
   }
 });
 
+Deno.test("pendingArtifactAdded: an artifact whose approval is undone is sent again", async () => {
+  const ctx = await setupWorkforce();
+  const served = serveApp(ctx.t);
+  const admin = wsClient(served.wsUrl, { headerToken: ctx.admin });
+  try {
+    const sub = stream(admin.client, PENDING);
+    await waitFor(() => ctx.t.app.cable.stats().subscriptions === 1);
+    const employee = await createEmployee(ctx);
+    await completeRun(ctx, employee.id);
+    await waitFor(() => sub.results.length === 1, { timeoutMs: 5000, what: "the pending one" });
+    const { id } = sub.results[0].data!.pendingArtifactAdded as { id: string };
+    const approved = await asAdmin(
+      ctx,
+      `mutation($id: String!) { approveAiArtifact(artifactId: $id) { errors { code } } }`,
+      { id },
+    );
+    assert.deepEqual(approved.approveAiArtifact.errors, []);
+    const undone = await asAdmin(
+      ctx,
+      `mutation($id: String!) { undoAiArtifactApproval(artifactId: $id) { errors { code } } }`,
+      { id },
+    );
+    assert.deepEqual(undone.undoAiArtifactApproval.errors, []);
+    await waitFor(() => sub.results.length === 2, { timeoutMs: 5000, what: "the undone one" });
+    assert.deepEqual(
+      { ...sub.results[1].data!.pendingArtifactAdded as Record<string, unknown> },
+      { ...sub.results[0].data!.pendingArtifactAdded as Record<string, unknown> },
+    );
+  } finally {
+    await admin.dispose();
+    await served.close();
+    await ctx.close();
+  }
+});
+
 Deno.test("pendingArtifactAdded (ActionCable): an update with more: true", async () => {
   const ctx = await setupWorkforce();
   const served = serveApp(ctx.t);

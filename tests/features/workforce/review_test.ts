@@ -90,7 +90,9 @@ Deno.test("review: approve with edits records distance, ratio, original and revi
 
     assert.deepEqual(await deliveryJobs(ctx), [], "the subscriber has not run yet");
     await ctx.t.app.jobs.runUntilIdle();
-    assert.deepEqual((await deliveryJobs(ctx)).map((j) => j.payload), [{ artifactId: a.id }]);
+    assert.deepEqual((await deliveryJobs(ctx)).map((j) => j.payload), [
+      { artifactId: a.id, approvedAt: a.reviewedAt },
+    ]);
 
     const again = await asAdmin(ctx, APPROVE, { id: artifact.id, edit: "other" });
     assert.match(again.approveAiArtifact.errors[0].message, /only pending/);

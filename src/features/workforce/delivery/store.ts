@@ -25,6 +25,19 @@ async function updateUndelivered(
 
 const metadataOf = (sql: Queryable, metadata: Json) => sql.json(metadata as never);
 
+/**
+ * Marks the delivery started (`delivery_metadata` set), which ends the undo window; with
+ * `approvedAt`, only while the artifact still carries that approval.
+ */
+export function startDelivery(sql: Queryable, id: string, approvedAt: string | null) {
+  return updateUndelivered(
+    sql,
+    id,
+    sql`delivery_metadata = coalesce(delivery_metadata, '{}'::jsonb)`,
+    approvedAt === null ? sql`` : sql`and reviewed_at = ${approvedAt}::timestamptz`,
+  );
+}
+
 /** Records the steps done so far (so a retry does not repeat them). */
 export function saveDeliveryProgress(sql: Queryable, id: string, metadata: Json) {
   return updateUndelivered(sql, id, sql`delivery_metadata = ${metadataOf(sql, metadata)}::jsonb`);

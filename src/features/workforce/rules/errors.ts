@@ -21,6 +21,7 @@ export const { codes: WORKFORCE_ERROR_CODES, refuse } = userErrorCodes(
     "not_allowed",
     "conflict",
     "already_delivered",
+    "not_undoable",
   ] as const,
 );
 

@@ -1,6 +1,6 @@
 /** Review of artifacts (spec 3.2): transitions, edits, rejections, and the weekly decision counts. */
-import { distance } from "fastest-levenshtein";
 import { ARTIFACT_PAYLOAD_MAX } from "../../../platform/contract/mod.ts";
+import { editDistance as measureDistance } from "./edit-distance.ts";
 import type { ApprovalStatus } from "./levels.ts";
 
 export const RECENT_REJECTIONS_CAP = 5;
@@ -46,9 +46,12 @@ export interface EditMeasure {
   heavy: boolean;
 }
 
-/** Spec 3.2 / 8: Levenshtein distance and ratio of an approval with edits. */
+/**
+ * Spec 3.2 / 8: Levenshtein distance and ratio of an approval with edits; on huge texts with
+ * large changes, a bound that is never below it (./edit-distance.ts).
+ */
 export function measureEdit(original: string, edited: string): EditMeasure {
-  const editDistance = distance(original, edited);
+  const { distance: editDistance } = measureDistance(original, edited);
   const longer = Math.max(original.length, edited.length);
   const editRatio = longer === 0 ? 0 : editDistance / longer;
   return { editDistance, editRatio, heavy: isHeavyEdit(editRatio) };

@@ -136,6 +136,21 @@ export async function approveArtifact(
     returning ${artifactColumns(tx)}`);
 }
 
+/**
+ * approved, delivery not started (no delivery metadata, no status) → pending: the review and any
+ * edit are dropped, the original payload comes back.
+ */
+export async function undoApproval(tx: Queryable, id: string): Promise<ArtifactRow | null> {
+  return await maybeOne(tx<ArtifactRow[]>`
+    update ai_artifacts set approval_status = 'pending',
+      payload = coalesce(original_payload, payload), original_payload = null,
+      edit_distance = null, edit_ratio = null,
+      reviewer_id = null, auto_approved = false, reviewed_at = null
+    where id = ${id} and approval_status = 'approved' and delivered_at is null
+      and delivery_status is null and delivery_metadata is null
+    returning ${artifactColumns(tx)}`);
+}
+
 /** pending → rejected with the reason. */
 export async function rejectArtifact(
   tx: Queryable,

@@ -40,6 +40,7 @@ import {
   recordPatchCheck,
   reopenFailedDelivery,
   saveDeliveryProgress,
+  startDelivery,
 } from "../delivery/store.ts";
 import { type Actor, findArtifact, problemOf } from "./shared.ts";
 import type { ArtifactPayload } from "./review.ts";
@@ -72,6 +73,8 @@ export interface DeliveryDeps {
   destinations: Adapters;
   /** Values that must never reach a log line, the metadata or the error tracker. */
   secrets: string[];
+  /** How long an admin's approval waits before its delivery starts (the undo window). */
+  undoWindowMs: number;
 }
 
 export function deliveryDeps(settings: DeliverySettings): DeliveryDeps {
@@ -85,16 +88,29 @@ export function deliveryDeps(settings: DeliverySettings): DeliveryDeps {
     forge,
     destinations: settings.adapters ?? createAdapters(settings.config, settings.fetch, forge),
     secrets: secretsOf(settings.config),
+    undoWindowMs: settings.config.approvalUndoSeconds * 1000,
   };
 }
 
-/** Queues an approved artifact's delivery once (the job key is the artifact's). */
+/**
+ * Queues an approved artifact's delivery once per approval, to start when the undo window after
+ * an admin's approval ends (an auto-approval has no one to undo it and starts at once). An
+ * approval undone before this runs queues nothing.
+ */
 export async function scheduleDelivery(
   deps: DeliveryDeps,
   input: { artifactId: string },
 ): Promise<void> {
-  await deps.jobs.enqueue(deps.db.sql, deliveryJob, { artifactId: input.artifactId }, {
-    key: `deliver:${input.artifactId}`,
+  const artifact = await findArtifact(deps, input.artifactId);
+  if (!artifact || artifact.approvalStatus !== "approved" || artifact.deliveredAt) return;
+  const approvedAt = artifact.reviewedAt ?? deps.clock.now();
+  const runAt = artifact.autoApproved
+    ? undefined
+    : new Date(approvedAt.getTime() + deps.undoWindowMs);
+  const payload = { artifactId: artifact.publicId, approvedAt: approvedAt.toISOString() };
+  await deps.jobs.enqueue(deps.db.sql, deliveryJob, payload, {
+    key: `deliver:${artifact.publicId}@${payload.approvedAt}`,
+    runAt,
   });
 }
 
@@ -105,7 +121,7 @@ export async function scheduleDelivery(
 export async function deliverArtifact(
   deps: DeliveryDeps,
   _actor: Actor,
-  input: { artifactId: string },
+  input: { artifactId: string; approvedAt?: string },
 ): Promise<DeliveryOutcome> {
   const { artifactId } = input;
   const { log, tracker, secrets, destinations } = deps;
@@ -124,6 +140,11 @@ export async function deliverArtifact(
       artifact_id: artifactId,
       approval_status: artifact.approvalStatus,
     });
+    return "skipped";
+  }
+  // Once started, the approval can no longer be undone; one undone (or redone) first is not ours.
+  if (!(await startDelivery(sql, artifact.id, input.approvedAt ?? null))) {
+    log.info("delivery skipped: the approval was undone", { artifact_id: artifactId });
     return "skipped";
   }
   const [employee] = await store.employeesByIds(sql, [artifact.employeeId]);

@@ -137,6 +137,37 @@ export function approveArtifact(
   );
 }
 
+/**
+ * `undoAiArtifactApproval`: an approved artifact whose delivery has not started goes back to
+ * pending (its edit dropped); its delayed delivery job then finds the approval gone. A code patch
+ * whose edit dropped the patch check is checked again.
+ */
+export async function undoApproval(
+  deps: WorkforceServiceDeps,
+  _actor: { userId: string },
+  input: { artifactId: string },
+): Promise<ArtifactPayload> {
+  const artifact = await findArtifact(deps, input.artifactId);
+  if (!artifact) return refused(...notFound("AI artifact", "artifactId"));
+  const undone = await deps.db.sql.begin(async (tx) => {
+    const row = await store.undoApproval(tx, artifact.id);
+    if (row && row.kind === "code_patch" && artifact.originalPayload !== null) {
+      await enqueuePatchCheck(deps, tx, row, "stored");
+    }
+    return row;
+  }) as ArtifactRow | null;
+  if (!undone) {
+    return refused(refuse("not_undoable", UNDO_REFUSED(artifact.approvalStatus), "artifactId"));
+  }
+  deps.log.info("artifact approval undone", { artifact_id: undone.publicId });
+  return { artifact: undone, errors: [] };
+}
+
+const UNDO_REFUSED = (status: string) =>
+  status === "approved"
+    ? "the delivery has started: the approval can no longer be undone"
+    : `only an approved artifact's approval can be undone (this one is ${status})`;
+
 /** `rejectAiArtifact`: rejects a pending artifact; the reason joins the employee's memory. */
 export function rejectArtifact(
   deps: WorkforceServiceDeps,

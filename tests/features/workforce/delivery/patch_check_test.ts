@@ -10,7 +10,7 @@ import {
   sqlOf,
   type WorkforceCtx,
 } from "../../../support/workforce.ts";
-import { withDelivery } from "../../../support/delivery.ts";
+import { runAfterUndoWindow, withDelivery } from "../../../support/delivery.ts";
 import { gql } from "../../../support/graphql.ts";
 import { GITHUB_TOKEN } from "../../../support/github.ts";
 import { NOT_A_DIFF, NOT_CONFIGURED } from "../../../../src/features/workforce/delivery/rules.ts";
@@ -164,7 +164,7 @@ Deno.test("approval of a patch touching a protected path is refused; edited out,
     assert.deepEqual(approved.errors, []);
     assert.equal(approved.artifact.patchCheck.status, "pending", "the original's check dropped");
     assert.deepEqual(approved.artifact.patchCheck.protectedPaths, []);
-    await ctx.t.app.jobs.runUntilIdle();
+    await runAfterUndoWindow(ctx);
     const after = await asAdmin(
       ctx,
       `query($id: String!) { aiRun(id: $id) { artifacts { deliveryStatus deliveryMetadata ${CHECK_FIELDS} } } }`,
@@ -277,7 +277,7 @@ Deno.test("hostile code_patch payloads: the check, patchCheck and approval never
         if (answer.body.data.approveAiArtifact.artifact) break;
       }
     }
-    await ctx.t.app.jobs.runUntilIdle();
+    await runAfterUndoWindow(ctx);
     // Only the CRLF diff is a real change (the diff library takes either line ending).
     assert.equal(ctx.github.pulls.length, 1);
     assert.equal(ctx.github.fileAt(ctx.github.pulls[0].head, "README.md"), "# CRLF\n");
