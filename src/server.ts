@@ -377,6 +377,14 @@ async function serveWith(
   }
   // Requests that arrived while the app was built are taken up before the job system starts.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  if (!stopping) await started.start();
+  if (!stopping) {
+    try {
+      await started.start();
+    } catch (err) {
+      // A signal meanwhile closed the connections the job system was opening (its LISTEN):
+      // that is the shutdown under way, which exits by itself, not a failure to start.
+      if (!stopping) throw err;
+    }
+  }
   await server.finished;
 }
