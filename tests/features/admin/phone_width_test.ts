@@ -69,7 +69,10 @@ test("admin console: every page fits 390 px and 1440 px; the menu folds the navi
         await page.getByRole("heading", { name: heading }).first().waitFor();
         await page.locator("main").getByText("Loading…").waitFor({ state: "detached" });
         assert.ok((await overflow(page)) <= 0, `${name} scrolls sideways at ${width} px`);
-        if (width === 390) await ctx.shoot(`phone-${name}`);
+        if (width === 390) {
+          await assertAccessible(page, `${name} at 390 px`);
+          await ctx.shoot(`phone-${name}`);
+        }
       }
     }
 

@@ -20,6 +20,7 @@ import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
 import { type Route, routeOf } from "./rules.ts";
+import { keepScrollingTablesFocusable } from "./scroll-focus.ts";
 import {
   announceSignOut,
   askOtherTabs,
@@ -55,6 +56,7 @@ function App() {
   // The phone-width menu: closed again on every page change.
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [route]);
+  useEffect(() => keepScrollingTablesFocusable(document.getElementById("main")!), []);
 
   useEffect(() => {
     const sync = () => setRoute(here());
