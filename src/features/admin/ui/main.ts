@@ -20,6 +20,7 @@ import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
 import { type Route, routeOf } from "./rules.ts";
+import { keepScrollingTablesFocusable } from "./scroll-focus.ts";
 import {
   announceSignOut,
   askOtherTabs,
@@ -52,6 +53,10 @@ function App() {
   const [route, setRoute] = useState<Route>(here);
   const [auth, setAuth] = useState<Auth>(token() ? "checking" : "asking");
   const [reason, setReason] = useState("");
+  // The phone-width menu: closed again on every page change.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [route]);
+  useEffect(() => keepScrollingTablesFocusable(document.getElementById("main")!), []);
 
   useEffect(() => {
     const sync = () => setRoute(here());
@@ -128,6 +133,11 @@ function App() {
   }, [route.page]);
 
   const signedIn = () => check();
+  const closeOnEscape = (event: KeyboardEvent) => {
+    if (event.key !== "Escape" || !menuOpen) return;
+    setMenuOpen(false);
+    (event.currentTarget as HTMLElement).querySelector<HTMLElement>("button.menu")?.focus();
+  };
   const signOut = () => {
     clearToken();
     announceSignOut();
@@ -152,8 +162,10 @@ function App() {
           <a class="skip" href="#main">Skip to content</a>
           <span class="brand">Admin console</span>
           ${auth === "admin" && html`
-            <nav aria-label="Console">
-              <ul>${NAV.map(([to, label, pages]) =>
+            <nav aria-label="Console" class=${menuOpen ? "open" : ""} onKeyDown=${closeOnEscape}>
+              <button type="button" class="menu" aria-expanded=${menuOpen ? "true" : "false"}
+                aria-controls="console-nav" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
+              <ul id="console-nav">${NAV.map(([to, label, pages]) =>
                 html`
                   <li>
                     <${Link} to=${to} class=${pages.includes(route.page)
