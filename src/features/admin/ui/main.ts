@@ -19,6 +19,7 @@ import { FlagsPage } from "./flags.ts";
 import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
+import { OfflineIndicator } from "./offline.ts";
 import { type Route, routeOf } from "./rules.ts";
 import {
   announceSignOut,
@@ -166,6 +167,7 @@ function App() {
           ${auth !== "signed-out" && auth !== "asking" &&
             html`<button type="button" class="sign-out" onClick=${signOut}>Sign out</button>`}
         </header>
+    <${OfflineIndicator} />
     <main id="main" tabindex="-1">${content}</main>
   `;
 }
