@@ -19,7 +19,7 @@ import { FlagsPage } from "./flags.ts";
 import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
-import { OfflineIndicator } from "./offline.ts";
+import { backoffMs, OfflineIndicator, UnreachableError } from "./offline.ts";
 import { type Route, routeOf } from "./rules.ts";
 import {
   announceSignOut,
@@ -34,6 +34,9 @@ import {
 } from "./session.ts";
 
 type Auth = "asking" | "checking" | "admin" | "refused" | "signed-out";
+
+/** Session checks in a row that could not reach the service (sets the backoff). */
+let checkAttempts = 0;
 
 const here = () => routeOf(BASE, location.pathname, location.search);
 const currentPath = () => location.pathname.slice(BASE.length) || "/";
@@ -78,6 +81,7 @@ function App() {
     setAuth("checking");
     try {
       const data = await gql<{ authzCheck: boolean }>(`{ authzCheck(permission: "admin") }`);
+      checkAttempts = 0;
       if (here().page === "sign-in") {
         const back = returnTo();
         navigate(back && !back.startsWith("/sign-in") ? back : "/", true);
@@ -86,6 +90,11 @@ function App() {
       setReason("");
       setAuth(data.authzCheck ? "admin" : "refused");
     } catch (err) {
+      // Not an answer about the session: ask again, with the offline indicator showing.
+      if (err instanceof UnreachableError) {
+        setTimeout(check, backoffMs(checkAttempts++));
+        return;
+      }
       if (!(err instanceof AuthError)) {
         setReason((err as Error).message);
         setAuth("signed-out");
@@ -98,7 +107,8 @@ function App() {
     // No token in this tab: another signed-in tab of the session may hand its own over.
     if (auth === "asking") {
       askOtherTabs().then((shared) => {
-        if (token()) return check();
+        // Signed in on this page meanwhile: that sign-in already checks the session.
+        if (token()) return;
         if (!shared) return setAuth("signed-out");
         setToken(shared);
         check();
