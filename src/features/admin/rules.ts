@@ -11,7 +11,7 @@ export function adminBasePath(adminBaseUrl: string): string {
 }
 
 /** `app-<first 16 hex of sha256>.<ext>`: a new build is a new URL, so assets can be immutable. */
-export function assetName(kind: "js" | "css", sha256: string): string {
+export function assetName(kind: "js" | "css" | "svg", sha256: string): string {
   return `app-${sha256.slice(0, 16)}.${kind}`;
 }
 
@@ -55,6 +55,8 @@ export interface ShellOptions {
   base: string;
   script: string;
   style: string;
+  /** The favicon's asset name (an SVG). */
+  icon: string;
   /** Whether `FALLBACK_AUTH_SECRET` is set (the secret itself never reaches the page). */
   fallbackEnabled: boolean;
   /** The identity provider's sign-in page (`ADMIN_SIGN_IN_URL`), which returns with the token in
@@ -72,6 +74,7 @@ export function shellHtml(o: ShellOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Admin console</title>
+<link rel="icon" type="image/svg+xml" href="${base}/assets/${escapeHtml(o.icon)}">
 <link rel="stylesheet" href="${base}/assets/${escapeHtml(o.style)}">
 <script type="module" src="${base}/assets/${escapeHtml(o.script)}"></script>
 </head>

@@ -10,6 +10,7 @@ import {
 } from "../../../src/features/admin/rules.ts";
 import {
   age,
+  counted,
   editMeasure,
   filesSummary,
   rejectionReasonError,
@@ -45,6 +46,7 @@ Deno.test("admin rules: the shell escapes what it renders", () => {
     base: '/a"b',
     script: "s.js",
     style: "s.css",
+    icon: "s.svg",
     fallbackEnabled: false,
     signInUrl: null,
   });
@@ -54,6 +56,7 @@ Deno.test("admin rules: the shell escapes what it renders", () => {
     base: "/admin",
     script: "s.js",
     style: "s.css",
+    icon: "s.svg",
     fallbackEnabled: true,
     signInUrl: 'https://idp.example/a?b=1&c="x"',
   });
@@ -134,6 +137,9 @@ Deno.test("admin ui rules: client routes under the base", () => {
 });
 
 Deno.test("admin ui rules: a patch's files summed up, commits shortened", () => {
+  assert.equal(counted(1, "dead job"), "1 dead job");
+  assert.equal(counted(0, "dead job"), "0 dead jobs");
+  assert.equal(counted(2, "reply", "replies"), "2 replies");
   assert.equal(filesSummary([]), "no file");
   assert.equal(filesSummary(["a.ts"]), "1 file: a.ts");
   assert.equal(filesSummary(["a.ts", "b.ts"]), "2 files: a.ts, b.ts");

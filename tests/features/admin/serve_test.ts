@@ -2,7 +2,7 @@
  * strict security headers, the fallback state without the secret, 404 for unknown assets. */
 import assert from "node:assert/strict";
 import { setup } from "../../support/setup.ts";
-import { CSS_SHA256, JS_SHA256 } from "../../../src/features/admin/assets.gen.ts";
+import { CSS_SHA256, ICON_SHA256, JS_SHA256 } from "../../../src/features/admin/assets.gen.ts";
 import { assetName } from "../../../src/features/admin/rules.ts";
 
 const SECRET = "a-fallback-secret-of-at-least-32-characters!";
@@ -55,6 +55,13 @@ Deno.test("admin console: every client route answers the same HTML shell, never 
     assert.match(shell, /<body data-base="\/admin" data-fallback="disabled">/);
     assert.ok(shell.includes(`/admin/assets/${assetName("js", JS_SHA256)}`));
     assert.ok(shell.includes(`/admin/assets/${assetName("css", CSS_SHA256)}`));
+    assert.ok(
+      shell.includes(
+        `<link rel="icon" type="image/svg+xml" href="/admin/assets/${
+          assetName("svg", ICON_SHA256)
+        }">`,
+      ),
+    );
     assert.doesNotMatch(shell, /<script>|<style>| style=/, "nothing inline: the CSP allows none");
     const head = await request("/admin", { method: "HEAD" });
     assert.equal(head.status, 200);
@@ -78,6 +85,13 @@ Deno.test("admin console: hashed assets are immutable with an ETag; unknown asse
     const css = await request(`/admin/assets/${assetName("css", CSS_SHA256)}`);
     assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
     await css.body?.cancel();
+    // The favicon: a tiny SVG from the same asset route, linked from the shell.
+    const iconPath = `/admin/assets/${assetName("svg", ICON_SHA256)}`;
+    const icon = await request(iconPath);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get("content-type"), "image/svg+xml");
+    const svg = await icon.text();
+    assert.ok(svg.startsWith("<svg") && svg.length < 1024, "a tiny SVG");
     const again = await request(`/admin/assets/${assetName("js", JS_SHA256)}`, {
       headers: { "if-none-match": `"${JS_SHA256}"` },
     });

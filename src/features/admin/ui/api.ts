@@ -6,6 +6,7 @@
  */
 import { createClient } from "graphql-ws";
 import { token } from "./session.ts";
+import { reportReachable, UnreachableError } from "./offline.ts";
 
 export class AuthError extends Error {}
 export class ForbiddenError extends Error {}
@@ -43,8 +44,13 @@ export async function gql<T = any>(
       referrerPolicy: "no-referrer",
     });
   } catch {
-    throw new Error("The service cannot be reached.");
+    reportReachable(false);
+    throw new UnreachableError("The service cannot be reached.");
   }
+  // A proxy in front of a stopped service answers these for it.
+  const lost = res.status === 502 || res.status === 503 || res.status === 504;
+  reportReachable(!lost);
+  if (lost) throw new UnreachableError(`The service answered ${res.status}.`);
   // deno-lint-ignore no-explicit-any
   let body: any = null;
   try {

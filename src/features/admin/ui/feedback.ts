@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
+import { counted } from "./rules.ts";
 import { Markdown } from "./artifact.ts";
 import { ContentFrame, Revealed } from "./content.ts";
 
@@ -49,7 +50,7 @@ export function FeedbackPage() {
     ${
     !data ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>${data.feedbackPosts.totalCount} posts, newest first</caption>
+        <caption>${counted(data.feedbackPosts.totalCount, "post")}, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Title</th>

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, time } from "./html.ts";
 import { useQuery } from "./query.ts";
+import { counted } from "./rules.ts";
 
 interface DeadJobRow {
   id: string;
@@ -43,7 +44,7 @@ function BulkDeadJobs(props: {
   // A kind that left the dead set (retried elsewhere) falls back to every kind.
   const name = chosen ? chosen.name : null;
   const count = chosen ? chosen.count : overview.dead;
-  const what = `${count} dead ${count === 1 ? "job" : "jobs"}${name ? ` of ${name}` : ""}`;
+  const what = `${counted(count, "dead job")}${name ? ` of ${name}` : ""}`;
   const run = async (field: BulkField) => {
     setBusy(true);
     try {
@@ -182,9 +183,9 @@ export function JobsPage() {
     setNotice(
       errs.length
         ? ""
-        : `${field === "retryDeadJobs" ? "Retried" : "Discarded"} ${count} dead ${
-          count === 1 ? "job" : "jobs"
-        }${name ? ` of ${name}` : ""}.`,
+        : `${field === "retryDeadJobs" ? "Retried" : "Discarded"} ${counted(count, "dead job")}${
+          name ? ` of ${name}` : ""
+        }.`,
     );
   };
   return html`<section aria-labelledby="jobs-title">
@@ -202,9 +203,10 @@ export function JobsPage() {
       : html`
         <${BulkDeadJobs} overview=${data.jobsOverview} act=${bulk} />
         <table>
-          <caption>${data.deadJobs.totalCount} dead ${data.deadJobs.totalCount === 1
-            ? "job"
-            : "jobs"}: they failed every attempt</caption>
+          <caption>${counted(
+            data.deadJobs.totalCount,
+            "dead job",
+          )}: they failed every attempt</caption>
           <thead>
             <tr>
               <th scope="col">Job</th>

@@ -19,6 +19,7 @@ import { FlagsPage } from "./flags.ts";
 import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
+import { backoffMs, OfflineIndicator, UnreachableError } from "./offline.ts";
 import { type Route, routeOf } from "./rules.ts";
 import { keepScrollingTablesFocusable } from "./scroll-focus.ts";
 import {
@@ -34,6 +35,9 @@ import {
 } from "./session.ts";
 
 type Auth = "asking" | "checking" | "admin" | "refused" | "signed-out";
+
+/** Session checks in a row that could not reach the service (sets the backoff). */
+let checkAttempts = 0;
 
 const here = () => routeOf(BASE, location.pathname, location.search);
 const currentPath = () => location.pathname.slice(BASE.length) || "/";
@@ -82,6 +86,7 @@ function App() {
     setAuth("checking");
     try {
       const data = await gql<{ authzCheck: boolean }>(`{ authzCheck(permission: "admin") }`);
+      checkAttempts = 0;
       if (here().page === "sign-in") {
         const back = returnTo();
         navigate(back && !back.startsWith("/sign-in") ? back : "/", true);
@@ -90,6 +95,11 @@ function App() {
       setReason("");
       setAuth(data.authzCheck ? "admin" : "refused");
     } catch (err) {
+      // Not an answer about the session: ask again, with the offline indicator showing.
+      if (err instanceof UnreachableError) {
+        setTimeout(check, backoffMs(checkAttempts++));
+        return;
+      }
       if (!(err instanceof AuthError)) {
         setReason((err as Error).message);
         setAuth("signed-out");
@@ -102,7 +112,8 @@ function App() {
     // No token in this tab: another signed-in tab of the session may hand its own over.
     if (auth === "asking") {
       askOtherTabs().then((shared) => {
-        if (token()) return check();
+        // Signed in on this page meanwhile: that sign-in already checks the session.
+        if (token()) return;
         if (!shared) return setAuth("signed-out");
         setToken(shared);
         check();
@@ -178,6 +189,7 @@ function App() {
           ${auth !== "signed-out" && auth !== "asking" &&
             html`<button type="button" class="sign-out" onClick=${signOut}>Sign out</button>`}
         </header>
+    <${OfflineIndicator} />
     <main id="main" tabindex="-1">${content}</main>
   `;
 }

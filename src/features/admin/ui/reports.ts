@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import { gql, type UserError } from "./api.ts";
 import { useQuery } from "./query.ts";
+import { counted } from "./rules.ts";
 import { FieldErrors, html, time } from "./html.ts";
 
 const STATUSES = ["open", "actioned", "dismissed"];
@@ -79,7 +80,7 @@ export function ReportsPage() {
       ? html`<p class="empty">No ${status} report.</p>`
       : html`
         <table>
-          <caption>${data.reports.totalCount} ${status} reports, oldest first</caption>
+          <caption>${counted(data.reports.totalCount, `${status} report`)}, oldest first</caption>
           <thead>
             <tr>
               <th scope="col">About</th>

@@ -3,6 +3,7 @@
  * with a live diff and the edit ratio, reject with a reason; keyboard shortcuts. */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { gql, type UserError, watchPending } from "./api.ts";
+import { UnreachableError, useRecovery } from "./offline.ts";
 import { ArtifactBody } from "./artifact.ts";
 import { Revealed } from "./content.ts";
 import { EditForm, RejectForm } from "./review-forms.ts";
@@ -58,6 +59,7 @@ export function ReviewBoard() {
   /** The artifact `a` was refused on because it had not been shown in full. */
   const [unseen, setUnseen] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
+  const [unreachable, setUnreachable] = useState(false);
 
   const load = useCallback(async () => {
     try {
@@ -65,10 +67,14 @@ export function ReviewBoard() {
       setItems(data.pendingArtifacts);
       setNow(Date.now());
       setFailure("");
+      setUnreachable(false);
     } catch (err) {
-      setFailure((err as Error).message);
+      const lost = err instanceof UnreachableError;
+      setUnreachable(lost);
+      setFailure(lost ? "" : (err as Error).message);
     }
   }, []);
+  useRecovery(unreachable, load);
 
   useEffect(() => {
     load();

@@ -113,12 +113,16 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
 /** A commit as people read it: its first 7 characters. */
 export const shortSha = (sha: string): string => sha.slice(0, 7);
 
+/** A count with its noun in the right number: "1 dead job", "0 dead jobs", "2 replies". */
+export const counted = (n: number, one: string, many = `${one}s`): string =>
+  `${n} ${n === 1 ? one : many}`;
+
 /** Files named whole up to `shown`, the rest counted: "3 files: a.ts, b.ts and 1 more". */
 export function filesSummary(files: string[], shown = 5): string {
   if (!files.length) return "no file";
   const named = files.slice(0, shown).join(", ");
   const more = files.length > shown ? ` and ${files.length - shown} more` : "";
-  return `${files.length} file${files.length === 1 ? "" : "s"}: ${named}${more}`;
+  return `${counted(files.length, "file")}: ${named}${more}`;
 }
 
 /** A size as people read it: "812 B", "3.4 KB", "12.5 MB". */

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
-import { duration, usd } from "./rules.ts";
+import { counted, duration, usd } from "./rules.ts";
 import { Grounding } from "./review.ts";
 import { useQuery } from "./query.ts";
 
@@ -222,7 +222,7 @@ export function DeliveriesPage() {
       ? html`<p class="empty">No approved artifact${status ? " with this status" : ""}.</p>`
       : html`
         <table>
-          <caption>${data.aiArtifacts.totalCount} approved artifacts</caption>
+          <caption>${counted(data.aiArtifacts.totalCount, "approved artifact")}</caption>
           <thead>
             <tr>
               <th scope="col">Title</th>
