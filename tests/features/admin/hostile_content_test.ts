@@ -128,6 +128,8 @@ test("admin console: hostile and huge content is framed, inert, flagged and wrap
     const banner = patch.getByRole("note", { name: "hidden characters" });
     await banner.waitFor();
     assert.match(await banner.innerText(), /contains bidirectional Unicode text/);
+    // The banner and the diff render apart: wait for the diff's last mark before reading them.
+    await patch.locator("pre.diff mark.hidden-char").nth(3).waitFor();
     const marks = await patch.locator("pre.diff mark.hidden-char").allInnerTexts();
     assert.deepEqual(marks, ["⟪U+202E⟫", "⟪U+2066⟫", "⟪U+2069⟫", "⟪U+2066⟫"]);
     assert.equal((await patch.locator("pre.diff").innerText()).includes("\u202E"), false);
