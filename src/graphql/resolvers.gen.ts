@@ -169,6 +169,12 @@ export type AiArtifactType = {
   run: AiRunType;
   title: Scalars['String']['output'];
   /**
+   * Until when an admin's approval can still be undone (undoAiArtifactApproval): the approval
+   * time plus APPROVAL_UNDO_SECONDS, while the delivery has not started. Null for pending,
+   * rejected and auto-approved artifacts, once the delivery started, and when the window is 0.
+   */
+  undoableUntil?: Maybe<Scalars['DateTime']['output']>;
+  /**
    * Figures of the payload that none of the run's sources (tool results, prompt, skills, memory,
    * context) hold, by the grounding check (docs/workforce.md); an artifact with any waits for a
    * person whatever the autonomy level. Empty: every figure is supported. Null: not checked.
@@ -2540,6 +2546,8 @@ export type Query = {
   accountDeletion?: Maybe<AccountDeletion>;
   /** The active accountability partnership, or null. */
   accountabilityPartner?: Maybe<Partnership>;
+  /** Admin: an artifact of any status (the console's permalink); null when there is none with this id. */
+  aiArtifact?: Maybe<AiArtifactType>;
   /**
    * Admin: artifacts, newest first, narrowed by each filter given (the delivery page asks for
    * approvalStatus: approved). An employeeId that names no employee gives an empty list.
@@ -2614,6 +2622,12 @@ export type Query = {
   pendingArtifactsConnection: AiArtifactConnection;
   /** A public goal; no session needed. Null when there is no public goal with this id. */
   publicGoal?: Maybe<PublicGoal>;
+  /**
+   * Admin: GitHub-flavoured Markdown rendered to HTML, one result per text in order, as the
+   * console previews artifacts and edits. The HTML is not sanitised: show it only through a
+   * sanitiser. At most 50 texts and 400,000 characters in all a call (BAD_USER_INPUT beyond).
+   */
+  renderMarkdown: Array<Scalars['String']['output']>;
   /** Admin: the reports of one status, oldest first (the moderation queue). */
   reports: ReportConnection;
   /**
@@ -2641,6 +2655,11 @@ export type Query = {
    * (RATE_LIMITED past it).
    */
   userByUsername?: Maybe<User>;
+};
+
+
+export type QueryAiArtifactArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -2843,6 +2862,11 @@ export type QueryPendingArtifactsConnectionArgs = {
 
 export type QueryPublicGoalArgs = {
   id: Scalars['String']['input'];
+};
+
+
+export type QueryRenderMarkdownArgs = {
+  texts: Array<Scalars['String']['input']>;
 };
 
 
@@ -3924,6 +3948,7 @@ export type AiArtifactTypeResolvers<ContextType = GraphQLContext, ParentType ext
   reviewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   run?: Resolver<ResolversTypes['AiRunType'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  undoableUntil?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   unsupportedFigures?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
 };
 
@@ -4888,6 +4913,7 @@ export type PublicGoalResolvers<ContextType = GraphQLContext, ParentType extends
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   accountDeletion?: Resolver<Maybe<ResolversTypes['AccountDeletion']>, ParentType, ContextType>;
   accountabilityPartner?: Resolver<Maybe<ResolversTypes['Partnership']>, ParentType, ContextType>;
+  aiArtifact?: Resolver<Maybe<ResolversTypes['AiArtifactType']>, ParentType, ContextType, RequireFields<QueryAiArtifactArgs, 'id'>>;
   aiArtifacts?: Resolver<ResolversTypes['AiArtifactConnection'], ParentType, ContextType, Partial<QueryAiArtifactsArgs>>;
   aiEmployee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType, RequireFields<QueryAiEmployeeArgs, 'id'>>;
   aiEmployeeTools?: Resolver<Array<ResolversTypes['AiEmployeeToolType']>, ParentType, ContextType>;
@@ -4924,6 +4950,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   pendingArtifacts?: Resolver<Array<ResolversTypes['AiArtifactType']>, ParentType, ContextType>;
   pendingArtifactsConnection?: Resolver<ResolversTypes['AiArtifactConnection'], ParentType, ContextType, Partial<QueryPendingArtifactsConnectionArgs>>;
   publicGoal?: Resolver<Maybe<ResolversTypes['PublicGoal']>, ParentType, ContextType, RequireFields<QueryPublicGoalArgs, 'id'>>;
+  renderMarkdown?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryRenderMarkdownArgs, 'texts'>>;
   reports?: Resolver<ResolversTypes['ReportConnection'], ParentType, ContextType, RequireFields<QueryReportsArgs, 'status'>>;
   searchUsers?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<QuerySearchUsersArgs, 'prefix'>>;
   teamHome?: Resolver<Maybe<ResolversTypes['TeamHome']>, ParentType, ContextType, RequireFields<QueryTeamHomeArgs, 'teamId'>>;

@@ -19,3 +19,4 @@ export * from "./rules/runs.ts";
 export * from "./rules/review.ts";
 export * from "./rules/budget.ts";
 export * from "./rules/errors.ts";
+export * from "./rules/markdown.ts";

@@ -4,6 +4,7 @@
  */
 import type { Config } from "../../config.ts";
 import { adminField } from "../../graphql/context.ts";
+import { badUserInput } from "../../graphql/errors.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
 import { paginate } from "../../graphql/pagination.ts";
 import type {
@@ -98,6 +99,12 @@ export function workforceModule(
     }),
     aiEmployee: adminField((_, args) => service.findEmployee(workforce, args.id)),
     aiRun: adminField((_, args) => service.findRun(workforce, args.id)),
+    aiArtifact: adminField((_, args) => service.findArtifact(workforce, args.id)),
+    renderMarkdown: adminField((_, args) => {
+      const rendered = service.renderMarkdown(args.texts);
+      if ("invalid" in rendered) throw badUserInput(rendered.invalid);
+      return rendered.html;
+    }),
     aiEmployeeTools: adminField(() => employeeTools()),
   };
 

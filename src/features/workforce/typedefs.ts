@@ -246,6 +246,12 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     "Null before review."
     reviewedBy: AiReviewer
     reviewedAt: DateTime
+    """
+    Until when an admin's approval can still be undone (undoAiArtifactApproval): the approval
+    time plus APPROVAL_UNDO_SECONDS, while the delivery has not started. Null for pending,
+    rejected and auto-approved artifacts, once the delivery started, and when the window is 0.
+    """
+    undoableUntil: DateTime
     rejectionReason: String
     deliveredAt: DateTime
     deliveryStatus: AiDeliveryStatus
@@ -297,6 +303,14 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     aiEmployee(id: String!): AiEmployeeType
     "Admin: a run; null when there is none with this id."
     aiRun(id: String!): AiRunType
+    "Admin: an artifact of any status (the console's permalink); null when there is none with this id."
+    aiArtifact(id: String!): AiArtifactType
+    """
+    Admin: GitHub-flavoured Markdown rendered to HTML, one result per text in order, as the
+    console previews artifacts and edits. The HTML is not sanitised: show it only through a
+    sanitiser. At most 50 texts and 400,000 characters in all a call (BAD_USER_INPUT beyond).
+    """
+    renderMarkdown(texts: [String!]!): [String!]!
     "Admin: the tools an AI employee can be given (tools of createAiEmployee and updateAiEmployee)."
     aiEmployeeTools: [AiEmployeeToolType!]!
   }

@@ -37,6 +37,26 @@ export function reviewError(
     : `only pending artifacts can be ${decision} (this one is ${status})`;
 }
 
+/**
+ * Until when an admin's approval can be undone: the end of the undo window, while the delivery
+ * has not started; null for any other artifact (pending, rejected, auto-approved, delivering).
+ */
+export function undoableUntil(
+  artifact: {
+    approvalStatus: ApprovalStatus;
+    autoApproved: boolean;
+    reviewedAt: Date | null;
+    deliveryStatus: string | null;
+    deliveredAt: Date | null;
+  },
+  windowMs: number,
+): Date | null {
+  const { approvalStatus, autoApproved, reviewedAt, deliveryStatus, deliveredAt } = artifact;
+  if (approvalStatus !== "approved" || autoApproved || !reviewedAt) return null;
+  if (deliveryStatus !== null || deliveredAt !== null || windowMs <= 0) return null;
+  return new Date(reviewedAt.getTime() + windowMs);
+}
+
 export const REVIEWED_MEANWHILE = "the artifact was reviewed meanwhile";
 
 export interface EditMeasure {

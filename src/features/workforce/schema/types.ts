@@ -24,6 +24,7 @@ import {
   logEntries,
   promotionCriteria,
   type PromotionStats,
+  undoableUntil,
   type WeekCounts,
 } from "../rules.ts";
 import * as service from "../service.ts";
@@ -105,7 +106,10 @@ export function loaders(deps: Deps) {
 export type Loaders = ReturnType<typeof loaders>;
 
 export function typeResolvers(
-  deps: { config: { protectedPaths: readonly string[] }; users: Pick<UsersApi, "loadUser"> },
+  deps: {
+    config: { protectedPaths: readonly string[]; approvalUndoSeconds: number };
+    users: Pick<UsersApi, "loadUser">;
+  },
   load: Loaders,
 ) {
   const AiEmployeeType: AiEmployeeTypeResolvers = {
@@ -145,6 +149,7 @@ export function typeResolvers(
     },
     reviewer: (a: ArtifactRow, _, ctx) =>
       a.reviewerId ? deps.users.loadUser(ctx, a.reviewerId) : null,
+    undoableUntil: (a: ArtifactRow) => undoableUntil(a, deps.config.approvalUndoSeconds * 1000),
     reviewedBy: (a: ArtifactRow) =>
       a.reviewedAt === null ? null : a.autoApproved ? "system" : "admin",
     run: (a: ArtifactRow, _, ctx) => load.run(ctx, a.runId),

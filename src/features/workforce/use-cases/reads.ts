@@ -5,6 +5,8 @@
 import { looksLikePublicId } from "../../../platform/ids.ts";
 import {
   approvalRateSince,
+  markdownBatchError,
+  markdownToHtml,
   type PromotionStats,
   promotionStatsOf,
   recentRejectionsSince,
@@ -33,6 +35,12 @@ export const pendingArtifacts = (deps: Deps) => store.pendingArtifacts(deps.db.s
 export const pendingArtifactsPage = (deps: Deps, window: Window) =>
   store.pendingArtifactsPage(deps.db.sql, window);
 export const pendingArtifactCount = (deps: Deps) => store.pendingArtifactCount(deps.db.sql);
+
+/** `renderMarkdown`: each text's HTML, in order; a batch over the limits is refused whole. */
+export function renderMarkdown(texts: readonly string[]): { html: string[] } | { invalid: string } {
+  const invalid = markdownBatchError(texts);
+  return invalid === null ? { html: texts.map(markdownToHtml) } : { invalid };
+}
 
 /** The filter of `aiArtifacts`; null when it matches nothing (an employee id of no shape). */
 export function artifactFilterOf(args: ArtifactFilter): ArtifactFilter | null {

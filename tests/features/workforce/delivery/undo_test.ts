@@ -80,3 +80,31 @@ Deno.test("once the delivery has started, or for an artifact not approved, the u
     const unknown = await undo(ctx, "no-such-artifact");
     assert.deepEqual(unknown.errors.map((e: { code: string }) => e.code), ["not_found"]);
   }));
+
+const READ = `query($id: String!) { aiArtifact(id: $id) {
+  id approvalStatus reviewedAt undoableUntil deliveryStatus } }`;
+
+Deno.test("undoableUntil: the end of the window after an admin's approval, null once delivering", () =>
+  withDelivery(async (ctx) => {
+    const a = await pendingArtifact(ctx, { kind: "slack_message", payload: "Window." });
+    const pending = (await asAdmin(ctx, READ, { id: a.id })).aiArtifact;
+    assert.equal(pending.approvalStatus, "pending");
+    assert.equal(pending.undoableUntil, null);
+
+    await approve(ctx, a.id);
+    const approved = (await asAdmin(ctx, READ, { id: a.id })).aiArtifact;
+    const windowMs = ctx.t.deps.config.approvalUndoSeconds * 1000;
+    assert.equal(
+      Date.parse(approved.undoableUntil) - Date.parse(approved.reviewedAt),
+      windowMs,
+    );
+
+    await runAfterUndoWindow(ctx);
+    const delivered = (await asAdmin(ctx, READ, { id: a.id })).aiArtifact;
+    assert.equal(delivered.deliveryStatus, "delivered");
+    assert.equal(delivered.undoableUntil, null);
+
+    for (const id of ["no-such-artifact", "x".repeat(500)]) {
+      assert.equal((await asAdmin(ctx, READ, { id })).aiArtifact, null, `aiArtifact(${id.length})`);
+    }
+  }));
