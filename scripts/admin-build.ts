@@ -1,8 +1,8 @@
 /**
  * `deno task admin:build`: bundles the admin console (`src/features/admin/ui/`) with
  * `deno bundle --platform browser --minify` and writes ONE module,
- * `src/features/admin/assets.gen.ts`, exporting the script and the styles as strings with their
- * sha256, so `deno compile` embeds them without `--include`. The output depends only on the
+ * `src/features/admin/assets.gen.ts`, exporting the script, the edit form's worker, the styles
+ * and the icon as strings with their sha256, so `deno compile` embeds them without `--include`. The output depends only on the
  * sources and the locked packages: tests/features/admin/assets_test.ts rebuilds it and fails when
  * it differs from the committed file.
  */
@@ -29,7 +29,7 @@ export function minifyCss(css: string): string {
     .trim();
 }
 
-async function bundleScript(): Promise<string> {
+async function bundleScript(entry: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "admin-build-" });
   try {
     const out = `${dir}/app.js`;
@@ -43,7 +43,7 @@ async function bundleScript(): Promise<string> {
         "--frozen-lockfile",
         "-o",
         out,
-        fromFileUrl(new URL("main.ts", UI)),
+        fromFileUrl(new URL(entry, UI)),
       ],
       cwd: fromFileUrl(ROOT),
       env: { NO_COLOR: "1" },
@@ -61,7 +61,8 @@ async function bundleScript(): Promise<string> {
 
 /** The text of `assets.gen.ts` built from the current sources. */
 export async function buildAdminAssets(): Promise<string> {
-  const js = await bundleScript();
+  const js = await bundleScript("main.ts");
+  const worker = await bundleScript("edit-worker.ts");
   const css = minifyCss(await Deno.readTextFile(new URL("styles.css", UI)));
   const icon = (await Deno.readTextFile(new URL("favicon.svg", UI))).trim();
   return [
@@ -71,9 +72,11 @@ export async function buildAdminAssets(): Promise<string> {
     `export const JS_SHA256 = "${await sha256Hex(js)}";`,
     `export const CSS_SHA256 = "${await sha256Hex(css)}";`,
     `export const ICON_SHA256 = "${await sha256Hex(icon)}";`,
+    `export const WORKER_SHA256 = "${await sha256Hex(worker)}";`,
     `export const CSS = ${JSON.stringify(css)};`,
     `export const ICON = ${JSON.stringify(icon)};`,
     `export const JS = ${JSON.stringify(js)};`,
+    `export const WORKER = ${JSON.stringify(worker)};`,
     "",
   ].join("\n");
 }
@@ -85,12 +88,9 @@ if (import.meta.main) {
     (await new Response(
       new Blob([s]).stream().pipeThrough(new CompressionStream("gzip")),
     ).arrayBuffer()).byteLength;
-  const { JS, CSS } = await import(`${GENERATED.href}?${Date.now()}`);
-  console.log(
-    `assets.gen.ts written: js ${JS.length} B (${await gz(
-      JS,
-    )} B gzipped), css ${CSS.length} B (${await gz(
-      CSS,
-    )} B gzipped)`,
+  const { JS, WORKER, CSS } = await import(`${GENERATED.href}?${Date.now()}`);
+  const sizes = await Promise.all(
+    [JS, WORKER, CSS].map(async (a) => `${a.length} B (${await gz(a)} B gzipped)`),
   );
+  console.log(`assets.gen.ts written: js ${sizes[0]}, worker ${sizes[1]}, css ${sizes[2]}`);
 }

@@ -8,7 +8,16 @@
 import type { Config } from "../../config.ts";
 import type { Route } from "../../http/router.ts";
 import type { Feature } from "../feature.ts";
-import { CSS, CSS_SHA256, ICON, ICON_SHA256, JS, JS_SHA256 } from "./assets.gen.ts";
+import {
+  CSS,
+  CSS_SHA256,
+  ICON,
+  ICON_SHA256,
+  JS,
+  JS_SHA256,
+  WORKER,
+  WORKER_SHA256,
+} from "./assets.gen.ts";
 import { adminBasePath, assetName, securityHeaders, shellHtml } from "./rules.ts";
 
 export interface AdminDeps {
@@ -26,16 +35,23 @@ export function adminFeature(deps: AdminDeps): Feature {
   const script = assetName("js", JS_SHA256);
   const style = assetName("css", CSS_SHA256);
   const icon = assetName("svg", ICON_SHA256);
+  const editWorker = assetName("js", WORKER_SHA256, "edit-worker");
   const assets = new Map<string, Asset>([
     [script, { body: JS, type: "text/javascript; charset=utf-8", etag: `"${JS_SHA256}"` }],
     [style, { body: CSS, type: "text/css; charset=utf-8", etag: `"${CSS_SHA256}"` }],
     [icon, { body: ICON, type: "image/svg+xml", etag: `"${ICON_SHA256}"` }],
+    [editWorker, {
+      body: WORKER,
+      type: "text/javascript; charset=utf-8",
+      etag: `"${WORKER_SHA256}"`,
+    }],
   ]);
   const shell = shellHtml({
     base,
     script,
     style,
     icon,
+    editWorker,
     fallbackEnabled: !!deps.config.fallbackAuthSecret,
     signInUrl: deps.config.adminSignInUrl ?? null,
   });

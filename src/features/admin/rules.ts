@@ -10,9 +10,10 @@ export function adminBasePath(adminBaseUrl: string): string {
   return path === "" ? "/admin" : path;
 }
 
-/** `app-<first 16 hex of sha256>.<ext>`: a new build is a new URL, so assets can be immutable. */
-export function assetName(kind: "js" | "css" | "svg", sha256: string): string {
-  return `app-${sha256.slice(0, 16)}.${kind}`;
+/** `<stem>-<first 16 hex of sha256>.<ext>`: a new build is a new URL, so assets can be
+ * immutable. */
+export function assetName(kind: "js" | "css" | "svg", sha256: string, stem = "app"): string {
+  return `${stem}-${sha256.slice(0, 16)}.${kind}`;
 }
 
 /** `default-src 'self'`; scripts and styles only from the service; `/cable` on the same host. */
@@ -57,6 +58,8 @@ export interface ShellOptions {
   style: string;
   /** The favicon's asset name (an SVG). */
   icon: string;
+  /** The edit form's worker script. */
+  editWorker: string;
   /** Whether `FALLBACK_AUTH_SECRET` is set (the secret itself never reaches the page). */
   fallbackEnabled: boolean;
   /** The identity provider's sign-in page (`ADMIN_SIGN_IN_URL`), which returns with the token in
@@ -78,7 +81,9 @@ export function shellHtml(o: ShellOptions): string {
 <link rel="stylesheet" href="${base}/assets/${escapeHtml(o.style)}">
 <script type="module" src="${base}/assets/${escapeHtml(o.script)}"></script>
 </head>
-<body data-base="${base}" data-fallback="${o.fallbackEnabled ? "enabled" : "disabled"}"${
+<body data-base="${base}" data-edit-worker="${base}/assets/${
+    escapeHtml(o.editWorker)
+  }" data-fallback="${o.fallbackEnabled ? "enabled" : "disabled"}"${
     o.signInUrl ? ` data-sign-in-url="${escapeHtml(o.signInUrl)}"` : ""
   }>
 <div id="app"><main><p>Loading the admin console…</p></main></div>

@@ -107,7 +107,8 @@ test("admin console: hostile and huge content is framed, inert, flagged and wrap
 
     const report = card("Quarterly report");
     const frame = report.locator("figure.content");
-    await frame.waitFor();
+    // The service renders the Markdown; the frame shows the text meanwhile.
+    await frame.locator(".markdown:not(.rendering)").waitFor();
     assert.equal(
       (await frame.locator("figcaption").innerText()).trim(),
       "Content from Mallory Writer",

@@ -119,7 +119,12 @@ test("admin console: `a` approves only the focused artifact, once it has been sh
     assert.equal((await artifactOf(ctx, second)).approvalStatus, "pending");
     await ctx.shoot("admin-review-unseen");
 
-    // Read to its end, then `a` approves it.
+    // Shown whole and read to its end, then `a` approves it.
+    await card(ctx, "Long post").getByRole("button", { name: "Show all" }).click();
+    await page.locator("h1").click();
+    await page.keyboard.press("a");
+    await card(ctx, "Long post").getByRole("alert").filter({ hasText: "Scroll to its end" })
+      .waitFor();
     await card(ctx, "Long post").locator(".card-end").scrollIntoViewIfNeeded();
     await page.keyboard.press("a");
     await page.getByRole("status").filter({ hasText: "Approved “Long post”." }).waitFor();
@@ -193,7 +198,9 @@ test("admin console: the editor's preview, refusals, Escape and Ctrl+Enter", asy
     const fixed = JSON.stringify({ subject: "Welcome aboard", body: "Hello **friend**!" });
     await emailEditor.fill(fixed);
     const emailPreview = email.getByRole("region", { name: "preview of the edit" });
-    assert.equal(await emailPreview.locator(".subject").innerText(), "Welcome aboard");
+    await waitFor(async () =>
+      (await emailPreview.locator(".subject").innerText()) === "Welcome aboard"
+    );
     await ctx.shoot("admin-review-edit-preview");
     await page.keyboard.press("Control+Enter");
     await page.getByRole("status").filter({ hasText: "Approved “Welcome email” with edits." })

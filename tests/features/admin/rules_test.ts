@@ -1,5 +1,5 @@
 /** Pure rules of the console: base path, asset names, CSP, the shell's escaping, and the pages'
- * rules (edit measure equal to the service's, rejection reasons, spend levels, routes). */
+ * rules (the worker's edit measure equal to the service's, changed characters, collapsed payloads, rejection reasons, spend levels, routes). */
 import assert from "node:assert/strict";
 import {
   adminBasePath,
@@ -10,8 +10,8 @@ import {
 } from "../../../src/features/admin/rules.ts";
 import {
   age,
+  collapsedText,
   counted,
-  editMeasure,
   filesSummary,
   rejectionReasonError,
   routeOf,
@@ -21,6 +21,8 @@ import {
   usd,
 } from "../../../src/features/admin/ui/rules.ts";
 import { measureEdit } from "../../../src/features/workforce/rules.ts";
+import { editWork } from "../../../src/features/admin/ui/edit-work.ts";
+import { changedSpans } from "../../../src/features/admin/ui/intraline.ts";
 
 Deno.test("admin rules: the base path is the path of ADMIN_BASE_URL, /admin for a bare host", () => {
   assert.equal(adminBasePath("http://localhost:4000/admin"), "/admin");
@@ -31,6 +33,10 @@ Deno.test("admin rules: the base path is the path of ADMIN_BASE_URL, /admin for 
 
 Deno.test("admin rules: asset names carry the hash; the CSP allows only the service", () => {
   assert.equal(assetName("js", "0123456789abcdef0123"), "app-0123456789abcdef.js");
+  assert.equal(
+    assetName("js", "0123456789abcdef0123", "edit-worker"),
+    "edit-worker-0123456789abcdef.js",
+  );
   const csp = contentSecurityPolicy("h.example:4000");
   assert.match(csp, /^default-src 'self'; /);
   assert.match(csp, /connect-src 'self' ws:\/\/h\.example:4000 wss:\/\/h\.example:4000/);
@@ -47,16 +53,19 @@ Deno.test("admin rules: the shell escapes what it renders", () => {
     script: "s.js",
     style: "s.css",
     icon: "s.svg",
+    editWorker: "w.js",
     fallbackEnabled: false,
     signInUrl: null,
   });
   assert.ok(shell.includes('data-base="/a&quot;b"'));
+  assert.ok(shell.includes('data-edit-worker="/a&quot;b/assets/w.js"'));
   assert.ok(!shell.includes("data-sign-in-url"));
   const withProvider = shellHtml({
     base: "/admin",
     script: "s.js",
     style: "s.css",
     icon: "s.svg",
+    editWorker: "w.js",
     fallbackEnabled: true,
     signInUrl: 'https://idp.example/a?b=1&c="x"',
   });
@@ -65,23 +74,80 @@ Deno.test("admin rules: the shell escapes what it renders", () => {
   );
 });
 
-Deno.test("admin ui rules: the edit measure is the service's (spec 8), heavy above 0.3", () => {
+Deno.test("admin ui rules: the worker's edit measure is the service's (spec 8), heavy above 0.3", () => {
+  const big = "line of a long text\n".repeat(10_000);
   for (
-    const [a, b] of [["", ""], ["abc", "abc"], ["hello world", "hello there"], [
-      "short",
-      "a completely different text",
-    ]]
+    const [a, b] of [
+      ["", ""],
+      ["abc", "abc"],
+      ["hello world", "hello there"],
+      [
+        "short",
+        "a completely different text",
+      ],
+      [big, big.replace("line of", "LINE OF")],
+      [big, "x".repeat(200_000)],
+    ]
   ) {
-    const mine = editMeasure(a, b);
+    const mine = editWork({ seq: 1, kind: "report", original: a, edited: b });
     const theirs = measureEdit(a, b);
-    assert.deepEqual(mine, {
-      editDistance: theirs.editDistance,
-      editRatio: theirs.editRatio,
-      heavy: theirs.heavy,
-    });
+    assert.deepEqual(
+      { editDistance: mine.editDistance, editRatio: mine.editRatio, heavy: mine.heavy },
+      theirs,
+    );
   }
-  assert.equal(editMeasure("aaaaaaaaaa", "aaaaaaabbb").heavy, false); // exactly 0.3
-  assert.equal(editMeasure("aaaaaaaaaa", "aaaaaabbbb").heavy, true);
+  const light = (edited: string) =>
+    editWork({ seq: 1, kind: "report", original: "aaaaaaaaaa", edited }).heavy;
+  assert.equal(light("aaaaaaabbb"), false); // exactly 0.3
+  assert.equal(light("aaaaaabbbb"), true);
+});
+
+Deno.test("admin ui rules: the worker lists changed lines with context and refuses a broken patch", () => {
+  const original = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+  const edited = original.replace("line 20\n", "line twenty\n");
+  const result = editWork({ seq: 7, kind: "report", original, edited });
+  assert.equal(result.seq, 7);
+  assert.deepEqual(result.hunks, [{
+    oldStart: 17,
+    newStart: 17,
+    lines: [
+      " line 17",
+      " line 18",
+      " line 19",
+      "-line 20",
+      "+line twenty",
+      " line 21",
+      " line 22",
+      " line 23",
+    ],
+  }]);
+  assert.equal(result.refusal, null);
+  const patch = editWork({ seq: 1, kind: "code_patch", original: "", edited: "not a diff" });
+  assert.match(patch.refusal!, /no longer a unified diff/);
+});
+
+Deno.test("admin ui rules: changed characters of paired lines, as diff-highlight marks them", () => {
+  assert.deepEqual(
+    changedSpans(["ctx", "del", "add"], ["same", "const a = 1;", "const a = 2;"]),
+    [null, [10, 11], [10, 11]],
+  );
+  // Unequal runs of removed and added lines are not paired; nothing in common, nothing marked.
+  assert.deepEqual(changedSpans(["del", "del", "add"], ["a", "b", "c"]), [null, null, null]);
+  assert.deepEqual(changedSpans(["del", "add"], ["abc", "xyz"]), [null, null]);
+  assert.deepEqual(changedSpans(["del", "add"], ["foo()", "foo(bar)"]), [[4, 4], [4, 7]]);
+});
+
+Deno.test("admin ui rules: a long payload is cut at a line end near the limits", () => {
+  assert.equal(collapsedText("short"), null);
+  assert.equal(collapsedText("a\n".repeat(120)), null);
+  const lines = "a line\n".repeat(500);
+  const cut = collapsedText(lines)!;
+  assert.equal(cut.split("\n").length, 120);
+  const word = "x".repeat(10_000);
+  assert.equal(collapsedText(word)!.length, 6_000);
+  const prose = ("word ".repeat(30) + "\n").repeat(100);
+  const proseCut = collapsedText(prose)!;
+  assert.ok(proseCut.length <= 6_000 && proseCut.endsWith("word "), proseCut.slice(-10));
 });
 
 Deno.test("admin ui rules: a rejection reason needs 10 characters after trimming (spec 3.2)", () => {
@@ -114,6 +180,8 @@ Deno.test("admin ui rules: spend levels at 80 % and 100 % of the cap, ages, shor
 Deno.test("admin ui rules: client routes under the base", () => {
   assert.deepEqual(routeOf("/admin", "/admin"), { page: "review" });
   assert.deepEqual(routeOf("/admin", "/admin/"), { page: "review" });
+  assert.deepEqual(routeOf("/admin", "/admin/artifacts/a1"), { page: "artifact", id: "a1" });
+  assert.deepEqual(routeOf("/admin", "/admin/artifacts"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/sign-in", "?fallback"), {
     page: "sign-in",
     fallback: true,

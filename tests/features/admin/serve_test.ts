@@ -52,7 +52,10 @@ Deno.test("admin console: every client route answers the same HTML shell, never 
     }
     assert.equal(bodies.size, 1);
     const [shell] = bodies;
-    assert.match(shell, /<body data-base="\/admin" data-fallback="disabled">/);
+    assert.match(
+      shell,
+      /<body data-base="\/admin" data-edit-worker="\/admin\/assets\/edit-worker-[0-9a-f]{16}\.js" data-fallback="disabled">/,
+    );
     assert.ok(shell.includes(`/admin/assets/${assetName("js", JS_SHA256)}`));
     assert.ok(shell.includes(`/admin/assets/${assetName("css", CSS_SHA256)}`));
     assert.ok(

@@ -72,23 +72,38 @@ export async function gql<T = any>(
 }
 
 /**
- * Calls `onChange` when an artifact becomes pending: the `pendingArtifactAdded` subscription over
- * `/cable` (graphql-ws, the token in `connectionParams`, never in the URL), reconnecting after a
- * drop, and a slow re-read every `fallbackMs` for what a dropped socket missed. Returns the stop
- * function.
+ * Hands each artifact that becomes pending (with `fields`) to `onAdded`: the
+ * `pendingArtifactAdded` subscription over `/cable` (graphql-ws, the token in `connectionParams`,
+ * never in the URL), reconnecting after a drop. `recheck` runs after each reconnection and every
+ * `fallbackMs`, for what a dropped socket missed. Returns the stop function.
  */
-export function watchPending(onChange: () => void, fallbackMs = 60_000): () => void {
+export function watchPending<T>(
+  fields: string,
+  onAdded: (artifact: T) => void,
+  recheck: () => void,
+  fallbackMs = 60_000,
+): () => void {
+  let connections = 0;
   const client = createClient({
     url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/cable`,
     connectionParams: () => ({ SessionToken: token() ?? "" }),
     retryAttempts: Number.MAX_SAFE_INTEGER,
     shouldRetry: () => token() !== null,
+    on: {
+      connected: () => {
+        if (connections++ > 0) recheck();
+      },
+    },
   });
-  const unsubscribe = client.subscribe(
-    { query: "subscription { pendingArtifactAdded { id } }" },
-    { next: () => onChange(), error: () => {}, complete: () => {} },
+  const unsubscribe = client.subscribe<{ pendingArtifactAdded: T }>(
+    { query: `subscription { pendingArtifactAdded { ${fields} } }` },
+    {
+      next: (message) => message.data && onAdded(message.data.pendingArtifactAdded),
+      error: () => {},
+      complete: () => {},
+    },
   );
-  const timer = setInterval(onChange, fallbackMs);
+  const timer = setInterval(recheck, fallbackMs);
   return () => {
     clearInterval(timer);
     unsubscribe();

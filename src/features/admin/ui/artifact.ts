@@ -1,21 +1,25 @@
 /// <reference lib="dom" />
 /** Each artifact kind rendered as what it is: diffs, sanitised Markdown, an email, a
- * chat message. Nothing from a payload reaches the page unsanitised. */
-import { marked } from "marked";
-import { diffLines } from "diff";
+ * chat message. Nothing from a payload reaches the page unsanitised. A long payload is shown
+ * cut, with a button that shows it whole. */
 import { html } from "./html.ts";
 import { ContentFrame, Revealed, sanitiseContent } from "./content.ts";
+import { changedSpans, type Span } from "./intraline.ts";
+import { useMarkdown } from "./markdown.ts";
 import { mrkdwnHtml } from "./mrkdwn.ts";
+import { collapsedText } from "./rules.ts";
 
-/** Markdown → HTML through the content allow-list (no controls, classes, styles or handlers). */
-export function markdownHtml(text: string): string {
-  return sanitiseContent(marked.parse(text, { async: false, gfm: true }) as string);
+/** Markdown rendered by the service, through the content allow-list; its text meanwhile. */
+export function Markdown(props: { text: string }) {
+  const rendered = useMarkdown(props.text);
+  return rendered === null
+    ? html`
+      <div class="markdown rendering" key="text" dir="auto">
+        <${Revealed} text=${props.text} />
+      </div>
+    `
+    : html`<div class="markdown" key="html" dangerouslySetInnerHTML=${{ __html: rendered }}></div>`;
 }
-
-export const Markdown = (props: { text: string }) =>
-  html`<div class="markdown" dangerouslySetInnerHTML=${{
-    __html: markdownHtml(props.text),
-  }}></div>`;
 
 function lineClass(line: string): string {
   if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ")) return "meta";
@@ -25,8 +29,10 @@ function lineClass(line: string): string {
   return "ctx";
 }
 
+type Numbers = [number | null, number | null];
+
 /** Old and new line numbers of each line of a unified diff, from its hunk headers. */
-export function diffLineNumbers(lines: string[]): [number | null, number | null][] {
+export function diffLineNumbers(lines: string[]): Numbers[] {
   let old = 0, now = 0, inHunk = false;
   return lines.map((line) => {
     const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
@@ -46,49 +52,90 @@ export function diffLineNumbers(lines: string[]): [number | null, number | null]
 }
 
 /** The gutter text of a line: its old and new numbers (CSS shows it; copying leaves it out). */
-const gutter = ([old, now]: [number | null, number | null]) =>
+const gutter = ([old, now]: Numbers) =>
   `${String(old ?? "").padStart(4)} ${String(now ?? "").padStart(4)}`;
 
-/** A unified diff, line by line, with added and removed lines marked (not by colour alone) and
- * each line's old and new numbers in the gutter. */
+interface DiffLine {
+  cls: string;
+  text: string;
+  numbers: Numbers;
+}
+
+/** Lines of a diff, numbered, with the changed characters of paired lines marked. */
+function DiffLines(props: { lines: DiffLine[]; label: string }) {
+  const isChange = (cls: string) => cls === "add" || cls === "del";
+  const spans = changedSpans(
+    props.lines.map((l) => l.cls),
+    props.lines.map((l) => isChange(l.cls) ? l.text.slice(1) : l.text),
+  );
+  return html`<pre class="diff numbered" aria-label=${props.label} tabindex="0">${
+    props.lines.map((line, i) =>
+      html`<span class=${"line " + line.cls} data-ln=${gutter(line.numbers)}>${
+        markedText(line.text, spans[i])
+      }\n</span>`
+    )
+  }</pre>`;
+}
+
+/** A line's text with its changed span in a `mark` (after the one-character sign). */
+function markedText(text: string, span: Span) {
+  if (!span) return html`<${Revealed} text=${text} />`;
+  const [start, end] = [span[0] + 1, span[1] + 1];
+  return html`
+    <${Revealed} text=${text.slice(0, start)} /><mark><${Revealed} text=${text.slice(
+      start,
+      end,
+    )} /></mark><${Revealed}
+      text=${text.slice(end)} />
+  `;
+}
+
+/** A unified diff, line by line, with added and removed lines marked (not by colour alone),
+ * each line's old and new numbers in the gutter and changed characters marked. */
 export const UnifiedDiff = (props: { text: string; label?: string }) => {
   const lines = props.text.replace(/\n$/, "").split("\n");
   const numbers = diffLineNumbers(lines);
-  return html`<pre class="diff numbered" aria-label=${props.label ?? "unified diff"} tabindex="0">${
-    lines.map((line, i) =>
-      html`<span class=${"line " + lineClass(line)} data-ln=${
-        gutter(numbers[i])
-      }><${Revealed} text=${line} />\n</span>`
-    )
-  }</pre>`;
+  return html`<${DiffLines} label=${props.label ?? "unified diff"} lines=${
+    lines.map((text, i) => ({ cls: lineClass(text), text, numbers: numbers[i] }))
+  } />`;
 };
 
-/** The live diff of an edit against the original, as a unified diff of lines, numbered. */
-export const LiveDiff = (props: { original: string; edited: string }) => {
-  const parts = diffLines(props.original, props.edited);
-  const lines: [string, string, string][] = [];
-  let old = 1, now = 1;
-  for (const part of parts) {
-    const sign = part.added ? "+" : part.removed ? "-" : " ";
-    for (const line of part.value.replace(/\n$/, "").split("\n")) {
-      const numbers: [number | null, number | null] = sign === "+"
+export interface ChangeHunk {
+  oldStart: number;
+  newStart: number;
+  lines: string[];
+}
+
+/** Lines of changes the edit form lists at most; the rest is counted. */
+export const CHANGE_LINES_SHOWN = 1_000;
+
+/** The changes of an edit against the original: its hunks with three lines of context. */
+export function ChangeList(props: { hunks: ChangeHunk[] }) {
+  if (!props.hunks.length) return html`<p class="help">No change yet.</p>`;
+  const lines: DiffLine[] = [];
+  let hidden = 0;
+  for (const hunk of props.hunks) {
+    let [old, now] = [hunk.oldStart, hunk.newStart];
+    const header = `@@ -${old} +${now} @@`;
+    if (lines.length < CHANGE_LINES_SHOWN) {
+      lines.push({ cls: "hunk", text: header, numbers: [null, null] });
+    }
+    for (const text of hunk.lines) {
+      const cls = text[0] === "+" ? "add" : text[0] === "-" ? "del" : "ctx";
+      const numbers: Numbers = cls === "add"
         ? [null, now++]
-        : sign === "-"
+        : cls === "del"
         ? [old++, null]
         : [old++, now++];
-      lines.push([
-        sign === "+" ? "add" : sign === "-" ? "del" : "ctx",
-        sign + line,
-        gutter(numbers),
-      ]);
+      if (lines.length < CHANGE_LINES_SHOWN) lines.push({ cls, text, numbers });
+      else hidden++;
     }
   }
-  return html`<pre class="diff numbered" aria-label="changes against the original" tabindex="0">${
-    lines.map(([cls, line, ln]) =>
-      html`<span class=${"line " + cls} data-ln=${ln}><${Revealed} text=${line} />\n</span>`
-    )
-  }</pre>`;
-};
+  return html`
+    <${DiffLines} label="changes against the original" lines=${lines} />
+    ${hidden > 0 && html`<p class="help">${hidden} more changed or context lines not listed.</p>`}
+  `;
+}
 
 interface Email {
   subject: string;
@@ -112,29 +159,49 @@ export function emailOf(payload: string): Email {
   return match ? { subject: match[1], body: match[2] } : { subject: "", body: payload };
 }
 
-/** An artifact's payload, framed as content from its employee. */
-export const ArtifactBody = (
-  props: { kind: string; payload: string; employee: string; title: string },
-) =>
-  html`
-    <${ContentFrame} source=${props.employee} text=${props.payload}>
-      <${ArtifactKind} ...${props} />
-      </${ContentFrame}>
-  `;
+interface BodyProps {
+  kind: string;
+  payload: string;
+  employee: string;
+  title: string;
+  /** Shown whole even when long (the reader asked for it, or it is a preview of an edit). */
+  whole?: boolean;
+  /** Shows a long payload whole; without it, a cut payload has no button. */
+  showAll?: () => void;
+}
 
-function ArtifactKind(
-  props: { kind: string; payload: string; employee: string; title: string },
-) {
-  const { kind, payload } = props;
+/** An artifact's payload, framed as content from its employee; cut when long. */
+export function ArtifactBody(props: BodyProps) {
+  const email = props.kind === "email_template" ? emailOf(props.payload) : null;
+  const full = email ? email.body : props.payload;
+  const cut = props.whole ? null : collapsedText(full);
+  const shown = cut ?? full;
+  return html`
+    <${ContentFrame} source=${props.employee} text=${props.payload}>
+      <${ArtifactKind} ...${props} text=${shown} subject=${email?.subject ?? ""} />
+      ${cut !== null && html`
+        <p class="collapsed">
+          Showing ${shown.length.toLocaleString("en")} of ${full.length.toLocaleString(
+            "en",
+          )} characters.${" "}
+          ${props.showAll &&
+            html`<button type="button" class="show-all" onClick=${props.showAll}>Show all</button>`}
+        </p>
+      `}
+    </${ContentFrame}>
+  `;
+}
+
+function ArtifactKind(props: BodyProps & { text: string; subject: string }) {
+  const { kind, text } = props;
   switch (kind) {
     case "code_patch":
-      return html`<${UnifiedDiff} text=${payload} label=${"code patch: " + props.title} />`;
+      return html`<${UnifiedDiff} text=${text} label=${"code patch: " + props.title} />`;
     case "report":
     case "draft_post":
     case "recommendation":
-      return html`<${Markdown} text=${payload} />`;
-    case "email_template": {
-      const email = emailOf(payload);
+      return html`<${Markdown} text=${text} />`;
+    case "email_template":
       return html`
         <div class="email" role="group" aria-label="email preview">
           <dl class="email-head">
@@ -142,15 +209,14 @@ function ArtifactKind(
             <dd>${props.employee}</dd>
             <dt>Subject</dt>
             <dd class="subject" dir="auto">
-              <${Revealed} text=${email.subject || props.title} />
+              <${Revealed} text=${props.subject || props.title} />
             </dd>
           </dl>
           <div class="email-body">
-            <${Markdown} text=${email.body} />
+            <${Markdown} text=${text} />
           </div>
         </div>
       `;
-    }
     case "slack_message":
       return html`
         <div class="chat" role="group" aria-label="chat message preview">
@@ -158,12 +224,12 @@ function ArtifactKind(
           <div class="bubble">
             <p class="who">${props.employee} <span class="app">APP</span></p>
             <div class="text mrkdwn" dir="auto" dangerouslySetInnerHTML=${{
-              __html: sanitiseContent(mrkdwnHtml(payload)),
+              __html: sanitiseContent(mrkdwnHtml(text)),
             }}></div>
           </div>
         </div>
       `;
     default:
-      return html`<pre class="plain" tabindex="0" dir="auto"><${Revealed} text=${payload} /></pre>`;
+      return html`<pre class="plain" tabindex="0" dir="auto"><${Revealed} text=${text} /></pre>`;
   }
 }

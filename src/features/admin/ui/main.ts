@@ -19,6 +19,7 @@ import { FlagsPage } from "./flags.ts";
 import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
+import { ArtifactPage } from "./artifact-page.ts";
 import { backoffMs, OfflineIndicator, UnreachableError } from "./offline.ts";
 import { type Route, routeOf } from "./rules.ts";
 import { keepScrollingTablesFocusable } from "./scroll-focus.ts";
@@ -43,7 +44,7 @@ const here = () => routeOf(BASE, location.pathname, location.search);
 const currentPath = () => location.pathname.slice(BASE.length) || "/";
 
 const NAV: [string, string, Route["page"][]][] = [
-  ["/", "Review", ["review"]],
+  ["/", "Review", ["review", "artifact"]],
   ["/ai_employees", "AI employees", ["employees", "employee", "run"]],
   ["/feedback_posts", "Feedback", ["feedback", "feedback-post"]],
   ["/deliveries", "Delivery", ["deliveries"]],
@@ -198,6 +199,8 @@ function page(route: Route) {
   switch (route.page) {
     case "review":
       return html`<${ReviewBoard} />`;
+    case "artifact":
+      return html`<${ArtifactPage} id=${route.id} key=${route.id} />`;
     case "employees":
       return html`<${EmployeesPage} />`;
     case "employee":

@@ -1,13 +1,13 @@
 /// <reference lib="dom" />
-/** The review board's two forms: edit then approve (with a preview per kind, the live diff, the
- * edit ratio and a client-side refusal of a broken patch or email) and reject with a reason.
- * Escape cancels either; Ctrl+Enter (⌘+Enter) submits. Drafts are kept per artifact id. */
-import { useState } from "preact/hooks";
+/** The review board's two forms: edit then approve (with a preview per kind, the changes, the
+ * edit ratio and a refusal of a broken patch or email, measured in a worker) and reject with a
+ * reason. Escape cancels either; Ctrl+Enter (⌘+Enter) submits. Drafts are kept per artifact id. */
+import { useEffect, useState } from "preact/hooks";
 import type { UserError } from "./api.ts";
-import { ArtifactBody, LiveDiff } from "./artifact.ts";
-import { editRefusal } from "./edit-check.ts";
+import { ArtifactBody, ChangeList } from "./artifact.ts";
+import { useEditWork } from "./edit-client.ts";
 import { FieldErrors, html } from "./html.ts";
-import { editMeasure, rejectionReasonError } from "./rules.ts";
+import { rejectionReasonError } from "./rules.ts";
 import { draft, setDraft } from "./session.ts";
 
 export interface Reviewed {
@@ -37,19 +37,31 @@ const formKeys = (cancel: () => void) => (event: KeyboardEvent) => {
   }
 };
 
+/** The pause in typing before the preview follows the text. */
+const PREVIEW_SETTLE_MS = 300;
+
 export function EditForm(props: FormProps) {
   const a = props.artifact;
   const key = "edit:" + a.id;
   const [text, setText] = useState(() => draft(key) || a.payload);
+  const [previewed, setPreviewed] = useState(text);
   const [refusal, setRefusal] = useState<string | null>(null);
-  const measure = editMeasure(a.payload, text);
+  const [checking, setChecking] = useState(false);
+  const work = useEditWork(a.kind, a.payload, text);
+  const measure = work.result;
+  useEffect(() => {
+    const timer = setTimeout(() => setPreviewed(text), PREVIEW_SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
   const id = `edit-${a.id}`;
   return html`
-    <form class="edit" onKeyDown=${formKeys(props.cancel)} onSubmit=${(e: Event) => {
+    <form class="edit" onKeyDown=${formKeys(props.cancel)} onSubmit=${async (e: Event) => {
       e.preventDefault();
-      const refused = editRefusal(a.kind, a.payload, text);
-      setRefusal(refused);
-      if (!refused) props.submit(text);
+      setChecking(true);
+      const checked = await work.current();
+      setChecking(false);
+      setRefusal(checked.refusal);
+      if (!checked.refusal) props.submit(text);
     }}>
       <div class="edit-panes">
         <div class="edit-pane">
@@ -68,25 +80,30 @@ export function EditForm(props: FormProps) {
         </div>
         <section class="edit-pane preview" aria-label="preview of the edit">
           <h3>Preview</h3>
-          <${ArtifactBody} kind=${a.kind} payload=${text} employee=${a.employee.name}
+          <${ArtifactBody} kind=${a.kind} payload=${previewed} employee=${a.employee.name}
             title=${a.title} />
         </section>
       </div>
       <${FieldErrors} errors=${props.errors} field="editedPayload" />
-      <p class="ratio"
-        aria-live="polite">Edit ratio <strong data-ratio=${measure.editRatio.toFixed(
-          3,
-        )}>${measure.editRatio.toFixed(2)}</strong>${" "}
-          (Levenshtein distance ${measure.editDistance})
-          ${measure.heavy && html`
-            <span class="warning"
-              role="alert"> Heavy edit: the ratio is above 0.3, so the run counts as heavily edited (spec 8).</span>
-          `}</p>
+      <p class="ratio" aria-live="polite" aria-busy=${work.stale ? "true" : "false"}>${measure
+        ? html`
+          Edit ratio <strong
+            data-ratio=${measure.editRatio.toFixed(3)}>${measure.editRatio.toFixed(
+              2,
+            )}</strong>${" "}(Levenshtein distance ${measure.editDistance})${work.stale && " …"}
+                    ${measure.heavy && html`
+                      <span class="warning"
+                        role="alert"> Heavy edit: the ratio is above 0.3, so the run counts as heavily edited (spec 8).</span>
+                    `}
+        `
+        : "Measuring the edit…"}</p>
       <h3>Changes</h3>
-      <${LiveDiff} original=${a.payload} edited=${text} />
+      ${measure?.hunks ? html`<${ChangeList} hunks=${measure.hunks} />` : measure &&
+        html`<p class="help">The texts differ in too many places to list the changes line by line.</p>`}
       <${FieldErrors} errors=${props.errors} field=${null} />
       <div class="actions">
-        <button type="submit" class="primary" disabled=${props.busy}>Approve with edits</button>
+        <button type="submit" class="primary" disabled=${props.busy ||
+          checking}>Approve with edits</button>
         <button type="button" onClick=${props.cancel}>Cancel</button>
       </div>
     </form>

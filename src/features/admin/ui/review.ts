@@ -1,40 +1,38 @@
 /// <reference lib="dom" />
-/** The review board (landing page): pending artifacts oldest first, approve, edit then approve
- * with a live diff and the edit ratio, reject with a reason; keyboard shortcuts. */
+/** The review board (landing page): pending artifacts oldest first, paged; approve (undoable for
+ * a short window), edit then approve, reject with a reason; keyboard shortcuts. After the first
+ * page, only what changed is fetched: new artifacts arrive with the subscription, and a light
+ * re-read of ids catches what others reviewed. */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { gql, type UserError, watchPending } from "./api.ts";
 import { UnreachableError, useRecovery } from "./offline.ts";
-import { ArtifactBody } from "./artifact.ts";
-import { Revealed } from "./content.ts";
-import { EditForm, RejectForm } from "./review-forms.ts";
-import { PATCH_CHECK_FIELDS, PatchCheck, type PatchCheckView } from "./patch-check.ts";
-import { FieldErrors, html, Link } from "./html.ts";
-import { age, shortcutOf, SHORTCUTS, usd } from "./rules.ts";
+import { PATCH_CHECK_FIELDS, type PatchCheckView } from "./patch-check.ts";
+import { html } from "./html.ts";
+import { counted, shortcutOf, SHORTCUTS } from "./rules.ts";
 import { clearDraft, draft } from "./session.ts";
+import { Card, CARD_FIELDS, isLong, type Mode, type Pending, RESULT } from "./review-card.ts";
+import { type Approval, UndoBar } from "./undo.ts";
 
-interface Pending {
-  id: string;
-  kind: string;
-  title: string;
-  payload: string;
-  createdAt: string;
-  /** Null: the grounding check does not apply to the kind (or the runner did not check). */
-  unsupportedFigures: string[] | null;
-  /** The commit a code patch was made at; null otherwise. */
-  baseSha: string | null;
-  /** Null for kinds other than code_patch. */
-  patchCheck: PatchCheckView | null;
-  employee: { id: string; name: string; role: string };
-  run: { id: string; costUsd: number };
-}
-
-const PENDING = `{ pendingArtifacts { id kind title payload createdAt unsupportedFigures
-  ${PATCH_CHECK_FIELDS} employee { id name role } run { id costUsd } } }`;
+const PAGE_SIZE = 50;
+/** How many of the loaded artifacts a re-read of ids covers (one page of the service's). */
+const RECHECK_MAX = 100;
+const PAGE =
+  `query($after: String) { pendingArtifactsConnection(first: ${PAGE_SIZE}, after: $after) {
+  totalCount pageInfo { hasNextPage endCursor } nodes { ${CARD_FIELDS} } } }`;
+const IDS = `query($first: Int!) { pendingArtifactsConnection(first: $first) {
+  totalCount nodes { id ${PATCH_CHECK_FIELDS} } } }`;
+const ONE = `query($id: String!) { aiArtifact(id: $id) { approvalStatus ${CARD_FIELDS} } }`;
+/** How often the board re-reads the ids of what is pending (what others reviewed). */
+const RECHECK_MS = 15_000;
 /** How soon the board asks again while a patch check is queued. */
 const PATCH_CHECK_POLL_MS = 2_000;
-const RESULT = `artifact { id approvalStatus editRatio heavyEdit } errors { code message field }`;
 
-type Mode = "view" | "edit" | "reject";
+interface Page {
+  totalCount: number;
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  nodes: Pending[];
+}
+
 /** The open form: on an artifact by id, never by position. */
 interface Form {
   id: string;
@@ -47,24 +45,36 @@ interface Closed {
   text: string;
 }
 
+/** `list` with `artifact` in its place, oldest first (replacing one with the same id). */
+function withArtifact(list: Pending[], artifact: Pending): Pending[] {
+  const rest = list.filter((a) => a.id !== artifact.id);
+  const at = rest.findIndex((a) => a.createdAt > artifact.createdAt);
+  return at < 0 ? [...rest, artifact] : [...rest.slice(0, at), artifact, ...rest.slice(at)];
+}
+
 export function ReviewBoard() {
   const [items, setItems] = useState<Pending[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [more, setMore] = useState<string | null>(null);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [form, setForm] = useState<Form | null>(null);
   const [closed, setClosed] = useState<Closed | null>(null);
   const [inFlight, setInFlight] = useState<string | null>(null);
   const [seen, setSeen] = useState<ReadonlySet<string>>(new Set());
+  const [whole, setWhole] = useState<ReadonlySet<string>>(new Set());
+  const [approvals, setApprovals] = useState<Approval[]>([]);
   const [notice, setNotice] = useState("");
   const [failure, setFailure] = useState("");
   /** The artifact `a` was refused on because it had not been shown in full. */
   const [unseen, setUnseen] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
   const [unreachable, setUnreachable] = useState(false);
+  const held = useRef<Pending[] | null>(null);
+  held.current = items;
 
-  const load = useCallback(async () => {
+  const guarded = useCallback(async (work: () => Promise<void>) => {
     try {
-      const data = await gql<{ pendingArtifacts: Pending[] }>(PENDING);
-      setItems(data.pendingArtifacts);
+      await work();
       setNow(Date.now());
       setFailure("");
       setUnreachable(false);
@@ -74,20 +84,85 @@ export function ReviewBoard() {
       setFailure(lost ? "" : (err as Error).message);
     }
   }, []);
-  useRecovery(unreachable, load);
+
+  const firstPage = useCallback(() =>
+    guarded(async () => {
+      const page = (await gql<{ pendingArtifactsConnection: Page }>(PAGE, { after: null }))
+        .pendingArtifactsConnection;
+      setItems(page.nodes);
+      setTotal(page.totalCount);
+      setMore(page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
+    }), [guarded]);
+
+  const nextPage = () =>
+    guarded(async () => {
+      const page = (await gql<{ pendingArtifactsConnection: Page }>(PAGE, { after: more }))
+        .pendingArtifactsConnection;
+      setItems((old) => page.nodes.reduce(withArtifact, old ?? []));
+      setTotal(page.totalCount);
+      setMore(page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
+    });
+
+  /** Re-reads the ids (and patch checks) of the loaded artifacts; fetches only new ones. */
+  const recheck = useCallback(() =>
+    guarded(async () => {
+      const loaded = held.current;
+      if (loaded === null) return firstPage();
+      const window = Math.min(Math.max(loaded.length, PAGE_SIZE), RECHECK_MAX);
+      const page = (await gql<{
+        pendingArtifactsConnection: {
+          totalCount: number;
+          nodes: { id: string; patchCheck: PatchCheckView | null; baseSha: string | null }[];
+        };
+      }>(IDS, { first: window })).pendingArtifactsConnection;
+      const fresh = new Map(page.nodes.map((n) => [n.id, n]));
+      const covered = new Set(loaded.slice(0, window).map((a) => a.id));
+      const added = await Promise.all(
+        page.nodes.filter((n) => !loaded.some((a) => a.id === n.id)).map(async (n) =>
+          (await gql<{ aiArtifact: (Pending & { approvalStatus: string }) | null }>(ONE, {
+            id: n.id,
+          })).aiArtifact
+        ),
+      );
+      setTotal(page.totalCount);
+      setItems((old) =>
+        added.filter((a) => a?.approvalStatus === "pending").reduce(
+          (list, a) => withArtifact(list, a!),
+          (old ?? []).filter((a) => !covered.has(a.id) || fresh.has(a.id)).map((a) => {
+            const f = fresh.get(a.id);
+            return f ? { ...a, patchCheck: f.patchCheck, baseSha: f.baseSha } : a;
+          }),
+        )
+      );
+    }), [guarded, firstPage]);
+
+  useRecovery(unreachable, recheck);
 
   useEffect(() => {
-    load();
-    return watchPending(load);
-  }, [load]);
+    firstPage();
+    // A new artifact comes whole with the event; what others reviewed meanwhile is found by a
+    // re-read of ids, the same light one that runs every RECHECK_MS.
+    return watchPending<Pending>(
+      CARD_FIELDS,
+      (artifact) => {
+        const old = held.current ?? [];
+        if (!old.some((a) => a.id === artifact.id)) setTotal((n) => n + 1);
+        held.current = withArtifact(old, artifact);
+        setItems(held.current);
+        recheck();
+      },
+      recheck,
+      RECHECK_MS,
+    );
+  }, [firstPage, recheck]);
 
   // A patch check runs in a job after the artifact arrives: ask until none is pending.
   const checking = (items ?? []).some((a) => a.patchCheck?.status === "pending");
   useEffect(() => {
     if (!checking) return;
-    const timer = setTimeout(load, PATCH_CHECK_POLL_MS);
+    const timer = setTimeout(recheck, PATCH_CHECK_POLL_MS);
     return () => clearTimeout(timer);
-  }, [checking, items, load]);
+  }, [checking, items, recheck]);
 
   const list = items ?? [];
 
@@ -114,7 +189,10 @@ export function ReviewBoard() {
   const done = (message: string, id: string) => {
     setNotice(message);
     setForm((f) => (f?.id === id ? null : f));
-    setItems((old) => (old ?? []).filter((a) => a.id !== id));
+    setItems((old) => {
+      if (old?.some((a) => a.id === id)) setTotal((n) => Math.max(0, n - 1));
+      return (old ?? []).filter((a) => a.id !== id);
+    });
   };
 
   const approve = async (artifact: Pending, edited?: string) => {
@@ -124,7 +202,10 @@ export function ReviewBoard() {
         `mutation($id: String!, $edited: String) { approveAiArtifact(artifactId: $id, editedPayload: $edited) { ${RESULT} } }`,
         { id: artifact.id, edited: edited ?? null },
       );
-      const { errors } = data.approveAiArtifact as { errors: UserError[] };
+      const { errors, artifact: approved } = data.approveAiArtifact as {
+        errors: UserError[];
+        artifact: { undoableUntil: string | null } | null;
+      };
       if (errors.length) return errors;
       done(
         edited === undefined
@@ -132,9 +213,24 @@ export function ReviewBoard() {
           : `Approved “${artifact.title}” with edits.`,
         artifact.id,
       );
+      const until = approved?.undoableUntil;
+      if (until) {
+        setApprovals((old) => [...old, { artifact, until: Date.parse(until) }]);
+      }
       return [];
     } finally {
       setInFlight(null);
+    }
+  };
+
+  const undone = (artifact: Pending | null, message: string) => {
+    setNotice(message);
+    if (artifact) {
+      setItems((old) => {
+        if (old && !old.some((a) => a.id === artifact.id)) setTotal((n) => n + 1);
+        return withArtifact(old ?? [], artifact);
+      });
+      setSelectedId(artifact.id);
     }
   };
 
@@ -187,6 +283,8 @@ export function ReviewBoard() {
     <h1 id="review-title">Review board</h1>
     <p class="lead">Pending artifacts, oldest first. New ones appear as they arrive.</p>
     <div role="status" class="notice">${notice}</div>
+    <${UndoBar} approvals=${approvals} forget=${(id: string) =>
+    setApprovals((old) => old.filter((a) => a.artifact.id !== id))} undone=${undone} />
     ${failure && html`<p class="failure" role="alert">${failure}</p>`}
     ${closed && html`<${ClosedForm} closed=${closed} dismiss=${() => setClosed(null)} />`}
     <details class="shortcuts" open>
@@ -208,13 +306,15 @@ export function ReviewBoard() {
       : !list.length
       ? html`<p class="empty">Nothing to review: no artifact is pending.</p>`
       : html`
-        <p class="count">${list.length} pending</p>
+        <p class="count">${total} pending${list.length < total ? `, ${list.length} shown` : ""}</p>
         <ol class="queue">${list.map((a) =>
           html`
             <li key=${a.id}>
               <${Card} artifact=${a} now=${now} selected=${a.id === selectedId}
                 mode=${form?.id === a.id ? form.mode : "view"}
                 busy=${inFlight !== null} markSeen=${markSeen} unseen=${unseen === a.id}
+                whole=${whole.has(a.id) || !isLong(a)}
+                showAll=${() => setWhole((old) => new Set([...old, a.id]))}
                 onSelect=${() => setSelectedId(a.id)}
                 setMode=${(m: Mode) => {
                   setSelectedId(a.id);
@@ -224,6 +324,10 @@ export function ReviewBoard() {
             </li>
           `
         )}</ol>
+        ${more &&
+          html`<p><button type="button" onClick=${nextPage}>Show ${
+            counted(Math.min(PAGE_SIZE, total - list.length), "more artifact")
+          }</button></p>`}
       `
   }
   </section>`;
@@ -231,9 +335,10 @@ export function ReviewBoard() {
 
 /** Whether the end of an artifact's card is on screen now (the observer reports a frame late). */
 function endOnScreen(id: string): boolean {
-  const end = document.querySelector(`[data-artifact="${CSS.escape(id)}"] > .card-end`);
-  if (!end) return false;
-  const box = end.getBoundingClientRect();
+  const card = document.querySelector(`[data-artifact="${CSS.escape(id)}"]`);
+  // A payload still cut is not shown in full, wherever the card's end is.
+  if (!card || card.querySelector(".show-all")) return false;
+  const box = card.querySelector(":scope > .card-end")!.getBoundingClientRect();
   return box.top >= 0 && box.bottom <= innerHeight;
 }
 
@@ -264,152 +369,6 @@ function ClosedForm(props: { closed: Closed; dismiss: () => void }) {
         <textarea id="closed-text" readonly rows="3" value=${text}></textarea>
       `}
       <button type="button" onClick=${props.dismiss}>Dismiss</button>
-    </div>
-  `;
-}
-
-interface CardProps {
-  artifact: Pending;
-  now: number;
-  selected: boolean;
-  mode: Mode;
-  /** An action on some artifact is in flight: every action waits. */
-  busy: boolean;
-  markSeen: (id: string) => void;
-  /** `a` was refused on it: it has not been shown in full. */
-  unseen: boolean;
-  onSelect: () => void;
-  setMode: (mode: Mode) => void;
-  approve: (artifact: Pending, edited?: string) => Promise<UserError[]>;
-  done: (message: string, id: string) => void;
-}
-
-function Card(props: CardProps) {
-  const a = props.artifact;
-  const ref = useRef<HTMLElement>(null);
-  const end = useRef<HTMLSpanElement>(null);
-  const [errors, setErrors] = useState<UserError[]>([]);
-  const [working, setWorking] = useState(false);
-  const busy = working || props.busy;
-  useEffect(() => {
-    if (props.selected) ref.current?.scrollIntoView?.({ block: "nearest" });
-  }, [props.selected]);
-  // Shown in full: the card's end has been on screen while it was the selected one.
-  useEffect(() => {
-    if (!props.selected || !end.current) return;
-    const observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) props.markSeen(a.id);
-    });
-    observer.observe(end.current);
-    return () => observer.disconnect();
-  }, [props.selected, a.id]);
-
-  const act = async (work: () => Promise<UserError[]>) => {
-    setWorking(true);
-    try {
-      setErrors(await work());
-    } catch (err) {
-      setErrors([{ code: "failed", message: (err as Error).message, field: null }]);
-    } finally {
-      setWorking(false);
-    }
-  };
-  const headingId = `artifact-${a.id}`;
-  return html`
-    <article ref=${ref} class=${"card" + (props.selected ? " selected" : "")}
-      aria-labelledby=${headingId} aria-current=${props.selected ? "true" : undefined}
-      data-artifact=${a.id} data-kind=${a.kind} onClick=${() => {
-        if (!props.selected) props.onSelect();
-      }}>
-      <header>
-        <h2 id=${headingId} dir="auto">
-          <${Revealed} text=${a.title} />
-        </h2>
-        <dl class="facts">
-          <div>
-            <dt>Kind</dt>
-            <dd class="kind">${a.kind}</dd>
-          </div>
-          <div>
-            <dt>Employee</dt>
-            <dd>
-              <${Link} to=${"/ai_employees/" + a.employee.id}>${a.employee
-                .name}</${Link}></dd></div>
-            <div><dt>Run cost</dt><dd><${Link} to=${"/ai_runs/" + a.run.id}>${usd(
-              a.run.costUsd,
-            )}</${Link}></dd></div>
-            <div><dt>Age</dt><dd>${age(a.createdAt, props.now)}</dd></div>
-          </dl>
-        </header>
-        ${props.unseen && html`
-          <p class="failure" role="alert">Not approved: “${a.title}” has not been shown in full
-            yet. Scroll to its end, then press <kbd>a</kbd>.</p>
-        `}
-        <${Grounding} figures=${a.unsupportedFigures} runId=${a.run.id} />
-        <${PatchCheck} check=${a.patchCheck} baseSha=${a.baseSha} />
-        ${props.mode === "edit"
-          ? html`
-            <${EditForm} artifact=${a} busy=${busy} errors=${errors}
-              cancel=${() => props.setMode("view")}
-              submit=${(text: string) =>
-                act(async () => {
-                  const errs = await props.approve(a, text);
-                  if (!errs.length) clearDraft("edit:" + a.id);
-                  return errs;
-                })} />
-          `
-          : html`<${ArtifactBody} kind=${a.kind} payload=${a.payload} employee=${a.employee.name} title=${a.title} />`}
-        ${props.mode === "reject" && html`
-          <${RejectForm} artifact=${a} busy=${busy} errors=${errors}
-            cancel=${() => props.setMode("view")}
-            submit=${(reason: string) =>
-              act(async () => {
-                const data = await gql(
-                  `mutation($id: String!, $reason: String!) { rejectAiArtifact(artifactId: $id, rejectionReason: $reason) { ${RESULT} } }`,
-                  { id: a.id, reason },
-                );
-                const errs = data.rejectAiArtifact.errors as UserError[];
-                if (!errs.length) {
-                  clearDraft("reject:" + a.id);
-                  props.done(`Rejected “${a.title}”.`, a.id);
-                }
-                return errs;
-              })} />
-        `}
-        ${props.mode === "view" && html`
-          <div class="actions">
-            <${FieldErrors} errors=${errors} field=${null} />
-            <${FieldErrors} errors=${errors} field="artifactId" />
-            <button type="button" class="primary" disabled=${busy} onClick=${() =>
-              act(() => props.approve(a))}>Approve</button>
-            <button type="button" disabled=${busy} onClick=${() =>
-              props.setMode("edit")}>Edit, then approve</button>
-            <button type="button" class="danger" disabled=${busy} onClick=${() =>
-              props.setMode("reject")}>Reject</button>
-          </div>
-        `}
-        <span class="card-end" ref=${end} aria-hidden="true"></span>
-      </article>
-  `;
-}
-
-/**
- * The grounding check's verdict beside the artifact: the figures none of the run's sources hold,
- * or that every figure was found; nothing where the kind is not checked.
- */
-export function Grounding(props: { figures: string[] | null; runId: string }) {
-  if (props.figures === null) return null;
-  if (!props.figures.length) {
-    return html`<p class="grounding grounded">Every figure in it was found in the run's sources.</p>`;
-  }
-  return html`
-    <div class="grounding unsupported" role="note" aria-label="unsupported figures">
-      <p><strong>${props.figures.length} figure${props.figures.length === 1
-        ? ""
-        : "s"} found in none of the run's sources</strong> (tool results, prompt, skills, memory):
-        check them before approving; the <${Link} to=${"/ai_runs/" +
-          props.runId}>run's trace</${Link}> shows what the employee was given.</p>
-      <ul class="figures">${props.figures.map((f) => html`<li><code>${f}</code></li>`)}</ul>
     </div>
   `;
 }

@@ -1,21 +1,10 @@
 /**
- * Pure rules of the console's pages (no DOM): edit measure (same formula as the service, spec 8),
- * ages, spend against the cap, rejection reasons, keyboard shortcuts and client routes.
+ * Pure rules of the console's pages (no DOM): the heavy-edit threshold (spec 8), ages, spend against the cap, rejection reasons, keyboard shortcuts and client routes.
  */
-import { distance } from "fastest-levenshtein";
-
 /** Spec 8: an edit whose Levenshtein ratio is above this counts as heavy editing. */
 export const HEAVY_EDIT_RATIO = 0.3;
 /** Spec 3.2: a rejection reason has at least this many characters. */
 export const MIN_REJECTION_REASON = 10;
-
-/** Levenshtein distance and its ratio to the longer text (0 when both are empty). */
-export function editMeasure(original: string, edited: string) {
-  const editDistance = distance(original, edited);
-  const longer = Math.max(original.length, edited.length);
-  const editRatio = longer === 0 ? 0 : editDistance / longer;
-  return { editDistance, editRatio, heavy: editRatio > HEAVY_EDIT_RATIO };
-}
 
 /** The inline refusal of a rejection reason, or null when it may be sent. */
 export function rejectionReasonError(reason: string): string | null {
@@ -70,6 +59,7 @@ export function shortcutOf(key: string): ShortcutAction | null {
 
 export type Route =
   | { page: "review" }
+  | { page: "artifact"; id: string }
   | { page: "sign-in"; fallback: boolean }
   | { page: "employees" }
   | { page: "employee"; id: string }
@@ -101,6 +91,7 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
   }
   if (first === "ai_employees") return id ? { page: "employee", id } : { page: "employees" };
   if (first === "ai_runs" && id) return { page: "run", id };
+  if (first === "artifacts" && id) return { page: "artifact", id };
   if (first === "feedback_posts") return id ? { page: "feedback-post", id } : { page: "feedback" };
   if (first === "deliveries" && !id) return { page: "deliveries" };
   if (first === "jobs" && !id) return { page: "jobs" };
@@ -141,3 +132,26 @@ export function byteSize(bytes: number): string {
 /** How long from `start` to `end`, in whole seconds; a dash while either is missing. */
 export const duration = (start: string | null, end: string | null): string =>
   start && end ? `${Math.round((Date.parse(end) - Date.parse(start)) / 1000)} s` : "—";
+
+/** Past these, a payload is shown cut (with a "show all"): the board stays a page, not a book. */
+export const COLLAPSE_CHARS = 6_000;
+export const COLLAPSE_LINES = 120;
+
+/** The start of `text` shown while collapsed, cut at the end of a line where one is near; null
+ * when the text is short enough to show whole. */
+export function collapsedText(
+  text: string,
+  maxChars = COLLAPSE_CHARS,
+  maxLines = COLLAPSE_LINES,
+): string | null {
+  let end = -1;
+  for (let line = 0; line < maxLines; line++) {
+    end = text.indexOf("\n", end + 1);
+    if (end < 0) break;
+  }
+  const fewLines = end < 0 || end >= text.trimEnd().length;
+  if (text.length <= maxChars && fewLines) return null;
+  const limit = fewLines ? maxChars : Math.min(end, maxChars);
+  const lineEnd = text.lastIndexOf("\n", limit);
+  return text.slice(0, lineEnd > limit / 2 ? lineEnd : limit);
+}

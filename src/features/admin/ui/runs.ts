@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { counted, duration, usd } from "./rules.ts";
-import { Grounding } from "./review.ts";
+import { Grounding } from "./review-card.ts";
 import { useQuery } from "./query.ts";
 
 const RUN =

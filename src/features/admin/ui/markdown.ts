@@ -1,0 +1,95 @@
+/// <reference lib="dom" />
+/**
+ * Markdown shown in the console, rendered by the service (`renderMarkdown`) and sanitised here
+ * through the content allow-list. Texts asked for in the same moment go in one request (within
+ * the service's limits per call); results are kept for the texts last shown.
+ */
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { gql } from "./api.ts";
+import { sanitiseContent } from "./content.ts";
+import { UnreachableError, useRecovery } from "./offline.ts";
+
+/** The service's limits per call (docs/admin.md). */
+const TEXTS_MAX = 50;
+const CHARS_MAX = 400_000;
+const KEPT_MAX = 100;
+
+const kept = new Map<string, string>();
+let waiting: { text: string; settle: (html: string | Error) => void }[] = [];
+
+function keep(text: string, html: string): string {
+  kept.set(text, html);
+  if (kept.size > KEPT_MAX) kept.delete(kept.keys().next().value!);
+  return html;
+}
+
+/** The batches of one moment's texts, each within the limits of a call. */
+function batchesOf(texts: string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    if (batch.length && (batch.length === TEXTS_MAX || chars + text.length > CHARS_MAX)) {
+      batches.push(batch);
+      [batch, chars] = [[], 0];
+    }
+    batch.push(text);
+    chars += text.length;
+  }
+  if (batch.length) batches.push(batch);
+  return batches;
+}
+
+async function flush(): Promise<void> {
+  const asked = waiting;
+  waiting = [];
+  const texts = [...new Set(asked.map((a) => a.text))];
+  const results = new Map<string, string | Error>();
+  await Promise.all(
+    batchesOf(texts).map(async (batch) => {
+      try {
+        const data = await gql<{ renderMarkdown: string[] }>(
+          `query($texts: [String!]!) { renderMarkdown(texts: $texts) }`,
+          { texts: batch },
+        );
+        batch.forEach((text, i) =>
+          results.set(text, keep(text, sanitiseContent(data.renderMarkdown[i])))
+        );
+      } catch (err) {
+        for (const text of batch) results.set(text, err as Error);
+      }
+    }),
+  );
+  for (const { text, settle } of asked) settle(results.get(text)!);
+}
+
+function markdownOf(text: string): Promise<string> {
+  const hit = kept.get(text);
+  if (hit !== undefined) return Promise.resolve(hit);
+  return new Promise((resolve, reject) => {
+    if (!waiting.length) queueMicrotask(flush);
+    waiting.push({ text, settle: (html) => html instanceof Error ? reject(html) : resolve(html) });
+  });
+}
+
+/** The sanitised HTML of `text`, or null while it is being rendered (or could not be). */
+export function useMarkdown(text: string): string | null {
+  const [html, setHtml] = useState(() => kept.get(text) ?? null);
+  const [lost, setLost] = useState(0);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    const hit = kept.get(text);
+    setHtml(hit ?? null);
+    if (hit !== undefined) return;
+    markdownOf(text).then(
+      (rendered) => live && (setHtml(rendered), setFailed(false)),
+      (err) => live && setFailed(err instanceof UnreachableError),
+    );
+    return () => {
+      live = false;
+    };
+  }, [text, lost]);
+  useRecovery(failed, useCallback(() => setLost((n) => n + 1), []));
+  return html;
+}
