@@ -49,8 +49,13 @@ export function EditForm(props: FormProps) {
   const [checking, setChecking] = useState(false);
   const work = useEditWork(a.kind, a.payload, text);
   const measure = work.result;
+  // The preview and the saved draft follow the text once typing pauses: a long text is copied
+  // to sessionStorage once, not at every key.
   useEffect(() => {
-    const timer = setTimeout(() => setPreviewed(text), PREVIEW_SETTLE_MS);
+    const timer = setTimeout(() => {
+      setPreviewed(text);
+      if (text !== a.payload || draft(key)) setDraft(key, text);
+    }, PREVIEW_SETTLE_MS);
     return () => clearTimeout(timer);
   }, [text]);
   const id = `edit-${a.id}`;
@@ -73,7 +78,6 @@ export function EditForm(props: FormProps) {
               const v = (e.target as HTMLTextAreaElement).value;
               setText(v);
               setRefusal(null);
-              setDraft(key, v);
             }}></textarea>
           ${refusal && html`<p class="field-error" id=${id + "-error"} role="alert">${refusal}</p>`}
           <p class="help">Ctrl+Enter approves with these edits; Escape cancels.</p>

@@ -7,9 +7,18 @@
 const MARK = "data-scroll-focus";
 
 export function keepScrollingTablesFocusable(root: HTMLElement): () => void {
+  // Once a frame at most, every width read before any attribute is written: one layout for a
+  // page of thousands of tables (a long report), not one a table.
+  let frame = 0;
   const mark = () => {
-    for (const table of root.querySelectorAll("table")) {
-      const scrolls = table.scrollWidth > table.clientWidth;
+    if (!frame) frame = requestAnimationFrame(markNow);
+  };
+  const markNow = () => {
+    frame = 0;
+    const tables = [...root.querySelectorAll("table")];
+    const overflowing = tables.map((table) => table.scrollWidth > table.clientWidth);
+    tables.forEach((table, i) => {
+      const scrolls = overflowing[i];
       if (scrolls && !table.hasAttribute("tabindex")) {
         table.setAttribute("tabindex", "0");
         table.setAttribute(MARK, "");
@@ -17,14 +26,15 @@ export function keepScrollingTablesFocusable(root: HTMLElement): () => void {
         table.removeAttribute("tabindex");
         table.removeAttribute(MARK);
       }
-    }
+    });
   };
   // Attributes are not observed, so the ones set here never call `mark` again.
   const observer = new MutationObserver(mark);
   observer.observe(root, { childList: true, subtree: true, characterData: true });
   addEventListener("resize", mark);
-  mark();
+  markNow();
   return () => {
+    cancelAnimationFrame(frame);
     observer.disconnect();
     removeEventListener("resize", mark);
   };
