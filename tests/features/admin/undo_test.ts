@@ -32,7 +32,7 @@ test("admin console: undo within the window prevents the delivery; after it, it 
     // Approved: the bar counts down to the delivery, which waits.
     await card(ctx, "Standup note").getByRole("button", { name: "Approve", exact: true }).click();
     const bar = page.getByRole("list", { name: "Approvals that can be undone" });
-    await bar.getByText(/Approved “Standup note”: delivery starts in \d+ s\./).waitFor();
+    await bar.getByText(/Delivery of “Standup note” starts in \d+ s\./).waitFor();
     await ctx.shoot("admin-review-undo");
     await ctx.t.app.jobs.runUntilIdle();
     assert.equal(ctx.chat.requests.length, 0, "nothing delivered within the window");

@@ -55,7 +55,7 @@ export function UndoBar(props: {
       const seconds = Math.ceil((a.until - now) / 1000);
       return html`
         <li key=${a.artifact.id}>
-          <span dir="auto">Approved “${a.artifact.title}”: delivery starts in ${seconds} s.</span>
+          <span dir="auto">Delivery of “${a.artifact.title}” starts in ${seconds} s.</span>
           <button type="button" onClick=${() => undo(a)}>Undo</button>
         </li>
       `;
