@@ -9,7 +9,8 @@ import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
-// The admin console's browser program is a program of its own (bundled into assets.gen.ts), and
+// The admin console's browser program and its edit worker are programs of their own (bundled into
+// assets.gen.ts), and
 // so is the embedded database's worker (started by URL, src/platform/db.ts).
 const ENTRY_POINTS = [
   "main.ts",
@@ -17,6 +18,7 @@ const ENTRY_POINTS = [
   "scripts/compile.ts",
   "scripts/config-docs.ts",
   "src/features/admin/ui/main.ts",
+  "src/features/admin/ui/edit-worker.ts",
   "src/platform/embedded-worker.ts",
 ];
 

@@ -5,10 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { distance } from "fastest-levenshtein";
-import {
-  editDistance,
-  EXACT_MAX_CELLS,
-} from "../../../src/features/workforce/rules/edit-distance.ts";
+import { editDistance, EXACT_MAX_CELLS } from "../../../src/platform/contract/edit-distance.ts";
 import { measureEdit } from "../../../src/features/workforce/rules.ts";
 import { ARTIFACT_PAYLOAD_MAX } from "../../../src/platform/contract/mod.ts";
 import { TEXT_MAX_CHARS } from "../../../src/platform/text.ts";

@@ -5,7 +5,7 @@
  * so the tests run it directly.
  */
 import { structuredPatch } from "diff";
-import { editDistance } from "../../workforce/rules/edit-distance.ts";
+import { editDistance } from "../../../platform/contract/edit-distance.ts";
 import { editRefusal } from "./edit-check.ts";
 import { HEAVY_EDIT_RATIO } from "./rules.ts";
 
@@ -39,7 +39,7 @@ export const HUNKS_TIMEOUT_MS = 1_000;
 
 export function editWork(work: EditWork): EditResult {
   const { original, edited } = work;
-  const distance = editDistance(original, edited).distance;
+  const { distance } = editDistance(original, edited);
   const longer = Math.max(original.length, edited.length);
   const ratio = longer === 0 ? 0 : distance / longer;
   const patch = structuredPatch("original", "edited", original, edited, "", "", {

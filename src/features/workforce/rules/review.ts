@@ -1,6 +1,6 @@
 /** Review of artifacts (spec 3.2): transitions, edits, rejections, and the weekly decision counts. */
 import { ARTIFACT_PAYLOAD_MAX } from "../../../platform/contract/mod.ts";
-import { editDistance as measureDistance } from "./edit-distance.ts";
+import { editDistance as measureDistance } from "../../../platform/contract/edit-distance.ts";
 import type { ApprovalStatus } from "./levels.ts";
 
 export const RECENT_REJECTIONS_CAP = 5;
@@ -68,7 +68,7 @@ export interface EditMeasure {
 
 /**
  * Spec 3.2 / 8: Levenshtein distance and ratio of an approval with edits; on huge texts with
- * large changes, a bound that is never below it (./edit-distance.ts).
+ * large changes, a bound that is never below it (platform/contract/edit-distance.ts).
  */
 export function measureEdit(original: string, edited: string): EditMeasure {
   const { distance: editDistance } = measureDistance(original, edited);

@@ -12,6 +12,9 @@
  * sum never below the distance (and never above the longer text's length, the most any edit can
  * be). A text rewritten from end to end stays heavy, a small edit to a huge text light, and at
  * most a few tenths of a second of CPU are spent.
+ *
+ * The service measures approvals with it and the admin console's edit worker shows it, so the
+ * ratio an operator sees is the one stored.
  */
 import { diffLines } from "diff";
 import { distance } from "fastest-levenshtein";
