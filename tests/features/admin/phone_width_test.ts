@@ -39,10 +39,12 @@ test("admin console: every page fits 390 px and 1440 px; the menu folds the navi
     });
     await ctx.t.app.jobs.enqueue(ctx.t.deps.db.sql, "sync", { n: 1 }, { maxAttempts: 1 });
     await ctx.t.app.jobs.runUntilIdle();
-    assert.ok((await asAdmin(ctx, `{ pendingArtifacts { id } }`)).pendingArtifacts.length > 0);
+    const [artifact] = (await asAdmin(ctx, `{ pendingArtifacts { id } }`)).pendingArtifacts;
+    assert.ok(artifact);
 
     const pages: [string, string, string][] = [
       ["review", "/admin/", "Review board"],
+      ["artifact", `/admin/artifacts/${artifact.id}`, "Weekly report"],
       ["employees", "/admin/ai_employees", "AI employees"],
       ["employee", `/admin/ai_employees/${ada.id}`, ada.name as string],
       ["run", `/admin/ai_runs/${runId}`, "Run"],
