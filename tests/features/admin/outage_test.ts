@@ -161,7 +161,8 @@ test("admin console: the service stopped and restarted while a page is open", as
           { on: setting === "off" },
         )
       );
-      await coaching.locator(".flag-setting").getByText(setting === "off" ? "on" : "off").waitFor();
+      const flipped = setting === "off" ? "on" : "off";
+      await coaching.locator(".flag-setting").filter({ hasText: flipped }).waitFor();
       await recovered("flags");
 
       await open("reports", "/admin/reports", "Report");
