@@ -9,25 +9,44 @@ import { waitFor } from "./wait.ts";
 export interface Served {
   url: string;
   wsUrl: string;
+  /**
+   * Stops listening, as a stopped service would: `/cable` connections are told goodbye, the
+   * listener closes (new connections are refused), the app and its database keep running.
+   */
+  stop(): Promise<void>;
+  /** Listens again on the same port with the same app. */
+  restart(): void;
   close(): Promise<void>;
 }
 
-/** Serves the test app on 127.0.0.1 and a free port. */
+/** Serves the test app on 127.0.0.1 and a free port; {@link Served.stop} and
+ * {@link Served.restart} take the service away from its clients and bring it back. */
 export function serveApp(t: TestApp): Served {
-  const controller = new AbortController();
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
-    (req, info) => t.app.handler(req, info),
-  );
-  const port = server.addr.port;
+  const listen = (port: number) => {
+    const controller = new AbortController();
+    const server = Deno.serve(
+      { port, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
+      (req, info) => t.app.handler(req, info),
+    );
+    return { server, stop: () => (controller.abort(), server.finished) };
+  };
+  let listening: ReturnType<typeof listen> | null = listen(0);
+  const port = listening.server.addr.port;
+  const stop = async () => {
+    const current = listening;
+    listening = null;
+    if (!current) return;
+    t.app.cable.close();
+    await current.stop();
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/cable`,
-    async close() {
-      t.app.cable.close();
-      controller.abort();
-      await server.finished;
+    stop,
+    restart() {
+      listening ??= listen(port);
     },
+    close: stop,
   };
 }
 

@@ -4,9 +4,9 @@
  * `UNAUTHENTICATED` (or a 401) raises {@link AuthError}, `FORBIDDEN` {@link ForbiddenError};
  * mutations answer their `errors: [UserError]` as data (docs/graphql.md).
  */
-import { createClient } from "graphql-ws";
+import { type Client, createClient } from "graphql-ws";
 import { token } from "./session.ts";
-import { reportReachable, UnreachableError } from "./offline.ts";
+import { backoffMs, reportReachable, UnreachableError } from "./offline.ts";
 
 export class AuthError extends Error {}
 export class ForbiddenError extends Error {}
@@ -71,11 +71,45 @@ export async function gql<T = any>(
   return body.data as T;
 }
 
+let cable: Client | null = null;
+
+/**
+ * The console's one `/cable` connection while signed in (graphql-ws, the token in
+ * `connectionParams`, never in the URL). It reconnects after the bounded backoff of offline.ts,
+ * and its drops and returns tell offline.ts at once that the service went or came back, even on a
+ * page that asks nothing meanwhile.
+ */
+export function cableClient(): Client {
+  return cable ??= createClient({
+    url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/cable`,
+    connectionParams: () => ({ SessionToken: token() ?? "" }),
+    lazy: false,
+    onNonLazyError: () => {},
+    retryAttempts: Number.MAX_SAFE_INTEGER,
+    retryWait: (n) => new Promise((resolve) => setTimeout(resolve, backoffMs(n))),
+    shouldRetry: () => token() !== null,
+    on: {
+      connected: () => reportReachable(true),
+      // Not a normal close nor a refusal of the client (4xxx), but 4513: a dependency is down.
+      closed: (event) => {
+        const { code } = event as CloseEvent;
+        if ((code !== 1000 && code < 4000) || code === 4513) reportReachable(false);
+      },
+    },
+  });
+}
+
+/** Closes the `/cable` connection (signed out). */
+export function closeCable(): void {
+  void cable?.dispose();
+  cable = null;
+}
+
 /**
  * Hands each artifact that becomes pending (with `fields`) to `onAdded`: the
- * `pendingArtifactAdded` subscription over `/cable` (graphql-ws, the token in `connectionParams`,
- * never in the URL), reconnecting after a drop. `recheck` runs after each reconnection and every
- * `fallbackMs`, for what a dropped socket missed. Returns the stop function.
+ * `pendingArtifactAdded` subscription on the console's `/cable` connection. `recheck` runs every
+ * `fallbackMs` for what a dropped socket missed (a page re-reads anyway when the service comes
+ * back). Returns the stop function.
  */
 export function watchPending<T>(
   fields: string,
@@ -83,19 +117,7 @@ export function watchPending<T>(
   recheck: () => void,
   fallbackMs = 60_000,
 ): () => void {
-  let connections = 0;
-  const client = createClient({
-    url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/cable`,
-    connectionParams: () => ({ SessionToken: token() ?? "" }),
-    retryAttempts: Number.MAX_SAFE_INTEGER,
-    shouldRetry: () => token() !== null,
-    on: {
-      connected: () => {
-        if (connections++ > 0) recheck();
-      },
-    },
-  });
-  const unsubscribe = client.subscribe<{ pendingArtifactAdded: T }>(
+  const unsubscribe = cableClient().subscribe<{ pendingArtifactAdded: T }>(
     { query: `subscription { pendingArtifactAdded { ${fields} } }` },
     {
       next: (message) => message.data && onAdded(message.data.pendingArtifactAdded),
@@ -107,6 +129,5 @@ export function watchPending<T>(
   return () => {
     clearInterval(timer);
     unsubscribe();
-    void client.dispose();
   };
 }

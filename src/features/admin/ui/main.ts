@@ -7,7 +7,7 @@
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { AuthError, gql, setAuthErrorHandler } from "./api.ts";
+import { AuthError, cableClient, closeCable, gql, setAuthErrorHandler } from "./api.ts";
 import { BASE, html, Link, navigate } from "./html.ts";
 import { EmployeesPage } from "./employees.ts";
 import { EmployeePage } from "./employee.ts";
@@ -125,6 +125,13 @@ function App() {
       setAuth("signed-out");
     });
   }, []);
+
+  // Signed in: the `/cable` connection tells every page when the service goes and comes back.
+  useEffect(() => {
+    if (auth !== "admin") return;
+    cableClient();
+    return closeCable;
+  }, [auth]);
 
   // Signed out anywhere: the sign-in page, the wanted page remembered (never in the URL).
   useEffect(() => {

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
- * Whether the service can be reached, shared by every page. The API client reports each answer;
- * a page whose request could not reach the service asks again after a bounded backoff, and at
- * once when any other request gets through, so every page recovers without a reload.
+ * Whether the service can be reached, shared by every page. The API client reports each answer
+ * and the `/cable` connection each drop and return; a page whose request could not reach the
+ * service asks again after a bounded backoff, and every page asks again at once when the service
+ * is back, so every page recovers without a reload.
  */
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.ts";
@@ -32,11 +33,15 @@ export function backoffMs(attempt: number, baseMs = 1_000, maxMs = 15_000): numb
 }
 
 /**
- * Runs `retry` while `failing` is true: after the backoff of each further failure, and at once
- * when another request reaches the service.
+ * Runs `retry` when the service comes back (a request or the `/cable` connection gets through),
+ * so a page shows what changed meanwhile; and while `failing`, after the backoff of each failure.
  */
 export function useRecovery(failing: boolean, retry: () => void): void {
   const [attempt, setAttempt] = useState(0);
+  useEffect(() =>
+    onReachability((isOffline) => {
+      if (!isOffline) retry();
+    }), [retry]);
   useEffect(() => {
     if (!failing) {
       setAttempt(0);
@@ -46,13 +51,7 @@ export function useRecovery(failing: boolean, retry: () => void): void {
       setAttempt((n) => n + 1);
       retry();
     }, backoffMs(attempt));
-    const stop = onReachability((isOffline) => {
-      if (!isOffline) retry();
-    });
-    return () => {
-      clearTimeout(timer);
-      stop();
-    };
+    return () => clearTimeout(timer);
   }, [failing, attempt, retry]);
 }
 
