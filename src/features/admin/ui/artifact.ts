@@ -174,11 +174,15 @@ interface BodyProps {
 export function ArtifactBody(props: BodyProps) {
   const email = props.kind === "email_template" ? emailOf(props.payload) : null;
   const full = email ? email.body : props.payload;
-  const cut = props.whole ? null : collapsedText(full);
+  const start = collapsedText(full);
+  const long = start !== null;
+  const cut = props.whole ? null : start;
   const shown = cut ?? full;
   return html`
     <${ContentFrame} source=${props.employee} text=${props.payload}>
-      <${ArtifactKind} ...${props} text=${shown} subject=${email?.subject ?? ""} />
+      <div class=${long && props.whole ? "long" : ""}>
+        <${ArtifactKind} ...${props} text=${shown} subject=${email?.subject ?? ""} />
+      </div>
       ${cut !== null && html`
         <p class="collapsed">
           Showing ${shown.length.toLocaleString("en")} of ${full.length.toLocaleString(
