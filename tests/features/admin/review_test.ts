@@ -114,14 +114,16 @@ test("admin console: review one artifact of each kind in Chromium", async () => 
     await page.getByRole("status").filter({ hasText: "Approved “Weekly report”." }).waitFor();
     assert.equal((await artifactOf(ctx, runs.report)).approvalStatus, "approved");
 
-    // Edit, then approve: live diff and ratio, warned above 0.3.
+    // Edit, then approve: the changes and the ratio, warned above 0.3.
     const draft = card(ctx, "Launch post");
     await draft.getByRole("button", { name: "Edit, then approve" }).click();
     const editor = draft.getByLabel("Edited payload");
     await editor.fill("We launched *streak freezes* today!");
-    assert.equal(await draft.locator("[data-ratio]").getAttribute("data-ratio"), "0.029");
+    // The page's worker measures the edit once typing pauses.
+    await draft.locator('.ratio[aria-busy="false"] [data-ratio="0.029"]').waitFor();
     assert.equal(await draft.locator(".ratio .warning").count(), 0);
     await editor.fill("Streak freezes are here.");
+    await draft.locator('.ratio[aria-busy="false"] .warning').waitFor();
     assert.match(await draft.locator(".ratio .warning").innerText(), /above 0\.3/);
     assert.equal(await draft.locator(".diff .line.add").innerText(), "+Streak freezes are here.");
     assert.equal(
