@@ -885,6 +885,8 @@ export type DeadJob = {
   failedAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
   lastError?: Maybe<Scalars['String']['output']>;
+  /** Attempts the job had before it was dead. */
+  maxAttempts: Scalars['Int']['output'];
   name: Scalars['String']['output'];
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
@@ -963,6 +965,33 @@ export type Discoverability =
   | 'exact_username'
   | 'hidden'
   | 'searchable';
+
+/** A dead or retrying job, looked up by id. */
+export type FailedJob = {
+  __typename?: 'FailedJob';
+  attempts: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** When it ran out of attempts; null while it is retrying. */
+  failedAt?: Maybe<Scalars['DateTime']['output']>;
+  id: Scalars['ID']['output'];
+  /** The whole error of the last failed attempt. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  maxAttempts: Scalars['Int']['output'];
+  name: Scalars['String']['output'];
+  /** When its next attempt is due; null once it is dead. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The payload the job was enqueued with. */
+  payload: Scalars['JSON']['output'];
+  queue: Scalars['String']['output'];
+  state: FailedJobState;
+};
+
+/** Which set a failed job is in. */
+export type FailedJobState =
+  /** Out of attempts: never run again unless retried. */
+  | 'dead'
+  /** Waiting for its next attempt. */
+  | 'retrying';
 
 /** What happened: one member per kind of item, added by the feature that writes that kind. */
 export type FeedActivity = BadgeEarnedActivity | CheckInActivity | CommunityPostActivity | GoalCompletedActivity | GoalEventActivity;
@@ -1322,6 +1351,10 @@ export type JobsOverview = {
   processed: Scalars['Int']['output'];
   /** Queues with at least one job that is not dead, by name. */
   queues: Array<JobQueue>;
+  /** Jobs that failed and wait for their next attempt (the retry set). */
+  retrying: Scalars['Int']['output'];
+  /** The retry set by job name (kind), most retrying jobs first. */
+  retryingKinds: Array<RetryingJobKind>;
   /** Every registered schedule, by name. */
   schedules: Array<JobSchedule>;
 };
@@ -1587,6 +1620,19 @@ export type Mutation = {
    */
   deleteMoodLog: MoodLogPayload;
   /**
+   * Deletes a job waiting for a retry for good (admin).
+   *
+   * Codes in `errors`: `not_found`.
+   */
+  deleteRetryingJob: RetryingJobPayload;
+  /**
+   * Deletes every job waiting for a retry for good, or with name only those of that kind (admin).
+   * An unknown name is the user error unknown_kind and changes nothing.
+   *
+   * Codes in `errors`: `invalid`, `unknown_kind`.
+   */
+  deleteRetryingJobs: RetryingJobsPayload;
+  /**
    * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards.
    *
    * Codes in `errors`: `not_found`, `not_allowed`.
@@ -1740,6 +1786,19 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   retryDeadJobs: DeadJobsPayload;
+  /**
+   * Runs a job waiting for a retry at once: its next attempt is due now (admin).
+   *
+   * Codes in `errors`: `not_found`.
+   */
+  retryJobNow: RetryingJobPayload;
+  /**
+   * Makes every job waiting for a retry due now, or with name only those of that kind (admin). An
+   * unknown name is the user error unknown_kind and changes nothing.
+   *
+   * Codes in `errors`: `invalid`, `unknown_kind`.
+   */
+  retryJobsNow: RetryingJobsPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `already_revoked`. */
   revokeTeamInvite: TeamInvitePayload;
   /**
@@ -2077,6 +2136,16 @@ export type MutationDeleteMoodLogArgs = {
 };
 
 
+export type MutationDeleteRetryingJobArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type MutationDeleteRetryingJobsArgs = {
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type MutationDeleteTeamArgs = {
   teamId: Scalars['String']['input'];
 };
@@ -2212,6 +2281,16 @@ export type MutationRetryDeadJobArgs = {
 
 
 export type MutationRetryDeadJobsArgs = {
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationRetryJobNowArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type MutationRetryJobsNowArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -2591,8 +2670,13 @@ export type Query = {
   communityFeed?: Maybe<CommunityPostConnection>;
   /** One of the current user's exports that has not expired; null for any other id. */
   dataExport?: Maybe<DataExport>;
-  /** Dead jobs, most recently failed first (admin). */
+  /**
+   * Dead jobs, most recently failed first (admin). With search, only those whose name or last
+   * error contains it (any case; at most 200 characters, else BAD_USER_INPUT).
+   */
   deadJobs: DeadJobConnection;
+  /** A dead or retrying job (admin); null when no job of either set has this id. */
+  failedJob?: Maybe<FailedJob>;
   /** Null when no such post exists or it was deleted. */
   feedbackPost?: Maybe<FeedbackPost>;
   /** Board posts (soft-deleted ones never appear). */
@@ -2630,6 +2714,8 @@ export type Query = {
   renderMarkdown: Array<Scalars['String']['output']>;
   /** Admin: the reports of one status, oldest first (the moderation queue). */
   reports: ReportConnection;
+  /** Jobs that failed and wait for their next attempt, soonest first (admin). search as deadJobs. */
+  retryingJobs: RetryingJobConnection;
   /**
    * Searchable users whose username starts with prefix (2 to 30 username characters, no pattern
    * syntax), in order of their lower-cased username; users blocked either way are left out.
@@ -2783,6 +2869,12 @@ export type QueryDeadJobsArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryFailedJobArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -2876,6 +2968,15 @@ export type QueryReportsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<ReportStatus>;
+};
+
+
+export type QueryRetryingJobsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  search?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3011,6 +3112,65 @@ export type ReportSubject =
 export type RequestDirection =
   | 'incoming'
   | 'outgoing';
+
+/** A background job that failed and waits for its next attempt (Sidekiq's retry set). */
+export type RetryingJob = {
+  __typename?: 'RetryingJob';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  /** The error of the last failed attempt. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** Attempts the job has before it is dead. */
+  maxAttempts: Scalars['Int']['output'];
+  name: Scalars['String']['output'];
+  /** When the next attempt is due (the backoff after the last failure). */
+  nextAttemptAt: Scalars['DateTime']['output'];
+  /** The payload the job was enqueued with. */
+  payload: Scalars['JSON']['output'];
+  queue: Scalars['String']['output'];
+};
+
+export type RetryingJobConnection = {
+  __typename?: 'RetryingJobConnection';
+  edges: Array<RetryingJobEdge>;
+  nodes: Array<RetryingJob>;
+  pageInfo: PageInfo;
+  /** Every item of the list, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+export type RetryingJobEdge = {
+  __typename?: 'RetryingJobEdge';
+  cursor: Scalars['String']['output'];
+  node: RetryingJob;
+};
+
+/** The retrying jobs of one kind (job name). */
+export type RetryingJobKind = {
+  __typename?: 'RetryingJobKind';
+  /** Retrying jobs of this kind. */
+  count: Scalars['Int']['output'];
+  /** The job name, as RetryingJob.name. */
+  name: Scalars['String']['output'];
+};
+
+/** Codes in `errors`, by mutation: retryJobNow: `not_found`; deleteRetryingJob: `not_found`. */
+export type RetryingJobPayload = {
+  __typename?: 'RetryingJobPayload';
+  errors: Array<UserError>;
+  /** The retrying job acted on; null when no job waits for a retry under this id. */
+  retryingJob?: Maybe<RetryingJob>;
+};
+
+/** Codes in `errors`, by mutation: retryJobsNow: `invalid`, `unknown_kind`; deleteRetryingJobs: `invalid`, `unknown_kind`. */
+export type RetryingJobsPayload = {
+  __typename?: 'RetryingJobsPayload';
+  /** How many retrying jobs were made due or deleted (0 when none matched). */
+  count: Scalars['Int']['output'];
+  errors: Array<UserError>;
+};
 
 /** Codes in `errors`, by mutation: setAiFlag: `invalid`. */
 export type SetAiFlagPayload = {
@@ -3560,6 +3720,8 @@ export type ResolversTypes = {
   DeleteGoalPayload: ResolverTypeWrapper<any>;
   DeleteTeamPayload: ResolverTypeWrapper<any>;
   Discoverability: ResolverTypeWrapper<any>;
+  FailedJob: ResolverTypeWrapper<any>;
+  FailedJobState: ResolverTypeWrapper<any>;
   FeedActivity: ResolverTypeWrapper<any>;
   FeedItem: ResolverTypeWrapper<any>;
   FeedItemConnection: ResolverTypeWrapper<any>;
@@ -3634,6 +3796,12 @@ export type ResolversTypes = {
   ReportStatus: ResolverTypeWrapper<any>;
   ReportSubject: ResolverTypeWrapper<any>;
   RequestDirection: ResolverTypeWrapper<any>;
+  RetryingJob: ResolverTypeWrapper<any>;
+  RetryingJobConnection: ResolverTypeWrapper<any>;
+  RetryingJobEdge: ResolverTypeWrapper<any>;
+  RetryingJobKind: ResolverTypeWrapper<any>;
+  RetryingJobPayload: ResolverTypeWrapper<any>;
+  RetryingJobsPayload: ResolverTypeWrapper<any>;
   SetAiFlagPayload: ResolverTypeWrapper<any>;
   SubCommunity: ResolverTypeWrapper<any>;
   SubCommunityPayload: ResolverTypeWrapper<any>;
@@ -3763,6 +3931,7 @@ export type ResolversParentTypes = {
   DeleteFeedbackPostPayload: any;
   DeleteGoalPayload: any;
   DeleteTeamPayload: any;
+  FailedJob: any;
   FeedActivity: any;
   FeedItem: any;
   FeedItemConnection: any;
@@ -3821,6 +3990,12 @@ export type ResolversParentTypes = {
   ReportConnection: any;
   ReportEdge: any;
   ReportPayload: any;
+  RetryingJob: any;
+  RetryingJobConnection: any;
+  RetryingJobEdge: any;
+  RetryingJobKind: any;
+  RetryingJobPayload: any;
+  RetryingJobsPayload: any;
   SetAiFlagPayload: any;
   SubCommunity: any;
   SubCommunityPayload: any;
@@ -4387,6 +4562,7 @@ export type DeadJobResolvers<ContextType = GraphQLContext, ParentType extends Re
   failedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  maxAttempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   queue?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -4433,6 +4609,20 @@ export type DeleteGoalPayloadResolvers<ContextType = GraphQLContext, ParentType 
 export type DeleteTeamPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteTeamPayload'] = ResolversParentTypes['DeleteTeamPayload']> = {
   deletedTeamId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type FailedJobResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FailedJob'] = ResolversParentTypes['FailedJob']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  failedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  maxAttempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  queue?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['FailedJobState'], ParentType, ContextType>;
 };
 
 export type FeedActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeedActivity'] = ResolversParentTypes['FeedActivity']> = {
@@ -4657,6 +4847,8 @@ export type JobsOverviewResolvers<ContextType = GraphQLContext, ParentType exten
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   processed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   queues?: Resolver<Array<ResolversTypes['JobQueue']>, ParentType, ContextType>;
+  retrying?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  retryingKinds?: Resolver<Array<ResolversTypes['RetryingJobKind']>, ParentType, ContextType>;
   schedules?: Resolver<Array<ResolversTypes['JobSchedule']>, ParentType, ContextType>;
 };
 
@@ -4742,6 +4934,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   deleteGoal?: Resolver<ResolversTypes['DeleteGoalPayload'], ParentType, ContextType, RequireFields<MutationDeleteGoalArgs, 'goalId'>>;
   deleteGoalEvent?: Resolver<ResolversTypes['GoalEventPayload'], ParentType, ContextType, RequireFields<MutationDeleteGoalEventArgs, 'eventId'>>;
   deleteMoodLog?: Resolver<ResolversTypes['MoodLogPayload'], ParentType, ContextType, RequireFields<MutationDeleteMoodLogArgs, 'id'>>;
+  deleteRetryingJob?: Resolver<ResolversTypes['RetryingJobPayload'], ParentType, ContextType, RequireFields<MutationDeleteRetryingJobArgs, 'id'>>;
+  deleteRetryingJobs?: Resolver<ResolversTypes['RetryingJobsPayload'], ParentType, ContextType, Partial<MutationDeleteRetryingJobsArgs>>;
   deleteTeam?: Resolver<ResolversTypes['DeleteTeamPayload'], ParentType, ContextType, RequireFields<MutationDeleteTeamArgs, 'teamId'>>;
   discardDeadJob?: Resolver<ResolversTypes['DeadJobPayload'], ParentType, ContextType, RequireFields<MutationDiscardDeadJobArgs, 'id'>>;
   discardDeadJobs?: Resolver<ResolversTypes['DeadJobsPayload'], ParentType, ContextType, Partial<MutationDiscardDeadJobsArgs>>;
@@ -4770,6 +4964,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   retryAiArtifactDelivery?: Resolver<ResolversTypes['AiArtifactPayload'], ParentType, ContextType, RequireFields<MutationRetryAiArtifactDeliveryArgs, 'artifactId'>>;
   retryDeadJob?: Resolver<ResolversTypes['DeadJobPayload'], ParentType, ContextType, RequireFields<MutationRetryDeadJobArgs, 'id'>>;
   retryDeadJobs?: Resolver<ResolversTypes['DeadJobsPayload'], ParentType, ContextType, Partial<MutationRetryDeadJobsArgs>>;
+  retryJobNow?: Resolver<ResolversTypes['RetryingJobPayload'], ParentType, ContextType, RequireFields<MutationRetryJobNowArgs, 'id'>>;
+  retryJobsNow?: Resolver<ResolversTypes['RetryingJobsPayload'], ParentType, ContextType, Partial<MutationRetryJobsNowArgs>>;
   revokeTeamInvite?: Resolver<ResolversTypes['TeamInvitePayload'], ParentType, ContextType, RequireFields<MutationRevokeTeamInviteArgs, 'inviteId'>>;
   sendAllyRequest?: Resolver<ResolversTypes['AllyRequestPayload'], ParentType, ContextType, RequireFields<MutationSendAllyRequestArgs, 'userId'>>;
   sendPartnerRequest?: Resolver<ResolversTypes['PartnershipPayload'], ParentType, ContextType, RequireFields<MutationSendPartnerRequestArgs, 'userId'>>;
@@ -4935,6 +5131,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   communityFeed?: Resolver<Maybe<ResolversTypes['CommunityPostConnection']>, ParentType, ContextType, RequireFields<QueryCommunityFeedArgs, 'communityId'>>;
   dataExport?: Resolver<Maybe<ResolversTypes['DataExport']>, ParentType, ContextType, RequireFields<QueryDataExportArgs, 'id'>>;
   deadJobs?: Resolver<ResolversTypes['DeadJobConnection'], ParentType, ContextType, Partial<QueryDeadJobsArgs>>;
+  failedJob?: Resolver<Maybe<ResolversTypes['FailedJob']>, ParentType, ContextType, RequireFields<QueryFailedJobArgs, 'id'>>;
   feedbackPost?: Resolver<Maybe<ResolversTypes['FeedbackPost']>, ParentType, ContextType, RequireFields<QueryFeedbackPostArgs, 'id'>>;
   feedbackPosts?: Resolver<ResolversTypes['FeedbackPostConnection'], ParentType, ContextType, RequireFields<QueryFeedbackPostsArgs, 'sort'>>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType, RequireFields<QueryGoalArgs, 'id'>>;
@@ -4952,6 +5149,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   publicGoal?: Resolver<Maybe<ResolversTypes['PublicGoal']>, ParentType, ContextType, RequireFields<QueryPublicGoalArgs, 'id'>>;
   renderMarkdown?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryRenderMarkdownArgs, 'texts'>>;
   reports?: Resolver<ResolversTypes['ReportConnection'], ParentType, ContextType, RequireFields<QueryReportsArgs, 'status'>>;
+  retryingJobs?: Resolver<ResolversTypes['RetryingJobConnection'], ParentType, ContextType, Partial<QueryRetryingJobsArgs>>;
   searchUsers?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<QuerySearchUsersArgs, 'prefix'>>;
   teamHome?: Resolver<Maybe<ResolversTypes['TeamHome']>, ParentType, ContextType, RequireFields<QueryTeamHomeArgs, 'teamId'>>;
   teamInvitePreview?: Resolver<ResolversTypes['TeamInvitePreview'], ParentType, ContextType, RequireFields<QueryTeamInvitePreviewArgs, 'token'>>;
@@ -4999,6 +5197,45 @@ export type ReportEdgeResolvers<ContextType = GraphQLContext, ParentType extends
 export type ReportPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportPayload'] = ResolversParentTypes['ReportPayload']> = {
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   report?: Resolver<Maybe<ResolversTypes['Report']>, ParentType, ContextType>;
+};
+
+export type RetryingJobResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryingJob'] = ResolversParentTypes['RetryingJob']> = {
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  maxAttempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  queue?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RetryingJobConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryingJobConnection'] = ResolversParentTypes['RetryingJobConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['RetryingJobEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['RetryingJob']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type RetryingJobEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryingJobEdge'] = ResolversParentTypes['RetryingJobEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['RetryingJob'], ParentType, ContextType>;
+};
+
+export type RetryingJobKindResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryingJobKind'] = ResolversParentTypes['RetryingJobKind']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RetryingJobPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryingJobPayload'] = ResolversParentTypes['RetryingJobPayload']> = {
+  errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  retryingJob?: Resolver<Maybe<ResolversTypes['RetryingJob']>, ParentType, ContextType>;
+};
+
+export type RetryingJobsPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryingJobsPayload'] = ResolversParentTypes['RetryingJobsPayload']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type SetAiFlagPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetAiFlagPayload'] = ResolversParentTypes['SetAiFlagPayload']> = {
@@ -5321,6 +5558,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DeleteFeedbackPostPayload?: DeleteFeedbackPostPayloadResolvers<ContextType>;
   DeleteGoalPayload?: DeleteGoalPayloadResolvers<ContextType>;
   DeleteTeamPayload?: DeleteTeamPayloadResolvers<ContextType>;
+  FailedJob?: FailedJobResolvers<ContextType>;
   FeedActivity?: FeedActivityResolvers<ContextType>;
   FeedItem?: FeedItemResolvers<ContextType>;
   FeedItemConnection?: FeedItemConnectionResolvers<ContextType>;
@@ -5379,6 +5617,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ReportConnection?: ReportConnectionResolvers<ContextType>;
   ReportEdge?: ReportEdgeResolvers<ContextType>;
   ReportPayload?: ReportPayloadResolvers<ContextType>;
+  RetryingJob?: RetryingJobResolvers<ContextType>;
+  RetryingJobConnection?: RetryingJobConnectionResolvers<ContextType>;
+  RetryingJobEdge?: RetryingJobEdgeResolvers<ContextType>;
+  RetryingJobKind?: RetryingJobKindResolvers<ContextType>;
+  RetryingJobPayload?: RetryingJobPayloadResolvers<ContextType>;
+  RetryingJobsPayload?: RetryingJobsPayloadResolvers<ContextType>;
   SetAiFlagPayload?: SetAiFlagPayloadResolvers<ContextType>;
   SubCommunity?: SubCommunityResolvers<ContextType>;
   SubCommunityPayload?: SubCommunityPayloadResolvers<ContextType>;

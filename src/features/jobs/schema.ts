@@ -1,11 +1,10 @@
 /**
  * Admin GraphQL over the job queue: the overview an operator checks (counts, queues, schedules,
- * the dead set by kind) and the dead set (list, retry, discard; one job, every job of a kind, or
- * all of them).
+ * the dead and retry sets by kind), the dead set and the retry set (listed and searched; retried
+ * or discarded one job, every job of a kind, or all of them) and one failed job by id.
  */
 import { adminField } from "../../graphql/context.ts";
 import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
-import { paginate } from "../../graphql/pagination.ts";
 import type { MutationResolvers, QueryResolvers } from "../../graphql/resolvers.gen.ts";
 import type { JOBS_ERROR_CODES } from "./rules.ts";
 import * as service from "./service.ts";
@@ -22,12 +21,61 @@ const typeDefs = /* GraphQL */ `
     "The payload the job was enqueued with."
     payload: JSON!
     attempts: Int!
+    "Attempts the job had before it was dead."
+    maxAttempts: Int!
     lastError: String
     failedAt: DateTime!
     createdAt: DateTime!
   }
 
   ${connectionTypeDefs("DeadJob")}
+
+  "A background job that failed and waits for its next attempt (Sidekiq's retry set)."
+  type RetryingJob {
+    id: ID!
+    queue: String!
+    name: String!
+    "The payload the job was enqueued with."
+    payload: JSON!
+    "Attempts made so far."
+    attempts: Int!
+    "Attempts the job has before it is dead."
+    maxAttempts: Int!
+    "The error of the last failed attempt."
+    lastError: String
+    "When the next attempt is due (the backoff after the last failure)."
+    nextAttemptAt: DateTime!
+    createdAt: DateTime!
+  }
+
+  ${connectionTypeDefs("RetryingJob")}
+
+  "Which set a failed job is in."
+  enum FailedJobState {
+    "Out of attempts: never run again unless retried."
+    dead
+    "Waiting for its next attempt."
+    retrying
+  }
+
+  "A dead or retrying job, looked up by id."
+  type FailedJob {
+    id: ID!
+    state: FailedJobState!
+    queue: String!
+    name: String!
+    "The payload the job was enqueued with."
+    payload: JSON!
+    attempts: Int!
+    maxAttempts: Int!
+    "The whole error of the last failed attempt."
+    lastError: String
+    "When it ran out of attempts; null while it is retrying."
+    failedAt: DateTime
+    "When its next attempt is due; null once it is dead."
+    nextAttemptAt: DateTime
+    createdAt: DateTime!
+  }
 
   "One queue of jobs waiting to run."
   type JobQueue {
@@ -58,6 +106,14 @@ const typeDefs = /* GraphQL */ `
     count: Int!
   }
 
+  "The retrying jobs of one kind (job name)."
+  type RetryingJobKind {
+    "The job name, as RetryingJob.name."
+    name: String!
+    "Retrying jobs of this kind."
+    count: Int!
+  }
+
   "What the job system looks like now (what Sidekiq's dashboard shows)."
   type JobsOverview {
     "Jobs run since the database was created (finished or failed attempts)."
@@ -68,12 +124,16 @@ const typeDefs = /* GraphQL */ `
     enqueued: Int!
     "Jobs in the dead set."
     dead: Int!
+    "Jobs that failed and wait for their next attempt (the retry set)."
+    retrying: Int!
     "Queues with at least one job that is not dead, by name."
     queues: [JobQueue!]!
     "Every registered schedule, by name."
     schedules: [JobSchedule!]!
     "The dead set by job name (kind), most dead jobs first."
     deadKinds: [DeadJobKind!]!
+    "The retry set by job name (kind), most retrying jobs first."
+    retryingKinds: [RetryingJobKind!]!
   }
 
   type DeadJobPayload {
@@ -88,11 +148,44 @@ const typeDefs = /* GraphQL */ `
     errors: [UserError!]!
   }
 
+  type RetryingJobPayload {
+    "The retrying job acted on; null when no job waits for a retry under this id."
+    retryingJob: RetryingJob
+    errors: [UserError!]!
+  }
+
+  type RetryingJobsPayload {
+    "How many retrying jobs were made due or deleted (0 when none matched)."
+    count: Int!
+    errors: [UserError!]!
+  }
+
   extend type Query {
     "Counts, queues and schedules of the job system (admin)."
     jobsOverview: JobsOverview!
-    "Dead jobs, most recently failed first (admin)."
-    deadJobs(first: Int, after: String, last: Int, before: String): DeadJobConnection!
+    """
+    Dead jobs, most recently failed first (admin). With search, only those whose name or last
+    error contains it (any case; at most 200 characters, else BAD_USER_INPUT).
+    """
+    deadJobs(
+      first: Int
+      after: String
+      last: Int
+      before: String
+      search: String
+    ): DeadJobConnection!
+    """
+    Jobs that failed and wait for their next attempt, soonest first (admin). search as deadJobs.
+    """
+    retryingJobs(
+      first: Int
+      after: String
+      last: Int
+      before: String
+      search: String
+    ): RetryingJobConnection!
+    "A dead or retrying job (admin); null when no job of either set has this id."
+    failedJob(id: String!): FailedJob
   }
 
   extend type Mutation {
@@ -110,6 +203,20 @@ const typeDefs = /* GraphQL */ `
     name is the user error unknown_kind and changes nothing.
     """
     discardDeadJobs(name: String): DeadJobsPayload!
+    "Runs a job waiting for a retry at once: its next attempt is due now (admin)."
+    retryJobNow(id: String!): RetryingJobPayload!
+    "Deletes a job waiting for a retry for good (admin)."
+    deleteRetryingJob(id: String!): RetryingJobPayload!
+    """
+    Makes every job waiting for a retry due now, or with name only those of that kind (admin). An
+    unknown name is the user error unknown_kind and changes nothing.
+    """
+    retryJobsNow(name: String): RetryingJobsPayload!
+    """
+    Deletes every job waiting for a retry for good, or with name only those of that kind (admin).
+    An unknown name is the user error unknown_kind and changes nothing.
+    """
+    deleteRetryingJobs(name: String): RetryingJobsPayload!
   }
 `;
 
@@ -119,20 +226,18 @@ const errorCodes: Record<string, readonly typeof JOBS_ERROR_CODES[number][]> = {
   discardDeadJob: ["not_found"],
   retryDeadJobs: ["invalid", "unknown_kind"],
   discardDeadJobs: ["invalid", "unknown_kind"],
+  retryJobNow: ["not_found"],
+  deleteRetryingJob: ["not_found"],
+  retryJobsNow: ["invalid", "unknown_kind"],
+  deleteRetryingJobs: ["invalid", "unknown_kind"],
 };
 
 export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
   const Query: QueryResolvers = {
     jobsOverview: adminField(() => service.overview(deps)),
-    deadJobs: adminField((_, args) =>
-      paginate(
-        args,
-        ["string", "string"],
-        (window) => service.deadJobPage(deps, window),
-        (job) => [job.failedAt.toISOString(), job.id],
-        { totalCount: () => service.deadJobCount(deps) },
-      )
-    ),
+    deadJobs: adminField((_, args) => service.deadJobs(deps, args)),
+    retryingJobs: adminField((_, args) => service.retryingJobs(deps, args)),
+    failedJob: adminField((_, args) => service.failedJob(deps, args)),
   };
 
   const Mutation: MutationResolvers = {
@@ -140,6 +245,10 @@ export function jobsAdminModule(deps: JobsAdminDeps): GraphQLModule {
     discardDeadJob: adminField((_, args) => service.discardDeadJob(deps, args)),
     retryDeadJobs: adminField((_, args) => service.retryDeadJobs(deps, args)),
     discardDeadJobs: adminField((_, args) => service.discardDeadJobs(deps, args)),
+    retryJobNow: adminField((_, args) => service.retryJobNow(deps, args)),
+    deleteRetryingJob: adminField((_, args) => service.deleteRetryingJob(deps, args)),
+    retryJobsNow: adminField((_, args) => service.retryJobsNow(deps, args)),
+    deleteRetryingJobs: adminField((_, args) => service.deleteRetryingJobs(deps, args)),
   };
 
   return { typeDefs, errorCodes, resolvers: { Query, Mutation } };

@@ -23,6 +23,16 @@ import {
   retryDead,
   retryDeadMany,
 } from "./store.ts";
+import {
+  countRetryingJobs,
+  deleteRetrying,
+  deleteRetryingMany,
+  failedJob,
+  retryingJobKinds,
+  retryingJobs,
+  retryNow,
+  retryNowMany,
+} from "./retry-set.ts";
 import type { EventMap, JobHandler, JobInfo, JobKind, JobMetrics, JobSystem } from "./types.ts";
 
 export { jobKind } from "./types.ts";
@@ -32,6 +42,7 @@ export type {
   DeadJobPage,
   EnqueueOptions,
   EventMap,
+  FailedJob,
   JobHandler,
   JobInfo,
   JobKind,
@@ -40,6 +51,9 @@ export type {
   JobSystem,
   NewJobSpec,
   QueueFigures,
+  RetryingJob,
+  RetryingJobKey,
+  RetryingJobPage,
   ScheduleInfo,
 } from "./types.ts";
 
@@ -74,6 +88,9 @@ export interface JobSystemOptions {
 }
 
 const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
+
+/** Rows one read of a set of failed jobs may ask for. */
+const rowLimit = (page: { limit: number }) => Math.min(Math.max(1, page.limit), 500);
 
 export function createJobSystem<Events extends EventMap = EventMap>(
   options: JobSystemOptions,
@@ -135,9 +152,17 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     fireSchedule: scheduler.fireSchedule,
     figures: () => queueFigures(sql, clock.now()),
     schedules: scheduler.infos,
-    listDeadJobs: (page = { limit: 50 }) =>
-      deadJobs(sql, { ...page, limit: Math.min(Math.max(1, page.limit), 500) }),
-    countDeadJobs: () => countDeadJobs(sql),
+    listDeadJobs: (page = { limit: 50 }) => deadJobs(sql, { ...page, limit: rowLimit(page) }),
+    countDeadJobs: (search) => countDeadJobs(sql, search),
+    listRetryingJobs: (page = { limit: 50 }) =>
+      retryingJobs(sql, { ...page, limit: rowLimit(page) }, clock.now()),
+    countRetryingJobs: (search) => countRetryingJobs(sql, clock.now(), search),
+    failedJob: (id) => failedJob(sql, id, clock.now()),
+    retryJobNow: (id) => retryNow(sql, id, clock.now(), notify),
+    deleteRetryingJob: (id) => deleteRetrying(sql, id, clock.now()),
+    retryingJobKinds: () => retryingJobKinds(sql, clock.now()),
+    retryJobsNow: (name) => retryNowMany(sql, name ?? null, clock.now(), notify),
+    deleteRetryingJobs: (name) => deleteRetryingMany(sql, name ?? null, clock.now()),
     retryDeadJob: (id) => retryDead(sql, id, clock.now()),
     discardDeadJob: (id) => discardDead(sql, id),
     deadJobKinds: () => deadJobKinds(sql),

@@ -97,7 +97,8 @@ export function createJobRunner(deps: JobRunnerDeps) {
           error,
           now,
           retryAt: new Date(now.getTime() + retryDelayMs(job.attempts, random)),
-          deadPublicId: dead ? publicId() : null,
+          dead,
+          publicId: publicId(),
         });
       } catch (recordErr) {
         log.error("job failure could not be recorded", { ...fields, ...errorFields(recordErr) });

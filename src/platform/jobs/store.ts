@@ -3,8 +3,11 @@
  * completed, failed or released only `where locked_by = <this worker>`), so a worker that lost
  * its lock cannot touch a job another worker has since claimed.
  */
+import type postgres from "postgres";
 import type { Queryable, Sql } from "../db.ts";
-import type { DeadJob, DeadJobKey, DeadJobPage, QueueFigures } from "./types.ts";
+import type { DeadJob, DeadJobPage, JobSetPage, QueueFigures } from "./types.ts";
+
+type Fragment = postgres.Fragment;
 
 export const READY_CHANNEL = "jobs_ready";
 
@@ -211,18 +214,22 @@ export interface FailedAttempt {
   error: string;
   retryAt: Date;
   now: Date;
-  /** Set when this was the last attempt: the job moves to the dead set under this id. */
-  deadPublicId: string | null;
+  /** This was the last attempt: the job moves to the dead set. */
+  dead: boolean;
+  /** The job's public id from now on, unless an earlier failure gave it one. */
+  publicId: string;
 }
 
-/** Unlocks a failed job for a later retry, or moves it to the dead set; counts the failure. */
+/**
+ * Unlocks a failed job for a later retry (it joins the retry set) or moves it to the dead set;
+ * counts the failure.
+ */
 export async function failJob(sql: Sql, f: FailedAttempt): Promise<boolean> {
-  const dead = f.deadPublicId !== null;
   const rows = await sql`
     with failed as (
       update jobs
       set locked_at = null, locked_by = null, last_error = ${f.error}, run_at = ${f.retryAt},
-          dead_at = ${dead ? f.now : null}, public_id = ${f.deadPublicId},
+          dead_at = ${f.dead ? f.now : null}, public_id = coalesce(public_id, ${f.publicId}),
           attempts = least(attempts, max_attempts)
       where id = ${f.id} and locked_by = ${f.worker}
       returning id)
@@ -243,14 +250,14 @@ export interface Released {
 /**
  * Hands jobs this worker still holds back to the queue, due now. The attempt stays spent (a job
  * that never finishes within the grace would otherwise run at every shutdown forever): a job on
- * its last attempt goes to the dead set instead, under the public id at its index in
- * `deadPublicIds`.
+ * its last attempt goes to the dead set instead. A job without a public id gets the one at its
+ * index in `publicIds`.
  */
 export async function releaseJobs(
   sql: Sql,
   worker: string,
   ids: string[],
-  deadPublicIds: string[],
+  publicIds: string[],
   error: string,
   now: Date,
 ): Promise<Released> {
@@ -259,8 +266,8 @@ export async function releaseJobs(
     update jobs j
     set locked_at = null, locked_by = null, run_at = ${now}, last_error = ${error},
         dead_at = case when j.attempts >= j.max_attempts then ${now}::timestamptz end,
-        public_id = case when j.attempts >= j.max_attempts then r.public_id end
-    from unnest(${ids}::bigint[], ${deadPublicIds}::text[]) as r(id, public_id)
+        public_id = coalesce(j.public_id, r.public_id)
+    from unnest(${ids}::bigint[], ${publicIds}::text[]) as r(id, public_id)
     where j.id = r.id and j.locked_by = ${worker}
     returning j.id, j.dead_at is not null as dead`;
   return {
@@ -299,28 +306,58 @@ export async function queueFigures(sql: Sql, now: Date): Promise<QueueFigures> {
 }
 
 const DEAD_JOB_COLUMNS = `public_id as id, queue, name, payload, attempts,
-  last_error as "lastError", dead_at as "failedAt", created_at as "createdAt"`;
+  max_attempts as "maxAttempts", last_error as "lastError", dead_at as "failedAt",
+  created_at as "createdAt"`;
 
 /**
- * A window of the dead set, most recently failed first: rows beyond `after` and before `before`
- * (keys `[failedAt ISO, id]`); `backward` reads from the oldest end, so the rows come oldest
- * first (what a cursor connection expects of a backward read).
+ * The `like` pattern of text contained anywhere: `%`, `_` and the escape character `\` in it
+ * stand for themselves.
  */
-export async function deadJobs(sql: Sql, page: DeadJobPage): Promise<DeadJob[]> {
-  const key = (k: DeadJobKey) => sql`(${k[0]}::timestamptz, ${k[1]}::text)`;
-  const after = page.after ? sql`and (dead_at, public_id) < ${key(page.after)}` : sql``;
-  const before = page.before ? sql`and (dead_at, public_id) > ${key(page.before)}` : sql``;
-  const order = page.backward ? sql`dead_at asc, public_id asc` : sql`dead_at desc, public_id desc`;
-  return await sql<DeadJob[]>`
-    select ${sql.unsafe(DEAD_JOB_COLUMNS)}
-    from jobs where dead_at is not null ${after} ${before}
-    order by ${order}
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, "\\$&")}%`;
+
+/** `and` the job's name or last error contains `search` (any case); nothing without one. */
+export function matching(sql: Queryable, search: string | null | undefined) {
+  if (!search) return sql``;
+  const pattern = containsPattern(search);
+  return sql`and (name ilike ${pattern} escape '\\' or last_error ilike ${pattern} escape '\\')`;
+}
+
+/**
+ * The end of a query reading a window of a set of jobs ordered by `(<key>, public_id)`: rows
+ * beyond `after` and before `before` (keys `[<key> ISO, id]`) that match the search, in the
+ * set's order, or the reverse for a `backward` read (what a cursor connection expects of one).
+ */
+export function jobWindow(
+  sql: Queryable,
+  page: JobSetPage<[string, string]>,
+  key: "dead_at" | "run_at",
+  descending: boolean,
+) {
+  const columns = sql.unsafe(`(${key}, public_id)`);
+  const beyond = (k: [string, string], side: "after" | "before") => {
+    const tuple = sql`(${k[0]}::timestamptz, ${k[1]}::text)`;
+    return descending === (side === "after")
+      ? sql`and ${columns} < ${tuple}`
+      : sql`and ${columns} > ${tuple}`;
+  };
+  const direction = descending === !page.backward ? "desc" : "asc";
+  return sql`${page.after ? beyond(page.after, "after") : sql``}
+    ${page.before ? beyond(page.before, "before") : sql``} ${matching(sql, page.search)}
+    order by ${sql.unsafe(`${key} ${direction}, public_id ${direction}`)}
     limit ${page.limit}`;
 }
 
-export async function countDeadJobs(sql: Sql): Promise<number> {
+/** A window of the dead set, most recently failed first (see {@link jobWindow}). */
+export async function deadJobs(sql: Sql, page: DeadJobPage): Promise<DeadJob[]> {
+  return await sql<DeadJob[]>`
+    select ${sql.unsafe(DEAD_JOB_COLUMNS)}
+    from jobs where dead_at is not null ${jobWindow(sql, page, "dead_at", true)}`;
+}
+
+/** The dead set's size, or how many of it match `search`. */
+export async function countDeadJobs(sql: Sql, search?: string | null): Promise<number> {
   const [{ count }] = await sql<{ count: number }[]>`
-    select count(*)::int as count from jobs where dead_at is not null`;
+    select count(*)::int as count from jobs where dead_at is not null ${matching(sql, search)}`;
   return count;
 }
 
@@ -332,9 +369,9 @@ export async function retryDead(sql: Sql, publicId: string, now: Date): Promise<
       where public_id = ${publicId} and dead_at is not null
       for update
     )
-    update jobs set dead_at = null, public_id = null, attempts = 0, run_at = ${now}
+    update jobs set dead_at = null, attempts = 0, run_at = ${now}
     from dead where jobs.id = dead.job_id
-    returning dead.id, dead.queue, dead.name, dead.payload, dead.attempts,
+    returning dead.id, dead.queue, dead.name, dead.payload, dead.attempts, dead."maxAttempts",
       dead."lastError", dead."failedAt", dead."createdAt"`;
   return row ?? null;
 }
@@ -346,40 +383,51 @@ export async function deadJobKinds(sql: Sql): Promise<{ name: string; count: num
     group by name order by count(*) desc, name`;
 }
 
+/** `and` the job is of the kind `name`; nothing for every kind (null). */
+export const ofKind = (sql: Queryable, name: string | null) =>
+  name === null ? sql`` : sql`and name = ${name}`;
+
 /**
- * Puts every dead job (of the kind `name`, when given) back in its queue with fresh attempts, in
- * one statement guarded by `dead_at is not null` (a job retried or discarded meanwhile is left
- * alone), and wakes the workers; returns how many it moved.
+ * Sets `changes` on the jobs `where` selects, in one statement (so `where` guards each job once
+ * against a concurrent change), and wakes the workers; returns how many it moved.
  */
-export async function retryDeadMany(
+export async function moveJobs(
   sql: Sql,
-  name: string | null,
-  now: Date,
+  changes: Fragment,
+  where: Fragment,
   notify: boolean,
 ): Promise<number> {
   const [{ count }] = await sql<{ count: number }[]>`
-    with moved as (
-      update jobs set dead_at = null, public_id = null, attempts = 0, run_at = ${now}
-      where dead_at is not null ${name === null ? sql`` : sql`and name = ${name}`}
-      returning queue),
+    with moved as (update jobs set ${changes} where ${where} returning queue),
     woken as (select pg_notify(${READY_CHANNEL}, queue) from moved where ${notify} limit 1)
     select (select count(*)::int from moved) as count, (select count(*) from woken) as woken`;
   return count;
 }
 
-/**
- * Deletes every dead job (of the kind `name`, when given) for good, in one statement guarded by
- * `dead_at is not null`; returns how many.
- */
-export async function discardDeadMany(sql: Sql, name: string | null): Promise<number> {
+/** Deletes the jobs `where` selects for good, in one statement; returns how many. */
+export async function deleteJobs(sql: Sql, where: Fragment): Promise<number> {
   const [{ count }] = await sql<{ count: number }[]>`
-    with gone as (
-      delete from jobs
-      where dead_at is not null ${name === null ? sql`` : sql`and name = ${name}`}
-      returning 1)
+    with gone as (delete from jobs where ${where} returning 1)
     select count(*)::int as count from gone`;
   return count;
 }
+
+/**
+ * Puts every dead job (of the kind `name`, when given) back in its queue with fresh attempts,
+ * guarded by `dead_at is not null` (a job retried or discarded meanwhile is left alone); returns
+ * how many it moved.
+ */
+export const retryDeadMany = (sql: Sql, name: string | null, now: Date, notify: boolean) =>
+  moveJobs(
+    sql,
+    sql`dead_at = null, attempts = 0, run_at = ${now}`,
+    sql`dead_at is not null ${ofKind(sql, name)}`,
+    notify,
+  );
+
+/** Deletes every dead job (of the kind `name`, when given) for good; returns how many. */
+export const discardDeadMany = (sql: Sql, name: string | null) =>
+  deleteJobs(sql, sql`dead_at is not null ${ofKind(sql, name)}`);
 
 /** Deletes a dead job for good; returns it, or null when there was none. */
 export async function discardDead(sql: Sql, publicId: string): Promise<DeadJob | null> {

@@ -95,29 +95,56 @@ export interface JobInfo {
 
 export type JobHandler = (payload: unknown, job: JobInfo) => void | Promise<void>;
 
-export interface DeadJob {
+/** A job that failed at least once, as the admin API shows it (`id` is its public id). */
+interface FailedJobFields {
   id: string;
   queue: string;
   name: string;
   payload: unknown;
   attempts: number;
+  maxAttempts: number;
   lastError: string | null;
-  failedAt: Date;
   createdAt: Date;
 }
+
+/** A job that ran out of attempts (the dead set). */
+export interface DeadJob extends FailedJobFields {
+  failedAt: Date;
+}
+
+/** A job that failed and waits for its next attempt (Sidekiq's retry set). */
+export interface RetryingJob extends FailedJobFields {
+  nextAttemptAt: Date;
+}
+
+/** A dead or retrying job looked up by its id. */
+export type FailedJob =
+  | (DeadJob & { state: "dead"; nextAttemptAt: null })
+  | (RetryingJob & { state: "retrying"; failedAt: null });
 
 /** A dead job's place in the dead set: `[failedAt as ISO 8601, id]`. */
 export type DeadJobKey = [failedAt: string, id: string];
 
-/** A window of the dead set (most recently failed first). */
-export interface DeadJobPage {
+/** A retrying job's place in the retry set: `[nextAttemptAt as ISO 8601, id]`. */
+export type RetryingJobKey = [nextAttemptAt: string, id: string];
+
+/** A window of a set of failed jobs, in the set's order. */
+export interface JobSetPage<K> {
   /** Rows to read (1..500). */
   limit: number;
-  after?: DeadJobKey | null;
-  before?: DeadJobKey | null;
-  /** Read from the oldest end (for paging backward): rows come oldest first. */
+  after?: K | null;
+  before?: K | null;
+  /** Read from the other end (for paging backward): rows come in reverse order. */
   backward?: boolean;
+  /** Only jobs whose name or last error contains this text (any case); null or "" for all. */
+  search?: string | null;
 }
+
+/** A window of the dead set (most recently failed first). */
+export type DeadJobPage = JobSetPage<DeadJobKey>;
+
+/** A window of the retry set (next attempt soonest first). */
+export type RetryingJobPage = JobSetPage<RetryingJobKey>;
 
 export interface JobSystem<Events extends EventMap = EventMap> {
   /** Adds a job inside `tx` (a rolled-back transaction leaves no job). Returns its id, or null
@@ -155,7 +182,26 @@ export interface JobSystem<Events extends EventMap = EventMap> {
   schedules(): Promise<ScheduleInfo[]>;
   /** Dead jobs, most recently failed first (default: the first 50). */
   listDeadJobs(page?: DeadJobPage): Promise<DeadJob[]>;
-  countDeadJobs(): Promise<number>;
+  /** The dead set's size, or with `search` how many of it match (as {@link JobSetPage}). */
+  countDeadJobs(search?: string | null): Promise<number>;
+  /** Jobs waiting for a retry, next attempt soonest first (default: the first 50). */
+  listRetryingJobs(page?: RetryingJobPage): Promise<RetryingJob[]>;
+  /** The retry set's size, or with `search` how many of it match. */
+  countRetryingJobs(search?: string | null): Promise<number>;
+  /** A dead or retrying job by id; null when it is neither (gone, queued, running). */
+  failedJob(id: string): Promise<FailedJob | null>;
+  /** Makes a retrying job due now; returns it as it is now, or null when no job waits under
+   * this id. */
+  retryJobNow(id: string): Promise<RetryingJob | null>;
+  /** Deletes a retrying job; returns it, or null when no job waits under this id. */
+  deleteRetryingJob(id: string): Promise<RetryingJob | null>;
+  /** The retry set by job name (kind) with counts, most first. */
+  retryingJobKinds(): Promise<{ name: string; count: number }[]>;
+  /** Makes every retrying job, or every one named `name`, due now (one statement); returns how
+   * many. */
+  retryJobsNow(name?: string): Promise<number>;
+  /** Deletes every retrying job, or every one named `name` (one statement); returns how many. */
+  deleteRetryingJobs(name?: string): Promise<number>;
   /** Moves a dead job back to the queue; returns it as it was, or null when there is no such
    * dead job. */
   retryDeadJob(id: string): Promise<DeadJob | null>;

@@ -1,6 +1,6 @@
 /** Feedback triage, dead jobs and AI flags in Chromium: the export's `admin_url` opens the post,
- * status changes and filters, retry and discard of dead jobs (one, or in bulk by kind), the flag
- * override. */
+ * status changes and filters, retry and discard of dead jobs (one, or in bulk by kind; discarding
+ * and retrying several confirmed), the flag override. */
 // test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
@@ -99,6 +99,7 @@ test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chrom
     assert.equal(runs, 3);
     await row(one.id).waitFor({ state: "detached" });
     await row(two.id).getByRole("button", { name: "Discard" }).click();
+    await row(two.id).getByRole("button", { name: "Discard for good" }).click();
     await page.getByText("No dead job.").waitFor();
     assert.equal((await t.app.jobs.listDeadJobs()).length, 0);
 
@@ -124,6 +125,7 @@ test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chrom
     await kind.selectOption("sync");
     healthy = true;
     await page.getByRole("button", { name: "Retry 2 dead jobs of sync" }).click();
+    await page.getByRole("button", { name: "Retry", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Retried 2 dead jobs of sync." }).waitFor();
     await t.app.jobs.runUntilIdle();
     assert.equal(runs, 7, "3 before, 2 that died, 2 retried");

@@ -13,6 +13,7 @@ import {
   collapsedText,
   counted,
   filesSummary,
+  oneLine,
   rejectionReasonError,
   routeOf,
   shortcutOf,
@@ -193,7 +194,7 @@ Deno.test("admin ui rules: client routes under the base", () => {
   });
   assert.deepEqual(routeOf("/admin", "/admin/ai_employees/e1"), { page: "employee", id: "e1" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_runs/r1"), { page: "run", id: "r1" });
-  assert.deepEqual(routeOf("/admin", "/admin/jobs"), { page: "jobs" });
+  assert.deepEqual(routeOf("/admin", "/admin/jobs"), { page: "jobs", q: "" });
   assert.deepEqual(routeOf("/admin", "/admin/deliveries"), { page: "deliveries" });
   assert.deepEqual(routeOf("/admin", "/admin/deliveries/x"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/ai_flags"), { page: "flags" });
@@ -202,6 +203,20 @@ Deno.test("admin ui rules: client routes under the base", () => {
   assert.deepEqual(routeOf("/admin", "/admin/ai_runs"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/feedback_posts/a/b"), { page: "not-found" });
   assert.deepEqual(routeOf("/admin", "/admin/%E0%A4%A"), { page: "not-found" });
+});
+
+Deno.test("admin ui rules: the Jobs page's search and job pages; errors on one line", () => {
+  assert.deepEqual(routeOf("/admin", "/admin/jobs", "?q=SMTP%20refused"), {
+    page: "jobs",
+    q: "SMTP refused",
+  });
+  assert.deepEqual(routeOf("/admin", "/admin/jobs/", "?q="), { page: "jobs", q: "" });
+  assert.deepEqual(routeOf("/admin", "/admin/jobs/abc_-1"), { page: "job", id: "abc_-1" });
+  assert.deepEqual(routeOf("/admin", "/admin/jobs/a/b"), { page: "not-found" });
+  assert.equal(oneLine("Error: boom\n  at x\n\tat y"), "Error: boom at x at y");
+  assert.equal(oneLine("a".repeat(120)), "a".repeat(120));
+  assert.equal(oneLine(`${"a".repeat(119)} b`), `${"a".repeat(119)}…`);
+  assert.equal(oneLine("abcdef", 3), "abc…");
 });
 
 Deno.test("admin ui rules: a patch's files summed up, commits shortened", () => {

@@ -228,3 +228,311 @@ Deno.test("admin GraphQL: retry or discard every dead job, or every one of a kin
     await ctx.close();
   }
 });
+
+const RETRYING = `query($search: String, $first: Int, $after: String) {
+  retryingJobs(search: $search, first: $first, after: $after) { totalCount
+    nodes { id queue name payload attempts maxAttempts lastError nextAttemptAt createdAt }
+    pageInfo { hasNextPage endCursor } } }`;
+const FAILED_JOB = `query($id: String!) { failedJob(id: $id) {
+  id state queue name payload attempts maxAttempts lastError failedAt nextAttemptAt createdAt } }`;
+const RETRY_NOW = `mutation($id: String!) {
+  retryJobNow(id: $id) { retryingJob { id nextAttemptAt } ${USER_ERRORS} } }`;
+const DELETE_RETRYING = `mutation($id: String!) {
+  deleteRetryingJob(id: $id) { retryingJob { id payload } ${USER_ERRORS} } }`;
+const RETRY_ALL_NOW = `mutation($name: String) {
+  retryJobsNow(name: $name) { count ${USER_ERRORS} } }`;
+const DELETE_ALL_RETRYING = `mutation($name: String) {
+  deleteRetryingJobs(name: $name) { count ${USER_ERRORS} } }`;
+
+/** A "sync" handler that fails ("remote down") until `healthy` is set, counting its runs. */
+function flakySync(t: Awaited<ReturnType<typeof setupAdmin>>["t"]) {
+  const remote = { healthy: false, runs: 0 };
+  t.app.jobs.handle("sync", () => {
+    remote.runs++;
+    if (!remote.healthy) throw new Error("remote down");
+  });
+  return remote;
+}
+
+Deno.test("admin GraphQL: the retry set is listed with next attempts, run now, deleted, and keeps its ids until dead", async () => {
+  const ctx = await setupAdmin();
+  const { t, admin, clock } = ctx;
+  try {
+    const remote = flakySync(t);
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", { n: 1 }, { maxAttempts: 3 });
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", { n: 2 }, { maxAttempts: 2 });
+    await t.app.jobs.runUntilIdle();
+    const now = clock.now().getTime();
+    const list = async (vars: Record<string, unknown> = {}) =>
+      dataOf(await gql(t, RETRYING, vars, { token: admin })).retryingJobs;
+    const first = await list();
+    assert.equal(first.totalCount, 2);
+    const byN = (n: number) =>
+      first.nodes.find((j: { payload: { n: number } }) => j.payload.n === n);
+    const [one, two] = [byN(1), byN(2)];
+    assert.deepEqual(
+      { ...one, id: undefined, nextAttemptAt: undefined, createdAt: undefined },
+      {
+        id: undefined,
+        queue: "default",
+        name: "sync",
+        payload: { n: 1 },
+        attempts: 1,
+        maxAttempts: 3,
+        lastError: "Error: remote down",
+        nextAttemptAt: undefined,
+        createdAt: undefined,
+      },
+    );
+    assert.match(one.id, /^[A-Za-z0-9_-]{22,}$/);
+    // The first backoff is 2 s with ±25% jitter.
+    for (const job of [one, two]) {
+      const wait = Date.parse(job.nextAttemptAt) - now;
+      assert.ok(wait >= 1_500 && wait <= 2_500, `next attempt in ${wait} ms`);
+    }
+    const overview = dataOf(
+      await gql(t, `{ jobsOverview { retrying dead retryingKinds { name count } } }`, {}, {
+        token: admin,
+      }),
+    ).jobsOverview;
+    assert.deepEqual(overview, {
+      retrying: 2,
+      dead: 0,
+      retryingKinds: [{ name: "sync", count: 2 }],
+    });
+
+    // One job looked up: everything, its next attempt, no failedAt.
+    const detail = dataOf(await gql(t, FAILED_JOB, { id: one.id }, { token: admin })).failedJob;
+    assert.deepEqual(detail, {
+      ...one,
+      state: "retrying",
+      failedAt: null,
+    });
+
+    // Run now: due at once, out of the retry set, and the worker runs it.
+    remote.healthy = true;
+    const moved = dataOf(await gql(t, RETRY_NOW, { id: one.id }, { token: admin })).retryJobNow;
+    assert.deepEqual(moved, {
+      retryingJob: { id: one.id, nextAttemptAt: clock.now().toISOString() },
+      errors: [],
+    });
+    assert.deepEqual((await list()).nodes.map((j: { id: string }) => j.id), [two.id]);
+    assert.equal(await t.app.jobs.runUntilIdle(), 1);
+    assert.equal(remote.runs, 3);
+    assert.equal(
+      dataOf(await gql(t, FAILED_JOB, { id: one.id }, { token: admin })).failedJob,
+      null,
+    );
+    const again = dataOf(await gql(t, RETRY_NOW, { id: one.id }, { token: admin })).retryJobNow;
+    assert.deepEqual(again, {
+      retryingJob: null,
+      errors: [{
+        code: "not_found",
+        message: "There is no job waiting for a retry with this id.",
+        field: "id",
+      }],
+    });
+
+    // The other fails its last attempt: dead under the same id, which the lookup follows.
+    remote.healthy = false;
+    clock.advance(3_000);
+    await t.app.jobs.runUntilIdle();
+    const dead = dataOf(await gql(t, FAILED_JOB, { id: two.id }, { token: admin })).failedJob;
+    assert.equal(dead.state, "dead");
+    assert.equal(dead.attempts, 2);
+    assert.equal(dead.nextAttemptAt, null);
+    assert.equal(dead.failedAt, clock.now().toISOString());
+    assert.equal((await list()).totalCount, 0);
+    // Retried from the dead set and failing again: back in the retry set, still the same id.
+    assert.deepEqual(
+      dataOf(await gql(t, RETRY, { id: two.id }, { token: admin })).retryDeadJob.errors,
+      [],
+    );
+    await t.app.jobs.runUntilIdle();
+    assert.deepEqual((await list()).nodes.map((j: { id: string }) => j.id), [two.id]);
+
+    // Delete: gone for good, once.
+    const deleted = dataOf(await gql(t, DELETE_RETRYING, { id: two.id }, { token: admin }));
+    assert.deepEqual(deleted.deleteRetryingJob, {
+      retryingJob: { id: two.id, payload: { n: 2 } },
+      errors: [],
+    });
+    const twice = dataOf(await gql(t, DELETE_RETRYING, { id: two.id }, { token: admin }));
+    assert.deepEqual(twice.deleteRetryingJob.errors.map((e: { code: string }) => e.code), [
+      "not_found",
+    ]);
+    const [{ count }] = await t.deps.db.sql`select count(*)::int as count from jobs
+      where name = 'sync'`;
+    assert.equal(count, 0);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("admin GraphQL: every retrying job, or every one of a kind, run now or deleted", async () => {
+  const ctx = await setupAdmin();
+  const { t, admin, user } = ctx;
+  try {
+    const runs: Record<string, number> = { sync: 0, mail: 0 };
+    for (const name of ["sync", "mail"]) {
+      t.app.jobs.handle(name, () => {
+        runs[name]++;
+        throw new Error(`${name} down`);
+      });
+    }
+    for (const [name, n] of [["sync", 3], ["mail", 2]] as const) {
+      for (let i = 0; i < n; i++) {
+        await t.app.jobs.enqueue(t.deps.db.sql, name, { i }, { maxAttempts: 5 });
+      }
+    }
+    await t.app.jobs.runUntilIdle();
+    const kinds = async () =>
+      dataOf(
+        await gql(t, `{ jobsOverview { retrying retryingKinds { name count } } }`, {}, {
+          token: admin,
+        }),
+      ).jobsOverview;
+    assert.deepEqual(await kinds(), {
+      retrying: 5,
+      retryingKinds: [{ name: "sync", count: 3 }, { name: "mail", count: 2 }],
+    });
+    const unknown = dataOf(await gql(t, RETRY_ALL_NOW, { name: "sink" }, { token: admin }));
+    assert.deepEqual(unknown.retryJobsNow, {
+      count: 0,
+      errors: [{
+        code: "unknown_kind",
+        message: 'There is no job kind named "sink": no handler has that name and no job ' +
+          "waiting for a retry has it.",
+        field: "name",
+      }],
+    });
+    const empty = dataOf(await gql(t, DELETE_ALL_RETRYING, { name: "" }, { token: admin }));
+    assert.deepEqual(empty.deleteRetryingJobs.errors.map((e: { code: string }) => e.code), [
+      "invalid",
+    ]);
+    for (const query of [RETRY_ALL_NOW, DELETE_ALL_RETRYING, RETRY_NOW, DELETE_RETRYING]) {
+      const res = await gql(t, query, { id: "x".repeat(22) }, { token: user });
+      assert.equal(codeOf(res), "FORBIDDEN");
+    }
+    assert.equal((await kinds()).retrying, 5, "nothing moved");
+
+    const now = dataOf(await gql(t, RETRY_ALL_NOW, { name: "sync" }, { token: admin }));
+    assert.deepEqual(now.retryJobsNow, { count: 3, errors: [] });
+    assert.equal(await t.app.jobs.runUntilIdle(), 3, "the three run at once");
+    assert.deepEqual(runs, { sync: 6, mail: 2 });
+    const gone = dataOf(await gql(t, DELETE_ALL_RETRYING, {}, { token: admin }));
+    assert.deepEqual(gone.deleteRetryingJobs, { count: 5, errors: [] });
+    assert.deepEqual(await kinds(), { retrying: 0, retryingKinds: [] });
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("admin GraphQL: search narrows the dead and retry sets by name or error, wildcards literal", async () => {
+  const ctx = await setupAdmin();
+  const { t, admin } = ctx;
+  try {
+    const errors: Record<string, string> = {
+      "mail.send": "SMTP refused: 100% of the quota used",
+      "sync.pull": "timeout after 1000 ms",
+      "sync.push": "Timeout_Error: upstream",
+    };
+    for (const name of Object.keys(errors)) {
+      t.app.jobs.handle(name, () => {
+        throw new Error(errors[name]);
+      });
+      await t.app.jobs.enqueue(t.deps.db.sql, name, {}, { maxAttempts: 1 });
+      await t.app.jobs.enqueue(t.deps.db.sql, name, {}, { maxAttempts: 9 });
+    }
+    await t.app.jobs.runUntilIdle();
+    const names = async (field: "deadJobs" | "retryingJobs", search: string | null) => {
+      const data = dataOf(
+        await gql(
+          t,
+          `query($s: String) { ${field}(search: $s) { totalCount nodes { name } } }`,
+          { s: search },
+          { token: admin },
+        ),
+      )[field];
+      const found = data.nodes.map((j: { name: string }) => j.name).sort();
+      assert.equal(data.totalCount, found.length);
+      return found;
+    };
+    for (const field of ["deadJobs", "retryingJobs"] as const) {
+      assert.deepEqual(await names(field, null), ["mail.send", "sync.pull", "sync.push"]);
+      assert.deepEqual(await names(field, "  "), ["mail.send", "sync.pull", "sync.push"]);
+      assert.deepEqual(await names(field, "SYNC."), ["sync.pull", "sync.push"]);
+      assert.deepEqual(await names(field, "timeout"), ["sync.pull", "sync.push"]);
+      // % and _ are the characters themselves, not wildcards; so is a backslash.
+      assert.deepEqual(await names(field, "0%"), ["mail.send"]);
+      assert.deepEqual(await names(field, "t_e"), ["sync.push"]);
+      assert.deepEqual(await names(field, "%"), ["mail.send"]);
+      assert.deepEqual(await names(field, "\\"), []);
+      assert.deepEqual(await names(field, "nothing like it"), []);
+    }
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("admin GraphQL: bad input to the failed-job queries is a clear error, never a 5xx", async () => {
+  const ctx = await setupAdmin();
+  const { t, admin, user } = ctx;
+  try {
+    t.app.jobs.handle("sync", () => {
+      throw new Error("down");
+    });
+    await t.app.jobs.enqueue(t.deps.db.sql, "sync", {}, { maxAttempts: 1 });
+    await t.app.jobs.runUntilIdle();
+    const [{ id }] = await t.app.jobs.listDeadJobs();
+    const LIST = (field: string) =>
+      `query($s: String) { ${field}(search: $s) { totalCount nodes { id } } }`;
+    for (const field of ["deadJobs", "retryingJobs"]) {
+      const long = await gql(t, LIST(field), { s: "x".repeat(201) }, { token: admin });
+      assert.equal(long.status, 200);
+      assert.equal(codeOf(long), "BAD_USER_INPUT");
+      assert.equal(long.body.errors[0].message, 'Argument "search" is longer than 200 characters');
+      const atLimit = await gql(t, LIST(field), { s: "x".repeat(200) }, { token: admin });
+      assert.equal(dataOf(atLimit)[field].totalCount, 0);
+      const nul = await gql(t, LIST(field), { s: "down\u0000" }, { token: admin });
+      assert.ok(nul.status < 500);
+      assert.equal(codeOf(nul), "BAD_USER_INPUT");
+      assert.match(nul.body.errors[0].message, /control character \(U\+0000\)/);
+      const literal = await gql(t, `{ ${field}(search: "a\\u0000b") { totalCount } }`, {}, {
+        token: admin,
+      });
+      assert.equal(codeOf(literal), "BAD_USER_INPUT");
+      const wrongType = await gql(t, `{ ${field}(search: 5) { totalCount } }`, {}, {
+        token: admin,
+      });
+      assert.ok(wrongType.status < 500);
+      assert.equal(codeOf(wrongType), "BAD_USER_INPUT");
+      assert.equal(codeOf(await gql(t, LIST(field), {}, { token: user })), "FORBIDDEN");
+      assert.equal(codeOf(await gql(t, LIST(field), {})), "UNAUTHENTICATED");
+    }
+
+    // An id that names no failed job, or cannot be one, is null: never an error.
+    const lookup = (value: string) => gql(t, FAILED_JOB, { id: value }, { token: admin });
+    for (const value of ["", "x", "../../etc", "%_%", "x".repeat(5_000), "A".repeat(22)]) {
+      const res = await lookup(value);
+      assert.equal(res.status, 200);
+      assert.equal(dataOf(res).failedJob, null, value.slice(0, 20));
+    }
+    assert.equal(dataOf(await lookup(id)).failedJob.id, id);
+    assert.equal(codeOf(await lookup("a\u0000b")), "BAD_USER_INPUT");
+    const wrongType = await gql(t, `{ failedJob(id: 5) { id } }`, {}, { token: admin });
+    assert.equal(codeOf(wrongType), "BAD_USER_INPUT");
+    assert.equal(codeOf(await gql(t, FAILED_JOB, { id }, { token: user })), "FORBIDDEN");
+    assert.equal(codeOf(await gql(t, FAILED_JOB, { id })), "UNAUTHENTICATED");
+    // The mutations answer a malformed id as not_found, like a vanished one.
+    const bad = dataOf(await gql(t, RETRY_NOW, { id: "../x" }, { token: admin }));
+    assert.deepEqual(bad.retryJobNow.errors.map((e: { code: string }) => e.code), ["not_found"]);
+    const badDead = dataOf(await gql(t, DISCARD, { id: "x".repeat(5_000) }, { token: admin }));
+    assert.deepEqual(badDead.discardDeadJob.errors.map((e: { code: string }) => e.code), [
+      "not_found",
+    ]);
+    assert.equal((await t.app.jobs.listDeadJobs()).length, 1);
+  } finally {
+    await ctx.close();
+  }
+});

@@ -15,6 +15,7 @@ import { DeliveriesPage, RunPage } from "./runs.ts";
 import { RefusalPage, SignInPage } from "./sign-in.ts";
 import { FeedbackPage, FeedbackPostPage } from "./feedback.ts";
 import { JobsPage } from "./jobs.ts";
+import { JobPage } from "./job.ts";
 import { FlagsPage } from "./flags.ts";
 import { ReportsPage } from "./reports.ts";
 import { BackupsPage } from "./backups.ts";
@@ -48,7 +49,7 @@ const NAV: [string, string, Route["page"][]][] = [
   ["/ai_employees", "AI employees", ["employees", "employee", "run"]],
   ["/feedback_posts", "Feedback", ["feedback", "feedback-post"]],
   ["/deliveries", "Delivery", ["deliveries"]],
-  ["/jobs", "Jobs", ["jobs"]],
+  ["/jobs", "Jobs", ["jobs", "job"]],
   ["/ai_flags", "AI flags", ["flags"]],
   ["/reports", "Reports", ["reports"]],
   ["/backups", "Backups", ["backups"]],
@@ -221,7 +222,9 @@ function page(route: Route) {
     case "deliveries":
       return html`<${DeliveriesPage} />`;
     case "jobs":
-      return html`<${JobsPage} />`;
+      return html`<${JobsPage} q=${route.q} />`;
+    case "job":
+      return html`<${JobPage} id=${route.id} key=${route.id} />`;
     case "backups":
       return html`<${BackupsPage} />`;
     case "flags":

@@ -67,13 +67,15 @@ export type Route =
   | { page: "feedback" }
   | { page: "feedback-post"; id: string }
   | { page: "deliveries" }
-  | { page: "jobs" }
+  | { page: "jobs"; q: string }
+  | { page: "job"; id: string }
   | { page: "flags" }
   | { page: "reports" }
   | { page: "backups" }
   | { page: "not-found" };
 
-/** The page of a path under the console's base (`search` only matters to sign-in). */
+/** The page of a path under the console's base (`search`, the query string, matters to sign-in
+ * and to the Jobs page's search). */
 export function routeOf(base: string, pathname: string, search = ""): Route {
   const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname;
   const parts = rest.split("/").filter(Boolean).map((p) => {
@@ -94,11 +96,21 @@ export function routeOf(base: string, pathname: string, search = ""): Route {
   if (first === "artifacts" && id) return { page: "artifact", id };
   if (first === "feedback_posts") return id ? { page: "feedback-post", id } : { page: "feedback" };
   if (first === "deliveries" && !id) return { page: "deliveries" };
-  if (first === "jobs" && !id) return { page: "jobs" };
+  if (first === "jobs") {
+    return id
+      ? { page: "job", id }
+      : { page: "jobs", q: new URLSearchParams(search).get("q") ?? "" };
+  }
   if (first === "ai_flags" && !id) return { page: "flags" };
   if (first === "reports" && !id) return { page: "reports" };
   if (first === "backups" && !id) return { page: "backups" };
   return { page: "not-found" };
+}
+
+/** A text on one line, whitespace runs as one space, cut after `max` characters with "…". */
+export function oneLine(text: string, max = 120): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max).trimEnd()}…` : line;
 }
 
 /** A commit as people read it: its first 7 characters. */
