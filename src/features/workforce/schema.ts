@@ -153,6 +153,11 @@ export function workforceModule(
   return {
     typeDefs: workforceTypeDefs,
     errorCodes,
-    resolvers: { ...typeResolvers(deps, load), Query, Mutation, Subscription },
+    resolvers: {
+      ...typeResolvers({ ...deps, workforce }, load),
+      Query,
+      Mutation,
+      Subscription,
+    },
   };
 }
