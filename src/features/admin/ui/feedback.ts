@@ -4,12 +4,26 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
-import { counted } from "./rules.ts";
+import {
+  Filter,
+  firstRow,
+  type Page,
+  PAGE_ARGS,
+  PAGE_INFO,
+  PAGE_VARS,
+  Pager,
+  pageVariables,
+  param,
+  shownOf,
+} from "./pager.ts";
 import { Markdown } from "./artifact.ts";
 import { ContentFrame, Revealed } from "./content.ts";
 
 const STATUSES = ["open", "planned", "in_progress", "completed", "declined"];
 const CATEGORIES = ["feature", "bug", "improvement", "other"];
+const SORTS = [["new", "newest first"], ["top", "most votes first"]] as const;
+const PAGE_SIZE = 50;
+const choices = (values: string[]) => [["", "any"], ...values.map((v) => [v, v])] as const;
 
 interface PostRow {
   id: string;
@@ -21,36 +35,32 @@ interface PostRow {
   createdAt: string;
 }
 
+/** The board: filters, sort and page in the URL, so reload and back keep them. */
 export function FeedbackPage() {
-  const [status, setStatus] = useState("");
-  const [category, setCategory] = useState("");
-  const { data, error } = useQuery<{ feedbackPosts: { totalCount: number; nodes: PostRow[] } }>(
-    `query($status: FeedbackStatus, $category: FeedbackCategory) {
-      feedbackPosts(status: $status, category: $category, first: 50) { totalCount
+  const status = param("status", STATUSES);
+  const category = param("category", CATEGORIES);
+  const sort = param("sort", ["top"], "new");
+  const { data, error } = useQuery<{ feedbackPosts: Page<PostRow> }>(
+    `query($status: FeedbackStatus, $category: FeedbackCategory, $sort: FeedbackSort, ${PAGE_VARS}) {
+      feedbackPosts(status: $status, category: $category, sort: $sort, ${PAGE_ARGS}) { ${PAGE_INFO}
         nodes { id title status category voteCount commentCount createdAt } } }`,
-    { status: status || null, category: category || null },
+    { status: status || null, category: category || null, sort, ...pageVariables(PAGE_SIZE) },
   );
+  const posts = data?.feedbackPosts;
   return html`<section aria-labelledby="feedback-title">
     <h1 id="feedback-title">Feedback triage</h1>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <label for="status-filter">Status</label>
-      <select id="status-filter" value=${status} onChange=${(e: Event) =>
-    setStatus((e.target as HTMLSelectElement).value)}>
-        <option value="">any</option>${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
-      </select>
-      <label for="category-filter">Category</label>
-      <select id="category-filter" value=${category} onChange=${(e: Event) =>
-    setCategory((e.target as HTMLSelectElement).value)}>
-        <option value="">any</option>${
-    CATEGORIES.map((c) => html`<option value=${c}>${c}</option>`)
-  }
-      </select>
+      <${Filter} name="status" label="Status" value=${status} options=${choices(STATUSES)} />
+      <${Filter} name="category" label="Category" value=${category} options=${
+    choices(CATEGORIES)
+  } />
+      <${Filter} name="sort" label="Sort" value=${sort} options=${SORTS} />
     </form>
     ${error && html`<p class="failure" role="alert">${error}</p>`}
     ${
-    !data ? html`<p>Loading…</p>` : html`
+    !posts ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>${counted(data.feedbackPosts.totalCount, "post")}, newest first</caption>
+        <caption>${shownOf(posts, "post")}, ${SORTS.find(([s]) => s === sort)![1]}</caption>
         <thead>
           <tr>
             <th scope="col">Title</th>
@@ -61,7 +71,7 @@ export function FeedbackPage() {
             <th scope="col">Posted</th>
           </tr>
         </thead>
-        <tbody>${data.feedbackPosts.nodes.map((p) =>
+        <tbody>${posts.nodes.map((p) =>
           html`
             <tr key=${p.id}>
               <td>
@@ -75,6 +85,7 @@ export function FeedbackPage() {
           `
         )}</tbody>
       </table>
+      <${Pager} page=${posts} size=${PAGE_SIZE} label="Pages of posts" />
     `
   }
   </section>`;
@@ -83,9 +94,10 @@ export function FeedbackPage() {
 export function FeedbackPostPage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
   const { data, error, reload } = useQuery<{ feedbackPost: any }>(
-    `query($id: String!) { feedbackPost(id: $id) { id title description status category voteCount createdAt
-      author { username } comments(first: 50) { nodes { id body createdAt author { username } } } } }`,
-    { id: props.id },
+    `query($id: String!, ${PAGE_VARS}) { feedbackPost(id: $id) { id title description status category
+      voteCount createdAt author { username }
+      comments(${PAGE_ARGS}) { ${PAGE_INFO} nodes { id body createdAt author { username } } } } }`,
+    { id: props.id, ...pageVariables(PAGE_SIZE) },
   );
   const [next, setNext] = useState("");
   const [errors, setErrors] = useState<UserError[]>([]);
@@ -140,10 +152,10 @@ export function FeedbackPostPage(props: { id: string }) {
         </form>
         <${FieldErrors} errors=${errors} field=${null} />
         <${FieldErrors} errors=${errors} field="status" />
-        <h2>Comments</h2>
+        <h2>Comments <small>(${shownOf(p.comments, "comment")})</small></h2>
         ${p.comments.nodes.length
-          ? html`<ol class="comments">${
-            p.comments.nodes.map((
+          ? html`
+            <ol class="comments" start=${firstRow(p.comments.pageInfo)}>${p.comments.nodes.map((
               c: { id: string; body: string; createdAt: string; author: { username: string } },
             ) =>
               html`
@@ -156,8 +168,9 @@ export function FeedbackPostPage(props: { id: string }) {
                     </${ContentFrame}>
                     </li>
               `
-            )
-          }</ol>`
+            )}</ol>
+            <${Pager} page=${p.comments} size=${PAGE_SIZE} label="Pages of comments" />
+          `
           : html`<p>No comments.</p>`}
       </section>
   `;

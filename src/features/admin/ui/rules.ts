@@ -180,28 +180,17 @@ export function reviewSummary(
   return a.approvalStatus.replace("_", "-") + by + (at ? ` at ${at}` : "");
 }
 
-const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
+/** English names: day 0 is Sunday (1 January 2023 was one), month 1 January. */
+const named = (option: "weekday" | "month", date: number) =>
+  new Date(Date.UTC(2023, 0, date)).toLocaleString("en", { [option]: "long", timeZone: "UTC" });
+const dayName = (d: number) => named("weekday", d + 1);
+const monthName = (m: number) => named("month", m * 31 - 30);
+
 const NICKNAMES: Record<string, string> = {
   "@yearly": "0 0 1 1 *",
-  "@annually": "0 0 1 1 *",
   "@monthly": "0 0 1 * *",
   "@weekly": "0 0 * * 0",
   "@daily": "0 0 * * *",
-  "@midnight": "0 0 * * *",
   "@hourly": "0 * * * *",
 };
 
@@ -210,14 +199,21 @@ const joined = (items: string[]) =>
   items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : items[0];
 
 /**
- * The values of a cron field of plain numbers, names and ranges ("1-5", "MON,WED"), sorted;
- * null for a wildcard, a step or anything else.
+ * The values of a cron field of numbers, names (`nameOf` gives them) and ranges ("1-5",
+ * "MON,WED"), sorted; null for a wildcard, a step or anything else.
  */
-function values(field: string, names: string[], min: number, max: number): number[] | null {
+function values(
+  field: string,
+  min: number,
+  max: number,
+  nameOf?: (n: number) => string,
+): number[] | null {
   const out = new Set<number>();
   const value = (s: string) => {
-    const named = names.findIndex((n) => n.slice(0, 3).toLowerCase() === s.toLowerCase());
-    return named >= 0 ? named + min : /^\d+$/.test(s) ? Number(s) : NaN;
+    for (let n = min; nameOf && n <= max; n++) {
+      if (nameOf(n).slice(0, 3).toLowerCase() === s.toLowerCase()) return n;
+    }
+    return /^\d+$/.test(s) ? Number(s) : NaN;
   };
   for (const part of field.split(",")) {
     const [a, b = a, extra] = part.split("-").map(value);
@@ -226,14 +222,6 @@ function values(field: string, names: string[], min: number, max: number): numbe
     for (let n = a; n <= b; n++) out.add(max === 7 ? n % 7 : n);
   }
   return [...out].sort((x, y) => x - y);
-}
-
-/** Consecutive days as a range ("Monday to Friday"), others listed. */
-function dayNames(days: number[]): string {
-  const names = days.map((d) => DAYS[d]);
-  return days.length > 2 && days.at(-1)! - days[0] === days.length - 1
-    ? `${names[0]} to ${names.at(-1)}`
-    : joined(names);
 }
 
 const step = (field: string) => /^\*\/(\d+)$/.exec(field)?.[1];
@@ -251,33 +239,36 @@ export function describeCron(expr: string): string | null {
   }
   if (fields.length !== 5) return null;
   const [minute, hour, dom, month, dow] = fields.map((f) => f === "?" ? "*" : f);
-  const minutes = values(minute, [], 0, 59);
-  const hours = values(hour, [], 0, 23);
-  const monthDays = dom === "*" ? [] : values(dom, [], 1, 31);
-  const months = month === "*" ? [] : values(month, MONTHS, 1, 12);
-  const weekDays = dow === "*" ? [] : values(dow, DAYS, 0, 7);
+  const minutes = values(minute, 0, 59);
+  const hours = values(hour, 0, 23);
+  const monthDays = dom === "*" ? [] : values(dom, 1, 31);
+  const months = month === "*" ? [] : values(month, 1, 12, monthName);
+  const weekDays = dow === "*" ? [] : values(dow, 0, 7, dayName);
   // croner matches either restricted day field: put neither in words.
   if (!monthDays || !months || !weekDays || (monthDays.length && weekDays.length)) return null;
-  const inMonths = months.length ? ` of ${joined(months.map((m) => MONTHS[m - 1]))}` : "";
+  const inMonths = joined(months.map(monthName));
+  const names = weekDays.map(dayName);
+  // Three or more days in a row as a range: "Monday to Friday".
+  const weekly = weekDays.length > 2 && weekDays.at(-1)! - weekDays[0] === weekDays.length - 1
+    ? `${names[0]} to ${names.at(-1)}`
+    : joined(names);
   const days = weekDays.length
-    ? `every ${dayNames(weekDays)}${months.length ? ` in ${inMonths.slice(4)}` : ""}`
+    ? `every ${weekly}${months.length ? ` in ${inMonths}` : ""}`
     : monthDays.length
-    ? `on day ${joined(monthDays.map(String))}${inMonths || " of every month"}`
+    ? `on day ${joined(monthDays.map(String))} of ${inMonths || "every month"}`
     : months.length
-    ? `every day in ${inMonths.slice(4)}`
+    ? `every day in ${inMonths}`
     : "every day";
-  let often: string | undefined;
   if (hour === "*" || step(hour)) {
     const each = step(hour) ? `every ${step(hour)} hours` : "every hour";
-    often = minute === "*" && hour === "*"
+    const often = minute === "*" && hour === "*"
       ? "every minute"
       : step(minute) && hour === "*"
       ? `every ${step(minute)} minutes`
       : minutes?.length === 1
       ? each + (minutes[0] ? ` at minute ${minutes[0]}` : "")
-      : undefined;
-    if (!often) return null;
-    return days === "every day" ? often : `${often}, ${days.replace(/^every /, "on ")}`;
+      : null;
+    return !often || days === "every day" ? often : `${often}, ${days.replace(/^every /, "on ")}`;
   }
   if (!minutes || !hours || minutes.length * hours.length > 6) return null;
   const times = hours.flatMap((h) => minutes.map((m) => `${two(h)}:${two(m)}`));
