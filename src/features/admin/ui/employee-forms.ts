@@ -73,6 +73,9 @@ const SETTINGS: [string, string, "text" | "textarea" | "dollars"][] = [
   ["scheduleCron", "Schedule (cron, UTC; empty for manual only)", "text"],
 ];
 
+/** Cents as the budget field shows them: 1250 → "12.50". */
+const amount = (cents: number) => dollars(cents).slice(1);
+
 // deno-lint-ignore no-explicit-any
 export function SettingsForm(props: { employee: any; reload: () => Promise<void> }) {
   const e = props.employee;
@@ -82,11 +85,7 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
         [k, , type],
       ) => [
         k,
-        type === "dollars"
-          ? dollars(e[k]).slice(1)
-          : e[k] === null || e[k] === undefined
-          ? ""
-          : String(e[k]),
+        type === "dollars" ? amount(e[k]) : e[k] === null || e[k] === undefined ? "" : String(e[k]),
       ]),
     );
   const [values, setValues] = useState<Record<string, string>>(initial);
@@ -121,7 +120,14 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
     const errs = res.updateAiEmployee.errors as UserError[];
     const known = new Set(SETTINGS.map(([k]) => k));
     setErrors(errs.map((x) => ({ ...x, field: x.field && known.has(x.field) ? x.field : null })));
-    if (!errs.length) await props.reload();
+    if (!errs.length) {
+      await props.reload();
+      // The amount as it is stored: "$20.5" becomes "20.50".
+      const cents = vars.monthlyBudgetCents;
+      if (typeof cents === "number") {
+        setValues((v) => ({ ...v, monthlyBudgetCents: amount(cents) }));
+      }
+    }
     setNotice(errs.length ? "" : "Settings saved.");
   };
   return html`<form class="settings" onSubmit=${submit} novalidate>

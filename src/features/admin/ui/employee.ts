@@ -105,7 +105,7 @@ interface RunRow {
 
 export function EmployeePage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
-  const { data, error, reload } = useQuery<{ aiEmployee: any; aiEmployeeTools: Tool[] }>(
+  const { data, stale, error, reload } = useQuery<{ aiEmployee: any; aiEmployeeTools: Tool[] }>(
     EMPLOYEE,
     { id: props.id, ...pageVariables(RUNS_PAGE) },
   );
@@ -243,7 +243,7 @@ export function EmployeePage(props: { id: string }) {
 
         <h2>Runs</h2>
         <table>
-          <caption>${shownOf(e.runs, "run")}, newest first</caption>
+          <caption>${shownOf(e.runs, "run", stale, ", newest first")}</caption>
           <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Trigger</th><th scope="col">Tokens in / out</th>
             <th scope="col">Cost</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
           <tbody>${e.runs.nodes.map((r: RunRow) =>
@@ -261,7 +261,7 @@ export function EmployeePage(props: { id: string }) {
             `
           )}</tbody>
         </table>
-        <${Pager} page=${e.runs} size=${RUNS_PAGE} label="Pages of runs" />
+        <${Pager} page=${e.runs} stale=${stale} size=${RUNS_PAGE} label="Pages of runs" />
       </section>
   `;
 }

@@ -60,7 +60,7 @@ export function Schedule(
 }
 
 export function EmployeesPage() {
-  const { data, error } = useQuery<{ aiEmployeesConnection: Page<EmployeeRow> }>(
+  const { data, stale, error } = useQuery<{ aiEmployeesConnection: Page<EmployeeRow> }>(
     `query(${PAGE_VARS}) { aiEmployeesConnection(${PAGE_ARGS}) { ${PAGE_INFO} nodes { id name
       role active archivedAt autonomyLevel monthSpendUsd monthlyBudgetCents scheduleCron
       nextRuns(count: 1) runs(first: 1) { nodes { id status createdAt } } } } }`,
@@ -76,7 +76,9 @@ export function EmployeesPage() {
         <caption>${shownOf(
           list,
           "AI employee",
-        )}, with this month's spend against its cap (80 % and 100 % marked)</caption>
+          stale,
+          ", with this month's spend against its cap (80 % and 100 % marked)",
+        )}</caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -108,7 +110,7 @@ export function EmployeesPage() {
           `
         )}</tbody>
       </table>
-      <${Pager} page=${list} size=${PAGE_SIZE} label="Pages of AI employees" />
+      <${Pager} page=${list} stale=${stale} size=${PAGE_SIZE} label="Pages of AI employees" />
     `
   }
   </section>`;

@@ -40,7 +40,7 @@ export function FeedbackPage() {
   const status = param("status", STATUSES);
   const category = param("category", CATEGORIES);
   const sort = param("sort", ["top"], "new");
-  const { data, error } = useQuery<{ feedbackPosts: Page<PostRow> }>(
+  const { data, stale, error } = useQuery<{ feedbackPosts: Page<PostRow> }>(
     `query($status: FeedbackStatus, $category: FeedbackCategory, $sort: FeedbackSort, ${PAGE_VARS}) {
       feedbackPosts(status: $status, category: $category, sort: $sort, ${PAGE_ARGS}) { ${PAGE_INFO}
         nodes { id title status category voteCount commentCount createdAt } } }`,
@@ -60,7 +60,12 @@ export function FeedbackPage() {
     ${
     !posts ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>${shownOf(posts, "post")}, ${SORTS.find(([s]) => s === sort)![1]}</caption>
+        <caption>${shownOf(
+          posts,
+          "post",
+          stale,
+          ", " + SORTS.find(([s]) => s === sort)![1],
+        )}</caption>
         <thead>
           <tr>
             <th scope="col">Title</th>
@@ -85,7 +90,7 @@ export function FeedbackPage() {
           `
         )}</tbody>
       </table>
-      <${Pager} page=${posts} size=${PAGE_SIZE} label="Pages of posts" />
+      <${Pager} page=${posts} stale=${stale} size=${PAGE_SIZE} label="Pages of posts" />
     `
   }
   </section>`;
@@ -93,7 +98,7 @@ export function FeedbackPage() {
 
 export function FeedbackPostPage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
-  const { data, error, reload } = useQuery<{ feedbackPost: any }>(
+  const { data, stale, error, reload } = useQuery<{ feedbackPost: any }>(
     `query($id: String!, ${PAGE_VARS}) { feedbackPost(id: $id) { id title description status category
       voteCount createdAt author { username }
       comments(${PAGE_ARGS}) { ${PAGE_INFO} nodes { id body createdAt author { username } } } } }`,
@@ -152,7 +157,7 @@ export function FeedbackPostPage(props: { id: string }) {
         </form>
         <${FieldErrors} errors=${errors} field=${null} />
         <${FieldErrors} errors=${errors} field="status" />
-        <h2>Comments <small>(${shownOf(p.comments, "comment")})</small></h2>
+        <h2>Comments <small>(${shownOf(p.comments, "comment", stale)})</small></h2>
         ${p.comments.nodes.length
           ? html`
             <ol class="comments" start=${firstRow(p.comments.pageInfo)}>${p.comments.nodes.map((
@@ -169,7 +174,8 @@ export function FeedbackPostPage(props: { id: string }) {
                     </li>
               `
             )}</ol>
-            <${Pager} page=${p.comments} size=${PAGE_SIZE} label="Pages of comments" />
+            <${Pager} page=${p
+              .comments} stale=${stale} size=${PAGE_SIZE} label="Pages of comments" />
           `
           : html`<p>No comments.</p>`}
       </section>

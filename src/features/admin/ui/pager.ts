@@ -57,15 +57,22 @@ export function pageVariables(size: number) {
 export const firstRow = (info: PageInfo) =>
   info.hasPreviousPage ? Math.max(1, Number(params().get("from")) || 1) : 1;
 
-/** "51–100 of 120 posts": which rows of how many the page shows. */
-export const shownOf = (page: Page<unknown>, one: string) =>
-  pageSummary(firstRow(page.pageInfo), page.nodes.length, page.totalCount, one);
+/**
+ * "51–100 of 120 posts" and `rest`: which rows of how many the page shows; while the rows shown
+ * are those of other variables (`stale`, the next page on its way), only that it is loading.
+ */
+export const shownOf = (page: Page<unknown>, one: string, stale: boolean, rest = "") =>
+  stale
+    ? "Loading…"
+    : pageSummary(firstRow(page.pageInfo), page.nodes.length, page.totalCount, one) + rest;
 
 /**
  * The previous and next page of the list just above it. Following either keeps the filters,
  * records the page in the history and moves focus to the list's caption.
  */
-export function Pager(props: { page: Page<unknown>; size: number; label: string }) {
+export function Pager(
+  props: { page: Page<unknown>; size: number; label: string; stale: boolean },
+) {
   const info = props.page.pageInfo;
   const from = firstRow(info);
   const go = (path: string) => (event: MouseEvent) => {
@@ -82,7 +89,7 @@ export function Pager(props: { page: Page<unknown>; size: number; label: string 
   };
   const link = (path: string, text: string) =>
     html`<a href=${BASE + path} onClick=${go(path)}>${text}</a>`;
-  if (!info.hasPreviousPage && !info.hasNextPage) return null;
+  if (props.stale || (!info.hasPreviousPage && !info.hasNextPage)) return null;
   return html`<nav class="pager" aria-label=${props.label}>
     ${
     info.hasPreviousPage &&

@@ -43,7 +43,7 @@ export function ReportsPage() {
   const [notes, setNotes] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
-  const { data, error, reload } = useQuery<{ reports: Page<ReportRow> }>(
+  const { data, stale, error, reload } = useQuery<{ reports: Page<ReportRow> }>(
     `query($status: ReportStatus, ${PAGE_VARS}) { reports(status: $status, ${PAGE_ARGS}) {
       ${PAGE_INFO} nodes { id subject reason details status reporter { username }
       reportedUser { username } post { id } reportedBody createdAt resolvedBy { username }
@@ -91,7 +91,7 @@ export function ReportsPage() {
       ? html`<p class="empty">No ${status} report.</p>`
       : html`
         <table>
-          <caption>${shownOf(data.reports, `${status} report`)}, oldest first</caption>
+          <caption>${shownOf(data.reports, `${status} report`, stale, ", oldest first")}</caption>
           <thead>
             <tr>
               <th scope="col">About</th>
@@ -134,7 +134,7 @@ export function ReportsPage() {
             `
           )}</tbody>
         </table>
-        <${Pager} page=${data.reports} size=${PAGE_SIZE} label="Pages of reports" />
+        <${Pager} page=${data.reports} stale=${stale} size=${PAGE_SIZE} label="Pages of reports" />
       `
   }
   </section>`;

@@ -234,7 +234,7 @@ const PAGE_SIZE = 50;
 /** Approved artifacts with where they went (metadata as links) and a retry for failed ones. */
 export function DeliveriesPage() {
   const status = param("delivery", ["failed", "delivered"]);
-  const { data, error, reload } = useQuery<{ aiArtifacts: Page<DeliveryRow> }>(
+  const { data, stale, error, reload } = useQuery<{ aiArtifacts: Page<DeliveryRow> }>(
     DELIVERIES,
     { status: status || null, ...pageVariables(PAGE_SIZE) },
   );
@@ -263,11 +263,10 @@ export function DeliveriesPage() {
       ? html`<p class="empty">No approved artifact${status ? " with this status" : ""}.</p>`
       : html`
         <table>
-          <caption>${shownOf(list, "approved artifact")}</caption>
+          <caption>${shownOf(list, "approved artifact", stale)}</caption>
           <thead>
             <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Kind</th>
+              <th scope="col">Artifact</th>
               <th scope="col">Employee</th>
               <th scope="col">Review</th>
               <th scope="col">Delivery</th>
@@ -278,9 +277,8 @@ export function DeliveriesPage() {
           <tbody>${list.nodes.map((a) =>
             html`
               <tr key=${a.id} data-artifact=${a.id}>
-                <td><${ArtifactLink} a=${a} /><br /><small><${Link} to=${"/ai_runs/" +
+                <td><${ArtifactLink} a=${a} /><br /><small>${a.kind}, <${Link} to=${"/ai_runs/" +
                   a.run.id}>run ${a.run.id.slice(0, 8)}</${Link}></small></td>
-                <td>${a.kind}</td>
                 <td><${Link} to=${"/ai_employees/" + a.employee.id}><span dir="auto">${a.employee
                   .name}</span></${Link}></td>
                 <td class="review">${review(a)}</td>
@@ -298,7 +296,8 @@ export function DeliveriesPage() {
             `
           )}</tbody>
         </table>
-        <${Pager} page=${list} size=${PAGE_SIZE} label="Pages of approved artifacts" />
+        <${Pager} page=${list} stale=${stale} size=${PAGE_SIZE}
+          label="Pages of approved artifacts" />
       `
   }
   </section>`;
