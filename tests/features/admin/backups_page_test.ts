@@ -2,7 +2,7 @@
  * the list with sizes. */
 // test-plan: once (a page in Chromium; the database under it is incidental)
 import assert from "node:assert/strict";
-import { assertAccessible, signIn, withConsole } from "../../support/admin.ts";
+import { assertAccessible, shootWidths, signIn, withConsole } from "../../support/admin.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 import { listBackups } from "../../../src/platform/backup/files.ts";
 
@@ -25,7 +25,7 @@ test("admin console: backups listed with size and time; Back up now makes one", 
       // Confirmed in the page: cancelled, nothing is made; confirmed, one backup.
       await page.getByRole("button", { name: "Back up now…" }).click();
       await page.getByRole("alert").filter({ hasText: "the newest 3 are kept" }).waitFor();
-      await assertAccessible(page, "backups page, confirming");
+      await shootWidths(ctx, "lists-backups-confirm");
       await page.getByRole("button", { name: "Cancel" }).click();
       await page.getByRole("button", { name: "Back up now…" }).waitFor();
       assert.deepEqual(await listBackups(dir), []);

@@ -7,28 +7,15 @@
 // test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { assertAccessible, type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
+import { assertAccessible, shootWidths, signIn, withConsole } from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee, triggerRun } from "../../support/workforce.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 
 const test = testNeeding(CHROMIUM);
 
-const overflow = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth - globalThis.innerWidth);
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim());
 /** A time as the console writes it. */
 const shown = (iso: string) => iso.replace("T", " ").slice(0, 16) + " UTC";
-
-/** Screenshots at 1440 and 390 px (no sideways scroll, accessible), back at 1280 px after. */
-async function shootBoth(ctx: ConsoleCtx, name: string) {
-  for (const width of [1440, 390]) {
-    await ctx.page.setViewportSize({ width, height: 900 });
-    assert.ok((await overflow(ctx.page)) <= 0, `${name} scrolls sideways at ${width} px`);
-    await assertAccessible(ctx.page, `${name} at ${width} px`);
-    await ctx.shoot(`${name}-${width}`);
-  }
-  await ctx.page.setViewportSize({ width: 1280, height: 800 });
-}
 
 test("admin console: pause, archive and AI flags confirm in the page; dollars; schedules", async () => {
   await withConsole(async (ctx) => {
@@ -55,7 +42,7 @@ test("admin console: pause, archive and AI flags confirm in the page; dollars; s
     const listed = await row.innerText();
     assert.match(listed, /\$0\.00 of \$12\.50 \(0%\)/);
     assert.ok(listed.includes(`every day at 09:00 UTC 0 9 * * *\nnext: ${next[0]}`), listed);
-    await shootBoth(ctx, "lists-employees");
+    await shootWidths(ctx, "lists-employees");
 
     await row.getByRole("link", { name: "Ada Reporter" }).click();
     const schedule = page.locator(".facts .schedule");
@@ -74,7 +61,7 @@ test("admin console: pause, archive and AI flags confirm in the page; dollars; s
     await pause.click();
     await question.waitFor();
     assert.equal(await focused(page), "Cancel", "the safe answer takes focus");
-    await shootBoth(ctx, "lists-employee-confirm");
+    await shootWidths(ctx, "lists-employee-confirm");
     await page.keyboard.press("Escape");
     await question.waitFor({ state: "detached" });
     assert.equal(await focused(page), "Pause…", "focus back on the button");
@@ -159,7 +146,7 @@ test("admin console: pause, archive and AI flags confirm in the page; dollars; s
     assert.equal(weekdays.length, 3);
     for (const when of weekdays) assert.match(when, / 08:30 UTC$/);
     assert.ok((await schedule.innerText()).endsWith(`next: ${weekdays.join(", ")}`));
-    await shootBoth(ctx, "lists-employee");
+    await shootWidths(ctx, "lists-employee");
 
     // An AI flag: Escape and Cancel change nothing; confirming sets the override.
     const flags = async () =>
@@ -175,7 +162,7 @@ test("admin console: pause, archive and AI flags confirm in the page; dollars; s
     });
     await turn.click();
     await ask.waitFor();
-    await shootBoth(ctx, "lists-flags-confirm");
+    await shootWidths(ctx, "lists-flags-confirm");
     await page.keyboard.press("Escape");
     await ask.waitFor({ state: "detached" });
     await turn.click();
@@ -235,7 +222,7 @@ test("admin console: a run links its artifact, with who reviewed it and when", a
       await row.locator(".review").innerText(),
       `approved by ${adminName} at ${shown(approved.artifact.reviewedAt)}`,
     );
-    await shootBoth(ctx, "lists-run");
+    await shootWidths(ctx, "lists-run");
 
     await ctx.open(`/admin/ai_runs/${rejectedRun}`);
     const other = page.locator(`tr[data-artifact="${rejectedId}"]`);

@@ -10,7 +10,7 @@ import { duration, usd } from "./rules.ts";
 import { useQuery } from "./query.ts";
 import { Schedule, Spend, statusOf } from "./employees.ts";
 import { ConfirmButton } from "./confirm.ts";
-import { PAGE_ARGS, PAGE_INFO, PAGE_VARS, Pager, pageVariables, shownOf } from "./pager.ts";
+import * as paging from "./pager.ts";
 import { LevelForm, SettingsForm, type Tool, ToolsForm } from "./employee-forms.ts";
 
 interface Week {
@@ -75,13 +75,14 @@ export function WeeklyChart(props: { weeks: Week[] }) {
 
 const RUNS_PAGE = 20;
 
-const EMPLOYEE = `query($id: String!, ${PAGE_VARS}) { aiEmployee(id: $id) { id name role description
+const EMPLOYEE =
+  `query($id: String!, ${paging.VARS}) { aiEmployee(id: $id) { id name role description
   taskPrompt modelPreference monthlyBudgetCents scheduleCron nextRuns active archivedAt
   autonomyLevel monthSpendUsd skills tools allowedKinds promotionConfirmedAt
   approvalRate { weekStart approved autoApproved rejected autoRejected approvalRate }
   promotionCriteria { currentLevel nextLevel promotable approvalRate weeksActive recentRejections missing }
   memories { key value updatedAt }
-  runs(${PAGE_ARGS}) { ${PAGE_INFO} nodes { id status skippedReason trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } }
+  runs(${paging.ARGS}) { ${paging.INFO} nodes { id status skippedReason trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } }
   aiEmployeeTools { name description } }`;
 
 export const RUN_ERRORS: Record<string, string> = {
@@ -107,7 +108,7 @@ export function EmployeePage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
   const { data, stale, error, reload } = useQuery<{ aiEmployee: any; aiEmployeeTools: Tool[] }>(
     EMPLOYEE,
-    { id: props.id, ...pageVariables(RUNS_PAGE) },
+    { id: props.id, ...paging.variables(RUNS_PAGE) },
   );
   const [runErrors, setRunErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
@@ -243,7 +244,7 @@ export function EmployeePage(props: { id: string }) {
 
         <h2>Runs</h2>
         <table>
-          <caption>${shownOf(e.runs, "run", stale, ", newest first")}</caption>
+          <caption>${paging.shownOf(e.runs, "run", stale, ", newest first")}</caption>
           <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Trigger</th><th scope="col">Tokens in / out</th>
             <th scope="col">Cost</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
           <tbody>${e.runs.nodes.map((r: RunRow) =>
@@ -261,7 +262,7 @@ export function EmployeePage(props: { id: string }) {
             `
           )}</tbody>
         </table>
-        <${Pager} page=${e.runs} stale=${stale} size=${RUNS_PAGE} label="Pages of runs" />
+        <${paging.Pager} page=${e.runs} stale=${stale} size=${RUNS_PAGE} label="Pages of runs" />
       </section>
   `;
 }

@@ -3,15 +3,7 @@
 import { html, Link, time } from "./html.ts";
 import { describeCron, dollars, spendLevel, usd } from "./rules.ts";
 import { useQuery } from "./query.ts";
-import {
-  type Page,
-  PAGE_ARGS,
-  PAGE_INFO,
-  PAGE_VARS,
-  Pager,
-  pageVariables,
-  shownOf,
-} from "./pager.ts";
+import * as paging from "./pager.ts";
 
 interface EmployeeRow {
   id: string;
@@ -60,11 +52,11 @@ export function Schedule(
 }
 
 export function EmployeesPage() {
-  const { data, stale, error } = useQuery<{ aiEmployeesConnection: Page<EmployeeRow> }>(
-    `query(${PAGE_VARS}) { aiEmployeesConnection(${PAGE_ARGS}) { ${PAGE_INFO} nodes { id name
+  const { data, stale, error } = useQuery<{ aiEmployeesConnection: paging.Page<EmployeeRow> }>(
+    `query(${paging.VARS}) { aiEmployeesConnection(${paging.ARGS}) { ${paging.INFO} nodes { id name
       role active archivedAt autonomyLevel monthSpendUsd monthlyBudgetCents scheduleCron
       nextRuns(count: 1) runs(first: 1) { nodes { id status createdAt } } } } }`,
-    pageVariables(PAGE_SIZE),
+    paging.variables(PAGE_SIZE),
   );
   const list = data?.aiEmployeesConnection;
   return html`<section aria-labelledby="employees-title">
@@ -73,7 +65,7 @@ export function EmployeesPage() {
     ${
     !list ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>${shownOf(
+        <caption>${paging.shownOf(
           list,
           "AI employee",
           stale,
@@ -110,7 +102,8 @@ export function EmployeesPage() {
           `
         )}</tbody>
       </table>
-      <${Pager} page=${list} stale=${stale} size=${PAGE_SIZE} label="Pages of AI employees" />
+      <${paging
+        .Pager} page=${list} stale=${stale} size=${PAGE_SIZE} label="Pages of AI employees" />
     `
   }
   </section>`;

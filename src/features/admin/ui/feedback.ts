@@ -4,18 +4,7 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
-import {
-  Filter,
-  firstRow,
-  type Page,
-  PAGE_ARGS,
-  PAGE_INFO,
-  PAGE_VARS,
-  Pager,
-  pageVariables,
-  param,
-  shownOf,
-} from "./pager.ts";
+import * as paging from "./pager.ts";
 import { Markdown } from "./artifact.ts";
 import { ContentFrame, Revealed } from "./content.ts";
 
@@ -37,30 +26,30 @@ interface PostRow {
 
 /** The board: filters, sort and page in the URL, so reload and back keep them. */
 export function FeedbackPage() {
-  const status = param("status", STATUSES);
-  const category = param("category", CATEGORIES);
-  const sort = param("sort", ["top"], "new");
-  const { data, stale, error } = useQuery<{ feedbackPosts: Page<PostRow> }>(
-    `query($status: FeedbackStatus, $category: FeedbackCategory, $sort: FeedbackSort, ${PAGE_VARS}) {
-      feedbackPosts(status: $status, category: $category, sort: $sort, ${PAGE_ARGS}) { ${PAGE_INFO}
+  const status = paging.param("status", STATUSES);
+  const category = paging.param("category", CATEGORIES);
+  const sort = paging.param("sort", ["top"], "new");
+  const { data, stale, error } = useQuery<{ feedbackPosts: paging.Page<PostRow> }>(
+    `query($status: FeedbackStatus, $category: FeedbackCategory, $sort: FeedbackSort, ${paging.VARS}) {
+      feedbackPosts(status: $status, category: $category, sort: $sort, ${paging.ARGS}) { ${paging.INFO}
         nodes { id title status category voteCount commentCount createdAt } } }`,
-    { status: status || null, category: category || null, sort, ...pageVariables(PAGE_SIZE) },
+    { status: status || null, category: category || null, sort, ...paging.variables(PAGE_SIZE) },
   );
   const posts = data?.feedbackPosts;
   return html`<section aria-labelledby="feedback-title">
     <h1 id="feedback-title">Feedback triage</h1>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <${Filter} name="status" label="Status" value=${status} options=${choices(STATUSES)} />
-      <${Filter} name="category" label="Category" value=${category} options=${
+      <${paging.Filter} name="status" label="Status" value=${status} options=${choices(STATUSES)} />
+      <${paging.Filter} name="category" label="Category" value=${category} options=${
     choices(CATEGORIES)
   } />
-      <${Filter} name="sort" label="Sort" value=${sort} options=${SORTS} />
+      <${paging.Filter} name="sort" label="Sort" value=${sort} options=${SORTS} />
     </form>
     ${error && html`<p class="failure" role="alert">${error}</p>`}
     ${
     !posts ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>${shownOf(
+        <caption>${paging.shownOf(
           posts,
           "post",
           stale,
@@ -90,7 +79,7 @@ export function FeedbackPage() {
           `
         )}</tbody>
       </table>
-      <${Pager} page=${posts} stale=${stale} size=${PAGE_SIZE} label="Pages of posts" />
+      <${paging.Pager} page=${posts} stale=${stale} size=${PAGE_SIZE} label="Pages of posts" />
     `
   }
   </section>`;
@@ -99,10 +88,10 @@ export function FeedbackPage() {
 export function FeedbackPostPage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
   const { data, stale, error, reload } = useQuery<{ feedbackPost: any }>(
-    `query($id: String!, ${PAGE_VARS}) { feedbackPost(id: $id) { id title description status category
+    `query($id: String!, ${paging.VARS}) { feedbackPost(id: $id) { id title description status category
       voteCount createdAt author { username }
-      comments(${PAGE_ARGS}) { ${PAGE_INFO} nodes { id body createdAt author { username } } } } }`,
-    { id: props.id, ...pageVariables(PAGE_SIZE) },
+      comments(${paging.ARGS}) { ${paging.INFO} nodes { id body createdAt author { username } } } } }`,
+    { id: props.id, ...paging.variables(PAGE_SIZE) },
   );
   const [next, setNext] = useState("");
   const [errors, setErrors] = useState<UserError[]>([]);
@@ -157,24 +146,25 @@ export function FeedbackPostPage(props: { id: string }) {
         </form>
         <${FieldErrors} errors=${errors} field=${null} />
         <${FieldErrors} errors=${errors} field="status" />
-        <h2>Comments <small>(${shownOf(p.comments, "comment", stale)})</small></h2>
+        <h2>Comments <small>(${paging.shownOf(p.comments, "comment", stale)})</small></h2>
         ${p.comments.nodes.length
           ? html`
-            <ol class="comments" start=${firstRow(p.comments.pageInfo)}>${p.comments.nodes.map((
-              c: { id: string; body: string; createdAt: string; author: { username: string } },
-            ) =>
-              html`
-                <li key=${c.id}>
-                  <${ContentFrame} source=${"end user " + c.author.username} text=${c.body}>
-                    <p><small>${time(c.createdAt)}</small></p>
-                    <p class="comment-body" dir="auto">
-                      <${Revealed} text=${c.body} />
-                    </p>
-                    </${ContentFrame}>
-                    </li>
-              `
-            )}</ol>
-            <${Pager} page=${p
+            <ol class="comments" start=${paging.firstRow(p.comments.pageInfo)}>${p.comments.nodes
+              .map((
+                c: { id: string; body: string; createdAt: string; author: { username: string } },
+              ) =>
+                html`
+                  <li key=${c.id}>
+                    <${ContentFrame} source=${"end user " + c.author.username} text=${c.body}>
+                      <p><small>${time(c.createdAt)}</small></p>
+                      <p class="comment-body" dir="auto">
+                        <${Revealed} text=${c.body} />
+                      </p>
+                      </${ContentFrame}>
+                      </li>
+                `
+              )}</ol>
+            <${paging.Pager} page=${p
               .comments} stale=${stale} size=${PAGE_SIZE} label="Pages of comments" />
           `
           : html`<p>No comments.</p>`}

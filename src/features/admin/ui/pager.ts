@@ -20,11 +20,10 @@ export interface Page<T> {
   pageInfo: PageInfo;
 }
 
-/** The variables, arguments and selection of a paged field. */
-export const PAGE_VARS = "$first: Int, $after: String, $last: Int, $before: String";
-export const PAGE_ARGS = "first: $first, after: $after, last: $last, before: $before";
-export const PAGE_INFO =
-  "totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }";
+/** The variables, arguments and selection of a paged field (`import * as paging`). */
+export const VARS = "$first: Int, $after: String, $last: Int, $before: String";
+export const ARGS = "first: $first, after: $after, last: $last, before: $before";
+export const INFO = "totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }";
 
 const params = () => new URLSearchParams(location.search);
 
@@ -45,7 +44,7 @@ function withParams(changes: Record<string, string | null>): string {
 }
 
 /** The paging variables of the page the URL names, `size` rows. */
-export function pageVariables(size: number) {
+export function variables(size: number) {
   const p = params();
   const before = p.get("before");
   return before

@@ -8,17 +8,7 @@ import { gql, type UserError } from "./api.ts";
 import { useQuery } from "./query.ts";
 import { FieldErrors, html, time } from "./html.ts";
 import { ConfirmButton } from "./confirm.ts";
-import {
-  Filter,
-  type Page,
-  PAGE_ARGS,
-  PAGE_INFO,
-  PAGE_VARS,
-  Pager,
-  pageVariables,
-  param,
-  shownOf,
-} from "./pager.ts";
+import * as paging from "./pager.ts";
 
 const STATUSES = ["open", "actioned", "dismissed"];
 const PAGE_SIZE = 50;
@@ -39,16 +29,16 @@ interface ReportRow {
 }
 
 export function ReportsPage() {
-  const status = param("status", STATUSES, "open");
+  const status = paging.param("status", STATUSES, "open");
   const [notes, setNotes] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
-  const { data, stale, error, reload } = useQuery<{ reports: Page<ReportRow> }>(
-    `query($status: ReportStatus, ${PAGE_VARS}) { reports(status: $status, ${PAGE_ARGS}) {
-      ${PAGE_INFO} nodes { id subject reason details status reporter { username }
+  const { data, stale, error, reload } = useQuery<{ reports: paging.Page<ReportRow> }>(
+    `query($status: ReportStatus, ${paging.VARS}) { reports(status: $status, ${paging.ARGS}) {
+      ${paging.INFO} nodes { id subject reason details status reporter { username }
       reportedUser { username } post { id } reportedBody createdAt resolvedBy { username }
       resolutionNote } } }`,
-    { status, ...pageVariables(PAGE_SIZE) },
+    { status, ...paging.variables(PAGE_SIZE) },
   );
   const resolve = async (r: ReportRow, resolution: "actioned" | "dismissed") => {
     const res = await gql(
@@ -76,7 +66,7 @@ export function ReportsPage() {
   return html`<section aria-labelledby="reports-title">
     <h1 id="reports-title">Reports</h1>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <${Filter} name="status" label="Status" value=${status} options=${
+      <${paging.Filter} name="status" label="Status" value=${status} options=${
     STATUSES.map((s) => [s, s] as const)
   } />
     </form>
@@ -91,7 +81,12 @@ export function ReportsPage() {
       ? html`<p class="empty">No ${status} report.</p>`
       : html`
         <table>
-          <caption>${shownOf(data.reports, `${status} report`, stale, ", oldest first")}</caption>
+          <caption>${paging.shownOf(
+            data.reports,
+            `${status} report`,
+            stale,
+            ", oldest first",
+          )}</caption>
           <thead>
             <tr>
               <th scope="col">About</th>
@@ -134,7 +129,8 @@ export function ReportsPage() {
             `
           )}</tbody>
         </table>
-        <${Pager} page=${data.reports} stale=${stale} size=${PAGE_SIZE} label="Pages of reports" />
+        <${paging.Pager} page=${data
+          .reports} stale=${stale} size=${PAGE_SIZE} label="Pages of reports" />
       `
   }
   </section>`;

@@ -4,17 +4,7 @@ import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { duration, reviewSummary, usd } from "./rules.ts";
 import { ConfirmButton } from "./confirm.ts";
-import {
-  Filter,
-  type Page,
-  PAGE_ARGS,
-  PAGE_INFO,
-  PAGE_VARS,
-  Pager,
-  pageVariables,
-  param,
-  shownOf,
-} from "./pager.ts";
+import * as paging from "./pager.ts";
 import { Grounding } from "./review.ts";
 import { useQuery } from "./query.ts";
 
@@ -223,8 +213,8 @@ interface DeliveryRow extends Reviewed {
   run: { id: string };
 }
 
-const DELIVERIES = `query($status: AiDeliveryStatus, ${PAGE_VARS}) {
-  aiArtifacts(approvalStatus: approved, deliveryStatus: $status, ${PAGE_ARGS}) { ${PAGE_INFO}
+const DELIVERIES = `query($status: AiDeliveryStatus, ${paging.VARS}) {
+  aiArtifacts(approvalStatus: approved, deliveryStatus: $status, ${paging.ARGS}) { ${paging.INFO}
     nodes { id title kind deliveryStatus deliveredAt deliveryMetadata ${REVIEW}
       employee { id name } run { id } } } }`;
 
@@ -233,10 +223,10 @@ const PAGE_SIZE = 50;
 
 /** Approved artifacts with where they went (metadata as links) and a retry for failed ones. */
 export function DeliveriesPage() {
-  const status = param("delivery", ["failed", "delivered"]);
-  const { data, stale, error, reload } = useQuery<{ aiArtifacts: Page<DeliveryRow> }>(
+  const status = paging.param("delivery", ["failed", "delivered"]);
+  const { data, stale, error, reload } = useQuery<{ aiArtifacts: paging.Page<DeliveryRow> }>(
     DELIVERIES,
-    { status: status || null, ...pageVariables(PAGE_SIZE) },
+    { status: status || null, ...paging.variables(PAGE_SIZE) },
   );
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
@@ -251,7 +241,7 @@ export function DeliveriesPage() {
     <h1 id="deliveries-title">Delivery</h1>
     <p class="lead">Approved artifacts, newest first, and where they were delivered.</p>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <${Filter} name="delivery" label="Delivery status" value=${status} options=${DELIVERY_FILTERS} />
+      <${paging.Filter} name="delivery" label="Delivery status" value=${status} options=${DELIVERY_FILTERS} />
     </form>
     <div role="status" class="notice">${notice}</div>
     <${FieldErrors} errors=${errors} field=${null} />
@@ -263,7 +253,7 @@ export function DeliveriesPage() {
       ? html`<p class="empty">No approved artifact${status ? " with this status" : ""}.</p>`
       : html`
         <table>
-          <caption>${shownOf(list, "approved artifact", stale)}</caption>
+          <caption>${paging.shownOf(list, "approved artifact", stale)}</caption>
           <thead>
             <tr>
               <th scope="col">Artifact</th>
@@ -296,7 +286,7 @@ export function DeliveriesPage() {
             `
           )}</tbody>
         </table>
-        <${Pager} page=${list} stale=${stale} size=${PAGE_SIZE}
+        <${paging.Pager} page=${list} stale=${stale} size=${PAGE_SIZE}
           label="Pages of approved artifacts" />
       `
   }
