@@ -249,6 +249,12 @@ export type AiEmployeeType = {
   monthSpendUsd: Scalars['Float']['output'];
   monthlyBudgetCents: Scalars['Int']['output'];
   name: Scalars['String']['output'];
+  /**
+   * The slots the scheduler will start the next runs for (UTC), soonest first: the times of
+   * scheduleCron, at most one per 5-minute scheduler tick. Empty without a schedule, while paused
+   * and once archived. count: 1 to 10.
+   */
+  nextRuns: Array<Scalars['DateTime']['output']>;
   postFilterSkill?: Maybe<Scalars['String']['output']>;
   promotionConfirmedAt?: Maybe<Scalars['DateTime']['output']>;
   promotionCriteria: PromotionCriteriaType;
@@ -261,6 +267,12 @@ export type AiEmployeeType = {
   taskPrompt: Scalars['String']['output'];
   /** Tools beyond the built-in ones (aiEmployeeTools lists them); the runner offers these to the model. */
   tools: Array<Scalars['String']['output']>;
+};
+
+
+/** An AI employee: a scheduled or manually triggered agent whose results are reviewed. */
+export type AiEmployeeTypeNextRunsArgs = {
+  count?: Scalars['Int']['input'];
 };
 
 
@@ -4169,6 +4181,7 @@ export type AiEmployeeTypeResolvers<ContextType = GraphQLContext, ParentType ext
   monthSpendUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   monthlyBudgetCents?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nextRuns?: Resolver<Array<ResolversTypes['DateTime']>, ParentType, ContextType, RequireFields<AiEmployeeTypeNextRunsArgs, 'count'>>;
   postFilterSkill?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   promotionConfirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   promotionCriteria?: Resolver<ResolversTypes['PromotionCriteriaType'], ParentType, ContextType>;

@@ -115,3 +115,21 @@ export async function assertTokensNotInUrls(ctx: ConsoleCtx, tokens: string[]): 
   assert.ok(!ctx.page.url().includes(tokens[0]));
   assert.equal(await ctx.page.evaluate("localStorage.length"), 0);
 }
+
+/** How far the page scrolls sideways: 0 or less when it does not. */
+export const sidewaysScroll = (page: Page): Promise<number> =>
+  page.evaluate(() => document.documentElement.scrollWidth - globalThis.innerWidth);
+
+/**
+ * Saves `<name>-1440` and `<name>-390` (see {@link ConsoleCtx.shoot}), each width checked for
+ * sideways scroll and accessibility; the page is left at 1280 px.
+ */
+export async function shootWidths(ctx: ConsoleCtx, name: string): Promise<void> {
+  for (const width of [1440, 390]) {
+    await ctx.page.setViewportSize({ width, height: 900 });
+    assert.ok((await sidewaysScroll(ctx.page)) <= 0, `${name} scrolls sideways at ${width} px`);
+    await assertAccessible(ctx.page, `${name} at ${width} px`);
+    await ctx.shoot(`${name}-${width}`);
+  }
+  await ctx.page.setViewportSize({ width: 1280, height: 800 });
+}

@@ -160,6 +160,11 @@ export function workforceModule(
   return {
     typeDefs: workforceTypeDefs,
     errorCodes,
-    resolvers: { ...typeResolvers(deps, load), Query, Mutation, Subscription },
+    resolvers: {
+      ...typeResolvers({ ...deps, workforce }, load),
+      Query,
+      Mutation,
+      Subscription,
+    },
   };
 }

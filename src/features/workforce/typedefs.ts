@@ -105,6 +105,12 @@ export const workforceTypeDefs = /* GraphQL */ `
     monthSpendUsd: Float!
     modelPreference: String!
     scheduleCron: String
+    """
+    The slots the scheduler will start the next runs for (UTC), soonest first: the times of
+    scheduleCron, at most one per 5-minute scheduler tick. Empty without a schedule, while paused
+    and once archived. count: 1 to 10.
+    """
+    nextRuns(count: Int! = 3): [DateTime!]!
     autonomyLevel: AiAutonomyLevel!
     "False while paused."
     active: Boolean!

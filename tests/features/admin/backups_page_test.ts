@@ -1,7 +1,8 @@
-/** The console's Backups page in Chromium: the settings, "Back up now", the list with sizes. */
+/** The console's Backups page in Chromium: the settings, "Back up now" (confirmed in the page),
+ * the list with sizes. */
 // test-plan: once (a page in Chromium; the database under it is incidental)
 import assert from "node:assert/strict";
-import { assertAccessible, signIn, withConsole } from "../../support/admin.ts";
+import { assertAccessible, shootWidths, signIn, withConsole } from "../../support/admin.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 import { listBackups } from "../../../src/platform/backup/files.ts";
 
@@ -21,7 +22,15 @@ test("admin console: backups listed with size and time; Back up now makes one", 
         await page.locator("p.lead").innerText(),
         /^A backup every 24 h; the newest 3 are kept in .*backups-page-/,
       );
-      await page.getByRole("button", { name: "Back up now" }).click();
+      // Confirmed in the page: cancelled, nothing is made; confirmed, one backup.
+      await page.getByRole("button", { name: "Back up now…" }).click();
+      await page.getByRole("alert").filter({ hasText: "the newest 3 are kept" }).waitFor();
+      await shootWidths(ctx, "lists-backups-confirm");
+      await page.getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("button", { name: "Back up now…" }).waitFor();
+      assert.deepEqual(await listBackups(dir), []);
+      await page.getByRole("button", { name: "Back up now…" }).click();
+      await page.getByRole("button", { name: "Back up now", exact: true }).click();
       await page.getByText(/^Backed up: backup-.*\.ndjson\.gz \(\d+\.\d KB\)\.$/).waitFor();
       const [file] = await listBackups(dir);
       const row = page.locator(`tr[data-backup="${file.name}"]`);

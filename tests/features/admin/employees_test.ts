@@ -69,31 +69,37 @@ test("admin console: AI employees, trigger a run, settings and promotion in Chro
     assert.equal(await page.locator("[data-code=already_running]").count(), 1);
     assert.equal(await page.locator("table tbody tr").count(), 2);
 
-    // Pause and resume.
-    await page.getByRole("button", { name: "Pause" }).click();
+    // Pause and resume, each confirmed in the page.
+    await page.getByRole("button", { name: "Pause…" }).click();
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Ada Reporter is paused." }).waitFor();
-    await page.getByRole("button", { name: "Resume" }).click();
+    await page.getByRole("button", { name: "Resume…" }).click();
+    await page.getByRole("button", { name: "Resume", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "Ada Reporter is active again." }).waitFor();
 
     // Settings: every error at its field; then a valid change.
-    await page.getByLabel("Monthly budget (cents)").fill("-5");
+    await page.getByLabel("Monthly budget (USD)").fill("-5");
     await page.getByLabel(/^Schedule/).fill("every tuesday");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.locator("#setting-monthlyBudgetCents-errors").waitFor();
     assert.match(
       await page.locator("#setting-monthlyBudgetCents-errors").innerText(),
-      /integer from 0 to 10000000/,
+      /Enter an amount in dollars, such as 12\.50\./,
     );
+    // Refused in the page: the cron is checked by the service once the budget is fixed.
+    await page.getByLabel("Monthly budget (USD)").fill("70");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.locator("#setting-scheduleCron-errors").waitFor();
     assert.match(
       await page.locator("#setting-scheduleCron-errors").innerText(),
       /not a valid cron/,
     );
     assert.equal(
-      await page.getByLabel("Monthly budget (cents)").getAttribute("aria-invalid"),
+      await page.getByLabel(/^Schedule/).getAttribute("aria-invalid"),
       "true",
     );
     await assertAccessible(page, "employee settings with errors");
-    await page.getByLabel("Monthly budget (cents)").fill("7000");
+    await page.getByLabel("Monthly budget (USD)").fill("70");
     await page.getByLabel(/^Schedule/).fill("0 9 * * 1");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor();

@@ -148,8 +148,9 @@ test("admin console: feedback admin_url, triage, dead jobs and AI flags in Chrom
     const before = await coaching.locator(".flag-setting").innerText();
     await assertAccessible(page, "AI flags");
     await ctx.shoot("admin-flags");
-    await coaching.getByRole("button").click();
     const after = before === "on" ? "off" : "on";
+    await coaching.getByRole("button", { name: `Turn coaching ${after}…` }).click();
+    await coaching.getByRole("button", { name: `Turn ${after}`, exact: true }).click();
     await page.getByRole("status").filter({ hasText: `coaching is now set ${after}` }).waitFor();
     assert.equal(await coaching.locator(".flag-setting").innerText(), after);
     // No LLM in this setup: the setting is on, calls still see the feature off.

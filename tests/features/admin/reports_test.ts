@@ -38,7 +38,9 @@ test("admin console: reports queue, remove a reported post, resolve", async () =
     assert.match(await row.innerText(), /spam/);
     await assertAccessible(page, "reports");
     await ctx.shoot("admin-reports");
-    await row.getByRole("button", { name: "Remove post" }).click();
+    await row.getByRole("button", { name: "Remove post…" }).click();
+    await row.getByRole("alert").filter({ hasText: "Remove this post for everyone?" }).waitFor();
+    await row.getByRole("button", { name: "Remove", exact: true }).click();
     await page.getByRole("status").filter({ hasText: "is removed" }).waitFor();
     await row.getByText("The post has been removed.").waitFor();
     await row.getByLabel("Note").fill("removed the ad");

@@ -184,7 +184,10 @@ test("admin console: review one artifact of each kind in Chromium", async () => 
     await runAfterUndoWindow(ctx);
     await ctx.open(`/admin/ai_runs/${runs.slack_message}`);
     await page.getByRole("heading", { name: "Artifacts" }).waitFor();
-    assert.match(await page.locator("table tbody tr").innerText(), /approved\s+delivered/);
+    assert.match(
+      await page.locator("table tbody tr").innerText(),
+      /approved by \S+ at [^\t]+\s+delivered/,
+    );
     await ctx.open(`/admin/ai_runs/${runs.report}`);
     await page.getByRole("button", { name: "Retry delivery" }).waitFor();
     assert.match(await page.locator("table tbody tr").innerText(), /failed/);

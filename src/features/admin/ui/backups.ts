@@ -3,7 +3,8 @@ import { useState } from "preact/hooks";
 import { gql, type UserError } from "./api.ts";
 import { useQuery } from "./query.ts";
 import { FieldErrors, html, time } from "./html.ts";
-import { byteSize } from "./rules.ts";
+import { byteSize, counted } from "./rules.ts";
+import { ConfirmButton } from "./confirm.ts";
 
 interface BackupRow {
   name: string;
@@ -24,9 +25,7 @@ export function BackupsPage() {
   );
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
-  const [busy, setBusy] = useState(false);
   const backUp = async () => {
-    setBusy(true);
     setNotice("Backing up…");
     try {
       const res = await gql(
@@ -39,8 +38,6 @@ export function BackupsPage() {
       setNotice(made ? `Backed up: ${made.name} (${byteSize(made.sizeBytes)}).` : "");
     } catch (err) {
       setNotice(`The backup failed: ${(err as Error).message}`);
-    } finally {
-      setBusy(false);
     }
   };
   const b = data?.backups;
@@ -56,16 +53,17 @@ export function BackupsPage() {
           .directory}</code>.${" Restore one with "}<code>main.ts restore FILE</code> (docs/deployment.md).</p>
     `
   }
-    <button type="button" class="primary" onClick=${backUp} disabled=${busy}>Back up now</button>
+    <${ConfirmButton} label="Back up now…" confirm="Back up now" onConfirm=${backUp}
+      question=${`Back up now?${
+    b ? ` Only the newest ${b.keep} are kept: older ones are deleted.` : ""
+  }`} />
     <div role="status" class="notice">${notice}</div>
     <${FieldErrors} errors=${errors} field=${null} />
     ${error && html`<p class="failure" role="alert">${error}</p>`}
     ${
     !b ? html`<p>Loading…</p>` : !b.files.length ? html`<p class="empty">No backup yet.</p>` : html`
       <table>
-        <caption>${b.files.length} ${b.files.length === 1
-          ? "backup"
-          : "backups"}, newest first</caption>
+        <caption>${counted(b.files.length, "backup")}, newest first</caption>
         <thead>
           <tr>
             <th scope="col">File</th>

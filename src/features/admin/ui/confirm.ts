@@ -1,51 +1,67 @@
 /// <reference lib="dom" />
 /**
- * A button whose action asks first, in the page: a click puts the question in its place with the
- * button that acts and Cancel (focus on Cancel; back on the button when cancelled). With `ask`
- * false it acts at once. Either way it is disabled while the action runs.
+ * A button whose action waits for a confirmation in the page (never `window.confirm`): pressed,
+ * it asks its question beside a confirming button and a dismissing one, which takes focus;
+ * Escape or the dismissing button go back to the button with nothing done. With `ask` false it
+ * acts at once (an action that loses nothing). The button waits while the action runs.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.ts";
 
-export function Confirm(props: {
-  /** The button's text ("Discard…"), and its accessible name when it says more ("Discard sync"). */
-  label: string;
-  name?: string;
-  /** The question ("Discard sync for good?") and the button that acts ("Discard for good"). */
-  question?: string;
-  yes?: string;
-  ask?: boolean;
-  danger?: boolean;
-  onConfirm: () => Promise<unknown>;
-}) {
+export function ConfirmButton(
+  props: {
+    /** The button's text; end it with "…" to say a question follows. */
+    label: string;
+    question: string;
+    /** The confirming button's text. */
+    confirm: string;
+    /** The dismissing button's text ("Cancel"). */
+    keep?: string;
+    onConfirm: () => unknown;
+    danger?: boolean;
+    ariaLabel?: string;
+    ask?: boolean;
+  },
+) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const box = useRef<HTMLSpanElement>(null);
   const button = useRef<HTMLButtonElement>(null);
-  const cancel = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
+  // Focus follows the question: to the dismissing button, then back to the button.
+  const returning = useRef(false);
   useEffect(() => {
-    (asking ? cancel : asked.current ? button : null)?.current?.focus();
-    asked.current = asking;
+    if (asking) box.current?.querySelector<HTMLElement>(".keep")?.focus();
+    else if (returning.current) button.current?.focus();
+    returning.current = false;
   }, [asking]);
-  const kind = props.danger ? "danger" : "";
-  const act = async () => {
+  const close = () => {
+    returning.current = true;
+    setAsking(false);
+  };
+  const confirm = async () => {
+    close();
     setBusy(true);
     try {
       await props.onConfirm();
     } finally {
       setBusy(false);
-      setAsking(false);
     }
   };
-  return asking
-    ? html`
-      <span role="alert" class="confirm">${props.question}</span>
-      <button type="button" class=${kind} disabled=${busy}
-        onClick=${act}>${props.yes}</button>
-      <button type="button" ref=${cancel} onClick=${() => setAsking(false)}>Cancel</button>
-    `
-    : html`
-      <button type="button" ref=${button} class=${kind} disabled=${busy} aria-label=${props.name}
-        onClick=${() => props.ask === false ? act() : setAsking(true)}>${props.label}</button>
+  if (!asking) {
+    return html`
+      <button type="button" ref=${button} class=${props.danger ? "danger" : ""}
+        aria-label=${props.ariaLabel} aria-disabled=${busy ? "true" : undefined}
+        onClick=${() => busy || (props.ask === false ? confirm() : setAsking(true))}>${props
+          .label}</button>
     `;
+  }
+  return html`
+    <span class="confirm" ref=${box} onKeyDown=${(e: KeyboardEvent) =>
+      e.key === "Escape" && close()}>
+      <span role="alert">${props.question}</span>
+      <button type="button" class=${props.danger ? "danger" : "primary"} onClick=${confirm}>${props
+        .confirm}</button>
+      <button type="button" class="keep" onClick=${close}>${props.keep ?? "Cancel"}</button>
+    </span>
+  `;
 }

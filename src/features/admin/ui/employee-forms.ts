@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ARTIFACT_KINDS } from "../../../platform/contract/kinds.ts";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html } from "./html.ts";
+import { describeCron, dollars, parseDollars } from "./rules.ts";
 
 export interface Tool {
   name: string;
@@ -62,21 +63,30 @@ export function LevelForm(props: { employee: any; reload: () => Promise<void> })
   `;
 }
 
-const SETTINGS: [string, string, "text" | "textarea" | "number"][] = [
+const SETTINGS: [string, string, "text" | "textarea" | "dollars"][] = [
   ["name", "Name", "text"],
   ["description", "Description", "textarea"],
   ["taskPrompt", "Task prompt", "textarea"],
   ["modelPreference", "Model preference", "text"],
-  ["monthlyBudgetCents", "Monthly budget (cents)", "number"],
+  // Edited in dollars, stored and sent in cents.
+  ["monthlyBudgetCents", "Monthly budget (USD)", "dollars"],
   ["scheduleCron", "Schedule (cron, UTC; empty for manual only)", "text"],
 ];
+
+/** Cents as the budget field shows them: 1250 → "12.50". */
+const amount = (cents: number) => dollars(cents).slice(1);
 
 // deno-lint-ignore no-explicit-any
 export function SettingsForm(props: { employee: any; reload: () => Promise<void> }) {
   const e = props.employee;
   const initial = () =>
     Object.fromEntries(
-      SETTINGS.map(([k]) => [k, e[k] === null || e[k] === undefined ? "" : String(e[k])]),
+      SETTINGS.map((
+        [k, , type],
+      ) => [
+        k,
+        type === "dollars" ? amount(e[k]) : e[k] === null || e[k] === undefined ? "" : String(e[k]),
+      ]),
     );
   const [values, setValues] = useState<Record<string, string>>(initial);
   const [errors, setErrors] = useState<UserError[]>([]);
@@ -89,11 +99,14 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
     for (const [k, , type] of SETTINGS) {
       const v = values[k];
       if (v === start[k]) continue;
-      if (type !== "number") vars[k] = v;
-      else if (/^-?\d+$/.test(v.trim())) vars[k] = Number(v.trim());
+      if (type !== "dollars") vars[k] = v;
       else {
-        setErrors([{ code: "invalid", field: k, message: "Enter a whole number of cents." }]);
-        return;
+        const amount = parseDollars(v);
+        if ("error" in amount) {
+          setErrors([{ code: "invalid", field: k, message: amount.error }]);
+          return;
+        }
+        vars[k] = amount.cents;
       }
     }
     const res = await gql(
@@ -107,7 +120,14 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
     const errs = res.updateAiEmployee.errors as UserError[];
     const known = new Set(SETTINGS.map(([k]) => k));
     setErrors(errs.map((x) => ({ ...x, field: x.field && known.has(x.field) ? x.field : null })));
-    if (!errs.length) await props.reload();
+    if (!errs.length) {
+      await props.reload();
+      // The amount as it is stored: "$20.5" becomes "20.50".
+      const cents = vars.monthlyBudgetCents;
+      if (typeof cents === "number") {
+        setValues((v) => ({ ...v, monthlyBudgetCents: amount(cents) }));
+      }
+    }
     setNotice(errs.length ? "" : "Settings saved.");
   };
   return html`<form class="settings" onSubmit=${submit} novalidate>
@@ -115,11 +135,13 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
     SETTINGS.map(([k, label, type]) => {
       const id = "setting-" + k;
       const bad = errors.some((x) => x.field === k);
+      const words = k === "scheduleCron" && describeCron(values[k]);
       const common = {
         id,
         name: k,
         value: values[k],
         "aria-invalid": bad ? "true" : "false",
+        "aria-describedby": words ? id + "-words" : undefined,
         onInput: (ev: Event) =>
           setValues({ ...values, [k]: (ev.target as HTMLInputElement).value }),
       };
@@ -128,10 +150,11 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
         ${
         type === "textarea"
           ? html`<textarea rows="4" ...${common}></textarea>`
-          : html`<input type=${type === "number" ? "text" : "text"} inputmode=${
-            type === "number" ? "numeric" : undefined
+          : html`<input type="text" inputmode=${
+            type === "dollars" ? "decimal" : undefined
           } ...${common} />`
       }
+        ${words && html`<span class="help" id=${id + "-words"}>${words}</span>`}
         <${FieldErrors} errors=${errors} field=${k} id=${id + "-errors"} />
       </div>`;
     })

@@ -8,7 +8,9 @@ import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { duration, usd } from "./rules.ts";
 import { useQuery } from "./query.ts";
-import { Spend } from "./employees.ts";
+import { Schedule, Spend, statusOf } from "./employees.ts";
+import { ConfirmButton } from "./confirm.ts";
+import * as paging from "./pager.ts";
 import { LevelForm, SettingsForm, type Tool, ToolsForm } from "./employee-forms.ts";
 
 interface Week {
@@ -71,13 +73,16 @@ export function WeeklyChart(props: { weeks: Week[] }) {
   `;
 }
 
-const EMPLOYEE = `query($id: String!) { aiEmployee(id: $id) { id name role description taskPrompt
-  modelPreference monthlyBudgetCents scheduleCron active autonomyLevel monthSpendUsd skills
-  tools allowedKinds promotionConfirmedAt
+const RUNS_PAGE = 20;
+
+const EMPLOYEE =
+  `query($id: String!, ${paging.VARS}) { aiEmployee(id: $id) { id name role description
+  taskPrompt modelPreference monthlyBudgetCents scheduleCron nextRuns active archivedAt
+  autonomyLevel monthSpendUsd skills tools allowedKinds promotionConfirmedAt
   approvalRate { weekStart approved autoApproved rejected autoRejected approvalRate }
   promotionCriteria { currentLevel nextLevel promotable approvalRate weeksActive recentRejections missing }
   memories { key value updatedAt }
-  runs(first: 20) { totalCount nodes { id status skippedReason trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } }
+  runs(${paging.ARGS}) { ${paging.INFO} nodes { id status skippedReason trigger inputTokens outputTokens costUsd createdAt startedAt finishedAt } } }
   aiEmployeeTools { name description } }`;
 
 export const RUN_ERRORS: Record<string, string> = {
@@ -101,9 +106,9 @@ interface RunRow {
 
 export function EmployeePage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
-  const { data, error, reload } = useQuery<{ aiEmployee: any; aiEmployeeTools: Tool[] }>(
+  const { data, stale, error, reload } = useQuery<{ aiEmployee: any; aiEmployeeTools: Tool[] }>(
     EMPLOYEE,
-    { id: props.id },
+    { id: props.id, ...paging.variables(RUNS_PAGE) },
   );
   const [runErrors, setRunErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
@@ -132,37 +137,61 @@ export function EmployeePage(props: { id: string }) {
       setNotice(`Run ${res.triggerAiRun.run.id} is ${res.triggerAiRun.run.status}.`);
     }
   };
-  const pause = async () => {
+  /** An employee mutation; its user errors under the actions, else `done` as the notice. */
+  const act = async (field: string, extra: string, done: string) => {
     const res = await gql(
-      `mutation($id: String!, $active: Boolean!) { pauseAiEmployee(employeeId: $id, active: $active) { employee { active } ${ERRORS} } }`,
-      { id: e.id, active: !e.active },
+      `mutation($id: String!) { ${field}(employeeId: $id${extra}) { employee { id } ${ERRORS} } }`,
+      { id: e.id },
     );
-    const errs = res.pauseAiEmployee.errors as UserError[];
+    const errs = res[field].errors as UserError[];
     setRunErrors(errs);
     await reload();
-    if (!errs.length) setNotice(e.active ? `${e.name} is paused.` : `${e.name} is active again.`);
+    setNotice(errs.length ? "" : done);
   };
+  const pause = () =>
+    act(
+      "pauseAiEmployee",
+      `, active: ${!e.active}`,
+      e.active ? `${e.name} is paused.` : `${e.name} is active again.`,
+    );
+  const archive = () =>
+    e.archivedAt
+      ? act("unarchiveAiEmployee", "", `${e.name} is back, paused.`)
+      : act("archiveAiEmployee", "", `${e.name} is archived.`);
   const c = e.promotionCriteria;
   return html`
     <section aria-labelledby="employee-title">
       <p class="crumbs">
         <${Link} to="/ai_employees">AI employees</${Link}></p>
-        <h1 id="employee-title">${e.name} <small>${e.role}</small></h1>
-        <p>${e.description}</p>
+        <h1 id="employee-title"><span dir="auto">${e.name}</span> <small>${e.role}</small></h1>
+        <p dir="auto">${e.description}</p>
         <div role="status" class="notice">${notice}</div>
         <dl class="facts">
-          <div><dt>Status</dt><dd>${e.active ? "active" : "paused"}</dd></div>
+          <div><dt>Status</dt><dd>${statusOf(e)}</dd></div>
           <div><dt>Autonomy</dt><dd>${e.autonomyLevel}</dd></div>
           <div><dt>Month spend</dt><dd><${Spend} spend=${e.monthSpendUsd} capCents=${e
             .monthlyBudgetCents} /></dd></div>
-          <div><dt>Schedule</dt><dd>${e.scheduleCron ?? "manual only"}</dd></div>
+          <div><dt>Schedule</dt><dd><${Schedule} employee=${e} /></dd></div>
           <div><dt>Skills</dt><dd>${e.skills.join(", ") || "none"}</dd></div>
           <div><dt>Tools</dt><dd>${e.tools.join(", ") || "built-in only"}</dd></div>
           <div><dt>Kinds</dt><dd>${e.allowedKinds.join(", ")}</dd></div>
         </dl>
         <div class="actions">
           <button type="button" class="primary" onClick=${trigger}>Trigger a run</button>
-          <button type="button" onClick=${pause}>${e.active ? "Pause" : "Resume"}</button>
+          ${!e.archivedAt && (e.active
+            ? html`
+              <${ConfirmButton} label="Pause…" confirm="Pause" onConfirm=${pause}
+                question=${`Pause ${e.name}? No run starts, scheduled or triggered, until it is resumed.`} />
+            `
+            : html`
+              <${ConfirmButton} label="Resume…" confirm="Resume" onConfirm=${pause}
+                question=${`Resume ${e.name}? Its schedule starts runs again.`} />
+            `)}
+          <${ConfirmButton} label=${e.archivedAt ? "Unarchive…" : "Archive…"} danger=${!e
+            .archivedAt} onConfirm=${archive}
+            confirm=${e.archivedAt ? "Unarchive" : "Archive"} question=${e.archivedAt
+              ? `Bring ${e.name} back? It returns paused.`
+              : `Archive ${e.name}? It is no longer scheduled, triggered or edited, a queued run fails, and its history stays.`} />
         </div>
         <${FieldErrors} errors=${runErrors} field=${null} />
 
@@ -213,9 +242,9 @@ export function EmployeePage(props: { id: string }) {
           }</dl>`
           : html`<p>No memories yet.</p>`}
 
-        <h2>Runs <small>(${e.runs.totalCount})</small></h2>
+        <h2>Runs</h2>
         <table>
-          <caption>The latest runs</caption>
+          <caption>${paging.shownOf(e.runs, "run", stale, ", newest first")}</caption>
           <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Trigger</th><th scope="col">Tokens in / out</th>
             <th scope="col">Cost</th><th scope="col">Duration</th><th scope="col">Created</th></tr></thead>
           <tbody>${e.runs.nodes.map((r: RunRow) =>
@@ -233,6 +262,7 @@ export function EmployeePage(props: { id: string }) {
             `
           )}</tbody>
         </table>
+        <${paging.Pager} page=${e.runs} stale=${stale} size=${RUNS_PAGE} label="Pages of runs" />
       </section>
   `;
 }

@@ -4,12 +4,15 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
-import { counted } from "./rules.ts";
+import * as paging from "./pager.ts";
 import { Markdown } from "./artifact.ts";
 import { ContentFrame, Revealed } from "./content.ts";
 
 const STATUSES = ["open", "planned", "in_progress", "completed", "declined"];
 const CATEGORIES = ["feature", "bug", "improvement", "other"];
+const SORTS = [["new", "newest first"], ["top", "most votes first"]] as const;
+const PAGE_SIZE = 50;
+const choices = (values: string[]) => [["", "any"], ...values.map((v) => [v, v])] as const;
 
 interface PostRow {
   id: string;
@@ -21,36 +24,37 @@ interface PostRow {
   createdAt: string;
 }
 
+/** The board: filters, sort and page in the URL, so reload and back keep them. */
 export function FeedbackPage() {
-  const [status, setStatus] = useState("");
-  const [category, setCategory] = useState("");
-  const { data, error } = useQuery<{ feedbackPosts: { totalCount: number; nodes: PostRow[] } }>(
-    `query($status: FeedbackStatus, $category: FeedbackCategory) {
-      feedbackPosts(status: $status, category: $category, first: 50) { totalCount
+  const status = paging.param("status", STATUSES);
+  const category = paging.param("category", CATEGORIES);
+  const sort = paging.param("sort", ["top"], "new");
+  const { data, stale, error } = useQuery<{ feedbackPosts: paging.Page<PostRow> }>(
+    `query($status: FeedbackStatus, $category: FeedbackCategory, $sort: FeedbackSort, ${paging.VARS}) {
+      feedbackPosts(status: $status, category: $category, sort: $sort, ${paging.ARGS}) { ${paging.INFO}
         nodes { id title status category voteCount commentCount createdAt } } }`,
-    { status: status || null, category: category || null },
+    { status: status || null, category: category || null, sort, ...paging.variables(PAGE_SIZE) },
   );
+  const posts = data?.feedbackPosts;
   return html`<section aria-labelledby="feedback-title">
     <h1 id="feedback-title">Feedback triage</h1>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <label for="status-filter">Status</label>
-      <select id="status-filter" value=${status} onChange=${(e: Event) =>
-    setStatus((e.target as HTMLSelectElement).value)}>
-        <option value="">any</option>${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
-      </select>
-      <label for="category-filter">Category</label>
-      <select id="category-filter" value=${category} onChange=${(e: Event) =>
-    setCategory((e.target as HTMLSelectElement).value)}>
-        <option value="">any</option>${
-    CATEGORIES.map((c) => html`<option value=${c}>${c}</option>`)
-  }
-      </select>
+      <${paging.Filter} name="status" label="Status" value=${status} options=${choices(STATUSES)} />
+      <${paging.Filter} name="category" label="Category" value=${category} options=${
+    choices(CATEGORIES)
+  } />
+      <${paging.Filter} name="sort" label="Sort" value=${sort} options=${SORTS} />
     </form>
     ${error && html`<p class="failure" role="alert">${error}</p>`}
     ${
-    !data ? html`<p>Loading…</p>` : html`
+    !posts ? html`<p>Loading…</p>` : html`
       <table>
-        <caption>${counted(data.feedbackPosts.totalCount, "post")}, newest first</caption>
+        <caption>${paging.shownOf(
+          posts,
+          "post",
+          stale,
+          ", " + SORTS.find(([s]) => s === sort)![1],
+        )}</caption>
         <thead>
           <tr>
             <th scope="col">Title</th>
@@ -61,7 +65,7 @@ export function FeedbackPage() {
             <th scope="col">Posted</th>
           </tr>
         </thead>
-        <tbody>${data.feedbackPosts.nodes.map((p) =>
+        <tbody>${posts.nodes.map((p) =>
           html`
             <tr key=${p.id}>
               <td>
@@ -75,6 +79,7 @@ export function FeedbackPage() {
           `
         )}</tbody>
       </table>
+      <${paging.Pager} page=${posts} stale=${stale} size=${PAGE_SIZE} label="Pages of posts" />
     `
   }
   </section>`;
@@ -82,10 +87,11 @@ export function FeedbackPage() {
 
 export function FeedbackPostPage(props: { id: string }) {
   // deno-lint-ignore no-explicit-any
-  const { data, error, reload } = useQuery<{ feedbackPost: any }>(
-    `query($id: String!) { feedbackPost(id: $id) { id title description status category voteCount createdAt
-      author { username } comments(first: 50) { nodes { id body createdAt author { username } } } } }`,
-    { id: props.id },
+  const { data, stale, error, reload } = useQuery<{ feedbackPost: any }>(
+    `query($id: String!, ${paging.VARS}) { feedbackPost(id: $id) { id title description status category
+      voteCount createdAt author { username }
+      comments(${paging.ARGS}) { ${paging.INFO} nodes { id body createdAt author { username } } } } }`,
+    { id: props.id, ...paging.variables(PAGE_SIZE) },
   );
   const [next, setNext] = useState("");
   const [errors, setErrors] = useState<UserError[]>([]);
@@ -140,24 +146,27 @@ export function FeedbackPostPage(props: { id: string }) {
         </form>
         <${FieldErrors} errors=${errors} field=${null} />
         <${FieldErrors} errors=${errors} field="status" />
-        <h2>Comments</h2>
+        <h2>Comments <small>(${paging.shownOf(p.comments, "comment", stale)})</small></h2>
         ${p.comments.nodes.length
-          ? html`<ol class="comments">${
-            p.comments.nodes.map((
-              c: { id: string; body: string; createdAt: string; author: { username: string } },
-            ) =>
-              html`
-                <li key=${c.id}>
-                  <${ContentFrame} source=${"end user " + c.author.username} text=${c.body}>
-                    <p><small>${time(c.createdAt)}</small></p>
-                    <p class="comment-body" dir="auto">
-                      <${Revealed} text=${c.body} />
-                    </p>
-                    </${ContentFrame}>
-                    </li>
-              `
-            )
-          }</ol>`
+          ? html`
+            <ol class="comments" start=${paging.firstRow(p.comments.pageInfo)}>${p.comments.nodes
+              .map((
+                c: { id: string; body: string; createdAt: string; author: { username: string } },
+              ) =>
+                html`
+                  <li key=${c.id}>
+                    <${ContentFrame} source=${"end user " + c.author.username} text=${c.body}>
+                      <p><small>${time(c.createdAt)}</small></p>
+                      <p class="comment-body" dir="auto">
+                        <${Revealed} text=${c.body} />
+                      </p>
+                      </${ContentFrame}>
+                      </li>
+                `
+              )}</ol>
+            <${paging.Pager} page=${p
+              .comments} stale=${stale} size=${PAGE_SIZE} label="Pages of comments" />
+          `
           : html`<p>No comments.</p>`}
       </section>
   `;

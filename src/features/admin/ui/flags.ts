@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html } from "./html.ts";
 import { useQuery } from "./query.ts";
+import { ConfirmButton } from "./confirm.ts";
 
 interface Flag {
   name: string;
@@ -67,9 +68,11 @@ export function FlagsPage() {
                 : f.configured
                 ? "off: no LLM configured"
                 : "off"}</td>
-              <td><button type="button" onClick=${() => toggle(f)}>${(f.configured
-                ? "Turn " + f.name + " off"
-                : "Turn " + f.name + " on")}</button></td>
+              <td>
+                <${ConfirmButton} label=${`Turn ${f.name} ${f.configured ? "off" : "on"}…`}
+                  question=${`Turn ${f.name} ${f.configured ? "off" : "on"} for every user?`}
+                  confirm=${f.configured ? "Turn off" : "Turn on"} onConfirm=${() => toggle(f)} />
+              </td>
             </tr>
           `
         )}</tbody>

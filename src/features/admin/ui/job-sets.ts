@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
-import { Confirm } from "./confirm.ts";
+import { ConfirmButton } from "./confirm.ts";
 import { html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
 import { counted, oneLine } from "./rules.ts";
@@ -109,10 +109,11 @@ export function JobActions(
   const { name } = props.job;
   return html`
     <div class="actions">
-      <${Confirm} label=${retry.verb + retry.then} name=${`${retry.verb}${retry.then} ${name}`}
+      <${ConfirmButton} label=${retry.verb +
+        retry.then} ariaLabel=${`${retry.verb}${retry.then} ${name}`}
         ask=${false} onConfirm=${() => props.run(retry)} />
-      <${Confirm} danger label=${discard.verb} name=${`${discard.verb} ${name}`}
-        question=${`${discard.verb} ${name} for good?`} yes=${`${discard.verb} for good`}
+      <${ConfirmButton} danger label=${discard.verb} ariaLabel=${`${discard.verb} ${name}`}
+        question=${`${discard.verb} ${name} for good?`} confirm=${`${discard.verb} for good`}
         onConfirm=${() => props.run(discard)} />
     </div>
   `;
@@ -142,11 +143,11 @@ function BulkJobs(props: {
           <option value="">every kind (${total})</option>
           ${props.kinds.map((k) => html`<option value=${k.name}>${k.name} (${k.count})</option>`)}
         </select>
-      <${Confirm} key=${"r" + what} label=${`${retry.verb} ${what}${retry.then}`}
-        question=${`${retry.verb} ${what}${retry.then}?`} yes=${retry.verb + retry.then}
+      <${ConfirmButton} key=${"r" + what} label=${`${retry.verb} ${what}${retry.then}`}
+        question=${`${retry.verb} ${what}${retry.then}?`} confirm=${retry.verb + retry.then}
         ask=${count > 1} onConfirm=${() => props.run(retry, name)} />
-      <${Confirm} key=${"d" + what} danger label=${`${discard.verb} ${what}…`}
-        question=${`${discard.verb} ${what} for good?`} yes=${`${discard.verb} for good`}
+      <${ConfirmButton} key=${"d" + what} danger label=${`${discard.verb} ${what}…`}
+        question=${`${discard.verb} ${what} for good?`} confirm=${`${discard.verb} for good`}
         onConfirm=${() => props.run(discard, name)} />
     </form>
   `;

@@ -6,10 +6,12 @@
 import { useState } from "preact/hooks";
 import { gql, type UserError } from "./api.ts";
 import { useQuery } from "./query.ts";
-import { counted } from "./rules.ts";
 import { FieldErrors, html, time } from "./html.ts";
+import { ConfirmButton } from "./confirm.ts";
+import * as paging from "./pager.ts";
 
 const STATUSES = ["open", "actioned", "dismissed"];
+const PAGE_SIZE = 50;
 
 interface ReportRow {
   id: string;
@@ -27,15 +29,16 @@ interface ReportRow {
 }
 
 export function ReportsPage() {
-  const [status, setStatus] = useState("open");
+  const status = paging.param("status", STATUSES, "open");
   const [notes, setNotes] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
-  const { data, error, reload } = useQuery<{ reports: { totalCount: number; nodes: ReportRow[] } }>(
-    `query($status: ReportStatus) { reports(status: $status, first: 50) { totalCount nodes {
-      id subject reason details status reporter { username } reportedUser { username }
-      post { id } reportedBody createdAt resolvedBy { username } resolutionNote } } }`,
-    { status },
+  const { data, stale, error, reload } = useQuery<{ reports: paging.Page<ReportRow> }>(
+    `query($status: ReportStatus, ${paging.VARS}) { reports(status: $status, ${paging.ARGS}) {
+      ${paging.INFO} nodes { id subject reason details status reporter { username }
+      reportedUser { username } post { id } reportedBody createdAt resolvedBy { username }
+      resolutionNote } } }`,
+    { status, ...paging.variables(PAGE_SIZE) },
   );
   const resolve = async (r: ReportRow, resolution: "actioned" | "dismissed") => {
     const res = await gql(
@@ -63,11 +66,9 @@ export function ReportsPage() {
   return html`<section aria-labelledby="reports-title">
     <h1 id="reports-title">Reports</h1>
     <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
-      <label for="report-status">Status</label>
-      <select id="report-status" value=${status} onChange=${(e: Event) =>
-    setStatus((e.target as HTMLSelectElement).value)}>
-        ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
-      </select>
+      <${paging.Filter} name="status" label="Status" value=${status} options=${
+    STATUSES.map((s) => [s, s] as const)
+  } />
     </form>
     <div role="status" class="notice">${notice}</div>
     <${FieldErrors} errors=${errors} field=${null} />
@@ -80,7 +81,12 @@ export function ReportsPage() {
       ? html`<p class="empty">No ${status} report.</p>`
       : html`
         <table>
-          <caption>${counted(data.reports.totalCount, `${status} report`)}, oldest first</caption>
+          <caption>${paging.shownOf(
+            data.reports,
+            `${status} report`,
+            stale,
+            ", oldest first",
+          )}</caption>
           <thead>
             <tr>
               <th scope="col">About</th>
@@ -93,33 +99,38 @@ export function ReportsPage() {
           <tbody>${data.reports.nodes.map((r) =>
             html`
               <tr key=${r.id} data-report=${r.id}>
-                <td><strong>${r.reportedUser.username}</strong>${r.subject === "post" &&
-                  html`<blockquote>${r.reportedBody}</blockquote>${
+                <td><strong dir="auto">${r.reportedUser.username}</strong>${r.subject === "post" &&
+                  html`<blockquote dir="auto">${r.reportedBody}</blockquote>${
                     !r.post &&
                     html`<p class="help">The post has been removed.</p>`
                   }`}</td>
-                <td>${r.reason}${r.details && html`<p>${r.details}</p>`}</td>
-                <td>${r.reporter.username}</td>
+                <td>${r.reason}${r.details && html`<p dir="auto">${r.details}</p>`}</td>
+                <td dir="auto">${r.reporter.username}</td>
                 <td>${time(r.createdAt)}</td>
                 <td>${r.status === "open"
                   ? html`
                     <label for=${"note-" + r.id}>Note</label>
                     <input id=${"note-" + r.id} value=${notes[r.id] ?? ""} onInput=${(e: Event) =>
                       setNotes({ ...notes, [r.id]: (e.target as HTMLInputElement).value })} />
-                    ${r.post && html`<button type="button" class="danger" onClick=${() =>
-                      removePost(r)}>Remove post</button>`}
+                    ${r.post && html`
+                      <${ConfirmButton} label="Remove post…" danger
+                        question="Remove this post for everyone?" confirm="Remove"
+                        onConfirm=${() => removePost(r)} />
+                    `}
                     <button type="button" class="primary" onClick=${() =>
                       resolve(r, "actioned")}>Mark actioned</button>
                     <button type="button" onClick=${() => resolve(r, "dismissed")}>Dismiss</button>
                   `
-                  : html`${r.status} by ${r.resolvedBy?.username ?? "—"}${
+                  : html`${r.status} by <bdi>${r.resolvedBy?.username ?? "—"}</bdi>${
                     r.resolutionNote &&
-                    html`<p>${r.resolutionNote}</p>`
+                    html`<p dir="auto">${r.resolutionNote}</p>`
                   }`}</td>
               </tr>
             `
           )}</tbody>
         </table>
+        <${paging.Pager} page=${data
+          .reports} stale=${stale} size=${PAGE_SIZE} label="Pages of reports" />
       `
   }
   </section>`;

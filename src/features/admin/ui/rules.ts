@@ -167,3 +167,136 @@ export function collapsedText(
   const lineEnd = text.lastIndexOf("\n", limit);
   return text.slice(0, lineEnd > limit / 2 ? lineEnd : limit);
 }
+
+/** Cents as dollars: 1250 → "$12.50". */
+export const dollars = (cents: number): string => usd(cents / 100);
+
+/** The largest monthly budget the service accepts (its `monthlyBudgetCents` limit). */
+export const MAX_BUDGET_CENTS = 10_000_000;
+
+/** Dollars as a person types them ("12.5", "$1,250.00") in cents, or why they are refused. */
+export function parseDollars(text: string): { cents: number } | { error: string } {
+  // A comma only groups thousands: "12,5" is refused rather than read as 125.
+  const m = /^\$?\s*(\d{1,3}(?:,\d{3})+|\d*)(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!m || !(m[1] || m[2])) return { error: "Enter an amount in dollars, such as 12.50." };
+  const cents = Number(m[1].replaceAll(",", "") || 0) * 100 +
+    Number((m[2] ?? "").padEnd(2, "0"));
+  return cents > MAX_BUDGET_CENTS
+    ? { error: `Enter at most ${dollars(MAX_BUDGET_CENTS)}.` }
+    : { cents };
+}
+
+/** "1–50 of 120 posts" (or "3 posts" when one page holds them all). */
+export function pageSummary(from: number, shown: number, total: number, one: string): string {
+  const all = counted(total, one);
+  return shown && shown < total ? `${from}–${from + shown - 1} of ${all}` : all;
+}
+
+/** Who decided on an artifact and when: "approved by ada at <at>", "pending review". */
+export function reviewSummary(
+  a: { approvalStatus: string; reviewedBy: string | null; reviewer: { username: string } | null },
+  at: string | null,
+): string {
+  if (a.approvalStatus === "pending") return "pending review";
+  const by = a.reviewedBy === "system"
+    ? " automatically"
+    : a.reviewer
+    ? ` by ${a.reviewer.username}`
+    : "";
+  return a.approvalStatus.replace("_", "-") + by + (at ? ` at ${at}` : "");
+}
+
+/** English names: day 0 is Sunday (1 January 2023 was one), month 1 January. */
+const named = (option: "weekday" | "month", date: number) =>
+  new Date(Date.UTC(2023, 0, date)).toLocaleString("en", { [option]: "long", timeZone: "UTC" });
+const dayName = (d: number) => named("weekday", d + 1);
+const monthName = (m: number) => named("month", m * 31 - 30);
+
+const NICKNAMES: Record<string, string> = {
+  "@yearly": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+/** "a, b and c". */
+const joined = (items: string[]) =>
+  items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : items[0];
+
+/**
+ * The values of a cron field of numbers, names (`nameOf` gives them) and ranges ("1-5",
+ * "MON,WED"), sorted; null for a wildcard, a step or anything else.
+ */
+function values(
+  field: string,
+  min: number,
+  max: number,
+  nameOf?: (n: number) => string,
+): number[] | null {
+  const out = new Set<number>();
+  const value = (s: string) => {
+    for (let n = min; nameOf && n <= max; n++) {
+      if (nameOf(n).slice(0, 3).toLowerCase() === s.toLowerCase()) return n;
+    }
+    return /^\d+$/.test(s) ? Number(s) : NaN;
+  };
+  for (const part of field.split(",")) {
+    const [a, b = a, extra] = part.split("-").map(value);
+    if (extra !== undefined || !(a >= min && b <= max && a <= b)) return null;
+    // Day of week 7 is Sunday again (the only field whose max is 7).
+    for (let n = a; n <= b; n++) out.add(max === 7 ? n % 7 : n);
+  }
+  return [...out].sort((x, y) => x - y);
+}
+
+const step = (field: string) => /^\*\/(\d+)$/.exec(field)?.[1];
+const two = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * A cron pattern of the scheduler (UTC) in words: "every day at 09:00 UTC", "every Monday to
+ * Friday at 08:30 UTC", "every 15 minutes". Null for a shape it does not put in words.
+ */
+export function describeCron(expr: string): string | null {
+  let fields = (NICKNAMES[expr.trim().toLowerCase()] ?? expr).trim().split(/\s+/);
+  if (fields.length === 6) {
+    if (fields[0] !== "0") return null;
+    fields = fields.slice(1);
+  }
+  if (fields.length !== 5) return null;
+  const [minute, hour, dom, month, dow] = fields.map((f) => f === "?" ? "*" : f);
+  const minutes = values(minute, 0, 59);
+  const hours = values(hour, 0, 23);
+  const monthDays = dom === "*" ? [] : values(dom, 1, 31);
+  const months = month === "*" ? [] : values(month, 1, 12, monthName);
+  const weekDays = dow === "*" ? [] : values(dow, 0, 7, dayName);
+  // croner matches either restricted day field: put neither in words.
+  if (!monthDays || !months || !weekDays || (monthDays.length && weekDays.length)) return null;
+  const inMonths = joined(months.map(monthName));
+  const names = weekDays.map(dayName);
+  // Three or more days in a row as a range: "Monday to Friday".
+  const weekly = weekDays.length > 2 && weekDays.at(-1)! - weekDays[0] === weekDays.length - 1
+    ? `${names[0]} to ${names.at(-1)}`
+    : joined(names);
+  const days = weekDays.length
+    ? `every ${weekly}${months.length ? ` in ${inMonths}` : ""}`
+    : monthDays.length
+    ? `on day ${joined(monthDays.map(String))} of ${inMonths || "every month"}`
+    : months.length
+    ? `every day in ${inMonths}`
+    : "every day";
+  if (hour === "*" || step(hour)) {
+    const each = step(hour) ? `every ${step(hour)} hours` : "every hour";
+    const often = minute === "*" && hour === "*"
+      ? "every minute"
+      : step(minute) && hour === "*"
+      ? `every ${step(minute)} minutes`
+      : minutes?.length === 1
+      ? each + (minutes[0] ? ` at minute ${minutes[0]}` : "")
+      : null;
+    return !often || days === "every day" ? often : `${often}, ${days.replace(/^every /, "on ")}`;
+  }
+  if (!minutes || !hours || minutes.length * hours.length > 6) return null;
+  const times = hours.flatMap((h) => minutes.map((m) => `${two(h)}:${two(m)}`));
+  return `${days} at ${joined(times)} UTC`;
+}

@@ -2,19 +2,42 @@
 import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
-import { counted, duration, usd } from "./rules.ts";
+import { counted, duration, reviewSummary, usd } from "./rules.ts";
+import { ConfirmButton } from "./confirm.ts";
+import * as paging from "./pager.ts";
 import { Grounding } from "./review-card.ts";
 import { useQuery } from "./query.ts";
+
+/** The fields of an artifact's review line. */
+const REVIEW = "approvalStatus reviewedBy reviewedAt reviewer { username }";
 
 const RUN =
   `query($id: String!) { aiRun(id: $id) { id status trigger scheduledFor skippedReason costUsd
   inputTokens outputTokens numTurns errorMessage createdAt startedAt finishedAt cancelRequestedAt
   runLog executionLog { at type data }
   employee { id name }
-  artifacts { id kind title approvalStatus deliveryStatus deliveredAt deliveryMetadata
-    rejectionReason unsupportedFigures } } }`;
+  artifacts { id kind title deliveryStatus deliveredAt deliveryMetadata rejectionReason
+    postFilterReason unsupportedFigures ${REVIEW} } } }`;
 
 const isUrl = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
+
+interface Reviewed {
+  id: string;
+  title: string;
+  approvalStatus: string;
+  reviewedBy: string | null;
+  reviewedAt: string | null;
+  reviewer: { username: string } | null;
+}
+
+/** An artifact's title as a link to its page. */
+const ArtifactLink = (props: { a: Reviewed }) =>
+  html`<${Link} to=${
+    "/artifacts/" + props.a.id
+  }><span dir="auto">${props.a.title}</span></${Link}>`;
+
+/** "approved by ada at 2026-01-05 09:00 UTC". */
+const review = (a: Reviewed) => reviewSummary(a, a.reviewedAt && time(a.reviewedAt));
 
 /** Queues a failed delivery again; the user errors of the answer (empty when it was queued). */
 async function retryDelivery(artifactId: string): Promise<UserError[]> {
@@ -75,14 +98,15 @@ export function RunPage(props: { id: string }) {
   return html`
     <section aria-labelledby="run-title">
       <p class="crumbs">
-        <${Link} to=${"/ai_employees/" + r.employee.id}>${r.employee.name}</${Link}></p>
+        <${Link} to=${"/ai_employees/" + r.employee.id}><span dir="auto">${r.employee
+          .name}</span></${Link}></p>
         <h1 id="run-title">Run ${r.id.slice(0, 8)} <small>${r.skippedReason
           ? "skipped"
           : r.status}</small></h1>
         ${r.skippedReason && html`
           <p class="skipped"
-            role="note">Skipped before any model call: ${r
-              .skippedReason}. Nothing was produced and nothing was spent.</p>
+            role="note">Skipped before any model call: <span dir="auto">${r
+              .skippedReason}</span>. Nothing was produced and nothing was spent.</p>
         `}
         <dl class="facts">
           <div><dt>Trigger</dt><dd>${r.trigger}${r.scheduledFor
@@ -96,9 +120,14 @@ export function RunPage(props: { id: string }) {
           <div><dt>Created</dt><dd>${time(r.createdAt)}</dd></div>
           <div><dt>Duration</dt><dd>${duration(r.startedAt, r.finishedAt)}</dd></div>
         </dl>
-        ${r.errorMessage && html`<p class="failure">Error: ${r.errorMessage}</p>`}
+        ${r.errorMessage &&
+          html`<p class="failure">Error: <span dir="auto">${r.errorMessage}</span></p>`}
         ${(r.status === "queued" || r.status === "running") && !r.cancelRequestedAt &&
-          html`<button type="button" class="danger" onClick=${cancel}>Cancel the run</button>`}
+          html`
+            <${ConfirmButton} label="Cancel the run…" danger
+              question="Cancel this run? The runner stops it; what it spent stays spent."
+              confirm="Cancel the run" keep="Keep it running" onConfirm=${cancel} />
+          `}
         <${FieldErrors} errors=${errors} field=${null} />
 
         <h2>Artifacts</h2>
@@ -116,12 +145,16 @@ export function RunPage(props: { id: string }) {
                   <th scope="col">Action</th>
                 </tr>
               </thead>
-              <tbody>${r.artifacts.map((a: Record<string, string>) =>
+              <tbody>${r.artifacts.map((a: Reviewed & Record<string, string>) =>
                 html`
-                  <tr key=${a.id}>
-                    <td>${a.title}</td>
+                  <tr key=${a.id} data-artifact=${a.id}>
+                    <td>
+                      <${ArtifactLink} a=${a} />
+                    </td>
                     <td>${a.kind}</td>
-                    <td>${a.approvalStatus}${a.rejectionReason ? ": " + a.rejectionReason : ""}
+                    <td><span class="review">${review(a)}</span>${(a.rejectionReason ||
+                      a.postFilterReason) &&
+                      html`: <span dir="auto">${a.rejectionReason || a.postFilterReason}</span>`}
                       <${Grounding} figures=${a.unsupportedFigures as unknown as
                         | string[]
                         | null} runId=${r
@@ -171,32 +204,30 @@ export function RunPage(props: { id: string }) {
   `;
 }
 
-interface DeliveryRow {
-  id: string;
-  title: string;
+interface DeliveryRow extends Reviewed {
   kind: string;
   deliveryStatus: string | null;
   deliveredAt: string | null;
   deliveryMetadata: unknown;
-  reviewedAt: string | null;
   employee: { id: string; name: string };
   run: { id: string };
 }
 
-const DELIVERIES = `query($status: AiDeliveryStatus) {
-  aiArtifacts(approvalStatus: approved, deliveryStatus: $status, first: 50) {
-    totalCount
-    nodes { id title kind deliveryStatus deliveredAt deliveryMetadata reviewedAt
+const DELIVERIES = `query($status: AiDeliveryStatus, ${paging.VARS}) {
+  aiArtifacts(approvalStatus: approved, deliveryStatus: $status, ${paging.ARGS}) { ${paging.INFO}
+    nodes { id title kind deliveryStatus deliveredAt deliveryMetadata ${REVIEW}
       employee { id name } run { id } } } }`;
 
 const DELIVERY_FILTERS = [["", "All"], ["failed", "Failed"], ["delivered", "Delivered"]] as const;
+const PAGE_SIZE = 50;
 
 /** Approved artifacts with where they went (metadata as links) and a retry for failed ones. */
 export function DeliveriesPage() {
-  const [status, setStatus] = useState("");
-  const { data, error, reload } = useQuery<
-    { aiArtifacts: { totalCount: number; nodes: DeliveryRow[] } }
-  >(DELIVERIES, { status: status || null });
+  const status = paging.param("delivery", ["failed", "delivered"]);
+  const { data, stale, error, reload } = useQuery<{ aiArtifacts: paging.Page<DeliveryRow> }>(
+    DELIVERIES,
+    { status: status || null, ...paging.variables(PAGE_SIZE) },
+  );
   const [errors, setErrors] = useState<UserError[]>([]);
   const [notice, setNotice] = useState("");
   const retry = async (a: DeliveryRow) => {
@@ -205,56 +236,58 @@ export function DeliveriesPage() {
     setNotice(errs.length ? "" : `Delivery of “${a.title}” queued again.`);
     await reload();
   };
+  const list = data?.aiArtifacts;
   return html`<section aria-labelledby="deliveries-title">
     <h1 id="deliveries-title">Delivery</h1>
     <p class="lead">Approved artifacts, newest first, and where they were delivered.</p>
-    <label>Delivery status <select value=${status} onChange=${(e: Event) =>
-    setStatus((e.target as HTMLSelectElement).value)}>${
-    DELIVERY_FILTERS.map(([value, label]) => html`<option value=${value}>${label}</option>`)
-  }</select></label>
+    <form class="filters" onSubmit=${(e: Event) => e.preventDefault()}>
+      <${paging.Filter} name="delivery" label="Delivery status" value=${status} options=${DELIVERY_FILTERS} />
+    </form>
     <div role="status" class="notice">${notice}</div>
     <${FieldErrors} errors=${errors} field=${null} />
     ${error && html`<p class="failure" role="alert">${error}</p>`}
     ${
-    !data
+    !list
       ? html`<p>Loading…</p>`
-      : !data.aiArtifacts.nodes.length
+      : !list.nodes.length
       ? html`<p class="empty">No approved artifact${status ? " with this status" : ""}.</p>`
       : html`
         <table>
-          <caption>${counted(data.aiArtifacts.totalCount, "approved artifact")}</caption>
+          <caption>${paging.shownOf(list, "approved artifact", stale)}</caption>
           <thead>
             <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Kind</th>
+              <th scope="col">Artifact</th>
               <th scope="col">Employee</th>
+              <th scope="col">Review</th>
               <th scope="col">Delivery</th>
               <th scope="col">Metadata</th>
               <th scope="col">Action</th>
             </tr>
           </thead>
-          <tbody>${data.aiArtifacts.nodes.map((a) =>
+          <tbody>${list.nodes.map((a) =>
             html`
               <tr key=${a.id} data-artifact=${a.id}>
-                <td>
-                  <${Link} to=${"/ai_runs/" + a.run.id}>${a.title}</${Link}></td>
-                            <td>${a.kind}</td>
-                            <td><${Link} to=${"/ai_employees/" + a.employee.id}>${a.employee
-                              .name}</${Link}></td>
-                            <td>${a.deliveryStatus ?? "pending"}${a.deliveredAt
-                              ? ", " + time(a.deliveredAt)
-                              : ""}</td>
-                            <td><${Metadata} value=${a.deliveryMetadata} /></td>
-                            <td>${a.deliveryStatus === "failed"
-                              ? html`<button type="button" onClick=${() => retry(a)} aria-label=${
-                                "Retry delivery of " +
-                                a.title
-                              }>Retry delivery</button>`
-                              : ""}</td>
-                          </tr>
+                <td><${ArtifactLink} a=${a} /><br /><small>${a.kind}, <${Link} to=${"/ai_runs/" +
+                  a.run.id}>run ${a.run.id.slice(0, 8)}</${Link}></small></td>
+                <td><${Link} to=${"/ai_employees/" + a.employee.id}><span dir="auto">${a.employee
+                  .name}</span></${Link}></td>
+                <td class="review">${review(a)}</td>
+                <td>${a.deliveryStatus ?? "pending"}${a.deliveredAt
+                  ? ", " + time(a.deliveredAt)
+                  : ""}</td>
+                <td><${Metadata} value=${a.deliveryMetadata} /></td>
+                <td>${a.deliveryStatus === "failed"
+                  ? html`<button type="button" onClick=${() => retry(a)} aria-label=${
+                    "Retry delivery of " +
+                    a.title
+                  }>Retry delivery</button>`
+                  : ""}</td>
+              </tr>
             `
           )}</tbody>
         </table>
+        <${paging.Pager} page=${list} stale=${stale} size=${PAGE_SIZE}
+          label="Pages of approved artifacts" />
       `
   }
   </section>`;

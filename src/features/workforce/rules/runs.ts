@@ -70,6 +70,40 @@ export function dueSlot(cron: string, from: Date, to: Date): Date | null {
 /** Where the scheduler tick ending at `slot` starts looking for due slots. */
 export const tickStart = (slot: Date) => new Date(slot.getTime() - SCHEDULER_INTERVAL_MS);
 
+/** The most slots `nextRuns` answers. */
+export const NEXT_RUNS_MAX = 10;
+
+/**
+ * The next `count` slots of `cron` after `now` that scheduler ticks start runs for (UTC). A tick
+ * starts the latest slot of its window ({@link dueSlot}), so a cron firing more often than the
+ * tick gets one slot a tick. Empty for a pattern croner refuses.
+ */
+export function nextScheduledSlots(cron: string, now: Date, count: number): Date[] {
+  let job: Cron;
+  try {
+    job = new Cron(cron, { paused: true, ...UTC });
+  } catch {
+    return [];
+  }
+  try {
+    const slots: Date[] = [];
+    let cursor = now;
+    while (slots.length < count) {
+      const next = job.nextRun(cursor);
+      if (!next) break;
+      // The tick whose window (end - interval, end] holds the slot.
+      const tick = new Date(
+        Math.ceil(next.getTime() / SCHEDULER_INTERVAL_MS) * SCHEDULER_INTERVAL_MS,
+      );
+      slots.push(dueSlot(cron, tickStart(tick), tick) ?? next);
+      cursor = tick;
+    }
+    return slots;
+  } finally {
+    job.stop();
+  }
+}
+
 /** Runs started (or, queued, created) before this are stale at `now`. */
 export const staleCutoff = (now: Date) => new Date(now.getTime() - STALE_RUN_MS);
 

@@ -3,6 +3,7 @@
  * so `aiEmployees` and `pendingArtifacts` issue a constant number of statements.
  */
 import type { GraphQLContext } from "../../../graphql/context.ts";
+import { badUserInput } from "../../../graphql/errors.ts";
 import { loadByKey } from "../../../graphql/loaders.ts";
 import {
   type Connection,
@@ -22,6 +23,7 @@ import {
   approvalRate,
   isHeavyEdit,
   logEntries,
+  NEXT_RUNS_MAX,
   promotionCriteria,
   type PromotionStats,
   undoableUntil,
@@ -109,11 +111,18 @@ export function typeResolvers(
   deps: {
     config: { protectedPaths: readonly string[]; approvalUndoSeconds: number };
     users: Pick<UsersApi, "loadUser">;
+    workforce: Deps;
   },
   load: Loaders,
 ) {
   const AiEmployeeType: AiEmployeeTypeResolvers = {
     id: (e: EmployeeRow) => e.publicId,
+    nextRuns: (e: EmployeeRow, { count }) => {
+      if (count < 1 || count > NEXT_RUNS_MAX) {
+        throw badUserInput(`Argument "count": from 1 to ${NEXT_RUNS_MAX}`);
+      }
+      return service.nextRuns(deps.workforce, e, count);
+    },
     monthSpendUsd: (e: EmployeeRow, _, ctx) => load.spend(ctx, e.id),
     runs: (e: EmployeeRow, args, ctx) => load.runs(ctx, e.id, args),
     memories: (e: EmployeeRow, _, ctx) => load.memories(ctx, e.id),

@@ -7,6 +7,7 @@ import {
   approvalRateSince,
   markdownBatchError,
   markdownToHtml,
+  nextScheduledSlots,
   type PromotionStats,
   promotionStatsOf,
   recentRejectionsSince,
@@ -30,6 +31,13 @@ export const listEmployees = (deps: Deps) => store.listEmployees(deps.db.sql);
 export const employeesPage = (deps: Deps, window: Window) =>
   store.employeesPage(deps.db.sql, window);
 export const employeeCount = (deps: Deps) => store.employeeCount(deps.db.sql);
+
+/** The slots the scheduler will start the employee's next runs for: none without a schedule,
+ * while paused or once archived. */
+export const nextRuns = (deps: Deps, employee: EmployeeRow, count: number): Date[] =>
+  employee.scheduleCron && employee.active && !employee.archivedAt
+    ? nextScheduledSlots(employee.scheduleCron, deps.clock.now(), count)
+    : [];
 
 export const pendingArtifacts = (deps: Deps) => store.pendingArtifacts(deps.db.sql);
 export const pendingArtifactsPage = (deps: Deps, window: Window) =>
