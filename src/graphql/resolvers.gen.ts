@@ -263,6 +263,11 @@ export type AiEmployeeType = {
   /** The employee's runs, newest first. */
   runs: AiRunConnection;
   scheduleCron?: Maybe<Scalars['String']['output']>;
+  /**
+   * The schedule in English words, UTC ("every Monday to Friday at 08:30 UTC"); null without a
+   * schedule or for a pattern it does not put in words exactly (scheduleCron then says it).
+   */
+  scheduleInWords?: Maybe<Scalars['String']['output']>;
   skills: Array<Scalars['String']['output']>;
   taskPrompt: Scalars['String']['output'];
   /** Tools beyond the built-in ones (aiEmployeeTools lists them); the runner offers these to the model. */
@@ -1390,6 +1395,13 @@ export type LeaderboardPeriod =
   | 'all_time'
   | 'monthly'
   | 'weekly';
+
+/** A markup renderMarkdown renders. */
+export type MarkupFormat =
+  /** GitHub-flavoured Markdown (reports, posts, recommendations, email bodies). */
+  | 'gfm'
+  /** Slack's mrkdwn (chat messages): bold, italic, strike, code, quotes, links, mentions. */
+  | 'slack_mrkdwn';
 
 /** A milestone the AI coach proposes: a target value on the goal's scale, a date, or both. */
 export type Milestone = {
@@ -2719,8 +2731,8 @@ export type Query = {
   /** A public goal; no session needed. Null when there is no public goal with this id. */
   publicGoal?: Maybe<PublicGoal>;
   /**
-   * Admin: GitHub-flavoured Markdown rendered to HTML, one result per text in order, as the
-   * console previews artifacts and edits. The HTML is not sanitised: show it only through a
+   * Admin: texts rendered to HTML, one result per text in order, as the console previews
+   * artifacts and edits. The HTML is not sanitised: show it only through a
    * sanitiser. At most 50 texts and 400,000 characters in all a call (BAD_USER_INPUT beyond).
    */
   renderMarkdown: Array<Scalars['String']['output']>;
@@ -2970,6 +2982,7 @@ export type QueryPublicGoalArgs = {
 
 
 export type QueryRenderMarkdownArgs = {
+  format?: InputMaybe<MarkupFormat>;
   texts: Array<Scalars['String']['input']>;
 };
 
@@ -3775,6 +3788,7 @@ export type ResolversTypes = {
   LeaderboardEdge: ResolverTypeWrapper<any>;
   LeaderboardEntry: ResolverTypeWrapper<any>;
   LeaderboardPeriod: ResolverTypeWrapper<any>;
+  MarkupFormat: ResolverTypeWrapper<any>;
   Milestone: ResolverTypeWrapper<any>;
   MoodLog: ResolverTypeWrapper<any>;
   MoodLogConnection: ResolverTypeWrapper<any>;
@@ -4188,6 +4202,7 @@ export type AiEmployeeTypeResolvers<ContextType = GraphQLContext, ParentType ext
   role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   runs?: Resolver<ResolversTypes['AiRunConnection'], ParentType, ContextType, Partial<AiEmployeeTypeRunsArgs>>;
   scheduleCron?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  scheduleInWords?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   skills?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   taskPrompt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tools?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -5160,7 +5175,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   pendingArtifacts?: Resolver<Array<ResolversTypes['AiArtifactType']>, ParentType, ContextType>;
   pendingArtifactsConnection?: Resolver<ResolversTypes['AiArtifactConnection'], ParentType, ContextType, Partial<QueryPendingArtifactsConnectionArgs>>;
   publicGoal?: Resolver<Maybe<ResolversTypes['PublicGoal']>, ParentType, ContextType, RequireFields<QueryPublicGoalArgs, 'id'>>;
-  renderMarkdown?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryRenderMarkdownArgs, 'texts'>>;
+  renderMarkdown?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryRenderMarkdownArgs, 'format' | 'texts'>>;
   reports?: Resolver<ResolversTypes['ReportConnection'], ParentType, ContextType, RequireFields<QueryReportsArgs, 'status'>>;
   retryingJobs?: Resolver<ResolversTypes['RetryingJobConnection'], ParentType, ContextType, Partial<QueryRetryingJobsArgs>>;
   searchUsers?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<QuerySearchUsersArgs, 'prefix'>>;

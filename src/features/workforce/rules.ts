@@ -20,3 +20,4 @@ export * from "./rules/review.ts";
 export * from "./rules/budget.ts";
 export * from "./rules/errors.ts";
 export * from "./rules/markdown.ts";
+export * from "./rules/schedule-words.ts";

@@ -101,7 +101,7 @@ export function workforceModule(
     aiRun: adminField((_, args) => service.findRun(workforce, args.id)),
     aiArtifact: adminField((_, args) => service.findArtifact(workforce, args.id)),
     renderMarkdown: adminField((_, args) => {
-      const rendered = service.renderMarkdown(args.texts);
+      const rendered = service.renderMarkdown(args.texts, args.format);
       if ("invalid" in rendered) throw badUserInput(rendered.invalid);
       return rendered.html;
     }),

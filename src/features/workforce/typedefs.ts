@@ -106,6 +106,11 @@ export const workforceTypeDefs = /* GraphQL */ `
     modelPreference: String!
     scheduleCron: String
     """
+    The schedule in English words, UTC ("every Monday to Friday at 08:30 UTC"); null without a
+    schedule or for a pattern it does not put in words exactly (scheduleCron then says it).
+    """
+    scheduleInWords: String
+    """
     The slots the scheduler will start the next runs for (UTC), soonest first: the times of
     scheduleCron, at most one per 5-minute scheduler tick. Empty without a schedule, while paused
     and once archived. count: 1 to 10.
@@ -283,6 +288,14 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     errors: [UserError!]!
   }
 
+  "A markup renderMarkdown renders."
+  enum MarkupFormat {
+    "GitHub-flavoured Markdown (reports, posts, recommendations, email bodies)."
+    gfm
+    "Slack's mrkdwn (chat messages): bold, italic, strike, code, quotes, links, mentions."
+    slack_mrkdwn
+  }
+
   extend type Query {
     "Admin: every AI employee (spec 4.4; aiEmployeesConnection pages them)."
     aiEmployees: [AiEmployeeType!]!
@@ -312,11 +325,15 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     "Admin: an artifact of any status (the console's permalink); null when there is none with this id."
     aiArtifact(id: String!): AiArtifactType
     """
-    Admin: GitHub-flavoured Markdown rendered to HTML, one result per text in order, as the
-    console previews artifacts and edits. The HTML is not sanitised: show it only through a
+    Admin: texts rendered to HTML, one result per text in order, as the console previews
+    artifacts and edits. The HTML is not sanitised: show it only through a
     sanitiser. At most 50 texts and 400,000 characters in all a call (BAD_USER_INPUT beyond).
     """
-    renderMarkdown(texts: [String!]!): [String!]!
+    renderMarkdown(
+      texts: [String!]!
+      "The markup of every text: GitHub-flavoured Markdown unless said otherwise."
+      format: MarkupFormat = gfm
+    ): [String!]!
     "Admin: the tools an AI employee can be given (tools of createAiEmployee and updateAiEmployee)."
     aiEmployeeTools: [AiEmployeeToolType!]!
   }

@@ -1,14 +1,13 @@
 /** Pure rules of the console's lists and employee pages: budgets in dollars, page summaries, the
- * review line of an artifact, and cron patterns in words. */
+ * review line of an artifact, and cron patterns in words (the service's scheduleInWords). */
 import assert from "node:assert/strict";
 import {
-  describeCron,
   dollars,
   pageSummary,
   parseDollars,
   reviewSummary,
 } from "../../../src/features/admin/ui/rules.ts";
-import { isValidCron } from "../../../src/features/workforce/rules.ts";
+import { describeCron, isValidCron } from "../../../src/features/workforce/rules.ts";
 
 Deno.test("admin ui rules: budgets are shown and typed in dollars, kept in cents", () => {
   assert.equal(dollars(1250), "$12.50");

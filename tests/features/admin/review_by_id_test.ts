@@ -170,7 +170,8 @@ test("admin console: the editor's preview, refusals, Escape and Ctrl+Enter", asy
     await report.locator("form.edit").waitFor({ state: "detached" });
     assert.equal((await artifactOf(ctx, reportRun)).approvalStatus, "pending");
 
-    // A patch edit that is no longer a diff is refused with a message; nothing is sent.
+    // A patch edit that is no longer a diff is refused by the service with a message at the
+    // field; nothing changes.
     const fix = card(ctx, "Fix the streak");
     await fix.getByRole("button", { name: "Edit, then approve" }).click();
     const patchEditor = fix.getByLabel("Edited payload");
@@ -178,7 +179,7 @@ test("admin console: the editor's preview, refusals, Escape and Ctrl+Enter", asy
     await page.keyboard.press("Control+Enter");
     assert.match(
       await fix.locator(".field-error").innerText(),
-      /no longer a unified diff.*invalid line zzz/,
+      /the edit is no longer a valid patch: the payload is not a unified diff/,
     );
     assert.equal(await patchEditor.getAttribute("aria-invalid"), "true");
     await ctx.shoot("admin-review-edit-refused");

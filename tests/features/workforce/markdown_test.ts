@@ -25,6 +25,20 @@ Deno.test("renderMarkdown: each text's HTML in order, tables and raw HTML as GFM
     assert.match(html[3], /<b>raw<\/b>/, "not sanitised here: the console sanitises");
   }));
 
+Deno.test("renderMarkdown: Slack's mrkdwn with format slack_mrkdwn; an unknown format refused", () =>
+  withWorkforce(async (ctx) => {
+    const query = `query($texts: [String!]!, $format: MarkupFormat) {
+      renderMarkdown(texts: $texts, format: $format) }`;
+    const texts = ["*bold* <https://x.test|link>"];
+    const [html] = (await asAdmin(ctx, query, { texts, format: "slack_mrkdwn" })).renderMarkdown;
+    assert.match(html, /<strong>bold<\/strong>/);
+    assert.match(html, /<a href="https:\/\/x.test">link<\/a>/);
+    const [gfm] = (await asAdmin(ctx, query, { texts, format: "gfm" })).renderMarkdown;
+    assert.match(gfm, /<em>bold<\/em>/, "the same text is other markup in Markdown");
+    const unknown = await gql(ctx.t, query, { texts, format: "html" }, { token: ctx.admin });
+    assert.equal(codeOf(unknown), "BAD_USER_INPUT");
+  }));
+
 Deno.test("renderMarkdown: over the limits, not an admin or with a wrong type, a clear refusal", () =>
   withWorkforce(async (ctx) => {
     const many = Array.from({ length: MARKDOWN_TEXTS_MAX + 1 }, () => "x");

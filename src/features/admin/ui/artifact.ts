@@ -3,22 +3,27 @@
  * chat message. Nothing from a payload reaches the page unsanitised. A long payload is shown
  * cut, with a button that shows it whole. */
 import { html } from "./html.ts";
-import { ContentFrame, Revealed, sanitiseContent } from "./content.ts";
+import { ContentFrame, Revealed } from "./content.ts";
 import { changedSpans, type Span } from "./intraline.ts";
-import { useMarkdown } from "./markdown.ts";
-import { mrkdwnHtml } from "./mrkdwn.ts";
+import { type Format, useMarkdown } from "./markdown.ts";
 import { collapsedText } from "./rules.ts";
 
-/** Markdown rendered by the service, through the content allow-list; its text meanwhile. */
-export function Markdown(props: { text: string }) {
-  const rendered = useMarkdown(props.text);
+/** Markdown (or Slack mrkdwn) rendered by the service, through the content allow-list; its
+ * text meanwhile. */
+export function Markdown(props: { text: string; format?: Format; class?: string }) {
+  const rendered = useMarkdown(props.text, props.format);
+  const cls = props.class ?? "markdown";
+  // A chat message picks its direction as a whole; Markdown's paragraphs each pick their own.
+  const dir = props.format === "slack_mrkdwn" ? "auto" : undefined;
   return rendered === null
     ? html`
-      <div class="markdown rendering" key="text" dir="auto">
+      <div class=${cls + " rendering"} key="text" dir="auto">
         <${Revealed} text=${props.text} />
       </div>
     `
-    : html`<div class="markdown" key="html" dangerouslySetInnerHTML=${{ __html: rendered }}></div>`;
+    : html`<div class=${cls} key="html" dir=${dir} dangerouslySetInnerHTML=${{
+      __html: rendered,
+    }}></div>`;
 }
 
 function lineClass(line: string): string {
@@ -227,9 +232,7 @@ function ArtifactKind(props: BodyProps & { text: string; subject: string }) {
           <div class="avatar" aria-hidden="true">${props.employee.slice(0, 1).toUpperCase()}</div>
           <div class="bubble">
             <p class="who">${props.employee} <span class="app">APP</span></p>
-            <div class="text mrkdwn" dir="auto" dangerouslySetInnerHTML=${{
-              __html: sanitiseContent(mrkdwnHtml(text)),
-            }}></div>
+            <${Markdown} text=${text} format="slack_mrkdwn" class="text mrkdwn" />
           </div>
         </div>
       `;

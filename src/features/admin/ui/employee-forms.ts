@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { ARTIFACT_KINDS } from "../../../platform/contract/kinds.ts";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html } from "./html.ts";
-import { describeCron, dollars, parseDollars } from "./rules.ts";
+import { dollars, parseDollars } from "./rules.ts";
 
 export interface Tool {
   name: string;
@@ -135,13 +135,11 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
     SETTINGS.map(([k, label, type]) => {
       const id = "setting-" + k;
       const bad = errors.some((x) => x.field === k);
-      const words = k === "scheduleCron" && describeCron(values[k]);
       const common = {
         id,
         name: k,
         value: values[k],
         "aria-invalid": bad ? "true" : "false",
-        "aria-describedby": words ? id + "-words" : undefined,
         onInput: (ev: Event) =>
           setValues({ ...values, [k]: (ev.target as HTMLInputElement).value }),
       };
@@ -154,7 +152,6 @@ export function SettingsForm(props: { employee: any; reload: () => Promise<void>
             type === "dollars" ? "decimal" : undefined
           } ...${common} />`
       }
-        ${words && html`<span class="help" id=${id + "-words"}>${words}</span>`}
         <${FieldErrors} errors=${errors} field=${k} id=${id + "-errors"} />
       </div>`;
     })

@@ -77,7 +77,7 @@ const RUNS_PAGE = 20;
 
 const EMPLOYEE =
   `query($id: String!, ${paging.VARS}) { aiEmployee(id: $id) { id name role description
-  taskPrompt modelPreference monthlyBudgetCents scheduleCron nextRuns active archivedAt
+  taskPrompt modelPreference monthlyBudgetCents scheduleCron scheduleInWords nextRuns active archivedAt
   autonomyLevel monthSpendUsd skills tools allowedKinds promotionConfirmedAt
   approvalRate { weekStart approved autoApproved rejected autoRejected approvalRate }
   promotionCriteria { currentLevel nextLevel promotable approvalRate weeksActive recentRejections missing }

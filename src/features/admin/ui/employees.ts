@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /** AI employees: the list (status, autonomy, spend against the cap, schedule, last run). */
 import { html, Link, time } from "./html.ts";
-import { describeCron, dollars, spendLevel, usd } from "./rules.ts";
+import { dollars, spendLevel, usd } from "./rules.ts";
 import { useQuery } from "./query.ts";
 import * as paging from "./pager.ts";
 
@@ -15,6 +15,7 @@ interface EmployeeRow {
   monthSpendUsd: number;
   monthlyBudgetCents: number;
   scheduleCron: string | null;
+  scheduleInWords: string | null;
   nextRuns: string[];
   runs: { nodes: { id: string; status: string; createdAt: string }[] };
 }
@@ -39,11 +40,16 @@ export function Spend(props: { spend: number; capCents: number }) {
 
 /** A schedule in words beside its cron, and the next runs the scheduler will start. */
 export function Schedule(
-  props: { employee: Pick<EmployeeRow, "scheduleCron" | "nextRuns" | "active" | "archivedAt"> },
+  props: {
+    employee: Pick<
+      EmployeeRow,
+      "scheduleCron" | "scheduleInWords" | "nextRuns" | "active" | "archivedAt"
+    >;
+  },
 ) {
-  const { scheduleCron: cron, nextRuns } = props.employee;
+  const { scheduleCron: cron, scheduleInWords, nextRuns } = props.employee;
   if (!cron) return html`<span>manual only</span>`;
-  return html`<span class="schedule">${describeCron(cron) ?? "cron"} <code>${cron}</code>
+  return html`<span class="schedule">${scheduleInWords ?? "cron"} <code>${cron}</code>
     <small>${
     nextRuns.length
       ? `next: ${nextRuns.map(time).join(", ")}`
@@ -54,7 +60,7 @@ export function Schedule(
 export function EmployeesPage() {
   const { data, stale, error } = useQuery<{ aiEmployeesConnection: paging.Page<EmployeeRow> }>(
     `query(${paging.VARS}) { aiEmployeesConnection(${paging.ARGS}) { ${paging.INFO} nodes { id name
-      role active archivedAt autonomyLevel monthSpendUsd monthlyBudgetCents scheduleCron
+      role active archivedAt autonomyLevel monthSpendUsd monthlyBudgetCents scheduleCron scheduleInWords
       nextRuns(count: 1) runs(first: 1) { nodes { id status createdAt } } } } }`,
     paging.variables(PAGE_SIZE),
   );

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
- * Markdown shown in the console, rendered by the service (`renderMarkdown`) and sanitised here
- * through the content allow-list. Texts asked for in the same moment go in one request (within
- * the service's limits per call); results are kept for the texts last shown.
+ * Markdown and Slack mrkdwn shown in the console, rendered by the service (`renderMarkdown`) and
+ * sanitised here through the content allow-list. Texts asked for in the same moment go in one
+ * request a format (within the service's limits per call); results are kept for the texts last
+ * shown.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { gql } from "./api.ts";
@@ -14,11 +15,15 @@ const TEXTS_MAX = 50;
 const CHARS_MAX = 400_000;
 const KEPT_MAX = 100;
 
-const kept = new Map<string, string>();
-let waiting: { text: string; settle: (html: string | Error) => void }[] = [];
+export type Format = "gfm" | "slack_mrkdwn";
 
-function keep(text: string, html: string): string {
-  kept.set(text, html);
+/** Results by format and text. */
+const kept = new Map<string, string>();
+const keyOf = (format: Format, text: string) => format + "\n" + text;
+let waiting: { format: Format; text: string; settle: (html: string | Error) => void }[] = [];
+
+function keep(key: string, html: string): string {
+  kept.set(key, html);
   if (kept.size > KEPT_MAX) kept.delete(kept.keys().next().value!);
   return html;
 }
@@ -63,33 +68,38 @@ async function flush(): Promise<void> {
   for (const { text, settle } of asked) settle(results.get(text)!);
 }
 
-function markdownOf(text: string): Promise<string> {
-  const hit = kept.get(text);
+function markdownOf(format: Format, text: string): Promise<string> {
+  const hit = kept.get(keyOf(format, text));
   if (hit !== undefined) return Promise.resolve(hit);
   return new Promise((resolve, reject) => {
     if (!waiting.length) queueMicrotask(flush);
-    waiting.push({ text, settle: (html) => html instanceof Error ? reject(html) : resolve(html) });
+    waiting.push({
+      format,
+      text,
+      settle: (html) => html instanceof Error ? reject(html) : resolve(html),
+    });
   });
 }
 
 /** The sanitised HTML of `text`, or null while it is being rendered (or could not be). */
-export function useMarkdown(text: string): string | null {
-  const [html, setHtml] = useState(() => kept.get(text) ?? null);
+export function useMarkdown(text: string, format: Format = "gfm"): string | null {
+  const key = keyOf(format, text);
+  const [html, setHtml] = useState(() => kept.get(key) ?? null);
   const [lost, setLost] = useState(0);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     let live = true;
-    const hit = kept.get(text);
+    const hit = kept.get(key);
     setHtml(hit ?? null);
     if (hit !== undefined) return;
-    markdownOf(text).then(
+    markdownOf(format, text).then(
       (rendered) => live && (setHtml(rendered), setFailed(false)),
       (err) => live && setFailed(err instanceof UnreachableError),
     );
     return () => {
       live = false;
     };
-  }, [text, lost]);
+  }, [key, lost]);
   useRecovery(failed, useCallback(() => setLost((n) => n + 1), []));
   return html;
 }

@@ -59,6 +59,7 @@ export function EditForm(props: FormProps) {
     return () => clearTimeout(timer);
   }, [text]);
   const id = `edit-${a.id}`;
+  const invalid = refusal !== null || props.errors.some((e) => e.field === "editedPayload");
   return html`
     <form class="edit" onKeyDown=${formKeys(props.cancel)} onSubmit=${async (e: Event) => {
       e.preventDefault();
@@ -72,7 +73,7 @@ export function EditForm(props: FormProps) {
         <div class="edit-pane">
           <label for=${id}>Edited payload</label>
           <textarea id=${id} rows="12" value=${text} autofocus spellcheck="false"
-            aria-invalid=${refusal ? "true" : "false"}
+            aria-invalid=${invalid ? "true" : "false"}
             aria-describedby=${refusal ? id + "-error" : undefined}
             onInput=${(e: Event) => {
               const v = (e.target as HTMLTextAreaElement).value;

@@ -191,6 +191,16 @@ export function protectedPatchError(
   }, which delivery refuses: reject it, or edit that change out and approve`;
 }
 
+/**
+ * Why an edit of a code patch cannot be approved: it no longer parses as a unified diff (or has a
+ * change no commit can carry), so its delivery could only fail. Null for other kinds.
+ */
+export function editedPatchError(kind: ArtifactKind, edited: string): string | null {
+  if (kind !== "code_patch") return null;
+  const diff = patchDiff(edited);
+  return "refused" in diff ? `the edit is no longer a valid patch: ${diff.refused}` : null;
+}
+
 const REGULAR: readonly string[] = ["100644", "100755"] satisfies FileMode[];
 const isRegular = (mode: string): mode is FileMode => REGULAR.includes(mode);
 

@@ -4,6 +4,10 @@
  * sanitiser), as it would any payload.
  */
 import { marked } from "marked";
+import { mrkdwnHtml } from "./mrkdwn.ts";
+
+/** The markups `renderMarkdown` renders: GitHub-flavoured Markdown, or Slack's mrkdwn. */
+export type MarkupFormat = "gfm" | "slack_mrkdwn";
 
 /** Texts one `renderMarkdown` call takes, and their characters in all. */
 export const MARKDOWN_TEXTS_MAX = 50;
@@ -21,6 +25,10 @@ export function markdownBatchError(texts: readonly string[]): string | null {
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The HTML of one text in `format`. */
+export const markupToHtml = (text: string, format: MarkupFormat): string =>
+  format === "slack_mrkdwn" ? mrkdwnHtml(text) : markdownToHtml(text);
 
 /** The HTML of one Markdown text; a text the parser cannot take (nesting too deep for its
  * recursion) is shown as preformatted text instead. */

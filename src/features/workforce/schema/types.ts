@@ -21,6 +21,7 @@ import type { UsersApi } from "../../users/mod.ts";
 import { patchTouches } from "../delivery/rules.ts";
 import {
   approvalRate,
+  describeCron,
   isHeavyEdit,
   logEntries,
   NEXT_RUNS_MAX,
@@ -117,6 +118,7 @@ export function typeResolvers(
 ) {
   const AiEmployeeType: AiEmployeeTypeResolvers = {
     id: (e: EmployeeRow) => e.publicId,
+    scheduleInWords: (e: EmployeeRow) => e.scheduleCron ? describeCron(e.scheduleCron) : null,
     nextRuns: (e: EmployeeRow, { count }) => {
       if (count < 1 || count > NEXT_RUNS_MAX) {
         throw badUserInput(`Argument "count": from 1 to ${NEXT_RUNS_MAX}`);

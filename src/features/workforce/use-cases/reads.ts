@@ -6,7 +6,8 @@ import { looksLikePublicId } from "../../../platform/ids.ts";
 import {
   approvalRateSince,
   markdownBatchError,
-  markdownToHtml,
+  type MarkupFormat,
+  markupToHtml,
   nextScheduledSlots,
   type PromotionStats,
   promotionStatsOf,
@@ -45,9 +46,12 @@ export const pendingArtifactsPage = (deps: Deps, window: Window) =>
 export const pendingArtifactCount = (deps: Deps) => store.pendingArtifactCount(deps.db.sql);
 
 /** `renderMarkdown`: each text's HTML, in order; a batch over the limits is refused whole. */
-export function renderMarkdown(texts: readonly string[]): { html: string[] } | { invalid: string } {
+export function renderMarkdown(
+  texts: readonly string[],
+  format: MarkupFormat,
+): { html: string[] } | { invalid: string } {
   const invalid = markdownBatchError(texts);
-  return invalid === null ? { html: texts.map(markdownToHtml) } : { invalid };
+  return invalid === null ? { html: texts.map((text) => markupToHtml(text, format)) } : { invalid };
 }
 
 /** The filter of `aiArtifacts`; null when it matches nothing (an employee id of no shape). */

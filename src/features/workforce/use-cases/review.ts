@@ -3,7 +3,7 @@
  * approval path that auto-approval shares.
  */
 import type { Queryable } from "../../../platform/db.ts";
-import { protectedPatchError } from "../delivery/rules.ts";
+import { editedPatchError, protectedPatchError } from "../delivery/rules.ts";
 import { PATCH_CHECK_ATTEMPTS, patchCheckJob } from "../jobs.ts";
 import {
   appendRejection,
@@ -102,7 +102,7 @@ async function review(
 
 /**
  * `approveAiArtifact`: approves a pending artifact, with `editedPayload` replacing its payload; a
- * code patch that touches a protected path is refused.
+ * code patch that touches a protected path, or whose edit is no longer a patch, is refused.
  */
 export function approveArtifact(
   deps: WorkforceServiceDeps,
@@ -111,7 +111,9 @@ export function approveArtifact(
 ): Promise<ArtifactPayload> {
   const edited = input.editedPayload;
   const problemOf = (artifact: ArtifactRow): WorkforceError | null => {
-    const invalid = edited === null ? null : editedPayloadError(edited);
+    const invalid = edited === null
+      ? null
+      : editedPayloadError(edited) ?? editedPatchError(artifact.kind, edited);
     if (invalid !== null) return refuse("invalid", invalid, "editedPayload");
     const protectedPath = protectedPatchError(
       artifact.kind,

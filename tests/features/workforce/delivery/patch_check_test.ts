@@ -157,6 +157,14 @@ Deno.test("approval of a patch touching a protected path is refused; edited out,
     assert.deepEqual(stillCi.map((e: { code: string; field: string }) => [e.code, e.field]), [
       ["protected_path", "editedPayload"],
     ]);
+    // An edit that is no longer a patch is refused at the field, whatever it touches.
+    for (const broken of ["not a diff at all", README_PATCH.replace("+# Our site", "zzz")]) {
+      assert.deepEqual((await approve(broken)).approveAiArtifact.errors, [{
+        code: "invalid",
+        message: `the edit is no longer a valid patch: ${NOT_A_DIFF}`,
+        field: "editedPayload",
+      }]);
+    }
     assert.equal((await checkOf(ctx, runId)).approvalStatus, "pending");
     assert.equal(await ctx.t.app.jobs.runUntilIdle(), 0, "nothing queued by a refusal");
 

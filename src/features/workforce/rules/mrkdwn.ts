@@ -2,7 +2,8 @@
  * Slack mrkdwn → HTML for the chat preview, so a message reads as Slack would show it: *bold*,
  * _italic_, ~strike~, `code`, ```blocks```, > quotes, <url|label> links, mentions, and Slack's own
  * &amp; &lt; &gt; escapes. Pure (no DOM); every character of the message is escaped, and a link
- * keeps only an http, https or mailto target. The console still sanitises the result.
+ * keeps only an http, https or mailto target. Rendered by the service (`renderMarkdown` with
+ * format slack_mrkdwn); the console still sanitises the result.
  */
 
 const escapeHtml = (text: string): string =>

@@ -1,6 +1,6 @@
 /** Slack mrkdwn in the chat preview: emphasis at word edges, code, quotes, links and escaping. */
 import assert from "node:assert/strict";
-import { mrkdwnHtml } from "../../../src/features/admin/ui/mrkdwn.ts";
+import { mrkdwnHtml } from "../../../src/features/workforce/rules/mrkdwn.ts";
 
 Deno.test("mrkdwn: bold, italic and strike at word edges only", () => {
   assert.equal(
