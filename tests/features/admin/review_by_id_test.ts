@@ -178,7 +178,7 @@ test("admin console: the editor's preview, refusals, Escape and Ctrl+Enter", asy
     await patchEditor.fill(patch.replace(" }\n", "zzz }\n"));
     await page.keyboard.press("Control+Enter");
     assert.match(
-      await fix.locator(".field-error").innerText(),
+      await fix.locator(".errors").innerText(),
       /the edit is no longer a valid patch: the payload is not a unified diff/,
     );
     assert.equal(await patchEditor.getAttribute("aria-invalid"), "true");

@@ -48,24 +48,27 @@ function batchesOf(texts: string[]): string[][] {
 async function flush(): Promise<void> {
   const asked = waiting;
   waiting = [];
-  const texts = [...new Set(asked.map((a) => a.text))];
   const results = new Map<string, string | Error>();
-  await Promise.all(
-    batchesOf(texts).map(async (batch) => {
-      try {
-        const data = await gql<{ renderMarkdown: string[] }>(
-          `query($texts: [String!]!) { renderMarkdown(texts: $texts) }`,
-          { texts: batch },
-        );
-        batch.forEach((text, i) =>
-          results.set(text, keep(text, sanitiseContent(data.renderMarkdown[i])))
-        );
-      } catch (err) {
-        for (const text of batch) results.set(text, err as Error);
-      }
-    }),
-  );
-  for (const { text, settle } of asked) settle(results.get(text)!);
+  const render = async (format: Format, batch: string[]) => {
+    try {
+      const data = await gql<{ renderMarkdown: string[] }>(
+        `query($texts: [String!]!, $format: MarkupFormat) {
+          renderMarkdown(texts: $texts, format: $format) }`,
+        { texts: batch, format },
+      );
+      batch.forEach((text, i) => {
+        const key = keyOf(format, text);
+        results.set(key, keep(key, sanitiseContent(data.renderMarkdown[i])));
+      });
+    } catch (err) {
+      for (const text of batch) results.set(keyOf(format, text), err as Error);
+    }
+  };
+  await Promise.all((["gfm", "slack_mrkdwn"] as const).flatMap((format) => {
+    const texts = [...new Set(asked.filter((a) => a.format === format).map((a) => a.text))];
+    return batchesOf(texts).map((batch) => render(format, batch));
+  }));
+  for (const { format, text, settle } of asked) settle(results.get(keyOf(format, text))!);
 }
 
 function markdownOf(format: Format, text: string): Promise<string> {
