@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { ERRORS, gql, type UserError } from "./api.ts";
 import { FieldErrors, html, Link, time } from "./html.ts";
-import { counted, duration, reviewSummary, usd } from "./rules.ts";
+import { duration, reviewSummary, usd } from "./rules.ts";
 import { ConfirmButton } from "./confirm.ts";
 import * as paging from "./pager.ts";
 import { Grounding } from "./review-card.ts";
