@@ -161,5 +161,9 @@ export function workforceModule(
     typeDefs: workforceTypeDefs,
     errorCodes,
     resolvers: { ...typeResolvers(deps, load), Query, Mutation, Subscription },
+    // An admin's notification links to the artifact; anyone else sees none.
+    lookups: {
+      AiArtifactType: (id, ctx) => ctx.viewer?.isAdmin ? service.findArtifact(workforce, id) : null,
+    },
   };
 }

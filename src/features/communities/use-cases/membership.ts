@@ -142,12 +142,13 @@ export async function transferCommunityOwnership(
         refuse("conflict", "the community's owner or members changed meanwhile; try again"),
       );
     }
-    await deps.notifications.notify(
-      tx,
-      target.id,
-      "community.ownership_transferred",
-      ownershipNotice(community.name),
-    );
+    await deps.notifications.notify(tx, target.id, {
+      kind: "community.ownership_transferred",
+      content: ownershipNotice(community.name),
+      actorId: actor.userId,
+      subject: { type: "community", id: community.publicId },
+      args: { communityName: community.name },
+    });
     return { community: moved, errors: [] };
   });
   forget(deps, actor, community.id);
@@ -172,12 +173,13 @@ export async function inviteToCommunity(
   const at = deps.clock.now();
   const invited = await deps.db.sql.begin(async (tx) => {
     if (!(await store.invite(tx, community.id, invitee.id, actor.userId, at))) return false;
-    await deps.notifications.notify(
-      tx,
-      invitee.id,
-      "community.invite",
-      inviteNotice(community.name),
-    );
+    await deps.notifications.notify(tx, invitee.id, {
+      kind: "community.invite",
+      content: inviteNotice(community.name),
+      actorId: actor.userId,
+      subject: { type: "community", id: community.publicId },
+      args: { communityName: community.name },
+    });
     return true;
   });
   if (!invited) {

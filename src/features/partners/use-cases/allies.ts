@@ -40,12 +40,13 @@ export async function sendAllyRequest(
   const request = await deps.db.sql.begin(async (tx) => {
     const row = await insertRequest(deps, tx, "ally_links", actor, other.id);
     if (row) {
-      await deps.notifications.notify(
-        tx,
-        other.id,
-        "ally.request",
-        notices.allyRequest(name),
-      );
+      await deps.notifications.notify(tx, other.id, {
+        kind: "ally.request",
+        content: notices.allyRequest(name),
+        actorId: actor.userId,
+        subject: { type: "ally_request", id: row.publicId },
+        args: { actorName: name },
+      });
     }
     return row;
   });
@@ -78,12 +79,13 @@ export async function answerAllyRequest(
       deps.clock.now(),
     );
     if (row && input.accept) {
-      await deps.notifications.notify(
-        tx,
-        row.requesterId,
-        "ally.accepted",
-        notices.allyAccepted(name),
-      );
+      await deps.notifications.notify(tx, row.requesterId, {
+        kind: "ally.accepted",
+        content: notices.allyAccepted(name),
+        actorId: actor.userId,
+        subject: { type: "ally_request", id: row.publicId },
+        args: { actorName: name },
+      });
     }
     return row;
   });

@@ -61,12 +61,13 @@ export async function sendPartnerRequest(
   const partnership = await sql.begin(async (tx) => {
     const row = await insertRequest(deps, tx, "partnerships", actor, other.id);
     if (row) {
-      await deps.notifications.notify(
-        tx,
-        other.id,
-        "partner.request",
-        notices.partnerRequest(name),
-      );
+      await deps.notifications.notify(tx, other.id, {
+        kind: "partner.request",
+        content: notices.partnerRequest(name),
+        actorId: actor.userId,
+        subject: { type: "partnership", id: row.publicId },
+        args: { actorName: name },
+      });
     }
     return row;
   });
@@ -103,12 +104,13 @@ export async function acceptPartnerRequest(
     }
     await deps.feed.follow(tx, row.requesterId, [checkIns(deps, row.addresseeId)]);
     await deps.feed.follow(tx, row.addresseeId, [checkIns(deps, row.requesterId)]);
-    await deps.notifications.notify(
-      tx,
-      row.requesterId,
-      "partner.accepted",
-      notices.partnerAccepted(name),
-    );
+    await deps.notifications.notify(tx, row.requesterId, {
+      kind: "partner.accepted",
+      content: notices.partnerAccepted(name),
+      actorId: actor.userId,
+      subject: { type: "partnership", id: row.publicId },
+      args: { actorName: name },
+    });
     return { partnership: row, errors: [] };
   });
 }

@@ -114,12 +114,13 @@ export async function endActive(
     const other = otherSide(ended, actor.userId);
     await deps.feed.unfollow(tx, actor.userId, [checkIns(deps, other)]);
     await deps.feed.unfollow(tx, other, [checkIns(deps, actor.userId)]);
-    await deps.notifications.notify(
-      tx,
-      other,
-      "partner.ended",
-      notices.partnerEnded(name),
-    );
+    await deps.notifications.notify(tx, other, {
+      kind: "partner.ended",
+      content: notices.partnerEnded(name),
+      actorId: actor.userId,
+      subject: { type: "partnership", id: ended.publicId },
+      args: { actorName: name },
+    });
   }
   return ended;
 }
