@@ -54,7 +54,7 @@ export async function insertNotification(
       (public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
     select ${publicId()}, ${input.userId}::bigint, ${input.kind}::text, ${input.content}::text,
       ${input.actorId}::bigint, ${input.subjectType}::text, ${input.subjectId}::text,
-      ${JSON.stringify(input.args)}::jsonb, ${input.key ?? null}::text
+      ${sql.json(input.args as never)}, ${input.key ?? null}::text
     where ${wanted(sql, sql`${input.userId}::bigint`, sql`${input.kind}::text`)}
     on conflict (dedup_key) do nothing
     returning ${columns(sql)}`);

@@ -30,6 +30,7 @@ export function pushRetryDelayMs(attempt: number, retryAfterMs: number | null): 
 /** A token's canonical form, or what is wrong with it (said to the client). */
 export type TokenCheck = { token: string } | { problem: string };
 
+// deno-lint-ignore no-control-regex -- control characters are what it finds
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Whether `host` is one of `allowed` (`*.example.com` allows its subdomains). */
