@@ -31,7 +31,7 @@ import {
 import * as service from "./service.ts";
 import type { NotificationsDeps } from "./service.ts";
 import * as devices from "./use-cases/devices.ts";
-import type { DeviceRow } from "./devices-store.ts";
+import type { DeviceRow } from "./use-cases/devices.ts";
 import { notificationsTypeDefs } from "./typedefs.ts";
 
 /** The codes each mutation's service answers. */

@@ -19,6 +19,8 @@ import * as devices from "../devices-store.ts";
 import type { DeviceRow } from "../devices-store.ts";
 import type { PushProviders } from "./push.ts";
 
+export type { DeviceRow };
+
 export interface DevicesDeps {
   db: Database;
   clock: Clock;
