@@ -6,14 +6,13 @@ import { refusableTransaction } from "../../../platform/db.ts";
 import {
   type CommunitiesError,
   communityAudience,
+  communityMessage,
   type CommunityVisibility,
-  inviteNotice,
   joinError,
   joinRefusals,
   leaveError,
   newCommunity,
   newCommunityErrors,
-  ownershipNotice,
   refuse,
   transferError,
 } from "../rules.ts";
@@ -142,13 +141,11 @@ export async function transferCommunityOwnership(
         refuse("conflict", "the community's owner or members changed meanwhile; try again"),
       );
     }
-    await deps.notifications.notify(tx, target.id, {
-      kind: "community.ownership_transferred",
-      content: ownershipNotice(community.name),
-      actorId: actor.userId,
-      subject: { type: "community", id: community.publicId },
-      args: { communityName: community.name },
-    });
+    await deps.notifications.notify(
+      tx,
+      target.id,
+      communityMessage("community.ownership_transferred", community, actor.userId),
+    );
     return { community: moved, errors: [] };
   });
   forget(deps, actor, community.id);
@@ -173,13 +170,11 @@ export async function inviteToCommunity(
   const at = deps.clock.now();
   const invited = await deps.db.sql.begin(async (tx) => {
     if (!(await store.invite(tx, community.id, invitee.id, actor.userId, at))) return false;
-    await deps.notifications.notify(tx, invitee.id, {
-      kind: "community.invite",
-      content: inviteNotice(community.name),
-      actorId: actor.userId,
-      subject: { type: "community", id: community.publicId },
-      args: { communityName: community.name },
-    });
+    await deps.notifications.notify(
+      tx,
+      invitee.id,
+      communityMessage("community.invite", community, actor.userId),
+    );
     return true;
   });
   if (!invited) {

@@ -1,5 +1,11 @@
 /** Use cases of allies: `sendAllyRequest`, `answerAllyRequest` (accept, decline), `removeAlly`. */
-import { answerError, existingAllyError, notices, type PartnersError, refuse } from "../rules.ts";
+import {
+  answerError,
+  existingAllyError,
+  linkMessage,
+  type PartnersError,
+  refuse,
+} from "../rules.ts";
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 import {
@@ -40,13 +46,11 @@ export async function sendAllyRequest(
   const request = await deps.db.sql.begin(async (tx) => {
     const row = await insertRequest(deps, tx, "ally_links", actor, other.id);
     if (row) {
-      await deps.notifications.notify(tx, other.id, {
-        kind: "ally.request",
-        content: notices.allyRequest(name),
-        actorId: actor.userId,
-        subject: { type: "ally_request", id: row.publicId },
-        args: { actorName: name },
-      });
+      await deps.notifications.notify(
+        tx,
+        other.id,
+        linkMessage("ally.request", { ...actor, name }, row.publicId),
+      );
     }
     return row;
   });
@@ -79,13 +83,11 @@ export async function answerAllyRequest(
       deps.clock.now(),
     );
     if (row && input.accept) {
-      await deps.notifications.notify(tx, row.requesterId, {
-        kind: "ally.accepted",
-        content: notices.allyAccepted(name),
-        actorId: actor.userId,
-        subject: { type: "ally_request", id: row.publicId },
-        args: { actorName: name },
-      });
+      await deps.notifications.notify(
+        tx,
+        row.requesterId,
+        linkMessage("ally.accepted", { ...actor, name }, row.publicId),
+      );
     }
     return row;
   });

@@ -6,7 +6,7 @@ import { refusableTransaction } from "../../../platform/db.ts";
 import {
   answerError,
   existingRequestError,
-  notices,
+  linkMessage,
   partnerRequestError,
   type PartnersError,
   refuse,
@@ -61,13 +61,11 @@ export async function sendPartnerRequest(
   const partnership = await sql.begin(async (tx) => {
     const row = await insertRequest(deps, tx, "partnerships", actor, other.id);
     if (row) {
-      await deps.notifications.notify(tx, other.id, {
-        kind: "partner.request",
-        content: notices.partnerRequest(name),
-        actorId: actor.userId,
-        subject: { type: "partnership", id: row.publicId },
-        args: { actorName: name },
-      });
+      await deps.notifications.notify(
+        tx,
+        other.id,
+        linkMessage("partner.request", { ...actor, name }, row.publicId),
+      );
     }
     return row;
   });
@@ -104,13 +102,11 @@ export async function acceptPartnerRequest(
     }
     await deps.feed.follow(tx, row.requesterId, [checkIns(deps, row.addresseeId)]);
     await deps.feed.follow(tx, row.addresseeId, [checkIns(deps, row.requesterId)]);
-    await deps.notifications.notify(tx, row.requesterId, {
-      kind: "partner.accepted",
-      content: notices.partnerAccepted(name),
-      actorId: actor.userId,
-      subject: { type: "partnership", id: row.publicId },
-      args: { actorName: name },
-    });
+    await deps.notifications.notify(
+      tx,
+      row.requesterId,
+      linkMessage("partner.accepted", { ...actor, name }, row.publicId),
+    );
     return { partnership: row, errors: [] };
   });
 }

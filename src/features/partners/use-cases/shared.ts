@@ -13,7 +13,7 @@ import type { FeedApi } from "../../feed/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import {
   blockedRequestError,
-  notices,
+  linkMessage,
   otherSide,
   type PartnersError,
   refuse,
@@ -114,13 +114,11 @@ export async function endActive(
     const other = otherSide(ended, actor.userId);
     await deps.feed.unfollow(tx, actor.userId, [checkIns(deps, other)]);
     await deps.feed.unfollow(tx, other, [checkIns(deps, actor.userId)]);
-    await deps.notifications.notify(tx, other, {
-      kind: "partner.ended",
-      content: notices.partnerEnded(name),
-      actorId: actor.userId,
-      subject: { type: "partnership", id: ended.publicId },
-      args: { actorName: name },
-    });
+    await deps.notifications.notify(
+      tx,
+      other,
+      linkMessage("partner.ended", { ...actor, name }, ended.publicId),
+    );
   }
   return ended;
 }
