@@ -5,7 +5,9 @@
  * who caused it (none for the service's own notices) and its subject can be fetched.
  */
 import assert from "node:assert/strict";
+import { stream, wsClient } from "../../support/cable.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
+import { waitFor } from "../../support/wait.ts";
 import {
   ADD_HABIT,
   CHECK_IN,
@@ -315,6 +317,46 @@ Deno.test("structured: artifact pending review", async () => {
     ]);
   } finally {
     await ctx.close();
+  }
+});
+
+Deno.test("structured: notificationUpdate streams the spec's fields and the structured ones", async () => {
+  const s = await setup({ ...SOCIAL, serve: true });
+  const ws = wsClient(s.served.wsUrl, { headerToken: await s.token("ann") });
+  try {
+    const sub = stream(
+      ws.client,
+      `subscription { notificationUpdate {
+        id kind content acknowledged type actor { username } subjectType subjectId
+        subject { __typename ... on AllyRequest { id } } args { name value } } }`,
+    );
+    await waitFor(() => s.t.app.cable.stats().subscriptions === 1);
+    const ask = await ok(
+      s,
+      "bob",
+      `mutation($u: String!) { sendAllyRequest(userId: $u) { request { id } errors { code } } }`,
+      { u: await s.idOf("ann") },
+    );
+    await s.t.app.jobs.runUntilIdle();
+    await waitFor(() => sub.results.length === 1, { timeoutMs: 5000, what: "the notification" });
+    const { id, ...event } = sub.results[0].data!.notificationUpdate as Record<string, unknown>;
+    assert.ok(id);
+    assert.deepEqual(event, {
+      kind: "ally.request",
+      content: "bob wants to be your ally.",
+      acknowledged: false,
+      type: "ally_request",
+      actor: { username: "bob" },
+      subjectType: "ally_request",
+      subjectId: ask.request.id,
+      subject: { __typename: "AllyRequest", id: ask.request.id },
+      args: [{ name: "actorName", value: "bob" }],
+    });
+    sub.unsubscribe();
+    await waitFor(() => s.t.app.cable.stats().subscriptions === 0);
+  } finally {
+    await ws.dispose();
+    await s.close();
   }
 });
 
