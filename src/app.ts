@@ -12,6 +12,7 @@ import type { Clock } from "./platform/clock.ts";
 import type { ErrorTracker } from "./platform/errors.ts";
 import { createLlmClient } from "./platform/llm.ts";
 import { createPubSub } from "./platform/pubsub.ts";
+import { createPushProviders } from "./platform/push/mod.ts";
 import { createTokenSource } from "./platform/oidc.ts";
 import { DEFAULT_BODY_LIMIT, errorResponse, readBoundedBody } from "./platform/contract/mod.ts";
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
@@ -149,8 +150,18 @@ function buildFeatures(
     db,
     pubsub,
     jobs,
+    clock,
+    log: log.child({ component: "notifications" }),
     users: users.api,
     adminSubjects: config.adminSubjects,
+    // Provider tokens are checked by the providers' clocks: they are signed with the real time.
+    providers: createPushProviders(config.push, {
+      fetch,
+      timeoutMs: config.httpTimeoutMs,
+      now: () => new Date(),
+    }),
+    webAllowedHosts: config.push.webAllowedHosts,
+    webPushPublicKey: config.push.web?.publicKey ?? null,
   });
   const badges = badgesFeature({ db, events, feed: feed.api, funnel: funnel.api });
   const goals = goalsFeature({

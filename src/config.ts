@@ -15,6 +15,7 @@ import { AUTH_VARIABLES } from "./config/auth.ts";
 import { BACKGROUND_VARIABLES } from "./config/background.ts";
 import { DELIVERY_VARIABLES } from "./config/delivery.ts";
 import { HTTP_VARIABLES } from "./config/http.ts";
+import { PUSH_VARIABLES } from "./config/push.ts";
 import { SERVICE_LINK_VARIABLES } from "./config/services.ts";
 import { STORAGE_VARIABLES } from "./config/storage.ts";
 
@@ -25,6 +26,7 @@ export const SERVICE_VARIABLES = {
   ...SERVICE_LINK_VARIABLES,
   ...BACKGROUND_VARIABLES,
   ...DELIVERY_VARIABLES,
+  ...PUSH_VARIABLES,
   ...HTTP_VARIABLES,
 } as const;
 
@@ -109,11 +111,25 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
+  /** Push notifications: each platform when configured (docs/notifications.md). */
+  push: PushConfig;
   /**
    * Secrets set shorter than `SECRET_MIN_LENGTH` where that is still accepted (by name): the
    * service warns about each at start-up.
    */
   shortSecrets: string[];
+}
+
+/** The push platforms the service is configured for; a platform left out is off. */
+export interface PushConfig {
+  web?: { publicKey: string; privateKey: string; subject: string };
+  /** `WEB_PUSH_ALLOWED_HOSTS`: hosts a Web Push endpoint may name (`*.` allows subdomains). */
+  webAllowedHosts: string[];
+  apns?: { key: string; keyId: string; teamId: string; topic: string; url: string };
+  fcm?: {
+    apiUrl: string;
+    account: { project_id: string; client_email: string; private_key: string; token_uri?: string };
+  };
 }
 
 /**
@@ -205,7 +221,53 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
+    push: pushConfig(v),
     shortSecrets: shortSecrets(SERVICE_VARIABLES, env),
+  };
+}
+
+/** A platform is on when all its variables are set; some but not all is a mistake, refused. */
+function allOrNone<T>(names: string[], values: unknown[], build: () => T): T | undefined {
+  const set = values.filter((value) => value !== undefined).length;
+  if (set === 0) return undefined;
+  if (set < values.length) {
+    const missing = names.filter((_, i) => values[i] === undefined);
+    throw new ConfigError(
+      missing[0],
+      `is needed with ${names.filter((n) => !missing.includes(n)).join(", ")} (set all of ${
+        names.join(", ")
+      } or none)`,
+    );
+  }
+  return build();
+}
+
+function pushConfig(v: Parsed): PushConfig {
+  return {
+    web: allOrNone(
+      ["WEB_PUSH_VAPID_PUBLIC_KEY", "WEB_PUSH_VAPID_PRIVATE_KEY", "WEB_PUSH_SUBJECT"],
+      [v.WEB_PUSH_VAPID_PUBLIC_KEY, v.WEB_PUSH_VAPID_PRIVATE_KEY, v.WEB_PUSH_SUBJECT],
+      () => ({
+        publicKey: v.WEB_PUSH_VAPID_PUBLIC_KEY!,
+        privateKey: v.WEB_PUSH_VAPID_PRIVATE_KEY!,
+        subject: v.WEB_PUSH_SUBJECT!,
+      }),
+    ),
+    webAllowedHosts: v.WEB_PUSH_ALLOWED_HOSTS,
+    apns: allOrNone(
+      ["APNS_KEY", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"],
+      [v.APNS_KEY, v.APNS_KEY_ID, v.APNS_TEAM_ID, v.APNS_TOPIC],
+      () => ({
+        key: v.APNS_KEY!,
+        keyId: v.APNS_KEY_ID!,
+        teamId: v.APNS_TEAM_ID!,
+        topic: v.APNS_TOPIC!,
+        url: v.APNS_URL,
+      }),
+    ),
+    fcm: v.FCM_SERVICE_ACCOUNT
+      ? { apiUrl: v.FCM_API_URL, account: v.FCM_SERVICE_ACCOUNT }
+      : undefined,
   };
 }
 

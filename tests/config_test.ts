@@ -152,8 +152,11 @@ const leaky = (mark: string) => [
 Deno.test("config: every credential is marked secret, in both programs", () => {
   const secretName = /(SECRET|TOKEN|KEY|PASSWORD|DSN)(_NEXT)?$/;
   const credentialUrls = ["DATABASE_URL", "DATABASE_DIRECT_URL", "REDIS_URL", "SANDBOX_IMAP_URL"];
+  // Public by design: browsers receive it (pushConfiguration.webPushPublicKey).
+  const publicKeys = ["WEB_PUSH_VAPID_PUBLIC_KEY"];
   for (const [program, table] of [["service", SERVICE_VARIABLES], ["runner", RUNNER_VARIABLES]]) {
     for (const [name, spec] of Object.entries(table as Record<string, VariableSpec>)) {
+      if (publicKeys.includes(name)) continue;
       if (secretName.test(name) || credentialUrls.includes(name)) {
         assert.ok(spec.secret, `${program} ${name} is not marked secret`);
       }
@@ -174,6 +177,9 @@ Deno.test("config: every credential is marked secret, in both programs", () => {
     "GITHUB_TOKEN",
     "SANDBOX_IMAP_URL",
     "ERROR_TRACKER_DSN",
+    "WEB_PUSH_VAPID_PRIVATE_KEY",
+    "APNS_KEY",
+    "FCM_SERVICE_ACCOUNT",
     "METRICS_TOKEN",
   ]);
   assert.deepEqual(marked(RUNNER_VARIABLES), [

@@ -8,7 +8,7 @@ import type { Database } from "../platform/db.ts";
 import { createLogger } from "../platform/log.ts";
 import type { Config } from "../config.ts";
 import type { EventPublisher } from "../features/events.ts";
-import type { JobQueue } from "../features/feature.ts";
+import type { FeatureJobs, JobQueue } from "../features/feature.ts";
 import { badgesFeature } from "../features/badges/mod.ts";
 import { funnelFeature } from "../features/funnel/mod.ts";
 import { activityLedger, type ChallengesDeps } from "../features/challenges/mod.ts";
@@ -29,7 +29,10 @@ import { usersApi, type UsersServiceDeps } from "../features/users/service.ts";
 const historyEvents: EventPublisher = { publish: () => Promise.resolve() };
 
 /** Nobody is connected to watch the history happen: its jobs (broadcasts, dispatches) are dropped. */
-const historyJobs: JobQueue = { enqueue: () => Promise.resolve() } as unknown as JobQueue;
+const historyJobs = {
+  enqueue: () => Promise.resolve(),
+  enqueueMany: () => Promise.resolve(0),
+} as unknown as JobQueue & Pick<FeatureJobs, "enqueueMany">;
 
 /** The loader keeps no signed-in users: every write to a user row goes straight through. */
 const noViewerCache: UsersServiceDeps["viewers"] = {
@@ -90,8 +93,14 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
     db,
     pubsub: unwired("pubsub"),
     jobs: historyJobs,
+    clock: at,
+    log: unwired("log"),
     users: unwired("users"),
     adminSubjects: [],
+    // The demo's history is written as it happened long ago: nothing is pushed.
+    providers: {},
+    webAllowedHosts: [],
+    webPushPublicKey: null,
   }).api;
   const communities: CommunitiesDeps = {
     db,

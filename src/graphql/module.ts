@@ -1,4 +1,5 @@
 /** How a feature contributes to the one GraphQL schema. */
+import type { Lookups } from "./lookups.ts";
 import type { Resolvers } from "./resolvers.gen.ts";
 
 /** A feature module's resolvers, typed from the SDL (`deno task resolvers`). */
@@ -22,6 +23,8 @@ export interface SchemaModule {
    * payload's descriptions, and docs/error-codes.md lists them (`deno task docs:errors`).
    */
   errorCodes?: { [mutation: string]: readonly string[] };
+  /** How to fetch the module's object types by public id for the viewer (src/graphql/lookups.ts). */
+  lookups?: Lookups;
 }
 
 export interface GraphQLModule extends SchemaModule {
@@ -43,6 +46,7 @@ export function mergeModules(...modules: GraphQLModule[]): GraphQLModule {
     errorCodes: Object.assign({}, ...modules.map((m) => m.errorCodes ?? {})),
     resolvers: resolvers as Resolvers,
     publicFields: modules.flatMap((m) => m.publicFields ?? []),
+    lookups: Object.assign({}, ...modules.map((m) => m.lookups ?? {})),
   };
 }
 

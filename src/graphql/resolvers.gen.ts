@@ -43,18 +43,29 @@ export type AccountDeletionPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: acknowledgeAllNotifications: none. */
+/**
+ * The answer of acknowledgeAllNotifications.
+ *
+ * Codes in `errors`, by mutation: acknowledgeAllNotifications: none.
+ */
 export type AcknowledgeAllNotificationsPayload = {
   __typename?: 'AcknowledgeAllNotificationsPayload';
   /** How many unread notifications this call marked read (0 when none was unread). */
   acknowledgedCount: Scalars['Int']['output'];
+  /** Always empty. */
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: acknowledgeNotification: `not_found`. */
+/**
+ * The answer of acknowledgeNotification.
+ *
+ * Codes in `errors`, by mutation: acknowledgeNotification: `not_found`.
+ */
 export type AcknowledgeNotificationPayload = {
   __typename?: 'AcknowledgeNotificationPayload';
+  /** Why nothing was done; empty on success. */
   errors: Array<UserError>;
+  /** The notification, now read; null when nothing was done. */
   notification?: Maybe<Notification>;
 };
 
@@ -1738,6 +1749,12 @@ export type Mutation = {
    */
   promoteTeamMember: TeamMemberPayload;
   /**
+   * Registers a device of the current user for push notifications; registering the same token again is the same device (only its updatedAt changes), and a token another user registered moves to the current user. A user keeps at most 10 devices (the least recently registered go).
+   *
+   * Codes in `errors`: `invalid`, `push_disabled`.
+   */
+  registerPushDevice: PushDevicePayload;
+  /**
    * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters.
    *
    * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`.
@@ -1858,7 +1875,7 @@ export type Mutation = {
    */
   setLeaderboardVisibility: TeamStandingPayload;
   /**
-   * Turns one kind of notification on or off for the current user; senders skip a kind turned off.
+   * Turns one kind of notification on or off for the current user (in the app and pushed); senders skip a kind turned off. Give exactly one of kind and type.
    *
    * Codes in `errors`: `invalid`.
    */
@@ -1907,6 +1924,12 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
    */
   undoCheckIn: UndoCheckInPayload;
+  /**
+   * Removes one of the current user's push devices (call it on sign-out).
+   *
+   * Codes in `errors`: `not_found`.
+   */
+  unregisterPushDevice: UnregisterPushDevicePayload;
   /** Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
   updateAiEmployee: AiEmployeePayload;
   /**
@@ -2250,6 +2273,12 @@ export type MutationPromoteTeamMemberArgs = {
 };
 
 
+export type MutationRegisterPushDeviceArgs = {
+  platform: PushPlatform;
+  token: Scalars['String']['input'];
+};
+
+
 export type MutationRejectAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   rejectionReason: Scalars['String']['input'];
@@ -2357,7 +2386,8 @@ export type MutationSetLeaderboardVisibilityArgs = {
 
 export type MutationSetNotificationPreferenceArgs = {
   enabled: Scalars['Boolean']['input'];
-  kind: Scalars['String']['input'];
+  kind?: InputMaybe<Scalars['String']['input']>;
+  type?: InputMaybe<NotificationKind>;
 };
 
 
@@ -2401,6 +2431,11 @@ export type MutationUndoAiArtifactApprovalArgs = {
 export type MutationUndoCheckInArgs = {
   date?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
+};
+
+
+export type MutationUnregisterPushDeviceArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -2480,12 +2515,40 @@ export type MutationVoteFeedbackPostArgs = {
 /** Something a feature told a user; streamed by notificationUpdate. */
 export type Notification = {
   __typename?: 'Notification';
+  /** Whether the user marked it read. */
   acknowledged: Scalars['Boolean']['output'];
+  /** The user whose action caused it; null for the service's own notices (reminders, badges, challenges) and when that user's account is gone. */
+  actor?: Maybe<User>;
+  /** The values content is made of, by name (each NotificationKind lists its names); empty for notifications stored before args existed. */
+  args: Array<NotificationArg>;
+  /** The English sentence, for clients that do not render the text themselves. */
   content: Scalars['String']['output'];
+  /** When it was sent. */
   createdAt: Scalars['DateTime']['output'];
+  /** The notification's public id. */
   id: Scalars['ID']['output'];
-  /** What happened, e.g. partner.request. An open set (a String, not an enum): every feature that notifies adds its own kinds, lower case with dots. */
+  /**
+   * What happened, e.g. partner.request: the kind with dots (spec 4.3). Same as type, as a string.
+   * @deprecated Use type, the NotificationKind enum (the same kind with underscores). Kept for notificationUpdate's spec fields (spec 4.3).
+   */
   kind: Scalars['String']['output'];
+  /** The object it is about as the viewer may see it now; null when there is none, it is gone or the viewer may no longer see it. */
+  subject?: Maybe<NotificationSubject>;
+  /** The public id of the object it is about (subject fetches it); null with subjectType. */
+  subjectId?: Maybe<Scalars['ID']['output']>;
+  /** The type of object it is about; null when it is about nothing in particular (notifications stored before subjects existed). */
+  subjectType?: Maybe<NotificationSubjectType>;
+  /** What happened, from a closed set: render and translate the text from type and args. */
+  type: NotificationKind;
+};
+
+/** One value a notification's text is made of, by name; a list repeats its name, in order. */
+export type NotificationArg = {
+  __typename?: 'NotificationArg';
+  /** The arg's name, as NotificationKind's descriptions and docs/notifications.md list them per kind (e.g. actorName). */
+  name: Scalars['String']['output'];
+  /** The value, as a string (numbers in decimal, enum values as the enum writes them). */
+  value: Scalars['String']['output'];
 };
 
 export type NotificationConnection = {
@@ -2503,22 +2566,95 @@ export type NotificationEdge = {
   node: Notification;
 };
 
+/**
+ * What a notification tells: one value per kind the service sends. The value is the kind
+ * (Notification.kind) with its dots as underscores. Each value's description names the actor, the
+ * subject and the args its notifications carry (docs/notifications.md shows the English text of
+ * each); clients must accept values they do not know yet and show content for them.
+ */
+export type NotificationKind =
+  /** Someone accepted your ally request. Actor: who accepted. Subject: the AllyRequest. Args: actorName. */
+  | 'ally_accepted'
+  /** Someone asked you to be allies. Actor: the asker. Subject: the AllyRequest. Args: actorName. */
+  | 'ally_request'
+  /** An AI artifact waits for review (admins). No actor. Subject: the AiArtifactType. Args: artifactKind. */
+  | 'artifact_pending_review'
+  /** You earned a badge. No actor. Subject: the Badge. Args: badgeCode (a BadgeCode value), badgeName. */
+  | 'badge_earned'
+  /** A challenge you joined has ended, with your rank. No actor. Subject: the CommunityChallenge. Args: challengeTitle, rank, participantCount, score. */
+  | 'challenge_ended'
+  /** A challenge you joined has started. No actor. Subject: the CommunityChallenge. Args: challengeTitle. */
+  | 'challenge_started'
+  /** You were invited to a private community. Actor: who invited you. Subject: the Community. Args: communityName. */
+  | 'community_invite'
+  /** You became the owner of a community. Actor: the previous owner. Subject: the Community. Args: communityName. */
+  | 'community_ownership_transferred'
+  /** The status of your feedback post changed. Actor: the admin who changed it. Subject: the FeedbackPost. Args: postTitle, status (a FeedbackStatus value). */
+  | 'feedback_status_changed'
+  /** A kind this schema does not list (a notification stored before the kinds were closed): show content. */
+  | 'other'
+  /** Your accountability partner request was accepted. Actor: who accepted. Subject: the Partnership. Args: actorName. */
+  | 'partner_accepted'
+  /** Your accountability partner ended the partnership. Actor: who ended it. Subject: the Partnership. Args: actorName. */
+  | 'partner_ended'
+  /** An ally asked you to be accountability partners. Actor: the asker. Subject: the Partnership (pending). Args: actorName. */
+  | 'partner_request'
+  /** A habit is due today and not checked in yet. No actor. Subject: the first habit at risk (a Goal). Args: habitTitle (repeated: the first three habits at risk, in order), habitCount (how many in all). */
+  | 'streak_at_risk'
+  /** Someone joined a team you own or administer. Actor: who joined. Subject: the Team. Args: actorName, teamName. */
+  | 'team_member_joined'
+  /** Your role in a team changed. Actor: who changed it. Subject: the Team. Args: teamName, role (a TeamRole value). */
+  | 'team_role_changed';
+
 /** Whether the current user receives one kind of notification (every kind is on until turned off). */
 export type NotificationPreference = {
   __typename?: 'NotificationPreference';
   /** What notifications of this kind tell. */
   description: Scalars['String']['output'];
+  /** Whether the user receives them (in the app and pushed). */
   enabled: Scalars['Boolean']['output'];
   /** A Notification.kind, e.g. badge.earned. */
   kind: Scalars['String']['output'];
+  /** The kind as the NotificationKind enum (e.g. badge_earned). */
+  type: NotificationKind;
 };
 
-/** Codes in `errors`, by mutation: setNotificationPreference: `invalid`. */
+/**
+ * The answer of setNotificationPreference.
+ *
+ * Codes in `errors`, by mutation: setNotificationPreference: `invalid`.
+ */
 export type NotificationPreferencePayload = {
   __typename?: 'NotificationPreferencePayload';
+  /** Why nothing was done; empty on success. */
   errors: Array<UserError>;
+  /** The kind's switch as it is now; null when nothing was done. */
   preference?: Maybe<NotificationPreference>;
 };
+
+/** What a notification is about, as the viewer may see it now. */
+export type NotificationSubject = AiArtifactType | AllyRequest | Badge | Community | CommunityChallenge | FeedbackPost | Goal | Partnership | Team;
+
+/** The type of object a notification is about (Notification.subjectType); Notification.subject fetches it. */
+export type NotificationSubjectType =
+  /** An AI artifact (AiArtifactType; admins only). */
+  | 'ai_artifact'
+  /** An AllyRequest. */
+  | 'ally_request'
+  /** One of the user's Badges. */
+  | 'badge'
+  /** A Community. */
+  | 'community'
+  /** A CommunityChallenge. */
+  | 'community_challenge'
+  /** A FeedbackPost. */
+  | 'feedback_post'
+  /** One of the user's Goals. */
+  | 'goal'
+  /** A Partnership (accountability partners). */
+  | 'partnership'
+  /** A Team. */
+  | 'team';
 
 export type Pace = {
   __typename?: 'Pace';
@@ -2643,6 +2779,50 @@ export type PublicGoal = {
   unit?: Maybe<Scalars['String']['output']>;
 };
 
+/** What push notifications this server sends. */
+export type PushConfiguration = {
+  __typename?: 'PushConfiguration';
+  /** The platforms devices may register for; empty when push is off. */
+  platforms: Array<PushPlatform>;
+  /** The VAPID public key browsers subscribe with (PushManager.subscribe's applicationServerKey, URL-safe base64); null when Web Push is off. */
+  webPushPublicKey?: Maybe<Scalars['String']['output']>;
+};
+
+/** A device of the current user that receives push notifications. */
+export type PushDevice = {
+  __typename?: 'PushDevice';
+  /** When the user's first registration of this token was. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The device's public id (unregisterPushDevice takes it). */
+  id: Scalars['ID']['output'];
+  /** What it receives push through. */
+  platform: PushPlatform;
+  /** When the token was last registered. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/**
+ * The answer of registerPushDevice.
+ *
+ * Codes in `errors`, by mutation: registerPushDevice: `invalid`, `push_disabled`.
+ */
+export type PushDevicePayload = {
+  __typename?: 'PushDevicePayload';
+  /** The device as registered; null when nothing was done. */
+  device?: Maybe<PushDevice>;
+  /** Why nothing was done; empty on success. */
+  errors: Array<UserError>;
+};
+
+/** A platform that delivers push notifications to a device. */
+export type PushPlatform =
+  /** Apple Push Notification service: the token is the device token in hexadecimal. */
+  | 'apns'
+  /** Firebase Cloud Messaging: the token is the registration token. */
+  | 'fcm'
+  /** Web Push (browsers): the token is the PushSubscription as JSON. */
+  | 'web';
+
 export type Query = {
   __typename?: 'Query';
   /** The current user's pending account deletion, null when none. */
@@ -2730,6 +2910,10 @@ export type Query = {
   pendingArtifactsConnection: AiArtifactConnection;
   /** A public goal; no session needed. Null when there is no public goal with this id. */
   publicGoal?: Maybe<PublicGoal>;
+  /** What push notifications this server sends (which platforms, the Web Push key). */
+  pushConfiguration: PushConfiguration;
+  /** The current user's push devices, the most recently registered first. */
+  pushDevices: Array<PushDevice>;
   /**
    * Admin: texts rendered to HTML, one result per text in order, as the console previews
    * artifacts and edits. The HTML is not sanitised: show it only through a
@@ -3509,6 +3693,19 @@ export type UndoCheckInPayload = {
   goal?: Maybe<Goal>;
 };
 
+/**
+ * The answer of unregisterPushDevice.
+ *
+ * Codes in `errors`, by mutation: unregisterPushDevice: `not_found`.
+ */
+export type UnregisterPushDevicePayload = {
+  __typename?: 'UnregisterPushDevicePayload';
+  /** The removed device's id; null when nothing was done. */
+  deviceId?: Maybe<Scalars['ID']['output']>;
+  /** Why nothing was done; empty on success. */
+  errors: Array<UserError>;
+};
+
 /** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
 export type UpdateMePayload = {
   __typename?: 'UpdateMePayload';
@@ -3796,10 +3993,14 @@ export type ResolversTypes = {
   MoodLogPayload: ResolverTypeWrapper<any>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Notification: ResolverTypeWrapper<any>;
+  NotificationArg: ResolverTypeWrapper<any>;
   NotificationConnection: ResolverTypeWrapper<any>;
   NotificationEdge: ResolverTypeWrapper<any>;
+  NotificationKind: ResolverTypeWrapper<any>;
   NotificationPreference: ResolverTypeWrapper<any>;
   NotificationPreferencePayload: ResolverTypeWrapper<any>;
+  NotificationSubject: ResolverTypeWrapper<any>;
+  NotificationSubjectType: ResolverTypeWrapper<any>;
   Pace: ResolverTypeWrapper<any>;
   PageInfo: ResolverTypeWrapper<any>;
   Partnership: ResolverTypeWrapper<any>;
@@ -3811,6 +4012,10 @@ export type ResolversTypes = {
   ProgressGroupBy: ResolverTypeWrapper<any>;
   PromotionCriteriaType: ResolverTypeWrapper<any>;
   PublicGoal: ResolverTypeWrapper<any>;
+  PushConfiguration: ResolverTypeWrapper<any>;
+  PushDevice: ResolverTypeWrapper<any>;
+  PushDevicePayload: ResolverTypeWrapper<any>;
+  PushPlatform: ResolverTypeWrapper<any>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RemoveAllyPayload: ResolverTypeWrapper<any>;
   Report: ResolverTypeWrapper<any>;
@@ -3861,6 +4066,7 @@ export type ResolversTypes = {
   TeamStanding: ResolverTypeWrapper<any>;
   TeamStandingPayload: ResolverTypeWrapper<any>;
   UndoCheckInPayload: ResolverTypeWrapper<any>;
+  UnregisterPushDevicePayload: ResolverTypeWrapper<any>;
   UpdateMePayload: ResolverTypeWrapper<any>;
   UseStreakFreezePayload: ResolverTypeWrapper<any>;
   User: ResolverTypeWrapper<any>;
@@ -3997,10 +4203,12 @@ export type ResolversParentTypes = {
   MoodLogPayload: any;
   Mutation: Record<PropertyKey, never>;
   Notification: any;
+  NotificationArg: any;
   NotificationConnection: any;
   NotificationEdge: any;
   NotificationPreference: any;
   NotificationPreferencePayload: any;
+  NotificationSubject: any;
   Pace: any;
   PageInfo: any;
   Partnership: any;
@@ -4010,6 +4218,9 @@ export type ResolversParentTypes = {
   ProgressBucket: any;
   PromotionCriteriaType: any;
   PublicGoal: any;
+  PushConfiguration: any;
+  PushDevice: any;
+  PushDevicePayload: any;
   Query: Record<PropertyKey, never>;
   RemoveAllyPayload: any;
   Report: any;
@@ -4052,6 +4263,7 @@ export type ResolversParentTypes = {
   TeamStanding: any;
   TeamStandingPayload: any;
   UndoCheckInPayload: any;
+  UnregisterPushDevicePayload: any;
   UpdateMePayload: any;
   UseStreakFreezePayload: any;
   User: any;
@@ -4151,6 +4363,7 @@ export type AiArtifactTypeResolvers<ContextType = GraphQLContext, ParentType ext
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   undoableUntil?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   unsupportedFigures?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type AiEmployeeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeeConnection'] = ResolversParentTypes['AiEmployeeConnection']> = {
@@ -4307,6 +4520,7 @@ export type AllyRequestResolvers<ContextType = GraphQLContext, ParentType extend
   respondedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['AllyRequestStatus'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type AllyRequestConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllyRequestConnection'] = ResolversParentTypes['AllyRequestConnection']> = {
@@ -4354,6 +4568,7 @@ export type BadgeResolvers<ContextType = GraphQLContext, ParentType extends Reso
   earnedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type BadgeEarnedActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BadgeEarnedActivity'] = ResolversParentTypes['BadgeEarnedActivity']> = {
@@ -4440,6 +4655,7 @@ export type CommunityResolvers<ContextType = GraphQLContext, ParentType extends 
   viewerInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   viewerRole?: Resolver<Maybe<ResolversTypes['CommunityRole']>, ParentType, ContextType>;
   visibility?: Resolver<ResolversTypes['CommunityVisibility'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CommunityChallengeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallenge'] = ResolversParentTypes['CommunityChallenge']> = {
@@ -4457,6 +4673,7 @@ export type CommunityChallengeResolvers<ContextType = GraphQLContext, ParentType
   status?: Resolver<ResolversTypes['ChallengeStatus'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   viewerParticipation?: Resolver<Maybe<ResolversTypes['ChallengeParticipation']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CommunityChallengeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallengeConnection'] = ResolversParentTypes['CommunityChallengeConnection']> = {
@@ -4707,6 +4924,7 @@ export type FeedbackPostResolvers<ContextType = GraphQLContext, ParentType exten
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   viewerHasVoted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   voteCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type FeedbackPostConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeedbackPostConnection'] = ResolversParentTypes['FeedbackPostConnection']> = {
@@ -4766,6 +4984,7 @@ export type GoalResolvers<ContextType = GraphQLContext, ParentType extends Resol
   unit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   visibility?: Resolver<ResolversTypes['GoalVisibility'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type GoalCompletedActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalCompletedActivity'] = ResolversParentTypes['GoalCompletedActivity']> = {
@@ -4980,6 +5199,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   leaveSubCommunity?: Resolver<ResolversTypes['SubCommunityPayload'], ParentType, ContextType, RequireFields<MutationLeaveSubCommunityArgs, 'subCommunityId'>>;
   pauseAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationPauseAiEmployeeArgs, 'active' | 'employeeId'>>;
   promoteTeamMember?: Resolver<ResolversTypes['TeamMemberPayload'], ParentType, ContextType, RequireFields<MutationPromoteTeamMemberArgs, 'role' | 'teamId' | 'userId'>>;
+  registerPushDevice?: Resolver<ResolversTypes['PushDevicePayload'], ParentType, ContextType, RequireFields<MutationRegisterPushDeviceArgs, 'platform' | 'token'>>;
   rejectAiArtifact?: Resolver<ResolversTypes['AiArtifactPayload'], ParentType, ContextType, RequireFields<MutationRejectAiArtifactArgs, 'artifactId' | 'rejectionReason'>>;
   removeAlly?: Resolver<ResolversTypes['RemoveAllyPayload'], ParentType, ContextType, RequireFields<MutationRemoveAllyArgs, 'userId'>>;
   removeSubCommunityMember?: Resolver<ResolversTypes['SubCommunityPayload'], ParentType, ContextType, RequireFields<MutationRemoveSubCommunityMemberArgs, 'subCommunityId' | 'userId'>>;
@@ -5001,7 +5221,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   setDefaultSubCommunity?: Resolver<ResolversTypes['SubCommunityPayload'], ParentType, ContextType, RequireFields<MutationSetDefaultSubCommunityArgs, 'subCommunityId'>>;
   setDiscoverability?: Resolver<ResolversTypes['UpdateMePayload'], ParentType, ContextType, RequireFields<MutationSetDiscoverabilityArgs, 'discoverability'>>;
   setLeaderboardVisibility?: Resolver<ResolversTypes['TeamStandingPayload'], ParentType, ContextType, RequireFields<MutationSetLeaderboardVisibilityArgs, 'visible'>>;
-  setNotificationPreference?: Resolver<ResolversTypes['NotificationPreferencePayload'], ParentType, ContextType, RequireFields<MutationSetNotificationPreferenceArgs, 'enabled' | 'kind'>>;
+  setNotificationPreference?: Resolver<ResolversTypes['NotificationPreferencePayload'], ParentType, ContextType, RequireFields<MutationSetNotificationPreferenceArgs, 'enabled'>>;
   syncUser?: Resolver<ResolversTypes['SyncUserPayload'], ParentType, ContextType>;
   transferCommunityOwnership?: Resolver<ResolversTypes['CommunityPayload'], ParentType, ContextType, RequireFields<MutationTransferCommunityOwnershipArgs, 'communityId' | 'userId'>>;
   transferTeamOwnership?: Resolver<ResolversTypes['TeamPayload'], ParentType, ContextType, RequireFields<MutationTransferTeamOwnershipArgs, 'teamId' | 'userId'>>;
@@ -5011,6 +5231,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   unblockUser?: Resolver<ResolversTypes['BlockPayload'], ParentType, ContextType, RequireFields<MutationUnblockUserArgs, 'userId'>>;
   undoAiArtifactApproval?: Resolver<ResolversTypes['AiArtifactPayload'], ParentType, ContextType, RequireFields<MutationUndoAiArtifactApprovalArgs, 'artifactId'>>;
   undoCheckIn?: Resolver<ResolversTypes['UndoCheckInPayload'], ParentType, ContextType, RequireFields<MutationUndoCheckInArgs, 'goalId'>>;
+  unregisterPushDevice?: Resolver<ResolversTypes['UnregisterPushDevicePayload'], ParentType, ContextType, RequireFields<MutationUnregisterPushDeviceArgs, 'id'>>;
   updateAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationUpdateAiEmployeeArgs, 'employeeId'>>;
   updateCommunityPost?: Resolver<ResolversTypes['CommunityPostPayload'], ParentType, ContextType, RequireFields<MutationUpdateCommunityPostArgs, 'body' | 'postId'>>;
   updateFeedbackStatus?: Resolver<ResolversTypes['FeedbackPostPayload'], ParentType, ContextType, RequireFields<MutationUpdateFeedbackStatusArgs, 'postId' | 'status'>>;
@@ -5024,10 +5245,21 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
   acknowledged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  actor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  args?: Resolver<Array<ResolversTypes['NotificationArg']>, ParentType, ContextType>;
   content?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subject?: Resolver<Maybe<ResolversTypes['NotificationSubject']>, ParentType, ContextType>;
+  subjectId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  subjectType?: Resolver<Maybe<ResolversTypes['NotificationSubjectType']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
+};
+
+export type NotificationArgResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationArg'] = ResolversParentTypes['NotificationArg']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type NotificationConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationConnection'] = ResolversParentTypes['NotificationConnection']> = {
@@ -5046,11 +5278,16 @@ export type NotificationPreferenceResolvers<ContextType = GraphQLContext, Parent
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
 };
 
 export type NotificationPreferencePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationPreferencePayload'] = ResolversParentTypes['NotificationPreferencePayload']> = {
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   preference?: Resolver<Maybe<ResolversTypes['NotificationPreference']>, ParentType, ContextType>;
+};
+
+export type NotificationSubjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationSubject'] = ResolversParentTypes['NotificationSubject']> = {
+  __resolveType: TypeResolveFn<'AiArtifactType' | 'AllyRequest' | 'Badge' | 'Community' | 'CommunityChallenge' | 'FeedbackPost' | 'Goal' | 'Partnership' | 'Team', ParentType, ContextType>;
 };
 
 export type PaceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Pace'] = ResolversParentTypes['Pace']> = {
@@ -5078,6 +5315,7 @@ export type PartnershipResolvers<ContextType = GraphQLContext, ParentType extend
   respondedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PartnershipStatus'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type PartnershipConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnershipConnection'] = ResolversParentTypes['PartnershipConnection']> = {
@@ -5134,6 +5372,23 @@ export type PublicGoalResolvers<ContextType = GraphQLContext, ParentType extends
   unit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PushConfigurationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PushConfiguration'] = ResolversParentTypes['PushConfiguration']> = {
+  platforms?: Resolver<Array<ResolversTypes['PushPlatform']>, ParentType, ContextType>;
+  webPushPublicKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PushDeviceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PushDevice'] = ResolversParentTypes['PushDevice']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  platform?: Resolver<ResolversTypes['PushPlatform'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PushDevicePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PushDevicePayload'] = ResolversParentTypes['PushDevicePayload']> = {
+  device?: Resolver<Maybe<ResolversTypes['PushDevice']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   accountDeletion?: Resolver<Maybe<ResolversTypes['AccountDeletion']>, ParentType, ContextType>;
   accountabilityPartner?: Resolver<Maybe<ResolversTypes['Partnership']>, ParentType, ContextType>;
@@ -5175,6 +5430,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   pendingArtifacts?: Resolver<Array<ResolversTypes['AiArtifactType']>, ParentType, ContextType>;
   pendingArtifactsConnection?: Resolver<ResolversTypes['AiArtifactConnection'], ParentType, ContextType, Partial<QueryPendingArtifactsConnectionArgs>>;
   publicGoal?: Resolver<Maybe<ResolversTypes['PublicGoal']>, ParentType, ContextType, RequireFields<QueryPublicGoalArgs, 'id'>>;
+  pushConfiguration?: Resolver<ResolversTypes['PushConfiguration'], ParentType, ContextType>;
+  pushDevices?: Resolver<Array<ResolversTypes['PushDevice']>, ParentType, ContextType>;
   renderMarkdown?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, RequireFields<QueryRenderMarkdownArgs, 'format' | 'texts'>>;
   reports?: Resolver<ResolversTypes['ReportConnection'], ParentType, ContextType, RequireFields<QueryReportsArgs, 'status'>>;
   retryingJobs?: Resolver<ResolversTypes['RetryingJobConnection'], ParentType, ContextType, Partial<QueryRetryingJobsArgs>>;
@@ -5309,6 +5566,7 @@ export type TeamResolvers<ContextType = GraphQLContext, ParentType extends Resol
   members?: Resolver<ResolversTypes['TeamMemberConnection'], ParentType, ContextType, Partial<TeamMembersArgs>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   viewerRole?: Resolver<ResolversTypes['TeamRole'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type TeamActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamActivity'] = ResolversParentTypes['TeamActivity']> = {
@@ -5462,6 +5720,11 @@ export type UndoCheckInPayloadResolvers<ContextType = GraphQLContext, ParentType
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
+};
+
+export type UnregisterPushDevicePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UnregisterPushDevicePayload'] = ResolversParentTypes['UnregisterPushDevicePayload']> = {
+  deviceId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type UpdateMePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateMePayload'] = ResolversParentTypes['UpdateMePayload']> = {
@@ -5626,10 +5889,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   MoodLogPayload?: MoodLogPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Notification?: NotificationResolvers<ContextType>;
+  NotificationArg?: NotificationArgResolvers<ContextType>;
   NotificationConnection?: NotificationConnectionResolvers<ContextType>;
   NotificationEdge?: NotificationEdgeResolvers<ContextType>;
   NotificationPreference?: NotificationPreferenceResolvers<ContextType>;
   NotificationPreferencePayload?: NotificationPreferencePayloadResolvers<ContextType>;
+  NotificationSubject?: NotificationSubjectResolvers<ContextType>;
   Pace?: PaceResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Partnership?: PartnershipResolvers<ContextType>;
@@ -5639,6 +5904,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ProgressBucket?: ProgressBucketResolvers<ContextType>;
   PromotionCriteriaType?: PromotionCriteriaTypeResolvers<ContextType>;
   PublicGoal?: PublicGoalResolvers<ContextType>;
+  PushConfiguration?: PushConfigurationResolvers<ContextType>;
+  PushDevice?: PushDeviceResolvers<ContextType>;
+  PushDevicePayload?: PushDevicePayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RemoveAllyPayload?: RemoveAllyPayloadResolvers<ContextType>;
   Report?: ReportResolvers<ContextType>;
@@ -5681,6 +5949,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   TeamStanding?: TeamStandingResolvers<ContextType>;
   TeamStandingPayload?: TeamStandingPayloadResolvers<ContextType>;
   UndoCheckInPayload?: UndoCheckInPayloadResolvers<ContextType>;
+  UnregisterPushDevicePayload?: UnregisterPushDevicePayloadResolvers<ContextType>;
   UpdateMePayload?: UpdateMePayloadResolvers<ContextType>;
   UseStreakFreezePayload?: UseStreakFreezePayloadResolvers<ContextType>;
   User?: UserResolvers<ContextType>;

@@ -3,6 +3,7 @@ import { buildASTSchema, concatAST, type GraphQLSchema, parse } from "graphql";
 import { baseTypeDefs, type ResolverMap, type SchemaModule } from "./module.ts";
 import { attachResolvers } from "./resolvers.ts";
 import { describeErrorCodes } from "./error-codes.ts";
+import { attachLookups } from "./lookups.ts";
 import { scalarResolvers } from "./scalars.ts";
 
 /** The type definitions of the schema of `modules`, the shared ones first. */
@@ -29,5 +30,6 @@ export function buildSchema(modules: SchemaModule[]): GraphQLSchema {
   const schema = buildASTSchema(document, { assumeValidSDL: true });
   attachResolvers(schema, schemaResolvers(modules));
   describeErrorCodes(schema, modules);
+  attachLookups(schema, modules.flatMap((m) => (m.lookups ? [m.lookups] : [])));
   return schema;
 }

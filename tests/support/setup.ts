@@ -22,6 +22,11 @@ import { ManualClock } from "../../src/platform/clock.ts";
 import type { Database } from "../../src/platform/db.ts";
 import type { KvStore } from "../../src/platform/kv.ts";
 import { findUserBySubject } from "../../src/features/users/store.ts";
+import {
+  NOTIFICATION_ARGS,
+  type NotificationKind,
+  type NotificationMessage,
+} from "../../src/features/notifications/rules.ts";
 import { createTestApp, type TestApp } from "./app.ts";
 import { serveApp, type Served } from "./cable.ts";
 import { type FakeLlm, startFakeLlm } from "./fake-llm.ts";
@@ -90,6 +95,16 @@ export interface TestSetup {
   /** Number of SQL statements of the latest HTTP request. */
   lastStatements(): number;
   close(): Promise<void>;
+}
+
+/**
+ * A notification of `kind` saying `content`, with no actor nor subject and every arg of the kind
+ * set to "x" (what tests of delivery need; the kinds' own tests send the real ones).
+ */
+export function testMessage(kind: string, content: string): NotificationMessage {
+  const names: readonly string[] = NOTIFICATION_ARGS[kind as NotificationKind] ?? [];
+  const args = Object.fromEntries(names.map((n) => [n, n === "habitTitle" ? ["x"] : "x"]));
+  return { kind, content, actorId: null, subject: null, args } as unknown as NotificationMessage;
 }
 
 export async function setup(options: SetupOptions = {}): Promise<TestSetup> {
@@ -167,7 +182,9 @@ export async function setup(options: SetupOptions = {}): Promise<TestSetup> {
       return user.id;
     },
     async notify(userId, kind, content) {
-      const view = await t.deps.db.sql.begin((tx) => notifier(tx, userId, kind, content));
+      const view = await t.deps.db.sql.begin((tx) =>
+        notifier(tx, userId, testMessage(kind, content))
+      );
       await t.app.jobs.runUntilIdle();
       if (!view) throw new Error(`${kind} is turned off for this user`);
       return view;

@@ -62,5 +62,14 @@ export function badgesModule(deps: { db: Database }): GraphQLModule {
       return rows.find((b) => b.code === a.code) ?? null;
     },
   };
-  return { typeDefs, resolvers: { Badge, CurrentUser, BadgeEarnedActivity } };
+  return {
+    typeDefs,
+    resolvers: { Badge, CurrentUser, BadgeEarnedActivity },
+    // Only the viewer's own badges.
+    lookups: {
+      Badge: async (id, ctx) =>
+        (await loadBadges(ctx, deps, requireViewer(ctx).userId)).find((b) => b.publicId === id) ??
+          null,
+    },
+  };
 }

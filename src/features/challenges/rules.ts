@@ -258,8 +258,14 @@ export function startedNotice(title: string): string {
 export function endedNotice(
   e: { title: string; rank: number; participants: number; score: number },
 ): string {
-  const score = Number.isInteger(e.score) ? String(e.score) : e.score.toFixed(2);
-  return `The challenge "${e.title}" has ended: you finished #${e.rank} of ${e.participants} with a score of ${score}.`;
+  return `The challenge "${e.title}" has ended: you finished #${e.rank} of ${e.participants} with a score of ${
+    scoreText(e.score)
+  }.`;
+}
+
+/** A score as `challenge.ended` writes it: whole numbers as they are, others to 2 decimals. */
+export function scoreText(score: number): string {
+  return Number.isInteger(score) ? String(score) : score.toFixed(2);
 }
 
 /** Activity that happened at `at`, credited afterwards as history (a goals import). */

@@ -88,6 +88,10 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
         "already_started",
       ],
     },
+    lookups: {
+      CommunityChallenge: async (id, ctx) =>
+        (await service.readableChallenge(deps, actorOf(ctx), id))?.challenge ?? null,
+    },
     resolvers: {
       CommunityChallenge,
       LeaderboardEntry,

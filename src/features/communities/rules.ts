@@ -1,5 +1,6 @@
 /** Communities: input limits and membership rules (pure; see docs/domain.md, "Communities"). */
 import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+import type { NotificationMessage } from "../notifications/rules.ts";
 
 /** Every user-error code the communities mutations answer with (docs/error-codes.md). */
 export const { codes: COMMUNITIES_ERROR_CODES, refuse } = userErrorCodes(
@@ -204,3 +205,18 @@ export const ownershipNotice = (communityName: string) =>
 /** The text of `community.invite`, told to the invited user. */
 export const inviteNotice = (communityName: string) =>
   `You are invited to join the community ${communityName}.`;
+
+/** `community.invite` or `community.ownership_transferred`, caused by the actor (internal id). */
+export function communityMessage(
+  kind: "community.invite" | "community.ownership_transferred",
+  community: { publicId: string; name: string },
+  actorId: string,
+): NotificationMessage {
+  return {
+    kind,
+    content: (kind === "community.invite" ? inviteNotice : ownershipNotice)(community.name),
+    actorId,
+    subject: { type: "community", id: community.publicId },
+    args: { communityName: community.name },
+  };
+}

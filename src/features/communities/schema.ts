@@ -79,5 +79,9 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
       deleteCommunityPost: ["not_found", "not_allowed"],
     },
     resolvers: { Community, CommunityPost, CommunityPostActivity, Query, Mutation },
+    lookups: {
+      Community: async (id, ctx) =>
+        (await service.visibleCommunity(deps, actorOf(ctx), id))?.community ?? null,
+    },
   };
 }

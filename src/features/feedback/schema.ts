@@ -199,5 +199,15 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
     ),
   };
 
-  return { typeDefs, errorCodes, resolvers: { FeedbackPost, FeedbackComment, Query, Mutation } };
+  return {
+    typeDefs,
+    errorCodes,
+    resolvers: { FeedbackPost, FeedbackComment, Query, Mutation },
+    lookups: {
+      FeedbackPost: (id, ctx) => {
+        requireViewer(ctx);
+        return service.findPost(deps, id);
+      },
+    },
+  };
 }

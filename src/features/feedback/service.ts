@@ -185,12 +185,13 @@ export async function setPostStatus(
     const row = await store.updatePostStatus(tx, found.id, input.status);
     if (!row) return { post: null, errors: postNotFound() };
     if (row.previousStatus !== row.status && row.authorId !== actor.userId) {
-      await deps.notifications.notify(
-        tx,
-        row.authorId,
-        "feedback.status_changed",
-        statusChangedNotice(row.title, row.status),
-      );
+      await deps.notifications.notify(tx, row.authorId, {
+        kind: "feedback.status_changed",
+        content: statusChangedNotice(row.title, row.status),
+        actorId: actor.userId,
+        subject: { type: "feedback_post", id: row.publicId },
+        args: { postTitle: row.title, status: row.status },
+      });
     }
     return { post: row, errors: [] };
   });

@@ -173,6 +173,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       checkInHabit: ["invalid", "not_found", "not_allowed"],
       useStreakFreeze: ["invalid", "not_found", "not_allowed", "no_freezes_left"],
     } satisfies { [M in keyof MutationResolvers]?: GoalsErrorCode[] },
+    lookups: { Goal: (id, ctx) => service.ownGoal(deps, requireViewer(ctx), id) },
     resolvers: {
       Goal,
       PublicGoal,

@@ -1,31 +1,44 @@
 /**
- * Notifications: what features tell a user (`notify`, `notifyMany`), streamed by
- * `notificationUpdate` on every instance, listed by `notifications`, counted unread, marked read
- * one by one or all at once, and switched off per kind (`setNotificationPreference`), which every
- * sender respects since the check is part of the insert. The notifications of domain events
+ * Notifications: what features tell a user (`notify`, `notifyMany`: a kind, the English content,
+ * the actor, the subject and the args the content is made of), streamed by `notificationUpdate`
+ * on every instance, listed by `notifications`, counted unread, marked read one by one or all at
+ * once, switched off per kind (`setNotificationPreference`, which every sender respects since the
+ * check is part of the insert), and pushed to the user's registered devices through Web Push,
+ * APNs and FCM when configured (docs/notifications.md). The notifications of domain events
  * (badges, artifacts waiting for review) are sent here, by subscribers.
  */
 import { type Feature, handles, on } from "../feature.ts";
 import { notificationsModule } from "./schema.ts";
 import * as service from "./service.ts";
-import type { NotificationsDeps, Notify, NotifyMany } from "./service.ts";
+import type { NotificationsDeps, Notify, NotifyMany, Recipient } from "./service.ts";
 import { notificationsPersonalData } from "./personal-data.ts";
+import { fanOut, pushJob, pushQueue, pushSendJob, sendToDevice } from "./use-cases/push.ts";
 
-export type { NotificationsDeps, Notify, NotifyMany };
+export type { NotificationsDeps, Notify, NotifyMany, Recipient };
+export type { PushProviders } from "./use-cases/push.ts";
 
 export interface NotificationsApi {
-  /** Stores a notification inside the caller's transaction; broadcast after it commits. */
+  /** Stores a notification inside the caller's transaction; broadcast and pushed after it commits. */
   notify: Notify;
-  /** One kind to many users inside the caller's transaction, in a fixed number of statements. */
+  /** Many notifications inside the caller's transaction, in a fixed number of statements. */
   notifyMany: NotifyMany;
 }
 
-export function notificationsFeature(deps: NotificationsDeps): Feature<NotificationsApi> {
+export function notificationsFeature(
+  input: Omit<NotificationsDeps, "push">,
+): Feature<NotificationsApi> {
+  const deps: NotificationsDeps = { ...input, push: pushQueue(input) };
   return {
     name: "notifications",
     personalData: notificationsPersonalData(deps.db.sql),
     graphql: notificationsModule(deps),
-    jobs: [handles(service.broadcastJob, (input) => service.broadcast(deps, input))],
+    jobs: [
+      handles(service.broadcastJob, (input) => service.broadcast(deps, input)),
+      handles(pushJob, async (input) => {
+        await fanOut(deps, input);
+      }),
+      handles(pushSendJob, (input) => sendToDevice(deps, input)),
+    ],
     subscriptions: [
       on(
         "badges.badge_earned",
@@ -38,6 +51,6 @@ export function notificationsFeature(deps: NotificationsDeps): Feature<Notificat
         (pending) => service.notifyArtifactPending(deps, pending),
       ),
     ],
-    api: service.createNotifier(deps.jobs),
+    api: service.createNotifier(deps.jobs, deps.push),
   };
 }

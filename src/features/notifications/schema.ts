@@ -2,90 +2,79 @@
  * GraphQL for notifications: `notificationUpdate(userId)` streams a user's notifications as they
  * are written or acknowledged; `notifications(first, after)` and `acknowledgeNotification(id)` let
  * a client catch up after a reconnect; `unreadNotificationCount`, `acknowledgeAllNotifications`
- * and the per-kind `notificationPreferences` / `setNotificationPreference`.
+ * and the per-kind `notificationPreferences` / `setNotificationPreference`. A notification's
+ * `subject` is fetched through the owning feature's lookup (src/graphql/lookups.ts). Push devices:
+ * `registerPushDevice`, `unregisterPushDevice`, `pushDevices`, `pushConfiguration`.
  */
-import { viewerField } from "../../graphql/context.ts";
+import { type GraphQLContext, requireViewer, viewerField } from "../../graphql/context.ts";
 import { forbidden } from "../../graphql/errors.ts";
-import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
+import { lookUp } from "../../graphql/lookups.ts";
+import type { GraphQLModule } from "../../graphql/module.ts";
 import { paginate } from "../../graphql/pagination.ts";
 import type {
   MutationResolvers,
+  NotificationKind,
+  NotificationPreferenceResolvers,
+  NotificationResolvers,
+  NotificationSubjectResolvers,
+  PushDeviceResolvers,
   QueryResolvers,
   SubscriptionResolvers,
 } from "../../graphql/resolvers.gen.ts";
-import { type NOTIFICATIONS_ERROR_CODES, type NotificationView, toView } from "./rules.ts";
+import {
+  kindEnumValue,
+  type NOTIFICATIONS_ERROR_CODES,
+  type NotificationView,
+  SUBJECT_TYPES,
+  toView,
+} from "./rules.ts";
 import * as service from "./service.ts";
 import type { NotificationsDeps } from "./service.ts";
-
-const typeDefs = /* GraphQL */ `
-  "Something a feature told a user; streamed by notificationUpdate."
-  type Notification {
-    id: ID!
-    "What happened, e.g. partner.request. An open set (a String, not an enum): every feature that notifies adds its own kinds, lower case with dots."
-    kind: String!
-    content: String!
-    acknowledged: Boolean!
-    createdAt: DateTime!
-  }
-  ${connectionTypeDefs("Notification")}
-
-  type AcknowledgeNotificationPayload {
-    notification: Notification
-    errors: [UserError!]!
-  }
-
-  type AcknowledgeAllNotificationsPayload {
-    "How many unread notifications this call marked read (0 when none was unread)."
-    acknowledgedCount: Int!
-    errors: [UserError!]!
-  }
-
-  "Whether the current user receives one kind of notification (every kind is on until turned off)."
-  type NotificationPreference {
-    "A Notification.kind, e.g. badge.earned."
-    kind: String!
-    "What notifications of this kind tell."
-    description: String!
-    enabled: Boolean!
-  }
-
-  type NotificationPreferencePayload {
-    preference: NotificationPreference
-    errors: [UserError!]!
-  }
-
-  extend type Query {
-    "The current user's notifications, newest first; acknowledged: false lists the unread ones (totalCount counts them)."
-    notifications(acknowledged: Boolean, first: Int, after: String, last: Int, before: String): NotificationConnection!
-    "How many of the current user's notifications are unread."
-    unreadNotificationCount: Int!
-    "Every notification kind with whether the current user receives it."
-    notificationPreferences: [NotificationPreference!]!
-  }
-
-  extend type Mutation {
-    "Marks one of the current user's notifications as read (repeating it changes nothing)."
-    acknowledgeNotification(id: String!): AcknowledgeNotificationPayload!
-    "Marks every unread notification of the current user as read (repeating it marks none)."
-    acknowledgeAllNotifications: AcknowledgeAllNotificationsPayload!
-    "Turns one kind of notification on or off for the current user; senders skip a kind turned off."
-    setNotificationPreference(kind: String!, enabled: Boolean!): NotificationPreferencePayload!
-  }
-
-  extend type Subscription {
-    "The user's notifications as they are created or acknowledged; userId defaults to the viewer."
-    notificationUpdate(userId: String): Notification!
-  }
-`;
+import * as devices from "./use-cases/devices.ts";
+import type { DeviceRow } from "./use-cases/devices.ts";
+import { notificationsTypeDefs } from "./typedefs.ts";
 
 /** The codes each mutation's service answers. */
 const errorCodes: Record<string, readonly typeof NOTIFICATIONS_ERROR_CODES[number][]> = {
   acknowledgeNotification: ["not_found"],
   acknowledgeAllNotifications: [],
   setNotificationPreference: ["invalid"],
+  registerPushDevice: ["invalid", "push_disabled"],
+  unregisterPushDevice: ["not_found"],
 };
 
+/** The GraphQL type of each subject a lookup returned (for the union's `__resolveType`). */
+const subjectTypeNames = new WeakMap<object, string>();
+
 export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
+  const Notification: NotificationResolvers = {
+    type: (n: NotificationView) => kindEnumValue(n.kind) as NotificationKind,
+    actor: (n: NotificationView, _, ctx) => n.actorId ? deps.users.loadUser(ctx, n.actorId) : null,
+    subject: async (n: NotificationView, _, ctx: GraphQLContext, info) => {
+      if (!n.subjectType || !n.subjectId) return null;
+      requireViewer(ctx);
+      const typeName = SUBJECT_TYPES[n.subjectType];
+      const found = await lookUp(info, typeName, n.subjectId, ctx);
+      if (found === null || typeof found !== "object") return null;
+      subjectTypeNames.set(found, typeName);
+      return found as never;
+    },
+  };
+  const NotificationSubject: NotificationSubjectResolvers = {
+    __resolveType: (subject: object) =>
+      (subjectTypeNames.get(subject) ?? null) as ReturnType<
+        NotificationSubjectResolvers["__resolveType"]
+      >,
+  };
+  const NotificationPreference: NotificationPreferenceResolvers = {
+    type: (p: { kind: string }) => kindEnumValue(p.kind) as NotificationKind,
+  };
+  const PushDevice: PushDeviceResolvers = {
+    id: (d: DeviceRow) => d.publicId,
+    createdAt: (d: DeviceRow) => d.createdAt.toISOString(),
+    updatedAt: (d: DeviceRow) => d.updatedAt.toISOString(),
+  };
+
   const Query: QueryResolvers = {
     notifications: viewerField(async (viewer, args) => {
       const acknowledged = args.acknowledged ?? null;
@@ -106,6 +95,8 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
       service.countNotifications(deps, viewer, false)
     ),
     notificationPreferences: viewerField((viewer) => service.preferences(deps, viewer)),
+    pushDevices: viewerField((viewer) => devices.listDevices(deps, viewer)),
+    pushConfiguration: viewerField(() => devices.pushConfiguration(deps)),
   };
 
   const Mutation: MutationResolvers = {
@@ -113,6 +104,10 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
     acknowledgeAllNotifications: viewerField((viewer) => service.acknowledgeAll(deps, viewer)),
     setNotificationPreference: viewerField((viewer, args) =>
       service.setPreference(deps, viewer, args)
+    ),
+    registerPushDevice: viewerField((viewer, args) => devices.registerDevice(deps, viewer, args)),
+    unregisterPushDevice: viewerField((viewer, args) =>
+      devices.unregisterDevice(deps, viewer, args)
     ),
   };
 
@@ -128,5 +123,17 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
     },
   };
 
-  return { typeDefs, errorCodes, resolvers: { Query, Mutation, Subscription } };
+  return {
+    typeDefs: notificationsTypeDefs,
+    errorCodes,
+    resolvers: {
+      Notification,
+      NotificationSubject,
+      NotificationPreference,
+      PushDevice,
+      Query,
+      Mutation,
+      Subscription,
+    },
+  };
 }

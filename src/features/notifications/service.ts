@@ -19,20 +19,26 @@ import { jobKind } from "../../platform/jobs/types.ts";
 import type { PubSub } from "../../platform/pubsub.ts";
 import type { UserError } from "../../platform/user-error.ts";
 import type { PageWindow } from "../../graphql/pagination.ts";
-import type { JobQueue } from "../feature.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Logger } from "../../platform/log.ts";
+import type { FeatureJobs, JobQueue } from "../feature.ts";
+import type { PushProviders, PushQueue } from "./use-cases/push.ts";
 import type { UsersApi } from "../users/mod.ts";
 import {
-  artifactPendingNotice,
-  badgeNotice,
+  artifactPendingMessage,
+  badgeEarnedMessage,
   isNotificationKind,
+  kindOfEnumValue,
+  messageError,
   noSuchKind,
   noSuchNotification,
   NOTIFICATION_KINDS,
-  notificationError,
+  type NotificationMessage,
   type NotificationPreferenceView,
   type NOTIFICATIONS_ERROR_CODES,
   notificationTopic,
   type NotificationView,
+  oneKindArgument,
   preferencesOf,
   toView,
 } from "./rules.ts";
@@ -42,10 +48,20 @@ import type { NotificationRow } from "./store.ts";
 export interface NotificationsDeps {
   db: Database;
   pubsub: PubSub;
-  jobs: JobQueue;
-  users: Pick<UsersApi, "usersBySubjects">;
+  jobs: Pick<FeatureJobs, "enqueue" | "enqueueMany">;
+  clock: Clock;
+  log: Logger;
+  users: Pick<UsersApi, "usersBySubjects" | "loadUser">;
   /** Who receives `artifact.pending_review`: the users of these subjects (ADMIN_SUBJECTS). */
   adminSubjects: readonly string[];
+  /** The push adapters of the configured platforms (none: push is off). */
+  providers: PushProviders;
+  /** `WEB_PUSH_ALLOWED_HOSTS`. */
+  webAllowedHosts: readonly string[];
+  /** `WEB_PUSH_VAPID_PUBLIC_KEY`. */
+  webPushPublicKey: string | null;
+  /** The push queue `notify` uses (from {@link pushQueue}; null: push is off). */
+  push: PushQueue | null;
 }
 
 /** Who acts: the signed-in user. */
@@ -72,44 +88,70 @@ export interface NotifyOptions {
 export type Notify = (
   tx: Queryable,
   userId: string,
-  kind: string,
-  content: string,
+  message: NotificationMessage,
   options?: NotifyOptions,
 ) => Promise<NotificationView | null>;
 
-/** One notification kind to many users, in a fixed number of statements; how many were stored. */
-export type NotifyMany = (
-  tx: Queryable,
-  kind: string,
-  recipients: readonly { userId: string; content: string; key?: string }[],
-) => Promise<number>;
+/** One recipient of {@link NotifyMany}. */
+export interface Recipient {
+  userId: string;
+  message: NotificationMessage;
+  key?: string;
+}
+
+/** Notifications to many users, in a fixed number of statements; how many were stored. */
+export type NotifyMany = (tx: Queryable, recipients: readonly Recipient[]) => Promise<number>;
 
 /** A sender's programming error (not a user's): thrown, never answered. */
-function check(kind: string, content: string) {
-  const problem = notificationError(kind, content);
+function check(message: NotificationMessage) {
+  const problem = messageError(message);
   if (problem) throw new TypeError(`notify: ${problem}`);
 }
 
-export function createNotifier(jobs: JobQueue): { notify: Notify; notifyMany: NotifyMany } {
+/** The row a message makes. */
+const newRow = (userId: string, message: NotificationMessage, key?: string) => ({
+  userId,
+  kind: message.kind,
+  content: message.content,
+  actorId: message.actorId,
+  subjectType: message.subject?.type ?? null,
+  subjectId: message.subject?.id ?? null,
+  args: message.args as Record<string, unknown>,
+  key,
+});
+
+/**
+ * `notify` and `notifyMany` for features; with `push`, each stored notification is also queued
+ * for the recipient's push devices (a job after commit: a push never fails the sender).
+ */
+export function createNotifier(
+  jobs: JobQueue,
+  push: PushQueue | null = null,
+): { notify: Notify; notifyMany: NotifyMany } {
   return {
-    notify: async (tx, userId, kind, content, options = {}) => {
-      check(kind, content);
-      const row = await store.insertNotification(tx, { userId, kind, content, key: options.key });
+    notify: async (tx, userId, message, options = {}) => {
+      check(message);
+      const row = await store.insertNotification(tx, newRow(userId, message, options.key));
       if (!row) return null;
       await jobs.enqueue(tx, broadcastJob, { id: row.id }, {
         key: `notification:${row.id}`,
         maxAttempts: 5,
       });
+      await push?.queue(tx, [row.id]);
       return toView(row);
     },
-    notifyMany: async (tx, kind, recipients) => {
-      for (const r of recipients) check(kind, r.content);
-      const ids = await store.insertNotifications(tx, kind, recipients);
+    notifyMany: async (tx, recipients) => {
+      for (const r of recipients) check(r.message);
+      const ids = await store.insertNotifications(
+        tx,
+        recipients.map((r) => newRow(r.userId, r.message, r.key)),
+      );
       if (ids.length === 0) return 0;
       await jobs.enqueue(tx, broadcastJob, { ids }, {
         key: `notifications:${ids[0]}:${ids.length}`,
         maxAttempts: 5,
       });
+      await push?.queue(tx, ids);
       return ids.length;
     },
   };
@@ -131,12 +173,12 @@ export async function broadcast(
 
 /** `badge.earned`, once per badge. */
 export async function notifyBadgeEarned(
-  deps: Pick<NotificationsDeps, "db" | "jobs">,
+  deps: Pick<NotificationsDeps, "db" | "jobs" | "push">,
   earned: { userId: string; badgeId: string; code: string; name?: string },
 ): Promise<void> {
-  const { notify } = createNotifier(deps.jobs);
+  const { notify } = createNotifier(deps.jobs, deps.push);
   await deps.db.sql.begin((tx) =>
-    notify(tx, earned.userId, "badge.earned", badgeNotice(earned), {
+    notify(tx, earned.userId, badgeEarnedMessage(earned), {
       key: `badge.earned:${earned.badgeId}`,
     })
   );
@@ -147,16 +189,15 @@ export async function notifyArtifactPending(
   deps: NotificationsDeps,
   pending: { artifactId: string; kind: string },
 ): Promise<void> {
-  const { notifyMany } = createNotifier(deps.jobs);
+  const { notifyMany } = createNotifier(deps.jobs, deps.push);
   const admins = await deps.users.usersBySubjects(deps.adminSubjects);
-  const content = artifactPendingNotice(pending.kind);
+  const message = artifactPendingMessage(pending);
   await deps.db.sql.begin((tx) =>
     notifyMany(
       tx,
-      "artifact.pending_review",
       admins.map((admin) => ({
         userId: admin.id,
-        content,
+        message,
         key: `artifact.pending_review:${pending.artifactId}:${admin.id}`,
       })),
     )
@@ -218,18 +259,19 @@ export interface PreferencePayload {
   errors: NotificationsError[];
 }
 
-/** Turns one kind on or off for the actor. */
+/** Turns one kind (given as `kind`, `badge.earned`, or as `type`, `badge_earned`) on or off. */
 export async function setPreference(
   deps: Db,
   actor: Actor,
-  input: { kind: string; enabled: boolean },
+  input: { kind?: string | null; type?: string | null; enabled: boolean },
 ): Promise<PreferencePayload> {
-  if (!isNotificationKind(input.kind)) return { preference: null, errors: [noSuchKind()] };
-  await store.setPreference(deps.db.sql, actor.userId, input.kind, input.enabled);
-  const preference = {
-    kind: input.kind,
-    description: NOTIFICATION_KINDS[input.kind],
-    enabled: input.enabled,
-  };
+  const given = (input.kind != null ? 1 : 0) + (input.type != null ? 1 : 0);
+  if (given !== 1) return { preference: null, errors: [oneKindArgument()] };
+  const kind = input.type != null ? kindOfEnumValue(input.type) : input.kind;
+  if (!isNotificationKind(kind)) {
+    return { preference: null, errors: [noSuchKind(input.type != null ? "type" : "kind")] };
+  }
+  await store.setPreference(deps.db.sql, actor.userId, kind, input.enabled);
+  const preference = { kind, description: NOTIFICATION_KINDS[kind], enabled: input.enabled };
   return { preference, errors: [] };
 }

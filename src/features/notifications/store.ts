@@ -12,25 +12,34 @@ export interface NotificationRow {
   content: string;
   acknowledgedAt: Date | null;
   createdAt: Date;
+  actorId: string | null;
+  subjectType: string | null;
+  subjectId: string | null;
+  args: Record<string, unknown>;
 }
 
 const columns = (sql: Queryable) =>
   sql`id, public_id as "publicId", user_id as "userId", kind, content,
-      acknowledged_at as "acknowledgedAt", created_at as "createdAt"`;
+      acknowledged_at as "acknowledgedAt", created_at as "createdAt", actor_id::text as "actorId",
+      subject_type as "subjectType", subject_id as "subjectId", args`;
 
 /** One notification to write; `key`, when given, makes the write happen at most once. */
 export interface NewNotification {
   userId: string;
   kind: string;
   content: string;
+  actorId: string | null;
+  subjectType: string | null;
+  subjectId: string | null;
+  args: Record<string, unknown>;
   key?: string | null;
 }
 
 /** The condition that the recipient (a column or an id) has not turned `kind` off. */
-const wanted = (sql: Queryable, recipient: postgres.Fragment, kind: string) =>
+const wanted = (sql: Queryable, recipient: postgres.Fragment, kind: postgres.Fragment) =>
   sql`not exists (
     select 1 from notification_preferences p
-    where p.user_id = ${recipient} and p.kind = ${kind}::text and not p.enabled)`;
+    where p.user_id = ${recipient} and p.kind = ${kind} and not p.enabled)`;
 
 /**
  * Stores the notification in one statement unless its user turned the kind off or a notification
@@ -41,31 +50,39 @@ export async function insertNotification(
   input: NewNotification,
 ): Promise<NotificationRow | null> {
   return await maybeOne(sql<NotificationRow[]>`
-    insert into notifications (public_id, user_id, kind, content, dedup_key)
+    insert into notifications
+      (public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
     select ${publicId()}, ${input.userId}::bigint, ${input.kind}::text, ${input.content}::text,
-      ${input.key ?? null}::text
-    where ${wanted(sql, sql`${input.userId}::bigint`, input.kind)}
+      ${input.actorId}::bigint, ${input.subjectType}::text, ${input.subjectId}::text,
+      ${sql.json(input.args as never)}, ${input.key ?? null}::text
+    where ${wanted(sql, sql`${input.userId}::bigint`, sql`${input.kind}::text`)}
     on conflict (dedup_key) do nothing
     returning ${columns(sql)}`);
 }
 
-/** `insertNotification` for many recipients of one kind, in one statement; the stored ids. */
+/** `insertNotification` for many recipients, in one statement; the stored ids. */
 export async function insertNotifications(
   sql: Queryable,
-  kind: string,
-  recipients: readonly Omit<NewNotification, "kind">[],
+  recipients: readonly NewNotification[],
 ): Promise<string[]> {
   if (recipients.length === 0) return [];
   const rows = await sql<{ id: string }[]>`
-    insert into notifications (public_id, user_id, kind, content, dedup_key)
-    select r.public_id, r.user_id, ${kind}::text, r.content, r.dedup_key
+    insert into notifications
+      (public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
+    select r.public_id, r.user_id, r.kind, r.content, r.actor_id, r.subject_type, r.subject_id,
+      r.args::jsonb, r.dedup_key
     from unnest(
       ${recipients.map(() => publicId())}::text[],
       ${recipients.map((r) => r.userId)}::bigint[],
+      ${recipients.map((r) => r.kind)}::text[],
       ${recipients.map((r) => r.content)}::text[],
+      ${recipients.map((r) => r.actorId)}::bigint[],
+      ${recipients.map((r) => r.subjectType)}::text[],
+      ${recipients.map((r) => r.subjectId)}::text[],
+      ${recipients.map((r) => JSON.stringify(r.args))}::text[],
       ${recipients.map((r) => r.key ?? null)}::text[]
-    ) as r(public_id, user_id, content, dedup_key)
-    where ${wanted(sql, sql`r.user_id`, kind)}
+    ) as r(public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
+    where ${wanted(sql, sql`r.user_id`, sql`r.kind`)}
     on conflict (dedup_key) do nothing
     returning id`;
   return rows.map((r) => r.id);

@@ -3,6 +3,7 @@
  * docs/domain.md, "Allies" and "Accountability partners").
  */
 import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
+import type { NotificationMessage } from "../notifications/rules.ts";
 
 /** Every user-error code the allies and partners mutations answer with (docs/error-codes.md). */
 export const { codes: PARTNERS_ERROR_CODES, refuse } = userErrorCodes(
@@ -102,3 +103,30 @@ export const notices = {
   partnerAccepted: (name: string) => `${name} accepted your accountability partner request.`,
   partnerEnded: (name: string) => `${name} ended your accountability partnership.`,
 };
+
+const NOTICE_OF = {
+  "ally.request": notices.allyRequest,
+  "ally.accepted": notices.allyAccepted,
+  "partner.request": notices.partnerRequest,
+  "partner.accepted": notices.partnerAccepted,
+  "partner.ended": notices.partnerEnded,
+} as const;
+
+/**
+ * A notification about an ally request or a partnership (`link`, its public id) that the actor
+ * (internal id, named `name`) caused: the actor's name is its one arg.
+ */
+export function linkMessage<K extends keyof typeof NOTICE_OF>(
+  kind: K,
+  actor: { userId: string; name: string },
+  link: string,
+): NotificationMessage {
+  const type = kind.startsWith("ally.") ? "ally_request" : "partnership";
+  return {
+    kind,
+    content: NOTICE_OF[kind](actor.name),
+    actorId: actor.userId,
+    subject: { type, id: link },
+    args: { actorName: actor.name },
+  } as NotificationMessage;
+}

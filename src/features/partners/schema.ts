@@ -96,5 +96,10 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
       endPartnership: ["no_partner"],
     },
     resolvers: { AllyRequest, Ally, Partnership, Query, Mutation },
+    // A request or partnership the viewer is part of.
+    lookups: {
+      AllyRequest: (id, ctx) => service.requestOf(deps, "ally_links", actorOf(ctx), id),
+      Partnership: (id, ctx) => service.requestOf(deps, "partnerships", actorOf(ctx), id),
+    },
   };
 }

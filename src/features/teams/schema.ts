@@ -203,6 +203,14 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
     typeDefs: teamsTypeDefs,
     publicFields: ["teamInvitePreview"],
     errorCodes,
+    // Only the viewer's own team can be fetched by id (as myTeam shows it).
+    lookups: {
+      Team: async (id, ctx) => {
+        const teamId = await service.myTeamId(deps, requireViewer(ctx));
+        const team = teamId ? await loadTeam(ctx, teamId) : null;
+        return team?.publicId === id ? team : null;
+      },
+    },
     resolvers: {
       Team,
       TeamMember,

@@ -166,5 +166,9 @@ export function workforceModule(
       Mutation,
       Subscription,
     },
+    // An admin's notification links to the artifact; anyone else sees none.
+    lookups: {
+      AiArtifactType: (id, ctx) => ctx.viewer?.isAdmin ? service.findArtifact(workforce, id) : null,
+    },
   };
 }

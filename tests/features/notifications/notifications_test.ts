@@ -1,7 +1,7 @@
 /** Notifications over `POST /graphql`: catching up, acknowledging, and the `notify` seam. */
 import assert from "node:assert/strict";
 import { gql, USER_ERRORS } from "../../support/graphql.ts";
-import { setup } from "../../support/setup.ts";
+import { setup, testMessage } from "../../support/setup.ts";
 import { notificationError } from "../../../src/features/notifications/rules.ts";
 
 const LIST = `query($first: Int, $after: String, $last: Int, $before: String,
@@ -37,7 +37,7 @@ Deno.test("notifications: newest first in cursor pages; acknowledging is idempot
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) {
       const view = await s.t.deps.db.sql.begin((tx) =>
-        s.notifier(tx, me.userId, "streak.kept", `day ${i}`)
+        s.notifier(tx, me.userId, testMessage("badge.earned", `day ${i}`))
       );
       ids.push(view!.id);
     }
@@ -107,7 +107,7 @@ Deno.test("notifications: another user's id is not_found and changes nothing", a
     const owner = await s.signIn("olga");
     const other = await s.signIn("pete");
     const view = await s.t.deps.db.sql.begin((tx) =>
-      s.notifier(tx, owner.userId, "partner.request", "hi")
+      s.notifier(tx, owner.userId, testMessage("partner.request", "hi"))
     );
     for (const id of [view!.id, "nope", "x".repeat(300), "AAAAAAAAAAAAAAAAAAAAAA"]) {
       const res = await gql(s.t, ACK, { id }, { token: other.token });
@@ -143,13 +143,13 @@ Deno.test("notify: invalid input is refused; a rolled-back transaction leaves no
     ) {
       assert.ok(notificationError(kind, content), `${kind}/${content.length}`);
       await assert.rejects(
-        () => s.t.deps.db.sql.begin((tx) => s.notifier(tx, me.userId, kind, content)),
+        () => s.t.deps.db.sql.begin((tx) => s.notifier(tx, me.userId, testMessage(kind, content))),
         TypeError,
       );
     }
     await assert.rejects(() =>
       s.t.deps.db.sql.begin(async (tx) => {
-        await s.notifier(tx, me.userId, "ok.kind", "rolled back");
+        await s.notifier(tx, me.userId, testMessage("badge.earned", "rolled back"));
         throw new Error("the feature's own step failed");
       })
     );
@@ -176,7 +176,7 @@ Deno.test("notifications: unread count, mark one and mark all are idempotent and
     const me = await s.signIn("ursula");
     const other = await s.signIn("victor");
     const send = (userId: string, content: string) =>
-      s.t.deps.db.sql.begin((tx) => s.notifier(tx, userId, "badge.earned", content));
+      s.t.deps.db.sql.begin((tx) => s.notifier(tx, userId, testMessage("badge.earned", content)));
     const mine = [await send(me.userId, "one"), await send(me.userId, "two")];
     await send(me.userId, "three");
     const theirs = await send(other.userId, "theirs");
@@ -250,17 +250,17 @@ Deno.test("notification preferences: default on; a kind turned off is never writ
     assert.equal(prefRows, 1, "the unknown kind stored nothing");
 
     const skipped = await s.t.deps.db.sql.begin((tx) =>
-      s.notifier(tx, me.userId, "badge.earned", "muted")
+      s.notifier(tx, me.userId, testMessage("badge.earned", "muted"))
     );
     assert.equal(skipped, null);
     const many = await s.t.deps.db.sql.begin((tx) =>
-      s.t.app.features.notifications.api.notifyMany(tx, "badge.earned", [
-        { userId: me.userId, content: "muted too" },
+      s.t.app.features.notifications.api.notifyMany(tx, [
+        { userId: me.userId, message: testMessage("badge.earned", "muted too") },
       ])
     );
     assert.equal(many, 0);
     const kept = await s.t.deps.db.sql.begin((tx) =>
-      s.notifier(tx, me.userId, "ally.request", "still on")
+      s.notifier(tx, me.userId, testMessage("ally.request", "still on"))
     );
     assert.ok(kept);
     const rows = await s.t.deps.db.sql<{ kind: string }[]>`select kind from notifications`;
@@ -274,7 +274,7 @@ Deno.test("notification preferences: default on; a kind turned off is never writ
     assert.ok(prefsAfter.every((p) => p.enabled));
     for (let i = 0; i < 2; i++) {
       await s.t.deps.db.sql.begin((tx) =>
-        s.notifier(tx, me.userId, "badge.earned", "keyed", { key: "badge:x" })
+        s.notifier(tx, me.userId, testMessage("badge.earned", "keyed"), { key: "badge:x" })
       );
     }
     const [{ n }] = await s.t.deps.db.sql`

@@ -196,13 +196,13 @@ Deno.test("actioncable: the Rails consumer with graphql-ruby-client's handler re
       timeoutMs: 10_000,
       what: "subscription",
     });
-    const stored = await s.notify(await s.userId("frank"), "goal.reminder", "Log today");
+    const stored = await s.notify(await s.userId("frank"), "streak.at_risk", "Log today");
     await waitFor(() => received.length === 1, { timeoutMs: 5000, what: "update" });
     assert.deepEqual(received[0], {
       data: {
         notificationUpdate: {
           id: stored.id,
-          kind: "goal.reminder",
+          kind: "streak.at_risk",
           content: "Log today",
           acknowledged: false,
         },

@@ -17,7 +17,7 @@ import { stream, wsClient } from "../../support/cable.ts";
 import { waitFor } from "../../support/wait.ts";
 import { gql } from "../../support/graphql.ts";
 import { startProcess } from "../../support/process.ts";
-import { setup } from "../../support/setup.ts";
+import { setup, testMessage } from "../../support/setup.ts";
 import { createTestJobs } from "../../support/jobs.ts";
 import { ManualClock } from "../../../src/platform/clock.ts";
 import { createNotifier } from "../../../src/features/notifications/service.ts";
@@ -56,10 +56,13 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
 
     // 1. A feature on B notifies; B's job broadcasts after commit.
     const notify = b.app.features.notifications.api.notify;
-    const stored = (await db.sql.begin((tx) => notify(tx, userId, "team.joined", "Welcome")))!;
+    const stored = (await db.sql.begin((tx) =>
+      notify(tx, userId, testMessage("team.member_joined", "Welcome"))
+    ))!;
     assert.equal(sub.results.length, 0, "nothing before the broadcast job runs");
     await b.app.jobs.runUntilIdle();
-    await waitFor(() => sub.results.length === 1, {
+    await waitFor(() =>
+      sub.results.length === 1, {
       timeoutMs: 5000,
       what: "B's notification on A",
     });
@@ -77,8 +80,8 @@ Deno.test("fan-out: events produced on instance B reach a subscriber on instance
       what: "B's acknowledgement on A",
     });
     assert.deepEqual(sub.results.map((r) => r.data!.notificationUpdate), [
-      { id: stored.id, kind: "team.joined", content: "Welcome", acknowledged: false },
-      { id: stored.id, kind: "team.joined", content: "Welcome", acknowledged: true },
+      { id: stored.id, kind: "team.member_joined", content: "Welcome", acknowledged: false },
+      { id: stored.id, kind: "team.member_joined", content: "Welcome", acknowledged: true },
     ]);
 
     // 3. An AI request processed by B's worker, followed on A.
@@ -131,8 +134,15 @@ Deno.test({
       const userId = (await findUserBySubject(db.sql, "milo"))!.id;
 
       // A mutation on process B reaches the socket on process A.
-      const row =
-        (await insertNotification(db.sql, { userId, kind: "goal.due", content: "Today" }))!;
+      const row = (await insertNotification(db.sql, {
+        userId,
+        kind: "streak.at_risk",
+        content: "Today",
+        actorId: null,
+        subjectType: null,
+        subjectId: null,
+        args: {},
+      }))!;
       const res = await fetch(`${processB.url}/graphql`, {
         method: "POST",
         headers: { "content-type": "application/json", SessionToken: token },
@@ -149,7 +159,7 @@ Deno.test({
       });
       assert.deepEqual(sub.results[0].data!.notificationUpdate, {
         id: row.publicId,
-        kind: "goal.due",
+        kind: "streak.at_risk",
         content: "Today",
         acknowledged: true,
       });
@@ -157,8 +167,11 @@ Deno.test({
       // A notification written by a third party is broadcast by whichever worker claims it.
       const { jobs } = createTestJobs(db, { concurrency: 0 });
       const { notify } = createNotifier(jobs);
-      const stored = (await db.sql.begin((tx) => notify(tx, userId, "goal.due", "Tomorrow")))!;
-      await waitFor(() => sub.results.length === 2, {
+      const stored = (await db.sql.begin((tx) =>
+        notify(tx, userId, testMessage("streak.at_risk", "Tomorrow"))
+      ))!;
+      await waitFor(() =>
+        sub.results.length === 2, {
         timeoutMs: 15_000,
         what: "the broadcast job's event",
       });

@@ -113,14 +113,14 @@ Deno.test("graphql-ws: another user's notifications are FORBIDDEN and never deli
     const aliceOwn = stream(alice.client, NOTIFICATIONS);
     const bobOwn = stream(bob.client, NOTIFICATIONS);
     await waitFor(() => s.t.app.cable.stats().subscriptions === 2);
-    await s.notify(await s.userId("bob"), "team.invite", "for bob");
+    await s.notify(await s.userId("bob"), "team.member_joined", "for bob");
     await waitFor(() => bobOwn.results.length === 1, {
       timeoutMs: 5000,
       what: "bob's notification",
     });
     // Alice's own notification is published after bob's: had bob's reached her stream, it would
     // have arrived before this one. So she received nothing of bob's.
-    await s.notify(await s.userId("alice"), "team.invite", "for alice");
+    await s.notify(await s.userId("alice"), "team.member_joined", "for alice");
     await waitFor(() => aliceOwn.results.length > 0, { what: "alice's notification" });
     assert.deepEqual(
       aliceOwn.results.map((r) => (r.data!.notificationUpdate as { content: string }).content),

@@ -18,6 +18,7 @@ import {
   GOAL_EVENT_POINTS,
   type PastActivity,
   pastCredits,
+  scoreText,
   startedNotice,
 } from "../rules.ts";
 import * as store from "../store.ts";
@@ -141,20 +142,35 @@ export async function announce(deps: ChallengesDeps): Promise<void> {
     const started = await store.announceStarts(tx, now);
     await deps.notifications.notifyMany(
       tx,
-      "challenge.started",
       started.map((p) => ({
         userId: p.userId,
-        content: startedNotice(p.title),
+        message: {
+          kind: "challenge.started",
+          content: startedNotice(p.title),
+          actorId: null,
+          subject: { type: "community_challenge", id: p.challengeId },
+          args: { challengeTitle: p.title },
+        },
         key: `challenge.started:${p.challengeId}:${p.userId}`,
       })),
     );
     const ended = await store.announceEnds(tx, now);
     await deps.notifications.notifyMany(
       tx,
-      "challenge.ended",
       ended.map((p) => ({
         userId: p.userId,
-        content: endedNotice(p),
+        message: {
+          kind: "challenge.ended",
+          content: endedNotice(p),
+          actorId: null,
+          subject: { type: "community_challenge", id: p.challengeId },
+          args: {
+            challengeTitle: p.title,
+            rank: String(p.rank),
+            participantCount: String(p.participants),
+            score: scoreText(p.score),
+          },
+        },
         key: `challenge.ended:${p.challengeId}:${p.userId}`,
       })),
     );

@@ -6,14 +6,13 @@ import { refusableTransaction } from "../../../platform/db.ts";
 import {
   type CommunitiesError,
   communityAudience,
+  communityMessage,
   type CommunityVisibility,
-  inviteNotice,
   joinError,
   joinRefusals,
   leaveError,
   newCommunity,
   newCommunityErrors,
-  ownershipNotice,
   refuse,
   transferError,
 } from "../rules.ts";
@@ -145,8 +144,7 @@ export async function transferCommunityOwnership(
     await deps.notifications.notify(
       tx,
       target.id,
-      "community.ownership_transferred",
-      ownershipNotice(community.name),
+      communityMessage("community.ownership_transferred", community, actor.userId),
     );
     return { community: moved, errors: [] };
   });
@@ -175,8 +173,7 @@ export async function inviteToCommunity(
     await deps.notifications.notify(
       tx,
       invitee.id,
-      "community.invite",
-      inviteNotice(community.name),
+      communityMessage("community.invite", community, actor.userId),
     );
     return true;
   });

@@ -5,7 +5,7 @@ import { localDate } from "../../../platform/dates.ts";
 export const STREAK_REMINDER_HOUR = 20;
 
 /** Habit titles named in one `streak.at_risk` notification before "and N more". */
-const REMINDER_TITLES = 3;
+export const REMINDER_TITLES = 3;
 
 /** One formatter per zone, reading the wall-clock hour (00-23). */
 const hourFormatters = new Map<string, Intl.DateTimeFormat>();

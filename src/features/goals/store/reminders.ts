@@ -19,15 +19,15 @@ export async function userTimeZones(sql: Queryable): Promise<string[]> {
 export async function habitsAtRisk(
   sql: Queryable,
   zones: readonly { timeZone: string; date: string }[],
-): Promise<{ userId: string; date: string; titles: string[] }[]> {
+): Promise<{ userId: string; date: string; titles: string[]; goalIds: string[] }[]> {
   if (zones.length === 0) return [];
-  return await sql<{ userId: string; date: string; titles: string[] }[]>`
+  return await sql<{ userId: string; date: string; titles: string[]; goalIds: string[] }[]>`
     with z as (
       select time_zone, day, day - (extract(isodow from day)::int - 1) as week_start
       from unnest(${zones.map((z) => z.timeZone)}::text[], ${zones.map((z) => z.date)}::date[])
         as z(time_zone, day)
     ), habits as (
-      select u.id as user_id, z.day, z.week_start, g.id as goal_id, g.title, g.cadence,
+      select u.id as user_id, z.day, z.week_start, g.id as goal_id, g.public_id, g.title, g.cadence,
              coalesce(g.times_per_week, 1) as required
       from z
       join users u on u.time_zone = z.time_zone
@@ -54,6 +54,7 @@ export async function habitsAtRisk(
           and h.required - done.this_week >= 7 - (h.day - h.week_start)
         else coalesce(done.yesterday, false) end
     )
-    select user_id::text as "userId", day::text as date, array_agg(title order by goal_id) as titles
+    select user_id::text as "userId", day::text as date, array_agg(title order by goal_id) as titles,
+      array_agg(public_id order by goal_id) as "goalIds"
     from at_risk group by user_id, day`;
 }

@@ -1,5 +1,10 @@
 /** The hourly streak-at-risk reminder (the `goals.streak_at_risk` schedule). */
-import { streakAtRiskKey, streakAtRiskNotice, streakReminderZones } from "../rules.ts";
+import {
+  REMINDER_TITLES,
+  streakAtRiskKey,
+  streakAtRiskNotice,
+  streakReminderZones,
+} from "../rules.ts";
 import * as store from "../store.ts";
 import { type GoalsDeps } from "./shared.ts";
 
@@ -16,10 +21,18 @@ export async function remindStreaksAtRisk(deps: GoalsDeps, slot: Date): Promise<
     const atRisk = await store.habitsAtRisk(tx, zones);
     return await deps.notifications.notifyMany(
       tx,
-      "streak.at_risk",
       atRisk.map((r) => ({
         userId: r.userId,
-        content: streakAtRiskNotice(r.titles),
+        message: {
+          kind: "streak.at_risk",
+          content: streakAtRiskNotice(r.titles),
+          actorId: null,
+          subject: { type: "goal", id: r.goalIds[0] },
+          args: {
+            habitTitle: r.titles.slice(0, REMINDER_TITLES),
+            habitCount: String(r.titles.length),
+          },
+        },
         key: streakAtRiskKey(r.userId, r.date),
       })),
     );

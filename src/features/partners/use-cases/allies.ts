@@ -1,5 +1,11 @@
 /** Use cases of allies: `sendAllyRequest`, `answerAllyRequest` (accept, decline), `removeAlly`. */
-import { answerError, existingAllyError, notices, type PartnersError, refuse } from "../rules.ts";
+import {
+  answerError,
+  existingAllyError,
+  linkMessage,
+  type PartnersError,
+  refuse,
+} from "../rules.ts";
 import * as store from "../store.ts";
 import type { LinkRow } from "../store.ts";
 import {
@@ -43,8 +49,7 @@ export async function sendAllyRequest(
       await deps.notifications.notify(
         tx,
         other.id,
-        "ally.request",
-        notices.allyRequest(name),
+        linkMessage("ally.request", { ...actor, name }, row.publicId),
       );
     }
     return row;
@@ -81,8 +86,7 @@ export async function answerAllyRequest(
       await deps.notifications.notify(
         tx,
         row.requesterId,
-        "ally.accepted",
-        notices.allyAccepted(name),
+        linkMessage("ally.accepted", { ...actor, name }, row.publicId),
       );
     }
     return row;

@@ -6,7 +6,7 @@ import { refusableTransaction } from "../../../platform/db.ts";
 import {
   answerError,
   existingRequestError,
-  notices,
+  linkMessage,
   partnerRequestError,
   type PartnersError,
   refuse,
@@ -64,8 +64,7 @@ export async function sendPartnerRequest(
       await deps.notifications.notify(
         tx,
         other.id,
-        "partner.request",
-        notices.partnerRequest(name),
+        linkMessage("partner.request", { ...actor, name }, row.publicId),
       );
     }
     return row;
@@ -106,8 +105,7 @@ export async function acceptPartnerRequest(
     await deps.notifications.notify(
       tx,
       row.requesterId,
-      "partner.accepted",
-      notices.partnerAccepted(name),
+      linkMessage("partner.accepted", { ...actor, name }, row.publicId),
     );
     return { partnership: row, errors: [] };
   });

@@ -13,7 +13,7 @@ import type { FeedApi } from "../../feed/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import {
   blockedRequestError,
-  notices,
+  linkMessage,
   otherSide,
   type PartnersError,
   refuse,
@@ -117,8 +117,7 @@ export async function endActive(
     await deps.notifications.notify(
       tx,
       other,
-      "partner.ended",
-      notices.partnerEnded(name),
+      linkMessage("partner.ended", { ...actor, name }, ended.publicId),
     );
   }
   return ended;

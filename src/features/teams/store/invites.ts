@@ -131,8 +131,8 @@ export async function acceptInvite(
 
 /** The owners and admins of the team (who hear that someone joined), with the team's name. */
 export async function teamAdmins(sql: Queryable, teamId: string) {
-  return await sql<{ userId: string; teamName: string }[]>`
-    select m.user_id as "userId", t.name as "teamName"
+  return await sql<{ userId: string; teamName: string; teamPublicId: string }[]>`
+    select m.user_id as "userId", t.name as "teamName", t.public_id as "teamPublicId"
     from team_members m join teams t on t.id = m.team_id
     where m.team_id = ${teamId} and m.role in ('owner', 'admin')`;
 }

@@ -139,10 +139,15 @@ export async function acceptTeamInvite(
         const admins = await store.teamAdmins(tx, row.teamId);
         await deps.notifications.notifyMany(
           tx,
-          "team.member_joined",
           admins.map((admin) => ({
             userId: admin.userId,
-            content: memberJoinedNotice(name, admin.teamName),
+            message: {
+              kind: "team.member_joined",
+              content: memberJoinedNotice(name, admin.teamName),
+              actorId: actor.userId,
+              subject: { type: "team", id: admin.teamPublicId },
+              args: { actorName: name, teamName: admin.teamName },
+            },
           })),
         );
         return row;

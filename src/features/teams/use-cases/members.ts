@@ -84,7 +84,13 @@ export async function promoteTeamMember(
       target,
       input.role,
       "a team needs at least one owner",
-      (tx) => roleChanged(deps, tx, target.userId, a.team.name, input.role),
+      (tx) =>
+        roleChanged(deps, tx, {
+          userId: target.userId,
+          actorId: actor.userId,
+          team: a.team,
+          role: input.role,
+        }),
     );
     if (error) return refused(noMember, error);
     return { member: { ...target, role: input.role }, errors: [] };

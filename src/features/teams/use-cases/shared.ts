@@ -149,18 +149,18 @@ export const teamGoneMeanwhile = <N extends object, T>(nothing: N, work: () => P
 export const staleRoles = () =>
   refuse("conflict", "the member's role or yours changed meanwhile; try again");
 
-/** Tells a member their role in the team changed (`team.role_changed`), inside `tx`. */
+/** Tells a member their role in the team changed (`team.role_changed`, by `actorId`), in `tx`. */
 export function roleChanged(
   deps: TeamsDeps,
   tx: Queryable,
-  userId: string,
-  teamName: string,
-  role: TeamRole,
+  change: { userId: string; actorId: string; team: TeamRow; role: TeamRole },
 ) {
-  return deps.notifications.notify(
-    tx,
-    userId,
-    "team.role_changed",
-    roleChangedNotice(teamName, role),
-  );
+  const { team, role } = change;
+  return deps.notifications.notify(tx, change.userId, {
+    kind: "team.role_changed",
+    content: roleChangedNotice(team.name, role),
+    actorId: change.actorId,
+    subject: { type: "team", id: team.publicId },
+    args: { teamName: team.name, role },
+  });
 }

@@ -127,7 +127,12 @@ export async function transferTeamOwnership(
         target.role,
       );
       if (result === "stale") return refused(noTeam, staleRoles());
-      await roleChanged(deps, tx, target.userId, a.team.name, "owner");
+      await roleChanged(deps, tx, {
+        userId: target.userId,
+        actorId: actor.userId,
+        team: a.team,
+        role: "owner",
+      });
       return { team: a.team, errors: [] };
     });
   });
