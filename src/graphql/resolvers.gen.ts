@@ -69,7 +69,7 @@ export type AddGoalEventPayload = {
   goalCompleted: Scalars['Boolean']['output'];
 };
 
-/** Codes in `errors`, by mutation: addMoodLog: `invalid`. */
+/** Codes in `errors`, by mutation: addMoodLog: `invalid`, `idempotency_key_reused`. */
 export type AddMoodLogPayload = {
   __typename?: 'AddMoodLogPayload';
   badgesEarned: Array<Badge>;
@@ -1436,7 +1436,7 @@ export type Mutation = {
   /**
    * Logs a mood (1..5); up to 10 tags; loggedAt defaults to now.
    *
-   * Codes in `errors`: `invalid`.
+   * Codes in `errors`: `invalid`, `idempotency_key_reused`.
    */
   addMoodLog: AddMoodLogPayload;
   /**
@@ -1919,6 +1919,7 @@ export type MutationAddGoalEventArgs = {
 
 
 export type MutationAddMoodLogArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   loggedAt?: InputMaybe<Scalars['DateTime']['input']>;
   mood: Scalars['Int']['input'];
   note?: InputMaybe<Scalars['String']['input']>;
