@@ -90,6 +90,18 @@ export const IDEMPOTENCY_KEY_ARGUMENT = /* GraphQL */ `
     idempotencyKey: String`;
 
 /**
+ * Resolvers of a payload's `Boolean!` flags (`alreadyMember`, ...) that only some of the mutations
+ * answering it set: a flag a payload does not carry is false.
+ */
+export function payloadFlags<N extends string>(
+  ...names: N[]
+): Record<N, (payload: { [K in N]?: boolean }) => boolean> {
+  return Object.fromEntries(
+    names.map((name) => [name, (payload: { [K in N]?: boolean }) => payload[name] ?? false]),
+  ) as Record<N, (payload: { [K in N]?: boolean }) => boolean>;
+}
+
+/**
  * The SDL of a cursor connection of `node`: `<name>Connection { edges nodes pageInfo totalCount }`
  * and `<name>Edge { cursor node }` (`edgeFields` adds fields to the edge).
  */

@@ -58,7 +58,7 @@ export type AcknowledgeNotificationPayload = {
   notification?: Maybe<Notification>;
 };
 
-/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`. */
+/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`. */
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
   badgesEarned: Array<Badge>;
@@ -482,9 +482,15 @@ export type AllyRequestEdge = {
   node: AllyRequest;
 };
 
-/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
+/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
 export type AllyRequestPayload = {
   __typename?: 'AllyRequestPayload';
+  /** sendAllyRequest: true when the two were allies already; request is their accepted connection. */
+  alreadyAllies: Scalars['Boolean']['output'];
+  /** acceptAllyRequest, declineAllyRequest: true when the request had this answer already (a retry); nothing changed. */
+  alreadyAnswered: Scalars['Boolean']['output'];
+  /** sendAllyRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
+  alreadyRequested: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   request?: Maybe<AllyRequest>;
 };
@@ -738,9 +744,13 @@ export type CommunityEdge = {
   node: Community;
 };
 
-/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`; joinCommunity: `not_found`, `already_member`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
+/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
+  /** inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again. */
+  alreadyInvited: Scalars['Boolean']['output'];
+  /** joinCommunity: true when the viewer was a member already (a retry); nothing changed. */
+  alreadyMember: Scalars['Boolean']['output'];
   community?: Maybe<Community>;
   errors: Array<UserError>;
 };
@@ -806,7 +816,7 @@ export type CreateBackupPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`. */
+/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
 export type CreateCommunityPostPayload = {
   __typename?: 'CreateCommunityPostPayload';
   errors: Array<UserError>;
@@ -821,7 +831,7 @@ export type CreateFeedbackCommentPayload = {
   post?: Maybe<FeedbackPost>;
 };
 
-/** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`. */
+/** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
 export type CreateTeamInvitePayload = {
   __typename?: 'CreateTeamInvitePayload';
   errors: Array<UserError>;
@@ -1236,7 +1246,7 @@ export type GoalKind =
   | 'habit'
   | 'target';
 
-/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`; updateGoal: `invalid`, `not_found`, `conflict`. */
+/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`, `idempotency_key_reused`; updateGoal: `invalid`, `not_found`, `conflict`. */
 export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
@@ -1408,7 +1418,7 @@ export type Mutation = {
   /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
   acceptPartnerRequest: PartnershipPayload;
   /**
-   * Joins the invite's team and its default sub-community.
+   * Joins the invite's team and its default sub-community. A member of the invite's team gets the team with alreadyMember.
    *
    * Codes in `errors`: `invite_unusable`, `already_in_team`.
    */
@@ -1425,12 +1435,12 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   acknowledgeNotification: AcknowledgeNotificationPayload;
-  /** Codes in `errors`: `invalid`, `not_found`. */
+  /** Codes in `errors`: `invalid`, `not_found`, `idempotency_key_reused`. */
   addGoal: GoalPayload;
   /**
    * Records progress on a target; occurredAt defaults to now.
    *
-   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`.
    */
   addGoalEvent: AddGoalEventPayload;
   /**
@@ -1460,7 +1470,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `already_archived`.
    */
   archiveAiEmployee: AiEmployeePayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `already_archived`, `is_default`. */
+  /**
+   * Team owners and admins; archiving an archived sub-community answers it with alreadyArchived.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `is_default`.
+   */
   archiveSubCommunity: SubCommunityPayload;
   /**
    * Blocks a user: neither of you can send the other requests, see the other's posts or find the
@@ -1511,7 +1525,7 @@ export type Mutation = {
   /**
    * Creates a community; the creator is its owner and first member.
    *
-   * Codes in `errors`: `invalid`, `name_taken`.
+   * Codes in `errors`: `invalid`, `name_taken`, `idempotency_key_reused`.
    */
   createCommunity: CommunityPayload;
   /**
@@ -1523,25 +1537,25 @@ export type Mutation = {
   /**
    * Members only; body 1..2000 characters.
    *
-   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`.
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`.
    */
   createCommunityPost: CreateCommunityPostPayload;
   /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`. */
   createFeedbackComment: CreateFeedbackCommentPayload;
   /** Codes in `errors`: `invalid`, `content_rejected`. */
   createFeedbackPost: FeedbackPostPayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`. */
+  /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
   createSubCommunity: SubCommunityPayload;
   /**
    * Creates a team owned by the signed-in user (one team per user).
    *
-   * Codes in `errors`: `invalid`, `already_in_team`.
+   * Codes in `errors`: `invalid`, `already_in_team`, `idempotency_key_reused`.
    */
   createTeam: TeamPayload;
   /**
-   * Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited.
+   * Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited. A retry with the idempotency key answers the same invite and token.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   createTeamInvite: CreateTeamInvitePayload;
   /**
@@ -1626,15 +1640,15 @@ export type Mutation = {
    */
   getInsight: GetInsightPayload;
   /**
-   * A member invites another user (needed to join a private community); the user is notified.
+   * A member invites another user (needed to join a private community); the user is notified. Inviting again while the invite is unused answers alreadyInvited.
    *
    * Codes in `errors`: `not_found`, `not_member`, `invalid`, `already_member`.
    */
   inviteToCommunity: CommunityPayload;
   /**
-   * Public communities: joins at once. Private ones: needs an invite.
+   * Public communities: joins at once. Private ones: needs an invite. A member joining again gets the community with alreadyMember.
    *
-   * Codes in `errors`: `not_found`, `already_member`, `invite_required`, `community_full`.
+   * Codes in `errors`: `not_found`, `invite_required`, `community_full`.
    */
   joinCommunity: CommunityPayload;
   /**
@@ -1740,18 +1754,22 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   retryDeadJobs: DeadJobsPayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `already_revoked`. */
+  /**
+   * Team owners and admins; revoking a revoked invite answers it with alreadyRevoked.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   revokeTeamInvite: TeamInvitePayload;
   /**
-   * Asks a user to become allies; the user is notified.
+   * Asks a user to become allies; the user is notified. Asking again answers the pending request (alreadyRequested) or the connection (alreadyAllies).
    *
-   * Codes in `errors`: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `request_waiting`, `blocked`, `conflict`.
    */
   sendAllyRequest: AllyRequestPayload;
   /**
-   * Asks an accepted ally to be accountability partners; neither may have an active partner.
+   * Asks an accepted ally to be accountability partners; neither may have an active partner. Asking again answers the pending request (alreadyRequested) or the partnership (alreadyPartners).
    *
-   * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `request_waiting`, `blocked`, `conflict`.
    */
   sendPartnerRequest: PartnershipPayload;
   /**
@@ -1899,6 +1917,7 @@ export type MutationAddGoalArgs = {
   cadence?: InputMaybe<HabitCadence>;
   description?: InputMaybe<Scalars['String']['input']>;
   dueDate?: InputMaybe<Scalars['Date']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   kind: GoalKind;
   parentGoalId?: InputMaybe<Scalars['String']['input']>;
   startValue?: InputMaybe<Scalars['Float']['input']>;
@@ -1912,6 +1931,7 @@ export type MutationAddGoalArgs = {
 
 export type MutationAddGoalEventArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   note?: InputMaybe<Scalars['String']['input']>;
   occurredAt?: InputMaybe<Scalars['DateTime']['input']>;
   value: Scalars['Float']['input'];
@@ -1987,6 +2007,7 @@ export type MutationCreateAiEmployeeArgs = {
 
 export type MutationCreateCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   memberLimit?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
   visibility?: InputMaybe<CommunityVisibility>;
@@ -2007,6 +2028,7 @@ export type MutationCreateCommunityChallengeArgs = {
 export type MutationCreateCommunityPostArgs = {
   body: Scalars['String']['input'];
   communityId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2025,6 +2047,7 @@ export type MutationCreateFeedbackPostArgs = {
 
 export type MutationCreateSubCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   name: Scalars['String']['input'];
   open: Scalars['Boolean']['input'];
   teamId: Scalars['String']['input'];
@@ -2032,12 +2055,14 @@ export type MutationCreateSubCommunityArgs = {
 
 
 export type MutationCreateTeamArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   name: Scalars['String']['input'];
 };
 
 
 export type MutationCreateTeamInviteArgs = {
   expiresInHours?: InputMaybe<Scalars['Int']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   maxUses?: InputMaybe<Scalars['Int']['input']>;
   teamId: Scalars['String']['input'];
 };
@@ -2472,9 +2497,15 @@ export type PartnershipEdge = {
   node: Partnership;
 };
 
-/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
+/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
 export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
+  /** acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed. */
+  alreadyAnswered: Scalars['Boolean']['output'];
+  /** sendPartnerRequest: true when the two were active partners already; partnership is it. */
+  alreadyPartners: Scalars['Boolean']['output'];
+  /** sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
+  alreadyRequested: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   partnership?: Maybe<Partnership>;
 };
@@ -3035,9 +3066,11 @@ export type SubCommunity = {
   viewerIsMember: Scalars['Boolean']['output'];
 };
 
-/** Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`; archiveSubCommunity: `not_found`, `not_allowed`, `already_archived`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`. */
+/** Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`. */
 export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
+  /** archiveSubCommunity: true when it was archived already (a retry); nothing changed. */
+  alreadyArchived: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   subCommunity?: Maybe<SubCommunity>;
 };
@@ -3175,9 +3208,11 @@ export type TeamInviteEdge = {
   node: TeamInvite;
 };
 
-/** Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`, `already_revoked`. */
+/** Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`. */
 export type TeamInvitePayload = {
   __typename?: 'TeamInvitePayload';
+  /** revokeTeamInvite: true when the invite was revoked already (a retry); nothing changed. */
+  alreadyRevoked: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   invite?: Maybe<TeamInvite>;
 };
@@ -3268,9 +3303,11 @@ export type TeamMemberPayload = {
   member?: Maybe<TeamMember>;
 };
 
-/** Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`. */
+/** Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`, `idempotency_key_reused`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`. */
 export type TeamPayload = {
   __typename?: 'TeamPayload';
+  /** acceptTeamInvite: true when the viewer was a member of the invite's team already (a retry); nothing changed. */
+  alreadyMember: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   team?: Maybe<Team>;
 };
@@ -3335,6 +3372,8 @@ export type UpdateMePayload = {
 /** Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`. */
 export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
+  /** True when a freeze already covered the day (a retry): nothing was spent this time. */
+  alreadyCovered: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   /** Freezes the user holds after this one. */
   freezesLeft: Scalars['Int']['output'];
@@ -4120,6 +4159,9 @@ export type AllyRequestEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type AllyRequestPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllyRequestPayload'] = ResolversParentTypes['AllyRequestPayload']> = {
+  alreadyAllies?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyAnswered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRequested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['AllyRequest']>, ParentType, ContextType>;
 };
@@ -4286,6 +4328,8 @@ export type CommunityEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type CommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPayload'] = ResolversParentTypes['CommunityPayload']> = {
+  alreadyInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   community?: Resolver<Maybe<ResolversTypes['Community']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -4870,6 +4914,9 @@ export type PartnershipEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type PartnershipPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnershipPayload'] = ResolversParentTypes['PartnershipPayload']> = {
+  alreadyAnswered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyPartners?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRequested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   partnership?: Resolver<Maybe<ResolversTypes['Partnership']>, ParentType, ContextType>;
 };
@@ -5021,6 +5068,7 @@ export type SubCommunityResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type SubCommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SubCommunityPayload'] = ResolversParentTypes['SubCommunityPayload']> = {
+  alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   subCommunity?: Resolver<Maybe<ResolversTypes['SubCommunity']>, ParentType, ContextType>;
 };
@@ -5097,6 +5145,7 @@ export type TeamInviteEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type TeamInvitePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamInvitePayload'] = ResolversParentTypes['TeamInvitePayload']> = {
+  alreadyRevoked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   invite?: Resolver<Maybe<ResolversTypes['TeamInvite']>, ParentType, ContextType>;
 };
@@ -5171,6 +5220,7 @@ export type TeamMemberPayloadResolvers<ContextType = GraphQLContext, ParentType 
 };
 
 export type TeamPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamPayload'] = ResolversParentTypes['TeamPayload']> = {
+  alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
 };
@@ -5206,6 +5256,7 @@ export type UpdateMePayloadResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type UseStreakFreezePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UseStreakFreezePayload'] = ResolversParentTypes['UseStreakFreezePayload']> = {
+  alreadyCovered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   freezesLeft?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;

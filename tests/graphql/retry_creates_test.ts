@@ -69,3 +69,50 @@ Deno.test("retries: addMoodLog with a key logs once; without one, twice; keys ex
     await s.close();
   }
 });
+
+const ADD_GOAL = `mutation G($title: String!, $target: Float, $key: String) {
+  addGoal(title: $title, kind: target, startValue: 10, targetValue: $target, idempotencyKey: $key) {
+    goal { id title targetValue currentValue createdAt } badgesEarned { code } ${USER_ERRORS} } }`;
+const ADD_EVENT = `mutation E($goalId: String!, $value: Float!, $key: String) {
+  addGoalEvent(goalId: $goalId, value: $value, idempotencyKey: $key) {
+    event { id value occurredAt } goal { id currentValue } goalCompleted badgesEarned { code }
+    ${USER_ERRORS} } }`;
+
+Deno.test("retries: addGoal and addGoalEvent with a key create once (no doubled progress)", async () => {
+  const s = await setup();
+  try {
+    const goal = await assertRetrySafe(s, {
+      mutation: "addGoal",
+      query: ADD_GOAL,
+      vars: { title: "Run", target: 100 },
+      otherVars: { title: "Run", target: 50 },
+      object: "goal",
+      count: () => rows(s, "goals"),
+      otherUser: "bob",
+    });
+    assert.deepEqual(goal.badgesEarned, [{ code: "first_goal" }]);
+    const bobs = (await s.data(ADD_GOAL, { title: "Bob's", target: 100 }, "bob")).addGoal.goal;
+
+    // The offline queue's replay: 10 + 2.5 is 12.5, however often it is sent.
+    const progress = { goalId: goal.goal.id, value: 2.5, key: "queued-1" };
+    const once = (await s.data(ADD_EVENT, progress)).addGoalEvent;
+    assert.equal(once.goal.currentValue, 12.5);
+    assert.deepEqual((await s.data(ADD_EVENT, progress)).addGoalEvent, once);
+    const now = `query($id: String!) { goal(id: $id) { currentValue } }`;
+    assert.equal((await s.data(now, { id: goal.goal.id })).goal.currentValue, 12.5);
+
+    await assertRetrySafe(s, {
+      mutation: "addGoalEvent",
+      query: ADD_EVENT,
+      vars: { goalId: goal.goal.id, value: 1 },
+      otherVars: { goalId: goal.goal.id, value: 2 },
+      object: "event",
+      count: () => rows(s, "goal_events"),
+      otherUser: "bob",
+      otherUserVars: { goalId: bobs.id, value: 1 },
+    });
+    assert.equal((await s.data(now, { id: goal.goal.id })).goal.currentValue, 15.5);
+  } finally {
+    await s.close();
+  }
+});

@@ -1,5 +1,6 @@
 /** Use cases of posts: `createCommunityPost`, `updateCommunityPost`, `deleteCommunityPost`. */
 import { looksLikePublicId } from "../../../platform/ids.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   canRead,
   type CommunitiesError,
@@ -46,8 +47,12 @@ async function moderationError(
 export async function createCommunityPost(
   deps: CommunitiesDeps,
   actor: Actor,
-  input: { communityId: string; body: string },
+  input: { communityId: string; body: string } & IdempotencyInput,
 ): Promise<PostPayload> {
+  const mutation = "createCommunityPost";
+  const retry = retrySafe(deps, { userId: actor.userId, mutation, input }, refused);
+  const earlier = await retry.earlier();
+  if (earlier) return earlier;
   const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
@@ -56,7 +61,7 @@ export async function createCommunityPost(
   const problem = postBodyError(body) ?? await moderationError(deps, actor, body);
   if (problem) return refused(problem);
   const at = deps.clock.now();
-  const post = await deps.db.sql.begin(async (tx) => {
+  return await retry.transaction(async (tx): Promise<PostPayload> => {
     const post = await store.insertPost(tx, community.id, actor.userId, body, at);
     await deps.feed.record(tx, {
       userId: actor.userId,
@@ -65,9 +70,8 @@ export async function createCommunityPost(
       data: { postId: post.id, communityId: community.id },
       audience: communityAudience(community.id),
     });
-    return post;
+    return { post, errors: [] };
   });
-  return { post, errors: [] };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { refusableTransaction } from "../../../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../../../platform/db-errors.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   nameError,
   ownerOnly,
@@ -31,6 +32,8 @@ import {
 
 export interface TeamPayload {
   team: TeamRow | null;
+  /** `acceptTeamInvite`: the viewer was a member of the invite's team already. */
+  alreadyMember?: boolean;
   errors: TeamsError[];
 }
 
@@ -60,8 +63,15 @@ const noTeam = { team: null };
 export async function createTeam(
   deps: TeamsDeps,
   actor: Actor,
-  input: { name: string },
+  input: { name: string } & IdempotencyInput,
 ): Promise<TeamPayload> {
+  const retry = retrySafe<TeamPayload>(
+    deps,
+    { userId: actor.userId, mutation: "createTeam", input },
+    (e) => refused(noTeam, e),
+  );
+  const earlier = await retry.earlier();
+  if (earlier) return earlier;
   const problem = nameError("name", input.name, TEAM_NAME_MAX);
   if (problem) return refused(noTeam, problem);
   const at = deps.clock.now();
@@ -69,7 +79,7 @@ export async function createTeam(
     isUniqueViolation,
     refused(noTeam, refuse("already_in_team", "you already belong to a team")),
     () =>
-      deps.db.sql.begin(async (tx): Promise<TeamPayload> => {
+      retry.transaction(async (tx): Promise<TeamPayload> => {
         const { id } = await store.insertTeam(tx, actor.userId, input.name.trim(), at);
         return { team: await store.foundTeam(tx, id, actor.userId, at), errors: [] };
       }),
