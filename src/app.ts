@@ -215,6 +215,7 @@ function buildFeatures(
   const feedback = feedbackFeature({
     config,
     db,
+    clock,
     users: users.api,
     notifications: notifications.api,
     moderation: coaching.api.moderation,

@@ -565,11 +565,13 @@ export type BadgeEarnedActivity = {
   badgeCode: BadgeCode;
 };
 
-/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`, `already_blocked`; unblockUser: `not_found`, `not_blocked`. */
+/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `not_blocked`. */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
+  /** blockUser: true when the viewer blocked the user already (a retry); nothing changed. */
+  alreadyBlocked: Scalars['Boolean']['output'];
   errors: Array<UserError>;
-  /** The user blocked or unblocked; null when nothing changed. */
+  /** The user blocked or unblocked; null when nothing was done. */
   user?: Maybe<User>;
 };
 
@@ -595,9 +597,11 @@ export type BlockedUserEdge = {
   node: BlockedUser;
 };
 
-/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_cancelled`, `already_started`. */
+/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_started`. */
 export type CancelCommunityChallengePayload = {
   __typename?: 'CancelCommunityChallengePayload';
+  /** True when the challenge was cancelled already (a retry); nothing changed and refundedCount is 0. */
+  alreadyCancelled: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
   /** Participants whose entry cost was refunded. */
@@ -724,9 +728,11 @@ export type CommunityChallengeEdge = {
   node: CommunityChallenge;
 };
 
-/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
+/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
+  /** joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent. */
+  alreadyJoined: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
 };
@@ -823,7 +829,7 @@ export type CreateCommunityPostPayload = {
   post?: Maybe<CommunityPost>;
 };
 
-/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`. */
+/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
 export type CreateFeedbackCommentPayload = {
   __typename?: 'CreateFeedbackCommentPayload';
   comment?: Maybe<FeedbackComment>;
@@ -1079,7 +1085,7 @@ export type FeedbackPostEdge = {
   node: FeedbackPost;
 };
 
-/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`; updateFeedbackStatus: `not_found`. */
+/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`, `idempotency_key_reused`; updateFeedbackStatus: `not_found`. */
 export type FeedbackPostPayload = {
   __typename?: 'FeedbackPostPayload';
   errors: Array<UserError>;
@@ -1480,7 +1486,7 @@ export type Mutation = {
    * Blocks a user: neither of you can send the other requests, see the other's posts or find the
    * other by name, and your ally link, requests and partnership end. The user is not told.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `already_blocked`.
+   * Codes in `errors`: `not_found`, `invalid`.
    */
   blockUser: BlockPayload;
   /**
@@ -1499,7 +1505,7 @@ export type Mutation = {
   /**
    * Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `already_cancelled`, `already_started`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_started`.
    */
   cancelCommunityChallenge: CancelCommunityChallengePayload;
   /**
@@ -1531,7 +1537,7 @@ export type Mutation = {
   /**
    * Members only; entryCost in points (default 0).
    *
-   * Codes in `errors`: `not_found`, `not_member`, `invalid`.
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`.
    */
   createCommunityChallenge: CommunityChallengePayload;
   /**
@@ -1540,9 +1546,9 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`.
    */
   createCommunityPost: CreateCommunityPostPayload;
-  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`. */
+  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
   createFeedbackComment: CreateFeedbackCommentPayload;
-  /** Codes in `errors`: `invalid`, `content_rejected`. */
+  /** Codes in `errors`: `invalid`, `content_rejected`, `idempotency_key_reused`. */
   createFeedbackPost: FeedbackPostPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
   createSubCommunity: SubCommunityPayload;
@@ -1652,9 +1658,9 @@ export type Mutation = {
    */
   joinCommunity: CommunityPayload;
   /**
-   * Members only, before endsAt (scores count from startsAt); spends the entry cost.
+   * Members only, before endsAt (scores count from startsAt); spends the entry cost. A participant joining again gets the challenge with alreadyJoined.
    *
-   * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`.
+   * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`.
    */
   joinCommunityChallenge: CommunityChallengePayload;
   /** Codes in `errors`: `not_found`, `closed`. */
@@ -1706,15 +1712,15 @@ export type Mutation = {
    */
   removeTeamMember: TeamMemberPayload;
   /**
-   * Reports a community post the viewer can read to the admins.
+   * Reports a community post the viewer can read to the admins (reporting it again while the report is open answers it with alreadyReported).
    *
-   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   * Codes in `errors`: `invalid`, `not_found`.
    */
   reportPost: ReportPayload;
   /**
-   * Reports a user to the admins (one open report per user and reporter).
+   * Reports a user to the admins (one open report per user and reporter: reporting again answers it with alreadyReported).
    *
-   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   * Codes in `errors`: `invalid`, `not_found`.
    */
   reportUser: ReportPayload;
   /**
@@ -1879,7 +1885,7 @@ export type Mutation = {
    */
   useStreakFreeze: UseStreakFreezePayload;
   /**
-   * Adds the caller's vote, or removes it when present (one vote per user).
+   * With voted: sets the caller's vote (safe to retry). Without it: adds the vote, or removes it when present, so a retry undoes it (one vote per user).
    *
    * Codes in `errors`: `not_found`.
    */
@@ -2019,6 +2025,7 @@ export type MutationCreateCommunityChallengeArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   endsAt: Scalars['DateTime']['input'];
   entryCost?: InputMaybe<Scalars['Int']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   metric: ChallengeMetric;
   startsAt: Scalars['DateTime']['input'];
   title: Scalars['String']['input'];
@@ -2034,6 +2041,7 @@ export type MutationCreateCommunityPostArgs = {
 
 export type MutationCreateFeedbackCommentArgs = {
   body: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
 };
 
@@ -2041,6 +2049,7 @@ export type MutationCreateFeedbackCommentArgs = {
 export type MutationCreateFeedbackPostArgs = {
   category: FeedbackCategory;
   description: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   title: Scalars['String']['input'];
 };
 
@@ -2398,6 +2407,7 @@ export type MutationUseStreakFreezeArgs = {
 
 export type MutationVoteFeedbackPostArgs = {
   postId: Scalars['String']['input'];
+  voted?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /** Something a feature told a user; streamed by notificationUpdate. */
@@ -3010,9 +3020,11 @@ export type ReportEdge = {
   node: Report;
 };
 
-/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`, `already_reported`; reportPost: `invalid`, `not_found`, `already_reported`; resolveReport: `invalid`, `not_found`, `not_open`. */
+/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`; reportPost: `invalid`, `not_found`; resolveReport: `invalid`, `not_found`, `not_open`. */
 export type ReportPayload = {
   __typename?: 'ReportPayload';
+  /** reportUser, reportPost: true when the viewer's open report about it was there already (a retry); report is that one and nothing new was filed. */
+  alreadyReported: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   report?: Maybe<Report>;
 };
@@ -3418,7 +3430,7 @@ export type VoteFeedbackPostPayload = {
   __typename?: 'VoteFeedbackPostPayload';
   errors: Array<UserError>;
   post?: Maybe<FeedbackPost>;
-  /** True when the call added the vote, false when it removed it; null when nothing was done. */
+  /** The caller's vote after the call: true when it is on the post (added, or kept by voted: true), false when it is not (removed, or kept off by voted: false); null when nothing was done. */
   voted?: Maybe<Scalars['Boolean']['output']>;
 };
 
@@ -4203,6 +4215,7 @@ export type BadgeEarnedActivityResolvers<ContextType = GraphQLContext, ParentTyp
 };
 
 export type BlockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BlockPayload'] = ResolversParentTypes['BlockPayload']> = {
+  alreadyBlocked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
@@ -4225,6 +4238,7 @@ export type BlockedUserEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type CancelCommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelCommunityChallengePayload'] = ResolversParentTypes['CancelCommunityChallengePayload']> = {
+  alreadyCancelled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   refundedCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -4312,6 +4326,7 @@ export type CommunityChallengeEdgeResolvers<ContextType = GraphQLContext, Parent
 };
 
 export type CommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallengePayload'] = ResolversParentTypes['CommunityChallengePayload']> = {
+  alreadyJoined?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -5045,6 +5060,7 @@ export type ReportEdgeResolvers<ContextType = GraphQLContext, ParentType extends
 };
 
 export type ReportPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportPayload'] = ResolversParentTypes['ReportPayload']> = {
+  alreadyReported?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   report?: Resolver<Maybe<ResolversTypes['Report']>, ParentType, ContextType>;
 };
