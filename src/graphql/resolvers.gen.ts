@@ -21,7 +21,7 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
-/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`. */
+/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`. */
 export type AcceptMilestonesPayload = {
   __typename?: 'AcceptMilestonesPayload';
   errors: Array<UserError>;
@@ -214,9 +214,11 @@ export type AiEmployeeMemoryType = {
   value: Scalars['JSON']['output'];
 };
 
-/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`, `already_archived`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
+/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
+  /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
+  alreadyArchived: Scalars['Boolean']['output'];
   employee?: Maybe<AiEmployeeType>;
   errors: Array<UserError>;
 };
@@ -383,7 +385,7 @@ export type AiRunLogEntryType = {
   type: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
+/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
   errors: Array<UserError>;
@@ -1416,9 +1418,9 @@ export type Mutation = {
    */
   acceptAllyRequest: AllyRequestPayload;
   /**
-   * Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals.
+   * Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. A suggestion is accepted once: a retry without the idempotency key answers already_accepted.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`.
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`.
    */
   acceptMilestones: AcceptMilestonesPayload;
   /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
@@ -1473,7 +1475,7 @@ export type Mutation = {
    * triggered or edited; its runs, artifacts and memories stay. A queued run fails at once; a
    * running run finishes and its artifact waits for review.
    *
-   * Codes in `errors`: `not_found`, `already_archived`.
+   * Codes in `errors`: `not_found`.
    */
   archiveAiEmployee: AiEmployeePayload;
   /**
@@ -1520,7 +1522,7 @@ export type Mutation = {
    * Codes in `errors`: none.
    */
   completeOnboarding: UpdateMePayload;
-  /** Codes in `errors`: `invalid`, `role_taken`. */
+  /** Codes in `errors`: `invalid`, `role_taken`, `idempotency_key_reused`. */
   createAiEmployee: AiEmployeePayload;
   /**
    * Makes a backup now, while the service keeps running (admin).
@@ -1818,7 +1820,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `conflict`.
    */
   transferTeamOwnership: TeamPayload;
-  /** Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`. */
+  /**
+   * Admin: starts a run now (spec 3.1); a run in flight refuses it with already_running, unless the idempotency key names the request that started it.
+   *
+   * Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`.
+   */
   triggerAiRun: AiRunPayload;
   /**
    * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee).
@@ -1899,6 +1905,7 @@ export type MutationAcceptAllyRequestArgs = {
 
 
 export type MutationAcceptMilestonesArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   indexes?: InputMaybe<Array<Scalars['Int']['input']>>;
   suggestionId: Scalars['String']['input'];
 };
@@ -1999,6 +2006,7 @@ export type MutationCheckInHabitArgs = {
 export type MutationCreateAiEmployeeArgs = {
   allowedKinds?: InputMaybe<Array<AiArtifactKind>>;
   description?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   modelPreference?: InputMaybe<Scalars['String']['input']>;
   monthlyBudgetCents?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
@@ -2307,6 +2315,7 @@ export type MutationTransferTeamOwnershipArgs = {
 
 export type MutationTriggerAiRunArgs = {
   employeeId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -4023,6 +4032,7 @@ export type AiEmployeeMemoryTypeResolvers<ContextType = GraphQLContext, ParentTy
 };
 
 export type AiEmployeePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeePayload'] = ResolversParentTypes['AiEmployeePayload']> = {
+  alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   employee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };

@@ -124,8 +124,8 @@ export function decodeAnswer(stored: StoredAnswer): unknown {
 
 /** What a retry-safe use case names: who acts, the mutation, and its arguments with the key. */
 export interface RetryScope {
-  /** The acting user's internal id. */
-  userId: string;
+  /** The acting user's internal id; null (the system acting) keeps no key. */
+  userId: string | null;
   /** The mutation's name: keys of different mutations never meet. */
   mutation: string;
   input: IdempotencyInput & object;
@@ -158,8 +158,12 @@ export function retrySafe<P extends { errors: readonly unknown[] }>(
   refused: (error: RetryRefusal) => P,
 ): RetrySafe<P> {
   const sql = deps.db.sql;
-  const key = scope.input.idempotencyKey ?? null;
-  const where: store.KeyScope = { userId: scope.userId, mutation: scope.mutation, key: key ?? "" };
+  const key = scope.userId === null ? null : scope.input.idempotencyKey ?? null;
+  const where: store.KeyScope = {
+    userId: scope.userId ?? "",
+    mutation: scope.mutation,
+    key: key ?? "",
+  };
   const fingerprint = key === null ? "" : fingerprintOf(scope.input);
   const expiredBefore = () => new Date(deps.clock.now().getTime() - IDEMPOTENCY_KEY_TTL_MS);
   const badKey = (): P | null => {
