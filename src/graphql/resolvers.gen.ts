@@ -759,6 +759,8 @@ export type CommunityPayload = {
   alreadyInvited: Scalars['Boolean']['output'];
   /** joinCommunity: true when the viewer was a member already (a retry); nothing changed. */
   alreadyMember: Scalars['Boolean']['output'];
+  /** transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed. */
+  alreadyOwner: Scalars['Boolean']['output'];
   community?: Maybe<Community>;
   errors: Array<UserError>;
 };
@@ -1809,13 +1811,13 @@ export type Mutation = {
   /** Codes in `errors`: none. */
   syncUser: SyncUserPayload;
   /**
-   * The owner hands the community to another member and stays as a member; the new owner is notified.
+   * The owner hands the community to another member and stays as a member; the new owner is notified. Naming the community's owner answers the community with alreadyOwner.
    *
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`.
    */
   transferCommunityOwnership: CommunityPayload;
   /**
-   * A team owner hands ownership to an admin or member and becomes an admin.
+   * A team owner hands ownership to an admin or member and becomes an admin. Naming the team's owner answers the team with alreadyOwner.
    *
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `conflict`.
    */
@@ -3329,6 +3331,8 @@ export type TeamPayload = {
   __typename?: 'TeamPayload';
   /** acceptTeamInvite: true when the viewer was a member of the invite's team already (a retry); nothing changed. */
   alreadyMember: Scalars['Boolean']['output'];
+  /** transferTeamOwnership: true when the user owned the team already (a retry); nothing changed. */
+  alreadyOwner: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   team?: Maybe<Team>;
 };
@@ -4355,6 +4359,7 @@ export type CommunityEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 export type CommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPayload'] = ResolversParentTypes['CommunityPayload']> = {
   alreadyInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyOwner?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   community?: Resolver<Maybe<ResolversTypes['Community']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -5247,6 +5252,7 @@ export type TeamMemberPayloadResolvers<ContextType = GraphQLContext, ParentType 
 
 export type TeamPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamPayload'] = ResolversParentTypes['TeamPayload']> = {
   alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyOwner?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
 };

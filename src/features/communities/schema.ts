@@ -86,7 +86,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     },
     resolvers: {
       Community,
-      CommunityPayload: payloadFlags("alreadyMember", "alreadyInvited"),
+      CommunityPayload: payloadFlags("alreadyMember", "alreadyInvited", "alreadyOwner"),
       CommunityPost,
       CommunityPostActivity,
       Query,

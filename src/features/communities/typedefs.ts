@@ -51,6 +51,8 @@ export const communitiesTypeDefs = /* GraphQL */ `
     alreadyMember: Boolean!
     "inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again."
     alreadyInvited: Boolean!
+    "transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed."
+    alreadyOwner: Boolean!
     errors: [UserError!]!
   }
 
@@ -100,7 +102,7 @@ export const communitiesTypeDefs = /* GraphQL */ `
     joinCommunity(communityId: String!): CommunityPayload!
     "Leaves a community (the owner cannot: transfer ownership first)."
     leaveCommunity(communityId: String!): CommunityPayload!
-    "The owner hands the community to another member and stays as a member; the new owner is notified."
+    "The owner hands the community to another member and stays as a member; the new owner is notified. Naming the community's owner answers the community with alreadyOwner."
     transferCommunityOwnership(communityId: String!, userId: String!): CommunityPayload!
     "A member invites another user (needed to join a private community); the user is notified. Inviting again while the invite is unused answers alreadyInvited."
     inviteToCommunity(communityId: String!, userId: String!): CommunityPayload!

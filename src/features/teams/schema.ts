@@ -212,7 +212,7 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       TeamSettings,
       TeamInvite,
       TeamLeaderboardEntry,
-      TeamPayload: payloadFlags("alreadyMember"),
+      TeamPayload: payloadFlags("alreadyMember", "alreadyOwner"),
       TeamInvitePayload: payloadFlags("alreadyRevoked"),
       SubCommunityPayload: payloadFlags("alreadyArchived"),
       Query,

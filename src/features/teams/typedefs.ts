@@ -124,6 +124,8 @@ export const teamsTypeDefs = /* GraphQL */ `
     team: Team
     "acceptTeamInvite: true when the viewer was a member of the invite's team already (a retry); nothing changed."
     alreadyMember: Boolean!
+    "transferTeamOwnership: true when the user owned the team already (a retry); nothing changed."
+    alreadyOwner: Boolean!
     errors: [UserError!]!
   }
   type CreateTeamInvitePayload {
@@ -203,7 +205,7 @@ export const teamsTypeDefs = /* GraphQL */ `
     removeTeamMember(teamId: String!, userId: String!): TeamMemberPayload!
     "Team owners: renames the team (1..80 characters)."
     updateTeam(teamId: String!, name: String!): TeamPayload!
-    "A team owner hands ownership to an admin or member and becomes an admin."
+    "A team owner hands ownership to an admin or member and becomes an admin. Naming the team's owner answers the team with alreadyOwner."
     transferTeamOwnership(teamId: String!, userId: String!): TeamPayload!
     "Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards."
     deleteTeam(teamId: String!): DeleteTeamPayload!

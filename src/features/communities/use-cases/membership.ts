@@ -35,6 +35,8 @@ export interface CommunityPayload {
   alreadyMember?: boolean;
   /** `inviteToCommunity`: the user's unused invite was waiting already (nothing changed). */
   alreadyInvited?: boolean;
+  /** `transferCommunityOwnership`: the user owned the community already (nothing changed). */
+  alreadyOwner?: boolean;
   errors: CommunitiesError[];
 }
 
@@ -147,8 +149,12 @@ export async function transferCommunityOwnership(
   const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
-  if (access.role !== "owner") return refused(transferError(access, false, null)!);
   const target = await deps.users.userByPublicId(input.userId);
+  // The user owns the community already (a retry of the hand-over): the community as it is.
+  if (target && target.id === community.ownerId && target.id !== actor.userId) {
+    return { community, alreadyOwner: true, errors: [] };
+  }
+  if (access.role !== "owner") return refused(transferError(access, false, null)!);
   if (!target) return refused(refuse("not_found", "no such user", "userId"));
   const self = target.id === actor.userId;
   const problem = transferError(

@@ -34,6 +34,8 @@ export interface TeamPayload {
   team: TeamRow | null;
   /** `acceptTeamInvite`: the viewer was a member of the invite's team already. */
   alreadyMember?: boolean;
+  /** `transferTeamOwnership`: the user owned the team already (nothing changed). */
+  alreadyOwner?: boolean;
   errors: TeamsError[];
 }
 
@@ -119,8 +121,11 @@ export async function transferTeamOwnership(
   return await teamGoneMeanwhile(noTeam, async () => {
     const a = await teamAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(noTeam, a.refusal);
-    if (!ownerOnly(a.role)) return refused(noTeam, refuse("not_allowed", OWNERS_ONLY));
     const target = await teamMember(deps, a.team.id, input.userId);
+    // The user owns the team already (a retry of the hand-over): the team as it is.
+    const owns = !isRefused(target) && target.role === "owner" && target.userId !== a.userId;
+    if (owns) return { team: a.team, alreadyOwner: true, errors: [] };
+    if (!ownerOnly(a.role)) return refused(noTeam, refuse("not_allowed", OWNERS_ONLY));
     if (isRefused(target)) return refused(noTeam, target.refusal);
     if (transferError(a.role, target.role, target.userId === a.userId) === "invalid") {
       return refused(
