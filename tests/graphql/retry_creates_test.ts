@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { setup } from "../support/setup.ts";
 import { assertRetrySafe, rows } from "../support/retries.ts";
 import { USER_ERRORS } from "../support/graphql.ts";
+import { createCommunity, SOCIAL } from "../support/social.ts";
 
 const HOUR_MS = 3_600_000;
 
@@ -112,6 +113,204 @@ Deno.test("retries: addGoal and addGoalEvent with a key create once (no doubled 
       otherUserVars: { goalId: bobs.id, value: 1 },
     });
     assert.equal((await s.data(now, { id: goal.goal.id })).goal.currentValue, 15.5);
+  } finally {
+    await s.close();
+  }
+});
+
+const CREATE_COMMUNITY = `mutation C($name: String!, $key: String) {
+  createCommunity(name: $name, idempotencyKey: $key) {
+    community { id name memberCount viewerRole createdAt } ${USER_ERRORS} } }`;
+const CREATE_POST = `mutation P($id: String!, $body: String!, $key: String) {
+  createCommunityPost(communityId: $id, body: $body, idempotencyKey: $key) {
+    post { id body createdAt author { username } } ${USER_ERRORS} } }`;
+const CREATE_CHALLENGE = `mutation C($id: String!, $title: String!, $key: String) {
+  createCommunityChallenge(communityId: $id, title: $title, metric: check_ins,
+    startsAt: "2026-03-09T00:00:00Z", endsAt: "2026-03-16T00:00:00Z", idempotencyKey: $key) {
+    challenge { id title startsAt endsAt } ${USER_ERRORS} } }`;
+const JOIN = `mutation J($id: String!) { joinCommunity(communityId: $id) { ${USER_ERRORS} } }`;
+
+Deno.test("retries: createCommunity, createCommunityPost and createCommunityChallenge", async () => {
+  const s = await setup({ ...SOCIAL });
+  try {
+    await assertRetrySafe(s, {
+      mutation: "createCommunity",
+      query: CREATE_COMMUNITY,
+      // Names are unique: each round creates its own.
+      vars: (round) => ({ name: `Climbers ${round}` }),
+      otherVars: { name: "Climbers other" },
+      object: "community",
+      count: () => rows(s, "communities"),
+      otherUser: "bob",
+      otherUserVars: { name: "Bob's climbers" },
+    });
+    const c = await createCommunity(s, "alice", { name: "Runners" });
+    await s.data(JOIN, { id: c.id }, "bob");
+    await assertRetrySafe(s, {
+      mutation: "createCommunityPost",
+      query: CREATE_POST,
+      vars: { id: c.id, body: "Morning run at 7?" },
+      otherVars: { id: c.id, body: "Evening run at 7?" },
+      object: "post",
+      count: () => rows(s, "community_posts"),
+      otherUser: "bob",
+    });
+    await assertRetrySafe(s, {
+      mutation: "createCommunityChallenge",
+      query: CREATE_CHALLENGE,
+      vars: { id: c.id, title: "Week of runs" },
+      otherVars: { id: c.id, title: "Week of walks" },
+      object: "challenge",
+      count: () => rows(s, "community_challenges"),
+      otherUser: "bob",
+    });
+  } finally {
+    await s.close();
+  }
+});
+
+const CREATE_FEEDBACK = `mutation F($title: String!, $key: String) {
+  createFeedbackPost(title: $title, description: "Please add it.", category: feature,
+    idempotencyKey: $key) { post { id title createdAt author { username } } ${USER_ERRORS} } }`;
+const CREATE_COMMENT = `mutation C($id: String!, $body: String!, $key: String) {
+  createFeedbackComment(postId: $id, body: $body, idempotencyKey: $key) {
+    comment { id body createdAt } post { id commentCount } ${USER_ERRORS} } }`;
+
+Deno.test("retries: createFeedbackPost and createFeedbackComment", async () => {
+  const s = await setup({ ...SOCIAL });
+  try {
+    const post = await assertRetrySafe(s, {
+      mutation: "createFeedbackPost",
+      query: CREATE_FEEDBACK,
+      vars: { title: "Dark mode" },
+      otherVars: { title: "Light mode" },
+      object: "post",
+      count: () => rows(s, "feedback_posts"),
+      otherUser: "bob",
+    });
+    await assertRetrySafe(s, {
+      mutation: "createFeedbackComment",
+      query: CREATE_COMMENT,
+      vars: { id: post.post.id, body: "Yes please" },
+      otherVars: { id: post.post.id, body: "No thanks" },
+      object: "comment",
+      count: () => rows(s, "feedback_comments"),
+      otherUser: "bob",
+    });
+    const counted = await s.data(`query($id: String!) { feedbackPost(id: $id) { commentCount } }`, {
+      id: post.post.id,
+    });
+    assert.equal(counted.feedbackPost.commentCount, await rows(s, "feedback_comments"));
+  } finally {
+    await s.close();
+  }
+});
+
+const CREATE_TEAM = `mutation T($name: String!, $key: String) {
+  createTeam(name: $name, idempotencyKey: $key) {
+    team { id name memberCount viewerRole } ${USER_ERRORS} } }`;
+const CREATE_INVITE = `mutation I($teamId: String!, $maxUses: Int, $key: String) {
+  createTeamInvite(teamId: $teamId, maxUses: $maxUses, idempotencyKey: $key) {
+    invite { id maxUses expiresAt } token ${USER_ERRORS} } }`;
+const CREATE_SUB = `mutation S($teamId: String!, $name: String!, $key: String) {
+  createSubCommunity(teamId: $teamId, name: $name, open: true, idempotencyKey: $key) {
+    subCommunity { id name open memberCount } ${USER_ERRORS} } }`;
+
+Deno.test("retries: createTeam, createTeamInvite (same token) and createSubCommunity", async () => {
+  const s = await setup({ ...SOCIAL });
+  try {
+    // One team per user: each round's request comes from its own user.
+    const team = await assertRetrySafe(s, {
+      mutation: "createTeam",
+      query: CREATE_TEAM,
+      vars: { name: "Comets" },
+      otherVars: { name: "Meteors" },
+      as: (round) => `founder-${round}`,
+      object: "team",
+      count: () => rows(s, "teams"),
+      otherUser: "bob",
+    });
+    const bobsTeam = (await s.data(`{ myTeam { id } }`, {}, "bob")).myTeam.id;
+    const invite = await assertRetrySafe(s, {
+      mutation: "createTeamInvite",
+      query: CREATE_INVITE,
+      vars: { teamId: team.team.id, maxUses: 3 },
+      otherVars: { teamId: team.team.id, maxUses: 4 },
+      as: "founder-seq",
+      object: "invite",
+      count: () => rows(s, "team_invites"),
+      otherUser: "bob",
+      otherUserVars: { teamId: bobsTeam, maxUses: 3 },
+    });
+    // The replay's token is the one the first answer showed, and it works.
+    assert.ok(invite.token);
+    const accepted = (await s.data(
+      `mutation($t: String!) { acceptTeamInvite(token: $t) { team { id } ${USER_ERRORS} } }`,
+      { t: invite.token },
+      "carol",
+    )).acceptTeamInvite;
+    assert.deepEqual(accepted, { team: { id: team.team.id }, errors: [] });
+    await assertRetrySafe(s, {
+      mutation: "createSubCommunity",
+      query: CREATE_SUB,
+      vars: (round) => ({ teamId: team.team.id, name: `Lunch runs ${round}` }),
+      otherVars: { teamId: team.team.id, name: "Dinner runs" },
+      as: "founder-seq",
+      object: "subCommunity",
+      count: () => rows(s, "team_sub_communities"),
+      otherUser: "bob",
+      otherUserVars: { teamId: bobsTeam, name: "Lunch runs seq" },
+    });
+  } finally {
+    await s.close();
+  }
+});
+
+const CREATE_EMPLOYEE = `mutation E($role: String!, $key: String) {
+  createAiEmployee(name: "Reporter", role: $role, taskPrompt: "Write the weekly report.",
+    idempotencyKey: $key) { employee { id name role createdAt } ${USER_ERRORS} } }`;
+const TRIGGER = `mutation T($id: String!, $key: String) {
+  triggerAiRun(employeeId: $id, idempotencyKey: $key) {
+    run { id status trigger createdAt } ${USER_ERRORS} } }`;
+
+Deno.test("retries: createAiEmployee and triggerAiRun (a run in flight does not refuse a retry)", async () => {
+  const s = await setup({ admins: ["root", "root2"] });
+  try {
+    await assertRetrySafe(s, {
+      mutation: "createAiEmployee",
+      query: CREATE_EMPLOYEE,
+      vars: (round) => ({ role: `reporter_${round}` }),
+      otherVars: { role: "reporter_other" },
+      as: "root",
+      object: "employee",
+      count: () => rows(s, "ai_employees"),
+      otherUser: "root2",
+      otherUserVars: { role: "reporter_root2" },
+    });
+    const employee = async (role: string) =>
+      (await s.data(CREATE_EMPLOYEE, { role }, "root")).createAiEmployee.employee.id;
+    const ids = {
+      seq: await employee("runner_seq"),
+      par: await employee("runner_par"),
+      batch: await employee("runner_batch"),
+      other: await employee("runner_other"),
+    };
+    const run = await assertRetrySafe(s, {
+      mutation: "triggerAiRun",
+      query: TRIGGER,
+      // A run in flight refuses another: each round triggers its own employee.
+      vars: (round) => ({ id: ids[round] }),
+      otherVars: { id: ids.other },
+      as: "root",
+      object: "run",
+      count: () => rows(s, "ai_runs"),
+      otherUser: "root2",
+      otherUserVars: { id: ids.other },
+    });
+    assert.equal(run.run.status, "queued");
+    // Without the key a second trigger is refused while the run is in flight (spec 3.1).
+    const plain = (await s.data(TRIGGER, { id: ids.seq }, "root")).triggerAiRun;
+    assert.deepEqual(plain.errors.map((e: { code: string }) => e.code), ["already_running"]);
   } finally {
     await s.close();
   }
