@@ -176,8 +176,8 @@ export interface RepeatCase {
   object: string;
   /** The payload's flag that tells a repeat (`alreadyMember`, ...). */
   flag: string;
-  /** Who sends it (default the setup's default user). */
-  as?: string;
+  /** Who sends it (default the setup's default user); a function: per round. */
+  as?: string | ((round: Round) => string);
   /** Rows the change writes, counted: a repeat writes none. */
   count?: () => Promise<number>;
   /** Compares the objects of the two answers (default: deep equality). */
@@ -192,13 +192,14 @@ export interface RepeatCase {
 export async function assertRepeatSafe(s: TestSetup, c: RepeatCase) {
   for (const round of ["seq", "par", "batch"] as const) {
     const vars = await c.prepare(round);
+    const as = typeof c.as === "function" ? c.as(round) : c.as;
     const before = await c.count?.();
-    const sendOne = async () => (await s.data(c.query, vars, c.as))[c.mutation];
+    const sendOne = async () => (await s.data(c.query, vars, as))[c.mutation];
     const answers = round === "seq"
       ? [await sendOne(), await sendOne()]
       : round === "par"
       ? await Promise.all([sendOne(), sendOne()])
-      : await sendBatch(s, c.mutation, c.query, vars, c.as);
+      : await sendBatch(s, c.mutation, c.query, vars, as);
     const label = `${c.mutation} (${round})`;
     for (const a of answers) {
       assert.deepEqual(a.errors, [], `${label}: ${JSON.stringify(a.errors)}`);

@@ -179,6 +179,11 @@ export async function transferCommunityOwnership(
     return { community: moved, errors: [] };
   });
   forget(deps, actor, community.id);
+  if (moved.errors[0]?.code === "conflict") {
+    // A concurrent repeat of the same hand-over got there first: the community as it is.
+    const now = await communityByPublicId(deps, community.publicId);
+    if (now?.ownerId === target.id) return { community: now, alreadyOwner: true, errors: [] };
+  }
   return moved;
 }
 

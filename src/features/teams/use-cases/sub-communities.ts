@@ -112,14 +112,10 @@ export function archiveSubCommunity(
     const lost = lostAuthority(result);
     if (lost) return refused(nothing, lost);
     if (result === "refused") {
-      if (!sc.archived) {
-        return scRefusal("is_default", "the default sub-community cannot be archived");
-      }
-      // Archived already (a retry): the sub-community as it is.
-      return {
-        ...done(await store.subCommunityOfTeam(sql, m.teamId, sc.publicId)),
-        alreadyArchived: true,
-      };
+      // Archived already (a retry, maybe at the same time): the sub-community as it is.
+      const now = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
+      if (now?.archived) return { ...done(now), alreadyArchived: true };
+      return scRefusal("is_default", "the default sub-community cannot be archived");
     }
     return done(await store.subCommunityOfTeam(sql, m.teamId, sc.publicId));
   });

@@ -133,7 +133,7 @@ export async function transferTeamOwnership(
         refuse("invalid", "the new owner must be an admin or member of the team", "userId"),
       );
     }
-    return await refusableTransaction(deps.db.sql, async (tx): Promise<TeamPayload> => {
+    const moved = await refusableTransaction(deps.db.sql, async (tx): Promise<TeamPayload> => {
       const result = await store.transferOwnership(
         tx,
         a.team.id,
@@ -145,6 +145,12 @@ export async function transferTeamOwnership(
       await roleChanged(deps, tx, target.userId, a.team.name, "owner");
       return { team: a.team, errors: [] };
     });
+    if (moved.errors[0]?.code !== "conflict") return moved;
+    // A concurrent repeat of the same hand-over got there first: the team as it is.
+    const now = await teamMember(deps, a.team.id, input.userId);
+    return !isRefused(now) && now.role === "owner"
+      ? { team: a.team, alreadyOwner: true, errors: [] }
+      : moved;
   });
 }
 
