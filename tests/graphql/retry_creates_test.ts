@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { setup } from "../support/setup.ts";
+import { reply } from "../support/fake-llm.ts";
 import { assertRetrySafe, rows } from "../support/retries.ts";
 import { USER_ERRORS } from "../support/graphql.ts";
 import { createCommunity, SOCIAL } from "../support/social.ts";
@@ -311,6 +312,55 @@ Deno.test("retries: createAiEmployee and triggerAiRun (a run in flight does not 
     // Without the key a second trigger is refused while the run is in flight (spec 3.1).
     const plain = (await s.data(TRIGGER, { id: ids.seq }, "root")).triggerAiRun;
     assert.deepEqual(plain.errors.map((e: { code: string }) => e.code), ["already_running"]);
+  } finally {
+    await s.close();
+  }
+});
+
+const MILESTONES = `mutation($id: String!) { generateMilestones(goalId: $id) {
+  suggestionId ${USER_ERRORS} } }`;
+const ACCEPT_MILESTONES = `mutation A($id: String!, $indexes: [Int!], $key: String) {
+  acceptMilestones(suggestionId: $id, indexes: $indexes, idempotencyKey: $key) {
+    goals { id title createdAt parent { id } } ${USER_ERRORS} } }`;
+
+Deno.test("retries: acceptMilestones with a key answers the sub-goals it made", async () => {
+  const s = await setup({ llm: true });
+  try {
+    const goal = async (as: string) =>
+      (await s.data(ADD_GOAL, { title: "Save", target: 1000 }, as)).addGoal.goal.id;
+    const [mine, bobs] = [await goal("alice"), await goal("bob")];
+    const suggestion = async (goalId: string, as: string) => {
+      s.llm.script(reply.json({
+        milestones: [
+          { title: "First 250", targetValue: 250, dueDate: null },
+          { title: "Half way", targetValue: 500, dueDate: null },
+        ],
+      }));
+      return (await s.data(MILESTONES, { id: goalId }, as)).generateMilestones.suggestionId;
+    };
+    const ids = {
+      seq: await suggestion(mine, "alice"),
+      par: await suggestion(mine, "alice"),
+      batch: await suggestion(mine, "alice"),
+    };
+    const accepted = await assertRetrySafe(s, {
+      mutation: "acceptMilestones",
+      query: ACCEPT_MILESTONES,
+      // A suggestion is accepted once: each round accepts its own.
+      vars: (round) => ({ id: ids[round] }),
+      otherVars: { id: ids.seq, indexes: [0] },
+      object: "goals",
+      // One accepted suggestion (two sub-goals) per request.
+      count: () => rows(s, "milestone_suggestions", "accepted_at is not null"),
+      otherUser: "bob",
+      otherUserVars: { id: await suggestion(bobs, "bob") },
+    });
+    assert.equal(accepted.goals.length, 2);
+    // Four accepted requests (three rounds and bob's): eight sub-goals, none twice.
+    assert.equal(await rows(s, "goals", "parent_id is not null"), 8);
+    // Without the key, accepting again answers already_accepted (and makes nothing).
+    const again = (await s.data(ACCEPT_MILESTONES, { id: ids.seq })).acceptMilestones;
+    assert.deepEqual(again.errors.map((e: { code: string }) => e.code), ["already_accepted"]);
   } finally {
     await s.close();
   }
