@@ -9,9 +9,8 @@
  *
  * @example
  * ```ts
- * const retry = retrySafe(deps, { userId, mutation: "addMoodLog", input }, refusedWith);
- * const earlier = await retry.earlier();
- * if (earlier) return earlier;
+ * const retry = await retrySafe(deps, "addMoodLog", actor.userId, input, refusedWith);
+ * if (retry.earlier) return retry.earlier;
  * // ...validation...
  * return await retry.transaction(async (tx) => ({ moodLog: await insert(tx), errors: [] }));
  * ```
@@ -122,21 +121,13 @@ export function decodeAnswer(stored: StoredAnswer): unknown {
   return root.value;
 }
 
-/** What a retry-safe use case names: who acts, the mutation, and its arguments with the key. */
-export interface RetryScope {
-  /** The acting user's internal id; null (the system acting) keeps no key. */
-  userId: string | null;
-  /** The mutation's name: keys of different mutations never meet. */
-  mutation: string;
-  input: IdempotencyInput & object;
-}
-
 export interface RetrySafe<P> {
   /**
    * The answer a request with the same key already got (or the refusal of a malformed or reused
-   * key); null when there is none and the use case goes on. Without a key: always null.
+   * key), read when the request began; null when there is none and the use case goes on. Without
+   * a key: always null.
    */
-  earlier(): Promise<P | null>;
+  earlier: P | null;
   /**
    * Runs `work` in one transaction that first claims the key (waiting for a concurrent request
    * with the same key, whose answer it then gives instead of running `work`) and stores `work`'s
@@ -149,22 +140,23 @@ export interface RetrySafe<P> {
 }
 
 /**
- * Makes one request of a creating use case retry-safe. `refused` builds the use case's payload
- * for a refusal of the key (its codes must be in the feature's closed set).
+ * Makes one request of a creating use case retry-safe: `mutation` names it (keys of different
+ * mutations never meet), `userId` is the acting user's internal id (null, the system acting,
+ * keeps no key), `input` its arguments with the key. `refused` builds the use case's payload for a
+ * refusal of the key (its codes must be in the feature's closed set). Reads the earlier answer of
+ * the key, if any, before the use case goes on.
  */
-export function retrySafe<P extends { errors: readonly unknown[] }>(
+export async function retrySafe<P extends { errors: readonly unknown[] }>(
   deps: { db: Pick<Database, "sql">; clock: Clock },
-  scope: RetryScope,
+  mutation: string,
+  userId: string | null,
+  input: IdempotencyInput & object,
   refused: (error: RetryRefusal) => P,
-): RetrySafe<P> {
+): Promise<RetrySafe<P>> {
   const sql = deps.db.sql;
-  const key = scope.userId === null ? null : scope.input.idempotencyKey ?? null;
-  const where: store.KeyScope = {
-    userId: scope.userId ?? "",
-    mutation: scope.mutation,
-    key: key ?? "",
-  };
-  const fingerprint = key === null ? "" : fingerprintOf(scope.input);
+  const key = userId === null ? null : input.idempotencyKey ?? null;
+  const where: store.KeyScope = { userId: userId ?? "", mutation, key: key ?? "" };
+  const fingerprint = key === null ? "" : fingerprintOf(input);
   const expiredBefore = () => new Date(deps.clock.now().getTime() - IDEMPOTENCY_KEY_TTL_MS);
   const badKey = (): P | null => {
     const problem = key === null ? null : idempotencyKeyError(key);
@@ -189,7 +181,7 @@ export function retrySafe<P extends { errors: readonly unknown[] }>(
       const now = deps.clock.now();
       if (!(await store.claimKey(tx, where, fingerprint, now, expiredBefore()))) {
         const row = await store.liveKey(tx, where, expiredBefore());
-        if (!row) throw new Error(`idempotency key of ${scope.mutation} held but unanswered`);
+        if (!row) throw new Error(`idempotency key of ${mutation} held but unanswered`);
         return answerOf(row);
       }
       const answer = await work(tx);
@@ -198,14 +190,14 @@ export function retrySafe<P extends { errors: readonly unknown[] }>(
       return answer;
     };
 
+  const earlier = async (): Promise<P | null> => {
+    if (key === null) return null;
+    const row = badKey() ? null : await store.liveKey(sql, where, expiredBefore());
+    return badKey() ?? (row ? answerOf(row) : null);
+  };
+
   return {
-    async earlier() {
-      if (key === null) return null;
-      const bad = badKey();
-      if (bad) return bad;
-      const row = await store.liveKey(sql, where, expiredBefore());
-      return row ? answerOf(row) : null;
-    },
+    earlier: await earlier(),
     async transaction(work) {
       if (key === null) return await sql.begin(work) as P;
       return badKey() ?? await sql.begin(keyed(work, false)) as P;

@@ -15,7 +15,6 @@ import {
   idempotencyKeyError,
   pruneIdempotencyKeys,
   retrySafe,
-  type RetryScope,
 } from "../../src/platform/idempotency.ts";
 import type { UserError } from "../../src/platform/user-error.ts";
 import { createTestDatabase } from "../support/db.ts";
@@ -75,15 +74,22 @@ async function withDb(fn: (db: Database, userIds: string[]) => Promise<void>) {
   }
 }
 
+interface Scope {
+  userId: string | null;
+  mutation: string;
+  input: { label: string; idempotencyKey?: string | null };
+}
+
 /** A use case that creates one `made` row per request, through the helper. */
 function useCase(db: Database, clock: ManualClock) {
   return async (
-    scope: RetryScope & { input: { label: string; idempotencyKey?: string | null } },
+    scope: Scope,
     options: { refuse?: boolean; undo?: boolean; before?: Promise<void> } = {},
   ): Promise<Payload> => {
-    const retry = retrySafe<Payload>({ db, clock }, scope, (e) => ({ row: null, errors: [e] }));
-    const earlier = await retry.earlier();
-    if (earlier) return earlier;
+    const refused = (e: UserError): Payload => ({ row: null, errors: [e] });
+    const { mutation, userId, input } = scope;
+    const retry = await retrySafe({ db, clock }, mutation, userId, input, refused);
+    if (retry.earlier) return retry.earlier;
     const work = async (tx: TransactionSql): Promise<Payload> => {
       const [made] = await tx<{ id: number }[]>`
         insert into made (label) values (${scope.input.label}) returning id`;

@@ -72,8 +72,7 @@ export async function sendBatch(
 }
 
 /** A payload's object when nothing was done: null, or an empty list. */
-const nothing = (value: unknown) =>
-  value === null || (Array.isArray(value) && value.length === 0);
+const nothing = (value: unknown) => value === null || (Array.isArray(value) && value.length === 0);
 
 const succeeded = (p: Payload, c: RetryCase, what: string) => {
   assert.deepEqual(p.errors, [], `${c.mutation} ${what}: ${JSON.stringify(p.errors)}`);

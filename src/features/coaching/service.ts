@@ -142,10 +142,8 @@ export async function acceptMilestones(
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
   const fail = (errors: CoachingError[]): AcceptMilestonesPayload => ({ goals: [], errors });
-  const mutation = "acceptMilestones";
-  const retry = retrySafe(deps, { userId: actor.userId, mutation, input }, (e) => fail([e]));
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "acceptMilestones", actor.userId, input, (e) => fail([e]));
+  if (retry.earlier) return retry.earlier;
   const invalid = (message: string) => fail([coachingError("invalid", message, "indexes")]);
   const accepted = () =>
     fail([coachingError("already_accepted", "these milestones were already accepted")]);

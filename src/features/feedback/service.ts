@@ -87,13 +87,9 @@ export async function createPost(
   actor: Actor,
   input: { title: string; description: string; category: FeedbackCategory } & IdempotencyInput,
 ): Promise<PostPayload> {
-  const retry = retrySafe<PostPayload>(
-    deps,
-    { userId: actor.userId, mutation: "createFeedbackPost", input },
-    (e) => ({ post: null, errors: [e] }),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const refusal = (e: FeedbackError): PostPayload => ({ post: null, errors: [e] });
+  const retry = await retrySafe(deps, "createFeedbackPost", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   const { value, errors } = validatePost(input);
   if (errors.length) return { post: null, errors };
   const verdict = await deps.moderation.check(
@@ -154,13 +150,9 @@ export async function commentOnPost(
   input: { postId: string; body: string } & IdempotencyInput,
 ): Promise<CommentPayload> {
   const none = { comment: null, post: null };
-  const retry = retrySafe<CommentPayload>(
-    deps,
-    { userId: actor.userId, mutation: "createFeedbackComment", input },
-    (e) => ({ ...none, errors: [e] }),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const refusal = (e: FeedbackError): CommentPayload => ({ ...none, errors: [e] });
+  const retry = await retrySafe(deps, "createFeedbackComment", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   const found = await findPost(deps, input.postId);
   if (!found) return { ...none, errors: postNotFound() };
   const { value, errors } = validateComment(input.body);

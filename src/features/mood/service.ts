@@ -87,13 +87,8 @@ export async function addMoodLog(
     badgesEarned: [],
     errors,
   });
-  const retry = retrySafe(
-    deps,
-    { userId: actor.userId, mutation: "addMoodLog", input },
-    (e) => refused([e]),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "addMoodLog", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const now = deps.clock.now();
   const { errors, ...log } = moodLogInput(input, now);
   if (errors.length) return refused(errors);

@@ -66,10 +66,8 @@ export async function createCommunityChallenge(
     entryCost?: number | null;
   } & IdempotencyInput,
 ): Promise<ChallengePayload> {
-  const mutation = "createCommunityChallenge";
-  const retry = retrySafe(deps, { userId: actor.userId, mutation, input }, refused);
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "createCommunityChallenge", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const found = await deps.communities.visibleCommunity(actor, input.communityId);
   if (!found) return notFound("communityId", "community");
   const { community, access } = found;

@@ -52,13 +52,8 @@ export async function createCommunity(
     memberLimit?: number | null;
   } & IdempotencyInput,
 ): Promise<CommunityPayload> {
-  const retry = retrySafe(
-    deps,
-    { userId: actor.userId, mutation: "createCommunity", input },
-    refused,
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "createCommunity", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const community = newCommunity(input);
   const errors = newCommunityErrors(community);
   if (errors.length) return refused(...errors);

@@ -49,10 +49,8 @@ export async function createCommunityPost(
   actor: Actor,
   input: { communityId: string; body: string } & IdempotencyInput,
 ): Promise<PostPayload> {
-  const mutation = "createCommunityPost";
-  const retry = retrySafe(deps, { userId: actor.userId, mutation, input }, refused);
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "createCommunityPost", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;

@@ -61,13 +61,8 @@ export async function addGoal(
 ): Promise<GoalPayload> {
   const now = () => deps.clock.now();
   const refused = (errors: GoalsError[]): GoalPayload => ({ goal: null, badgesEarned: [], errors });
-  const retry = retrySafe(
-    deps,
-    { userId: actor.userId, mutation: "addGoal", input },
-    (e) => refused([e]),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "addGoal", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const { visibility, parentGoalId, idempotencyKey: _, ...fields } = input;
   const errors = newGoalErrors(fields, localDate(now(), actor.timeZone));
   const parent = await parentOf(deps, actor, parentGoalId);

@@ -70,13 +70,8 @@ export async function addGoalEvent(
     badgesEarned: [],
     errors,
   });
-  const retry = retrySafe(
-    deps,
-    { userId: actor.userId, mutation: "addGoalEvent", input },
-    (e) => refused([e]),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "addGoalEvent", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const goal = await ownGoal(deps, actor, input.goalId);
   if (!goal) return refused(noGoal());
   const { value, note, occurredAt, errors } = goalEventInput(goal, input, now());

@@ -65,13 +65,9 @@ export async function createTeamInvite(
   } & IdempotencyInput,
 ): Promise<CreateTeamInvitePayload> {
   const nothing = { invite: null, token: null };
-  const retry = retrySafe<CreateTeamInvitePayload>(
-    deps,
-    { userId: actor.userId, mutation: "createTeamInvite", input },
-    (e) => refused(nothing, e),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const refusal = (e: TeamsError): CreateTeamInvitePayload => refused(nothing, e);
+  const retry = await retrySafe(deps, "createTeamInvite", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   return await teamGoneMeanwhile(nothing, async () => {
     const a = await adminAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(nothing, a.refusal);

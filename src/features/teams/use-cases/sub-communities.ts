@@ -52,13 +52,9 @@ export async function createSubCommunity(
     open: boolean;
   } & IdempotencyInput,
 ): Promise<SubCommunityPayload> {
-  const retry = retrySafe<SubCommunityPayload>(
-    deps,
-    { userId: actor.userId, mutation: "createSubCommunity", input },
-    (e) => refused(nothing, e),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const refusal = (e: TeamsError): SubCommunityPayload => refused(nothing, e);
+  const retry = await retrySafe(deps, "createSubCommunity", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   return await teamGoneMeanwhile(nothing, async () => {
     const a = await adminAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(nothing, a.refusal);

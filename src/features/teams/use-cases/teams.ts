@@ -67,13 +67,9 @@ export async function createTeam(
   actor: Actor,
   input: { name: string } & IdempotencyInput,
 ): Promise<TeamPayload> {
-  const retry = retrySafe<TeamPayload>(
-    deps,
-    { userId: actor.userId, mutation: "createTeam", input },
-    (e) => refused(noTeam, e),
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const refusal = (e: TeamsError): TeamPayload => refused(noTeam, e);
+  const retry = await retrySafe(deps, "createTeam", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   const problem = nameError("name", input.name, TEAM_NAME_MAX);
   if (problem) return refused(noTeam, problem);
   const at = deps.clock.now();

@@ -69,13 +69,8 @@ export async function createEmployee(
   actor: Actor,
   input: EmployeeFields & IdempotencyInput,
 ): Promise<EmployeePayload> {
-  const retry = retrySafe(
-    deps,
-    { userId: actor.userId, mutation: "createAiEmployee", input },
-    refused,
-  );
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "createAiEmployee", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const { errors, level } = parseFields(input, true);
   if (errors.length) return refused(...errors);
   const values = newEmployeeValues({

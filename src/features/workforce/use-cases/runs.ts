@@ -88,9 +88,8 @@ export async function triggerRun(
   actor: Actor,
   input: { employeeId: string } & IdempotencyInput,
 ): Promise<RunPayload> {
-  const retry = retrySafe(deps, { userId: actor.userId, mutation: "triggerAiRun", input }, refused);
-  const earlier = await retry.earlier();
-  if (earlier) return earlier;
+  const retry = await retrySafe(deps, "triggerAiRun", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const employee = await findEmployee(deps, input.employeeId);
   if (!employee) return refused(...notFound("AI employee", "employeeId"));
   // Not a refusable transaction: a blocked trigger's alert is committed with its refusal.
