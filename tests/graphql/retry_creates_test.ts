@@ -67,6 +67,9 @@ Deno.test("retries: addMoodLog with a key logs once; without one, twice; keys ex
     )!;
     await prune.run(s.clock.now());
     assert.equal(await keys(), 1, "only the key of the day remains");
+    // An erasure forgets the user's keys (and the answers kept with them) at once.
+    await s.t.app.features.privacy.api.erase(await s.userId("alice"));
+    assert.equal(await keys(), 0);
   } finally {
     await s.close();
   }
