@@ -226,6 +226,7 @@ function buildFeatures(
   const feedback = feedbackFeature({
     config,
     db,
+    clock,
     users: users.api,
     notifications: notifications.api,
     moderation: coaching.api.moderation,

@@ -137,7 +137,7 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
       notifications,
     },
     teams: { db, clock: at, users: usersApiOf, notifications },
-    feedback: { db, notifications, moderation: unmoderated },
+    feedback: { db, clock: at, notifications, moderation: unmoderated },
     workforce: {
       config: unwired<Config>("config"),
       db,

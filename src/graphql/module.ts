@@ -81,6 +81,31 @@ export const baseTypeDefs = /* GraphQL */ `
 `;
 
 /**
+ * The optional argument of every retry-safe create (docs/graphql.md, "Retrying mutations";
+ * src/platform/idempotency.ts), with its description.
+ */
+export const IDEMPOTENCY_KEY_ARGUMENT = /* GraphQL */ `
+    """
+    Makes the request safe to retry: sent again with the same key and the same arguments within
+    24 hours, it creates nothing more and answers what the first request answered; with other
+    arguments it is refused (idempotency_key_reused). 1 to 64 visible ASCII characters, e.g. a
+    UUID; a key belongs to the signed-in user and this mutation. A refused request keeps no key.
+    """
+    idempotencyKey: String`;
+
+/**
+ * Resolvers of a payload's `Boolean!` flags (`alreadyMember`, ...) that only some of the mutations
+ * answering it set: a flag a payload does not carry is false.
+ */
+export function payloadFlags<N extends string>(
+  ...names: N[]
+): Record<N, (payload: { [K in N]?: boolean }) => boolean> {
+  return Object.fromEntries(
+    names.map((name) => [name, (payload: { [K in N]?: boolean }) => payload[name] ?? false]),
+  ) as Record<N, (payload: { [K in N]?: boolean }) => boolean>;
+}
+
+/**
  * The SDL of a cursor connection of `node`: `<name>Connection { edges nodes pageInfo totalCount }`
  * and `<name>Edge { cursor node }` (`edgeFields` adds fields to the edge).
  */

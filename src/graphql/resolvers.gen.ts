@@ -21,7 +21,7 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
-/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`. */
+/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`. */
 export type AcceptMilestonesPayload = {
   __typename?: 'AcceptMilestonesPayload';
   errors: Array<UserError>;
@@ -69,7 +69,7 @@ export type AcknowledgeNotificationPayload = {
   notification?: Maybe<Notification>;
 };
 
-/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`. */
+/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`. */
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
   badgesEarned: Array<Badge>;
@@ -80,7 +80,7 @@ export type AddGoalEventPayload = {
   goalCompleted: Scalars['Boolean']['output'];
 };
 
-/** Codes in `errors`, by mutation: addMoodLog: `invalid`. */
+/** Codes in `errors`, by mutation: addMoodLog: `invalid`, `idempotency_key_reused`. */
 export type AddMoodLogPayload = {
   __typename?: 'AddMoodLogPayload';
   badgesEarned: Array<Badge>;
@@ -225,9 +225,11 @@ export type AiEmployeeMemoryType = {
   value: Scalars['JSON']['output'];
 };
 
-/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`, `already_archived`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
+/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
+  /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
+  alreadyArchived: Scalars['Boolean']['output'];
   employee?: Maybe<AiEmployeeType>;
   errors: Array<UserError>;
 };
@@ -411,7 +413,7 @@ export type AiRunLogEntryType = {
   type: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
+/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
   errors: Array<UserError>;
@@ -510,9 +512,15 @@ export type AllyRequestEdge = {
   node: AllyRequest;
 };
 
-/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
+/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
 export type AllyRequestPayload = {
   __typename?: 'AllyRequestPayload';
+  /** sendAllyRequest: true when the two were allies already; request is their accepted connection. */
+  alreadyAllies: Scalars['Boolean']['output'];
+  /** acceptAllyRequest, declineAllyRequest: true when the request had this answer already (a retry); nothing changed. */
+  alreadyAnswered: Scalars['Boolean']['output'];
+  /** sendAllyRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
+  alreadyRequested: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   request?: Maybe<AllyRequest>;
 };
@@ -587,11 +595,13 @@ export type BadgeEarnedActivity = {
   badgeCode: BadgeCode;
 };
 
-/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`, `already_blocked`; unblockUser: `not_found`, `not_blocked`. */
+/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `not_blocked`. */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
+  /** blockUser: true when the viewer blocked the user already (a retry); nothing changed. */
+  alreadyBlocked: Scalars['Boolean']['output'];
   errors: Array<UserError>;
-  /** The user blocked or unblocked; null when nothing changed. */
+  /** The user blocked or unblocked; null when nothing was done. */
   user?: Maybe<User>;
 };
 
@@ -617,9 +627,11 @@ export type BlockedUserEdge = {
   node: BlockedUser;
 };
 
-/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_cancelled`, `already_started`. */
+/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_started`. */
 export type CancelCommunityChallengePayload = {
   __typename?: 'CancelCommunityChallengePayload';
+  /** True when the challenge was cancelled already (a retry); nothing changed and refundedCount is 0. */
+  alreadyCancelled: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
   /** Participants whose entry cost was refunded. */
@@ -746,9 +758,11 @@ export type CommunityChallengeEdge = {
   node: CommunityChallenge;
 };
 
-/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
+/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
+  /** joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent. */
+  alreadyJoined: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
 };
@@ -766,9 +780,15 @@ export type CommunityEdge = {
   node: Community;
 };
 
-/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`; joinCommunity: `not_found`, `already_member`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
+/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
+  /** inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again. */
+  alreadyInvited: Scalars['Boolean']['output'];
+  /** joinCommunity: true when the viewer was a member already (a retry); nothing changed. */
+  alreadyMember: Scalars['Boolean']['output'];
+  /** transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed. */
+  alreadyOwner: Scalars['Boolean']['output'];
   community?: Maybe<Community>;
   errors: Array<UserError>;
 };
@@ -834,14 +854,14 @@ export type CreateBackupPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`. */
+/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
 export type CreateCommunityPostPayload = {
   __typename?: 'CreateCommunityPostPayload';
   errors: Array<UserError>;
   post?: Maybe<CommunityPost>;
 };
 
-/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`. */
+/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
 export type CreateFeedbackCommentPayload = {
   __typename?: 'CreateFeedbackCommentPayload';
   comment?: Maybe<FeedbackComment>;
@@ -849,7 +869,7 @@ export type CreateFeedbackCommentPayload = {
   post?: Maybe<FeedbackPost>;
 };
 
-/** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`. */
+/** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
 export type CreateTeamInvitePayload = {
   __typename?: 'CreateTeamInvitePayload';
   errors: Array<UserError>;
@@ -1126,7 +1146,7 @@ export type FeedbackPostEdge = {
   node: FeedbackPost;
 };
 
-/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`; updateFeedbackStatus: `not_found`. */
+/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`, `idempotency_key_reused`; updateFeedbackStatus: `not_found`. */
 export type FeedbackPostPayload = {
   __typename?: 'FeedbackPostPayload';
   errors: Array<UserError>;
@@ -1293,7 +1313,7 @@ export type GoalKind =
   | 'habit'
   | 'target';
 
-/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`; updateGoal: `invalid`, `not_found`, `conflict`. */
+/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`, `idempotency_key_reused`; updateGoal: `invalid`, `not_found`, `conflict`. */
 export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
@@ -1468,15 +1488,15 @@ export type Mutation = {
    */
   acceptAllyRequest: AllyRequestPayload;
   /**
-   * Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals.
+   * Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. A suggestion is accepted once: a retry without the idempotency key answers already_accepted.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`.
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`.
    */
   acceptMilestones: AcceptMilestonesPayload;
   /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
   acceptPartnerRequest: PartnershipPayload;
   /**
-   * Joins the invite's team and its default sub-community.
+   * Joins the invite's team and its default sub-community. A member of the invite's team gets the team with alreadyMember.
    *
    * Codes in `errors`: `invite_unusable`, `already_in_team`.
    */
@@ -1493,18 +1513,18 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   acknowledgeNotification: AcknowledgeNotificationPayload;
-  /** Codes in `errors`: `invalid`, `not_found`. */
+  /** Codes in `errors`: `invalid`, `not_found`, `idempotency_key_reused`. */
   addGoal: GoalPayload;
   /**
    * Records progress on a target; occurredAt defaults to now.
    *
-   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`.
+   * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`.
    */
   addGoalEvent: AddGoalEventPayload;
   /**
    * Logs a mood (1..5); up to 10 tags; loggedAt defaults to now.
    *
-   * Codes in `errors`: `invalid`.
+   * Codes in `errors`: `invalid`, `idempotency_key_reused`.
    */
   addMoodLog: AddMoodLogPayload;
   /**
@@ -1525,16 +1545,20 @@ export type Mutation = {
    * triggered or edited; its runs, artifacts and memories stay. A queued run fails at once; a
    * running run finishes and its artifact waits for review.
    *
-   * Codes in `errors`: `not_found`, `already_archived`.
+   * Codes in `errors`: `not_found`.
    */
   archiveAiEmployee: AiEmployeePayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `already_archived`, `is_default`. */
+  /**
+   * Team owners and admins; archiving an archived sub-community answers it with alreadyArchived.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `is_default`.
+   */
   archiveSubCommunity: SubCommunityPayload;
   /**
    * Blocks a user: neither of you can send the other requests, see the other's posts or find the
    * other by name, and your ally link, requests and partnership end. The user is not told.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `already_blocked`.
+   * Codes in `errors`: `not_found`, `invalid`.
    */
   blockUser: BlockPayload;
   /**
@@ -1553,7 +1577,7 @@ export type Mutation = {
   /**
    * Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `already_cancelled`, `already_started`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_started`.
    */
   cancelCommunityChallenge: CancelCommunityChallengePayload;
   /**
@@ -1568,7 +1592,7 @@ export type Mutation = {
    * Codes in `errors`: none.
    */
   completeOnboarding: UpdateMePayload;
-  /** Codes in `errors`: `invalid`, `role_taken`. */
+  /** Codes in `errors`: `invalid`, `role_taken`, `idempotency_key_reused`. */
   createAiEmployee: AiEmployeePayload;
   /**
    * Makes a backup now, while the service keeps running (admin).
@@ -1579,37 +1603,37 @@ export type Mutation = {
   /**
    * Creates a community; the creator is its owner and first member.
    *
-   * Codes in `errors`: `invalid`, `name_taken`.
+   * Codes in `errors`: `invalid`, `name_taken`, `idempotency_key_reused`.
    */
   createCommunity: CommunityPayload;
   /**
    * Members only; entryCost in points (default 0).
    *
-   * Codes in `errors`: `not_found`, `not_member`, `invalid`.
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`.
    */
   createCommunityChallenge: CommunityChallengePayload;
   /**
    * Members only; body 1..2000 characters.
    *
-   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`.
+   * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`.
    */
   createCommunityPost: CreateCommunityPostPayload;
-  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`. */
+  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
   createFeedbackComment: CreateFeedbackCommentPayload;
-  /** Codes in `errors`: `invalid`, `content_rejected`. */
+  /** Codes in `errors`: `invalid`, `content_rejected`, `idempotency_key_reused`. */
   createFeedbackPost: FeedbackPostPayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`. */
+  /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
   createSubCommunity: SubCommunityPayload;
   /**
    * Creates a team owned by the signed-in user (one team per user).
    *
-   * Codes in `errors`: `invalid`, `already_in_team`.
+   * Codes in `errors`: `invalid`, `already_in_team`, `idempotency_key_reused`.
    */
   createTeam: TeamPayload;
   /**
-   * Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited.
+   * Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited. A retry with the idempotency key answers the same invite and token.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   createTeamInvite: CreateTeamInvitePayload;
   /**
@@ -1707,21 +1731,21 @@ export type Mutation = {
    */
   getInsight: GetInsightPayload;
   /**
-   * A member invites another user (needed to join a private community); the user is notified.
+   * A member invites another user (needed to join a private community); the user is notified. Inviting again while the invite is unused answers alreadyInvited.
    *
    * Codes in `errors`: `not_found`, `not_member`, `invalid`, `already_member`.
    */
   inviteToCommunity: CommunityPayload;
   /**
-   * Public communities: joins at once. Private ones: needs an invite.
+   * Public communities: joins at once. Private ones: needs an invite. A member joining again gets the community with alreadyMember.
    *
-   * Codes in `errors`: `not_found`, `already_member`, `invite_required`, `community_full`.
+   * Codes in `errors`: `not_found`, `invite_required`, `community_full`.
    */
   joinCommunity: CommunityPayload;
   /**
-   * Members only, before endsAt (scores count from startsAt); spends the entry cost.
+   * Members only, before endsAt (scores count from startsAt); spends the entry cost. A participant joining again gets the challenge with alreadyJoined.
    *
-   * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `already_joined`, `insufficient_points`.
+   * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`.
    */
   joinCommunityChallenge: CommunityChallengePayload;
   /** Codes in `errors`: `not_found`, `closed`. */
@@ -1779,15 +1803,15 @@ export type Mutation = {
    */
   removeTeamMember: TeamMemberPayload;
   /**
-   * Reports a community post the viewer can read to the admins.
+   * Reports a community post the viewer can read to the admins (reporting it again while the report is open answers it with alreadyReported).
    *
-   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   * Codes in `errors`: `invalid`, `not_found`.
    */
   reportPost: ReportPayload;
   /**
-   * Reports a user to the admins (one open report per user and reporter).
+   * Reports a user to the admins (one open report per user and reporter: reporting again answers it with alreadyReported).
    *
-   * Codes in `errors`: `invalid`, `not_found`, `already_reported`.
+   * Codes in `errors`: `invalid`, `not_found`.
    */
   reportUser: ReportPayload;
   /**
@@ -1840,18 +1864,22 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   retryJobsNow: RetryingJobsPayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `already_revoked`. */
+  /**
+   * Team owners and admins; revoking a revoked invite answers it with alreadyRevoked.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`.
+   */
   revokeTeamInvite: TeamInvitePayload;
   /**
-   * Asks a user to become allies; the user is notified.
+   * Asks a user to become allies; the user is notified. Asking again answers the pending request (alreadyRequested) or the connection (alreadyAllies).
    *
-   * Codes in `errors`: `not_found`, `invalid`, `already_allies`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `request_waiting`, `blocked`, `conflict`.
    */
   sendAllyRequest: AllyRequestPayload;
   /**
-   * Asks an accepted ally to be accountability partners; neither may have an active partner.
+   * Asks an accepted ally to be accountability partners; neither may have an active partner. Asking again answers the pending request (alreadyRequested) or the partnership (alreadyPartners).
    *
-   * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `request_waiting`, `blocked`, `conflict`.
    */
   sendPartnerRequest: PartnershipPayload;
   /**
@@ -1883,18 +1911,22 @@ export type Mutation = {
   /** Codes in `errors`: none. */
   syncUser: SyncUserPayload;
   /**
-   * The owner hands the community to another member and stays as a member; the new owner is notified.
+   * The owner hands the community to another member and stays as a member; the new owner is notified. Naming the community's owner answers the community with alreadyOwner.
    *
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`.
    */
   transferCommunityOwnership: CommunityPayload;
   /**
-   * A team owner hands ownership to an admin or member and becomes an admin.
+   * A team owner hands ownership to an admin or member and becomes an admin. Naming the team's owner answers the team with alreadyOwner.
    *
    * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `conflict`.
    */
   transferTeamOwnership: TeamPayload;
-  /** Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`. */
+  /**
+   * Admin: starts a run now (spec 3.1); a run in flight refuses it with already_running, unless the idempotency key names the request that started it.
+   *
+   * Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`.
+   */
   triggerAiRun: AiRunPayload;
   /**
    * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee).
@@ -1967,7 +1999,7 @@ export type Mutation = {
    */
   useStreakFreeze: UseStreakFreezePayload;
   /**
-   * Adds the caller's vote, or removes it when present (one vote per user).
+   * With voted: sets the caller's vote (safe to retry). Without it: adds the vote, or removes it when present, so a retry undoes it (one vote per user).
    *
    * Codes in `errors`: `not_found`.
    */
@@ -1981,6 +2013,7 @@ export type MutationAcceptAllyRequestArgs = {
 
 
 export type MutationAcceptMilestonesArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   indexes?: InputMaybe<Array<Scalars['Int']['input']>>;
   suggestionId: Scalars['String']['input'];
 };
@@ -2005,6 +2038,7 @@ export type MutationAddGoalArgs = {
   cadence?: InputMaybe<HabitCadence>;
   description?: InputMaybe<Scalars['String']['input']>;
   dueDate?: InputMaybe<Scalars['Date']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   kind: GoalKind;
   parentGoalId?: InputMaybe<Scalars['String']['input']>;
   startValue?: InputMaybe<Scalars['Float']['input']>;
@@ -2018,6 +2052,7 @@ export type MutationAddGoalArgs = {
 
 export type MutationAddGoalEventArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   note?: InputMaybe<Scalars['String']['input']>;
   occurredAt?: InputMaybe<Scalars['DateTime']['input']>;
   value: Scalars['Float']['input'];
@@ -2025,6 +2060,7 @@ export type MutationAddGoalEventArgs = {
 
 
 export type MutationAddMoodLogArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   loggedAt?: InputMaybe<Scalars['DateTime']['input']>;
   mood: Scalars['Int']['input'];
   note?: InputMaybe<Scalars['String']['input']>;
@@ -2078,6 +2114,7 @@ export type MutationCheckInHabitArgs = {
 export type MutationCreateAiEmployeeArgs = {
   allowedKinds?: InputMaybe<Array<AiArtifactKind>>;
   description?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   modelPreference?: InputMaybe<Scalars['String']['input']>;
   monthlyBudgetCents?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
@@ -2092,6 +2129,7 @@ export type MutationCreateAiEmployeeArgs = {
 
 export type MutationCreateCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   memberLimit?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
   visibility?: InputMaybe<CommunityVisibility>;
@@ -2103,6 +2141,7 @@ export type MutationCreateCommunityChallengeArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   endsAt: Scalars['DateTime']['input'];
   entryCost?: InputMaybe<Scalars['Int']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   metric: ChallengeMetric;
   startsAt: Scalars['DateTime']['input'];
   title: Scalars['String']['input'];
@@ -2112,11 +2151,13 @@ export type MutationCreateCommunityChallengeArgs = {
 export type MutationCreateCommunityPostArgs = {
   body: Scalars['String']['input'];
   communityId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 export type MutationCreateFeedbackCommentArgs = {
   body: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
 };
 
@@ -2124,12 +2165,14 @@ export type MutationCreateFeedbackCommentArgs = {
 export type MutationCreateFeedbackPostArgs = {
   category: FeedbackCategory;
   description: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   title: Scalars['String']['input'];
 };
 
 
 export type MutationCreateSubCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   name: Scalars['String']['input'];
   open: Scalars['Boolean']['input'];
   teamId: Scalars['String']['input'];
@@ -2137,12 +2180,14 @@ export type MutationCreateSubCommunityArgs = {
 
 
 export type MutationCreateTeamArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   name: Scalars['String']['input'];
 };
 
 
 export type MutationCreateTeamInviteArgs = {
   expiresInHours?: InputMaybe<Scalars['Int']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   maxUses?: InputMaybe<Scalars['Int']['input']>;
   teamId: Scalars['String']['input'];
 };
@@ -2405,6 +2450,7 @@ export type MutationTransferTeamOwnershipArgs = {
 
 export type MutationTriggerAiRunArgs = {
   employeeId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2510,6 +2556,7 @@ export type MutationUseStreakFreezeArgs = {
 
 export type MutationVoteFeedbackPostArgs = {
   postId: Scalars['String']['input'];
+  voted?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /** Something a feature told a user; streamed by notificationUpdate. */
@@ -2710,9 +2757,15 @@ export type PartnershipEdge = {
   node: Partnership;
 };
 
-/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `already_requested`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
+/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
 export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
+  /** acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed. */
+  alreadyAnswered: Scalars['Boolean']['output'];
+  /** sendPartnerRequest: true when the two were active partners already; partnership is it. */
+  alreadyPartners: Scalars['Boolean']['output'];
+  /** sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
+  alreadyRequested: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   partnership?: Maybe<Partnership>;
 };
@@ -3288,9 +3341,11 @@ export type ReportEdge = {
   node: Report;
 };
 
-/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`, `already_reported`; reportPost: `invalid`, `not_found`, `already_reported`; resolveReport: `invalid`, `not_found`, `not_open`. */
+/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`; reportPost: `invalid`, `not_found`; resolveReport: `invalid`, `not_found`, `not_open`. */
 export type ReportPayload = {
   __typename?: 'ReportPayload';
+  /** reportUser, reportPost: true when the viewer's open report about it was there already (a retry); report is that one and nothing new was filed. */
+  alreadyReported: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   report?: Maybe<Report>;
 };
@@ -3403,9 +3458,11 @@ export type SubCommunity = {
   viewerIsMember: Scalars['Boolean']['output'];
 };
 
-/** Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`; archiveSubCommunity: `not_found`, `not_allowed`, `already_archived`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`. */
+/** Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`. */
 export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
+  /** archiveSubCommunity: true when it was archived already (a retry); nothing changed. */
+  alreadyArchived: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   subCommunity?: Maybe<SubCommunity>;
 };
@@ -3543,9 +3600,11 @@ export type TeamInviteEdge = {
   node: TeamInvite;
 };
 
-/** Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`, `already_revoked`. */
+/** Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`. */
 export type TeamInvitePayload = {
   __typename?: 'TeamInvitePayload';
+  /** revokeTeamInvite: true when the invite was revoked already (a retry); nothing changed. */
+  alreadyRevoked: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   invite?: Maybe<TeamInvite>;
 };
@@ -3636,9 +3695,13 @@ export type TeamMemberPayload = {
   member?: Maybe<TeamMember>;
 };
 
-/** Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`. */
+/** Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`, `idempotency_key_reused`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`. */
 export type TeamPayload = {
   __typename?: 'TeamPayload';
+  /** acceptTeamInvite: true when the viewer was a member of the invite's team already (a retry); nothing changed. */
+  alreadyMember: Scalars['Boolean']['output'];
+  /** transferTeamOwnership: true when the user owned the team already (a retry); nothing changed. */
+  alreadyOwner: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   team?: Maybe<Team>;
 };
@@ -3716,6 +3779,8 @@ export type UpdateMePayload = {
 /** Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`. */
 export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
+  /** True when a freeze already covered the day (a retry): nothing was spent this time. */
+  alreadyCovered: Scalars['Boolean']['output'];
   errors: Array<UserError>;
   /** Freezes the user holds after this one. */
   freezesLeft: Scalars['Int']['output'];
@@ -3760,7 +3825,7 @@ export type VoteFeedbackPostPayload = {
   __typename?: 'VoteFeedbackPostPayload';
   errors: Array<UserError>;
   post?: Maybe<FeedbackPost>;
-  /** True when the call added the vote, false when it removed it; null when nothing was done. */
+  /** The caller's vote after the call: true when it is on the post (added, or kept by voted: true), false when it is not (removed, or kept off by voted: false); null when nothing was done. */
   voted?: Maybe<Scalars['Boolean']['output']>;
 };
 
@@ -4385,6 +4450,7 @@ export type AiEmployeeMemoryTypeResolvers<ContextType = GraphQLContext, ParentTy
 };
 
 export type AiEmployeePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeePayload'] = ResolversParentTypes['AiEmployeePayload']> = {
+  alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   employee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -4536,6 +4602,9 @@ export type AllyRequestEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type AllyRequestPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllyRequestPayload'] = ResolversParentTypes['AllyRequestPayload']> = {
+  alreadyAllies?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyAnswered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRequested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['AllyRequest']>, ParentType, ContextType>;
 };
@@ -4578,6 +4647,7 @@ export type BadgeEarnedActivityResolvers<ContextType = GraphQLContext, ParentTyp
 };
 
 export type BlockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BlockPayload'] = ResolversParentTypes['BlockPayload']> = {
+  alreadyBlocked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
@@ -4600,6 +4670,7 @@ export type BlockedUserEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type CancelCommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelCommunityChallengePayload'] = ResolversParentTypes['CancelCommunityChallengePayload']> = {
+  alreadyCancelled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   refundedCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -4689,6 +4760,7 @@ export type CommunityChallengeEdgeResolvers<ContextType = GraphQLContext, Parent
 };
 
 export type CommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallengePayload'] = ResolversParentTypes['CommunityChallengePayload']> = {
+  alreadyJoined?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -4705,6 +4777,9 @@ export type CommunityEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type CommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPayload'] = ResolversParentTypes['CommunityPayload']> = {
+  alreadyInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyOwner?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   community?: Resolver<Maybe<ResolversTypes['Community']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -5331,6 +5406,9 @@ export type PartnershipEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type PartnershipPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnershipPayload'] = ResolversParentTypes['PartnershipPayload']> = {
+  alreadyAnswered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyPartners?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRequested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   partnership?: Resolver<Maybe<ResolversTypes['Partnership']>, ParentType, ContextType>;
 };
@@ -5480,6 +5558,7 @@ export type ReportEdgeResolvers<ContextType = GraphQLContext, ParentType extends
 };
 
 export type ReportPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReportPayload'] = ResolversParentTypes['ReportPayload']> = {
+  alreadyReported?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   report?: Resolver<Maybe<ResolversTypes['Report']>, ParentType, ContextType>;
 };
@@ -5542,6 +5621,7 @@ export type SubCommunityResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type SubCommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SubCommunityPayload'] = ResolversParentTypes['SubCommunityPayload']> = {
+  alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   subCommunity?: Resolver<Maybe<ResolversTypes['SubCommunity']>, ParentType, ContextType>;
 };
@@ -5619,6 +5699,7 @@ export type TeamInviteEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type TeamInvitePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamInvitePayload'] = ResolversParentTypes['TeamInvitePayload']> = {
+  alreadyRevoked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   invite?: Resolver<Maybe<ResolversTypes['TeamInvite']>, ParentType, ContextType>;
 };
@@ -5693,6 +5774,8 @@ export type TeamMemberPayloadResolvers<ContextType = GraphQLContext, ParentType 
 };
 
 export type TeamPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamPayload'] = ResolversParentTypes['TeamPayload']> = {
+  alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyOwner?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
 };
@@ -5733,6 +5816,7 @@ export type UpdateMePayloadResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type UseStreakFreezePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UseStreakFreezePayload'] = ResolversParentTypes['UseStreakFreezePayload']> = {
+  alreadyCovered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   freezesLeft?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;

@@ -19,6 +19,7 @@ export const { codes: CHALLENGES_ERROR_CODES, refuse } = userErrorCodes(
     "already_joined",
     "insufficient_points",
     "not_participating",
+    "idempotency_key_reused",
   ] as const,
 );
 export type ChallengesError = UserError<typeof CHALLENGES_ERROR_CODES[number]>;

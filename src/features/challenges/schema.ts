@@ -4,7 +4,7 @@
  * `leaveCommunityChallenge`, `cancelCommunityChallenge`, `me.points`, adapted to the service.
  */
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import type {
   ChallengeLeaderboardResolvers,
   CommunityChallengeResolvers,
@@ -71,22 +71,16 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
   return {
     typeDefs: challengesTypeDefs,
     errorCodes: {
-      createCommunityChallenge: ["not_found", "not_member", "invalid"],
+      createCommunityChallenge: ["not_found", "not_member", "invalid", "idempotency_key_reused"],
       joinCommunityChallenge: [
         "not_found",
         "not_member",
         "cancelled",
         "ended",
-        "already_joined",
         "insufficient_points",
       ],
       leaveCommunityChallenge: ["not_found", "ended", "not_participating"],
-      cancelCommunityChallenge: [
-        "not_found",
-        "not_allowed",
-        "already_cancelled",
-        "already_started",
-      ],
+      cancelCommunityChallenge: ["not_found", "not_allowed", "already_started"],
     },
     lookups: {
       CommunityChallenge: async (id, ctx) =>
@@ -97,6 +91,8 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       LeaderboardEntry,
       ChallengeLeaderboard,
       CurrentUser,
+      CommunityChallengePayload: payloadFlags("alreadyJoined"),
+      CancelCommunityChallengePayload: payloadFlags("alreadyCancelled"),
       Query,
       Mutation,
     },

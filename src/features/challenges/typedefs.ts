@@ -1,5 +1,5 @@
 /** The SDL of community challenges, their leaderboards, and points. */
-import { connectionTypeDefs } from "../../graphql/module.ts";
+import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 
 export const challengesTypeDefs = /* GraphQL */ `
   "check_ins: one point of score per habit check-in. goal_event_value: the sum of progress event values on targets."
@@ -63,6 +63,8 @@ export const challengesTypeDefs = /* GraphQL */ `
 
   type CommunityChallengePayload {
     challenge: CommunityChallenge
+    "joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent."
+    alreadyJoined: Boolean!
     errors: [UserError!]!
   }
 
@@ -70,6 +72,8 @@ export const challengesTypeDefs = /* GraphQL */ `
     challenge: CommunityChallenge
     "Participants whose entry cost was refunded."
     refundedCount: Int!
+    "True when the challenge was cancelled already (a retry); nothing changed and refundedCount is 0."
+    alreadyCancelled: Boolean!
     errors: [UserError!]!
   }
 
@@ -109,8 +113,9 @@ export const challengesTypeDefs = /* GraphQL */ `
       startsAt: DateTime!
       endsAt: DateTime!
       entryCost: Int
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): CommunityChallengePayload!
-    "Members only, before endsAt (scores count from startsAt); spends the entry cost."
+    "Members only, before endsAt (scores count from startsAt); spends the entry cost. A participant joining again gets the challenge with alreadyJoined."
     joinCommunityChallenge(challengeId: String!): CommunityChallengePayload!
     "Before the end: refunds the entry cost and clears the participant's progress."
     leaveCommunityChallenge(challengeId: String!): CommunityChallengePayload!

@@ -10,7 +10,7 @@ import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
 
 /** The user-error codes AI coaching answers with, and the one constructor of its refusals. */
 export const { codes: COACHING_ERROR_CODES, refuse: coachingError } = userErrorCodes(
-  ["invalid", "not_found", "not_allowed", "already_accepted"] as const,
+  ["invalid", "not_found", "not_allowed", "already_accepted", "idempotency_key_reused"] as const,
 );
 export type CoachingErrorCode = (typeof COACHING_ERROR_CODES)[number];
 export type CoachingError = UserError<CoachingErrorCode>;

@@ -3,7 +3,7 @@
  * and the admin's `aiFlags` / `setAiFlag`, adapted to the use cases of `service.ts`.
  */
 import { adminField, viewerField } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 import type { MutationResolvers, QueryResolvers } from "../../graphql/resolvers.gen.ts";
 import type { CoachingErrorCode } from "./rules.ts";
 import * as service from "./service.ts";
@@ -89,8 +89,12 @@ const typeDefs = /* GraphQL */ `
     getAdvice(goalId: String!, question: String!): GetAdvicePayload!
     "AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted."
     generateMilestones(goalId: String!): GenerateMilestonesPayload!
-    "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals."
-    acceptMilestones(suggestionId: String!, indexes: [Int!]): AcceptMilestonesPayload!
+    "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. A suggestion is accepted once: a retry without the idempotency key answers already_accepted."
+    acceptMilestones(
+      suggestionId: String!
+      indexes: [Int!]
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): AcceptMilestonesPayload!
     "Admin: turns an AI feature flag on or off (overrides AI_FLAGS)."
     setAiFlag(name: AiFlagName!, enabled: Boolean!): SetAiFlagPayload!
   }
@@ -115,7 +119,13 @@ export function coachingModule(deps: CoachingServiceDeps): GraphQLModule {
       getInsight: ["not_found"],
       getAdvice: ["not_found", "invalid"],
       generateMilestones: ["not_found", "not_allowed"],
-      acceptMilestones: ["not_found", "invalid", "not_allowed", "already_accepted"],
+      acceptMilestones: [
+        "not_found",
+        "invalid",
+        "not_allowed",
+        "already_accepted",
+        "idempotency_key_reused",
+      ],
       setAiFlag: ["invalid"],
     } satisfies { [M in keyof MutationResolvers]?: CoachingErrorCode[] },
     resolvers: { Query, Mutation },

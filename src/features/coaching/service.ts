@@ -6,7 +6,7 @@
  * invalid answer is asked for once more). The only coaching code that opens transactions and
  * calls the goals and mood features.
  */
-import { refusableTransaction } from "../../platform/db.ts";
+import { type IdempotencyInput, retrySafe } from "../../platform/idempotency.ts";
 import type { Logger } from "../../platform/log.ts";
 import { localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
@@ -137,11 +137,13 @@ export interface AcceptMilestonesPayload {
 export async function acceptMilestones(
   deps: CoachingServiceDeps,
   actor: Actor,
-  input: { suggestionId: string; indexes?: number[] | null },
+  input: { suggestionId: string; indexes?: number[] | null } & IdempotencyInput,
 ): Promise<AcceptMilestonesPayload> {
   const sql = deps.db.sql;
   const now = () => deps.clock.now();
-  const fail = (errors: CoachingError[]) => ({ goals: [], errors });
+  const fail = (errors: CoachingError[]): AcceptMilestonesPayload => ({ goals: [], errors });
+  const retry = await retrySafe(deps, "acceptMilestones", actor.userId, input, (e) => fail([e]));
+  if (retry.earlier) return retry.earlier;
   const invalid = (message: string) => fail([coachingError("invalid", message, "indexes")]);
   const accepted = () =>
     fail([coachingError("already_accepted", "these milestones were already accepted")]);
@@ -153,7 +155,7 @@ export async function acceptMilestones(
     return fail([coachingError("not_found", "no such milestone suggestion", "suggestionId")]);
   }
   const all = suggestion.milestones;
-  const indexes = input.indexes ?? all.map((_, i) => i);
+  const indexes = [...input.indexes ?? all.map((_, i) => i)];
   if (!indexes.length) return invalid("indexes must name at least one milestone");
   if (new Set(indexes).size !== indexes.length) return invalid("indexes must not repeat");
   if (indexes.some((i) => i < 0 || i >= all.length)) {
@@ -172,7 +174,7 @@ export async function acceptMilestones(
     )
   );
   if (problems.length) return fail(problems);
-  return await refusableTransaction(sql, async (tx): Promise<AcceptMilestonesPayload> => {
+  return await retry.refusableTransaction(async (tx): Promise<AcceptMilestonesPayload> => {
     if (!(await store.markAccepted(tx, suggestion.id, now()))) return accepted();
     const created = await deps.goals.addSubGoals(tx, parent, inputs, "ai_milestones", now());
     return { goals: created, errors: [] };

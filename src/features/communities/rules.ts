@@ -16,6 +16,7 @@ export const { codes: COMMUNITIES_ERROR_CODES, refuse } = userErrorCodes(
     "not_allowed",
     "conflict",
     "content_rejected",
+    "idempotency_key_reused",
   ] as const,
 );
 export type CommunitiesErrorCode = typeof COMMUNITIES_ERROR_CODES[number];
@@ -132,16 +133,19 @@ export function canRead(a: CommunityAccess): boolean {
   return a.visibility === "public" || a.role !== null;
 }
 
-/** Why the viewer cannot join, or null. Capacity is checked by the guarded SQL statement. */
+/**
+ * Why the viewer cannot join, or null (a member joins again without error: the join already
+ * holds). Capacity is checked by the guarded SQL statement.
+ */
 export function joinError(a: CommunityAccess): CommunitiesError | null {
-  if (a.role !== null) return joinRefusals.already_member;
-  if (a.visibility === "private" && !a.invited) return joinRefusals.invite_required;
+  if (a.role === null && a.visibility === "private" && !a.invited) {
+    return joinRefusals.invite_required;
+  }
   return null;
 }
 
 /** The user errors of a refused join. */
 export const joinRefusals = {
-  already_member: refuse("already_member", "you are a member of this community"),
   invite_required: refuse(
     "invite_required",
     "this community is private; ask a member for an invite",

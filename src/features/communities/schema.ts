@@ -4,7 +4,7 @@
  * feed feature (audience `community:<id>`, followed on join).
  */
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import type {
   CommunityPostActivityResolvers,
   CommunityPostResolvers,
@@ -69,16 +69,29 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
   return {
     typeDefs: communitiesTypeDefs,
     errorCodes: {
-      createCommunity: ["invalid", "name_taken"],
-      joinCommunity: ["not_found", "already_member", "invite_required", "community_full"],
+      createCommunity: ["invalid", "name_taken", "idempotency_key_reused"],
+      joinCommunity: ["not_found", "invite_required", "community_full"],
       leaveCommunity: ["not_found", "not_member", "owner_cannot_leave"],
       transferCommunityOwnership: ["not_found", "not_allowed", "invalid", "not_member", "conflict"],
       inviteToCommunity: ["not_found", "not_member", "invalid", "already_member"],
-      createCommunityPost: ["not_found", "not_member", "invalid", "content_rejected"],
+      createCommunityPost: [
+        "not_found",
+        "not_member",
+        "invalid",
+        "content_rejected",
+        "idempotency_key_reused",
+      ],
       updateCommunityPost: ["not_found", "invalid", "content_rejected", "not_allowed"],
       deleteCommunityPost: ["not_found", "not_allowed"],
     },
-    resolvers: { Community, CommunityPost, CommunityPostActivity, Query, Mutation },
+    resolvers: {
+      Community,
+      CommunityPayload: payloadFlags("alreadyMember", "alreadyInvited", "alreadyOwner"),
+      CommunityPost,
+      CommunityPostActivity,
+      Query,
+      Mutation,
+    },
     lookups: {
       Community: async (id, ctx) =>
         (await service.visibleCommunity(deps, actorOf(ctx), id))?.community ?? null,

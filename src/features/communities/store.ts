@@ -162,22 +162,33 @@ export async function leave(
 }
 
 /** Records an invite (a used one is renewed); false when the invitee is already a member. */
+/**
+ * Invites a user who is not a member: `invited` (a new invite, or a new one after an invite
+ * that was used), `pending` (an unused invite is waiting: nothing changes) or `member`.
+ */
 export async function invite(
   tx: Queryable,
   communityId: string,
   userId: string,
   invitedBy: string,
   at: Date,
-): Promise<boolean> {
-  const rows = await tx`
-    insert into community_invites (community_id, user_id, invited_by, created_at)
-    select ${communityId}, ${userId}, ${invitedBy}, ${at}
-    where not exists (select 1 from community_members
-                      where community_id = ${communityId} and user_id = ${userId})
-    on conflict (community_id, user_id) do update
-      set invited_by = excluded.invited_by, created_at = excluded.created_at, accepted_at = null
-    returning id`;
-  return rows.length > 0;
+): Promise<"invited" | "pending" | "member"> {
+  const [row] = await tx<{ outcome: "invited" | "pending" | "member" }[]>`
+    with member as (
+      select 1 from community_members where community_id = ${communityId} and user_id = ${userId}
+    ), written as (
+      insert into community_invites (community_id, user_id, invited_by, created_at)
+      select ${communityId}, ${userId}, ${invitedBy}, ${at}
+      where not exists (select 1 from member)
+      on conflict (community_id, user_id) do update
+        set invited_by = excluded.invited_by, created_at = excluded.created_at, accepted_at = null
+        where community_invites.accepted_at is not null
+      returning id
+    )
+    select case when exists (select 1 from written) then 'invited'
+                when exists (select 1 from member) then 'member'
+                else 'pending' end as outcome`;
+  return row.outcome;
 }
 
 export type CommunityScope = "joined" | "discover";

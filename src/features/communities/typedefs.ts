@@ -1,5 +1,5 @@
 /** The SDL of communities: communities, their posts, and the feed activity of a post. */
-import { connectionTypeDefs } from "../../graphql/module.ts";
+import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 
 export const communitiesTypeDefs = /* GraphQL */ `
   enum CommunityVisibility { public private }
@@ -47,6 +47,12 @@ export const communitiesTypeDefs = /* GraphQL */ `
 
   type CommunityPayload {
     community: Community
+    "joinCommunity: true when the viewer was a member already (a retry); nothing changed."
+    alreadyMember: Boolean!
+    "inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again."
+    alreadyInvited: Boolean!
+    "transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed."
+    alreadyOwner: Boolean!
     errors: [UserError!]!
   }
 
@@ -90,17 +96,22 @@ export const communitiesTypeDefs = /* GraphQL */ `
       visibility: CommunityVisibility = public
       "2..100000; omitted: no cap."
       memberLimit: Int
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): CommunityPayload!
-    "Public communities: joins at once. Private ones: needs an invite."
+    "Public communities: joins at once. Private ones: needs an invite. A member joining again gets the community with alreadyMember."
     joinCommunity(communityId: String!): CommunityPayload!
     "Leaves a community (the owner cannot: transfer ownership first)."
     leaveCommunity(communityId: String!): CommunityPayload!
-    "The owner hands the community to another member and stays as a member; the new owner is notified."
+    "The owner hands the community to another member and stays as a member; the new owner is notified. Naming the community's owner answers the community with alreadyOwner."
     transferCommunityOwnership(communityId: String!, userId: String!): CommunityPayload!
-    "A member invites another user (needed to join a private community); the user is notified."
+    "A member invites another user (needed to join a private community); the user is notified. Inviting again while the invite is unused answers alreadyInvited."
     inviteToCommunity(communityId: String!, userId: String!): CommunityPayload!
     "Members only; body 1..2000 characters."
-    createCommunityPost(communityId: String!, body: String!): CreateCommunityPostPayload!
+    createCommunityPost(
+      communityId: String!
+      body: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): CreateCommunityPostPayload!
     "The author edits a post (while a member; body 1..2000 characters, moderated as new posts are)."
     updateCommunityPost(postId: String!, body: String!): CommunityPostPayload!
     "Removes a post: its author, the community's owner, or a service admin."

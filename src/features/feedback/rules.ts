@@ -18,7 +18,7 @@ export type FeedbackStatus = typeof FEEDBACK_STATUSES[number];
 
 /** The user-error codes of the board's mutations. */
 export const { codes: FEEDBACK_ERROR_CODES, refuse: feedbackError } = userErrorCodes(
-  ["invalid", "not_found", "not_allowed", "content_rejected"] as const,
+  ["invalid", "not_found", "not_allowed", "content_rejected", "idempotency_key_reused"] as const,
 );
 export type FeedbackError = UserError<typeof FEEDBACK_ERROR_CODES[number]>;
 

@@ -2,7 +2,7 @@
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { adminField, requireViewer, viewerField } from "../../graphql/context.ts";
 import type { GraphQLModule } from "../../graphql/module.ts";
-import { connectionTypeDefs } from "../../graphql/module.ts";
+import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 import { type PageArgs, type PageWindow, paginate } from "../../graphql/pagination.ts";
 import type {
   FeedbackCommentResolvers,
@@ -51,7 +51,7 @@ const typeDefs = /* GraphQL */ `
   type FeedbackPostPayload { post: FeedbackPost errors: [UserError!]! }
   type VoteFeedbackPostPayload {
     post: FeedbackPost
-    "True when the call added the vote, false when it removed it; null when nothing was done."
+    "The caller's vote after the call: true when it is on the post (added, or kept by voted: true), false when it is not (removed, or kept off by voted: false); null when nothing was done."
     voted: Boolean
     errors: [UserError!]!
   }
@@ -82,10 +82,19 @@ const typeDefs = /* GraphQL */ `
       title: String!
       description: String!
       category: FeedbackCategory!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): FeedbackPostPayload!
-    "Adds the caller's vote, or removes it when present (one vote per user)."
-    voteFeedbackPost(postId: String!): VoteFeedbackPostPayload!
-    createFeedbackComment(postId: String!, body: String!): CreateFeedbackCommentPayload!
+    "With voted: sets the caller's vote (safe to retry). Without it: adds the vote, or removes it when present, so a retry undoes it (one vote per user)."
+    voteFeedbackPost(
+      postId: String!
+      "true: the caller votes for the post; false: the caller's vote is removed; either way a repeat changes nothing. Omitted: the vote is toggled."
+      voted: Boolean
+    ): VoteFeedbackPostPayload!
+    createFeedbackComment(
+      postId: String!
+      body: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): CreateFeedbackCommentPayload!
     "Soft delete; the author or an admin."
     deleteFeedbackPost(postId: String!): DeleteFeedbackPostPayload!
     "Admin only."
@@ -97,9 +106,9 @@ type Code = typeof FEEDBACK_ERROR_CODES[number];
 
 /** The codes each mutation's service answers. */
 const errorCodes: Record<string, readonly Code[]> = {
-  createFeedbackPost: ["invalid", "content_rejected"],
+  createFeedbackPost: ["invalid", "content_rejected", "idempotency_key_reused"],
   voteFeedbackPost: ["not_found"],
-  createFeedbackComment: ["not_found", "invalid", "content_rejected"],
+  createFeedbackComment: ["not_found", "invalid", "content_rejected", "idempotency_key_reused"],
   deleteFeedbackPost: ["not_found", "not_allowed"],
   updateFeedbackStatus: ["not_found"],
 };

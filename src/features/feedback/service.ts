@@ -4,7 +4,9 @@
  * notifications). The GraphQL module and the export route adapt to these functions.
  */
 import { type Database, refusableTransaction } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
+import { type IdempotencyInput, retrySafe } from "../../platform/idempotency.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { PageWindow } from "../../graphql/pagination.ts";
 import type { CoachingApi } from "../coaching/mod.ts";
@@ -30,6 +32,8 @@ export type { CommentRow, ListPostsOptions, PostRow };
 
 export interface FeedbackServiceDeps {
   db: Database;
+  /** Judges the age of idempotency keys. */
+  clock: Clock;
   notifications: Pick<NotificationsApi, "notify">;
   moderation: Pick<CoachingApi["moderation"], "check">;
 }
@@ -81,8 +85,11 @@ export interface PostPayload {
 export async function createPost(
   deps: FeedbackServiceDeps,
   actor: Actor,
-  input: { title: string; description: string; category: FeedbackCategory },
+  input: { title: string; description: string; category: FeedbackCategory } & IdempotencyInput,
 ): Promise<PostPayload> {
+  const refusal = (e: FeedbackError): PostPayload => ({ post: null, errors: [e] });
+  const retry = await retrySafe(deps, "createFeedbackPost", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   const { value, errors } = validatePost(input);
   if (errors.length) return { post: null, errors };
   const verdict = await deps.moderation.check(
@@ -91,13 +98,15 @@ export async function createPost(
     actor.log,
   );
   if (!verdict.allowed) return { post: null, errors: [contentRejected(verdict.reason)] };
-  const post = await store.createPost(deps.db.sql, {
-    authorId: actor.userId,
-    title: value.title,
-    description: value.description,
-    category: value.category as FeedbackCategory,
-  });
-  return { post, errors: [] };
+  return await retry.transaction(async (tx) => ({
+    post: await store.createPost(tx, {
+      authorId: actor.userId,
+      title: value.title,
+      description: value.description,
+      category: value.category as FeedbackCategory,
+    }),
+    errors: [],
+  }));
 }
 
 export interface VotePayload {
@@ -106,20 +115,26 @@ export interface VotePayload {
   errors: FeedbackError[];
 }
 
-/** Adds the actor's vote, or removes it when present; the vote and its count change together. */
+/**
+ * Sets the actor's vote to `voted` (retry-safe), or without it adds the vote or removes it when
+ * present (a toggle); the vote and its count change together. `voted` in the answer is the vote
+ * after the call.
+ */
 export async function votePost(
   deps: Db,
   actor: Actor,
-  input: { postId: string },
+  input: { postId: string; voted?: boolean | null },
 ): Promise<VotePayload> {
   const none: VotePayload = { post: null, voted: null, errors: postNotFound() };
   const found = await findPost(deps, input.postId);
   if (!found) return none;
+  const wanted = input.voted ?? null;
   return await refusableTransaction(deps.db.sql, async (tx): Promise<VotePayload> => {
-    const added = await store.insertVote(tx, found.id, actor.userId);
-    const removed = !added && await store.deleteVote(tx, found.id, actor.userId);
+    const added = wanted !== false && await store.insertVote(tx, found.id, actor.userId);
+    const removed = !added && wanted !== true &&
+      await store.deleteVote(tx, found.id, actor.userId);
     const post = await store.addToVoteCount(tx, found.id, added ? 1 : removed ? -1 : 0);
-    return post ? { post, voted: added, errors: [] } : none;
+    return post ? { post, voted: wanted ?? added, errors: [] } : none;
   });
 }
 
@@ -132,9 +147,12 @@ export interface CommentPayload {
 export async function commentOnPost(
   deps: FeedbackServiceDeps,
   actor: Actor,
-  input: { postId: string; body: string },
+  input: { postId: string; body: string } & IdempotencyInput,
 ): Promise<CommentPayload> {
   const none = { comment: null, post: null };
+  const refusal = (e: FeedbackError): CommentPayload => ({ ...none, errors: [e] });
+  const retry = await retrySafe(deps, "createFeedbackComment", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   const found = await findPost(deps, input.postId);
   if (!found) return { ...none, errors: postNotFound() };
   const { value, errors } = validateComment(input.body);
@@ -145,7 +163,7 @@ export async function commentOnPost(
     actor.log,
   );
   if (!verdict.allowed) return { ...none, errors: [contentRejected(verdict.reason)] };
-  return await refusableTransaction(deps.db.sql, async (tx): Promise<CommentPayload> => {
+  return await retry.refusableTransaction(async (tx): Promise<CommentPayload> => {
     const post = await store.countComment(tx, found.id);
     if (!post) return { ...none, errors: postNotFound() };
     const comment = await store.insertComment(tx, found.id, actor.userId, value);

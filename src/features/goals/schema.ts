@@ -167,9 +167,9 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
     typeDefs: goalsTypeDefs,
     publicFields: ["publicGoal"],
     errorCodes: {
-      addGoal: ["invalid", "not_found"],
+      addGoal: ["invalid", "not_found", "idempotency_key_reused"],
       updateGoal: ["invalid", "not_found", "conflict"],
-      addGoalEvent: ["invalid", "not_found", "not_allowed"],
+      addGoalEvent: ["invalid", "not_found", "not_allowed", "idempotency_key_reused"],
       checkInHabit: ["invalid", "not_found", "not_allowed"],
       useStreakFreeze: ["invalid", "not_found", "not_allowed", "no_freezes_left"],
     } satisfies { [M in keyof MutationResolvers]?: GoalsErrorCode[] },

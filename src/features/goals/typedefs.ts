@@ -1,5 +1,5 @@
 /** The SDL of goals, habits and progress (the resolvers are in `schema.ts`). */
-import { connectionTypeDefs } from "../../graphql/module.ts";
+import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 
 export const goalsTypeDefs = /* GraphQL */ `
   enum GoalKind { habit target }
@@ -157,6 +157,8 @@ export const goalsTypeDefs = /* GraphQL */ `
     goal: Goal
     "Freezes the user holds after this one."
     freezesLeft: Int!
+    "True when a freeze already covered the day (a retry): nothing was spent this time."
+    alreadyCovered: Boolean!
     errors: [UserError!]!
   }
 
@@ -216,6 +218,7 @@ export const goalsTypeDefs = /* GraphQL */ `
       timesPerWeek: Int
       visibility: GoalVisibility = private
       parentGoalId: String
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): GoalPayload!
     updateGoal(
       goalId: String!
@@ -230,7 +233,13 @@ export const goalsTypeDefs = /* GraphQL */ `
       timesPerWeek: Int
     ): GoalPayload!
     "Records progress on a target; occurredAt defaults to now."
-    addGoalEvent(goalId: String!, value: Float!, note: String, occurredAt: DateTime): AddGoalEventPayload!
+    addGoalEvent(
+      goalId: String!
+      value: Float!
+      note: String
+      occurredAt: DateTime
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): AddGoalEventPayload!
     "Checks in a habit for a local day (default today; up to 7 days back)."
     checkInHabit(goalId: String!, date: Date): CheckInHabitPayload!
     "Spends a streak freeze to cover a missed day (within the last 7 days)."

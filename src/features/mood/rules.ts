@@ -4,7 +4,7 @@ import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
 
 /** The user-error codes of mood logs, and the one constructor of their refusals. */
 export const { codes: MOOD_ERROR_CODES, refuse: moodRefusal } = userErrorCodes(
-  ["invalid", "not_found"] as const,
+  ["invalid", "not_found", "idempotency_key_reused"] as const,
 );
 export type MoodErrorCode = (typeof MOOD_ERROR_CODES)[number];
 export type MoodRefusal = UserError<MoodErrorCode>;

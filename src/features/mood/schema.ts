@@ -1,6 +1,10 @@
 /** GraphQL for mood logs: `addMoodLog`, `deleteMoodLog` and `moodLogs`, adapted to `service.ts`. */
 import { viewerField } from "../../graphql/context.ts";
-import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
+import {
+  connectionTypeDefs,
+  type GraphQLModule,
+  IDEMPOTENCY_KEY_ARGUMENT,
+} from "../../graphql/module.ts";
 import type {
   MoodLogResolvers,
   MutationResolvers,
@@ -44,7 +48,13 @@ const typeDefs = /* GraphQL */ `
 
   extend type Mutation {
     "Logs a mood (1..5); up to 10 tags; loggedAt defaults to now."
-    addMoodLog(mood: Int!, note: String, tags: [String!], loggedAt: DateTime): AddMoodLogPayload!
+    addMoodLog(
+      mood: Int!
+      note: String
+      tags: [String!]
+      loggedAt: DateTime
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): AddMoodLogPayload!
     "Deletes one of the current user's mood logs, for good (at any time: they are private)."
     deleteMoodLog(id: String!): MoodLogPayload!
   }
@@ -70,7 +80,7 @@ export function moodModule(deps: MoodDeps): GraphQLModule {
   return {
     typeDefs,
     errorCodes: {
-      addMoodLog: ["invalid"],
+      addMoodLog: ["invalid", "idempotency_key_reused"],
       deleteMoodLog: ["not_found"],
     } satisfies { [M in keyof MutationResolvers]?: MoodErrorCode[] },
     resolvers: { MoodLog, Query, Mutation },

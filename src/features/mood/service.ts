@@ -6,6 +6,7 @@
 import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
+import { type IdempotencyInput, retrySafe } from "../../platform/idempotency.ts";
 import { type Connection, type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { EventPublisher } from "../events.ts";
 import type { BadgeRow, BadgesApi } from "../badges/mod.ts";
@@ -74,12 +75,24 @@ export interface AddMoodLogPayload {
 export async function addMoodLog(
   deps: MoodDeps,
   actor: Actor,
-  input: { mood: number; note?: string | null; tags?: string[] | null; loggedAt?: Date | null },
+  input: {
+    mood: number;
+    note?: string | null;
+    tags?: string[] | null;
+    loggedAt?: Date | null;
+  } & IdempotencyInput,
 ): Promise<AddMoodLogPayload> {
+  const refused = (errors: MoodRefusal[]): AddMoodLogPayload => ({
+    moodLog: null,
+    badgesEarned: [],
+    errors,
+  });
+  const retry = await retrySafe(deps, "addMoodLog", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const now = deps.clock.now();
   const { errors, ...log } = moodLogInput(input, now);
-  if (errors.length) return { moodLog: null, badgesEarned: [], errors };
-  return await deps.db.sql.begin(async (tx) => {
+  if (errors.length) return refused(errors);
+  return await retry.transaction(async (tx) => {
     const moodLog = await store.insertMoodLog(tx, actor.userId, log);
     await deps.events.publish(tx, "mood.logged", {
       userId: actor.userId,

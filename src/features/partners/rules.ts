@@ -12,8 +12,6 @@ export const { codes: PARTNERS_ERROR_CODES, refuse } = userErrorCodes(
     "not_found",
     "not_addressee",
     "not_pending",
-    "already_allies",
-    "already_requested",
     "request_waiting",
     "not_ally",
     "has_partner",
@@ -46,17 +44,25 @@ export function answerError(link: Link, viewerId: string): PartnersError | null 
   return null;
 }
 
-/** Why an ally request to an existing live link (pending or accepted) is refused. */
-export function existingAllyError(link: Link<AllyStatus>, viewerId: string): PartnersError {
-  if (link.status === "accepted") return refuse("already_allies", "you are already allies");
-  return existingRequestError(link, viewerId);
+/**
+ * What a request meets in an existing live link between the two (docs/graphql.md, "Retrying
+ * mutations"): the viewer's own pending request (`requested`) or the connection it became
+ * (`connected`: accepted allies, active partners) already hold, so they are answered as they are;
+ * the other user's pending request is a refusal (answer theirs instead).
+ */
+export function existingLinkOutcome(
+  link: Link,
+  viewerId: string,
+): "requested" | "connected" | PartnersError {
+  if (link.status === "accepted" || link.status === "active") return "connected";
+  return link.requesterId === viewerId
+    ? "requested"
+    : refuse("request_waiting", "this user already asked you; answer their request");
 }
 
-/** Why a request to a user with a pending request between the two is refused. */
-export function existingRequestError(link: Link, viewerId: string): PartnersError {
-  return link.requesterId === viewerId
-    ? refuse("already_requested", "your request is waiting for an answer")
-    : refuse("request_waiting", "this user already asked you; answer their request");
+/** Whether the viewer's answer (`to`: the status it sets) is already the request's status. */
+export function answeredAlready(link: Link, viewerId: string, to: string): boolean {
+  return link.addresseeId === viewerId && link.status === to;
 }
 
 export interface PartnerRequestState {

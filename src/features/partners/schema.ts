@@ -6,7 +6,7 @@
  * Active partners follow each other's check-ins in `unifiedFeed`.
  */
 import { type GraphQLContext, requireViewer, viewerField } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import type {
   AllyRequestResolvers,
   AllyResolvers,
@@ -75,11 +75,11 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
   };
 
   const answer = ["not_found", "not_addressee", "not_pending"];
-  const request = ["already_requested", "request_waiting", "blocked", "conflict"];
+  const request = ["request_waiting", "blocked", "conflict"];
   return {
     typeDefs: partnersTypeDefs,
     errorCodes: {
-      sendAllyRequest: ["not_found", "invalid", "already_allies", ...request],
+      sendAllyRequest: ["not_found", "invalid", ...request],
       acceptAllyRequest: answer,
       declineAllyRequest: answer,
       removeAlly: ["not_found", "not_ally"],
@@ -95,7 +95,15 @@ export function partnersModule(deps: PartnersDeps): GraphQLModule {
       declinePartnerRequest: answer,
       endPartnership: ["no_partner"],
     },
-    resolvers: { AllyRequest, Ally, Partnership, Query, Mutation },
+    resolvers: {
+      AllyRequest,
+      Ally,
+      Partnership,
+      AllyRequestPayload: payloadFlags("alreadyRequested", "alreadyAllies", "alreadyAnswered"),
+      PartnershipPayload: payloadFlags("alreadyRequested", "alreadyPartners", "alreadyAnswered"),
+      Query,
+      Mutation,
+    },
     // A request or partnership the viewer is part of.
     lookups: {
       AllyRequest: (id, ctx) => service.requestOf(deps, "ally_links", actorOf(ctx), id),

@@ -49,6 +49,12 @@ export const partnersTypeDefs = /* GraphQL */ `
 
   type AllyRequestPayload {
     request: AllyRequest
+    "sendAllyRequest: true when the viewer's request was pending already (a retry); nothing was sent again."
+    alreadyRequested: Boolean!
+    "sendAllyRequest: true when the two were allies already; request is their accepted connection."
+    alreadyAllies: Boolean!
+    "acceptAllyRequest, declineAllyRequest: true when the request had this answer already (a retry); nothing changed."
+    alreadyAnswered: Boolean!
     errors: [UserError!]!
   }
 
@@ -60,6 +66,12 @@ export const partnersTypeDefs = /* GraphQL */ `
 
   type PartnershipPayload {
     partnership: Partnership
+    "sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again."
+    alreadyRequested: Boolean!
+    "sendPartnerRequest: true when the two were active partners already; partnership is it."
+    alreadyPartners: Boolean!
+    "acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed."
+    alreadyAnswered: Boolean!
     errors: [UserError!]!
   }
 
@@ -87,7 +99,7 @@ export const partnersTypeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    "Asks a user to become allies; the user is notified."
+    "Asks a user to become allies; the user is notified. Asking again answers the pending request (alreadyRequested) or the connection (alreadyAllies)."
     sendAllyRequest(userId: String!): AllyRequestPayload!
     "The asked user accepts; the asker is notified."
     acceptAllyRequest(requestId: String!): AllyRequestPayload!
@@ -95,7 +107,7 @@ export const partnersTypeDefs = /* GraphQL */ `
     declineAllyRequest(requestId: String!): AllyRequestPayload!
     "Ends an ally connection (and a partnership or pending partner request with that user)."
     removeAlly(userId: String!): RemoveAllyPayload!
-    "Asks an accepted ally to be accountability partners; neither may have an active partner."
+    "Asks an accepted ally to be accountability partners; neither may have an active partner. Asking again answers the pending request (alreadyRequested) or the partnership (alreadyPartners)."
     sendPartnerRequest(userId: String!): PartnershipPayload!
     acceptPartnerRequest(requestId: String!): PartnershipPayload!
     "Declines without notifying the sender."

@@ -60,6 +60,11 @@ export function privacyFeature(deps: PrivacyDeps): Feature<PrivacyApi> {
         cron: "7 * * * *",
         run: async () => void (await service.deleteExpiredExports(deps)),
       },
+      {
+        name: "privacy.prune_idempotency_keys",
+        cron: "37 * * * *",
+        run: () => service.pruneIdempotencyKeysNow(deps),
+      },
     ],
     api: { eraseDue, erase },
   };

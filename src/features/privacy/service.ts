@@ -7,6 +7,7 @@ import type { Database } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
+import { eraseIdempotencyKeysOf, pruneIdempotencyKeys } from "../../platform/idempotency.ts";
 import type { UserError } from "../../platform/user-error.ts";
 import type { JobQueue, PersonalData } from "../feature.ts";
 import type { UsersApi } from "../users/mod.ts";
@@ -51,11 +52,17 @@ export interface Actor {
 
 type PrivacyError = UserError<typeof PRIVACY_ERROR_CODES[number]>;
 
-/** This feature's own part: the user's exports. */
+/**
+ * This feature's own part: the user's exports, and the answers kept for retried requests (a day
+ * at most; not exported: they repeat records the other parts export).
+ */
 export const ownPart: PersonalDataPart = {
   feature: "privacy",
   exportFor: () => Promise.resolve({}),
-  eraseFor: (tx, userId) => store.deleteExportsOf(tx, userId),
+  eraseFor: async (tx, userId) => {
+    await store.deleteExportsOf(tx, userId);
+    await eraseIdempotencyKeysOf(tx, userId);
+  },
 };
 
 const allParts = (deps: Pick<PrivacyDeps, "parts">) => [...deps.parts(), ownPart];
@@ -119,6 +126,12 @@ export const downloadableContent = (
 
 export const deleteExpiredExports = (deps: Pick<PrivacyDeps, "db" | "clock">) =>
   store.deleteExpiredExports(deps.db.sql, deps.clock.now());
+
+/** Forgets the idempotency keys of retried requests once they expire (a day after use). */
+export async function pruneIdempotencyKeysNow(deps: Pick<PrivacyDeps, "db" | "clock" | "log">) {
+  const pruned = await pruneIdempotencyKeys(deps.db.sql, deps.clock.now());
+  if (pruned) deps.log.info("idempotency keys pruned", { pruned });
+}
 
 // ---- account deletion ----
 

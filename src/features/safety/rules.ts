@@ -9,9 +9,7 @@ export const { codes: SAFETY_ERROR_CODES, refuse: safetyError } = userErrorCodes
   [
     "invalid",
     "not_found",
-    "already_blocked",
     "not_blocked",
-    "already_reported",
     "not_open",
   ] as const,
 );
@@ -102,7 +100,4 @@ export const notOpenError = (status: ReportStatus): SafetyError =>
 export const userNotFound = () => safetyError("not_found", "no such user", "userId");
 export const postNotFound = () => safetyError("not_found", "no such post", "postId");
 export const reportNotFound = () => safetyError("not_found", "no such report", "id");
-export const alreadyBlocked = () => safetyError("already_blocked", "you already block this user");
 export const notBlocked = () => safetyError("not_blocked", "you do not block this user", "userId");
-export const alreadyReported = () =>
-  safetyError("already_reported", "you already reported this; an admin will look at it");

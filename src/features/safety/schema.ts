@@ -5,7 +5,7 @@
  * transaction; what it hides afterwards is checked by each feature's statements.
  */
 import { adminField, type GraphQLContext, viewerField } from "../../graphql/context.ts";
-import { connectionTypeDefs, type GraphQLModule } from "../../graphql/module.ts";
+import { connectionTypeDefs, type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import { paginate } from "../../graphql/pagination.ts";
 import type {
   BlockedUserResolvers,
@@ -30,8 +30,10 @@ const typeDefs = /* GraphQL */ `
   ${connectionTypeDefs("BlockedUser")}
 
   type BlockPayload {
-    "The user blocked or unblocked; null when nothing changed."
+    "The user blocked or unblocked; null when nothing was done."
     user: User
+    "blockUser: true when the viewer blocked the user already (a retry); nothing changed."
+    alreadyBlocked: Boolean!
     errors: [UserError!]!
   }
 
@@ -65,6 +67,8 @@ const typeDefs = /* GraphQL */ `
 
   type ReportPayload {
     report: Report
+    "reportUser, reportPost: true when the viewer's open report about it was there already (a retry); report is that one and nothing new was filed."
+    alreadyReported: Boolean!
     errors: [UserError!]!
   }
 
@@ -89,9 +93,9 @@ const typeDefs = /* GraphQL */ `
     blockUser(userId: String!): BlockPayload!
     "Lifts a block (what it ended stays ended)."
     unblockUser(userId: String!): BlockPayload!
-    "Reports a user to the admins (one open report per user and reporter)."
+    "Reports a user to the admins (one open report per user and reporter: reporting again answers it with alreadyReported)."
     reportUser(userId: String!, reason: ReportReason!, details: String): ReportPayload!
-    "Reports a community post the viewer can read to the admins."
+    "Reports a community post the viewer can read to the admins (reporting it again while the report is open answers it with alreadyReported)."
     reportPost(postId: String!, reason: ReportReason!, details: String): ReportPayload!
     "Admin: closes an open report as actioned or dismissed."
     resolveReport(id: String!, resolution: ReportResolution!, note: String): ReportPayload!
@@ -100,10 +104,10 @@ const typeDefs = /* GraphQL */ `
 
 /** The codes each mutation's service answers. */
 const errorCodes: Record<string, readonly typeof SAFETY_ERROR_CODES[number][]> = {
-  blockUser: ["not_found", "invalid", "already_blocked"],
+  blockUser: ["not_found", "invalid"],
   unblockUser: ["not_found", "not_blocked"],
-  reportUser: ["invalid", "not_found", "already_reported"],
-  reportPost: ["invalid", "not_found", "already_reported"],
+  reportUser: ["invalid", "not_found"],
+  reportPost: ["invalid", "not_found"],
   resolveReport: ["invalid", "not_found", "not_open"],
 };
 
@@ -164,5 +168,16 @@ export function safetyModule(deps: SafetyDeps): GraphQLModule {
     resolveReport: adminField((admin, args) => service.resolveReport(deps, admin, args)),
   };
 
-  return { typeDefs, errorCodes, resolvers: { BlockedUser, Report, Query, Mutation } };
+  return {
+    typeDefs,
+    errorCodes,
+    resolvers: {
+      BlockedUser,
+      Report,
+      BlockPayload: payloadFlags("alreadyBlocked"),
+      ReportPayload: payloadFlags("alreadyReported"),
+      Query,
+      Mutation,
+    },
+  };
 }

@@ -12,8 +12,6 @@ import type { UserRow, UsersApi } from "../users/mod.ts";
 import type { PartnersApi } from "../partners/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import {
-  alreadyBlocked,
-  alreadyReported,
   blockError,
   notBlocked,
   notOpenError,
@@ -73,6 +71,8 @@ export const blockCount = (deps: Pick<SafetyDeps, "users">, actor: Actor) =>
 
 export interface BlockPayload {
   user: UserRow | null;
+  /** `blockUser`: the viewer blocked the user already (nothing changed). */
+  alreadyBlocked?: boolean;
   errors: SafetyError[];
 }
 
@@ -90,7 +90,7 @@ export async function blockUser(
   return await refusableTransaction(deps.db.sql, async (tx): Promise<BlockPayload> => {
     await deps.users.lockPair(tx, actor.userId, other.id);
     if (!(await deps.users.block(tx, actor.userId, other.id, now()))) {
-      return { user: null, errors: [alreadyBlocked()] };
+      return { user: other, alreadyBlocked: true, errors: [] };
     }
     await deps.partners.unlink(tx, actor.userId, other.id, now());
     return { user: other, errors: [] };
@@ -113,6 +113,8 @@ export async function unblockUser(
 
 export interface ReportPayload {
   report: ReportRow | null;
+  /** `reportUser`, `reportPost`: the reporter's open report about it was there already. */
+  alreadyReported?: boolean;
   errors: SafetyError[];
 }
 
@@ -125,8 +127,15 @@ async function fileReport(
   deps: SafetyDeps,
   report: Omit<NewReport, "at">,
 ): Promise<ReportPayload> {
-  const row = await store.insertReport(deps.db.sql, { ...report, at: deps.clock.now() });
-  return row ? { report: row, errors: [] } : { report: null, errors: [alreadyReported()] };
+  const filed = { ...report, at: deps.clock.now() };
+  const row = await store.insertReport(deps.db.sql, filed);
+  if (row) return { report: row, errors: [] };
+  // Reported already (a retry): the open report, as it is.
+  return {
+    report: await store.openReportLike(deps.db.sql, filed),
+    alreadyReported: true,
+    errors: [],
+  };
 }
 
 export async function reportUser(

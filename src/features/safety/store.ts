@@ -51,6 +51,14 @@ export async function insertReport(sql: Queryable, r: NewReport): Promise<Report
     returning ${columns(sql)}`);
 }
 
+/** The reporter's open report about the same subject as `r` (what {@link insertReport} met). */
+export async function openReportLike(sql: Queryable, r: NewReport): Promise<ReportRow | null> {
+  return await maybeOne(sql<ReportRow[]>`
+    select ${columns(sql)} from user_reports
+    where reporter_id = ${r.reporterId} and reported_user_id = ${r.reportedUserId}
+      and coalesce(post_id, 0) = ${r.post?.id ?? 0} and status = 'open'`);
+}
+
 /** A window of the reports of one status, oldest first (the queue's order). */
 export async function reportPage(
   sql: Queryable,

@@ -14,14 +14,13 @@ export const { codes: TEAMS_ERROR_CODES, refuse } = userErrorCodes(
     "already_in_team",
     "not_in_team",
     "invite_unusable",
-    "already_revoked",
     "last_owner",
-    "already_archived",
     "not_archived",
     "archived",
     "closed",
     "is_default",
     "not_member",
+    "idempotency_key_reused",
   ] as const,
 );
 

@@ -11,7 +11,7 @@ import {
   requireViewer,
   viewerField,
 } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import { loadByKey } from "../../graphql/loaders.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import type {
@@ -44,17 +44,17 @@ export type { TeamsDeps };
 
 /** The codes each teams mutation may answer in its payload's `errors`. */
 const errorCodes = {
-  createTeam: ["invalid", "already_in_team"],
-  createTeamInvite: ["not_found", "not_allowed", "invalid"],
-  revokeTeamInvite: ["not_found", "not_allowed", "already_revoked"],
+  createTeam: ["invalid", "already_in_team", "idempotency_key_reused"],
+  createTeamInvite: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
+  revokeTeamInvite: ["not_found", "not_allowed"],
   acceptTeamInvite: ["invite_unusable", "already_in_team"],
   promoteTeamMember: ["not_found", "not_allowed", "last_owner", "conflict"],
   removeTeamMember: ["not_found", "not_allowed", "last_owner", "conflict"],
   updateTeam: ["not_found", "not_allowed", "invalid"],
   transferTeamOwnership: ["not_found", "not_allowed", "invalid", "conflict"],
   deleteTeam: ["not_found", "not_allowed"],
-  createSubCommunity: ["not_found", "not_allowed", "invalid"],
-  archiveSubCommunity: ["not_found", "not_allowed", "already_archived", "is_default"],
+  createSubCommunity: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
+  archiveSubCommunity: ["not_found", "not_allowed", "is_default"],
   unarchiveSubCommunity: ["not_found", "not_allowed", "not_archived"],
   setDefaultSubCommunity: ["not_found", "not_allowed", "archived"],
   joinSubCommunity: ["not_found", "closed"],
@@ -220,6 +220,9 @@ export function teamsModule(deps: TeamsDeps): GraphQLModule {
       TeamSettings,
       TeamInvite,
       TeamLeaderboardEntry,
+      TeamPayload: payloadFlags("alreadyMember", "alreadyOwner"),
+      TeamInvitePayload: payloadFlags("alreadyRevoked"),
+      SubCommunityPayload: payloadFlags("alreadyArchived"),
       Query,
       Mutation,
     },

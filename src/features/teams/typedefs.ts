@@ -1,5 +1,5 @@
 /** The SDL of teams (the resolvers are in `schema.ts`). Decisions: docs/domain.md "Teams". */
-import { connectionTypeDefs } from "../../graphql/module.ts";
+import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 
 export const teamsTypeDefs = /* GraphQL */ `
   enum TeamRole { owner admin member }
@@ -120,16 +120,33 @@ export const teamsTypeDefs = /* GraphQL */ `
   }
   ${connectionTypeDefs("TeamLeaderboardOptOutStat")}
 
-  type TeamPayload { team: Team errors: [UserError!]! }
+  type TeamPayload {
+    team: Team
+    "acceptTeamInvite: true when the viewer was a member of the invite's team already (a retry); nothing changed."
+    alreadyMember: Boolean!
+    "transferTeamOwnership: true when the user owned the team already (a retry); nothing changed."
+    alreadyOwner: Boolean!
+    errors: [UserError!]!
+  }
   type CreateTeamInvitePayload {
     invite: TeamInvite
     "The invite token; shown only here, the service keeps only its hash."
     token: String
     errors: [UserError!]!
   }
-  type TeamInvitePayload { invite: TeamInvite errors: [UserError!]! }
+  type TeamInvitePayload {
+    invite: TeamInvite
+    "revokeTeamInvite: true when the invite was revoked already (a retry); nothing changed."
+    alreadyRevoked: Boolean!
+    errors: [UserError!]!
+  }
   type TeamMemberPayload { member: TeamMember errors: [UserError!]! }
-  type SubCommunityPayload { subCommunity: SubCommunity errors: [UserError!]! }
+  type SubCommunityPayload {
+    subCommunity: SubCommunity
+    "archiveSubCommunity: true when it was archived already (a retry); nothing changed."
+    alreadyArchived: Boolean!
+    errors: [UserError!]!
+  }
   type TeamStandingPayload { standing: TeamStanding errors: [UserError!]! }
   type DeleteTeamPayload {
     "The deleted team's id; null when nothing was deleted."
@@ -167,11 +184,20 @@ export const teamsTypeDefs = /* GraphQL */ `
 
   extend type Mutation {
     "Creates a team owned by the signed-in user (one team per user)."
-    createTeam(name: String!): TeamPayload!
-    "Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited."
-    createTeamInvite(teamId: String!, expiresInHours: Int, maxUses: Int): CreateTeamInvitePayload!
+    createTeam(
+      name: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): TeamPayload!
+    "Team owners and admins. expiresInHours: 1..720, default 168; maxUses: 1..1000, default unlimited. A retry with the idempotency key answers the same invite and token."
+    createTeamInvite(
+      teamId: String!
+      expiresInHours: Int
+      maxUses: Int
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): CreateTeamInvitePayload!
+    "Team owners and admins; revoking a revoked invite answers it with alreadyRevoked."
     revokeTeamInvite(inviteId: String!): TeamInvitePayload!
-    "Joins the invite's team and its default sub-community."
+    "Joins the invite's team and its default sub-community. A member of the invite's team gets the team with alreadyMember."
     acceptTeamInvite(token: String!): TeamPayload!
     "Sets a member's role: owners any role, admins between member and admin."
     promoteTeamMember(teamId: String!, userId: String!, role: TeamRole!): TeamMemberPayload!
@@ -179,11 +205,18 @@ export const teamsTypeDefs = /* GraphQL */ `
     removeTeamMember(teamId: String!, userId: String!): TeamMemberPayload!
     "Team owners: renames the team (1..80 characters)."
     updateTeam(teamId: String!, name: String!): TeamPayload!
-    "A team owner hands ownership to an admin or member and becomes an admin."
+    "A team owner hands ownership to an admin or member and becomes an admin. Naming the team's owner answers the team with alreadyOwner."
     transferTeamOwnership(teamId: String!, userId: String!): TeamPayload!
     "Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards."
     deleteTeam(teamId: String!): DeleteTeamPayload!
-    createSubCommunity(teamId: String!, name: String!, description: String, open: Boolean!): SubCommunityPayload!
+    createSubCommunity(
+      teamId: String!
+      name: String!
+      description: String
+      open: Boolean!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): SubCommunityPayload!
+    "Team owners and admins; archiving an archived sub-community answers it with alreadyArchived."
     archiveSubCommunity(subCommunityId: String!): SubCommunityPayload!
     unarchiveSubCommunity(subCommunityId: String!): SubCommunityPayload!
     setDefaultSubCommunity(subCommunityId: String!): SubCommunityPayload!

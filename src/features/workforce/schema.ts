@@ -5,7 +5,7 @@
 import type { Config } from "../../config.ts";
 import { adminField } from "../../graphql/context.ts";
 import { badUserInput } from "../../graphql/errors.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import { paginate } from "../../graphql/pagination.ts";
 import type {
   MutationResolvers,
@@ -38,11 +38,18 @@ function withoutNulls(args: object): EmployeeFields {
 
 /** The user-error codes each mutation answers (rules/errors.ts holds the closed set). */
 const errorCodes = {
-  createAiEmployee: ["invalid", "role_taken"],
-  triggerAiRun: ["not_found", "archived", "paused", "monthly_budget_exceeded", "already_running"],
+  createAiEmployee: ["invalid", "role_taken", "idempotency_key_reused"],
+  triggerAiRun: [
+    "not_found",
+    "archived",
+    "paused",
+    "monthly_budget_exceeded",
+    "already_running",
+    "idempotency_key_reused",
+  ],
   cancelAiRun: ["not_found", "not_cancellable", "runner_unreachable", "already_finished"],
   pauseAiEmployee: ["not_found", "archived"],
-  archiveAiEmployee: ["not_found", "already_archived"],
+  archiveAiEmployee: ["not_found"],
   unarchiveAiEmployee: ["not_found", "not_archived"],
   updateAiEmployee: [
     "not_found",
@@ -113,6 +120,7 @@ export function workforceModule(
       service.createEmployee(workforce, admin, {
         ...withoutNulls(args),
         autonomyLevel: undefined,
+        idempotencyKey: args.idempotencyKey,
       })
     ),
     triggerAiRun: adminField((admin, args) => service.triggerRun(workforce, admin, args)),
@@ -162,6 +170,7 @@ export function workforceModule(
     errorCodes,
     resolvers: {
       ...typeResolvers({ ...deps, workforce }, load),
+      AiEmployeePayload: payloadFlags("alreadyArchived"),
       Query,
       Mutation,
       Subscription,

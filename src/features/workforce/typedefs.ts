@@ -1,5 +1,5 @@
 /** The SDL of the AI workforce (spec 4.4, admin only). */
-import { connectionTypeDefs } from "../../graphql/module.ts";
+import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 
 export const workforceTypeDefs = /* GraphQL */ `
   "shadow (every artifact is reviewed), semi_autonomous (low-risk kinds skip review) or autonomous."
@@ -275,6 +275,8 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
 
   type AiEmployeePayload {
     employee: AiEmployeeType
+    "archiveAiEmployee: true when the employee was archived already (a retry); nothing changed."
+    alreadyArchived: Boolean!
     errors: [UserError!]!
   }
 
@@ -353,8 +355,13 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
       tools: [String!]
       "Default every kind (email_template only for customer_support_drafter)."
       allowedKinds: [AiArtifactKind!]
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AiEmployeePayload!
-    triggerAiRun(employeeId: String!): AiRunPayload!
+    "Admin: starts a run now (spec 3.1); a run in flight refuses it with already_running, unless the idempotency key names the request that started it."
+    triggerAiRun(
+      employeeId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): AiRunPayload!
     """
     Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
     running, with cancelRequestedAt set, until the runner reports it cancelled.

@@ -21,6 +21,9 @@ const CREATE = `mutation C($communityId: String!, $title: String!, $description:
 const JOIN_C = `mutation J($id: String!) { joinCommunityChallenge(challengeId: $id) {
   challenge { id participantCount viewerParticipation { score rank entryCostPaid } }
   ${USER_ERRORS} } }`;
+const JOIN_AGAIN = `mutation J($id: String!) { joinCommunityChallenge(challengeId: $id) {
+  challenge { id participantCount viewerParticipation { score rank entryCostPaid } }
+  alreadyJoined ${USER_ERRORS} } }`;
 const LEAVE_C = `mutation L($id: String!) { leaveCommunityChallenge(challengeId: $id) {
   challenge { id participantCount viewerParticipation { score } } ${USER_ERRORS} } }`;
 const BOARD = `query B($id: String!, $first: Int, $after: String, $last: Int, $before: String) {
@@ -261,10 +264,12 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
       entryCostPaid: 20,
     });
     assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
+    // A retried join answers the challenge as it is; nothing is spent again.
     assert.deepEqual(
-      (await s.as("bob").data(JOIN_C, { id: ch.id })).joinCommunityChallenge.errors.map(flat),
-      ["already_joined: you are in this challenge"],
+      (await s.as("bob").data(JOIN_AGAIN, { id: ch.id })).joinCommunityChallenge,
+      { ...joined, alreadyJoined: true },
     );
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
 
     s.clock.advance(3_600_000);
     const habit = (await s.as("bob").data(ADD_HABIT, { title: "Push-ups" })).addGoal.goal;
@@ -330,8 +335,15 @@ Deno.test("challenges: concurrent joins and leaves leave consistent rows and bal
     const c = await community(s, ["bob"]);
     const ch = await challenge(s, c.id, { entryCost: 10 });
     await checkIns(s, "bob", 2); // 20 points
-    const joins = await Promise.all([1, 2, 3].map(() => s.as("bob").data(JOIN_C, { id: ch.id })));
-    assert.equal(joins.filter((r) => r.joinCommunityChallenge.errors.length === 0).length, 1);
+    const joins = await Promise.all(
+      [1, 2, 3].map(() => s.as("bob").data(JOIN_AGAIN, { id: ch.id })),
+    );
+    // One join spends the entry cost; the others answer the challenge with alreadyJoined.
+    assert.deepEqual(
+      joins.map((r) => r.joinCommunityChallenge.alreadyJoined).sort(),
+      [false, true, true],
+    );
+    assert.ok(joins.every((r) => r.joinCommunityChallenge.errors.length === 0));
     assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
     const leaves = await Promise.all([1, 2, 3].map(() => s.as("bob").data(LEAVE_C, { id: ch.id })));
     assert.equal(leaves.filter((r) => r.leaveCommunityChallenge.errors.length === 0).length, 1);

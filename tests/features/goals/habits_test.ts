@@ -6,7 +6,7 @@ import { setup } from "../../support/setup.ts";
 const SET_ZONE = `mutation($z: String!) { updateMe(timeZone: $z) { ${USER_ERRORS} } }`;
 const FREEZE = `mutation F($goalId: String!, $date: Date!) {
   useStreakFreeze(goalId: $goalId, date: $date) {
-    goal { id currentStreak } freezesLeft ${USER_ERRORS} } }`;
+    goal { id currentStreak } freezesLeft alreadyCovered ${USER_ERRORS} } }`;
 
 Deno.test("habits: daily check-ins build a streak; a repeat is idempotent; a gap breaks it", async () => {
   const g = await setup({ start: "2026-01-05T12:00:00Z" });
@@ -193,8 +193,10 @@ Deno.test("habits: a 7-day streak earns a freeze that covers one missed day", as
     assert.deepEqual(used.errors, []);
     assert.equal(used.freezesLeft, 0);
     assert.equal(used.goal.currentStreak, 8);
+    assert.equal(used.alreadyCovered, false);
+    // A retry answers the covered day, spending nothing more.
     const again = await freeze("2026-01-12");
-    assert.match(again.errors[0].message, /not missed/);
+    assert.deepEqual(again, { ...used, alreadyCovered: true });
     const none = await freeze("2026-01-10", other.id);
     assert.match(none.errors[0].message, /no streak freezes left/);
     assert.deepEqual([none.errors[0].code, none.errors[0].field], ["no_freezes_left", null]);

@@ -6,6 +6,9 @@ import { ADD_HABIT, CHECK_IN, SOCIAL, UNIFIED } from "../../support/social.ts";
 const SEND_ALLY = `mutation S($userId: String!) {
   sendAllyRequest(userId: $userId) { request { id status from { username } to { username } }
     ${USER_ERRORS} } }`;
+const SEND_ALLY_AGAIN = `mutation S($userId: String!) {
+  sendAllyRequest(userId: $userId) { request { id status from { username } to { username } }
+    alreadyRequested alreadyAllies ${USER_ERRORS} } }`;
 const ACCEPT_ALLY = `mutation R($id: String!) {
   acceptAllyRequest(requestId: $id) { request { id status respondedAt } ${USER_ERRORS} } }`;
 const DECLINE_ALLY = `mutation R($id: String!) {
@@ -24,6 +27,9 @@ const ALLY_REQUESTS = `query Q($d: RequestDirection, $first: Int, $after: String
 const SEND_PARTNER = `mutation S($userId: String!) {
   sendPartnerRequest(userId: $userId) { partnership { id status partner { username } }
     ${USER_ERRORS} } }`;
+const SEND_PARTNER_AGAIN = `mutation S($userId: String!) {
+  sendPartnerRequest(userId: $userId) { partnership { id status partner { username } }
+    alreadyRequested alreadyPartners ${USER_ERRORS} } }`;
 const ACCEPT = `mutation A($id: String!) {
   acceptPartnerRequest(requestId: $id) { partnership { id status partner { username } }
     ${USER_ERRORS} } }`;
@@ -65,11 +71,13 @@ Deno.test("allies: request, notify, accept, list, remove; bad input changes noth
     assert.deepEqual(await notes(s, "bob"), [
       { kind: "ally.request", content: "alice wants to be your ally." },
     ]);
-    // Repeats, the reverse direction, oneself and unknown users.
+    // Repeats (the pending request, nobody notified again), the reverse direction, oneself and
+    // unknown users.
     assert.deepEqual(
-      (await s.as("alice").data(SEND_ALLY, { userId: bob })).sendAllyRequest.errors.map(flat),
-      ["already_requested: your request is waiting for an answer"],
+      (await s.as("alice").data(SEND_ALLY_AGAIN, { userId: bob })).sendAllyRequest,
+      { ...sent, alreadyRequested: true, alreadyAllies: false },
     );
+    assert.equal((await notes(s, "bob")).length, 1);
     const alice = await s.idOf("alice");
     assert.deepEqual(
       (await s.as("bob").data(SEND_ALLY, { userId: alice })).sendAllyRequest.errors.map(flat),
@@ -132,10 +140,14 @@ Deno.test("allies: request, notify, accept, list, remove; bad input changes noth
     });
     const again = await respond(s, "bob", sent.request.id, false);
     assert.deepEqual(again.errors.map(flat), ["not_pending: the request is already accepted"]);
-    assert.deepEqual(
-      (await s.as("alice").data(SEND_ALLY, { userId: bob })).sendAllyRequest.errors.map(flat),
-      ["already_allies: you are already allies"],
-    );
+    assert.deepEqual(await respond(s, "bob", sent.request.id, true), accepted);
+    const connected = (await s.as("alice").data(SEND_ALLY_AGAIN, { userId: bob })).sendAllyRequest;
+    assert.deepEqual(connected, {
+      request: { ...sent.request, status: "accepted" },
+      alreadyRequested: false,
+      alreadyAllies: true,
+      errors: [],
+    });
 
     s.clock.advance(1000);
     await allies(s, "carol", "alice");
@@ -246,8 +258,8 @@ Deno.test("partners: allies only, one active partner each, accept, decline, end"
       content: "alice asked you to be accountability partners.",
     });
     assert.deepEqual(
-      (await s.as("alice").data(SEND_PARTNER, { userId: bob })).sendPartnerRequest.errors.map(flat),
-      ["already_requested: your request is waiting for an answer"],
+      (await s.as("alice").data(SEND_PARTNER_AGAIN, { userId: bob })).sendPartnerRequest,
+      { ...req, alreadyRequested: true, alreadyPartners: false },
     );
     const incoming = (await s.as("bob").data(PARTNER_REQUESTS, {})).partnerRequests;
     assert.deepEqual(incoming.nodes.map((r: { id: string }) => r.id), [req.partnership.id]);

@@ -201,10 +201,13 @@ Deno.test("blocking: ends the partnership, hides both ways in lookups, requests 
     }
     const blocked = (await s.data(BLOCK, { userId: bob }, "alice")).blockUser;
     assert.deepEqual(blocked, { user: { username: "bob" }, errors: [] });
-    assert.equal(
-      (await s.data(BLOCK, { userId: bob }, "alice")).blockUser.errors[0].code,
-      "already_blocked",
-    );
+    // A retry answers the user with the flag; nothing changes.
+    const again = `mutation B($userId: String!) {
+      blockUser(userId: $userId) { user { username } alreadyBlocked ${USER_ERRORS} } }`;
+    assert.deepEqual((await s.data(again, { userId: bob }, "alice")).blockUser, {
+      ...blocked,
+      alreadyBlocked: true,
+    });
     const list = (await s.data(BLOCKED, {}, "alice")).blockedUsers;
     assert.equal(list.totalCount, 1);
     assert.equal(list.nodes[0].user.username, "bob");

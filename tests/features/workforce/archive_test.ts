@@ -50,7 +50,11 @@ Deno.test("archive: keeps history, refuses triggers, edits and resuming; unarchi
     assert.deepEqual(archived.errors, []);
     assert.equal(archived.employee.active, false);
     assert.equal(archived.employee.archivedAt, ctx.clock.now().toISOString());
-    assert.equal((await archive(ctx, employee.id)).errors[0].code, "already_archived");
+    // A retry answers the archived employee as it is, with the flag.
+    const again = (await asAdmin(ctx, ARCHIVE.replace("errors", "alreadyArchived errors"), {
+      id: employee.id,
+    })).archiveAiEmployee;
+    assert.deepEqual(again, { ...archived, alreadyArchived: true });
 
     const refusal = { code: "archived", field: "employeeId" };
     const pick = (e: { code: string; field: string | null }) => ({ code: e.code, field: e.field });

@@ -3,6 +3,7 @@
  * `leaveCommunityChallenge`, `cancelCommunityChallenge`.
  */
 import { type Queryable, refusableTransaction } from "../../../platform/db.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   cancelError,
   type ChallengeMetric,
@@ -30,11 +31,15 @@ import {
 
 export interface ChallengePayload {
   challenge: ChallengeRow | null;
+  /** `joinCommunityChallenge`: the viewer took part already (nothing was spent). */
+  alreadyJoined?: boolean;
   errors: ChallengesError[];
 }
 
 export interface CancelChallengePayload extends ChallengePayload {
   refundedCount: number;
+  /** The challenge was cancelled already (nothing changed). */
+  alreadyCancelled?: boolean;
 }
 
 const refused = (...errors: ChallengesError[]): ChallengePayload => ({ challenge: null, errors });
@@ -59,8 +64,10 @@ export async function createCommunityChallenge(
     startsAt: unknown;
     endsAt: unknown;
     entryCost?: number | null;
-  },
+  } & IdempotencyInput,
 ): Promise<ChallengePayload> {
+  const retry = await retrySafe(deps, "createCommunityChallenge", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const found = await deps.communities.visibleCommunity(actor, input.communityId);
   if (!found) return notFound("communityId", "community");
   const { community, access } = found;
@@ -70,15 +77,17 @@ export async function createCommunityChallenge(
   const fields = newChallenge(input);
   const errors = newChallengeErrors(fields, deps.clock.now());
   if (errors.length) return refused(...errors);
-  const challenge = await store.insertChallenge(deps.db.sql, {
-    ...fields,
-    startsAt: fields.startsAt!,
-    endsAt: fields.endsAt!,
-    communityId: community.id,
-    creatorId: actor.userId,
-    metric: input.metric,
-  }, deps.clock.now());
-  return { challenge, errors: [] };
+  return await retry.transaction(async (tx) => ({
+    challenge: await store.insertChallenge(tx, {
+      ...fields,
+      startsAt: fields.startsAt!,
+      endsAt: fields.endsAt!,
+      communityId: community.id,
+      creatorId: actor.userId,
+      metric: input.metric,
+    }, deps.clock.now()),
+    errors: [],
+  }));
 }
 
 /**
@@ -116,6 +125,10 @@ export async function joinCommunityChallenge(
   const found = await readableChallenge(deps, actor, input.challengeId);
   if (!found) return notFound("challengeId", "challenge");
   const { challenge, access } = found;
+  const joinedAlready = async () => ({ ...(await reload(deps, challenge)), alreadyJoined: true });
+  // Read past the request's loader: what it caches must be what the answer shows after a join.
+  const [entry] = await store.participations(deps.db.sql, actor.userId, [challenge.id]);
+  if (entry) return await joinedAlready();
   if (access.role === null) {
     return refused(refuse("not_member", "only community members can join"));
   }
@@ -129,6 +142,8 @@ export async function joinCommunityChallenge(
     );
     return refusal ? refused(refusal) : { challenge: null, errors: [] };
   });
+  // A concurrent join of the same user got there first (a retry).
+  if (joined.errors[0]?.code === "already_joined") return await joinedAlready();
   return joined.errors.length ? joined : await reload(deps, challenge);
 }
 
@@ -208,6 +223,13 @@ export async function cancelCommunityChallenge(
   if (!mayCancel(actor.userId, challenge.creatorId, access.role)) {
     return cancelRefused(notAllowed);
   }
+  const cancelledAlready = (c: ChallengeRow): CancelChallengePayload => ({
+    challenge: c,
+    refundedCount: 0,
+    alreadyCancelled: true,
+    errors: [],
+  });
+  if (challenge.cancelledAt) return cancelledAlready(challenge);
   const problem = cancelError(now(), challenge);
   if (problem) return cancelRefused(problem);
   const at = now();
@@ -220,6 +242,7 @@ export async function cancelCommunityChallenge(
   if (done === "refused") {
     // It started, or someone else cancelled it, meanwhile.
     const fresh = await store.challengeByPublicId(deps.db.sql, challenge.publicId);
+    if (fresh?.cancelledAt) return cancelledAlready(fresh);
     return cancelRefused(cancelError(now(), fresh ?? challenge) ?? notAllowed);
   }
   return { challenge: done.challenge, refundedCount: done.refunded, errors: [] };

@@ -3,6 +3,7 @@
  * `transferCommunityOwnership`, `inviteToCommunity`. Each takes the acting user as its actor.
  */
 import { refusableTransaction } from "../../../platform/db.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   type CommunitiesError,
   communityAudience,
@@ -29,6 +30,12 @@ import {
 
 export interface CommunityPayload {
   community: CommunityRow | null;
+  /** `joinCommunity`: the viewer was a member already (nothing changed). */
+  alreadyMember?: boolean;
+  /** `inviteToCommunity`: the user's unused invite was waiting already (nothing changed). */
+  alreadyInvited?: boolean;
+  /** `transferCommunityOwnership`: the user owned the community already (nothing changed). */
+  alreadyOwner?: boolean;
   errors: CommunitiesError[];
 }
 
@@ -42,13 +49,15 @@ export async function createCommunity(
     description?: string | null;
     visibility?: CommunityVisibility | null;
     memberLimit?: number | null;
-  },
+  } & IdempotencyInput,
 ): Promise<CommunityPayload> {
+  const retry = await retrySafe(deps, "createCommunity", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const community = newCommunity(input);
   const errors = newCommunityErrors(community);
   if (errors.length) return refused(...errors);
   const at = deps.clock.now();
-  return await deps.db.sql.begin(async (tx): Promise<CommunityPayload> => {
+  return await retry.transaction(async (tx): Promise<CommunityPayload> => {
     const created = await store.insertCommunity(tx, actor.userId, community, at);
     if (!created) return refused(refuse("name_taken", "a community with this name exists", "name"));
     await store.insertOwner(tx, created.id, actor.userId, at);
@@ -73,23 +82,33 @@ export async function joinCommunity(
   const problem = joinError(access);
   if (problem) return refused(problem);
   const at = deps.clock.now();
-  const joined = await refusableTransaction(deps.db.sql, async (tx) => {
-    if (!(await store.insertMember(tx, community.id, actor.userId, at))) {
-      return refused(joinRefusals.already_member);
-    }
-    if (
-      community.visibility === "private" &&
-      !(await store.spendInvite(tx, community.id, actor.userId, at))
-    ) {
-      return refused(joinRefusals.invite_required);
-    }
-    if (!(await store.countNewMember(tx, community.id))) return refused(joinRefusals.full);
-    await deps.feed.follow(tx, actor.userId, [communityAudience(community.id)]);
-    return { community: null, errors: [] };
-  });
+  const joined = access.role !== null
+    ? { errors: [], alreadyMember: true }
+    : await refusableTransaction(
+      deps.db.sql,
+      async (tx): Promise<{ errors: CommunitiesError[]; alreadyMember: boolean }> => {
+        if (!(await store.insertMember(tx, community.id, actor.userId, at))) {
+          return { errors: [], alreadyMember: true };
+        }
+        const refusal = (error: CommunitiesError) => ({ errors: [error], alreadyMember: false });
+        if (
+          community.visibility === "private" &&
+          !(await store.spendInvite(tx, community.id, actor.userId, at))
+        ) {
+          return refusal(joinRefusals.invite_required);
+        }
+        if (!(await store.countNewMember(tx, community.id))) return refusal(joinRefusals.full);
+        await deps.feed.follow(tx, actor.userId, [communityAudience(community.id)]);
+        return { errors: [], alreadyMember: false };
+      },
+    );
   forget(deps, actor, community.id);
-  if (joined.errors.length) return joined;
-  return { community: await communityByPublicId(deps, community.publicId), errors: [] };
+  if (joined.errors.length) return refused(...joined.errors);
+  return {
+    community: await communityByPublicId(deps, community.publicId),
+    alreadyMember: joined.alreadyMember,
+    errors: [],
+  };
 }
 
 export async function leaveCommunity(
@@ -124,8 +143,12 @@ export async function transferCommunityOwnership(
   const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
-  if (access.role !== "owner") return refused(transferError(access, false, null)!);
   const target = await deps.users.userByPublicId(input.userId);
+  // The user owns the community already (a retry of the hand-over): the community as it is.
+  if (target && target.id === community.ownerId && target.id !== actor.userId) {
+    return { community, alreadyOwner: true, errors: [] };
+  }
+  if (access.role !== "owner") return refused(transferError(access, false, null)!);
   if (!target) return refused(refuse("not_found", "no such user", "userId"));
   const self = target.id === actor.userId;
   const problem = transferError(
@@ -149,6 +172,11 @@ export async function transferCommunityOwnership(
     return { community: moved, errors: [] };
   });
   forget(deps, actor, community.id);
+  if (moved.errors[0]?.code === "conflict") {
+    // A concurrent repeat of the same hand-over got there first: the community as it is.
+    const now = await communityByPublicId(deps, community.publicId);
+    if (now?.ownerId === target.id) return { community: now, alreadyOwner: true, errors: [] };
+  }
   return moved;
 }
 
@@ -168,17 +196,19 @@ export async function inviteToCommunity(
     return refused(refuse("invalid", "userId must be another user", "userId"));
   }
   const at = deps.clock.now();
-  const invited = await deps.db.sql.begin(async (tx) => {
-    if (!(await store.invite(tx, community.id, invitee.id, actor.userId, at))) return false;
-    await deps.notifications.notify(
-      tx,
-      invitee.id,
-      communityMessage("community.invite", community, actor.userId),
-    );
-    return true;
+  const outcome = await deps.db.sql.begin(async (tx) => {
+    const outcome = await store.invite(tx, community.id, invitee.id, actor.userId, at);
+    if (outcome === "invited") {
+      await deps.notifications.notify(
+        tx,
+        invitee.id,
+        communityMessage("community.invite", community, actor.userId),
+      );
+    }
+    return outcome;
   });
-  if (!invited) {
+  if (outcome === "member") {
     return refused(refuse("already_member", "that user is a member of this community", "userId"));
   }
-  return { community, errors: [] };
+  return { community, alreadyInvited: outcome === "pending", errors: [] };
 }

@@ -1,5 +1,6 @@
 /** Use cases of posts: `createCommunityPost`, `updateCommunityPost`, `deleteCommunityPost`. */
 import { looksLikePublicId } from "../../../platform/ids.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   canRead,
   type CommunitiesError,
@@ -46,8 +47,10 @@ async function moderationError(
 export async function createCommunityPost(
   deps: CommunitiesDeps,
   actor: Actor,
-  input: { communityId: string; body: string },
+  input: { communityId: string; body: string } & IdempotencyInput,
 ): Promise<PostPayload> {
+  const retry = await retrySafe(deps, "createCommunityPost", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const found = await visibleCommunity(deps, actor, input.communityId);
   if (!found) return refused(communityNotFound());
   const { community, access } = found;
@@ -56,7 +59,7 @@ export async function createCommunityPost(
   const problem = postBodyError(body) ?? await moderationError(deps, actor, body);
   if (problem) return refused(problem);
   const at = deps.clock.now();
-  const post = await deps.db.sql.begin(async (tx) => {
+  return await retry.transaction(async (tx): Promise<PostPayload> => {
     const post = await store.insertPost(tx, community.id, actor.userId, body, at);
     await deps.feed.record(tx, {
       userId: actor.userId,
@@ -65,9 +68,8 @@ export async function createCommunityPost(
       data: { postId: post.id, communityId: community.id },
       audience: communityAudience(community.id),
     });
-    return post;
+    return { post, errors: [] };
   });
-  return { post, errors: [] };
 }
 
 /**

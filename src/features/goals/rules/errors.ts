@@ -9,6 +9,7 @@ export const { codes: GOALS_ERROR_CODES, refuse: goalsError } = userErrorCodes(
     "conflict",
     "no_freezes_left",
     "undo_expired",
+    "idempotency_key_reused",
   ] as const,
 );
 

@@ -300,6 +300,13 @@ export async function spendFreeze(tx: Queryable, userId: string): Promise<boolea
 }
 
 /** Covers a missed day; false when the day is already checked in or covered. */
+/** Whether a streak freeze covers the goal's `day`. */
+export async function freezeUsedOn(tx: Queryable, goalId: string, day: string): Promise<boolean> {
+  const rows = await tx`
+    select 1 from streak_freeze_uses where goal_id = ${goalId} and day = ${day}::date`;
+  return rows.length > 0;
+}
+
 export async function insertFreezeUse(tx: Queryable, goal: GoalRow, day: string) {
   const rows = await tx`
     insert into streak_freeze_uses (goal_id, user_id, day)

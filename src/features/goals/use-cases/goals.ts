@@ -1,6 +1,7 @@
 /** Use cases of goals themselves: `addGoal`, `updateGoal`, AI coaching's `addSubGoals`. */
 import type { Queryable } from "../../../platform/db.ts";
 import { localDate } from "../../../platform/dates.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import type { BadgeRow } from "../../badges/mod.ts";
 import {
   DEFAULT_VISIBILITY,
@@ -27,7 +28,7 @@ import {
   parentGone,
 } from "./shared.ts";
 
-export type NewGoalArgs = NewGoalInput & {
+export type NewGoalArgs = NewGoalInput & IdempotencyInput & {
   visibility?: Visibility | null;
   parentGoalId?: string | null;
 };
@@ -59,15 +60,18 @@ export async function addGoal(
   input: NewGoalArgs,
 ): Promise<GoalPayload> {
   const now = () => deps.clock.now();
-  const { visibility, parentGoalId, ...fields } = input;
+  const refused = (errors: GoalsError[]): GoalPayload => ({ goal: null, badgesEarned: [], errors });
+  const retry = await retrySafe(deps, "addGoal", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
+  const { visibility, parentGoalId, idempotencyKey: _, ...fields } = input;
   const errors = newGoalErrors(fields, localDate(now(), actor.timeZone));
   const parent = await parentOf(deps, actor, parentGoalId);
   if ("error" in parent) errors.push(parent.error);
-  if (errors.length || "error" in parent) return { goal: null, badgesEarned: [], errors };
+  if (errors.length || "error" in parent) return refused(errors);
   return await goneMeanwhile<GoalPayload, GoalPayload>(
-    { goal: null, badgesEarned: [], errors: parentGone() },
+    refused(parentGone()),
     () =>
-      deps.db.sql.begin(async (tx) => {
+      retry.transaction(async (tx) => {
         const goal = await store.insertGoal(
           tx,
           actor.userId,

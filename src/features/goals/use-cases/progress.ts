@@ -1,6 +1,7 @@
 /** Use cases of recording progress: `addGoalEvent`, `checkInHabit`, `useStreakFreeze`. */
 import { refusableTransaction } from "../../../platform/db.ts";
 import { localDate, periodIndexStart } from "../../../platform/dates.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import type { BadgeRow } from "../../badges/mod.ts";
 import {
   checkInErrors,
@@ -19,7 +20,7 @@ import type { GoalEventRow, GoalRow } from "../store.ts";
 import { recordCompletion } from "./completion.ts";
 import { type Actor, award, type GoalsDeps, goneMeanwhile, noGoal, ownGoal } from "./shared.ts";
 
-export interface AddGoalEventInput {
+export interface AddGoalEventInput extends IdempotencyInput {
   goalId: string;
   value: number;
   note?: string | null;
@@ -51,6 +52,8 @@ export interface CheckInPayload {
 export interface UseStreakFreezePayload {
   goal: GoalRow | null;
   freezesLeft: number;
+  /** A freeze covered the day already (a retry): nothing was spent. */
+  alreadyCovered: boolean;
   errors: GoalsError[];
 }
 
@@ -67,6 +70,8 @@ export async function addGoalEvent(
     badgesEarned: [],
     errors,
   });
+  const retry = await retrySafe(deps, "addGoalEvent", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const goal = await ownGoal(deps, actor, input.goalId);
   if (!goal) return refused(noGoal());
   const { value, note, occurredAt, errors } = goalEventInput(goal, input, now());
@@ -74,7 +79,7 @@ export async function addGoalEvent(
   return await goneMeanwhile(
     refused(noGoal()),
     () =>
-      deps.db.sql.begin(async (tx): Promise<AddGoalEventPayload> => {
+      retry.transaction(async (tx): Promise<AddGoalEventPayload> => {
         const event = await store.insertGoalEvent(tx, goal, value, note, occurredAt);
         await deps.feed.record(tx, {
           userId: goal.userId,
@@ -186,28 +191,37 @@ export async function useStreakFreeze(
   const today = localDate(deps.clock.now(), actor.timeZone);
   const date = input.date;
   const balance = async () => (await store.freezeBalances(sql, [actor.userId]))[0]?.available ?? 0;
-  if (!goal) return { goal: null, freezesLeft: await balance(), errors: noGoal() };
+  const refused = async (errors: GoalsError[]): Promise<UseStreakFreezePayload> => ({
+    goal: null,
+    freezesLeft: await balance(),
+    alreadyCovered: false,
+    errors,
+  });
+  if (!goal) return await refused(noGoal());
   const problems = freezeErrors(goal, date, today, localDate(goal.createdAt, actor.timeZone));
-  if (problems.length) return { goal: null, freezesLeft: await balance(), errors: problems };
+  if (problems.length) return await refused(problems);
   const answer = await goneMeanwhile(
-    { errors: noGoal() },
+    { errors: noGoal(), alreadyCovered: false },
     () =>
       refusableTransaction(sql, async (tx) => {
         if (!(await store.insertFreezeUse(tx, goal, date))) {
+          if (await store.freezeUsedOn(tx, goal.id, date)) {
+            return { errors: [] as GoalsError[], alreadyCovered: true };
+          }
           return {
-            errors: [goalsError(
-              "invalid",
-              "date was not missed: it is checked in or already covered",
-              "date",
-            )],
+            errors: [goalsError("invalid", "date was not missed: it is checked in", "date")],
+            alreadyCovered: false,
           };
         }
         if (!(await store.spendFreeze(tx, actor.userId))) {
-          return { errors: [goalsError("no_freezes_left", "no streak freezes left")] };
+          return {
+            errors: [goalsError("no_freezes_left", "no streak freezes left")],
+            alreadyCovered: false,
+          };
         }
-        return { errors: [] as GoalsError[] };
+        return { errors: [] as GoalsError[], alreadyCovered: false };
       }),
   );
-  const errors = answer.errors;
-  return { goal: errors.length ? null : goal, freezesLeft: await balance(), errors };
+  if (answer.errors.length) return await refused(answer.errors);
+  return { goal, freezesLeft: await balance(), alreadyCovered: answer.alreadyCovered, errors: [] };
 }

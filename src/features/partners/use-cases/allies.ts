@@ -1,7 +1,8 @@
 /** Use cases of allies: `sendAllyRequest`, `answerAllyRequest` (accept, decline), `removeAlly`. */
 import {
+  answeredAlready,
   answerError,
-  existingAllyError,
+  existingLinkOutcome,
   linkMessage,
   type PartnersError,
   refuse,
@@ -23,6 +24,12 @@ import {
 
 export interface AllyRequestPayload {
   request: LinkRow | null;
+  /** `sendAllyRequest`: the viewer's request was pending already (nothing was sent). */
+  alreadyRequested?: boolean;
+  /** `sendAllyRequest`: the two were allies already (the answer is their connection). */
+  alreadyAllies?: boolean;
+  /** `acceptAllyRequest`, `declineAllyRequest`: the request had this answer already. */
+  alreadyAnswered?: boolean;
   errors: PartnersError[];
 }
 
@@ -56,10 +63,12 @@ export async function sendAllyRequest(
   });
   if (request) return { request, errors: [] };
   const live = await store.liveLink(deps.db.sql, "ally_links", actor.userId, other.id);
-  const error = live
-    ? existingAllyError(live as LinkRow & { status: "pending" }, actor.userId)
+  const outcome = live
+    ? existingLinkOutcome(live, actor.userId)
     : await refusal(deps, actor, other.id);
-  return { request: null, errors: [error] };
+  if (outcome === "requested") return { request: live, alreadyRequested: true, errors: [] };
+  if (outcome === "connected") return { request: live, alreadyAllies: true, errors: [] };
+  return { request: null, errors: [outcome] };
 }
 
 /** The asked user accepts (the asker is notified) or declines (no notification). */
@@ -68,20 +77,16 @@ export async function answerAllyRequest(
   actor: Actor,
   input: { requestId: string; accept: boolean },
 ): Promise<AllyRequestPayload> {
+  const to = input.accept ? "accepted" : "declined";
   const link = await requestOf(deps, "ally_links", actor, input.requestId);
   if (!link) return { request: null, errors: [requestNotFound()] };
+  const already = (l: LinkRow) => ({ request: l, alreadyAnswered: true, errors: [] });
+  if (answeredAlready(link, actor.userId, to)) return already(link);
   const problem = answerError(link, actor.userId);
   if (problem) return { request: null, errors: [problem] };
   const name = await nameOf(deps, actor);
   const request = await deps.db.sql.begin(async (tx) => {
-    const row = await store.answer(
-      tx,
-      "ally_links",
-      link.id,
-      actor.userId,
-      input.accept ? "accepted" : "declined",
-      deps.clock.now(),
-    );
+    const row = await store.answer(tx, "ally_links", link.id, actor.userId, to, deps.clock.now());
     if (row && input.accept) {
       await deps.notifications.notify(
         tx,
@@ -91,8 +96,10 @@ export async function answerAllyRequest(
     }
     return row;
   });
-  if (!request) return { request: null, errors: [answeredMeanwhile()] };
-  return { request, errors: [] };
+  if (request) return { request, errors: [] };
+  const now = await requestOf(deps, "ally_links", actor, input.requestId);
+  if (now && answeredAlready(now, actor.userId, to)) return already(now);
+  return { request: null, errors: [answeredMeanwhile()] };
 }
 
 /** Ends an ally connection, and the partnership with that user if there is one. */

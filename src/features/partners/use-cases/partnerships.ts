@@ -4,8 +4,9 @@
  */
 import { refusableTransaction } from "../../../platform/db.ts";
 import {
+  answeredAlready,
   answerError,
-  existingRequestError,
+  existingLinkOutcome,
   linkMessage,
   partnerRequestError,
   type PartnersError,
@@ -29,6 +30,12 @@ import {
 
 export interface PartnershipPayload {
   partnership: LinkRow | null;
+  /** `sendPartnerRequest`: the viewer's request was pending already (nothing was sent). */
+  alreadyRequested?: boolean;
+  /** `sendPartnerRequest`: the two were active partners already (the answer is it). */
+  alreadyPartners?: boolean;
+  /** `acceptPartnerRequest`, `declinePartnerRequest`: the request had this answer already. */
+  alreadyAnswered?: boolean;
   errors: PartnersError[];
 }
 
@@ -46,6 +53,15 @@ export async function sendPartnerRequest(
   const sql = deps.db.sql;
   const other = await deps.users.userByPublicId(input.userId);
   if (!other) return refused(userNotFound());
+  const existing = async (): Promise<PartnershipPayload | null> => {
+    const live = await store.liveLink(sql, "partnerships", actor.userId, other.id);
+    const outcome = live ? existingLinkOutcome(live, actor.userId) : null;
+    if (outcome === "requested") return { partnership: live, alreadyRequested: true, errors: [] };
+    if (outcome === "connected") return { partnership: live, alreadyPartners: true, errors: [] };
+    return outcome ? refused(outcome) : null;
+  };
+  const held = await existing();
+  if (held) return held;
   const [allies, taken] = await Promise.all([
     store.areAllies(sql, actor.userId, other.id),
     store.withPartners(sql, [actor.userId, other.id]),
@@ -70,10 +86,7 @@ export async function sendPartnerRequest(
     return row;
   });
   if (partnership) return { partnership, errors: [] };
-  const live = await store.liveLink(sql, "partnerships", actor.userId, other.id);
-  return refused(
-    live ? existingRequestError(live, actor.userId) : await refusal(deps, actor, other.id),
-  );
+  return await existing() ?? refused(await refusal(deps, actor, other.id));
 }
 
 /**
@@ -87,11 +100,12 @@ export async function acceptPartnerRequest(
 ): Promise<PartnershipPayload> {
   const link = await requestOf(deps, "partnerships", actor, input.requestId);
   if (!link) return refused(requestNotFound());
+  if (answeredAlready(link, actor.userId, "active")) return alreadyAnswered(link);
   const problem = answerError(link, actor.userId);
   if (problem) return refused(problem);
   const name = await nameOf(deps, actor);
   const now = () => deps.clock.now();
-  return await refusableTransaction(deps.db.sql, async (tx) => {
+  const answer = await refusableTransaction(deps.db.sql, async (tx) => {
     const row = await store.answer(tx, "partnerships", link.id, actor.userId, "active", now());
     if (!row) return refused(answeredMeanwhile());
     if (!(await store.areAllies(tx, row.requesterId, row.addresseeId))) {
@@ -109,6 +123,29 @@ export async function acceptPartnerRequest(
     );
     return { partnership: row, errors: [] };
   });
+  return await answeredMeanwhileAs(deps, actor, input.requestId, "active", answer);
+}
+
+const alreadyAnswered = (link: LinkRow): PartnershipPayload => ({
+  partnership: link,
+  alreadyAnswered: true,
+  errors: [],
+});
+
+/**
+ * `answer`, unless it is the refusal of a request answered meanwhile with the same answer (a
+ * concurrent retry): then the request as it is, with `alreadyAnswered`.
+ */
+async function answeredMeanwhileAs(
+  deps: PartnersDeps,
+  actor: Actor,
+  requestId: string,
+  to: string,
+  answer: PartnershipPayload,
+): Promise<PartnershipPayload> {
+  if (answer.errors[0]?.code !== "not_pending") return answer;
+  const now = await requestOf(deps, "partnerships", actor, requestId);
+  return now && answeredAlready(now, actor.userId, to) ? alreadyAnswered(now) : answer;
 }
 
 /** The asked ally declines, without notifying the sender. */
@@ -119,6 +156,7 @@ export async function declinePartnerRequest(
 ): Promise<PartnershipPayload> {
   const link = await requestOf(deps, "partnerships", actor, input.requestId);
   if (!link) return refused(requestNotFound());
+  if (answeredAlready(link, actor.userId, "declined")) return alreadyAnswered(link);
   const problem = answerError(link, actor.userId);
   if (problem) return refused(problem);
   const row = await store.answer(
@@ -129,8 +167,8 @@ export async function declinePartnerRequest(
     "declined",
     deps.clock.now(),
   );
-  if (!row) return refused(answeredMeanwhile());
-  return { partnership: row, errors: [] };
+  const answer = row ? { partnership: row, errors: [] } : refused(answeredMeanwhile());
+  return await answeredMeanwhileAs(deps, actor, input.requestId, "declined", answer);
 }
 
 /** Ends the actor's active partnership; the partner is notified. */

@@ -86,6 +86,13 @@ export async function countActiveInvites(sql: Queryable, teamId: string, now: Da
   return row.n;
 }
 
+/** The team of the invite with the token's hash, usable or not; null for an unknown token. */
+export async function inviteTeamOf(sql: Queryable, hash: string): Promise<string | null> {
+  const row = await maybeOne(sql<{ teamId: string }[]>`
+    select team_id as "teamId" from team_invites where token_hash = ${hash}`);
+  return row?.teamId ?? null;
+}
+
 /** What a usable invite shows before sign-in; null for unknown, expired, revoked, used up. */
 export async function invitePreview(sql: Queryable, hash: string, now: Date) {
   return await maybeOne(sql<InvitePreviewRow[]>`

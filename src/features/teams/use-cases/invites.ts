@@ -3,6 +3,7 @@
  * reads `teamInvitePreview` (public) and the settings' usable invites.
  */
 import { isUniqueViolation, unlessViolated } from "../../../platform/db-errors.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import { type PageArgs, paginate } from "../../../graphql/pagination.ts";
 import {
   displayName,
@@ -40,6 +41,8 @@ export interface CreateTeamInvitePayload {
 
 export interface TeamInvitePayload {
   invite: InviteRow | null;
+  /** `revokeTeamInvite`: the invite was revoked already (nothing changed). */
+  alreadyRevoked?: boolean;
   errors: TeamsError[];
 }
 
@@ -55,9 +58,16 @@ export interface TeamInvitePreview {
 export async function createTeamInvite(
   deps: TeamsDeps,
   actor: Actor,
-  input: { teamId: string; expiresInHours?: number | null; maxUses?: number | null },
+  input: {
+    teamId: string;
+    expiresInHours?: number | null;
+    maxUses?: number | null;
+  } & IdempotencyInput,
 ): Promise<CreateTeamInvitePayload> {
   const nothing = { invite: null, token: null };
+  const refusal = (e: TeamsError): CreateTeamInvitePayload => refused(nothing, e);
+  const retry = await retrySafe(deps, "createTeamInvite", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   return await teamGoneMeanwhile(nothing, async () => {
     const a = await adminAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(nothing, a.refusal);
@@ -66,15 +76,17 @@ export async function createTeamInvite(
     const at = deps.clock.now();
     const hours = input.expiresInHours ?? INVITE_DEFAULT_HOURS;
     const { token, hash } = await newInviteToken();
-    const invite = await store.insertInvite(deps.db.sql, a, {
-      teamId: a.team.id,
-      hash,
-      expiresAt: new Date(at.getTime() + hours * 3_600_000),
-      maxUses: input.maxUses ?? null,
-      at,
+    return await retry.transaction(async (tx) => {
+      const invite = await store.insertInvite(tx, a, {
+        teamId: a.team.id,
+        hash,
+        expiresAt: new Date(at.getTime() + hours * 3_600_000),
+        maxUses: input.maxUses ?? null,
+        at,
+      });
+      if (!invite) return refused(nothing, refuse("not_allowed", NOT_ALLOWED));
+      return { invite, token, errors: [] };
     });
-    if (!invite) return refused(nothing, refuse("not_allowed", NOT_ALLOWED));
-    return { invite, token, errors: [] };
   });
 }
 
@@ -103,7 +115,12 @@ export async function revokeTeamInvite(
     const lost = lostAuthority(result);
     if (lost) return refused(nothing, lost);
     if (result === "refused") {
-      return refused(nothing, refuse("already_revoked", "invite is already revoked", "inviteId"));
+      // Revoked already (a retry): the invite as it is.
+      return {
+        invite: await store.inviteOfTeam(deps.db.sql, m.teamId, input.inviteId),
+        alreadyRevoked: true,
+        errors: [],
+      };
     }
     return { invite, errors: [] };
   });
@@ -120,7 +137,6 @@ export async function acceptTeamInvite(
     nothing,
     refuse("invite_unusable", "invite is invalid, expired, revoked or used up", "token"),
   );
-  const inTeam = refused(nothing, refuse("already_in_team", "you already belong to a team"));
   if (!looksLikeInviteToken(input.token)) return unusable;
   const [user] = await deps.users.usersByIds([actor.userId]);
   const name = user?.username ?? "Someone";
@@ -154,9 +170,26 @@ export async function acceptTeamInvite(
       }),
   );
   if (joined === null) return unusable;
-  if (joined === "already_in_team") return inTeam;
+  if (joined === "already_in_team") return await inTeamAlready(deps, actor, hash);
   const [team] = await store.teamsByIds(deps.db.sql, [joined.teamId]);
   return { team: team ?? null, errors: [] };
+}
+
+/**
+ * The answer to an invite of a user who is in a team: their team with `alreadyMember` when it is
+ * the invite's (a retry), else `already_in_team` (one team per user).
+ */
+async function inTeamAlready(deps: TeamsDeps, actor: Actor, hash: string): Promise<TeamPayload> {
+  const sql = deps.db.sql;
+  const [membership, inviteTeam] = await Promise.all([
+    store.membershipOf(sql, actor.userId),
+    store.inviteTeamOf(sql, hash),
+  ]);
+  if (membership && membership.teamId === inviteTeam) {
+    const [team] = await store.teamsByIds(sql, [membership.teamId]);
+    return { team: team ?? null, alreadyMember: true, errors: [] };
+  }
+  return refused({ team: null }, refuse("already_in_team", "you already belong to a team"));
 }
 
 /**

@@ -3,6 +3,7 @@
  * `unarchiveSubCommunity`, `setDefaultSubCommunity`, `joinSubCommunity`, `leaveSubCommunity`,
  * `addSubCommunityMember`, `removeSubCommunityMember`.
  */
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   descriptionError,
   nameError,
@@ -29,6 +30,8 @@ import {
 
 export interface SubCommunityPayload {
   subCommunity: SubCommunityRow | null;
+  /** `archiveSubCommunity`: it was archived already (nothing changed). */
+  alreadyArchived?: boolean;
   errors: TeamsError[];
 }
 
@@ -42,8 +45,16 @@ const done = (subCommunity: SubCommunityRow | null): SubCommunityPayload => ({
 export async function createSubCommunity(
   deps: TeamsDeps,
   actor: Actor,
-  input: { teamId: string; name: string; description?: string | null; open: boolean },
+  input: {
+    teamId: string;
+    name: string;
+    description?: string | null;
+    open: boolean;
+  } & IdempotencyInput,
 ): Promise<SubCommunityPayload> {
+  const refusal = (e: TeamsError): SubCommunityPayload => refused(nothing, e);
+  const retry = await retrySafe(deps, "createSubCommunity", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   return await teamGoneMeanwhile(nothing, async () => {
     const a = await adminAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(nothing, a.refusal);
@@ -52,15 +63,17 @@ export async function createSubCommunity(
       descriptionError(input.description),
     ].filter((e): e is TeamsError => e !== null);
     if (errors.length) return { ...nothing, errors };
-    const sc = await store.createSubCommunity(deps.db.sql, a, {
-      teamId: a.team.id,
-      name: input.name.trim(),
-      description: input.description?.trim() || null,
-      open: input.open,
-      at: deps.clock.now(),
+    return await retry.transaction(async (tx) => {
+      const sc = await store.createSubCommunity(tx, a, {
+        teamId: a.team.id,
+        name: input.name.trim(),
+        description: input.description?.trim() || null,
+        open: input.open,
+        at: deps.clock.now(),
+      });
+      if (!sc) return refused(nothing, refuse("not_allowed", NOT_ALLOWED));
+      return done(sc);
     });
-    if (!sc) return refused(nothing, refuse("not_allowed", NOT_ALLOWED));
-    return done(sc);
   });
 }
 
@@ -95,9 +108,10 @@ export function archiveSubCommunity(
     const lost = lostAuthority(result);
     if (lost) return refused(nothing, lost);
     if (result === "refused") {
-      return sc.archived
-        ? scRefusal("already_archived", "sub-community is already archived")
-        : scRefusal("is_default", "the default sub-community cannot be archived");
+      // Archived already (a retry, maybe at the same time): the sub-community as it is.
+      const now = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
+      if (now?.archived) return { ...done(now), alreadyArchived: true };
+      return scRefusal("is_default", "the default sub-community cannot be archived");
     }
     return done(await store.subCommunityOfTeam(sql, m.teamId, sc.publicId));
   });

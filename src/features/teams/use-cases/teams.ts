@@ -4,6 +4,7 @@
  */
 import { refusableTransaction } from "../../../platform/db.ts";
 import { isUniqueViolation, unlessViolated } from "../../../platform/db-errors.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   nameError,
   ownerOnly,
@@ -31,6 +32,10 @@ import {
 
 export interface TeamPayload {
   team: TeamRow | null;
+  /** `acceptTeamInvite`: the viewer was a member of the invite's team already. */
+  alreadyMember?: boolean;
+  /** `transferTeamOwnership`: the user owned the team already (nothing changed). */
+  alreadyOwner?: boolean;
   errors: TeamsError[];
 }
 
@@ -60,8 +65,11 @@ const noTeam = { team: null };
 export async function createTeam(
   deps: TeamsDeps,
   actor: Actor,
-  input: { name: string },
+  input: { name: string } & IdempotencyInput,
 ): Promise<TeamPayload> {
+  const refusal = (e: TeamsError): TeamPayload => refused(noTeam, e);
+  const retry = await retrySafe(deps, "createTeam", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
   const problem = nameError("name", input.name, TEAM_NAME_MAX);
   if (problem) return refused(noTeam, problem);
   const at = deps.clock.now();
@@ -69,7 +77,7 @@ export async function createTeam(
     isUniqueViolation,
     refused(noTeam, refuse("already_in_team", "you already belong to a team")),
     () =>
-      deps.db.sql.begin(async (tx): Promise<TeamPayload> => {
+      retry.transaction(async (tx): Promise<TeamPayload> => {
         const { id } = await store.insertTeam(tx, actor.userId, input.name.trim(), at);
         return { team: await store.foundTeam(tx, id, actor.userId, at), errors: [] };
       }),
@@ -109,8 +117,11 @@ export async function transferTeamOwnership(
   return await teamGoneMeanwhile(noTeam, async () => {
     const a = await teamAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(noTeam, a.refusal);
-    if (!ownerOnly(a.role)) return refused(noTeam, refuse("not_allowed", OWNERS_ONLY));
     const target = await teamMember(deps, a.team.id, input.userId);
+    // The user owns the team already (a retry of the hand-over): the team as it is.
+    const owns = !isRefused(target) && target.role === "owner" && target.userId !== a.userId;
+    if (owns) return { team: a.team, alreadyOwner: true, errors: [] };
+    if (!ownerOnly(a.role)) return refused(noTeam, refuse("not_allowed", OWNERS_ONLY));
     if (isRefused(target)) return refused(noTeam, target.refusal);
     if (transferError(a.role, target.role, target.userId === a.userId) === "invalid") {
       return refused(
@@ -118,7 +129,7 @@ export async function transferTeamOwnership(
         refuse("invalid", "the new owner must be an admin or member of the team", "userId"),
       );
     }
-    return await refusableTransaction(deps.db.sql, async (tx): Promise<TeamPayload> => {
+    const moved = await refusableTransaction(deps.db.sql, async (tx): Promise<TeamPayload> => {
       const result = await store.transferOwnership(
         tx,
         a.team.id,
@@ -135,6 +146,12 @@ export async function transferTeamOwnership(
       });
       return { team: a.team, errors: [] };
     });
+    if (moved.errors[0]?.code !== "conflict") return moved;
+    // A concurrent repeat of the same hand-over got there first: the team as it is.
+    const now = await teamMember(deps, a.team.id, input.userId);
+    return !isRefused(now) && now.role === "owner"
+      ? { team: a.team, alreadyOwner: true, errors: [] }
+      : moved;
   });
 }
 

@@ -7,7 +7,6 @@ export const { codes: WORKFORCE_ERROR_CODES, refuse } = userErrorCodes(
     "not_found",
     "role_taken",
     "archived",
-    "already_archived",
     "not_archived",
     "promotion_requirements_met",
     "autonomy_demotion",
@@ -22,6 +21,7 @@ export const { codes: WORKFORCE_ERROR_CODES, refuse } = userErrorCodes(
     "conflict",
     "already_delivered",
     "not_undoable",
+    "idempotency_key_reused",
   ] as const,
 );
 

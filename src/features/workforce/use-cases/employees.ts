@@ -5,10 +5,10 @@
  * read in the transaction that changes it (the row locked first), so no caller can skip it.
  */
 import { refusableTransaction } from "../../../platform/db.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import {
   allowedKindsProblem,
   ARCHIVED_EDIT_MESSAGE,
-  ARCHIVED_MESSAGE,
   ARCHIVED_RUN_MESSAGE,
   type AutonomyLevel,
   autonomyLevelOf,
@@ -36,6 +36,8 @@ type Deps = Pick<WorkforceServiceDeps, "db" | "clock">;
 
 export interface EmployeePayload {
   employee: EmployeeRow | null;
+  /** `archiveAiEmployee`: the employee was archived already (nothing changed). */
+  alreadyArchived?: boolean;
   errors: WorkforceError[];
 }
 
@@ -64,9 +66,11 @@ const promotionField = (fields: EmployeeFields) =>
  */
 export async function createEmployee(
   deps: Deps,
-  _actor: Actor,
-  input: EmployeeFields,
+  actor: Actor,
+  input: EmployeeFields & IdempotencyInput,
 ): Promise<EmployeePayload> {
+  const retry = await retrySafe(deps, "createAiEmployee", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const { errors, level } = parseFields(input, true);
   if (errors.length) return refused(...errors);
   const values = newEmployeeValues({
@@ -86,9 +90,11 @@ export async function createEmployee(
   if (promotion) return refused(codedError(promotion, promotionField(input)));
   const kinds = allowedKindsProblem(values.role, values.allowedKinds);
   if (kinds) return refused(refuse("invalid", kinds, "allowedKinds"));
-  const row = await store.insertEmployee(deps.db.sql, values, deps.clock.now());
-  if (row === "role_taken") return refused(refuse("role_taken", "role is already taken", "role"));
-  return { employee: row, errors: [] };
+  return await retry.transaction(async (tx) => {
+    const row = await store.insertEmployee(tx, values, deps.clock.now());
+    if (row === "role_taken") return refused(refuse("role_taken", "role is already taken", "role"));
+    return { employee: row, errors: [] };
+  });
 }
 
 /** Edits `employee` with `patch` (validated, then checked against the row as it is now). */
@@ -180,7 +186,12 @@ export async function archiveEmployee(
     deps.clock.now(),
   );
   if (archived) return { employee: archived, errors: [] };
-  return refused(refuse("already_archived", ARCHIVED_MESSAGE, "employeeId"));
+  // Archived already (a retry): the employee as it is.
+  return {
+    employee: await findEmployee(deps, input.employeeId),
+    alreadyArchived: true,
+    errors: [],
+  };
 }
 
 /** `unarchiveAiEmployee`: brings an archived employee back, paused. */

@@ -3,6 +3,7 @@
  * job) and `cancelRun` (spec 4.8).
  */
 import type { Queryable } from "../../../platform/db.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import { DISPATCH_ATTEMPTS, dispatchJob } from "../jobs.ts";
 import { buildRunRequest } from "../protocol.ts";
 import {
@@ -84,15 +85,15 @@ export async function startRunIn(
 /** `triggerAiRun`: a manual run of the employee of `employeeId`. */
 export async function triggerRun(
   deps: WorkforceServiceDeps,
-  _actor: Actor,
-  input: { employeeId: string },
+  actor: Actor,
+  input: { employeeId: string } & IdempotencyInput,
 ): Promise<RunPayload> {
+  const retry = await retrySafe(deps, "triggerAiRun", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   const employee = await findEmployee(deps, input.employeeId);
   if (!employee) return refused(...notFound("AI employee", "employeeId"));
   // Not a refusable transaction: a blocked trigger's alert is committed with its refusal.
-  return await deps.db.sql.begin((tx) =>
-    startRunIn(deps, tx, { employee, trigger: "manual" })
-  ) as RunPayload;
+  return await retry.transaction((tx) => startRunIn(deps, tx, { employee, trigger: "manual" }));
 }
 
 /** The dispatch job: posts a queued run to the runner; gives up after its last attempt. */
