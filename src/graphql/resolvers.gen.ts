@@ -29,7 +29,7 @@ export type AcceptMilestonesPayload = {
   goals: Array<Goal>;
 };
 
-/** A requested account deletion, carried out at erasesAt unless the user signs in again before. */
+/** A requested account deletion, carried out at erasesAt unless the user calls cancelAccountDeletion before (signing in again, a refreshed token or another device does not cancel it). */
 export type AccountDeletion = {
   __typename?: 'AccountDeletion';
   erasesAt: Scalars['DateTime']['output'];
@@ -1470,7 +1470,7 @@ export type Mutation = {
    */
   blockUser: BlockPayload;
   /**
-   * Cancels the pending account deletion (not_found when none is pending).
+   * Cancels the pending account deletion (not_found when none is pending): the only way to cancel it.
    *
    * Codes in `errors`: `not_found`.
    */
@@ -1704,7 +1704,7 @@ export type Mutation = {
    */
   reportUser: ReportPayload;
   /**
-   * Asks for the account to be erased after a grace period of 14 days; signing in again cancels it.
+   * Asks for the account to be erased after a grace period of 14 days; only cancelAccountDeletion cancels it.
    *
    * Codes in `errors`: `not_found`.
    */

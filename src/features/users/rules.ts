@@ -174,9 +174,8 @@ export function erasureDueAt(requestedAt: Date): Date {
 }
 
 /**
- * Whether a token was issued after `at` (its `iat`, whole seconds, strictly later): signing in
- * again after a deletion request cancels it, and only a token issued after an erasure may start
- * a new account for the same subject.
+ * Whether a token was issued after `at` (its `iat`, whole seconds, strictly later): only a token
+ * issued after an erasure may start a new account for the same subject.
  */
 export function issuedAfter(claims: Record<string, unknown>, at: Date): boolean {
   const iat = claims.iat;

@@ -89,8 +89,8 @@ export async function findOrCreateUser(
 
 /**
  * The user of a verified token's subject, created on first sight (spec 5.3); an erased account
- * comes back only with a token issued after its erasure, and a token issued after a deletion
- * request cancels it.
+ * comes back only with a token issued after its erasure. A pending deletion request is left as it
+ * is: only `cancelAccountDeletion` ends it, never a refreshed token or another device.
  */
 export async function ensureUser(
   deps: Pick<UsersServiceDeps, "db" | "viewers">,
@@ -108,11 +108,6 @@ export async function ensureUser(
       if (erased && !issuedAfter(claims, erased)) throw new AuthError("account erased");
     });
     deps.viewers.remember(found.user, readAt);
-  }
-  const { user } = found;
-  if (user.deletionRequestedAt && issuedAfter(claims, user.deletionRequestedAt)) {
-    await deps.viewers.changing(user.id, () => store.cancelDeletion(sql, user.id));
-    return { user: { ...user, deletionRequestedAt: null }, created: false };
   }
   return found;
 }
