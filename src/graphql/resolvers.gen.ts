@@ -848,8 +848,10 @@ export type CurrentUser = {
   /** Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held). */
   streakFreezes: Scalars['Int']['output'];
   supporterTier?: Maybe<SupporterTier>;
-  /** IANA time zone; a user's day boundaries follow it. */
+  /** IANA time zone; a user's day boundaries follow it. A new user starts in the zone of the token's zoneinfo claim when it is a valid IANA zone, else UTC. */
   timeZone: Scalars['String']['output'];
+  /** The user's current local date in timeZone: the day a check-in without a date counts for. */
+  today: Scalars['Date']['output'];
   username: Scalars['String']['output'];
 };
 
@@ -2490,6 +2492,8 @@ export type ProgressBucket = {
   count: Scalars['Int']['output'];
   /** The goal's value at the end of the period (targets include startValue). */
   cumulativeValue: Scalars['Float']['output'];
+  /** Habits: days of the period covered by a streak freeze (useStreakFreeze), so a chart can mark them; 0 or 1 in a day bucket. Always 0 for targets. */
+  frozenDays: Scalars['Int']['output'];
   /** First day of the period, in the user's time zone. */
   periodStart: Scalars['Date']['output'];
   /** Sum of event values (check-ins count 1 each). */
@@ -4356,6 +4360,7 @@ export type CurrentUserResolvers<ContextType = GraphQLContext, ParentType extend
   streakFreezes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   supporterTier?: Resolver<Maybe<ResolversTypes['SupporterTier']>, ParentType, ContextType>;
   timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  today?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   username?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -4876,6 +4881,7 @@ export type PartnershipPayloadResolvers<ContextType = GraphQLContext, ParentType
 export type ProgressBucketResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProgressBucket'] = ResolversParentTypes['ProgressBucket']> = {
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   cumulativeValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  frozenDays?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   periodStart?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   sum?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
