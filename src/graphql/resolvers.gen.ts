@@ -188,6 +188,20 @@ export type AiAutonomyLevel =
   | 'semi_autonomous'
   | 'shadow';
 
+/** Which AI features are on for the current user, so an app can hide or disable them before the user taps. */
+export type AiAvailability = {
+  __typename?: 'AiAvailability';
+  /** The AI coach: getInsight and getAdvice (flag coaching; 10 calls per minute together). */
+  coaching: AiFeatureAvailability;
+  /** AI milestones: generateMilestones (flag coaching; 5 calls per minute). */
+  milestones: AiFeatureAvailability;
+  /**
+   * Moderation of what the user posts (flag moderation). With an LLM configured and the flag off,
+   * posting answers AI_DISABLED; without an LLM (not_configured) posts are accepted unchecked.
+   */
+  moderation: AiFeatureAvailability;
+};
+
 export type AiDeliveryStatus =
   | 'delivered'
   | 'failed';
@@ -270,6 +284,17 @@ export type AiEmployeeTypeRunsArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Whether one AI feature is available to the current user now. */
+export type AiFeatureAvailability = {
+  __typename?: 'AiFeatureAvailability';
+  /** True when a call now would not be refused with AI_DISABLED or AI_RATE_LIMITED. */
+  available: Scalars['Boolean']['output'];
+  /** Why the feature is not available; null when it is. */
+  reason?: Maybe<AiUnavailableReason>;
+  /** Seconds until the feature is available again when reason is rate_limited; null otherwise. */
+  retryAfter?: Maybe<Scalars['Int']['output']>;
 };
 
 /** An AI feature flag as calls see it. */
@@ -428,6 +453,15 @@ export type AiRunType = {
   status: AiRunStatus;
   trigger: AiRunTrigger;
 };
+
+/** Why an AI feature is not available to the current user now. */
+export type AiUnavailableReason =
+  /** The feature's AI flag is off (an admin's setting, else AI_FLAGS): a call answers AI_DISABLED. */
+  | 'flag_off'
+  /** No LLM proxy is configured on this service (LLM_BASE_URL unset): every AI feature is off. */
+  | 'not_configured'
+  /** The user reached the feature's per-minute limit: a call answers AI_RATE_LIMITED until retryAfter seconds have passed. */
+  | 'rate_limited';
 
 /** A two-way ally connection. */
 export type Ally = {
@@ -2557,6 +2591,8 @@ export type Query = {
    * approvalStatus: approved). An employeeId that names no employee gives an empty list.
    */
   aiArtifacts: AiArtifactConnection;
+  /** Which AI features the current user may use now (the flags and the user's rate limits; counts no call). */
+  aiAvailability: AiAvailability;
   /** Admin: an AI employee; null when there is none with this id. */
   aiEmployee?: Maybe<AiEmployeeType>;
   /** Admin: the tools an AI employee can be given (tools of createAiEmployee and updateAiEmployee). */
@@ -3479,6 +3515,7 @@ export type ResolversTypes = {
   AiArtifactType: ResolverTypeWrapper<any>;
   Float: ResolverTypeWrapper<any>;
   AiAutonomyLevel: ResolverTypeWrapper<any>;
+  AiAvailability: ResolverTypeWrapper<any>;
   AiDeliveryStatus: ResolverTypeWrapper<any>;
   AiEmployeeConnection: ResolverTypeWrapper<any>;
   AiEmployeeEdge: ResolverTypeWrapper<any>;
@@ -3486,6 +3523,7 @@ export type ResolversTypes = {
   AiEmployeePayload: ResolverTypeWrapper<any>;
   AiEmployeeToolType: ResolverTypeWrapper<any>;
   AiEmployeeType: ResolverTypeWrapper<any>;
+  AiFeatureAvailability: ResolverTypeWrapper<any>;
   AiFlag: ResolverTypeWrapper<any>;
   AiFlagName: ResolverTypeWrapper<any>;
   AiFlagSource: ResolverTypeWrapper<any>;
@@ -3502,6 +3540,7 @@ export type ResolversTypes = {
   AiRunStatus: ResolverTypeWrapper<any>;
   AiRunTrigger: ResolverTypeWrapper<any>;
   AiRunType: ResolverTypeWrapper<any>;
+  AiUnavailableReason: ResolverTypeWrapper<any>;
   Ally: ResolverTypeWrapper<any>;
   AllyConnection: ResolverTypeWrapper<any>;
   AllyEdge: ResolverTypeWrapper<any>;
@@ -3699,12 +3738,14 @@ export type ResolversParentTypes = {
   AiArtifactPayload: any;
   AiArtifactType: any;
   Float: any;
+  AiAvailability: any;
   AiEmployeeConnection: any;
   AiEmployeeEdge: any;
   AiEmployeeMemoryType: any;
   AiEmployeePayload: any;
   AiEmployeeToolType: any;
   AiEmployeeType: any;
+  AiFeatureAvailability: any;
   AiFlag: any;
   AiPatchCheckType: any;
   AiProtectedPathType: any;
@@ -3956,6 +3997,12 @@ export type AiArtifactTypeResolvers<ContextType = GraphQLContext, ParentType ext
   unsupportedFigures?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
 };
 
+export type AiAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiAvailability'] = ResolversParentTypes['AiAvailability']> = {
+  coaching?: Resolver<ResolversTypes['AiFeatureAvailability'], ParentType, ContextType>;
+  milestones?: Resolver<ResolversTypes['AiFeatureAvailability'], ParentType, ContextType>;
+  moderation?: Resolver<ResolversTypes['AiFeatureAvailability'], ParentType, ContextType>;
+};
+
 export type AiEmployeeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeeConnection'] = ResolversParentTypes['AiEmployeeConnection']> = {
   edges?: Resolver<Array<ResolversTypes['AiEmployeeEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
@@ -4007,6 +4054,12 @@ export type AiEmployeeTypeResolvers<ContextType = GraphQLContext, ParentType ext
   skills?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   taskPrompt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tools?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AiFeatureAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiFeatureAvailability'] = ResolversParentTypes['AiFeatureAvailability']> = {
+  available?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['AiUnavailableReason']>, ParentType, ContextType>;
+  retryAfter?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type AiFlagResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiFlag'] = ResolversParentTypes['AiFlag']> = {
@@ -4921,6 +4974,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   accountabilityPartner?: Resolver<Maybe<ResolversTypes['Partnership']>, ParentType, ContextType>;
   aiArtifact?: Resolver<Maybe<ResolversTypes['AiArtifactType']>, ParentType, ContextType, RequireFields<QueryAiArtifactArgs, 'id'>>;
   aiArtifacts?: Resolver<ResolversTypes['AiArtifactConnection'], ParentType, ContextType, Partial<QueryAiArtifactsArgs>>;
+  aiAvailability?: Resolver<ResolversTypes['AiAvailability'], ParentType, ContextType>;
   aiEmployee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType, RequireFields<QueryAiEmployeeArgs, 'id'>>;
   aiEmployeeTools?: Resolver<Array<ResolversTypes['AiEmployeeToolType']>, ParentType, ContextType>;
   aiEmployees?: Resolver<Array<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
@@ -5259,12 +5313,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AiArtifactEdge?: AiArtifactEdgeResolvers<ContextType>;
   AiArtifactPayload?: AiArtifactPayloadResolvers<ContextType>;
   AiArtifactType?: AiArtifactTypeResolvers<ContextType>;
+  AiAvailability?: AiAvailabilityResolvers<ContextType>;
   AiEmployeeConnection?: AiEmployeeConnectionResolvers<ContextType>;
   AiEmployeeEdge?: AiEmployeeEdgeResolvers<ContextType>;
   AiEmployeeMemoryType?: AiEmployeeMemoryTypeResolvers<ContextType>;
   AiEmployeePayload?: AiEmployeePayloadResolvers<ContextType>;
   AiEmployeeToolType?: AiEmployeeToolTypeResolvers<ContextType>;
   AiEmployeeType?: AiEmployeeTypeResolvers<ContextType>;
+  AiFeatureAvailability?: AiFeatureAvailabilityResolvers<ContextType>;
   AiFlag?: AiFlagResolvers<ContextType>;
   AiPatchCheckType?: AiPatchCheckTypeResolvers<ContextType>;
   AiProtectedPathType?: AiProtectedPathTypeResolvers<ContextType>;
