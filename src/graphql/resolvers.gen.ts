@@ -62,11 +62,15 @@ export type AcknowledgeNotificationPayload = {
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
   badgesEarned: Array<Badge>;
+  /** The challenges this event counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
+  challenges: Array<CommunityChallenge>;
   errors: Array<UserError>;
   event?: Maybe<GoalEvent>;
   goal?: Maybe<Goal>;
   /** True when this event completed the target. */
   goalCompleted: Scalars['Boolean']['output'];
+  /** The current user's points when the mutation answered, the event's included (the same value me.points answers now). */
+  points: Scalars['Int']['output'];
 };
 
 /** Codes in `errors`, by mutation: addMoodLog: `invalid`. */
@@ -628,6 +632,8 @@ export type CancelCommunityChallengePayload = {
   __typename?: 'CancelCommunityChallengePayload';
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
+  /** The current user's points when the mutation answered (their own entry cost refunded if they had joined). */
+  points: Scalars['Int']['output'];
   /** Participants whose entry cost was refunded. */
   refundedCount: Scalars['Int']['output'];
 };
@@ -691,11 +697,15 @@ export type CheckInHabitPayload = {
   /** True when the day was already checked in (nothing changed). */
   alreadyCheckedIn: Scalars['Boolean']['output'];
   badgesEarned: Array<Badge>;
+  /** The challenges this check-in counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
+  challenges: Array<CommunityChallenge>;
   checkIn?: Maybe<CheckIn>;
   errors: Array<UserError>;
   /** True when this check-in earned a streak freeze. */
   freezeEarned: Scalars['Boolean']['output'];
   goal?: Maybe<Goal>;
+  /** The current user's points when the mutation answered, the check-in's included (the same value me.points answers now). */
+  points: Scalars['Int']['output'];
 };
 
 export type Community = {
@@ -757,6 +767,8 @@ export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
+  /** The current user's points when the mutation answered: after the entry cost of a join or the refund of a leave. */
+  points: Scalars['Int']['output'];
 };
 
 export type CommunityConnection = {
@@ -877,7 +889,7 @@ export type CurrentUser = {
   isSupporter: Scalars['Boolean']['output'];
   lastName?: Maybe<Scalars['String']['output']>;
   onboardingCompletedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs. */
+  /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers. */
   points: Scalars['Int']['output'];
   /** Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held). */
   streakFreezes: Scalars['Int']['output'];
@@ -981,6 +993,8 @@ export type DeleteGoalPayload = {
   /** The deleted goal's id and its sub-goals' ids. */
   deletedGoalIds: Array<Scalars['ID']['output']>;
   errors: Array<UserError>;
+  /** The current user's points when the mutation answered, the deleted goals' activity taken back. */
+  points: Scalars['Int']['output'];
 };
 
 /** Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`. */
@@ -1258,6 +1272,8 @@ export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
   badgesEarned: Array<Badge>;
   badgesRevoked: Array<Badge>;
+  /** The challenges the event counts in as it is now (an ended challenge keeps what it counted); each one's viewerParticipation holds the score and rank. */
+  challenges: Array<CommunityChallenge>;
   errors: Array<UserError>;
   /** The event as it is now (updateGoalEvent) or as it was (deleteGoalEvent). */
   event?: Maybe<GoalEvent>;
@@ -1266,6 +1282,8 @@ export type GoalEventPayload = {
   goalCompleted: Scalars['Boolean']['output'];
   /** True when the change took a target completed by reaching its value back below it (active again). */
   goalReopened: Scalars['Boolean']['output'];
+  /** The current user's points when the mutation answered (a deleted event's points taken back). */
+  points: Scalars['Int']['output'];
 };
 
 export type GoalKind =
@@ -3362,6 +3380,8 @@ export type UndoCheckInPayload = {
   checkIn?: Maybe<CheckIn>;
   errors: Array<UserError>;
   goal?: Maybe<Goal>;
+  /** The current user's points when the mutation answered, the check-in's taken back. */
+  points: Scalars['Int']['output'];
 };
 
 /** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
@@ -3932,10 +3952,12 @@ export type AcknowledgeNotificationPayloadResolvers<ContextType = GraphQLContext
 
 export type AddGoalEventPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddGoalEventPayload'] = ResolversParentTypes['AddGoalEventPayload']> = {
   badgesEarned?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
+  challenges?: Resolver<Array<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   event?: Resolver<Maybe<ResolversTypes['GoalEvent']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
   goalCompleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type AddMoodLogPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddMoodLogPayload'] = ResolversParentTypes['AddMoodLogPayload']> = {
@@ -4241,6 +4263,7 @@ export type BlockedUserEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 export type CancelCommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelCommunityChallengePayload'] = ResolversParentTypes['CancelCommunityChallengePayload']> = {
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   refundedCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
@@ -4277,10 +4300,12 @@ export type CheckInActivityResolvers<ContextType = GraphQLContext, ParentType ex
 export type CheckInHabitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckInHabitPayload'] = ResolversParentTypes['CheckInHabitPayload']> = {
   alreadyCheckedIn?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   badgesEarned?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
+  challenges?: Resolver<Array<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   freezeEarned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type CommunityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Community'] = ResolversParentTypes['Community']> = {
@@ -4328,6 +4353,7 @@ export type CommunityChallengeEdgeResolvers<ContextType = GraphQLContext, Parent
 export type CommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallengePayload'] = ResolversParentTypes['CommunityChallengePayload']> = {
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type CommunityConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityConnection'] = ResolversParentTypes['CommunityConnection']> = {
@@ -4486,6 +4512,7 @@ export type DeleteGoalPayloadResolvers<ContextType = GraphQLContext, ParentType 
   badgesRevoked?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
   deletedGoalIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type DeleteTeamPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteTeamPayload'] = ResolversParentTypes['DeleteTeamPayload']> = {
@@ -4658,11 +4685,13 @@ export type GoalEventEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 export type GoalEventPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalEventPayload'] = ResolversParentTypes['GoalEventPayload']> = {
   badgesEarned?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
   badgesRevoked?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
+  challenges?: Resolver<Array<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   event?: Resolver<Maybe<ResolversTypes['GoalEvent']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
   goalCompleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   goalReopened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type GoalPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalPayload'] = ResolversParentTypes['GoalPayload']> = {
@@ -5257,6 +5286,7 @@ export type UndoCheckInPayloadResolvers<ContextType = GraphQLContext, ParentType
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type UpdateMePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateMePayload'] = ResolversParentTypes['UpdateMePayload']> = {
