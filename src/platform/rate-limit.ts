@@ -39,6 +39,8 @@ export interface RateLimit {
 
 export interface RateVerdict {
   allowed: boolean;
+  /** False when the store was down and the limit let the call through uncounted. */
+  counted: boolean;
   /** Calls left in this window after this one (0 when refused). */
   remaining: number;
   /** Whole seconds until the window ends (at least 1). */
@@ -98,9 +100,11 @@ export function createRateLimiter(
   return {
     async consume(limit, subject) {
       const { key, ...reset } = windowOf(limit, subject);
-      const count = await countOrOutage(limit, key) ?? 0;
+      const counted = await countOrOutage(limit, key);
+      const count = counted ?? 0;
       return {
         allowed: count <= limit.points,
+        counted: counted !== null,
         remaining: Math.max(0, limit.points - count),
         ...reset,
       };
@@ -110,6 +114,7 @@ export function createRateLimiter(
       const count = Number(await deps.kv.get(key) ?? 0);
       return {
         allowed: count < limit.points,
+        counted: true,
         remaining: Math.max(0, limit.points - count),
         ...reset,
       };
