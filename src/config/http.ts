@@ -39,7 +39,7 @@ export const HTTP_VARIABLES = {
   RATE_LIMIT_USER_PER_MINUTE: variable({
     defaultText: "600",
     description:
-      "GraphQL requests (a batch counts once) one signed-in user may make per minute, across all instances (counted in `REDIS_URL`'s store); over it, HTTP 429 with `Retry-After` and code `RATE_LIMITED`. 0 = no limit.",
+      "GraphQL requests (a batch counts once) one signed-in user may make per minute, across all instances (counted in `REDIS_URL`'s store); over it, HTTP 429 with `Retry-After` and code `RATE_LIMITED`. Every answer of a counted request carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy` (docs/graphql.md). 0 = no limit (and no such headers).",
     schema: integer(0, 1_000_000).default(600),
   }),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: variable({

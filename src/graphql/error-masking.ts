@@ -5,11 +5,12 @@ import type { Logger } from "../platform/log.ts";
 import type { DependencyUnavailableError } from "../platform/dependency.ts";
 import type { GraphQLContext } from "./context.ts";
 import { maskError } from "./errors.ts";
+import { FieldErrors } from "./cursor-errors.ts";
 import type { ServerContext } from "./server-context.ts";
 
 /**
  * Applies {@link maskError} to every error of every result (execution, subscription events and
- * request-level failures), reporting each hidden failure once with the request id, and logging
+ * request-level failures; an execution's {@link FieldErrors} are added first), reporting each hidden failure once with the request id, and logging
  * a dependency outage once per result at warn.
  *
  * HTTP 503 only when nothing was served (no root field has a value): a partial result stays 200
@@ -53,7 +54,11 @@ export function errorMasking(
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) return;
-          setResult(masked(result, args.contextValue.requestId));
+          const fieldErrors = args.rootValue instanceof FieldErrors ? args.rootValue.errors : [];
+          const all = fieldErrors.length
+            ? { ...result, errors: [...(result.errors ?? []), ...fieldErrors] }
+            : result;
+          setResult(masked(all, args.contextValue.requestId));
         },
       };
     },

@@ -14,6 +14,11 @@ export const ERROR_CODES = [
   "FORBIDDEN",
   "NOT_FOUND",
   "BAD_USER_INPUT",
+  /**
+   * The document does not parse or breaks a GraphQL validation rule (an unknown field, a literal
+   * of the wrong type): a bug of the client's code, where `BAD_USER_INPUT` is about values.
+   */
+  "GRAPHQL_VALIDATION_FAILED",
   "AI_DISABLED",
   "AI_RATE_LIMITED",
   /** Over a request rate limit (HTTP 429 with `Retry-After`); `AI_RATE_LIMITED` is the AI quotas'. */
@@ -36,6 +41,20 @@ export const unauthenticated = (message = "authentication required") =>
 export const forbidden = (message = "not allowed") => codedError("FORBIDDEN", message);
 export const notFound = (what = "record") => codedError("NOT_FOUND", `${what} not found`);
 export const badUserInput = (message: string) => codedError("BAD_USER_INPUT", message);
+
+/**
+ * `error` (from parsing or validating a document) as `GRAPHQL_VALIDATION_FAILED`, located where
+ * it was; an error already coded (a limit, say) is kept as it is.
+ */
+export function invalidDocument(error: GraphQLError): GraphQLError {
+  if (error.extensions?.http || isCodedError(error as unknown)) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code: "GRAPHQL_VALIDATION_FAILED" },
+  });
+}
 
 // Marks a limit refusal until masking: yoga marks every parse and validation error as one that
 // GraphQL over HTTP answers 200 to JSON clients, so the status is set when masking, after it.
@@ -76,9 +95,10 @@ export function isCodedError(err: unknown): err is GraphQLError {
 }
 
 /**
- * What a client sees of `error`: an error we raised on purpose keeps its message and code; one
- * refused before any resolver ran (parse, validation, limits, a variable of the wrong type) is
- * the caller's input, `BAD_USER_INPUT`; a dependency that is down is `SERVICE_UNAVAILABLE`
+ * What a client sees of `error`: an error we raised on purpose keeps its message and code (a
+ * document that does not parse or validate is `GRAPHQL_VALIDATION_FAILED`, marked by
+ * `operationHooks`); one refused otherwise before any resolver ran (limits, a variable of the
+ * wrong type) is the caller's input, `BAD_USER_INPUT`; a dependency that is down is `SERVICE_UNAVAILABLE`
  * (returned as `unavailable`, for the caller to log once); anything else is masked as `INTERNAL`
  * and returned as `hidden`, for the caller to report once. Masking an already masked error
  * changes nothing.
@@ -106,6 +126,10 @@ export function maskError(
       error: located(original.message, { ...extensions, http: { status: 400 } }),
       hidden: null,
     };
+  }
+  if (isCodedError(original) && original.extensions.code === "GRAPHQL_VALIDATION_FAILED") {
+    // GraphQL over HTTP: 200 to `application/json`, 400 to `application/graphql-response+json`.
+    return { error: located(original.message, requestErrorHttp(original)), hidden: null };
   }
   if (isCodedError(original)) {
     return {

@@ -14,8 +14,9 @@ import {
   visit,
 } from "graphql";
 import type { GraphQLContext } from "./context.ts";
-import { limitExceeded, unauthenticated } from "./errors.ts";
+import { invalidDocument, limitExceeded, unauthenticated } from "./errors.ts";
 import type { ServerContext } from "./server-context.ts";
+import { FieldErrors } from "./cursor-errors.ts";
 
 const INTROSPECTION = ["__schema", "__type"];
 
@@ -41,13 +42,20 @@ export function publicOperationGate(publicFields: Set<string>, explorer: boolean
 }
 
 /**
- * Names the argument in errors about a literal value of the wrong type (`{ goal(id: 5) }`):
- * graphql-js says only which type it expected.
+ * Validation errors are `GRAPHQL_VALIDATION_FAILED`, and those about a literal value of the wrong
+ * type (`{ goal(id: 5) }`) name the argument: graphql-js says only which type it expected.
  */
-const argumentNamesInValueErrors: NonNullable<Plugin["onValidate"]> = ({ params }) => {
+const validationErrors: NonNullable<Plugin["onValidate"]> = ({ params }) => {
   return ({ result, setResult }) => {
     if (!result.length) return;
-    setResult(result.map((error) => nameTheArgument(error, params.documentAST)));
+    setResult(result.map((error) => invalidDocument(nameTheArgument(error, params.documentAST))));
+  };
+};
+
+/** A document that does not parse is `GRAPHQL_VALIDATION_FAILED` (limits keep their code). */
+const parseErrors: NonNullable<Plugin["onParse"]> = () => {
+  return ({ result, replaceParseResult }) => {
+    if (result instanceof GraphQLError) replaceParseResult(invalidDocument(result));
   };
 };
 
@@ -104,7 +112,8 @@ export type ExecutionCheck = (args: ExecutionArgs) => void;
 
 /**
  * Everything the service adds around validating and executing an operation, as one plugin (one
- * hook call per phase): argument names in value errors, then before an operation runs the
+ * hook call per phase): the code of parse and validation errors and argument names in value
+ * errors, then before an operation runs the
  * checks in order, the operation name for the request log, and the error masking of its result.
  */
 export function operationHooks(
@@ -115,10 +124,13 @@ export function operationHooks(
     for (const check of checks) check(args);
   };
   return {
-    onValidate: argumentNamesInValueErrors,
+    onParse: parseErrors,
+    onValidate: validationErrors,
     onExecute(payload) {
       checkAll(payload.args);
       recordOperationName(payload.args);
+      // The errors of fields that answered anyway (a refused cursor), for the masking to add.
+      payload.args.rootValue = new FieldErrors();
       return masking.onExecute!(payload);
     },
     onSubscribe(payload) {

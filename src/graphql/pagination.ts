@@ -16,6 +16,7 @@
 import type postgres from "postgres";
 import type { Queryable } from "../platform/db.ts";
 import { encodeBase64Url } from "../platform/base64url.ts";
+import { GraphQLError } from "graphql";
 import { badUserInput } from "./errors.ts";
 
 type Fragment = postgres.Fragment;
@@ -58,8 +59,22 @@ export function encodeCursor(key: CursorKey): string {
 }
 
 /**
- * Decodes a cursor whose key has the `parts` (their number and types); throws BAD_USER_INPUT
- * naming `argument` for anything else. Null for none.
+ * A cursor that is not one of its list's (stale after a change of the list's key, malformed,
+ * made up): `BAD_USER_INPUT` naming the argument, answered on the connection's field alone
+ * (`localCursorErrors`), so the rest of the response is kept.
+ */
+export class InvalidCursorError extends GraphQLError {
+  constructor(argument: string) {
+    super(`Argument "${argument}": not a cursor of this list`, {
+      extensions: { code: "BAD_USER_INPUT" },
+    });
+    this.name = "InvalidCursorError";
+  }
+}
+
+/**
+ * Decodes a cursor whose key has the `parts` (their number and types); throws
+ * {@link InvalidCursorError} naming `argument` for anything else. Null for none.
  */
 export function decodeCursor<const P extends CursorParts>(
   cursor: string | null | undefined,
@@ -81,7 +96,7 @@ export function decodeCursor<const P extends CursorParts>(
   } catch {
     // fall through
   }
-  throw badUserInput(`Argument "${argument}": not a cursor of this list`);
+  throw new InvalidCursorError(argument);
 }
 
 /**

@@ -29,7 +29,7 @@ export type AcceptMilestonesPayload = {
   goals: Array<Goal>;
 };
 
-/** A requested account deletion, carried out at erasesAt unless the user signs in again before. */
+/** A requested account deletion, carried out at erasesAt unless the user calls cancelAccountDeletion before (signing in again, a refreshed token or another device does not cancel it). */
 export type AccountDeletion = {
   __typename?: 'AccountDeletion';
   erasesAt: Scalars['DateTime']['output'];
@@ -73,11 +73,15 @@ export type AcknowledgeNotificationPayload = {
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
   badgesEarned: Array<Badge>;
+  /** The challenges this event counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
+  challenges: Array<CommunityChallenge>;
   errors: Array<UserError>;
   event?: Maybe<GoalEvent>;
   goal?: Maybe<Goal>;
   /** True when this event completed the target. */
   goalCompleted: Scalars['Boolean']['output'];
+  /** The current user's points when the mutation answered, the event's included (the same value me.points answers now). */
+  points: Scalars['Int']['output'];
 };
 
 /** Codes in `errors`, by mutation: addMoodLog: `invalid`, `idempotency_key_reused`. */
@@ -199,6 +203,20 @@ export type AiAutonomyLevel =
   | 'semi_autonomous'
   | 'shadow';
 
+/** Which AI features are on for the current user, so an app can hide or disable them before the user taps. */
+export type AiAvailability = {
+  __typename?: 'AiAvailability';
+  /** The AI coach: getInsight and getAdvice (flag coaching; 10 calls per minute together). */
+  coaching: AiFeatureAvailability;
+  /** AI milestones: generateMilestones (flag coaching; 5 calls per minute). */
+  milestones: AiFeatureAvailability;
+  /**
+   * Moderation of what the user posts (flag moderation). With an LLM configured and the flag off,
+   * posting answers AI_DISABLED; without an LLM (not_configured) posts are accepted unchecked.
+   */
+  moderation: AiFeatureAvailability;
+};
+
 export type AiDeliveryStatus =
   | 'delivered'
   | 'failed';
@@ -300,6 +318,17 @@ export type AiEmployeeTypeRunsArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Whether one AI feature is available to the current user now. */
+export type AiFeatureAvailability = {
+  __typename?: 'AiFeatureAvailability';
+  /** True when a call now would not be refused with AI_DISABLED or AI_RATE_LIMITED. */
+  available: Scalars['Boolean']['output'];
+  /** Why the feature is not available; null when it is. */
+  reason?: Maybe<AiUnavailableReason>;
+  /** Seconds until the feature is available again when reason is rate_limited; null otherwise. */
+  retryAfter?: Maybe<Scalars['Int']['output']>;
 };
 
 /** An AI feature flag as calls see it. */
@@ -458,6 +487,15 @@ export type AiRunType = {
   status: AiRunStatus;
   trigger: AiRunTrigger;
 };
+
+/** Why an AI feature is not available to the current user now. */
+export type AiUnavailableReason =
+  /** The feature's AI flag is off (an admin's setting, else AI_FLAGS): a call answers AI_DISABLED. */
+  | 'flag_off'
+  /** No LLM proxy is configured on this service (LLM_BASE_URL unset): every AI feature is off. */
+  | 'not_configured'
+  /** The user reached the feature's per-minute limit: a call answers AI_RATE_LIMITED until retryAfter seconds have passed. */
+  | 'rate_limited';
 
 /** A two-way ally connection. */
 export type Ally = {
@@ -634,6 +672,8 @@ export type CancelCommunityChallengePayload = {
   alreadyCancelled: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
+  /** The current user's points when the mutation answered (their own entry cost refunded if they had joined). */
+  points: Scalars['Int']['output'];
   /** Participants whose entry cost was refunded. */
   refundedCount: Scalars['Int']['output'];
 };
@@ -697,11 +737,15 @@ export type CheckInHabitPayload = {
   /** True when the day was already checked in (nothing changed). */
   alreadyCheckedIn: Scalars['Boolean']['output'];
   badgesEarned: Array<Badge>;
+  /** The challenges this check-in counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
+  challenges: Array<CommunityChallenge>;
   checkIn?: Maybe<CheckIn>;
   errors: Array<UserError>;
   /** True when this check-in earned a streak freeze. */
   freezeEarned: Scalars['Boolean']['output'];
   goal?: Maybe<Goal>;
+  /** The current user's points when the mutation answered, the check-in's included (the same value me.points answers now). */
+  points: Scalars['Int']['output'];
 };
 
 export type Community = {
@@ -765,6 +809,8 @@ export type CommunityChallengePayload = {
   alreadyJoined: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
   errors: Array<UserError>;
+  /** The current user's points when the mutation answered: after the entry cost of a join or the refund of a leave. */
+  points: Scalars['Int']['output'];
 };
 
 export type CommunityConnection = {
@@ -891,13 +937,15 @@ export type CurrentUser = {
   isSupporter: Scalars['Boolean']['output'];
   lastName?: Maybe<Scalars['String']['output']>;
   onboardingCompletedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs. */
+  /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers. */
   points: Scalars['Int']['output'];
   /** Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held). */
   streakFreezes: Scalars['Int']['output'];
   supporterTier?: Maybe<SupporterTier>;
-  /** IANA time zone; a user's day boundaries follow it. */
+  /** IANA time zone; a user's day boundaries follow it. A new user starts in the zone of the token's zoneinfo claim when it is a valid IANA zone, else UTC. */
   timeZone: Scalars['String']['output'];
+  /** The user's current local date in timeZone: the day a check-in without a date counts for. */
+  today: Scalars['Date']['output'];
   username: Scalars['String']['output'];
 };
 
@@ -995,6 +1043,8 @@ export type DeleteGoalPayload = {
   /** The deleted goal's id and its sub-goals' ids. */
   deletedGoalIds: Array<Scalars['ID']['output']>;
   errors: Array<UserError>;
+  /** The current user's points when the mutation answered, the deleted goals' activity taken back. */
+  points: Scalars['Int']['output'];
 };
 
 /** Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`. */
@@ -1299,6 +1349,8 @@ export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
   badgesEarned: Array<Badge>;
   badgesRevoked: Array<Badge>;
+  /** The challenges the event counts in as it is now (an ended challenge keeps what it counted); each one's viewerParticipation holds the score and rank. */
+  challenges: Array<CommunityChallenge>;
   errors: Array<UserError>;
   /** The event as it is now (updateGoalEvent) or as it was (deleteGoalEvent). */
   event?: Maybe<GoalEvent>;
@@ -1307,6 +1359,8 @@ export type GoalEventPayload = {
   goalCompleted: Scalars['Boolean']['output'];
   /** True when the change took a target completed by reaching its value back below it (active again). */
   goalReopened: Scalars['Boolean']['output'];
+  /** The current user's points when the mutation answered (a deleted event's points taken back). */
+  points: Scalars['Int']['output'];
 };
 
 export type GoalKind =
@@ -1562,7 +1616,7 @@ export type Mutation = {
    */
   blockUser: BlockPayload;
   /**
-   * Cancels the pending account deletion (not_found when none is pending).
+   * Cancels the pending account deletion (not_found when none is pending): the only way to cancel it.
    *
    * Codes in `errors`: `not_found`.
    */
@@ -1815,7 +1869,7 @@ export type Mutation = {
    */
   reportUser: ReportPayload;
   /**
-   * Asks for the account to be erased after a grace period of 14 days; signing in again cancels it.
+   * Asks for the account to be erased after a grace period of 14 days; only cancelAccountDeletion cancels it.
    *
    * Codes in `errors`: `not_found`.
    */
@@ -2782,6 +2836,8 @@ export type ProgressBucket = {
   count: Scalars['Int']['output'];
   /** The goal's value at the end of the period (targets include startValue). */
   cumulativeValue: Scalars['Float']['output'];
+  /** Habits: days of the period covered by a streak freeze (useStreakFreeze), so a chart can mark them; 0 or 1 in a day bucket. Always 0 for targets. */
+  frozenDays: Scalars['Int']['output'];
   /** First day of the period, in the user's time zone. */
   periodStart: Scalars['Date']['output'];
   /** Sum of event values (check-ins count 1 each). */
@@ -2889,6 +2945,8 @@ export type Query = {
    * approvalStatus: approved). An employeeId that names no employee gives an empty list.
    */
   aiArtifacts: AiArtifactConnection;
+  /** Which AI features the current user may use now (the flags and the user's rate limits; counts no call). */
+  aiAvailability: AiAvailability;
   /** Admin: an AI employee; null when there is none with this id. */
   aiEmployee?: Maybe<AiEmployeeType>;
   /** Admin: the tools an AI employee can be given (tools of createAiEmployee and updateAiEmployee). */
@@ -3754,6 +3812,8 @@ export type UndoCheckInPayload = {
   checkIn?: Maybe<CheckIn>;
   errors: Array<UserError>;
   goal?: Maybe<Goal>;
+  /** The current user's points when the mutation answered, the check-in's taken back. */
+  points: Scalars['Int']['output'];
 };
 
 /**
@@ -3922,6 +3982,7 @@ export type ResolversTypes = {
   AiArtifactType: ResolverTypeWrapper<any>;
   Float: ResolverTypeWrapper<any>;
   AiAutonomyLevel: ResolverTypeWrapper<any>;
+  AiAvailability: ResolverTypeWrapper<any>;
   AiDeliveryStatus: ResolverTypeWrapper<any>;
   AiEmployeeConnection: ResolverTypeWrapper<any>;
   AiEmployeeEdge: ResolverTypeWrapper<any>;
@@ -3929,6 +3990,7 @@ export type ResolversTypes = {
   AiEmployeePayload: ResolverTypeWrapper<any>;
   AiEmployeeToolType: ResolverTypeWrapper<any>;
   AiEmployeeType: ResolverTypeWrapper<any>;
+  AiFeatureAvailability: ResolverTypeWrapper<any>;
   AiFlag: ResolverTypeWrapper<any>;
   AiFlagName: ResolverTypeWrapper<any>;
   AiFlagSource: ResolverTypeWrapper<any>;
@@ -3945,6 +4007,7 @@ export type ResolversTypes = {
   AiRunStatus: ResolverTypeWrapper<any>;
   AiRunTrigger: ResolverTypeWrapper<any>;
   AiRunType: ResolverTypeWrapper<any>;
+  AiUnavailableReason: ResolverTypeWrapper<any>;
   Ally: ResolverTypeWrapper<any>;
   AllyConnection: ResolverTypeWrapper<any>;
   AllyEdge: ResolverTypeWrapper<any>;
@@ -4160,12 +4223,14 @@ export type ResolversParentTypes = {
   AiArtifactPayload: any;
   AiArtifactType: any;
   Float: any;
+  AiAvailability: any;
   AiEmployeeConnection: any;
   AiEmployeeEdge: any;
   AiEmployeeMemoryType: any;
   AiEmployeePayload: any;
   AiEmployeeToolType: any;
   AiEmployeeType: any;
+  AiFeatureAvailability: any;
   AiFlag: any;
   AiPatchCheckType: any;
   AiProtectedPathType: any;
@@ -4365,10 +4430,12 @@ export type AcknowledgeNotificationPayloadResolvers<ContextType = GraphQLContext
 
 export type AddGoalEventPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddGoalEventPayload'] = ResolversParentTypes['AddGoalEventPayload']> = {
   badgesEarned?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
+  challenges?: Resolver<Array<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   event?: Resolver<Maybe<ResolversTypes['GoalEvent']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
   goalCompleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type AddMoodLogPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddMoodLogPayload'] = ResolversParentTypes['AddMoodLogPayload']> = {
@@ -4431,6 +4498,12 @@ export type AiArtifactTypeResolvers<ContextType = GraphQLContext, ParentType ext
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type AiAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiAvailability'] = ResolversParentTypes['AiAvailability']> = {
+  coaching?: Resolver<ResolversTypes['AiFeatureAvailability'], ParentType, ContextType>;
+  milestones?: Resolver<ResolversTypes['AiFeatureAvailability'], ParentType, ContextType>;
+  moderation?: Resolver<ResolversTypes['AiFeatureAvailability'], ParentType, ContextType>;
+};
+
 export type AiEmployeeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeeConnection'] = ResolversParentTypes['AiEmployeeConnection']> = {
   edges?: Resolver<Array<ResolversTypes['AiEmployeeEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
@@ -4485,6 +4558,12 @@ export type AiEmployeeTypeResolvers<ContextType = GraphQLContext, ParentType ext
   skills?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   taskPrompt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   tools?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AiFeatureAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiFeatureAvailability'] = ResolversParentTypes['AiFeatureAvailability']> = {
+  available?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['AiUnavailableReason']>, ParentType, ContextType>;
+  retryAfter?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type AiFlagResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiFlag'] = ResolversParentTypes['AiFlag']> = {
@@ -4673,6 +4752,7 @@ export type CancelCommunityChallengePayloadResolvers<ContextType = GraphQLContex
   alreadyCancelled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   refundedCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
@@ -4709,10 +4789,12 @@ export type CheckInActivityResolvers<ContextType = GraphQLContext, ParentType ex
 export type CheckInHabitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckInHabitPayload'] = ResolversParentTypes['CheckInHabitPayload']> = {
   alreadyCheckedIn?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   badgesEarned?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
+  challenges?: Resolver<Array<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   freezeEarned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type CommunityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Community'] = ResolversParentTypes['Community']> = {
@@ -4763,6 +4845,7 @@ export type CommunityChallengePayloadResolvers<ContextType = GraphQLContext, Par
   alreadyJoined?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type CommunityConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityConnection'] = ResolversParentTypes['CommunityConnection']> = {
@@ -4851,6 +4934,7 @@ export type CurrentUserResolvers<ContextType = GraphQLContext, ParentType extend
   streakFreezes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   supporterTier?: Resolver<Maybe<ResolversTypes['SupporterTier']>, ParentType, ContextType>;
   timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  today?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   username?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -4924,6 +5008,7 @@ export type DeleteGoalPayloadResolvers<ContextType = GraphQLContext, ParentType 
   badgesRevoked?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
   deletedGoalIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type DeleteTeamPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteTeamPayload'] = ResolversParentTypes['DeleteTeamPayload']> = {
@@ -5112,11 +5197,13 @@ export type GoalEventEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 export type GoalEventPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalEventPayload'] = ResolversParentTypes['GoalEventPayload']> = {
   badgesEarned?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
   badgesRevoked?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
+  challenges?: Resolver<Array<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   event?: Resolver<Maybe<ResolversTypes['GoalEvent']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
   goalCompleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   goalReopened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type GoalPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalPayload'] = ResolversParentTypes['GoalPayload']> = {
@@ -5416,6 +5503,7 @@ export type PartnershipPayloadResolvers<ContextType = GraphQLContext, ParentType
 export type ProgressBucketResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProgressBucket'] = ResolversParentTypes['ProgressBucket']> = {
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   cumulativeValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  frozenDays?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   periodStart?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   sum?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 };
@@ -5472,6 +5560,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   accountabilityPartner?: Resolver<Maybe<ResolversTypes['Partnership']>, ParentType, ContextType>;
   aiArtifact?: Resolver<Maybe<ResolversTypes['AiArtifactType']>, ParentType, ContextType, RequireFields<QueryAiArtifactArgs, 'id'>>;
   aiArtifacts?: Resolver<ResolversTypes['AiArtifactConnection'], ParentType, ContextType, Partial<QueryAiArtifactsArgs>>;
+  aiAvailability?: Resolver<ResolversTypes['AiAvailability'], ParentType, ContextType>;
   aiEmployee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType, RequireFields<QueryAiEmployeeArgs, 'id'>>;
   aiEmployeeTools?: Resolver<Array<ResolversTypes['AiEmployeeToolType']>, ParentType, ContextType>;
   aiEmployees?: Resolver<Array<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
@@ -5803,6 +5892,7 @@ export type UndoCheckInPayloadResolvers<ContextType = GraphQLContext, ParentType
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   goal?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
+  points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type UnregisterPushDevicePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UnregisterPushDevicePayload'] = ResolversParentTypes['UnregisterPushDevicePayload']> = {
@@ -5865,12 +5955,14 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AiArtifactEdge?: AiArtifactEdgeResolvers<ContextType>;
   AiArtifactPayload?: AiArtifactPayloadResolvers<ContextType>;
   AiArtifactType?: AiArtifactTypeResolvers<ContextType>;
+  AiAvailability?: AiAvailabilityResolvers<ContextType>;
   AiEmployeeConnection?: AiEmployeeConnectionResolvers<ContextType>;
   AiEmployeeEdge?: AiEmployeeEdgeResolvers<ContextType>;
   AiEmployeeMemoryType?: AiEmployeeMemoryTypeResolvers<ContextType>;
   AiEmployeePayload?: AiEmployeePayloadResolvers<ContextType>;
   AiEmployeeToolType?: AiEmployeeToolTypeResolvers<ContextType>;
   AiEmployeeType?: AiEmployeeTypeResolvers<ContextType>;
+  AiFeatureAvailability?: AiFeatureAvailabilityResolvers<ContextType>;
   AiFlag?: AiFlagResolvers<ContextType>;
   AiPatchCheckType?: AiPatchCheckTypeResolvers<ContextType>;
   AiProtectedPathType?: AiProtectedPathTypeResolvers<ContextType>;

@@ -12,7 +12,12 @@ import type { KvStore } from "../platform/kv.ts";
 import type { ErrorTracker } from "../platform/errors.ts";
 import type { Logger } from "../platform/log.ts";
 import type { RequestContext } from "../http/context.ts";
-import type { RequestLimits } from "../http/request-limits.ts";
+import {
+  refusal,
+  type RequestLimits,
+  type RequestVerdict,
+  withRateLimitHeaders,
+} from "../http/request-limits.ts";
 import { decodeUtf8 } from "../platform/contract/body.ts";
 import { dependencyFailure } from "../platform/dependency.ts";
 import { AuthError, SESSION_TOKEN_HEADER } from "./auth.ts";
@@ -32,6 +37,7 @@ import {
   withErrorBody,
 } from "./responses.ts";
 import { buildSchema } from "./schema-build.ts";
+import { localCursorErrors } from "./cursor-errors.ts";
 import type { ServerContext } from "./server-context.ts";
 import { textCheck } from "./text-rule.ts";
 import { nestingLimit } from "./nesting-limit.ts";
@@ -119,7 +125,7 @@ export interface GraphQLServer {
 
 export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const schema = buildSchema(deps.modules);
+  const schema = localCursorErrors(buildSchema(deps.modules));
   const publicFields = new Set(deps.modules.flatMap((m) => m.publicFields ?? []));
   const plugins = [
     nestingLimit(),
@@ -200,42 +206,61 @@ export function createGraphQLServer(deps: GraphQLServerDeps): GraphQLServer {
             error: down.message,
             during: "identify",
           });
-          return serviceUnavailableResponse();
+          return serviceUnavailableResponse(req);
         }
         if (!(err instanceof AuthError)) throw err;
         ctx.log.info("session token refused", { reason: err.message });
         // Refused tokens count as anonymous calls: guessing them is signing in.
-        const limited = await deps.requestLimits.anonymous(ctx.remoteAddr);
-        if (limited) return rateLimitedResponse(limited);
-        return unauthenticatedResponse("invalid session token");
+        const counted = await deps.requestLimits.anonymous(ctx.remoteAddr);
+        const limited = refusal(counted);
+        return withRateLimitHeaders(
+          limited
+            ? rateLimitedResponse(req, limited)
+            : unauthenticatedResponse(req, "invalid session token"),
+          counted,
+        );
       }
       ctx.stats.userId = viewer?.publicId;
-      const limited = viewer
+      const counted = viewer
         ? await deps.requestLimits.user(viewer.publicId)
         : await deps.requestLimits.anonymous(ctx.remoteAddr);
-      if (limited) return rateLimitedResponse(limited);
-      if (post && text === null) {
-        return requestErrorResponse(400, "the request body is not valid UTF-8");
-      }
-      const parsedBody = post && typeof body === "object" && body !== null && isJsonRequest(req)
-        ? body
-        : undefined;
-      // Yoga reads the body only when it has not been handed the parsed one; the served request's
-      // was read already, so then it gets a request made from the bytes. `handleRequest`, not
-      // `fetch`, which would race the answer against the request's `signal` (set up per request by
-      // Deno when read): an operation runs to its end when its client leaves, as it did when yoga
-      // was handed a copy whose signal never fired.
-      const forwarded = post && !parsedBody
-        ? new Request(req.url, { method: req.method, headers: req.headers, body: ctx.rawBody })
-        : req;
-      const response = await yoga.handleRequest(forwarded, {
-        requestId: ctx.requestId,
-        log: ctx.log,
-        viewer,
-        stats: ctx.stats,
-        parsedBody,
-      });
-      return withErrorBody(response);
+      return withRateLimitHeaders(await answer(req, ctx, viewer, counted, body, text), counted);
     },
   };
+
+  /** The answer to a request whose caller is known and counted. */
+  async function answer(
+    req: Request,
+    ctx: RequestContext,
+    viewer: Viewer | null,
+    counted: RequestVerdict | null,
+    body: unknown,
+    text: string | null,
+  ): Promise<Response> {
+    const post = req.method === "POST";
+    const limited = refusal(counted);
+    if (limited) return rateLimitedResponse(req, limited);
+    if (post && text === null) {
+      return requestErrorResponse(req, 400, "the request body is not valid UTF-8");
+    }
+    const parsedBody = post && typeof body === "object" && body !== null && isJsonRequest(req)
+      ? body
+      : undefined;
+    // Yoga reads the body only when it has not been handed the parsed one; the served request's
+    // was read already, so then it gets a request made from the bytes. `handleRequest`, not
+    // `fetch`, which would race the answer against the request's `signal` (set up per request by
+    // Deno when read): an operation runs to its end when its client leaves, as it did when yoga
+    // was handed a copy whose signal never fired.
+    const forwarded = post && !parsedBody
+      ? new Request(req.url, { method: req.method, headers: req.headers, body: ctx.rawBody })
+      : req;
+    const response = await yoga.handleRequest(forwarded, {
+      requestId: ctx.requestId,
+      log: ctx.log,
+      viewer,
+      stats: ctx.stats,
+      parsedBody,
+    });
+    return withErrorBody(req, response);
+  }
 }

@@ -19,7 +19,14 @@ const ALLOWED_HEADERS = [
   "apollographql-client-name",
   "apollographql-client-version",
 ];
-const EXPOSED_HEADERS = ["x-request-id", "retry-after"];
+const EXPOSED_HEADERS = [
+  "x-request-id",
+  "retry-after",
+  "ratelimit-limit",
+  "ratelimit-remaining",
+  "ratelimit-reset",
+  "ratelimit-policy",
+];
 /** Chromium caps a cached preflight at two hours. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 

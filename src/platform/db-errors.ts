@@ -6,6 +6,7 @@
 const UNIQUE_VIOLATION = "23505";
 const CHECK_VIOLATION = "23514";
 const FOREIGN_KEY_VIOLATION = "23503";
+const INVALID_PARAMETER_VALUE = "22023";
 
 interface PostgresErrorFields {
   code?: unknown;
@@ -29,6 +30,9 @@ export const isCheckViolation = (err: unknown, constraint?: string) =>
 /** A foreign key refused the row (of `constraint` only, when named). */
 export const isForeignKeyViolation = (err: unknown, constraint?: string) =>
   violates(err, FOREIGN_KEY_VIOLATION, constraint);
+
+/** A parameter the statement checks was refused, e.g. a time zone the database does not know. */
+export const isInvalidParameterValue = (err: unknown) => violates(err, INVALID_PARAMETER_VALUE);
 
 /**
  * Runs `statement`; when a constraint refuses it and `recognise` accepts the error, answers

@@ -39,6 +39,8 @@ export interface RateLimit {
 
 export interface RateVerdict {
   allowed: boolean;
+  /** False when the store was down and the limit let the call through uncounted. */
+  counted: boolean;
   /** Calls left in this window after this one (0 when refused). */
   remaining: number;
   /** Whole seconds until the window ends (at least 1). */
@@ -49,6 +51,11 @@ export interface RateVerdict {
 export interface RateLimiter {
   /** Counts one call of `subject` and says whether it is within the limit. */
   consume(limit: RateLimit, subject: string): Promise<RateVerdict>;
+  /**
+   * Whether a call of `subject` now would be within the limit, without counting one (`remaining`:
+   * calls left in this window). Throws as `consume` does while the store is unreachable.
+   */
+  peek(limit: RateLimit, subject: string): Promise<RateVerdict>;
 }
 
 // One warning per interval keeps an outage readable.
@@ -80,18 +87,36 @@ export function createRateLimiter(
       return null;
     }
   };
+  const windowOf = (limit: RateLimit, subject: string) => {
+    const now = deps.clock.now().getTime();
+    const window = Math.floor(now / limit.durationMs);
+    const resetAt = (window + 1) * limit.durationMs;
+    return {
+      key: `rl:${limit.name}:${subject}:${window}`,
+      retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+      resetAt: new Date(resetAt),
+    };
+  };
   return {
     async consume(limit, subject) {
-      const now = deps.clock.now().getTime();
-      const window = Math.floor(now / limit.durationMs);
-      const resetAt = (window + 1) * limit.durationMs;
-      const key = `rl:${limit.name}:${subject}:${window}`;
-      const count = await countOrOutage(limit, key) ?? 0;
+      const { key, ...reset } = windowOf(limit, subject);
+      const counted = await countOrOutage(limit, key);
+      const count = counted ?? 0;
       return {
         allowed: count <= limit.points,
+        counted: counted !== null,
         remaining: Math.max(0, limit.points - count),
-        retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-        resetAt: new Date(resetAt),
+        ...reset,
+      };
+    },
+    async peek(limit, subject) {
+      const { key, ...reset } = windowOf(limit, subject);
+      const count = Number(await deps.kv.get(key) ?? 0);
+      return {
+        allowed: count < limit.points,
+        counted: true,
+        remaining: Math.max(0, limit.points - count),
+        ...reset,
       };
     },
   };

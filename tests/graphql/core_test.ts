@@ -213,11 +213,11 @@ Deno.test("graphql: unexpected errors are masked as INTERNAL, logged with the re
   }
 });
 
-Deno.test("graphql: unknown fields are BAD_USER_INPUT without field suggestions", async () => {
+Deno.test("graphql: unknown fields are GRAPHQL_VALIDATION_FAILED without field suggestions", async () => {
   const ctx = await setupCore();
   try {
     const res = await gql(ctx.t, "{ pin }");
-    assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    assert.equal(res.body.errors[0].extensions.code, "GRAPHQL_VALIDATION_FAILED");
     assert.ok(!/Did you mean/.test(res.body.errors[0].message));
   } finally {
     await ctx.close();

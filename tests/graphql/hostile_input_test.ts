@@ -1,6 +1,7 @@
 /**
  * No client input answers 5xx or overflows the stack: limit violations and unreadable requests are
- * 4xx or a GraphQL error with `BAD_USER_INPUT`, signed in or not; and the text rule refuses NULs,
+ * 4xx or a GraphQL error with `BAD_USER_INPUT` (`GRAPHQL_VALIDATION_FAILED` for a document that
+ * does not parse or validate), signed in or not; and the text rule refuses NULs,
  * other control characters, lone surrogates and over-long strings before any resolver runs.
  */
 import assert from "node:assert/strict";
@@ -122,7 +123,22 @@ async function post(
   return { status: res.status, text };
 }
 
-/** A refusal: 4xx (or 200 with only errors, GraphQL over HTTP) and BAD_USER_INPUT on each. */
+/**
+ * The cases whose document does not parse or validate (fragments spreading each other, a variable
+ * never used, a syntax error): refused with `GRAPHQL_VALIDATION_FAILED`, where every other
+ * refusal here is `BAD_USER_INPUT`.
+ */
+const INVALID_DOCUMENTS = [
+  "fragments spreading each other",
+  "variables nested 100k deep",
+  "an object variable nested 100k deep",
+  "GET ?query=%7B",
+];
+
+/**
+ * A refusal: 4xx (or 200 with only errors, GraphQL over HTTP) and BAD_USER_INPUT on each
+ * (GRAPHQL_VALIDATION_FAILED for an invalid document).
+ */
 function assertRefused(what: string, res: { status: number; text: string }) {
   assert.ok(res.status < 500, `${what}: status ${res.status} ${res.text.slice(0, 200)}`);
   const body = JSON.parse(res.text);
@@ -131,7 +147,10 @@ function assertRefused(what: string, res: { status: number; text: string }) {
   for (const result of results) {
     assert.ok(result.errors?.length, `${what}: no errors in ${res.text.slice(0, 200)}`);
     for (const error of result.errors) {
-      assert.equal(error.extensions?.code, "BAD_USER_INPUT", `${what}: ${JSON.stringify(error)}`);
+      const code = INVALID_DOCUMENTS.some((name) => what === name || what.startsWith(`${name} (`))
+        ? "GRAPHQL_VALIDATION_FAILED"
+        : "BAD_USER_INPUT";
+      assert.equal(error.extensions?.code, code, `${what}: ${JSON.stringify(error)}`);
       assert.equal(error.extensions.originalError, undefined, `${what}: parser details leak`);
     }
     assert.ok(result.data === undefined || result.data === null, `${what}: ran anyway`);

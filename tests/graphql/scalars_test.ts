@@ -57,7 +57,7 @@ Deno.test("scalars: DateTime in with any offset, out in UTC; Date as YYYY-MM-DD;
     });
   }));
 
-Deno.test("scalars: bad values are BAD_USER_INPUT naming the argument or the variable", () =>
+Deno.test("scalars: bad literals are GRAPHQL_VALIDATION_FAILED naming the argument, bad variables BAD_USER_INPUT", () =>
   withProbe(async (s) => {
     for (
       const [args, name] of [
@@ -71,7 +71,7 @@ Deno.test("scalars: bad values are BAD_USER_INPUT naming the argument or the var
     ) {
       const res = await gql(s.t, `{ scalarProbe(${args}) { at } }`);
       assert.equal(res.status, 200, args);
-      assert.equal(res.body.errors[0].extensions.code, "BAD_USER_INPUT", args);
+      assert.equal(res.body.errors[0].extensions.code, "GRAPHQL_VALIDATION_FAILED", args);
       assert.match(res.body.errors[0].message, new RegExp(`Argument "${name}"`), args);
       assert.equal(res.body.data, undefined);
     }

@@ -55,7 +55,10 @@ Deno.test("cors: listed origins get answered preflights and readable answers", a
     assert.deepEqual(await answer.json(), { data: { __typename: "Query" } });
     assert.equal(answer.headers.get("access-control-allow-origin"), "http://localhost:5173");
     assert.equal(answer.headers.get("access-control-allow-credentials"), null);
-    assert.equal(answer.headers.get("access-control-expose-headers"), "x-request-id, retry-after");
+    assert.equal(
+      answer.headers.get("access-control-expose-headers"),
+      "x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy",
+    );
     assert.match(answer.headers.get("vary") ?? "", /Origin/);
 
     // Answered before yoga runs, and still readable by the page.

@@ -5,6 +5,7 @@ import { sharedKv } from "../support/kv.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { clientAddress } from "../../src/http/client-address.ts";
 import { stream, wsClient } from "../support/cable.ts";
+import { gqlRaw } from "../support/graphql.ts";
 
 const PREVIEW = `{ teamInvitePreview(token: "no-such-invite") { valid } }`;
 
@@ -191,4 +192,82 @@ Deno.test("client address: right-to-left through trusted hops, never a forged en
   assert.equal(clientAddress("10.0.0.2", "2001:db8::1", 1), "2001:db8::1");
   assert.equal(clientAddress("10.0.0.2", "not an address", 1), "10.0.0.2");
   assert.equal(clientAddress(undefined, "1.1.1.1", 1), undefined);
+});
+
+/** The `RateLimit-*` headers of an answer (null for each one absent). */
+const rateHeaders = (res: { headers: Headers }) => ({
+  limit: res.headers.get("ratelimit-limit"),
+  remaining: res.headers.get("ratelimit-remaining"),
+  reset: res.headers.get("ratelimit-reset"),
+  policy: res.headers.get("ratelimit-policy"),
+});
+
+Deno.test("rate limit: every answer of a counted request carries the RateLimit headers", async () => {
+  const s = await setup({ env: { RATE_LIMIT_USER_PER_MINUTE: "4" } });
+  try {
+    s.clock.advance(20_000);
+    const left = (remaining: number, reset = 40) => ({
+      limit: "4",
+      remaining: String(remaining),
+      reset: String(reset),
+      policy: "4;w=60",
+    });
+    // Data, a GraphQL error (200) and a batch (counted once) each say what is left.
+    assert.deepEqual(rateHeaders(await s.run("{ me { id } }")), left(3));
+    const invalid = await s.run("{ nope }");
+    assert.equal(invalid.body.errors[0].extensions.code, "GRAPHQL_VALIDATION_FAILED");
+    assert.deepEqual(rateHeaders(invalid), left(2));
+    s.clock.advance(10_000);
+    const batch = await gqlRaw(s.t, [{ query: "{ me { id } }" }, { query: "{ __typename }" }], {
+      token: await s.token(),
+    });
+    assert.equal(batch.status, 200);
+    assert.deepEqual(rateHeaders(batch), left(1, 30));
+    assert.deepEqual(rateHeaders(await s.run("{ me { id } }")), left(0, 30));
+    const refused = await s.run("{ me { id } }");
+    assert.equal(refused.status, 429);
+    assert.deepEqual(rateHeaders(refused), left(0, 30));
+    s.clock.advance(30_000);
+    assert.deepEqual(rateHeaders(await s.run("{ me { id } }")), left(3, 60));
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("rate limit: anonymous answers, refused tokens and admin pages carry them too; an off limit none", async () => {
+  const t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: "5" } });
+  const off = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0" } });
+  try {
+    const ok = await anonymousQuery(t, "203.0.113.20");
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+    assert.deepEqual(rateHeaders(ok), {
+      limit: "5",
+      remaining: "4",
+      reset: "60",
+      policy: "5;w=60",
+    });
+    const token = await anonymousQuery(t, "203.0.113.20", { SessionToken: "guess" });
+    assert.equal(token.status, 401);
+    await token.body?.cancel();
+    assert.equal(token.headers.get("ratelimit-remaining"), "3");
+    const page = await from(t, "203.0.113.20", "/admin/sign-in");
+    await page.body?.cancel();
+    assert.equal(page.headers.get("ratelimit-remaining"), "2");
+    // Not counted (the limit is off, or the route has none): no headers.
+    const free = await anonymousQuery(off, "203.0.113.20");
+    await free.body?.cancel();
+    assert.deepEqual(rateHeaders(free), {
+      limit: null,
+      remaining: null,
+      reset: null,
+      policy: null,
+    });
+    const health = await from(t, "203.0.113.20", "/up");
+    await health.body?.cancel();
+    assert.equal(health.headers.get("ratelimit-limit"), null);
+  } finally {
+    await off.close();
+    await t.close();
+  }
 });

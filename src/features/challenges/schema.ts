@@ -1,18 +1,24 @@
 /**
  * GraphQL for community challenges and points: `communityChallenge`, `communityChallenges`,
  * `communityChallengeLeaderboard`, `createCommunityChallenge`, `joinCommunityChallenge`,
- * `leaveCommunityChallenge`, `cancelCommunityChallenge`, `me.points`, adapted to the service.
+ * `leaveCommunityChallenge`, `cancelCommunityChallenge`, `me.points`, and the points and scores
+ * in the payloads of the mutations that change them, adapted to the service.
  */
 import { type GraphQLContext, requireViewer } from "../../graphql/context.ts";
 import { type GraphQLModule, payloadFlags } from "../../graphql/module.ts";
 import type {
+  AddGoalEventPayloadResolvers,
   ChallengeLeaderboardResolvers,
+  CheckInHabitPayloadResolvers,
   CommunityChallengeResolvers,
   CurrentUserResolvers,
+  GoalEventPayloadResolvers,
   LeaderboardEntryResolvers,
   MutationResolvers,
   QueryResolvers,
 } from "../../graphql/resolvers.gen.ts";
+import type { ActivityRef } from "../goals/rules.ts";
+import type { CheckInPayload } from "../goals/mod.ts";
 import { challengeStatus } from "./rules.ts";
 import * as service from "./service.ts";
 import type { Actor, ChallengeRow, ChallengesDeps, LeaderboardRow } from "./service.ts";
@@ -49,6 +55,35 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
   const CurrentUser: CurrentUserResolvers = {
     points: (u: { id: string }, _, ctx) => service.pointsOf(deps, ctx, u.id),
   };
+
+  // Points and scores in the payloads of the mutations that change them, read after the
+  // mutation's transaction committed (it credited them itself).
+  const points = (_: unknown, __: unknown, ctx: GraphQLContext) =>
+    service.currentPoints(deps, requireViewer(ctx).userId);
+  const challengesOf = (ctx: GraphQLContext, activity: ActivityRef | null) =>
+    service.challengesOfActivity(deps, actorOf(ctx), activity);
+  const CheckInHabitPayload: CheckInHabitPayloadResolvers = {
+    points,
+    challenges: (p: CheckInPayload, _, ctx) =>
+      challengesOf(
+        ctx,
+        p.checkIn && p.goal
+          ? {
+            kind: "check_in",
+            checkInId: p.checkIn.publicId,
+            goalId: p.goal.publicId,
+            date: p.checkIn.day,
+          }
+          : null,
+      ),
+  };
+  const eventPayload = {
+    points,
+    challenges: (p: { event: { publicId: string } | null }, _: unknown, ctx: GraphQLContext) =>
+      challengesOf(ctx, p.event ? { kind: "goal_event", eventId: p.event.publicId } : null),
+  };
+  const AddGoalEventPayload: AddGoalEventPayloadResolvers = eventPayload;
+  const GoalEventPayload: GoalEventPayloadResolvers = eventPayload;
 
   const Query: QueryResolvers = {
     communityChallenge: async (_, args, ctx) =>
@@ -91,8 +126,13 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       LeaderboardEntry,
       ChallengeLeaderboard,
       CurrentUser,
-      CommunityChallengePayload: payloadFlags("alreadyJoined"),
-      CancelCommunityChallengePayload: payloadFlags("alreadyCancelled"),
+      CheckInHabitPayload,
+      AddGoalEventPayload,
+      GoalEventPayload,
+      UndoCheckInPayload: { points },
+      DeleteGoalPayload: { points },
+      CommunityChallengePayload: { ...payloadFlags("alreadyJoined"), points },
+      CancelCommunityChallengePayload: { ...payloadFlags("alreadyCancelled"), points },
       Query,
       Mutation,
     },

@@ -87,6 +87,25 @@ export async function challengePage(
     limit ${k.limit}`;
 }
 
+/**
+ * The challenges the user's activities of `sources` count in (they have a contribution there),
+ * ending soonest first: one statement.
+ */
+export async function challengesCounting(
+  sql: Queryable,
+  userId: string,
+  sources: readonly string[],
+): Promise<ChallengeRow[]> {
+  if (!sources.length) return [];
+  return await sql<ChallengeRow[]>`
+    select ${columns(sql)} from community_challenges
+    where id in (
+      select p.challenge_id from challenge_participants p
+      join challenge_contributions cc on cc.participant_id = p.id
+      where p.user_id = ${userId} and cc.source = any(${sources as string[]}::text[]))
+    order by ends_at, id`;
+}
+
 export async function challengeCount(sql: Queryable, communityId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select count(*)::int as n from community_challenges where community_id = ${communityId}`;

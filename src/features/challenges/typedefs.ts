@@ -78,7 +78,48 @@ export const challengesTypeDefs = /* GraphQL */ `
   }
 
   extend type CurrentUser {
-    "Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs."
+    "Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers."
+    points: Int!
+  }
+
+  extend type CheckInHabitPayload {
+    "The current user's points when the mutation answered, the check-in's included (the same value me.points answers now)."
+    points: Int!
+    "The challenges this check-in counts in (none when refused); each one's viewerParticipation holds the new score and rank."
+    challenges: [CommunityChallenge!]!
+  }
+
+  extend type AddGoalEventPayload {
+    "The current user's points when the mutation answered, the event's included (the same value me.points answers now)."
+    points: Int!
+    "The challenges this event counts in (none when refused); each one's viewerParticipation holds the new score and rank."
+    challenges: [CommunityChallenge!]!
+  }
+
+  extend type GoalEventPayload {
+    "The current user's points when the mutation answered (a deleted event's points taken back)."
+    points: Int!
+    "The challenges the event counts in as it is now (an ended challenge keeps what it counted); each one's viewerParticipation holds the score and rank."
+    challenges: [CommunityChallenge!]!
+  }
+
+  extend type UndoCheckInPayload {
+    "The current user's points when the mutation answered, the check-in's taken back."
+    points: Int!
+  }
+
+  extend type DeleteGoalPayload {
+    "The current user's points when the mutation answered, the deleted goals' activity taken back."
+    points: Int!
+  }
+
+  extend type CommunityChallengePayload {
+    "The current user's points when the mutation answered: after the entry cost of a join or the refund of a leave."
+    points: Int!
+  }
+
+  extend type CancelCommunityChallengePayload {
+    "The current user's points when the mutation answered (their own entry cost refunded if they had joined)."
     points: Int!
   }
 

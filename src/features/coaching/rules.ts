@@ -31,6 +31,37 @@ export const MILESTONES_LIMIT: RateLimit = {
   durationMs: 60_000,
 };
 
+/** Why an AI feature is not available to a user now (`AiUnavailableReason`). */
+export type AiUnavailableReason = "not_configured" | "flag_off" | "rate_limited";
+
+/** Whether one AI feature is available to a user now, and why not. */
+export interface AiFeatureAvailability {
+  available: boolean;
+  reason: AiUnavailableReason | null;
+  /** `rate_limited` only: seconds until a call is allowed again. */
+  retryAfter: number | null;
+}
+
+/**
+ * The availability of a feature, decided in the order a call is refused in: no LLM configured,
+ * then the flag off (both `AI_DISABLED`), then the user's rate limit (`AI_RATE_LIMITED`). `rate`
+ * is null when the feature has no limit or its count could not be read (the store is down).
+ */
+export function aiFeatureAvailability(
+  state: { llmConfigured: boolean; flagOn: boolean },
+  rate: { allowed: boolean; retryAfterSeconds: number } | null,
+): AiFeatureAvailability {
+  const off = (reason: AiUnavailableReason, retryAfter: number | null = null) => ({
+    available: false,
+    reason,
+    retryAfter,
+  });
+  if (!state.llmConfigured) return off("not_configured");
+  if (!state.flagOn) return off("flag_off");
+  if (rate && !rate.allowed) return off("rate_limited", rate.retryAfterSeconds);
+  return { available: true, reason: null, retryAfter: null };
+}
+
 /** The model asked for every coaching call (LiteLLM maps it to a provider). */
 export const COACHING_MODEL = "gpt-4o-mini";
 

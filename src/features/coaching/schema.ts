@@ -1,6 +1,7 @@
 /**
- * GraphQL for AI coaching: `getInsight`, `getAdvice`, `generateMilestones`, `acceptMilestones`
- * and the admin's `aiFlags` / `setAiFlag`, adapted to the use cases of `service.ts`.
+ * GraphQL for AI coaching: `getInsight`, `getAdvice`, `generateMilestones`, `acceptMilestones`,
+ * the viewer's `aiAvailability` and the admin's `aiFlags` / `setAiFlag`, adapted to the use cases
+ * of `service.ts`.
  */
 import { adminField, viewerField } from "../../graphql/context.ts";
 import { type GraphQLModule, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
@@ -72,6 +73,39 @@ const typeDefs = /* GraphQL */ `
     source: AiFlagSource!
   }
 
+  "Why an AI feature is not available to the current user now."
+  enum AiUnavailableReason {
+    "No LLM proxy is configured on this service (LLM_BASE_URL unset): every AI feature is off."
+    not_configured
+    "The feature's AI flag is off (an admin's setting, else AI_FLAGS): a call answers AI_DISABLED."
+    flag_off
+    "The user reached the feature's per-minute limit: a call answers AI_RATE_LIMITED until retryAfter seconds have passed."
+    rate_limited
+  }
+
+  "Whether one AI feature is available to the current user now."
+  type AiFeatureAvailability {
+    "True when a call now would not be refused with AI_DISABLED or AI_RATE_LIMITED."
+    available: Boolean!
+    "Why the feature is not available; null when it is."
+    reason: AiUnavailableReason
+    "Seconds until the feature is available again when reason is rate_limited; null otherwise."
+    retryAfter: Int
+  }
+
+  "Which AI features are on for the current user, so an app can hide or disable them before the user taps."
+  type AiAvailability {
+    "The AI coach: getInsight and getAdvice (flag coaching; 10 calls per minute together)."
+    coaching: AiFeatureAvailability!
+    "AI milestones: generateMilestones (flag coaching; 5 calls per minute)."
+    milestones: AiFeatureAvailability!
+    """
+    Moderation of what the user posts (flag moderation). With an LLM configured and the flag off,
+    posting answers AI_DISABLED; without an LLM (not_configured) posts are accepted unchecked.
+    """
+    moderation: AiFeatureAvailability!
+  }
+
   type SetAiFlagPayload {
     flag: AiFlag
     errors: [UserError!]!
@@ -80,6 +114,8 @@ const typeDefs = /* GraphQL */ `
   extend type Query {
     "Admin: the AI feature flags."
     aiFlags: [AiFlag!]!
+    "Which AI features the current user may use now (the flags and the user's rate limits; counts no call)."
+    aiAvailability: AiAvailability!
   }
 
   extend type Mutation {
@@ -103,6 +139,7 @@ const typeDefs = /* GraphQL */ `
 export function coachingModule(deps: CoachingServiceDeps): GraphQLModule {
   const Query: QueryResolvers = {
     aiFlags: adminField(() => service.aiFlags(deps)),
+    aiAvailability: viewerField((viewer) => service.aiAvailability(deps, viewer)),
   };
   const Mutation: MutationResolvers = {
     getInsight: viewerField((viewer, args, ctx) => service.getInsight(deps, viewer, args, ctx.log)),

@@ -13,9 +13,13 @@ import { looksLikePublicId } from "../../platform/ids.ts";
 import type { GoalRow } from "../goals/mod.ts";
 import { newGoalErrors } from "../goals/rules.ts";
 import type { FlagState } from "./ai.ts";
+import type { RateLimit } from "../../platform/rate-limit.ts";
+import { dependencyFailure } from "../../platform/dependency.ts";
 import {
   adviceAnswer,
   adviceMessages,
+  type AiFeatureAvailability,
+  aiFeatureAvailability,
   COACHING_LIMIT,
   type CoachingError,
   coachingError,
@@ -179,6 +183,40 @@ export async function acceptMilestones(
     const created = await deps.goals.addSubGoals(tx, parent, inputs, "ai_milestones", now());
     return { goals: created, errors: [] };
   });
+}
+
+export interface AiAvailability {
+  coaching: AiFeatureAvailability;
+  milestones: AiFeatureAvailability;
+  moderation: AiFeatureAvailability;
+}
+
+/**
+ * Which AI features the actor may use now: the flags as calls see them and the actor's rate
+ * limits, read without counting a call. A store that is down leaves the limits unknown (the flag
+ * still answers), so the query never fails for it.
+ */
+export async function aiAvailability(
+  deps: Pick<CoachingServiceDeps, "ai" | "limiter">,
+  actor: Pick<Actor, "publicId">,
+): Promise<AiAvailability> {
+  const flags = new Map((await deps.ai.flags.list()).map((f) => [f.name, f.configured]));
+  const llmConfigured = deps.ai.llm !== null;
+  const state = (flag: string) => ({ llmConfigured, flagOn: flags.get(flag) === true });
+  const rate = async (limit: RateLimit) => {
+    try {
+      return await deps.limiter.peek(limit, actor.publicId);
+    } catch (err) {
+      if (!dependencyFailure(err)) throw err;
+      return null;
+    }
+  };
+  const [coaching, milestones] = await Promise.all([rate(COACHING_LIMIT), rate(MILESTONES_LIMIT)]);
+  return {
+    coaching: aiFeatureAvailability(state("coaching"), coaching),
+    milestones: aiFeatureAvailability(state("coaching"), milestones),
+    moderation: aiFeatureAvailability(state("moderation"), null),
+  };
 }
 
 /** The AI feature flags as calls see them. */

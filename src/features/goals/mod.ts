@@ -7,19 +7,20 @@ import type { Feature } from "../feature.ts";
 import type { NewGoalInput } from "./rules.ts";
 import { goalsModule } from "./schema.ts";
 import * as service from "./service.ts";
-import type {
+import type { GoalRow, GoalsDeps, GoalSnapshot } from "./service.ts";
+import { goalChangesModule } from "./changes.ts";
+import { mergeModules } from "../../graphql/module.ts";
+import { goalsPersonalData } from "./personal-data.ts";
+
+export type {
   ActivityLedger,
   BucketRow,
+  CheckInPayload,
   GoalEventRow,
   GoalRow,
   GoalsDeps,
   GoalSnapshot,
 } from "./service.ts";
-import { goalChangesModule } from "./changes.ts";
-import { mergeModules } from "../../graphql/module.ts";
-import { goalsPersonalData } from "./personal-data.ts";
-
-export type { ActivityLedger, BucketRow, GoalEventRow, GoalRow, GoalsDeps, GoalSnapshot };
 export { remindStreaksAtRisk } from "./service.ts";
 
 export interface GoalsApi {

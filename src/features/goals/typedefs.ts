@@ -95,6 +95,8 @@ export const goalsTypeDefs = /* GraphQL */ `
     count: Int!
     "The goal's value at the end of the period (targets include startValue)."
     cumulativeValue: Float!
+    "Habits: days of the period covered by a streak freeze (useStreakFreeze), so a chart can mark them; 0 or 1 in a day bucket. Always 0 for targets."
+    frozenDays: Int!
   }
 
   type Pace {

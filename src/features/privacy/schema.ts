@@ -38,7 +38,7 @@ const typeDefs = /* GraphQL */ `
     errors: [UserError!]!
   }
 
-  "A requested account deletion, carried out at erasesAt unless the user signs in again before."
+  "A requested account deletion, carried out at erasesAt unless the user calls cancelAccountDeletion before (signing in again, a refreshed token or another device does not cancel it)."
   type AccountDeletion {
     requestedAt: DateTime!
     erasesAt: DateTime!
@@ -59,9 +59,9 @@ const typeDefs = /* GraphQL */ `
   extend type Mutation {
     "Starts an export of all of the current user's data (a pending one is answered instead of a new one)."
     requestDataExport: DataExportPayload!
-    "Asks for the account to be erased after a grace period of 14 days; signing in again cancels it."
+    "Asks for the account to be erased after a grace period of 14 days; only cancelAccountDeletion cancels it."
     requestAccountDeletion: AccountDeletionPayload!
-    "Cancels the pending account deletion (not_found when none is pending)."
+    "Cancels the pending account deletion (not_found when none is pending): the only way to cancel it."
     cancelAccountDeletion: AccountDeletionPayload!
   }
 `;

@@ -1,4 +1,7 @@
-/** Pure rules about users: names from token claims, username and time-zone validation. */
+/**
+ * Pure rules about users: names and time zone from token claims, username and time-zone
+ * validation.
+ */
 import { textProblem } from "../../platform/text.ts";
 import { type UserError, userErrorCodes } from "../../platform/user-error.ts";
 
@@ -55,14 +58,33 @@ export function usernameError(username: string): string | null {
     : "username must be 3 to 30 characters of letters, digits, '_', '.' or '-'";
 }
 
-export function isValidTimeZone(zone: string): boolean {
-  if (!zone || zone.length > 64) return false;
+/**
+ * The shape of an IANA zone name (`Europe/Berlin`, `Etc/GMT+5`, `UTC`): it starts with a letter.
+ * Offsets such as `+05:00` are refused although `Intl` takes them, because PostgreSQL reads them
+ * as POSIX zones with the sign reversed, so the day boundaries of the two would disagree.
+ */
+const IANA_ZONE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/** The canonical name of an IANA time zone (`europe/berlin` → `Europe/Berlin`); null if none. */
+export function ianaTimeZone(zone: string): string | null {
+  if (!zone || zone.length > 64 || !IANA_ZONE.test(zone)) return null;
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
+    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  return ianaTimeZone(zone) !== null;
+}
+
+/**
+ * The time zone a token carries (`zoneinfo`, OpenID Connect's standard claim) when it is an IANA
+ * zone, in its canonical name; null when absent or invalid (the user then starts in UTC).
+ */
+export function zoneFromClaims(claims: Claims): string | null {
+  return typeof claims.zoneinfo === "string" ? ianaTimeZone(claims.zoneinfo) : null;
 }
 
 export function nameError(field: string, value: string): string | null {
@@ -174,9 +196,8 @@ export function erasureDueAt(requestedAt: Date): Date {
 }
 
 /**
- * Whether a token was issued after `at` (its `iat`, whole seconds, strictly later): signing in
- * again after a deletion request cancels it, and only a token issued after an erasure may start
- * a new account for the same subject.
+ * Whether a token was issued after `at` (its `iat`, whole seconds, strictly later): only a token
+ * issued after an erasure may start a new account for the same subject.
  */
 export function issuedAfter(claims: Record<string, unknown>, at: Date): boolean {
   const iat = claims.iat;

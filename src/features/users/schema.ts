@@ -32,8 +32,10 @@ const typeDefs = /* GraphQL */ `
     username: String!
     firstName: String
     lastName: String
-    "IANA time zone; a user's day boundaries follow it."
+    "IANA time zone; a user's day boundaries follow it. A new user starts in the zone of the token's zoneinfo claim when it is a valid IANA zone, else UTC."
     timeZone: String!
+    "The user's current local date in timeZone: the day a check-in without a date counts for."
+    today: Date!
     isSupporter: Boolean!
     supporterTier: SupporterTier
     onboardingCompletedAt: DateTime
@@ -105,7 +107,7 @@ const errorCodes: Record<string, readonly typeof USERS_ERROR_CODES[number][]> = 
 
 const iso = (d: Date | null) => d ? d.toISOString() : null;
 
-const CurrentUser: CurrentUserResolvers = {
+const currentUserFields: CurrentUserResolvers = {
   id: (u: UserRow) => u.publicId,
   isSupporter: (u: UserRow) => u.supporterTier !== null,
   onboardingCompletedAt: (u: UserRow) => iso(u.onboardingCompletedAt),
@@ -115,6 +117,11 @@ const CurrentUser: CurrentUserResolvers = {
 const User: UserResolvers = { id: (u: UserRow) => u.publicId };
 
 export function usersModule(deps: UsersServiceDeps): GraphQLModule {
+  const CurrentUser: CurrentUserResolvers = {
+    ...currentUserFields,
+    today: (u: UserRow) => service.todayOf(deps, u),
+  };
+
   const Query: QueryResolvers = {
     me: viewerField((viewer, _, ctx) =>
       service.currentUser(deps, { userId: viewer.userId, loader: ctx.loader })

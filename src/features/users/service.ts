@@ -6,6 +6,7 @@
 import type postgres from "postgres";
 import type { Clock } from "../../platform/clock.ts";
 import type { Database, Queryable } from "../../platform/db.ts";
+import { localDate } from "../../platform/dates.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import type { RateLimiter } from "../../platform/rate-limit.ts";
 import type { UserError } from "../../platform/user-error.ts";
@@ -28,6 +29,7 @@ import {
   usernameFromClaims,
   usernameTaken,
   type USERS_ERROR_CODES,
+  zoneFromClaims,
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { BlockRow, UserMilestoneCounts, UserRef, UserRow } from "./store.ts";
@@ -60,8 +62,9 @@ export function loadUser(ctx: { loader: LoaderRegistry }, sql: Database["sql"], 
 const USERNAME_ATTEMPTS = 6;
 
 /**
- * Finds the user of `subject`, creating it on first sight. Concurrent first requests create one
- * user: the unique subject decides, and exactly one caller sees `created: true`.
+ * Finds the user of `subject`, creating it on first sight with the names, username and time zone
+ * (`zoneinfo`) the claims carry. Concurrent first requests create one user: the unique subject
+ * decides, and exactly one caller sees `created: true`.
  */
 export async function findOrCreateUser(
   sql: Queryable,
@@ -73,11 +76,18 @@ export async function findOrCreateUser(
   if (existing) return { user: existing, created: false };
   await beforeCreate?.();
   const { firstName, lastName } = namesFromClaims(claims);
+  let timeZone = zoneFromClaims(claims);
   let username = usernameFromClaims(claims) ?? generatedUsername();
   for (let attempt = 0; attempt < USERNAME_ATTEMPTS; attempt++) {
-    const row = await store.insertUser(sql, { subject, username, firstName, lastName });
+    const row = await store.insertUser(sql, { subject, username, firstName, lastName, timeZone });
     if (row === null) {
       return { user: (await store.findUserBySubject(sql, subject))!, created: false };
+    }
+    if (row === "unknown_time_zone") {
+      // A zone this JavaScript runtime knows and the database does not: the user starts in UTC.
+      timeZone = null;
+      attempt--;
+      continue;
     }
     if (row !== "username_taken") return { user: row, created: true };
     username = attempt < 2
@@ -89,8 +99,8 @@ export async function findOrCreateUser(
 
 /**
  * The user of a verified token's subject, created on first sight (spec 5.3); an erased account
- * comes back only with a token issued after its erasure, and a token issued after a deletion
- * request cancels it.
+ * comes back only with a token issued after its erasure. A pending deletion request is left as it
+ * is: only `cancelAccountDeletion` ends it, never a refreshed token or another device.
  */
 export async function ensureUser(
   deps: Pick<UsersServiceDeps, "db" | "viewers">,
@@ -109,11 +119,6 @@ export async function ensureUser(
     });
     deps.viewers.remember(found.user, readAt);
   }
-  const { user } = found;
-  if (user.deletionRequestedAt && issuedAfter(claims, user.deletionRequestedAt)) {
-    await deps.viewers.changing(user.id, () => store.cancelDeletion(sql, user.id));
-    return { user: { ...user, deletionRequestedAt: null }, created: false };
-  }
   return found;
 }
 
@@ -124,6 +129,10 @@ export async function currentUser(
 ): Promise<UserRow> {
   return deps.viewers.byId(actor.userId) ?? (await loadUser(actor, deps.db.sql, actor.userId))!;
 }
+
+/** The user's current local date (`YYYY-MM-DD`) in their time zone. */
+export const todayOf = (deps: Pick<UsersServiceDeps, "clock">, user: Pick<UserRow, "timeZone">) =>
+  localDate(deps.clock.now(), user.timeZone);
 
 // ---- finding people ----
 

@@ -2,7 +2,11 @@
 import { createHash } from "node:crypto";
 import type postgres from "postgres";
 import { maybeOne, one, type Queryable } from "../../platform/db.ts";
-import { isUniqueViolation, unlessViolated } from "../../platform/db-errors.ts";
+import {
+  isInvalidParameterValue,
+  isUniqueViolation,
+  unlessViolated,
+} from "../../platform/db-errors.ts";
 import { publicId } from "../../platform/ids.ts";
 import { keyset, type PageWindow } from "../../graphql/pagination.ts";
 import type { Discoverability } from "./rules.ts";
@@ -54,23 +58,38 @@ export async function userByPublicId(sql: Queryable, id: string): Promise<UserRo
 
 /**
  * Creates the user of `subject`: null when a user of that subject exists (a concurrent first
- * request created it), `username_taken` when another user holds the username.
+ * request created it), `username_taken` when another user holds the username,
+ * `unknown_time_zone` when the database does not know `timeZone` (its day boundaries follow it;
+ * checked by the statement itself, `at time zone`).
  */
 export async function insertUser(
   sql: Queryable,
-  user: { subject: string; username: string; firstName: string | null; lastName: string | null },
-): Promise<UserRow | null | "username_taken"> {
+  user: {
+    subject: string;
+    username: string;
+    firstName: string | null;
+    lastName: string | null;
+    timeZone: string | null;
+  },
+): Promise<UserRow | null | "username_taken" | "unknown_time_zone"> {
   const taken = (err: unknown) => isUniqueViolation(err, "users_username_key");
+  const zone = user.timeZone ?? "UTC";
   return await unlessViolated(
-    taken,
-    "username_taken" as const,
-    async () =>
-      await maybeOne(sql<UserRow[]>`
-      insert into users (public_id, subject, username, first_name, last_name)
-      values (${publicId()}, ${user.subject}, ${user.username}, ${user.firstName},
-              ${user.lastName})
+    isInvalidParameterValue,
+    "unknown_time_zone" as const,
+    () =>
+      unlessViolated(
+        taken,
+        "username_taken" as const,
+        async () =>
+          await maybeOne(sql<UserRow[]>`
+      insert into users (public_id, subject, username, first_name, last_name, time_zone)
+      select ${publicId()}, ${user.subject}, ${user.username}, ${user.firstName},
+             ${user.lastName}, ${zone}
+      where (now() at time zone ${zone}) is not null
       on conflict (subject) do nothing
       returning ${columns(sql)}`),
+      ),
   );
 }
 

@@ -20,6 +20,7 @@ import type { Viewer } from "../context.ts";
 import { isCodedError, publicExtensions } from "../errors.ts";
 import type { GraphQLServer } from "../server.ts";
 import { rateLimited } from "../responses.ts";
+import { refusal } from "../../http/request-limits.ts";
 
 /** What a client sends for one operation (either protocol). */
 export interface OperationRequest {
@@ -47,7 +48,8 @@ export interface OperationBase {
 export interface CableExecutor {
   /**
    * Counts the operation as one request of the viewer (RATE_LIMITED past the limit), parses and
-   * validates; answers the errors (coded BAD_USER_INPUT) or a runnable operation.
+   * validates; answers the errors (BAD_USER_INPUT, GRAPHQL_VALIDATION_FAILED) or a runnable
+   * operation.
    */
   prepare(
     request: OperationRequest,
@@ -55,7 +57,10 @@ export interface CableExecutor {
   ): Promise<{ errors: GraphQLError[] } | PreparedOperation>;
 }
 
-/** Request-level failures (malformed payload, parse, validation, limits) are BAD_USER_INPUT. */
+/**
+ * Request-level failures (malformed payload, limits) are BAD_USER_INPUT; a document that does not
+ * parse or validate keeps the GRAPHQL_VALIDATION_FAILED the operation hooks gave it.
+ */
 function asUserInputError(error: unknown): GraphQLError {
   if (isCodedError(error)) return error;
   if (error instanceof GraphQLError) {
@@ -100,7 +105,7 @@ export function createCableExecutor(graphql: GraphQLServer): CableExecutor {
       ) {
         return userInput("`operationName` must be a string");
       }
-      const refused = await graphql.requestLimits.user(base.viewer.publicId);
+      const refused = refusal(await graphql.requestLimits.user(base.viewer.publicId));
       if (refused) return { errors: [rateLimited(refused)] };
       const operationName = (request.operationName as string | null | undefined) ?? undefined;
       const context = graphql.contextFor({

@@ -124,7 +124,7 @@ Deno.test("goals: bad input is refused with errors and creates nothing", async (
     const literal = await g.run(
       `mutation { addGoal(title: "A", kind: target, targetValue: 5, dueDate: "soon") { goal { id } } }`,
     );
-    assert.equal(codeOf(literal), "BAD_USER_INPUT");
+    assert.equal(codeOf(literal), "GRAPHQL_VALIDATION_FAILED");
     assert.match(literal.body.errors[0].message, /dueDate/);
     assert.deepEqual((await g.data(`{ goals { nodes { id } } }`)).goals.nodes, []);
     assert.deepEqual((await g.data(`{ me { badges { code } } }`)).me.badges, []);
@@ -332,7 +332,7 @@ Deno.test("goals: sub-goals, publicGoal without a session, and no N+1 in goals",
     const leak = await g.run(`query($id: String!) { publicGoal(id: $id) { subGoals { id } } }`, {
       id: parent.id,
     });
-    assert.equal(codeOf(leak), "BAD_USER_INPUT");
+    assert.equal(codeOf(leak), "GRAPHQL_VALIDATION_FAILED");
     // A private goal is null, for anyone.
     const priv = await g.run(PUBLIC, { id: sub.id }, "bob");
     assert.deepEqual(priv.body, { data: { publicGoal: null } });

@@ -126,7 +126,7 @@ Deno.test("admin GraphQL: dead jobs page forward and backward with stable cursor
     const wrongType = await gql(t, `mutation { retryDeadJob(id: 5) { deadJob { id } } }`, {}, {
       token: admin,
     });
-    assert.equal(codeOf(wrongType), "BAD_USER_INPUT");
+    assert.equal(codeOf(wrongType), "GRAPHQL_VALIDATION_FAILED");
     assert.equal((await t.app.jobs.listDeadJobs()).length, 5);
   } finally {
     await ctx.close();

@@ -267,7 +267,22 @@ Deno.test("privacy: an export holds what the user wrote, only for them and only 
   }
 });
 
-Deno.test("privacy: signing in again within the grace period cancels the deletion", async () => {
+/**
+ * The data of `query` run with a token of `sub` minted now: a refreshed session, or a second
+ * signed-in device.
+ */
+async function freshSession(s: TestSetup, sub: string, query: string) {
+  const fresh = await s.idp.token({ sub, expiresIn: 3600 });
+  const res = await s.t.request("/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", SessionToken: fresh },
+    body: JSON.stringify({ query }),
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()).data;
+}
+
+Deno.test("privacy: a refreshed token or another device leaves the deletion pending; it happens at its time", async () => {
   const s = await setup(OPTIONS);
   try {
     const zed = s.as(ZED.subject);
@@ -280,28 +295,65 @@ Deno.test("privacy: signing in again within the grace period cancels the deletio
       },
       errors: [],
     });
-    // The session that asked goes on without cancelling it.
     assert.deepEqual((await zed.data(DELETION)).accountDeletion, requested.accountDeletion);
-    // Signing in again (a token issued after the request) cancels it.
+    const withFreshToken = (query: string) => freshSession(s, ZED.subject, query);
+    // A token refreshed an hour later, then a second device signing in the next day (syncUser):
+    // the deletion stays pending for both, and for the session that asked.
+    s.clock.advance(HOUR_MS);
+    assert.deepEqual(
+      (await withFreshToken(DELETION)).accountDeletion,
+      requested.accountDeletion,
+    );
     s.clock.advance(DAY_MS);
-    const fresh = await s.idp.token({ sub: ZED.subject, expiresIn: 3600 });
-    const after = await s.t.request("/graphql", {
-      method: "POST",
-      headers: { "content-type": "application/json", SessionToken: fresh },
-      body: JSON.stringify({ query: DELETION }),
+    const synced = await withFreshToken(
+      `mutation { syncUser { user { username } firstSignIn } } `,
+    );
+    assert.equal(synced.syncUser.firstSignIn, false);
+    assert.deepEqual(
+      (await withFreshToken(`{ me { username } accountDeletion { erasesAt } }`)).accountDeletion,
+      { erasesAt: requested.accountDeletion.erasesAt },
+    );
+    assert.deepEqual((await zed.data(DELETION)).accountDeletion, requested.accountDeletion);
+
+    // Not before its time; at its time the account is erased, whichever token was last used.
+    s.clock.set(new Date(Date.parse(requested.accountDeletion.erasesAt) - 1000));
+    assert.equal(await s.t.app.features.privacy.api.eraseDue(s.clock.now()), 0);
+    assert.deepEqual((await zed.data(DELETION)).accountDeletion, requested.accountDeletion);
+    s.clock.advance(1000);
+    assert.equal(await s.t.app.features.privacy.api.eraseDue(s.clock.now()), 1);
+    const old = await zed.run(`{ me { id } }`);
+    assert.equal(old.status, 401);
+    assert.equal(old.body.errors[0].extensions.code, "UNAUTHENTICATED");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("privacy: only cancelAccountDeletion cancels a pending deletion", async () => {
+  const s = await setup(OPTIONS);
+  try {
+    const zed = s.as(ZED.subject);
+    await zed.data(`{ me { id } }`);
+    const requested = (await zed.data(REQUEST_DELETION)).requestAccountDeletion.accountDeletion;
+    // Cancelling from another device (a newer token) works, and is answered with what it ended.
+    s.clock.advance(DAY_MS);
+    assert.deepEqual((await freshSession(s, ZED.subject, CANCEL_DELETION)).cancelAccountDeletion, {
+      accountDeletion: { requestedAt: requested.requestedAt },
+      errors: [],
     });
-    assert.deepEqual((await after.json()).data, { accountDeletion: null });
+    assert.deepEqual(await zed.data(DELETION), { accountDeletion: null });
     s.clock.advance(20 * DAY_MS);
     assert.equal(await s.t.app.features.privacy.api.eraseDue(s.clock.now()), 0);
     assert.equal((await zed.data(`{ me { username } }`)).me.username.length > 0, true);
 
-    // Cancelling explicitly, and cancelling when nothing is pending.
-    await zed.data(REQUEST_DELETION);
-    const cancelled = (await zed.data(CANCEL_DELETION)).cancelAccountDeletion;
-    assert.deepEqual(cancelled.errors, []);
-    assert.deepEqual((await zed.data(CANCEL_DELETION)).cancelAccountDeletion.errors, [
-      { code: "not_found", message: "no account deletion is pending", field: null },
-    ]);
+    // Cancelling when nothing is pending; asking again starts a new grace period.
+    assert.deepEqual((await zed.data(CANCEL_DELETION)).cancelAccountDeletion, {
+      accountDeletion: null,
+      errors: [{ code: "not_found", message: "no account deletion is pending", field: null }],
+    });
+    const again = (await zed.data(REQUEST_DELETION)).requestAccountDeletion.accountDeletion;
+    assert.equal(again.requestedAt, s.clock.now().toISOString());
+    assert.deepEqual((await zed.data(CANCEL_DELETION)).cancelAccountDeletion.errors, []);
   } finally {
     await s.close();
   }

@@ -53,7 +53,7 @@ Deno.test("users: updateMe validates every field and changes nothing on error", 
         token: ctx.token,
       },
     );
-    assert.equal(wrongType.body.errors[0].extensions.code, "BAD_USER_INPUT");
+    assert.equal(wrongType.body.errors[0].extensions.code, "GRAPHQL_VALIDATION_FAILED");
   } finally {
     await s.close();
   }

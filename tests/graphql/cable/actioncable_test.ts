@@ -118,7 +118,8 @@ Deno.test("actioncable: a refused subscription and a bad query answer errors wit
 
     cable.execute(id, "{ nope }");
     const invalid = await cable.next((f) =>
-      f.identifier === id && f.message?.result?.errors?.[0]?.extensions?.code === "BAD_USER_INPUT"
+      f.identifier === id &&
+      f.message?.result?.errors?.[0]?.extensions?.code === "GRAPHQL_VALIDATION_FAILED"
     );
     assert.equal(invalid.message.more, false);
     cable.execute(id, 42 as unknown as string);

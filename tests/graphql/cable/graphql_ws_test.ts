@@ -163,7 +163,7 @@ Deno.test("graphql-ws: request-level errors, limits and the connection count", a
   try {
     const invalid = stream(ws.client, "{ me { nope } }");
     await invalid.done;
-    assert.equal(invalid.error?.[0]?.extensions?.code, "BAD_USER_INPUT");
+    assert.deepEqual(invalid.error?.[0]?.extensions, { code: "GRAPHQL_VALIDATION_FAILED" });
 
     const deep = stream(
       ws.client,

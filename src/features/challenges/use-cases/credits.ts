@@ -1,8 +1,9 @@
 /**
- * Use cases of the background work: crediting activity (points and challenge scores, from the
- * domain events `habits.checked_in` and `goals.progress_recorded`), taking it back when it is
- * undone, edited or deleted (goals' {@link ActivityLedger}), crediting recorded history
- * (`creditPastActivity`), and the `challenges.announce` schedule.
+ * Use cases of crediting activity: points and challenge scores of a check-in or progress event,
+ * credited in the transaction that records it (goals' {@link ActivityLedger}) and again, as a
+ * no-op, by the subscribers of `habits.checked_in` and `goals.progress_recorded`; taking it back
+ * when it is undone, edited or deleted; crediting recorded history (`creditPastActivity`); and the
+ * `challenges.announce` schedule.
  */
 import type { Queryable } from "../../../platform/db.ts";
 import { parseInstant } from "../../../platform/dates.ts";
@@ -25,15 +26,29 @@ import * as store from "../store.ts";
 import type { Actor, ChallengesDeps } from "./shared.ts";
 
 /**
- * Points and challenge scores of activity undone, edited or deleted (goals' `ActivityLedger`):
- * points are taken back never below a zero balance; contributions change only in challenges that
- * have not ended (an ended challenge's scores are final). Runs inside the caller's transaction.
+ * Points and challenge scores of activity recorded, undone, edited or deleted (goals'
+ * `ActivityLedger`): credited once per activity; points are taken back never below a zero
+ * balance; contributions change only in challenges that have not ended (an ended challenge's
+ * scores are final). Runs inside the caller's transaction.
  */
 export const activityLedger: ActivityLedger = {
+  async credit(tx, userId, activity) {
+    await credit(
+      tx,
+      userId,
+      activity.kind === "check_in"
+        ? { kind: "check_in" }
+        : { kind: "goal_event", value: activity.value },
+      activitySource(activity),
+      activity.at,
+    );
+  },
   async withdraw(tx, userId, activities, at) {
     const sources = activities.flatMap(creditedSources);
-    await store.takeBackPoints(tx, userId, sources.map((s) => `earn:${s}`), at);
+    // Scores, then points: the order every writer of both takes them in (joining, leaving,
+    // crediting), so no two of them wait for each other.
     await store.withdrawContributions(tx, userId, sources, at);
+    await store.takeBackPoints(tx, userId, sources.map((s) => `earn:${s}`), at);
   },
   async recount(tx, userId, event, at) {
     const source = activitySource({ kind: "goal_event", eventId: event.eventId });
@@ -65,14 +80,18 @@ async function credit(
     ? [CHECK_IN_POINTS, "check_ins" as const]
     : [GOAL_EVENT_POINTS, "goal_event_value" as const];
   const amount = contribution(metric, activity);
-  await store.earnPoints(tx, { userId, points, reason: activity.kind, ref: `earn:${source}`, at });
   if (amount !== null && Number.isFinite(amount)) {
     await store.contribute(tx, userId, metric, source, amount, at);
   }
+  await store.earnPoints(tx, { userId, points, reason: activity.kind, ref: `earn:${source}`, at });
 }
 
-// Each credit first locks the activity's row: one undone or deleted before its credit ran is not
-// credited, and one deleted meanwhile waits for the credit and is then taken back.
+// The mutation that records an activity credits it in its own transaction (`activityLedger.credit`),
+// so these subscribers find it credited and change nothing (the ledger's `ref` and a
+// contribution's `source` are unique). They stay for events published before that, and as the
+// one path of an activity recorded without the ledger. Each credit first locks the activity's row:
+// one undone or deleted before its credit ran is not credited, and one deleted meanwhile waits for
+// the credit and is then taken back.
 
 /** Credits a habit check-in (`habits.checked_in`). */
 export async function creditCheckIn(

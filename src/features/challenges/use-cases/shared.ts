@@ -12,7 +12,8 @@ import type { NotificationsApi } from "../../notifications/mod.ts";
 import type { UsersApi } from "../../users/mod.ts";
 import type { Actor as CommunitiesActor, CommunitiesApi } from "../../communities/mod.ts";
 import { canRead } from "../../communities/rules.ts";
-import { pageRanks } from "../rules.ts";
+import type { ActivityRef } from "../../goals/rules.ts";
+import { creditedSources, pageRanks } from "../rules.ts";
 import * as store from "../store.ts";
 import type { ChallengeRow, LeaderboardRow } from "../store.ts";
 
@@ -84,6 +85,31 @@ export async function pointsOf(
     userId,
   );
   return row?.balance ?? 0;
+}
+
+/**
+ * A user's point balance read now, past the request's DataLoader: a mutation's payload answers
+ * what the mutation left, even when the same request read the balance before it.
+ */
+export async function currentPoints(
+  deps: Pick<ChallengesDeps, "db">,
+  userId: string,
+): Promise<number> {
+  const [row] = await store.pointBalances(deps.db.sql, [userId]);
+  return row?.balance ?? 0;
+}
+
+/**
+ * The challenges an activity of the actor counts in (none for null), so a payload can show the
+ * new scores (each challenge's `viewerParticipation`).
+ */
+export async function challengesOfActivity(
+  deps: Pick<ChallengesDeps, "db">,
+  actor: Pick<Actor, "userId">,
+  activity: ActivityRef | null,
+): Promise<ChallengeRow[]> {
+  if (!activity) return [];
+  return await store.challengesCounting(deps.db.sql, actor.userId, creditedSources(activity));
 }
 
 /** `communityChallenges`: latest start first; null when the actor may not read the community. */

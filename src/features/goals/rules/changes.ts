@@ -212,6 +212,14 @@ export type ActivityRef =
   | { kind: "goal_event"; eventId: string };
 
 /**
+ * An activity just recorded, as it is credited: a check-in when it was made, a progress event by
+ * its value at the time it happened (`at`, which decides the challenges it counts in).
+ */
+export type RecordedActivity =
+  | { kind: "check_in"; checkInId: string; goalId: string; date: string; at: Date }
+  | { kind: "goal_event"; eventId: string; value: number; at: Date };
+
+/**
  * Why undoing the check-in of `goal` on `date` is refused before looking for it (empty = allowed).
  * A check-in can be undone while its day is one `checkInHabit` could still record (the last
  * {@link BACKFILL_DAYS} days, today included): what one can add, one can take back; older days are

@@ -9,6 +9,8 @@ export interface BucketRow {
   sum: number;
   count: number;
   cumulativeValue: number;
+  /** Days of the period a streak freeze covers (habits; always 0 for targets). */
+  frozenDays: number;
 }
 
 const intervalOf = (groupBy: GroupBy) =>
@@ -16,8 +18,9 @@ const intervalOf = (groupBy: GroupBy) =>
 
 /**
  * Progress buckets from `from` (a bucket start) to `to`, zero-filled. Targets bucket their
- * events by the local time of `occurred_at`; habits bucket check-ins (value 1 each). The
- * cumulative value includes everything before `from` (and a target's start value).
+ * events by the local time of `occurred_at`; habits bucket check-ins (value 1 each) and count the
+ * days streak freezes cover. The cumulative value includes everything before `from` (and a
+ * target's start value).
  */
 export async function progressBuckets(
   sql: Queryable,
@@ -36,6 +39,10 @@ export async function progressBuckets(
             and occurred_at < (b.next at time zone ${timeZone})`
     : sql`select count(*)::double precision as s, count(*)::int as n from habit_check_ins
           where goal_id = ${goal.id} and day >= b.p::date and day < b.next::date`;
+  const frozen = goal.kind === "target"
+    ? sql`select 0 as f`
+    : sql`select count(*)::int as f from streak_freeze_uses
+          where goal_id = ${goal.id} and day >= b.p::date and day < b.next::date`;
   const before = goal.kind === "target"
     ? sql`select ${startValueOf(goal)}::double precision + coalesce(sum(value), 0)
           from goal_events where goal_id = ${goal.id}
@@ -50,8 +57,9 @@ export async function progressBuckets(
     select b.p::date::text as "periodStart", coalesce(a.s, 0)::double precision as sum,
            a.n as count,
            ((${before}) + sum(coalesce(a.s, 0)) over (order by b.p))::double precision
-             as "cumulativeValue"
-    from b cross join lateral (${bucket}) a
+             as "cumulativeValue",
+           z.f as "frozenDays"
+    from b cross join lateral (${bucket}) a cross join lateral (${frozen}) z
     order by b.p`;
 }
 

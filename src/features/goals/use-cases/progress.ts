@@ -101,6 +101,13 @@ export async function addGoalEvent(
           value,
           occurredAt: occurredAt.toISOString(),
         });
+        // Points and scores before badges: the order undo takes them in (no lock cycle).
+        await deps.activity.credit(tx, goal.userId, {
+          kind: "goal_event",
+          eventId: event.publicId,
+          value,
+          at: occurredAt,
+        });
         const badgesEarned = await award(deps, tx, goal.userId, { type: "progress_recorded" });
         let current = goal;
         let goalCompleted = false;
@@ -170,6 +177,13 @@ export async function checkInHabit(
           date,
           streak,
           occurredAt: now().toISOString(),
+        });
+        await deps.activity.credit(tx, goal.userId, {
+          kind: "check_in",
+          checkInId: checkIn.publicId,
+          goalId: goal.publicId,
+          date,
+          at: now(),
         });
         const badgesEarned = await award(deps, tx, goal.userId, {
           type: "habit_checked_in",

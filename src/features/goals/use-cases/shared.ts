@@ -10,12 +10,22 @@ import type { FeedApi } from "../../feed/mod.ts";
 import type { FunnelApi } from "../../funnel/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import type { UsersApi } from "../../users/mod.ts";
-import { type ActivityRef, type GoalsError, goalsError } from "../rules.ts";
+import { type ActivityRef, type GoalsError, goalsError, type RecordedActivity } from "../rules.ts";
 import * as store from "../store.ts";
 import type { GoalRow } from "../store.ts";
 
-/** What points and challenge scores owe to activities that change after being credited. */
+/**
+ * Points and challenge scores of activities: credited in the transaction that records them (so
+ * `me.points` and the scores are current when the mutation answers), taken back or counted again
+ * when they change.
+ */
 export interface ActivityLedger {
+  /**
+   * Inside the transaction that recorded the activity (after its row was written): credits its
+   * points and its contribution to the user's running challenges, once per activity (the domain
+   * event's subscriber then finds it credited).
+   */
+  credit(tx: Queryable, userId: string, activity: RecordedActivity): Promise<void>;
   /**
    * Inside the transaction that deleted the activities' rows (after the delete, so a credit
    * running meanwhile is either seen or finds the row gone): takes back what they were credited.
@@ -43,7 +53,7 @@ export interface GoalsDeps {
   badges: Pick<BadgesApi, "awardFor" | "revokeUnjustified">;
   feed: Pick<FeedApi, "record" | "remove" | "removeOfGoals" | "revise">;
   funnel: Pick<FunnelApi, "recordStep">;
-  /** Points and challenge scores of activity that is undone, edited or deleted. */
+  /** Points and challenge scores of activity recorded, undone, edited or deleted. */
   activity: ActivityLedger;
   /** Sends `streak.at_risk` (the hourly `goals.streak_at_risk` schedule). */
   notifications: Pick<NotificationsApi, "notifyMany">;
