@@ -522,7 +522,7 @@ Deno.test("admin GraphQL: bad input to the failed-job queries is a clear error, 
     assert.equal(dataOf(await lookup(id)).failedJob.id, id);
     assert.equal(codeOf(await lookup("a\u0000b")), "BAD_USER_INPUT");
     const wrongType = await gql(t, `{ failedJob(id: 5) { id } }`, {}, { token: admin });
-    assert.equal(codeOf(wrongType), "BAD_USER_INPUT");
+    assert.equal(codeOf(wrongType), "GRAPHQL_VALIDATION_FAILED");
     assert.equal(codeOf(await gql(t, FAILED_JOB, { id }, { token: user })), "FORBIDDEN");
     assert.equal(codeOf(await gql(t, FAILED_JOB, { id })), "UNAUTHENTICATED");
     // The mutations answer a malformed id as not_found, like a vanished one.
