@@ -6,6 +6,7 @@
  */
 // test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
+import { waitFor } from "../../support/wait.ts";
 import type { Page } from "playwright-core";
 import { assertAccessible, shootWidths, signIn, withConsole } from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee, triggerRun } from "../../support/workforce.ts";
@@ -14,6 +15,9 @@ import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 const test = testNeeding(CHROMIUM);
 
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim());
+/** Focus moves in an effect after the render: wait for it to land on `text`. */
+const focusOn = (page: Page, text: string) =>
+  waitFor(async () => (await focused(page)) === text, { what: `focus on ${text}` });
 /** A time as the console writes it. */
 const shown = (iso: string) => iso.replace("T", " ").slice(0, 16) + " UTC";
 
@@ -60,11 +64,11 @@ test("admin console: pause, archive and AI flags confirm in the page; dollars; s
     });
     await pause.click();
     await question.waitFor();
-    assert.equal(await focused(page), "Cancel", "the safe answer takes focus");
+    await focusOn(page, "Cancel");
     await shootWidths(ctx, "lists-employee-confirm");
     await page.keyboard.press("Escape");
     await question.waitFor({ state: "detached" });
-    assert.equal(await focused(page), "Pause…", "focus back on the button");
+    await focusOn(page, "Pause…");
     assert.equal((await stored()).active, true);
     await pause.click();
     await page.getByRole("button", { name: "Cancel" }).click();
@@ -76,7 +80,7 @@ test("admin console: pause, archive and AI flags confirm in the page; dollars; s
     assert.equal((await stored()).active, false);
     assert.deepEqual((await stored()).nextRuns, []);
     await schedule.filter({ hasText: "no run while paused" }).waitFor();
-    assert.equal(await focused(page), "Resume…");
+    await focusOn(page, "Resume…");
 
     // Archive and back, each confirmed.
     await page.getByRole("button", { name: "Archive…" }).click();
