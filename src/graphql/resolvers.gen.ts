@@ -32,14 +32,22 @@ export type AcceptMilestonesPayload = {
 /** A requested account deletion, carried out at erasesAt unless the user calls cancelAccountDeletion before (signing in again, a refreshed token or another device does not cancel it). */
 export type AccountDeletion = {
   __typename?: 'AccountDeletion';
+  /** When the account is erased: 14 days after requestedAt. */
   erasesAt: Scalars['DateTime']['output'];
+  /** When the deletion was first requested (asking again does not move it). */
   requestedAt: Scalars['DateTime']['output'];
 };
 
-/** Codes in `errors`, by mutation: requestAccountDeletion: `not_found`; cancelAccountDeletion: `not_found`. */
+/**
+ * The answer of requestAccountDeletion and cancelAccountDeletion.
+ *
+ * Codes in `errors`, by mutation: requestAccountDeletion: `not_found`; cancelAccountDeletion: `not_found`.
+ */
 export type AccountDeletionPayload = {
   __typename?: 'AccountDeletionPayload';
+  /** The deletion pending (requestAccountDeletion) or just cancelled (cancelAccountDeletion); null when refused. */
   accountDeletion?: Maybe<AccountDeletion>;
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
 };
 
@@ -84,11 +92,18 @@ export type AddGoalEventPayload = {
   points: Scalars['Int']['output'];
 };
 
-/** Codes in `errors`, by mutation: addMoodLog: `invalid`, `idempotency_key_reused`. */
+/**
+ * The answer of addMoodLog.
+ *
+ * Codes in `errors`, by mutation: addMoodLog: `invalid`, `idempotency_key_reused`.
+ */
 export type AddMoodLogPayload = {
   __typename?: 'AddMoodLogPayload';
+  /** Badges this log earned (first_mood_log on the first log); empty when none or refused. */
   badgesEarned: Array<Badge>;
+  /** Why the log was refused; empty on success. */
   errors: Array<UserError>;
+  /** The new log (on a retry with the same idempotency key, the one made first); null when refused. */
   moodLog?: Maybe<MoodLog>;
 };
 
@@ -399,19 +414,27 @@ export type AiProtectedPathType = {
 /** An asynchronous AI request: processed by a background job, streamed by aiRequestUpdate. */
 export type AiRequest = {
   __typename?: 'AiRequest';
-  /** Set when failed, e.g. AI_DISABLED. */
+  /** Set when failed, e.g. AI_DISABLED (no AI configured, or the batch flag off) or INTERNAL. */
   errorCode?: Maybe<Scalars['String']['output']>;
+  /** For people, set when failed; may change between releases. */
   errorMessage?: Maybe<Scalars['String']['output']>;
+  /** The request's public id (the argument of aiRequest and aiRequestUpdate). */
   id: Scalars['ID']['output'];
   /** The result, once succeeded. */
   resultJson?: Maybe<Scalars['JSON']['output']>;
+  /** Where the request stands. */
   status: AiRequestStatus;
 };
 
+/** Where an AI request stands; it only moves forward, and succeeded and failed are final. */
 export type AiRequestStatus =
+  /** Ended without a result; errorCode and errorMessage say why. */
   | 'failed'
+  /** Waiting for a background worker. */
   | 'queued'
+  /** A worker is processing it. */
   | 'running'
+  /** Done; resultJson holds the result. */
   | 'succeeded';
 
 /** Who reviewed an artifact: system for an auto-approval, admin for a person. */
@@ -952,25 +975,38 @@ export type CurrentUser = {
 /** An export of all of the current user's data as one JSON document (docs/domain.md). */
 export type DataExport = {
   __typename?: 'DataExport';
+  /** When it was requested. */
   createdAt: Scalars['DateTime']['output'];
   /** Path of the download on this service (GET, no session: the link is the key); null until ready. */
   downloadUrl?: Maybe<Scalars['String']['output']>;
   /** The download link works until then; the export is deleted afterwards. */
   expiresAt: Scalars['DateTime']['output'];
+  /** The export's public id (the argument of dataExport). */
   id: Scalars['ID']['output'];
+  /** When it became ready; null while pending. */
   readyAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Whether it can be downloaded yet. */
   status: DataExportStatus;
 };
 
-/** Codes in `errors`, by mutation: requestDataExport: none. */
+/**
+ * The answer of requestDataExport.
+ *
+ * Codes in `errors`, by mutation: requestDataExport: none.
+ */
 export type DataExportPayload = {
   __typename?: 'DataExportPayload';
+  /** The new export, or the one still pending from an earlier request; poll dataExport until it is ready. */
   dataExport?: Maybe<DataExport>;
+  /** Always empty: an export can always be requested. */
   errors: Array<UserError>;
 };
 
+/** Where an export stands. */
 export type DataExportStatus =
+  /** Being written by a background job; downloadUrl is null. */
   | 'pending'
+  /** Written; downloadUrl works until expiresAt. */
   | 'ready';
 
 /** A background job that ran out of attempts. */
@@ -1097,10 +1133,15 @@ export type FeedActivity = BadgeEarnedActivity | CheckInActivity | CommunityPost
 /** One thing that happened, newest first in unifiedFeed. */
 export type FeedItem = {
   __typename?: 'FeedItem';
+  /** The details of what happened, one type per kind. */
   activity: FeedActivity;
+  /** The user who did it: the viewer, or someone whose activity they follow. */
   actor: User;
+  /** The item's public id. */
   id: Scalars['ID']['output'];
+  /** What happened; says which FeedActivity member activity is. */
   kind: FeedItemKind;
+  /** When it happened (for a goal event, the time it was logged for, which may be in the past). */
   occurredAt: Scalars['DateTime']['output'];
 };
 
@@ -1119,10 +1160,15 @@ export type FeedItemEdge = {
 
 /** The source of a feed item; its activity is the FeedActivity member of the same name. */
 export type FeedItemKind =
+  /** A badge was awarded (BadgeEarnedActivity). */
   | 'badge_earned'
+  /** A habit was checked in for a day (CheckInActivity). */
   | 'check_in'
+  /** A post was written in a community (CommunityPostActivity). */
   | 'community_post'
+  /** A goal reached its target (GoalCompletedActivity). */
   | 'goal_completed'
+  /** Progress was logged on a goal (GoalEventActivity). */
   | 'goal_event';
 
 export type FeedbackCategory =
@@ -1497,14 +1543,20 @@ export type Milestone = {
   title: Scalars['String']['output'];
 };
 
+/** A mood the current user logged; private to them. */
 export type MoodLog = {
   __typename?: 'MoodLog';
+  /** When the log was written. */
   createdAt: Scalars['DateTime']['output'];
+  /** The log's public id. */
   id: Scalars['ID']['output'];
+  /** When the mood was felt: the time given when logging, or the time of logging. */
   loggedAt: Scalars['DateTime']['output'];
   /** 1 (very low) to 5 (very good). */
   mood: Scalars['Int']['output'];
+  /** The user's words, trimmed, at most 500 characters; null when none was given. */
   note?: Maybe<Scalars['String']['output']>;
+  /** Lower-cased, without repeats, at most 10 of 1 to 30 characters; empty when none. */
   tags: Array<Scalars['String']['output']>;
 };
 
@@ -1523,11 +1575,16 @@ export type MoodLogEdge = {
   node: MoodLog;
 };
 
-/** Codes in `errors`, by mutation: deleteMoodLog: `not_found`. */
+/**
+ * The answer of deleteMoodLog.
+ *
+ * Codes in `errors`, by mutation: deleteMoodLog: `not_found`.
+ */
 export type MoodLogPayload = {
   __typename?: 'MoodLogPayload';
   /** Badges taken back: first_mood_log when no log is left. */
   badgesRevoked: Array<Badge>;
+  /** Why nothing was deleted; empty on success. */
   errors: Array<UserError>;
   /** The log as it was. */
   moodLog?: Maybe<MoodLog>;

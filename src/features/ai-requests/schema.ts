@@ -11,32 +11,46 @@ import * as service from "./service.ts";
 import type { AiRequestDeps } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
+  "Where an AI request stands; it only moves forward, and succeeded and failed are final."
   enum AiRequestStatus {
+    "Waiting for a background worker."
     queued
+    "A worker is processing it."
     running
+    "Done; resultJson holds the result."
     succeeded
+    "Ended without a result; errorCode and errorMessage say why."
     failed
   }
 
   "An asynchronous AI request: processed by a background job, streamed by aiRequestUpdate."
   type AiRequest {
+    "The request's public id (the argument of aiRequest and aiRequestUpdate)."
     id: ID!
+    "Where the request stands."
     status: AiRequestStatus!
     "The result, once succeeded."
     resultJson: JSON
-    "Set when failed, e.g. AI_DISABLED."
+    "Set when failed, e.g. AI_DISABLED (no AI configured, or the batch flag off) or INTERNAL."
     errorCode: String
+    "For people, set when failed; may change between releases."
     errorMessage: String
   }
 
   extend type Query {
     "One of the current user's AI requests (to recover after a reconnect); null when there is none with this id."
-    aiRequest(id: String!): AiRequest
+    aiRequest(
+      "The request's public id."
+      id: String!
+    ): AiRequest
   }
 
   extend type Subscription {
     "The request's current state, then each change, ending after succeeded or failed."
-    aiRequestUpdate(requestId: String): AiRequest!
+    aiRequestUpdate(
+      "The public id of one of the current user's requests; required (BAD_USER_INPUT when missing), another's is NOT_FOUND."
+      requestId: String
+    ): AiRequest!
   }
 `;
 

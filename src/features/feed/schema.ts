@@ -17,14 +17,30 @@ import type { FeedDeps, FeedItemRow } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
   "The source of a feed item; its activity is the FeedActivity member of the same name."
-  enum FeedItemKind { goal_event check_in goal_completed badge_earned community_post }
+  enum FeedItemKind {
+    "Progress was logged on a goal (GoalEventActivity)."
+    goal_event
+    "A habit was checked in for a day (CheckInActivity)."
+    check_in
+    "A goal reached its target (GoalCompletedActivity)."
+    goal_completed
+    "A badge was awarded (BadgeEarnedActivity)."
+    badge_earned
+    "A post was written in a community (CommunityPostActivity)."
+    community_post
+  }
 
   "One thing that happened, newest first in unifiedFeed."
   type FeedItem {
+    "The item's public id."
     id: ID!
+    "What happened; says which FeedActivity member activity is."
     kind: FeedItemKind!
+    "When it happened (for a goal event, the time it was logged for, which may be in the past)."
     occurredAt: DateTime!
+    "The user who did it: the viewer, or someone whose activity they follow."
     actor: User!
+    "The details of what happened, one type per kind."
     activity: FeedActivity!
   }
 
@@ -34,7 +50,16 @@ const typeDefs = /* GraphQL */ `
 
   extend type Query {
     "The current user's activity and that of the audiences they follow (but no one blocked either way), newest first."
-    unifiedFeed(first: Int, after: String, last: Int, before: String): FeedItemConnection!
+    unifiedFeed(
+      "Paging forward: how many items, default 20, at most 100; not together with last."
+      first: Int
+      "Paging forward: the items after this cursor (an edge's cursor or pageInfo.endCursor)."
+      after: String
+      "Paging backward: how many items, default 20, at most 100; not together with first."
+      last: Int
+      "Paging backward: the items before this cursor (an edge's cursor or pageInfo.startCursor)."
+      before: String
+    ): FeedItemConnection!
   }
 `;
 

@@ -16,16 +16,23 @@ import * as service from "./service.ts";
 import type { AccountDeletion, DataExportRow, PrivacyDeps } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
+  "Where an export stands."
   enum DataExportStatus {
+    "Being written by a background job; downloadUrl is null."
     pending
+    "Written; downloadUrl works until expiresAt."
     ready
   }
 
   "An export of all of the current user's data as one JSON document (docs/domain.md)."
   type DataExport {
+    "The export's public id (the argument of dataExport)."
     id: ID!
+    "Whether it can be downloaded yet."
     status: DataExportStatus!
+    "When it was requested."
     createdAt: DateTime!
+    "When it became ready; null while pending."
     readyAt: DateTime
     "The download link works until then; the export is deleted afterwards."
     expiresAt: DateTime!
@@ -33,25 +40,36 @@ const typeDefs = /* GraphQL */ `
     downloadUrl: String
   }
 
+  "The answer of requestDataExport."
   type DataExportPayload {
+    "The new export, or the one still pending from an earlier request; poll dataExport until it is ready."
     dataExport: DataExport
+    "Always empty: an export can always be requested."
     errors: [UserError!]!
   }
 
   "A requested account deletion, carried out at erasesAt unless the user calls cancelAccountDeletion before (signing in again, a refreshed token or another device does not cancel it)."
   type AccountDeletion {
+    "When the deletion was first requested (asking again does not move it)."
     requestedAt: DateTime!
+    "When the account is erased: 14 days after requestedAt."
     erasesAt: DateTime!
   }
 
+  "The answer of requestAccountDeletion and cancelAccountDeletion."
   type AccountDeletionPayload {
+    "The deletion pending (requestAccountDeletion) or just cancelled (cancelAccountDeletion); null when refused."
     accountDeletion: AccountDeletion
+    "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
 
   extend type Query {
     "One of the current user's exports that has not expired; null for any other id."
-    dataExport(id: String!): DataExport
+    dataExport(
+      "The id of the export, as requestDataExport answered it."
+      id: String!
+    ): DataExport
     "The current user's pending account deletion, null when none."
     accountDeletion: AccountDeletion
   }
