@@ -21,9 +21,14 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
-/** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`. */
+/**
+ * The answer of acceptMilestones.
+ *
+ * Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`.
+ */
 export type AcceptMilestonesPayload = {
   __typename?: 'AcceptMilestonesPayload';
+  /** Why no sub-goal was created; empty on success. */
   errors: Array<UserError>;
   /** The sub-goals created, in the order of the milestones. */
   goals: Array<Goal>;
@@ -107,12 +112,18 @@ export type AddMoodLogPayload = {
   moodLog?: Maybe<MoodLog>;
 };
 
+/** The AI coach's answer to a question about a goal; made for each call, not stored. */
 export type Advice = {
   __typename?: 'Advice';
+  /** The answer, at most 2000 characters. */
   answer: Scalars['String']['output'];
+  /** When the model answered. */
   generatedAt: Scalars['DateTime']['output'];
+  /** The public id of the goal it is about. */
   goalId: Scalars['ID']['output'];
+  /** The question as asked, trimmed. */
   question: Scalars['String']['output'];
+  /** Up to 5 concrete next steps, each at most 300 characters. */
   steps: Array<Scalars['String']['output']>;
 };
 
@@ -353,19 +364,26 @@ export type AiFlag = {
   configured: Scalars['Boolean']['output'];
   /** On for calls: the setting, and an LLM is configured. */
   enabled: Scalars['Boolean']['output'];
+  /** Which flag. */
   name: AiFlagName;
+  /** Where configured comes from. */
   source: AiFlagSource;
 };
 
 /** The AI feature flags (spec 7). */
 export type AiFlagName =
+  /** Background AI work: asynchronous AI requests (aiRequest). */
   | 'batch'
+  /** The AI coach: getInsight, getAdvice and generateMilestones. */
   | 'coaching'
+  /** AI moderation of what users post. */
   | 'moderation';
 
-/** database: an admin's override. environment: AI_FLAGS. */
+/** Where a flag's setting comes from. */
 export type AiFlagSource =
+  /** An admin's override, set with setAiFlag. */
   | 'database'
+  /** The AI_FLAGS setting of the service (no override). */
   | 'environment';
 
 /** Whether a code_patch applies at its base commit, as the patch check found (docs/delivery.md). */
@@ -1261,26 +1279,44 @@ export type FeedbackStatus =
   | 'open'
   | 'planned';
 
-/** Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`. */
+/**
+ * The answer of generateMilestones.
+ *
+ * Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`.
+ */
 export type GenerateMilestonesPayload = {
   __typename?: 'GenerateMilestonesPayload';
+  /** Why no milestones were proposed; empty on success. */
   errors: Array<UserError>;
+  /** 1 to 8 proposed milestones in order, dates from today to the goal's due date; empty when refused. */
   milestones: Array<Milestone>;
   /** Pass it to acceptMilestones to store the milestones as sub-goals. */
   suggestionId?: Maybe<Scalars['ID']['output']>;
 };
 
-/** Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`. */
+/**
+ * The answer of getAdvice.
+ *
+ * Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`.
+ */
 export type GetAdvicePayload = {
   __typename?: 'GetAdvicePayload';
+  /** The advice; null when refused. */
   advice?: Maybe<Advice>;
+  /** Why no advice was given; empty on success. */
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: getInsight: `not_found`. */
+/**
+ * The answer of getInsight.
+ *
+ * Codes in `errors`, by mutation: getInsight: `not_found`.
+ */
 export type GetInsightPayload = {
   __typename?: 'GetInsightPayload';
+  /** Why no insight was made; empty on success. */
   errors: Array<UserError>;
+  /** The insight; null when refused. */
   insight?: Maybe<Insight>;
 };
 
@@ -1453,11 +1489,16 @@ export type HabitCadence =
   | 'daily'
   | 'weekly';
 
+/** The AI coach's reading of a goal's progress; made for each call, not stored. */
 export type Insight = {
   __typename?: 'Insight';
+  /** When the model answered. */
   generatedAt: Scalars['DateTime']['output'];
+  /** The public id of the goal it is about. */
   goalId: Scalars['ID']['output'];
+  /** Up to 5 observations (patterns, streaks, links to mood), each at most 300 characters. */
   highlights: Array<Scalars['String']['output']>;
+  /** A short summary of the progress, at most 1200 characters. */
   summary: Scalars['String']['output'];
 };
 
@@ -1539,7 +1580,9 @@ export type Milestone = {
   __typename?: 'Milestone';
   /** In the user's time zone. */
   dueDate?: Maybe<Scalars['Date']['output']>;
+  /** The value to reach on the goal's scale (for a habit, a count of check-ins); null when the milestone is only a date. */
   targetValue?: Maybe<Scalars['Float']['output']>;
+  /** What to reach, 1 to 120 characters. */
   title: Scalars['String']['output'];
 };
 
@@ -3551,10 +3594,16 @@ export type RetryingJobsPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: setAiFlag: `invalid`. */
+/**
+ * The answer of setAiFlag.
+ *
+ * Codes in `errors`, by mutation: setAiFlag: `invalid`.
+ */
 export type SetAiFlagPayload = {
   __typename?: 'SetAiFlagPayload';
+  /** Why the flag was not set; empty on success. */
   errors: Array<UserError>;
+  /** The flag as calls see it now; null when refused. */
   flag?: Maybe<AiFlag>;
 };
 

@@ -13,63 +13,101 @@ import type { CoachingServiceDeps } from "./service.ts";
 const typeDefs = /* GraphQL */ `
   "A milestone the AI coach proposes: a target value on the goal's scale, a date, or both."
   type Milestone {
+    "What to reach, 1 to 120 characters."
     title: String!
+    "The value to reach on the goal's scale (for a habit, a count of check-ins); null when the milestone is only a date."
     targetValue: Float
     "In the user's time zone."
     dueDate: Date
   }
 
+  "The answer of generateMilestones."
   type GenerateMilestonesPayload {
     "Pass it to acceptMilestones to store the milestones as sub-goals."
     suggestionId: ID
+    "1 to 8 proposed milestones in order, dates from today to the goal's due date; empty when refused."
     milestones: [Milestone!]!
+    "Why no milestones were proposed; empty on success."
     errors: [UserError!]!
   }
 
+  "The answer of acceptMilestones."
   type AcceptMilestonesPayload {
     "The sub-goals created, in the order of the milestones."
     goals: [Goal!]!
+    "Why no sub-goal was created; empty on success."
     errors: [UserError!]!
   }
 
+  "The AI coach's reading of a goal's progress; made for each call, not stored."
   type Insight {
+    "The public id of the goal it is about."
     goalId: ID!
+    "A short summary of the progress, at most 1200 characters."
     summary: String!
+    "Up to 5 observations (patterns, streaks, links to mood), each at most 300 characters."
     highlights: [String!]!
+    "When the model answered."
     generatedAt: DateTime!
   }
 
+  "The answer of getInsight."
   type GetInsightPayload {
+    "The insight; null when refused."
     insight: Insight
+    "Why no insight was made; empty on success."
     errors: [UserError!]!
   }
 
+  "The AI coach's answer to a question about a goal; made for each call, not stored."
   type Advice {
+    "The public id of the goal it is about."
     goalId: ID!
+    "The question as asked, trimmed."
     question: String!
+    "The answer, at most 2000 characters."
     answer: String!
+    "Up to 5 concrete next steps, each at most 300 characters."
     steps: [String!]!
+    "When the model answered."
     generatedAt: DateTime!
   }
 
+  "The answer of getAdvice."
   type GetAdvicePayload {
+    "The advice; null when refused."
     advice: Advice
+    "Why no advice was given; empty on success."
     errors: [UserError!]!
   }
 
   "The AI feature flags (spec 7)."
-  enum AiFlagName { coaching moderation batch }
+  enum AiFlagName {
+    "The AI coach: getInsight, getAdvice and generateMilestones."
+    coaching
+    "AI moderation of what users post."
+    moderation
+    "Background AI work: asynchronous AI requests (aiRequest)."
+    batch
+  }
 
-  "database: an admin's override. environment: AI_FLAGS."
-  enum AiFlagSource { database environment }
+  "Where a flag's setting comes from."
+  enum AiFlagSource {
+    "An admin's override, set with setAiFlag."
+    database
+    "The AI_FLAGS setting of the service (no override)."
+    environment
+  }
 
   "An AI feature flag as calls see it."
   type AiFlag {
+    "Which flag."
     name: AiFlagName!
     "On for calls: the setting, and an LLM is configured."
     enabled: Boolean!
     "The setting: the admin's override, else AI_FLAGS."
     configured: Boolean!
+    "Where configured comes from."
     source: AiFlagSource!
   }
 
@@ -106,8 +144,11 @@ const typeDefs = /* GraphQL */ `
     moderation: AiFeatureAvailability!
   }
 
+  "The answer of setAiFlag."
   type SetAiFlagPayload {
+    "The flag as calls see it now; null when refused."
     flag: AiFlag
+    "Why the flag was not set; empty on success."
     errors: [UserError!]!
   }
 
@@ -120,19 +161,37 @@ const typeDefs = /* GraphQL */ `
 
   extend type Mutation {
     "AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice)."
-    getInsight(goalId: String!): GetInsightPayload!
+    getInsight(
+      "The public id of one of the current user's goals; another's is not_found."
+      goalId: String!
+    ): GetInsightPayload!
     "AI: advice on a question about a goal (1..500 characters)."
-    getAdvice(goalId: String!, question: String!): GetAdvicePayload!
+    getAdvice(
+      "The public id of one of the current user's goals; another's is not_found."
+      goalId: String!
+      "The question, 1 to 500 characters after trimming (else invalid)."
+      question: String!
+    ): GetAdvicePayload!
     "AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted."
-    generateMilestones(goalId: String!): GenerateMilestonesPayload!
+    generateMilestones(
+      "The public id of one of the current user's active goals; another's is not_found, a goal not active is not_allowed."
+      goalId: String!
+    ): GenerateMilestonesPayload!
     "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. A suggestion is accepted once: a retry without the idempotency key answers already_accepted."
     acceptMilestones(
+      "The suggestionId generateMilestones answered; another user's is not_found."
       suggestionId: String!
+      "0-based indexes of the milestones to keep, at least one, without repeats; default all of them."
       indexes: [Int!]
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AcceptMilestonesPayload!
     "Admin: turns an AI feature flag on or off (overrides AI_FLAGS)."
-    setAiFlag(name: AiFlagName!, enabled: Boolean!): SetAiFlagPayload!
+    setAiFlag(
+      "The flag to set."
+      name: AiFlagName!
+      "True to turn it on, false to turn it off; on takes effect only with an LLM configured."
+      enabled: Boolean!
+    ): SetAiFlagPayload!
   }
 `;
 
