@@ -547,6 +547,7 @@ export type Ally = {
   endedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The connection's id. */
   id: Scalars['ID']['output'];
+  /** The other user, seen from the viewer. */
   user: User;
 };
 
@@ -568,11 +569,17 @@ export type AllyEdge = {
 /** A request to become allies (an accepted one is the ally connection). */
 export type AllyRequest = {
   __typename?: 'AllyRequest';
+  /** When it was sent. */
   createdAt: Scalars['DateTime']['output'];
+  /** Who asked. */
   from: User;
+  /** The request's public id (the requestId of acceptAllyRequest and declineAllyRequest). */
   id: Scalars['ID']['output'];
+  /** When it was accepted or declined; null while pending. */
   respondedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where the request stands. */
   status: AllyRequestStatus;
+  /** Who was asked. */
   to: User;
 };
 
@@ -591,7 +598,11 @@ export type AllyRequestEdge = {
   node: AllyRequest;
 };
 
-/** Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`. */
+/**
+ * The answer of the ally request mutations.
+ *
+ * Codes in `errors`, by mutation: sendAllyRequest: `not_found`, `invalid`, `request_waiting`, `blocked`, `conflict`; acceptAllyRequest: `not_found`, `not_addressee`, `not_pending`; declineAllyRequest: `not_found`, `not_addressee`, `not_pending`.
+ */
 export type AllyRequestPayload = {
   __typename?: 'AllyRequestPayload';
   /** sendAllyRequest: true when the two were allies already; request is their accepted connection. */
@@ -600,14 +611,21 @@ export type AllyRequestPayload = {
   alreadyAnswered: Scalars['Boolean']['output'];
   /** sendAllyRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
   alreadyRequested: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The request as it is now; null when refused. */
   request?: Maybe<AllyRequest>;
 };
 
+/** Where an ally request stands. */
 export type AllyRequestStatus =
+  /** Accepted: the two are allies. */
   | 'accepted'
+  /** The asked user declined. */
   | 'declined'
+  /** Sent, waiting for the asked user's answer. */
   | 'pending'
+  /** Ended: the connection was removed (removeAlly), or a block ended the request or connection. */
   | 'removed';
 
 /** Artifact decisions of one ISO week (from Monday, UTC), by artifact creation time. */
@@ -789,15 +807,22 @@ export type CheckInHabitPayload = {
   points: Scalars['Int']['output'];
 };
 
+/** A group of users who post to one another. */
 export type Community = {
   __typename?: 'Community';
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** At most 1000 characters; null when none was given. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The community's public id. */
   id: Scalars['ID']['output'];
+  /** How many members it has, the owner included. */
   memberCount: Scalars['Int']['output'];
   /** Null: no cap. */
   memberLimit?: Maybe<Scalars['Int']['output']>;
+  /** 3 to 60 characters on one line, unique regardless of case. */
   name: Scalars['String']['output'];
+  /** The member who owns it. */
   owner: User;
   /** The viewer holds an unused invite. */
   viewerInvited: Scalars['Boolean']['output'];
@@ -867,7 +892,11 @@ export type CommunityEdge = {
   node: Community;
 };
 
-/** Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`. */
+/**
+ * The answer of the mutations that change a community or its members.
+ *
+ * Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`.
+ */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
   /** inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again. */
@@ -876,25 +905,35 @@ export type CommunityPayload = {
   alreadyMember: Scalars['Boolean']['output'];
   /** transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed. */
   alreadyOwner: Scalars['Boolean']['output'];
+  /** The community as it is now; null when refused. */
   community?: Maybe<Community>;
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
 };
 
+/** A post in a community. */
 export type CommunityPost = {
   __typename?: 'CommunityPost';
+  /** Who wrote it. */
   author: User;
+  /** The text, trimmed, 1 to 2000 characters. */
   body: Scalars['String']['output'];
+  /** The community it was posted in. */
   community: Community;
+  /** When it was posted. */
   createdAt: Scalars['DateTime']['output'];
   /** When its author last edited it; null: never. */
   editedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The post's public id. */
   id: Scalars['ID']['output'];
 };
 
 /** A post in a community the viewer belongs to (or the viewer's own). */
 export type CommunityPostActivity = {
   __typename?: 'CommunityPostActivity';
+  /** The community it was posted in; null when it no longer exists. */
   community?: Maybe<Community>;
+  /** The post; null when it has been removed. */
   post?: Maybe<CommunityPost>;
 };
 
@@ -913,25 +952,38 @@ export type CommunityPostEdge = {
   node: CommunityPost;
 };
 
-/** Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`. */
+/**
+ * The answer of updateCommunityPost and deleteCommunityPost.
+ *
+ * Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`.
+ */
 export type CommunityPostPayload = {
   __typename?: 'CommunityPostPayload';
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The post as it is now (updateCommunityPost) or as it was (deleteCommunityPost). */
   post?: Maybe<CommunityPost>;
 };
 
+/** A member's role in a community. */
 export type CommunityRole =
+  /** Any other member. */
   | 'member'
+  /** Created the community or had it transferred to them; exactly one per community. */
   | 'owner';
 
 /** joined: the viewer's communities. discover: public ones the viewer is not in, and private ones the viewer is invited to. */
 export type CommunityScope =
+  /** Communities the viewer could join: public ones they are not in, and private ones they are invited to. */
   | 'discover'
+  /** The communities the viewer belongs to. */
   | 'joined';
 
+/** Who may find, read and join a community. */
 export type CommunityVisibility =
+  /** Only members read it; joining needs an invite, and only members and invited users can find it. */
   | 'private'
+  /** Anyone may find it, read its posts and join. */
   | 'public';
 
 /** Codes in `errors`, by mutation: createBackup: none. */
@@ -941,10 +993,16 @@ export type CreateBackupPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
+/**
+ * The answer of createCommunityPost.
+ *
+ * Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`.
+ */
 export type CreateCommunityPostPayload = {
   __typename?: 'CreateCommunityPostPayload';
+  /** Why nothing was posted; empty on success. */
   errors: Array<UserError>;
+  /** The new post (on a retry with the same idempotency key, the one made first); null when refused. */
   post?: Maybe<CommunityPost>;
 };
 
@@ -1647,7 +1705,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`.
    */
   acceptMilestones: AcceptMilestonesPayload;
-  /** Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`. */
+  /**
+   * The asked ally accepts: the two become active partners and follow each other's check-ins in the feed; the sender is notified. Refused when either has an active partner by then (has_partner). Accepting again answers the partnership with alreadyAnswered.
+   *
+   * Codes in `errors`: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`.
+   */
   acceptPartnerRequest: PartnershipPayload;
   /**
    * Joins the invite's team and its default sub-community. A member of the invite's team gets the team with alreadyMember.
@@ -1864,7 +1926,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `unknown_kind`.
    */
   discardDeadJobs: DeadJobsPayload;
-  /** Codes in `errors`: `no_partner`. */
+  /**
+   * Ends the viewer's active partnership (no_partner when there is none); the partner is notified.
+   *
+   * Codes in `errors`: `no_partner`.
+   */
   endPartnership: PartnershipPayload;
   /**
    * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted.
@@ -2884,15 +2950,21 @@ export type PageInfo = {
 /** A partnership request, or the partnership it became. */
 export type Partnership = {
   __typename?: 'Partnership';
+  /** When the request was sent. */
   createdAt: Scalars['DateTime']['output'];
+  /** When it was ended or cancelled; null otherwise. */
   endedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Who asked. */
   from: User;
+  /** The request's public id (the requestId of acceptPartnerRequest and declinePartnerRequest). */
   id: Scalars['ID']['output'];
   /** The other person, seen from the viewer. */
   partner: User;
   /** When it was accepted (active) or declined. */
   respondedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where it stands. */
   status: PartnershipStatus;
+  /** Who was asked. */
   to: User;
 };
 
@@ -2911,7 +2983,11 @@ export type PartnershipEdge = {
   node: Partnership;
 };
 
-/** Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`. */
+/**
+ * The answer of the partnership mutations.
+ *
+ * Codes in `errors`, by mutation: sendPartnerRequest: `not_found`, `invalid`, `not_ally`, `has_partner`, `partner_unavailable`, `request_waiting`, `blocked`, `conflict`; acceptPartnerRequest: `not_found`, `not_addressee`, `not_pending`, `not_ally`, `has_partner`; declinePartnerRequest: `not_found`, `not_addressee`, `not_pending`; endPartnership: `no_partner`.
+ */
 export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
   /** acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed. */
@@ -2920,15 +2996,23 @@ export type PartnershipPayload = {
   alreadyPartners: Scalars['Boolean']['output'];
   /** sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
   alreadyRequested: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The partnership or request as it is now; null when refused. */
   partnership?: Maybe<Partnership>;
 };
 
+/** Where a partnership request or partnership stands. */
 export type PartnershipStatus =
+  /** Accepted: the two are accountability partners (each has at most one active partnership). */
   | 'active'
+  /** A pending request was withdrawn because the two stopped being allies or one blocked the other. */
   | 'cancelled'
+  /** The asked ally declined. */
   | 'declined'
+  /** An active partnership was ended (endPartnership, or removeAlly between the two). */
   | 'ended'
+  /** Sent, waiting for the asked ally's answer. */
   | 'pending';
 
 export type ProgressBucket = {
@@ -3455,11 +3539,16 @@ export type QueryUserByUsernameArgs = {
   username: Scalars['String']['input'];
 };
 
-/** Codes in `errors`, by mutation: removeAlly: `not_found`, `not_ally`. */
+/**
+ * The answer of removeAlly.
+ *
+ * Codes in `errors`, by mutation: removeAlly: `not_found`, `not_ally`.
+ */
 export type RemoveAllyPayload = {
   __typename?: 'RemoveAllyPayload';
   /** The ended connection; null when nothing was removed. */
   ally?: Maybe<Ally>;
+  /** Why nothing was removed; empty on success. */
   errors: Array<UserError>;
 };
 
@@ -3532,7 +3621,9 @@ export type ReportSubject =
 
 /** incoming: requests to the viewer. outgoing: requests the viewer sent. */
 export type RequestDirection =
+  /** Requests other users sent to the viewer. */
   | 'incoming'
+  /** Requests the viewer sent. */
   | 'outgoing';
 
 /** A background job that failed and waits for its next attempt (Sidekiq's retry set). */
