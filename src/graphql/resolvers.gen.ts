@@ -724,12 +724,18 @@ export type BlockedUserEdge = {
   node: BlockedUser;
 };
 
-/** Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_started`. */
+/**
+ * The answer of cancelCommunityChallenge.
+ *
+ * Codes in `errors`, by mutation: cancelCommunityChallenge: `not_found`, `not_allowed`, `already_started`.
+ */
 export type CancelCommunityChallengePayload = {
   __typename?: 'CancelCommunityChallengePayload';
   /** True when the challenge was cancelled already (a retry); nothing changed and refundedCount is 0. */
   alreadyCancelled: Scalars['Boolean']['output'];
+  /** The challenge, now cancelled; null when refused. */
   challenge?: Maybe<CommunityChallenge>;
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The current user's points when the mutation answered (their own entry cost refunded if they had joined). */
   points: Scalars['Int']['output'];
@@ -740,9 +746,13 @@ export type CancelCommunityChallengePayload = {
 /** A challenge's leaderboard: a cursor connection of its entries, best first. */
 export type ChallengeLeaderboard = {
   __typename?: 'ChallengeLeaderboard';
+  /** The challenge it ranks. */
   challenge: CommunityChallenge;
+  /** This page's entries with their cursors, best first. */
   edges: Array<LeaderboardEdge>;
+  /** This page's entries, best first (edges without cursors). */
   nodes: Array<LeaderboardEntry>;
+  /** Where this page sits in the whole list. */
   pageInfo: PageInfo;
   /** Every participant, all pages together. */
   totalCount: Scalars['Int']['output'];
@@ -752,23 +762,33 @@ export type ChallengeLeaderboard = {
 
 /** check_ins: one point of score per habit check-in. goal_event_value: the sum of progress event values on targets. */
 export type ChallengeMetric =
+  /** The score is the number of habit check-ins, one each. */
   | 'check_ins'
+  /** The score is the sum of the values of progress events on target goals. */
   | 'goal_event_value';
 
+/** The viewer's part in a challenge. */
 export type ChallengeParticipation = {
   __typename?: 'ChallengeParticipation';
+  /** The points the viewer paid to join (the entry cost at the time); refunded on leaving or cancellation. */
   entryCostPaid: Scalars['Int']['output'];
+  /** When the viewer joined; activity before it does not count. */
   joinedAt: Scalars['DateTime']['output'];
   /** Standard competition rank (ties share a rank: 1, 2, 2, 4). */
   rank: Scalars['Int']['output'];
+  /** What the viewer's activity since joining, within the challenge's window, adds up to under its metric. */
   score: Scalars['Float']['output'];
 };
 
 /** upcoming: before startsAt (joining is open); running; ended; cancelled: called off before it started. */
 export type ChallengeStatus =
+  /** Called off before it started; every entry cost was refunded. */
   | 'cancelled'
+  /** After endsAt: scores are final; nobody may join or leave. */
   | 'ended'
+  /** Between startsAt and endsAt: activity counts, and participants may still join and leave. */
   | 'running'
+  /** Before startsAt: participants may join, leave, and the challenge may be cancelled. */
   | 'upcoming';
 
 export type CheckIn = {
@@ -832,22 +852,34 @@ export type Community = {
   visibility: CommunityVisibility;
 };
 
+/** A competition inside a community over a time window, scored by one metric. */
 export type CommunityChallenge = {
   __typename?: 'CommunityChallenge';
   /** When it was cancelled (before its start); null otherwise. */
   cancelledAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The community it belongs to; only those who may read the community see it. */
   community: Community;
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The member who created it. */
   creator: User;
+  /** At most 1000 characters; null when none was given. */
   description?: Maybe<Scalars['String']['output']>;
+  /** When it ends (activity at or after it does not count); at most 366 days after startsAt. */
   endsAt: Scalars['DateTime']['output'];
   /** Points spent on joining (refunded on leaving before the end). */
   entryCost: Scalars['Int']['output'];
+  /** The challenge's public id. */
   id: Scalars['ID']['output'];
+  /** What scores count. */
   metric: ChallengeMetric;
+  /** How many users take part now. */
   participantCount: Scalars['Int']['output'];
+  /** When activity starts to count. */
   startsAt: Scalars['DateTime']['output'];
+  /** Where it stands now. */
   status: ChallengeStatus;
+  /** 1 to 120 characters. */
   title: Scalars['String']['output'];
   /** The viewer's participation, or null. */
   viewerParticipation?: Maybe<ChallengeParticipation>;
@@ -868,12 +900,18 @@ export type CommunityChallengeEdge = {
   node: CommunityChallenge;
 };
 
-/** Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`. */
+/**
+ * The answer of createCommunityChallenge, joinCommunityChallenge and leaveCommunityChallenge.
+ *
+ * Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`.
+ */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
   /** joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent. */
   alreadyJoined: Scalars['Boolean']['output'];
+  /** The challenge as it is now (viewerParticipation shows the join or its absence); null when refused. */
   challenge?: Maybe<CommunityChallenge>;
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The current user's points when the mutation answered: after the entry cost of a join or the refund of a leave. */
   points: Scalars['Int']['output'];
@@ -1606,17 +1644,25 @@ export type JobsOverview = {
   schedules: Array<JobSchedule>;
 };
 
+/** An entry of a challenge's leaderboard with its cursor. */
 export type LeaderboardEdge = {
   __typename?: 'LeaderboardEdge';
+  /** Pass it as after or before to page from this entry. */
   cursor: Scalars['String']['output'];
+  /** The entry. */
   node: LeaderboardEntry;
 };
 
+/** One participant on a challenge's leaderboard. */
 export type LeaderboardEntry = {
   __typename?: 'LeaderboardEntry';
+  /** When they joined. */
   joinedAt: Scalars['DateTime']['output'];
+  /** Standard competition rank (ties share a rank: 1, 2, 2, 4). */
   rank: Scalars['Int']['output'];
+  /** The participant's score under the challenge's metric. */
   score: Scalars['Float']['output'];
+  /** The participant. */
   user: User;
 };
 

@@ -3,55 +3,98 @@ import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/modu
 
 export const challengesTypeDefs = /* GraphQL */ `
   "check_ins: one point of score per habit check-in. goal_event_value: the sum of progress event values on targets."
-  enum ChallengeMetric { check_ins goal_event_value }
-  "upcoming: before startsAt (joining is open); running; ended; cancelled: called off before it started."
-  enum ChallengeStatus { upcoming running ended cancelled }
+  enum ChallengeMetric {
+    "The score is the number of habit check-ins, one each."
+    check_ins
+    "The score is the sum of the values of progress events on target goals."
+    goal_event_value
+  }
 
+  "upcoming: before startsAt (joining is open); running; ended; cancelled: called off before it started."
+  enum ChallengeStatus {
+    "Before startsAt: participants may join, leave, and the challenge may be cancelled."
+    upcoming
+    "Between startsAt and endsAt: activity counts, and participants may still join and leave."
+    running
+    "After endsAt: scores are final; nobody may join or leave."
+    ended
+    "Called off before it started; every entry cost was refunded."
+    cancelled
+  }
+
+  "A competition inside a community over a time window, scored by one metric."
   type CommunityChallenge {
+    "The challenge's public id."
     id: ID!
+    "The community it belongs to; only those who may read the community see it."
     community: Community!
+    "The member who created it."
     creator: User!
+    "1 to 120 characters."
     title: String!
+    "At most 1000 characters; null when none was given."
     description: String
+    "What scores count."
     metric: ChallengeMetric!
+    "When activity starts to count."
     startsAt: DateTime!
+    "When it ends (activity at or after it does not count); at most 366 days after startsAt."
     endsAt: DateTime!
     "Points spent on joining (refunded on leaving before the end)."
     entryCost: Int!
+    "How many users take part now."
     participantCount: Int!
+    "Where it stands now."
     status: ChallengeStatus!
     "When it was cancelled (before its start); null otherwise."
     cancelledAt: DateTime
     "The viewer's participation, or null."
     viewerParticipation: ChallengeParticipation
+    "When it was created."
     createdAt: DateTime!
   }
 
+  "The viewer's part in a challenge."
   type ChallengeParticipation {
+    "What the viewer's activity since joining, within the challenge's window, adds up to under its metric."
     score: Float!
     "Standard competition rank (ties share a rank: 1, 2, 2, 4)."
     rank: Int!
+    "The points the viewer paid to join (the entry cost at the time); refunded on leaving or cancellation."
     entryCostPaid: Int!
+    "When the viewer joined; activity before it does not count."
     joinedAt: DateTime!
   }
 
+  "One participant on a challenge's leaderboard."
   type LeaderboardEntry {
+    "Standard competition rank (ties share a rank: 1, 2, 2, 4)."
     rank: Int!
+    "The participant's score under the challenge's metric."
     score: Float!
+    "The participant."
     user: User!
+    "When they joined."
     joinedAt: DateTime!
   }
 
+  "An entry of a challenge's leaderboard with its cursor."
   type LeaderboardEdge {
+    "Pass it as after or before to page from this entry."
     cursor: String!
+    "The entry."
     node: LeaderboardEntry!
   }
 
   "A challenge's leaderboard: a cursor connection of its entries, best first."
   type ChallengeLeaderboard {
+    "The challenge it ranks."
     challenge: CommunityChallenge!
+    "This page's entries with their cursors, best first."
     edges: [LeaderboardEdge!]!
+    "This page's entries, best first (edges without cursors)."
     nodes: [LeaderboardEntry!]!
+    "Where this page sits in the whole list."
     pageInfo: PageInfo!
     "Every participant, all pages together."
     totalCount: Int!
@@ -61,19 +104,25 @@ export const challengesTypeDefs = /* GraphQL */ `
 
   ${connectionTypeDefs("CommunityChallenge")}
 
+  "The answer of createCommunityChallenge, joinCommunityChallenge and leaveCommunityChallenge."
   type CommunityChallengePayload {
+    "The challenge as it is now (viewerParticipation shows the join or its absence); null when refused."
     challenge: CommunityChallenge
     "joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent."
     alreadyJoined: Boolean!
+    "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
 
+  "The answer of cancelCommunityChallenge."
   type CancelCommunityChallengePayload {
+    "The challenge, now cancelled; null when refused."
     challenge: CommunityChallenge
     "Participants whose entry cost was refunded."
     refundedCount: Int!
     "True when the challenge was cancelled already (a retry); nothing changed and refundedCount is 0."
     alreadyCancelled: Boolean!
+    "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
 
@@ -125,21 +174,34 @@ export const challengesTypeDefs = /* GraphQL */ `
 
   extend type Query {
     "Null when there is no such challenge or the viewer may not read its community."
-    communityChallenge(id: String!): CommunityChallenge
+    communityChallenge(
+      "The challenge's public id."
+      id: String!
+    ): CommunityChallenge
     "A community's challenges, latest start first; null when the viewer may not read the community."
     communityChallenges(
+      "The community's public id."
       communityId: String!
+      "Paging forward: how many challenges, default 20, at most 100; not together with last."
       first: Int
+      "Paging forward: the challenges after this cursor (an edge's cursor or pageInfo.endCursor)."
       after: String
+      "Paging backward: how many challenges, default 20, at most 100; not together with first."
       last: Int
+      "Paging backward: the challenges before this cursor (an edge's cursor or pageInfo.startCursor)."
       before: String
     ): CommunityChallengeConnection
     "Ranked by score, best first; null when the viewer may not read the challenge."
     communityChallengeLeaderboard(
+      "The challenge's public id."
       challengeId: String!
+      "Paging forward: how many entries, default 20, at most 100; not together with last."
       first: Int
+      "Paging forward: the entries after this cursor (an edge's cursor or pageInfo.endCursor)."
       after: String
+      "Paging backward: how many entries, default 20, at most 100; not together with first."
       last: Int
+      "Paging backward: the entries before this cursor (an edge's cursor or pageInfo.startCursor)."
       before: String
     ): ChallengeLeaderboard
   }
@@ -147,20 +209,36 @@ export const challengesTypeDefs = /* GraphQL */ `
   extend type Mutation {
     "Members only; entryCost in points (default 0)."
     createCommunityChallenge(
+      "The public id of a community the viewer is a member of."
       communityId: String!
+      "1 to 120 characters after trimming."
       title: String!
+      "At most 1000 characters; blank counts as none."
       description: String
+      "What scores count."
       metric: ChallengeMetric!
+      "When activity starts to count: at most 24 hours in the past and within the next 366 days."
       startsAt: DateTime!
+      "After startsAt, at most 366 days after it."
       endsAt: DateTime!
+      "Points each participant pays to join, 0 to 100000; default 0."
       entryCost: Int
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): CommunityChallengePayload!
     "Members only, before endsAt (scores count from startsAt); spends the entry cost. A participant joining again gets the challenge with alreadyJoined."
-    joinCommunityChallenge(challengeId: String!): CommunityChallengePayload!
+    joinCommunityChallenge(
+      "The challenge's public id; the viewer needs at least its entry cost in points (else insufficient_points)."
+      challengeId: String!
+    ): CommunityChallengePayload!
     "Before the end: refunds the entry cost and clears the participant's progress."
-    leaveCommunityChallenge(challengeId: String!): CommunityChallengePayload!
+    leaveCommunityChallenge(
+      "The public id of a challenge the viewer takes part in (else not_participating)."
+      challengeId: String!
+    ): CommunityChallengePayload!
     "Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded."
-    cancelCommunityChallenge(challengeId: String!): CancelCommunityChallengePayload!
+    cancelCommunityChallenge(
+      "The public id of an upcoming challenge (one that has started is already_started)."
+      challengeId: String!
+    ): CancelCommunityChallengePayload!
   }
 `;
