@@ -692,11 +692,16 @@ export type BadgeEarnedActivity = {
   badgeCode: BadgeCode;
 };
 
-/** Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `not_blocked`. */
+/**
+ * The answer of blockUser and unblockUser.
+ *
+ * Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `not_blocked`.
+ */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
   /** blockUser: true when the viewer blocked the user already (a retry); nothing changed. */
   alreadyBlocked: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The user blocked or unblocked; null when nothing was done. */
   user?: Maybe<User>;
@@ -705,7 +710,9 @@ export type BlockPayload = {
 /** A user the viewer blocks. */
 export type BlockedUser = {
   __typename?: 'BlockedUser';
+  /** When the viewer blocked them. */
   blockedAt: Scalars['DateTime']['output'];
+  /** The blocked user. */
   user: User;
 };
 
@@ -3056,7 +3063,7 @@ export type PartnershipStatus =
   | 'cancelled'
   /** The asked ally declined. */
   | 'declined'
-  /** An active partnership was ended (endPartnership, or removeAlly between the two). */
+  /** An active partnership was ended (endPartnership, or removeAlly or a block between the two). */
   | 'ended'
   /** Sent, waiting for the asked ally's answer. */
   | 'pending';
@@ -3601,21 +3608,31 @@ export type RemoveAllyPayload = {
 /** A report of a user or of a community post to the admins. */
 export type Report = {
   __typename?: 'Report';
+  /** When it was filed. */
   createdAt: Scalars['DateTime']['output'];
+  /** The reporter's words, trimmed, at most 1000 characters; null when none (always set for reason other). */
   details?: Maybe<Scalars['String']['output']>;
+  /** The report's public id (the id of resolveReport). */
   id: Scalars['ID']['output'];
   /** The reported post as it is now; null for a report of a user or once the post is removed. */
   post?: Maybe<CommunityPost>;
+  /** Why it was reported. */
   reason: ReportReason;
   /** The post's body when it was reported (null for a report of a user). */
   reportedBody?: Maybe<Scalars['String']['output']>;
   /** The reported user, or the author of the reported post. */
   reportedUser: User;
+  /** Who filed it. */
   reporter: User;
+  /** The admin's note, at most 1000 characters; null when none was given or while open. */
   resolutionNote?: Maybe<Scalars['String']['output']>;
+  /** When an admin resolved it; null while open. */
   resolvedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The admin who resolved it; null while open. */
   resolvedBy?: Maybe<User>;
+  /** Where the report stands. */
   status: ReportStatus;
+  /** Whether a user or a post is reported. */
   subject: ReportSubject;
 };
 
@@ -3634,35 +3651,57 @@ export type ReportEdge = {
   node: Report;
 };
 
-/** Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`; reportPost: `invalid`, `not_found`; resolveReport: `invalid`, `not_found`, `not_open`. */
+/**
+ * The answer of reportUser, reportPost and resolveReport.
+ *
+ * Codes in `errors`, by mutation: reportUser: `invalid`, `not_found`; reportPost: `invalid`, `not_found`; resolveReport: `invalid`, `not_found`, `not_open`.
+ */
 export type ReportPayload = {
   __typename?: 'ReportPayload';
   /** reportUser, reportPost: true when the viewer's open report about it was there already (a retry); report is that one and nothing new was filed. */
   alreadyReported: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The report as it is now; null when refused. */
   report?: Maybe<Report>;
 };
 
+/** Why a user or post is reported. */
 export type ReportReason =
+  /** Bullying, threats or targeted abuse. */
   | 'harassment'
+  /** Attacks on people for who they are. */
   | 'hate'
+  /** Sexual, violent or otherwise unsuitable content. */
   | 'inappropriate'
+  /** Anything else; details are required. */
   | 'other'
+  /** Encouraging or showing self-harm. */
   | 'self_harm'
+  /** Unwanted advertising or repeated, unsolicited messages. */
   | 'spam';
 
+/** How an admin closes a report. */
 export type ReportResolution =
+  /** Action was taken (e.g. the post was removed). */
   | 'actioned'
+  /** No action was needed. */
   | 'dismissed';
 
 /** open: waiting for an admin. actioned: an admin acted on it. dismissed: no action needed. */
 export type ReportStatus =
+  /** An admin acted on it. */
   | 'actioned'
+  /** An admin found no action needed. */
   | 'dismissed'
+  /** Waiting for an admin. */
   | 'open';
 
+/** What a report is about. */
 export type ReportSubject =
+  /** A community post (reportPost); post and reportedBody are set. */
   | 'post'
+  /** A user (reportUser). */
   | 'user';
 
 /** incoming: requests to the viewer. outgoing: requests the viewer sent. */

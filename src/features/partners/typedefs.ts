@@ -22,7 +22,7 @@ export const partnersTypeDefs = /* GraphQL */ `
     active
     "The asked ally declined."
     declined
-    "An active partnership was ended (endPartnership, or removeAlly between the two)."
+    "An active partnership was ended (endPartnership, or removeAlly or a block between the two)."
     ended
     "A pending request was withdrawn because the two stopped being allies or one blocked the other."
     cancelled

@@ -23,33 +23,79 @@ export type { SafetyDeps };
 const typeDefs = /* GraphQL */ `
   "A user the viewer blocks."
   type BlockedUser {
+    "The blocked user."
     user: User!
+    "When the viewer blocked them."
     blockedAt: DateTime!
   }
 
   ${connectionTypeDefs("BlockedUser")}
 
+  "The answer of blockUser and unblockUser."
   type BlockPayload {
     "The user blocked or unblocked; null when nothing was done."
     user: User
     "blockUser: true when the viewer blocked the user already (a retry); nothing changed."
     alreadyBlocked: Boolean!
+    "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
 
-  enum ReportReason { spam harassment hate self_harm inappropriate other }
+  "Why a user or post is reported."
+  enum ReportReason {
+    "Unwanted advertising or repeated, unsolicited messages."
+    spam
+    "Bullying, threats or targeted abuse."
+    harassment
+    "Attacks on people for who they are."
+    hate
+    "Encouraging or showing self-harm."
+    self_harm
+    "Sexual, violent or otherwise unsuitable content."
+    inappropriate
+    "Anything else; details are required."
+    other
+  }
+
   "open: waiting for an admin. actioned: an admin acted on it. dismissed: no action needed."
-  enum ReportStatus { open actioned dismissed }
-  enum ReportResolution { actioned dismissed }
-  enum ReportSubject { user post }
+  enum ReportStatus {
+    "Waiting for an admin."
+    open
+    "An admin acted on it."
+    actioned
+    "An admin found no action needed."
+    dismissed
+  }
+
+  "How an admin closes a report."
+  enum ReportResolution {
+    "Action was taken (e.g. the post was removed)."
+    actioned
+    "No action was needed."
+    dismissed
+  }
+
+  "What a report is about."
+  enum ReportSubject {
+    "A user (reportUser)."
+    user
+    "A community post (reportPost); post and reportedBody are set."
+    post
+  }
 
   "A report of a user or of a community post to the admins."
   type Report {
+    "The report's public id (the id of resolveReport)."
     id: ID!
+    "Whether a user or a post is reported."
     subject: ReportSubject!
+    "Why it was reported."
     reason: ReportReason!
+    "The reporter's words, trimmed, at most 1000 characters; null when none (always set for reason other)."
     details: String
+    "Where the report stands."
     status: ReportStatus!
+    "Who filed it."
     reporter: User!
     "The reported user, or the author of the reported post."
     reportedUser: User!
@@ -57,30 +103,51 @@ const typeDefs = /* GraphQL */ `
     post: CommunityPost
     "The post's body when it was reported (null for a report of a user)."
     reportedBody: String
+    "When it was filed."
     createdAt: DateTime!
+    "When an admin resolved it; null while open."
     resolvedAt: DateTime
+    "The admin who resolved it; null while open."
     resolvedBy: User
+    "The admin's note, at most 1000 characters; null when none was given or while open."
     resolutionNote: String
   }
 
   ${connectionTypeDefs("Report")}
 
+  "The answer of reportUser, reportPost and resolveReport."
   type ReportPayload {
+    "The report as it is now; null when refused."
     report: Report
     "reportUser, reportPost: true when the viewer's open report about it was there already (a retry); report is that one and nothing new was filed."
     alreadyReported: Boolean!
+    "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
 
   extend type Query {
     "The users the viewer blocks, most recently blocked first."
-    blockedUsers(first: Int, after: String, last: Int, before: String): BlockedUserConnection!
+    blockedUsers(
+      "Paging forward: how many users, default 20, at most 100; not together with last."
+      first: Int
+      "Paging forward: the users after this cursor (an edge's cursor or pageInfo.endCursor)."
+      after: String
+      "Paging backward: how many users, default 20, at most 100; not together with first."
+      last: Int
+      "Paging backward: the users before this cursor (an edge's cursor or pageInfo.startCursor)."
+      before: String
+    ): BlockedUserConnection!
     "Admin: the reports of one status, oldest first (the moderation queue)."
     reports(
+      "Which reports; default open (the queue)."
       status: ReportStatus = open
+      "Paging forward: how many reports, default 20, at most 100; not together with last."
       first: Int
+      "Paging forward: the reports after this cursor (an edge's cursor or pageInfo.endCursor)."
       after: String
+      "Paging backward: how many reports, default 20, at most 100; not together with first."
       last: Int
+      "Paging backward: the reports before this cursor (an edge's cursor or pageInfo.startCursor)."
       before: String
     ): ReportConnection!
   }
@@ -90,15 +157,42 @@ const typeDefs = /* GraphQL */ `
     Blocks a user: neither of you can send the other requests, see the other's posts or find the
     other by name, and your ally link, requests and partnership end. The user is not told.
     """
-    blockUser(userId: String!): BlockPayload!
+    blockUser(
+      "The public id of another user."
+      userId: String!
+    ): BlockPayload!
     "Lifts a block (what it ended stays ended)."
-    unblockUser(userId: String!): BlockPayload!
+    unblockUser(
+      "The public id of a user the viewer blocks (else not_blocked)."
+      userId: String!
+    ): BlockPayload!
     "Reports a user to the admins (one open report per user and reporter: reporting again answers it with alreadyReported)."
-    reportUser(userId: String!, reason: ReportReason!, details: String): ReportPayload!
+    reportUser(
+      "The public id of another user."
+      userId: String!
+      "Why the user is reported."
+      reason: ReportReason!
+      "What happened, at most 1000 characters after trimming; required when reason is other."
+      details: String
+    ): ReportPayload!
     "Reports a community post the viewer can read to the admins (reporting it again while the report is open answers it with alreadyReported)."
-    reportPost(postId: String!, reason: ReportReason!, details: String): ReportPayload!
+    reportPost(
+      "The public id of a post the viewer can read and did not write."
+      postId: String!
+      "Why the post is reported."
+      reason: ReportReason!
+      "What is wrong, at most 1000 characters after trimming; required when reason is other."
+      details: String
+    ): ReportPayload!
     "Admin: closes an open report as actioned or dismissed."
-    resolveReport(id: String!, resolution: ReportResolution!, note: String): ReportPayload!
+    resolveReport(
+      "The public id of an open report (one resolved already is not_open)."
+      id: String!
+      "How the report is closed."
+      resolution: ReportResolution!
+      "An optional note on what was done, at most 1000 characters after trimming."
+      note: String
+    ): ReportPayload!
   }
 `;
 
