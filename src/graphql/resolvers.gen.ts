@@ -1051,11 +1051,18 @@ export type CreateCommunityPostPayload = {
   post?: Maybe<CommunityPost>;
 };
 
-/** Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
+/**
+ * The answer of createFeedbackComment.
+ *
+ * Codes in `errors`, by mutation: createFeedbackComment: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`.
+ */
 export type CreateFeedbackCommentPayload = {
   __typename?: 'CreateFeedbackCommentPayload';
+  /** The new comment (on a retry with the same idempotency key, the one made first); null when refused. */
   comment?: Maybe<FeedbackComment>;
+  /** Why nothing was stored; empty on success. */
   errors: Array<UserError>;
+  /** The post commented on, with its commentCount after the comment; null when refused. */
   post?: Maybe<FeedbackPost>;
 };
 
@@ -1186,10 +1193,16 @@ export type DeadJobsPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`. */
+/**
+ * The answer of deleteFeedbackPost.
+ *
+ * Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`.
+ */
 export type DeleteFeedbackPostPayload = {
   __typename?: 'DeleteFeedbackPostPayload';
+  /** The public id of the post now deleted; null when refused. */
   deletedPostId?: Maybe<Scalars['ID']['output']>;
+  /** Why nothing was deleted; empty on success. */
   errors: Array<UserError>;
 };
 
@@ -1292,17 +1305,27 @@ export type FeedItemKind =
   /** Progress was logged on a goal (GoalEventActivity). */
   | 'goal_event';
 
+/** What a feedback post is about. */
 export type FeedbackCategory =
+  /** Something does not work as it should. */
   | 'bug'
+  /** A new feature is asked for. */
   | 'feature'
+  /** Something that exists could be better. */
   | 'improvement'
+  /** Anything else. */
   | 'other';
 
+/** A comment on a feedback post. */
 export type FeedbackComment = {
   __typename?: 'FeedbackComment';
+  /** Who wrote it. */
   author: User;
+  /** 1 to 2000 characters. */
   body: Scalars['String']['output'];
+  /** When it was written. */
   createdAt: Scalars['DateTime']['output'];
+  /** The comment's public id. */
   id: Scalars['ID']['output'];
 };
 
@@ -1324,18 +1347,27 @@ export type FeedbackCommentEdge = {
 /** A post on the feedback board. */
 export type FeedbackPost = {
   __typename?: 'FeedbackPost';
+  /** Who wrote it. */
   author: User;
+  /** What it is about. */
   category: FeedbackCategory;
+  /** How many comments it has. */
   commentCount: Scalars['Int']['output'];
   /** Comments, oldest first. */
   comments: FeedbackCommentConnection;
+  /** When it was posted. */
   createdAt: Scalars['DateTime']['output'];
+  /** 1 to 5000 characters. */
   description: Scalars['String']['output'];
+  /** The post's public id. */
   id: Scalars['ID']['output'];
+  /** Where the team stands on it. */
   status: FeedbackStatus;
+  /** 3 to 150 characters. */
   title: Scalars['String']['output'];
   /** Whether the signed-in user has voted for the post. */
   viewerHasVoted: Scalars['Boolean']['output'];
+  /** How many users voted for it (one vote per user). */
   voteCount: Scalars['Int']['output'];
 };
 
@@ -1363,23 +1395,37 @@ export type FeedbackPostEdge = {
   node: FeedbackPost;
 };
 
-/** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`, `idempotency_key_reused`; updateFeedbackStatus: `not_found`. */
+/**
+ * The answer of createFeedbackPost and updateFeedbackStatus.
+ *
+ * Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`, `idempotency_key_reused`; updateFeedbackStatus: `not_found`.
+ */
 export type FeedbackPostPayload = {
   __typename?: 'FeedbackPostPayload';
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The post as it is now; null when refused. */
   post?: Maybe<FeedbackPost>;
 };
 
 /** new: newest first; top: most votes first, then newest. */
 export type FeedbackSort =
+  /** Newest first. */
   | 'new'
+  /** Most votes first, then newest. */
   | 'top';
 
+/** Where the team stands on a feedback post; only admins change it, and the author is notified. */
 export type FeedbackStatus =
+  /** Done. */
   | 'completed'
+  /** The team will not do it. */
   | 'declined'
+  /** The team is working on it. */
   | 'in_progress'
+  /** New; not decided on yet (every post starts here). */
   | 'open'
+  /** The team means to do it. */
   | 'planned';
 
 /**
@@ -1887,9 +1933,17 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`.
    */
   createCommunityPost: CreateCommunityPostPayload;
-  /** Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
+  /**
+   * Comments on a post; the text is moderated before it is stored (content_rejected when refused).
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `content_rejected`, `idempotency_key_reused`.
+   */
   createFeedbackComment: CreateFeedbackCommentPayload;
-  /** Codes in `errors`: `invalid`, `content_rejected`, `idempotency_key_reused`. */
+  /**
+   * Posts feedback to the board (status open); the text is moderated before it is stored (content_rejected when refused).
+   *
+   * Codes in `errors`: `invalid`, `content_rejected`, `idempotency_key_reused`.
+   */
   createFeedbackPost: FeedbackPostPayload;
   /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
   createSubCommunity: SubCommunityPayload;
@@ -4162,10 +4216,16 @@ export type UserError = {
   message: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: voteFeedbackPost: `not_found`. */
+/**
+ * The answer of voteFeedbackPost.
+ *
+ * Codes in `errors`, by mutation: voteFeedbackPost: `not_found`.
+ */
 export type VoteFeedbackPostPayload = {
   __typename?: 'VoteFeedbackPostPayload';
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The post with its voteCount after the call; null when refused. */
   post?: Maybe<FeedbackPost>;
   /** The caller's vote after the call: true when it is on the post (added, or kept by voted: true), false when it is not (removed, or kept off by voted: false); null when nothing was done. */
   voted?: Maybe<Scalars['Boolean']['output']>;

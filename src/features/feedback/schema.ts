@@ -16,89 +16,189 @@ import * as service from "./service.ts";
 import type { CommentRow, FeedbackServiceDeps, PostRow } from "./service.ts";
 
 const typeDefs = /* GraphQL */ `
-  enum FeedbackCategory { feature improvement bug other }
-  enum FeedbackStatus { open planned in_progress completed declined }
+  "What a feedback post is about."
+  enum FeedbackCategory {
+    "A new feature is asked for."
+    feature
+    "Something that exists could be better."
+    improvement
+    "Something does not work as it should."
+    bug
+    "Anything else."
+    other
+  }
+
+  "Where the team stands on a feedback post; only admins change it, and the author is notified."
+  enum FeedbackStatus {
+    "New; not decided on yet (every post starts here)."
+    open
+    "The team means to do it."
+    planned
+    "The team is working on it."
+    in_progress
+    "Done."
+    completed
+    "The team will not do it."
+    declined
+  }
+
   "new: newest first; top: most votes first, then newest."
-  enum FeedbackSort { new top }
+  enum FeedbackSort {
+    "Newest first."
+    new
+    "Most votes first, then newest."
+    top
+  }
 
   "A post on the feedback board."
   type FeedbackPost {
+    "The post's public id."
     id: ID!
+    "3 to 150 characters."
     title: String!
+    "1 to 5000 characters."
     description: String!
+    "What it is about."
     category: FeedbackCategory!
+    "Where the team stands on it."
     status: FeedbackStatus!
+    "How many users voted for it (one vote per user)."
     voteCount: Int!
+    "How many comments it has."
     commentCount: Int!
+    "Who wrote it."
     author: User!
     "Whether the signed-in user has voted for the post."
     viewerHasVoted: Boolean!
+    "When it was posted."
     createdAt: DateTime!
     "Comments, oldest first."
-    comments(first: Int, after: String, last: Int, before: String): FeedbackCommentConnection!
+    comments(
+      "Paging forward: how many comments, default 20, at most 100; not together with last."
+      first: Int
+      "Paging forward: the comments after this cursor (an edge's cursor or pageInfo.endCursor)."
+      after: String
+      "Paging backward: how many comments, default 20, at most 100; not together with first."
+      last: Int
+      "Paging backward: the comments before this cursor (an edge's cursor or pageInfo.startCursor)."
+      before: String
+    ): FeedbackCommentConnection!
   }
 
+  "A comment on a feedback post."
   type FeedbackComment {
+    "The comment's public id."
     id: ID!
+    "1 to 2000 characters."
     body: String!
+    "Who wrote it."
     author: User!
+    "When it was written."
     createdAt: DateTime!
   }
 
   ${connectionTypeDefs("FeedbackPost")}
   ${connectionTypeDefs("FeedbackComment")}
 
-  type FeedbackPostPayload { post: FeedbackPost errors: [UserError!]! }
+  "The answer of createFeedbackPost and updateFeedbackStatus."
+  type FeedbackPostPayload {
+    "The post as it is now; null when refused."
+    post: FeedbackPost
+    "Why nothing changed; empty on success."
+    errors: [UserError!]!
+  }
+
+  "The answer of voteFeedbackPost."
   type VoteFeedbackPostPayload {
+    "The post with its voteCount after the call; null when refused."
     post: FeedbackPost
     "The caller's vote after the call: true when it is on the post (added, or kept by voted: true), false when it is not (removed, or kept off by voted: false); null when nothing was done."
     voted: Boolean
+    "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
+
+  "The answer of createFeedbackComment."
   type CreateFeedbackCommentPayload {
+    "The new comment (on a retry with the same idempotency key, the one made first); null when refused."
     comment: FeedbackComment
+    "The post commented on, with its commentCount after the comment; null when refused."
     post: FeedbackPost
+    "Why nothing was stored; empty on success."
     errors: [UserError!]!
   }
-  type DeleteFeedbackPostPayload { deletedPostId: ID errors: [UserError!]! }
+
+  "The answer of deleteFeedbackPost."
+  type DeleteFeedbackPostPayload {
+    "The public id of the post now deleted; null when refused."
+    deletedPostId: ID
+    "Why nothing was deleted; empty on success."
+    errors: [UserError!]!
+  }
 
   extend type Query {
     "Board posts (soft-deleted ones never appear)."
     feedbackPosts(
+      "Only posts of this category; omitted: every category."
       category: FeedbackCategory
+      "Only posts of this status; omitted: every status."
       status: FeedbackStatus
+      "The order; default new (newest first)."
       sort: FeedbackSort = new
+      "Paging forward: how many posts, default 20, at most 100; not together with last."
       first: Int
+      "Paging forward: the posts after this cursor (an edge's cursor or pageInfo.endCursor)."
       after: String
+      "Paging backward: how many posts, default 20, at most 100; not together with first."
       last: Int
+      "Paging backward: the posts before this cursor (an edge's cursor or pageInfo.startCursor)."
       before: String
     ): FeedbackPostConnection!
     "Null when no such post exists or it was deleted."
-    feedbackPost(id: String!): FeedbackPost
+    feedbackPost(
+      "The post's public id."
+      id: String!
+    ): FeedbackPost
   }
 
   extend type Mutation {
+    "Posts feedback to the board (status open); the text is moderated before it is stored (content_rejected when refused)."
     createFeedbackPost(
+      "3 to 150 characters after trimming."
       title: String!
+      "1 to 5000 characters after trimming."
       description: String!
+      "What it is about."
       category: FeedbackCategory!
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): FeedbackPostPayload!
     "With voted: sets the caller's vote (safe to retry). Without it: adds the vote, or removes it when present, so a retry undoes it (one vote per user)."
     voteFeedbackPost(
+      "The public id of a post that is not deleted."
       postId: String!
       "true: the caller votes for the post; false: the caller's vote is removed; either way a repeat changes nothing. Omitted: the vote is toggled."
       voted: Boolean
     ): VoteFeedbackPostPayload!
+    "Comments on a post; the text is moderated before it is stored (content_rejected when refused)."
     createFeedbackComment(
+      "The public id of a post that is not deleted."
       postId: String!
+      "1 to 2000 characters after trimming."
       body: String!
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): CreateFeedbackCommentPayload!
     "Soft delete; the author or an admin."
-    deleteFeedbackPost(postId: String!): DeleteFeedbackPostPayload!
+    deleteFeedbackPost(
+      "The public id of the post; someone else's is not_allowed unless the viewer is an admin."
+      postId: String!
+    ): DeleteFeedbackPostPayload!
     "Admin only."
-    updateFeedbackStatus(postId: String!, status: FeedbackStatus!): FeedbackPostPayload!
+    updateFeedbackStatus(
+      "The post's public id."
+      postId: String!
+      "The new status; the author is notified when it changes (unless the admin is the author)."
+      status: FeedbackStatus!
+    ): FeedbackPostPayload!
   }
 `;
 
