@@ -1066,10 +1066,16 @@ export type CreateFeedbackCommentPayload = {
   post?: Maybe<FeedbackPost>;
 };
 
-/** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
+/**
+ * The answer of createTeamInvite.
+ *
+ * Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
+ */
 export type CreateTeamInvitePayload = {
   __typename?: 'CreateTeamInvitePayload';
+  /** Why no invite was created; empty on success. */
   errors: Array<UserError>;
+  /** The new invite; null when refused. */
   invite?: Maybe<TeamInvite>;
   /** The invite token; shown only here, the service keeps only its hash. */
   token?: Maybe<Scalars['String']['output']>;
@@ -1217,11 +1223,16 @@ export type DeleteGoalPayload = {
   points: Scalars['Int']['output'];
 };
 
-/** Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`. */
+/**
+ * The answer of deleteTeam.
+ *
+ * Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`.
+ */
 export type DeleteTeamPayload = {
   __typename?: 'DeleteTeamPayload';
   /** The deleted team's id; null when nothing was deleted. */
   deletedTeamId?: Maybe<Scalars['ID']['output']>;
+  /** Why nothing was deleted; empty on success. */
   errors: Array<UserError>;
 };
 
@@ -1721,8 +1732,11 @@ export type LeaderboardEntry = {
 
 /** Leaderboard periods; boundaries are UTC (weeks start Monday 00:00 UTC). */
 export type LeaderboardPeriod =
+  /** Everything, without a start. */
   | 'all_time'
+  /** The current month, from the 1st 00:00 UTC. */
   | 'monthly'
+  /** The current week, from Monday 00:00 UTC. */
   | 'weekly';
 
 /** A markup renderMarkdown renders. */
@@ -1945,7 +1959,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `content_rejected`, `idempotency_key_reused`.
    */
   createFeedbackPost: FeedbackPostPayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
+  /**
+   * Team owners and admins: creates a sub-community; the creator is its first member.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
+   */
   createSubCommunity: SubCommunityPayload;
   /**
    * Creates a team owned by the signed-in user (one team per user).
@@ -2075,7 +2093,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`.
    */
   joinCommunityChallenge: CommunityChallengePayload;
-  /** Codes in `errors`: `not_found`, `closed`. */
+  /**
+   * Any team member joins an open, non-archived sub-community of their team (closed otherwise); joining again changes nothing.
+   *
+   * Codes in `errors`: `not_found`, `closed`.
+   */
   joinSubCommunity: SubCommunityPayload;
   /**
    * Leaves a community (the owner cannot: transfer ownership first).
@@ -2089,7 +2111,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `ended`, `not_participating`.
    */
   leaveCommunityChallenge: CommunityChallengePayload;
-  /** Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`. */
+  /**
+   * Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default).
+   *
+   * Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`.
+   */
   leaveSubCommunity: SubCommunityPayload;
   /** Codes in `errors`: `not_found`, `archived`. */
   pauseAiEmployee: AiEmployeePayload;
@@ -2215,7 +2241,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`.
    */
   setAiFlag: SetAiFlagPayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `archived`. */
+  /**
+   * Team owners and admins: makes a sub-community the team's default, the one new members join.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `archived`.
+   */
   setDefaultSubCommunity: SubCommunityPayload;
   /**
    * Sets who may find the viewer by name.
@@ -2261,7 +2291,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `not_archived`.
    */
   unarchiveAiEmployee: AiEmployeePayload;
-  /** Codes in `errors`: `not_found`, `not_allowed`, `not_archived`. */
+  /**
+   * Team owners and admins: restores an archived sub-community with its members.
+   *
+   * Codes in `errors`: `not_found`, `not_allowed`, `not_archived`.
+   */
   unarchiveSubCommunity: SubCommunityPayload;
   /**
    * Lifts a block (what it ended stays ended).
@@ -3840,24 +3874,40 @@ export type SetAiFlagPayload = {
 /** A space inside a team. Open ones can be joined and left by any member; closed ones cannot. */
 export type SubCommunity = {
   __typename?: 'SubCommunity';
+  /** Archived: hidden from teamHome, kept in teamSettings with its members until unarchived. */
   archived: Scalars['Boolean']['output'];
+  /** When it was archived; null unless archived. */
   archivedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** At most 500 characters; null when none was given. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The sub-community's public id. */
   id: Scalars['ID']['output'];
+  /** Whether it is the team's default sub-community. */
   isDefault: Scalars['Boolean']['output'];
+  /** How many members it has. */
   memberCount: Scalars['Int']['output'];
+  /** 1 to 80 characters. */
   name: Scalars['String']['output'];
+  /** True: any member joins and leaves it. False (closed): only owners and admins add and remove members. */
   open: Scalars['Boolean']['output'];
+  /** Whether the signed-in user is a member of it. */
   viewerIsMember: Scalars['Boolean']['output'];
 };
 
-/** Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`. */
+/**
+ * The answer of the sub-community mutations.
+ *
+ * Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`.
+ */
 export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
   /** archiveSubCommunity: true when it was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The sub-community as it is now; null when refused. */
   subCommunity?: Maybe<SubCommunity>;
 };
 
@@ -3900,20 +3950,27 @@ export type SyncUserPayload = {
   user?: Maybe<User>;
 };
 
+/** A team: members with roles, sub-communities and leaderboards. A user belongs to at most one team. */
 export type Team = {
   __typename?: 'Team';
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The sub-community every member belongs to: new members join it and nobody leaves it (General at first). */
   defaultSubCommunity?: Maybe<SubCommunity>;
+  /** The team's public id. */
   id: Scalars['ID']['output'];
+  /** How many members it has. */
   memberCount: Scalars['Int']['output'];
   /** Members in join order. */
   members: TeamMemberConnection;
+  /** 1 to 80 characters. */
   name: Scalars['String']['output'];
   /** The signed-in user's role in this team. */
   viewerRole: TeamRole;
 };
 
 
+/** A team: members with roles, sub-communities and leaderboards. A user belongs to at most one team. */
 export type TeamMembersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3921,12 +3978,16 @@ export type TeamMembersArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** One event of a team's recent activity. */
 export type TeamActivity = {
   __typename?: 'TeamActivity';
+  /** What happened. */
   kind: TeamActivityKind;
   /** When it happened. */
   occurredAt: Scalars['DateTime']['output'];
+  /** The sub-community created; null for member_joined. */
   subCommunity?: Maybe<SubCommunity>;
+  /** Who joined (member_joined) or created the sub-community (sub_community_created). */
   user: User;
 };
 
@@ -3945,22 +4006,30 @@ export type TeamActivityEdge = {
   node: TeamActivity;
 };
 
+/** What happened in a team. */
 export type TeamActivityKind =
+  /** A member joined the team (user is the member). */
   | 'member_joined'
+  /** A sub-community was created (user is its creator, subCommunity the new one). */
   | 'sub_community_created';
 
+/** What a member sees on the team's home screen. */
 export type TeamHome = {
   __typename?: 'TeamHome';
+  /** The team's default sub-community. */
   defaultSubCommunity?: Maybe<SubCommunity>;
   /** Joins and new sub-communities, newest first. */
   recentActivity: TeamActivityConnection;
+  /** The signed-in member's place in the team. */
   standing: TeamStanding;
   /** Non-archived sub-communities. */
   subCommunities: Array<SubCommunity>;
+  /** The team. */
   team: Team;
 };
 
 
+/** What a member sees on the team's home screen. */
 export type TeamHomeRecentActivityArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3968,14 +4037,22 @@ export type TeamHomeRecentActivityArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** An invite link to a team (its token is shown only when it is created). */
 export type TeamInvite = {
   __typename?: 'TeamInvite';
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The owner or admin who created it. */
   createdBy: User;
+  /** After this it cannot be used. */
   expiresAt: Scalars['DateTime']['output'];
+  /** The invite's public id (the inviteId of revokeTeamInvite); not the token. */
   id: Scalars['ID']['output'];
+  /** How many times it may be used, 1 to 1000; null: unlimited. */
   maxUses?: Maybe<Scalars['Int']['output']>;
+  /** True once revoked; it cannot be used after. */
   revoked: Scalars['Boolean']['output'];
+  /** How many users joined with it. */
   uses: Scalars['Int']['output'];
 };
 
@@ -3994,30 +4071,46 @@ export type TeamInviteEdge = {
   node: TeamInvite;
 };
 
-/** Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`. */
+/**
+ * The answer of revokeTeamInvite.
+ *
+ * Codes in `errors`, by mutation: revokeTeamInvite: `not_found`, `not_allowed`.
+ */
 export type TeamInvitePayload = {
   __typename?: 'TeamInvitePayload';
   /** revokeTeamInvite: true when the invite was revoked already (a retry); nothing changed. */
   alreadyRevoked: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The invite, now revoked; null when refused. */
   invite?: Maybe<TeamInvite>;
 };
 
 /** What an invite link shows before sign-in. Unknown, expired, revoked and used-up tokens all give valid: false and nulls. */
 export type TeamInvitePreview = {
   __typename?: 'TeamInvitePreview';
+  /** When the invite expires; null when not valid. */
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The inviter's first and last name, else their username; null when not valid. */
   inviterName?: Maybe<Scalars['String']['output']>;
+  /** How many members the team has; null when not valid. */
   memberCount?: Maybe<Scalars['Int']['output']>;
+  /** The team's name; null when not valid. */
   teamName?: Maybe<Scalars['String']['output']>;
+  /** True when the token can be accepted now. */
   valid: Scalars['Boolean']['output'];
 };
 
+/** A team or sub-community leaderboard: opted-in members, best first. */
 export type TeamLeaderboardConnection = {
   __typename?: 'TeamLeaderboardConnection';
+  /** This page's entries with their cursors, best first. */
   edges: Array<TeamLeaderboardEdge>;
+  /** This page's entries, best first (edges without cursors). */
   nodes: Array<TeamLeaderboardEntry>;
+  /** Where this page sits in the whole list. */
   pageInfo: PageInfo;
+  /** The period it ranks. */
   period: LeaderboardPeriod;
   /** Start of the period; null for all_time. */
   periodStart?: Maybe<Scalars['DateTime']['output']>;
@@ -4025,23 +4118,34 @@ export type TeamLeaderboardConnection = {
   totalCount: Scalars['Int']['output'];
 };
 
+/** A leaderboard entry with its cursor. */
 export type TeamLeaderboardEdge = {
   __typename?: 'TeamLeaderboardEdge';
+  /** Pass it as after or before to page from this entry. */
   cursor: Scalars['String']['output'];
+  /** The entry. */
   node: TeamLeaderboardEntry;
 };
 
+/** One member on a team leaderboard. */
 export type TeamLeaderboardEntry = {
   __typename?: 'TeamLeaderboardEntry';
+  /** Ties share a rank (1, 1, 3). */
   rank: Scalars['Int']['output'];
+  /** Check-ins plus progress events in the period, one each; 0 with no activity. */
   score: Scalars['Int']['output'];
+  /** The member. */
   user: User;
 };
 
+/** How many members of one team opted out of the leaderboards. */
 export type TeamLeaderboardOptOutStat = {
   __typename?: 'TeamLeaderboardOptOutStat';
+  /** How many of its members are opted out now. */
   optedOutCount: Scalars['Int']['output'];
+  /** The team's public id. */
   teamId: Scalars['ID']['output'];
+  /** The team's name. */
   teamName: Scalars['String']['output'];
 };
 
@@ -4060,10 +4164,14 @@ export type TeamLeaderboardOptOutStatEdge = {
   node: TeamLeaderboardOptOutStat;
 };
 
+/** A user's membership of a team. */
 export type TeamMember = {
   __typename?: 'TeamMember';
+  /** When they joined. */
   joinedAt: Scalars['DateTime']['output'];
+  /** Their role. */
   role: TeamRole;
+  /** The member. */
   user: User;
 };
 
@@ -4082,39 +4190,58 @@ export type TeamMemberEdge = {
   node: TeamMember;
 };
 
-/** Codes in `errors`, by mutation: promoteTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`; removeTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`. */
+/**
+ * The answer of promoteTeamMember and removeTeamMember.
+ *
+ * Codes in `errors`, by mutation: promoteTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`; removeTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`.
+ */
 export type TeamMemberPayload = {
   __typename?: 'TeamMemberPayload';
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The membership with its new role (promoteTeamMember) or as it was (removeTeamMember); null when refused. */
   member?: Maybe<TeamMember>;
 };
 
-/** Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`, `idempotency_key_reused`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`. */
+/**
+ * The answer of the mutations that change a team.
+ *
+ * Codes in `errors`, by mutation: createTeam: `invalid`, `already_in_team`, `idempotency_key_reused`; acceptTeamInvite: `invite_unusable`, `already_in_team`; updateTeam: `not_found`, `not_allowed`, `invalid`; transferTeamOwnership: `not_found`, `not_allowed`, `invalid`, `conflict`.
+ */
 export type TeamPayload = {
   __typename?: 'TeamPayload';
   /** acceptTeamInvite: true when the viewer was a member of the invite's team already (a retry); nothing changed. */
   alreadyMember: Scalars['Boolean']['output'];
   /** transferTeamOwnership: true when the user owned the team already (a retry); nothing changed. */
   alreadyOwner: Scalars['Boolean']['output'];
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The team as it is now; null when refused. */
   team?: Maybe<Team>;
 };
 
+/** A member's role in a team. */
 export type TeamRole =
+  /** Manages invites and sub-communities, removes members, and moves people between member and admin; cannot touch owners. */
   | 'admin'
+  /** Takes part; manages nothing. */
   | 'member'
+  /** Everything an admin may do, and renames, transfers or deletes the team and sets any role; a team always has at least one. */
   | 'owner';
 
+/** What a team's owners and admins manage. */
 export type TeamSettings = {
   __typename?: 'TeamSettings';
   /** Usable invites (not revoked, expired or used up), newest first. */
   activeInvites: TeamInviteConnection;
   /** Every sub-community, archived ones included. */
   subCommunities: Array<SubCommunity>;
+  /** The team. */
   team: Team;
 };
 
 
+/** What a team's owners and admins manage. */
 export type TeamSettingsActiveInvitesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -4125,17 +4252,26 @@ export type TeamSettingsActiveInvitesArgs = {
 /** The signed-in member's place in the team. */
 export type TeamStanding = {
   __typename?: 'TeamStanding';
+  /** False when the member opted out of the leaderboards (setLeaderboardVisibility). */
   leaderboardVisible: Scalars['Boolean']['output'];
+  /** The member's role. */
   role: TeamRole;
   /** Rank on this week's team leaderboard; null when opted out. */
   weeklyRank?: Maybe<Scalars['Int']['output']>;
+  /** This week's score (check-ins plus progress events, one each); 0 when opted out. */
   weeklyScore: Scalars['Int']['output'];
 };
 
-/** Codes in `errors`, by mutation: setLeaderboardVisibility: `not_in_team`. */
+/**
+ * The answer of setLeaderboardVisibility.
+ *
+ * Codes in `errors`, by mutation: setLeaderboardVisibility: `not_in_team`.
+ */
 export type TeamStandingPayload = {
   __typename?: 'TeamStandingPayload';
+  /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
+  /** The signed-in member's standing after the change; null when refused. */
   standing?: Maybe<TeamStanding>;
 };
 
