@@ -976,7 +976,7 @@ export type CommunityPost = {
 /** A post in a community the viewer belongs to (or the viewer's own). */
 export type CommunityPostActivity = {
   __typename?: 'CommunityPostActivity';
-  /** The community it was posted in; null when it no longer exists. */
+  /** The community it was posted in (null only when it cannot be found). */
   community?: Maybe<Community>;
   /** The post; null when it has been removed. */
   post?: Maybe<CommunityPost>;

@@ -73,7 +73,7 @@ export const communitiesTypeDefs = /* GraphQL */ `
   type CommunityPostActivity {
     "The post; null when it has been removed."
     post: CommunityPost
-    "The community it was posted in; null when it no longer exists."
+    "The community it was posted in (null only when it cannot be found)."
     community: Community
   }
 
