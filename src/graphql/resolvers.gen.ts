@@ -107,18 +107,25 @@ export type AiApprovalStatus =
   | 'pending'
   | 'rejected';
 
+/** One page of a cursor-paged list of AiArtifactType (first/after forward, last/before backward). */
 export type AiArtifactConnection = {
   __typename?: 'AiArtifactConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AiArtifactEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AiArtifactType>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AiArtifactType of a page, with its cursor. */
 export type AiArtifactEdge = {
   __typename?: 'AiArtifactEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AiArtifactType;
 };
 
@@ -221,18 +228,25 @@ export type AiDeliveryStatus =
   | 'delivered'
   | 'failed';
 
+/** One page of a cursor-paged list of AiEmployeeType (first/after forward, last/before backward). */
 export type AiEmployeeConnection = {
   __typename?: 'AiEmployeeConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AiEmployeeEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AiEmployeeType>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AiEmployeeType of a page, with its cursor. */
 export type AiEmployeeEdge = {
   __typename?: 'AiEmployeeEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AiEmployeeType;
 };
 
@@ -419,18 +433,25 @@ export type AiReviewer =
   | 'admin'
   | 'system';
 
+/** One page of a cursor-paged list of AiRunType (first/after forward, last/before backward). */
 export type AiRunConnection = {
   __typename?: 'AiRunConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AiRunEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AiRunType>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AiRunType of a page, with its cursor. */
 export type AiRunEdge = {
   __typename?: 'AiRunEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AiRunType;
 };
 
@@ -509,18 +530,25 @@ export type Ally = {
   user: User;
 };
 
+/** One page of a cursor-paged list of Ally (first/after forward, last/before backward). */
 export type AllyConnection = {
   __typename?: 'AllyConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AllyEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Ally>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Ally of a page, with its cursor. */
 export type AllyEdge = {
   __typename?: 'AllyEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Ally;
 };
 
@@ -535,18 +563,25 @@ export type AllyRequest = {
   to: User;
 };
 
+/** One page of a cursor-paged list of AllyRequest (first/after forward, last/before backward). */
 export type AllyRequestConnection = {
   __typename?: 'AllyRequestConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AllyRequestEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AllyRequest>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AllyRequest of a page, with its cursor. */
 export type AllyRequestEdge = {
   __typename?: 'AllyRequestEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AllyRequest;
 };
 
@@ -650,18 +685,25 @@ export type BlockedUser = {
   user: User;
 };
 
+/** One page of a cursor-paged list of BlockedUser (first/after forward, last/before backward). */
 export type BlockedUserConnection = {
   __typename?: 'BlockedUserConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<BlockedUserEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<BlockedUser>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One BlockedUser of a page, with its cursor. */
 export type BlockedUserEdge = {
   __typename?: 'BlockedUserEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: BlockedUser;
 };
 
@@ -787,18 +829,25 @@ export type CommunityChallenge = {
   viewerParticipation?: Maybe<ChallengeParticipation>;
 };
 
+/** One page of a cursor-paged list of CommunityChallenge (first/after forward, last/before backward). */
 export type CommunityChallengeConnection = {
   __typename?: 'CommunityChallengeConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<CommunityChallengeEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<CommunityChallenge>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One CommunityChallenge of a page, with its cursor. */
 export type CommunityChallengeEdge = {
   __typename?: 'CommunityChallengeEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: CommunityChallenge;
 };
 
@@ -813,16 +862,23 @@ export type CommunityChallengePayload = {
   points: Scalars['Int']['output'];
 };
 
+/** One page of a cursor-paged list of Community (first/after forward, last/before backward). */
 export type CommunityConnection = {
   __typename?: 'CommunityConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<CommunityEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Community>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
 };
 
+/** One Community of a page, with its cursor. */
 export type CommunityEdge = {
   __typename?: 'CommunityEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Community;
 };
 
@@ -857,18 +913,25 @@ export type CommunityPostActivity = {
   post?: Maybe<CommunityPost>;
 };
 
+/** One page of a cursor-paged list of CommunityPost (first/after forward, last/before backward). */
 export type CommunityPostConnection = {
   __typename?: 'CommunityPostConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<CommunityPostEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<CommunityPost>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One CommunityPost of a page, with its cursor. */
 export type CommunityPostEdge = {
   __typename?: 'CommunityPostEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: CommunityPost;
 };
 
@@ -989,18 +1052,25 @@ export type DeadJob = {
   queue: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of DeadJob (first/after forward, last/before backward). */
 export type DeadJobConnection = {
   __typename?: 'DeadJobConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<DeadJobEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<DeadJob>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One DeadJob of a page, with its cursor. */
 export type DeadJobEdge = {
   __typename?: 'DeadJobEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: DeadJob;
 };
 
@@ -1104,16 +1174,23 @@ export type FeedItem = {
   occurredAt: Scalars['DateTime']['output'];
 };
 
+/** One page of a cursor-paged list of FeedItem (first/after forward, last/before backward). */
 export type FeedItemConnection = {
   __typename?: 'FeedItemConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<FeedItemEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<FeedItem>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
 };
 
+/** One FeedItem of a page, with its cursor. */
 export type FeedItemEdge = {
   __typename?: 'FeedItemEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: FeedItem;
 };
 
@@ -1139,18 +1216,25 @@ export type FeedbackComment = {
   id: Scalars['ID']['output'];
 };
 
+/** One page of a cursor-paged list of FeedbackComment (first/after forward, last/before backward). */
 export type FeedbackCommentConnection = {
   __typename?: 'FeedbackCommentConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<FeedbackCommentEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<FeedbackComment>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One FeedbackComment of a page, with its cursor. */
 export type FeedbackCommentEdge = {
   __typename?: 'FeedbackCommentEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: FeedbackComment;
 };
 
@@ -1181,18 +1265,25 @@ export type FeedbackPostCommentsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** One page of a cursor-paged list of FeedbackPost (first/after forward, last/before backward). */
 export type FeedbackPostConnection = {
   __typename?: 'FeedbackPostConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<FeedbackPostEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<FeedbackPost>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One FeedbackPost of a page, with its cursor. */
 export type FeedbackPostEdge = {
   __typename?: 'FeedbackPostEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: FeedbackPost;
 };
 
@@ -1293,18 +1384,25 @@ export type GoalCompletedActivity = {
   goalTitle: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of Goal (first/after forward, last/before backward). */
 export type GoalConnection = {
   __typename?: 'GoalConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<GoalEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Goal>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Goal of a page, with its cursor. */
 export type GoalEdge = {
   __typename?: 'GoalEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Goal;
 };
 
@@ -1329,18 +1427,25 @@ export type GoalEventActivity = {
   value: Scalars['Float']['output'];
 };
 
+/** One page of a cursor-paged list of GoalEvent (first/after forward, last/before backward). */
 export type GoalEventConnection = {
   __typename?: 'GoalEventConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<GoalEventEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<GoalEvent>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One GoalEvent of a page, with its cursor. */
 export type GoalEventEdge = {
   __typename?: 'GoalEventEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: GoalEvent;
 };
 
@@ -1508,18 +1613,25 @@ export type MoodLog = {
   tags: Array<Scalars['String']['output']>;
 };
 
+/** One page of a cursor-paged list of MoodLog (first/after forward, last/before backward). */
 export type MoodLogConnection = {
   __typename?: 'MoodLogConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<MoodLogEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<MoodLog>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One MoodLog of a page, with its cursor. */
 export type MoodLogEdge = {
   __typename?: 'MoodLogEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: MoodLog;
 };
 
@@ -1533,6 +1645,7 @@ export type MoodLogPayload = {
   moodLog?: Maybe<MoodLog>;
 };
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type Mutation = {
   __typename?: 'Mutation';
   /**
@@ -2061,11 +2174,13 @@ export type Mutation = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptAllyRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptMilestonesArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   indexes?: InputMaybe<Array<Scalars['Int']['input']>>;
@@ -2073,21 +2188,25 @@ export type MutationAcceptMilestonesArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptPartnerRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptTeamInviteArgs = {
   token: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcknowledgeNotificationArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddGoalArgs = {
   cadence?: InputMaybe<HabitCadence>;
   description?: InputMaybe<Scalars['String']['input']>;
@@ -2104,6 +2223,7 @@ export type MutationAddGoalArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddGoalEventArgs = {
   goalId: Scalars['String']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2113,6 +2233,7 @@ export type MutationAddGoalEventArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddMoodLogArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   loggedAt?: InputMaybe<Scalars['DateTime']['input']>;
@@ -2122,49 +2243,58 @@ export type MutationAddMoodLogArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddSubCommunityMemberArgs = {
   subCommunityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationApproveAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   editedPayload?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationArchiveAiEmployeeArgs = {
   employeeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationArchiveSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationBlockUserArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCancelAiRunArgs = {
   runId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCancelCommunityChallengeArgs = {
   challengeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCheckInHabitArgs = {
   date?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateAiEmployeeArgs = {
   allowedKinds?: InputMaybe<Array<AiArtifactKind>>;
   description?: InputMaybe<Scalars['String']['input']>;
@@ -2181,6 +2311,7 @@ export type MutationCreateAiEmployeeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2190,6 +2321,7 @@ export type MutationCreateCommunityArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateCommunityChallengeArgs = {
   communityId: Scalars['String']['input'];
   description?: InputMaybe<Scalars['String']['input']>;
@@ -2202,6 +2334,7 @@ export type MutationCreateCommunityChallengeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateCommunityPostArgs = {
   body: Scalars['String']['input'];
   communityId: Scalars['String']['input'];
@@ -2209,6 +2342,7 @@ export type MutationCreateCommunityPostArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateFeedbackCommentArgs = {
   body: Scalars['String']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2216,6 +2350,7 @@ export type MutationCreateFeedbackCommentArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateFeedbackPostArgs = {
   category: FeedbackCategory;
   description: Scalars['String']['input'];
@@ -2224,6 +2359,7 @@ export type MutationCreateFeedbackPostArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateSubCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2233,12 +2369,14 @@ export type MutationCreateSubCommunityArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateTeamArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   name: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateTeamInviteArgs = {
   expiresInHours?: InputMaybe<Scalars['Int']['input']>;
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2247,124 +2385,148 @@ export type MutationCreateTeamInviteArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeclineAllyRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeclinePartnerRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteCommunityPostArgs = {
   postId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteFeedbackPostArgs = {
   postId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalArgs = {
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalEventArgs = {
   eventId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteMoodLogArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteRetryingJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteRetryingJobsArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteTeamArgs = {
   teamId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDiscardDeadJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDiscardDeadJobsArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGenerateMilestonesArgs = {
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetAdviceArgs = {
   goalId: Scalars['String']['input'];
   question: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetInsightArgs = {
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationInviteToCommunityArgs = {
   communityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationJoinCommunityArgs = {
   communityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationJoinCommunityChallengeArgs = {
   challengeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationJoinSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationLeaveCommunityArgs = {
   communityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationLeaveCommunityChallengeArgs = {
   challengeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationLeaveSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationPauseAiEmployeeArgs = {
   active: Scalars['Boolean']['input'];
   employeeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationPromoteTeamMemberArgs = {
   role: TeamRole;
   teamId: Scalars['String']['input'];
@@ -2372,35 +2534,41 @@ export type MutationPromoteTeamMemberArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRegisterPushDeviceArgs = {
   platform: PushPlatform;
   token: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRejectAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   rejectionReason: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRemoveAllyArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRemoveSubCommunityMemberArgs = {
   subCommunityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRemoveTeamMemberArgs = {
   teamId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationReportPostArgs = {
   details?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
@@ -2408,6 +2576,7 @@ export type MutationReportPostArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationReportUserArgs = {
   details?: InputMaybe<Scalars['String']['input']>;
   reason: ReportReason;
@@ -2415,6 +2584,7 @@ export type MutationReportUserArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationResolveReportArgs = {
   id: Scalars['String']['input'];
   note?: InputMaybe<Scalars['String']['input']>;
@@ -2422,67 +2592,80 @@ export type MutationResolveReportArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryAiArtifactDeliveryArgs = {
   artifactId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryDeadJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryDeadJobsArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryJobNowArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryJobsNowArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRevokeTeamInviteArgs = {
   inviteId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSendAllyRequestArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSendPartnerRequestArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetAiFlagArgs = {
   enabled: Scalars['Boolean']['input'];
   name: AiFlagName;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetDefaultSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetDiscoverabilityArgs = {
   discoverability: Discoverability;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetLeaderboardVisibilityArgs = {
   visible: Scalars['Boolean']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetNotificationPreferenceArgs = {
   enabled: Scalars['Boolean']['input'];
   kind?: InputMaybe<Scalars['String']['input']>;
@@ -2490,55 +2673,65 @@ export type MutationSetNotificationPreferenceArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationTransferCommunityOwnershipArgs = {
   communityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationTransferTeamOwnershipArgs = {
   teamId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationTriggerAiRunArgs = {
   employeeId: Scalars['String']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnarchiveAiEmployeeArgs = {
   employeeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnarchiveSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnblockUserArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUndoAiArtifactApprovalArgs = {
   artifactId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUndoCheckInArgs = {
   date?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnregisterPushDeviceArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateAiEmployeeArgs = {
   allowedKinds?: InputMaybe<Array<AiArtifactKind>>;
   autonomyLevel?: InputMaybe<AiAutonomyLevel>;
@@ -2554,18 +2747,21 @@ export type MutationUpdateAiEmployeeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateCommunityPostArgs = {
   body: Scalars['String']['input'];
   postId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateFeedbackStatusArgs = {
   postId: Scalars['String']['input'];
   status: FeedbackStatus;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateGoalArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   dueDate?: InputMaybe<Scalars['Date']['input']>;
@@ -2580,6 +2776,7 @@ export type MutationUpdateGoalArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateGoalEventArgs = {
   eventId: Scalars['String']['input'];
   note?: InputMaybe<Scalars['String']['input']>;
@@ -2588,6 +2785,7 @@ export type MutationUpdateGoalEventArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateMeArgs = {
   firstName?: InputMaybe<Scalars['String']['input']>;
   lastName?: InputMaybe<Scalars['String']['input']>;
@@ -2596,18 +2794,21 @@ export type MutationUpdateMeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateTeamArgs = {
   name: Scalars['String']['input'];
   teamId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUseStreakFreezeArgs = {
   date: Scalars['Date']['input'];
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationVoteFeedbackPostArgs = {
   postId: Scalars['String']['input'];
   voted?: InputMaybe<Scalars['Boolean']['input']>;
@@ -2652,18 +2853,25 @@ export type NotificationArg = {
   value: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of Notification (first/after forward, last/before backward). */
 export type NotificationConnection = {
   __typename?: 'NotificationConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<NotificationEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Notification>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Notification of a page, with its cursor. */
 export type NotificationEdge = {
   __typename?: 'NotificationEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Notification;
 };
 
@@ -2774,10 +2982,13 @@ export type Pace = {
 /** Where a page of a connection sits in the list (Relay cursor connections). */
 export type PageInfo = {
   __typename?: 'PageInfo';
+  /** The cursor of the page's last item, the after of the next page; null when the page is empty. */
   endCursor?: Maybe<Scalars['String']['output']>;
+  /** Paging forward: whether items follow this page (after: endCursor reads them). Paging backward: true when the page was asked for before a cursor. */
   hasNextPage: Scalars['Boolean']['output'];
-  /** Paging forward: true when the page was asked for after a cursor. */
+  /** Paging forward: true when the page was asked for after a cursor. Paging backward: whether items come before this page (before: startCursor reads them). */
   hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the page's first item; null when the page is empty. */
   startCursor?: Maybe<Scalars['String']['output']>;
 };
 
@@ -2796,18 +3007,25 @@ export type Partnership = {
   to: User;
 };
 
+/** One page of a cursor-paged list of Partnership (first/after forward, last/before backward). */
 export type PartnershipConnection = {
   __typename?: 'PartnershipConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<PartnershipEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Partnership>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Partnership of a page, with its cursor. */
 export type PartnershipEdge = {
   __typename?: 'PartnershipEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Partnership;
 };
 
@@ -2932,6 +3150,7 @@ export type PushPlatform =
   /** Web Push (browsers): the token is the PushSubscription as JSON. */
   | 'web';
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type Query = {
   __typename?: 'Query';
   /** The current user's pending account deletion, null when none. */
@@ -3063,11 +3282,13 @@ export type Query = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiArtifactArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiArtifactsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   approvalStatus?: InputMaybe<AiApprovalStatus>;
@@ -3079,11 +3300,13 @@ export type QueryAiArtifactsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiEmployeeArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiEmployeesConnectionArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3092,16 +3315,19 @@ export type QueryAiEmployeesConnectionArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiRequestArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiRunArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAlliesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3110,6 +3336,7 @@ export type QueryAlliesArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAllyRequestsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3119,11 +3346,13 @@ export type QueryAllyRequestsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAuthzCheckArgs = {
   permission: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryBlockedUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3132,6 +3361,7 @@ export type QueryBlockedUsersArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunitiesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3141,16 +3371,19 @@ export type QueryCommunitiesArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityChallengeArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityChallengeLeaderboardArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3160,6 +3393,7 @@ export type QueryCommunityChallengeLeaderboardArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityChallengesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3169,6 +3403,7 @@ export type QueryCommunityChallengesArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityFeedArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3178,11 +3413,13 @@ export type QueryCommunityFeedArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryDataExportArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryDeadJobsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3192,16 +3429,19 @@ export type QueryDeadJobsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryFailedJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryFeedbackPostArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryFeedbackPostsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3213,11 +3453,13 @@ export type QueryFeedbackPostsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryGoalArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryGoalProgressDataArgs = {
   from?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
@@ -3226,6 +3468,7 @@ export type QueryGoalProgressDataArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryGoalsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3235,6 +3478,7 @@ export type QueryGoalsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryMoodLogsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3245,6 +3489,7 @@ export type QueryMoodLogsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryNotificationsArgs = {
   acknowledged?: InputMaybe<Scalars['Boolean']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
@@ -3254,6 +3499,7 @@ export type QueryNotificationsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryPartnerRequestsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3263,6 +3509,7 @@ export type QueryPartnerRequestsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryPendingArtifactsConnectionArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3271,17 +3518,20 @@ export type QueryPendingArtifactsConnectionArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryPublicGoalArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryRenderMarkdownArgs = {
   format?: InputMaybe<MarkupFormat>;
   texts: Array<Scalars['String']['input']>;
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryReportsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3291,6 +3541,7 @@ export type QueryReportsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryRetryingJobsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3300,6 +3551,7 @@ export type QueryRetryingJobsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QuerySearchUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3309,16 +3561,19 @@ export type QuerySearchUsersArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamHomeArgs = {
   teamId: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamInvitePreviewArgs = {
   token: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamLeaderboardArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3330,6 +3585,7 @@ export type QueryTeamLeaderboardArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamLeaderboardOptOutStatsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3338,11 +3594,13 @@ export type QueryTeamLeaderboardOptOutStatsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamSettingsArgs = {
   teamId: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryUnifiedFeedArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3351,6 +3609,7 @@ export type QueryUnifiedFeedArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryUserByUsernameArgs = {
   username: Scalars['String']['input'];
 };
@@ -3384,18 +3643,25 @@ export type Report = {
   subject: ReportSubject;
 };
 
+/** One page of a cursor-paged list of Report (first/after forward, last/before backward). */
 export type ReportConnection = {
   __typename?: 'ReportConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<ReportEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Report>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Report of a page, with its cursor. */
 export type ReportEdge = {
   __typename?: 'ReportEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Report;
 };
 
@@ -3454,18 +3720,25 @@ export type RetryingJob = {
   queue: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of RetryingJob (first/after forward, last/before backward). */
 export type RetryingJobConnection = {
   __typename?: 'RetryingJobConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<RetryingJobEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<RetryingJob>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One RetryingJob of a page, with its cursor. */
 export type RetryingJobEdge = {
   __typename?: 'RetryingJobEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: RetryingJob;
 };
 
@@ -3525,6 +3798,7 @@ export type SubCommunityPayload = {
   subCommunity?: Maybe<SubCommunity>;
 };
 
+/** Live updates over the WebSocket endpoint /cable; each needs a signed-in caller. */
 export type Subscription = {
   __typename?: 'Subscription';
   /** The request's current state, then each change, ending after succeeded or failed. */
@@ -3540,11 +3814,13 @@ export type Subscription = {
 };
 
 
+/** Live updates over the WebSocket endpoint /cable; each needs a signed-in caller. */
 export type SubscriptionAiRequestUpdateArgs = {
   requestId?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Live updates over the WebSocket endpoint /cable; each needs a signed-in caller. */
 export type SubscriptionNotificationUpdateArgs = {
   userId?: InputMaybe<Scalars['String']['input']>;
 };
@@ -3594,18 +3870,25 @@ export type TeamActivity = {
   user: User;
 };
 
+/** One page of a cursor-paged list of TeamActivity (first/after forward, last/before backward). */
 export type TeamActivityConnection = {
   __typename?: 'TeamActivityConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamActivityEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamActivity>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamActivity of a page, with its cursor. */
 export type TeamActivityEdge = {
   __typename?: 'TeamActivityEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamActivity;
 };
 
@@ -3643,18 +3926,25 @@ export type TeamInvite = {
   uses: Scalars['Int']['output'];
 };
 
+/** One page of a cursor-paged list of TeamInvite (first/after forward, last/before backward). */
 export type TeamInviteConnection = {
   __typename?: 'TeamInviteConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamInviteEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamInvite>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamInvite of a page, with its cursor. */
 export type TeamInviteEdge = {
   __typename?: 'TeamInviteEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamInvite;
 };
 
@@ -3709,18 +3999,25 @@ export type TeamLeaderboardOptOutStat = {
   teamName: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of TeamLeaderboardOptOutStat (first/after forward, last/before backward). */
 export type TeamLeaderboardOptOutStatConnection = {
   __typename?: 'TeamLeaderboardOptOutStatConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamLeaderboardOptOutStatEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamLeaderboardOptOutStat>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamLeaderboardOptOutStat of a page, with its cursor. */
 export type TeamLeaderboardOptOutStatEdge = {
   __typename?: 'TeamLeaderboardOptOutStatEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamLeaderboardOptOutStat;
 };
 
@@ -3731,18 +4028,25 @@ export type TeamMember = {
   user: User;
 };
 
+/** One page of a cursor-paged list of TeamMember (first/after forward, last/before backward). */
 export type TeamMemberConnection = {
   __typename?: 'TeamMemberConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamMemberEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamMember>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamMember of a page, with its cursor. */
 export type TeamMemberEdge = {
   __typename?: 'TeamMemberEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamMember;
 };
 
@@ -3856,16 +4160,23 @@ export type User = {
   username: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of User (first/after forward, last/before backward). */
 export type UserConnection = {
   __typename?: 'UserConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<UserEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<User>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
 };
 
+/** One User of a page, with its cursor. */
 export type UserEdge = {
   __typename?: 'UserEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: User;
 };
 
