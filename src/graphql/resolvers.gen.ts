@@ -24,6 +24,7 @@ export type Scalars = {
 /** Codes in `errors`, by mutation: acceptMilestones: `not_found`, `invalid`, `not_allowed`, `already_accepted`, `idempotency_key_reused`. */
 export type AcceptMilestonesPayload = {
   __typename?: 'AcceptMilestonesPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The sub-goals created, in the order of the milestones. */
   goals: Array<Goal>;
@@ -40,6 +41,7 @@ export type AccountDeletion = {
 export type AccountDeletionPayload = {
   __typename?: 'AccountDeletionPayload';
   accountDeletion?: Maybe<AccountDeletion>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -75,6 +77,7 @@ export type AddGoalEventPayload = {
   badgesEarned: Array<Badge>;
   /** The challenges this event counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
   challenges: Array<CommunityChallenge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   event?: Maybe<GoalEvent>;
   goal?: Maybe<Goal>;
@@ -88,6 +91,7 @@ export type AddGoalEventPayload = {
 export type AddMoodLogPayload = {
   __typename?: 'AddMoodLogPayload';
   badgesEarned: Array<Badge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   moodLog?: Maybe<MoodLog>;
 };
@@ -142,6 +146,7 @@ export type AiArtifactKind =
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
   artifact?: Maybe<AiArtifactType>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -263,6 +268,7 @@ export type AiEmployeePayload = {
   /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
   employee?: Maybe<AiEmployeeType>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -466,6 +472,7 @@ export type AiRunLogEntryType = {
 /** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   run?: Maybe<AiRunType>;
 };
@@ -594,6 +601,7 @@ export type AllyRequestPayload = {
   alreadyAnswered: Scalars['Boolean']['output'];
   /** sendAllyRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
   alreadyRequested: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   request?: Maybe<AllyRequest>;
 };
@@ -673,6 +681,7 @@ export type BlockPayload = {
   __typename?: 'BlockPayload';
   /** blockUser: true when the viewer blocked the user already (a retry); nothing changed. */
   alreadyBlocked: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The user blocked or unblocked; null when nothing was done. */
   user?: Maybe<User>;
@@ -713,6 +722,7 @@ export type CancelCommunityChallengePayload = {
   /** True when the challenge was cancelled already (a retry); nothing changed and refundedCount is 0. */
   alreadyCancelled: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The current user's points when the mutation answered (their own entry cost refunded if they had joined). */
   points: Scalars['Int']['output'];
@@ -782,6 +792,7 @@ export type CheckInHabitPayload = {
   /** The challenges this check-in counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
   challenges: Array<CommunityChallenge>;
   checkIn?: Maybe<CheckIn>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** True when this check-in earned a streak freeze. */
   freezeEarned: Scalars['Boolean']['output'];
@@ -857,6 +868,7 @@ export type CommunityChallengePayload = {
   /** joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent. */
   alreadyJoined: Scalars['Boolean']['output'];
   challenge?: Maybe<CommunityChallenge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The current user's points when the mutation answered: after the entry cost of a join or the refund of a leave. */
   points: Scalars['Int']['output'];
@@ -892,6 +904,7 @@ export type CommunityPayload = {
   /** transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed. */
   alreadyOwner: Scalars['Boolean']['output'];
   community?: Maybe<Community>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -938,6 +951,7 @@ export type CommunityPostEdge = {
 /** Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`. */
 export type CommunityPostPayload = {
   __typename?: 'CommunityPostPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The post as it is now (updateCommunityPost) or as it was (deleteCommunityPost). */
   post?: Maybe<CommunityPost>;
@@ -960,12 +974,14 @@ export type CommunityVisibility =
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
   backup?: Maybe<Backup>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
 /** Codes in `errors`, by mutation: createCommunityPost: `not_found`, `not_member`, `invalid`, `content_rejected`, `idempotency_key_reused`. */
 export type CreateCommunityPostPayload = {
   __typename?: 'CreateCommunityPostPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   post?: Maybe<CommunityPost>;
 };
@@ -974,6 +990,7 @@ export type CreateCommunityPostPayload = {
 export type CreateFeedbackCommentPayload = {
   __typename?: 'CreateFeedbackCommentPayload';
   comment?: Maybe<FeedbackComment>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   post?: Maybe<FeedbackPost>;
 };
@@ -981,6 +998,7 @@ export type CreateFeedbackCommentPayload = {
 /** Codes in `errors`, by mutation: createTeamInvite: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`. */
 export type CreateTeamInvitePayload = {
   __typename?: 'CreateTeamInvitePayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   invite?: Maybe<TeamInvite>;
   /** The invite token; shown only here, the service keeps only its hash. */
@@ -1029,6 +1047,7 @@ export type DataExport = {
 export type DataExportPayload = {
   __typename?: 'DataExportPayload';
   dataExport?: Maybe<DataExport>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1088,6 +1107,7 @@ export type DeadJobPayload = {
   __typename?: 'DeadJobPayload';
   /** The dead job acted on, as it was; null when there was no dead job with this id. */
   deadJob?: Maybe<DeadJob>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1096,6 +1116,7 @@ export type DeadJobsPayload = {
   __typename?: 'DeadJobsPayload';
   /** How many dead jobs were retried or discarded (0 when none matched). */
   count: Scalars['Int']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1103,6 +1124,7 @@ export type DeadJobsPayload = {
 export type DeleteFeedbackPostPayload = {
   __typename?: 'DeleteFeedbackPostPayload';
   deletedPostId?: Maybe<Scalars['ID']['output']>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1112,6 +1134,7 @@ export type DeleteGoalPayload = {
   badgesRevoked: Array<Badge>;
   /** The deleted goal's id and its sub-goals' ids. */
   deletedGoalIds: Array<Scalars['ID']['output']>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The current user's points when the mutation answered, the deleted goals' activity taken back. */
   points: Scalars['Int']['output'];
@@ -1122,6 +1145,7 @@ export type DeleteTeamPayload = {
   __typename?: 'DeleteTeamPayload';
   /** The deleted team's id; null when nothing was deleted. */
   deletedTeamId?: Maybe<Scalars['ID']['output']>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1290,6 +1314,7 @@ export type FeedbackPostEdge = {
 /** Codes in `errors`, by mutation: createFeedbackPost: `invalid`, `content_rejected`, `idempotency_key_reused`; updateFeedbackStatus: `not_found`. */
 export type FeedbackPostPayload = {
   __typename?: 'FeedbackPostPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   post?: Maybe<FeedbackPost>;
 };
@@ -1309,6 +1334,7 @@ export type FeedbackStatus =
 /** Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`. */
 export type GenerateMilestonesPayload = {
   __typename?: 'GenerateMilestonesPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   milestones: Array<Milestone>;
   /** Pass it to acceptMilestones to store the milestones as sub-goals. */
@@ -1319,12 +1345,14 @@ export type GenerateMilestonesPayload = {
 export type GetAdvicePayload = {
   __typename?: 'GetAdvicePayload';
   advice?: Maybe<Advice>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
 /** Codes in `errors`, by mutation: getInsight: `not_found`. */
 export type GetInsightPayload = {
   __typename?: 'GetInsightPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   insight?: Maybe<Insight>;
 };
@@ -1456,6 +1484,7 @@ export type GoalEventPayload = {
   badgesRevoked: Array<Badge>;
   /** The challenges the event counts in as it is now (an ended challenge keeps what it counted); each one's viewerParticipation holds the score and rank. */
   challenges: Array<CommunityChallenge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The event as it is now (updateGoalEvent) or as it was (deleteGoalEvent). */
   event?: Maybe<GoalEvent>;
@@ -1477,6 +1506,7 @@ export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
   badgesEarned: Array<Badge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   goal?: Maybe<Goal>;
 };
@@ -1640,6 +1670,7 @@ export type MoodLogPayload = {
   __typename?: 'MoodLogPayload';
   /** Badges taken back: first_mood_log when no log is left. */
   badgesRevoked: Array<Badge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The log as it was. */
   moodLog?: Maybe<MoodLog>;
@@ -3038,6 +3069,7 @@ export type PartnershipPayload = {
   alreadyPartners: Scalars['Boolean']['output'];
   /** sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
   alreadyRequested: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   partnership?: Maybe<Partnership>;
 };
@@ -3619,6 +3651,7 @@ export type RemoveAllyPayload = {
   __typename?: 'RemoveAllyPayload';
   /** The ended connection; null when nothing was removed. */
   ally?: Maybe<Ally>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -3670,6 +3703,7 @@ export type ReportPayload = {
   __typename?: 'ReportPayload';
   /** reportUser, reportPost: true when the viewer's open report about it was there already (a retry); report is that one and nothing new was filed. */
   alreadyReported: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   report?: Maybe<Report>;
 };
@@ -3754,6 +3788,7 @@ export type RetryingJobKind = {
 /** Codes in `errors`, by mutation: retryJobNow: `not_found`; deleteRetryingJob: `not_found`. */
 export type RetryingJobPayload = {
   __typename?: 'RetryingJobPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The retrying job acted on; null when no job waits for a retry under this id. */
   retryingJob?: Maybe<RetryingJob>;
@@ -3764,12 +3799,14 @@ export type RetryingJobsPayload = {
   __typename?: 'RetryingJobsPayload';
   /** How many retrying jobs were made due or deleted (0 when none matched). */
   count: Scalars['Int']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
 /** Codes in `errors`, by mutation: setAiFlag: `invalid`. */
 export type SetAiFlagPayload = {
   __typename?: 'SetAiFlagPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   flag?: Maybe<AiFlag>;
 };
@@ -3794,6 +3831,7 @@ export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
   /** archiveSubCommunity: true when it was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   subCommunity?: Maybe<SubCommunity>;
 };
@@ -3834,6 +3872,7 @@ export type SupporterTier =
 /** Codes in `errors`, by mutation: syncUser: none. */
 export type SyncUserPayload = {
   __typename?: 'SyncUserPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** True only on the user's very first authenticated request. */
   firstSignIn: Scalars['Boolean']['output'];
@@ -3953,6 +3992,7 @@ export type TeamInvitePayload = {
   __typename?: 'TeamInvitePayload';
   /** revokeTeamInvite: true when the invite was revoked already (a retry); nothing changed. */
   alreadyRevoked: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   invite?: Maybe<TeamInvite>;
 };
@@ -4053,6 +4093,7 @@ export type TeamMemberEdge = {
 /** Codes in `errors`, by mutation: promoteTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`; removeTeamMember: `not_found`, `not_allowed`, `last_owner`, `conflict`. */
 export type TeamMemberPayload = {
   __typename?: 'TeamMemberPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   member?: Maybe<TeamMember>;
 };
@@ -4064,6 +4105,7 @@ export type TeamPayload = {
   alreadyMember: Scalars['Boolean']['output'];
   /** transferTeamOwnership: true when the user owned the team already (a retry); nothing changed. */
   alreadyOwner: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   team?: Maybe<Team>;
 };
@@ -4103,6 +4145,7 @@ export type TeamStanding = {
 /** Codes in `errors`, by mutation: setLeaderboardVisibility: `not_in_team`. */
 export type TeamStandingPayload = {
   __typename?: 'TeamStandingPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   standing?: Maybe<TeamStanding>;
 };
@@ -4114,6 +4157,7 @@ export type UndoCheckInPayload = {
   badgesRevoked: Array<Badge>;
   /** The check-in taken back, as it was. */
   checkIn?: Maybe<CheckIn>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   goal?: Maybe<Goal>;
   /** The current user's points when the mutation answered, the check-in's taken back. */
@@ -4136,6 +4180,7 @@ export type UnregisterPushDevicePayload = {
 /** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
 export type UpdateMePayload = {
   __typename?: 'UpdateMePayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   user?: Maybe<CurrentUser>;
 };
@@ -4145,6 +4190,7 @@ export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
   /** True when a freeze already covered the day (a retry): nothing was spent this time. */
   alreadyCovered: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** Freezes the user holds after this one. */
   freezesLeft: Scalars['Int']['output'];
@@ -4194,6 +4240,7 @@ export type UserError = {
 /** Codes in `errors`, by mutation: voteFeedbackPost: `not_found`. */
 export type VoteFeedbackPostPayload = {
   __typename?: 'VoteFeedbackPostPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   post?: Maybe<FeedbackPost>;
   /** The caller's vote after the call: true when it is on the post (added, or kept by voted: true), false when it is not (removed, or kept off by voted: false); null when nothing was done. */
