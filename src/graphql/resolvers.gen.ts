@@ -71,15 +71,22 @@ export type AcknowledgeNotificationPayload = {
   notification?: Maybe<Notification>;
 };
 
-/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`. */
+/**
+ * The answer of addGoalEvent.
+ *
+ * Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`.
+ */
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
+  /** Badges the event earned (shown as a celebration); usually empty. */
   badgesEarned: Array<Badge>;
   /** The challenges this event counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
   challenges: Array<CommunityChallenge>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The event recorded; null when the request was refused. */
   event?: Maybe<GoalEvent>;
+  /** The target with the event counted; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** True when this event completed the target. */
   goalCompleted: Scalars['Boolean']['output'];
@@ -764,11 +771,14 @@ export type ChallengeStatus =
   | 'running'
   | 'upcoming';
 
+/** A habit's check-in for one day of its owner's time zone. */
 export type CheckIn = {
   __typename?: 'CheckIn';
+  /** When it was recorded. */
   createdAt: Scalars['DateTime']['output'];
   /** The local day checked in. */
   date: Scalars['Date']['output'];
+  /** The check-in's public id. */
   id: Scalars['ID']['output'];
 };
 
@@ -777,25 +787,34 @@ export type CheckInActivity = {
   __typename?: 'CheckInActivity';
   /** The local day checked in. */
   date: Scalars['Date']['output'];
+  /** The habit, for its owner; null for anyone else. */
   goal?: Maybe<Goal>;
+  /** The habit's title when it was checked in. */
   goalTitle: Scalars['String']['output'];
   /** The streak after this check-in. */
   streak: Scalars['Int']['output'];
 };
 
-/** Codes in `errors`, by mutation: checkInHabit: `invalid`, `not_found`, `not_allowed`. */
+/**
+ * The answer of checkInHabit.
+ *
+ * Codes in `errors`, by mutation: checkInHabit: `invalid`, `not_found`, `not_allowed`.
+ */
 export type CheckInHabitPayload = {
   __typename?: 'CheckInHabitPayload';
   /** True when the day was already checked in (nothing changed). */
   alreadyCheckedIn: Scalars['Boolean']['output'];
+  /** Badges the check-in earned (shown as a celebration); usually empty. */
   badgesEarned: Array<Badge>;
   /** The challenges this check-in counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
   challenges: Array<CommunityChallenge>;
+  /** The day's check-in (the existing one when alreadyCheckedIn); null when the request was refused. */
   checkIn?: Maybe<CheckIn>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** True when this check-in earned a streak freeze. */
   freezeEarned: Scalars['Boolean']['output'];
+  /** The habit with the check-in counted; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** The current user's points when the mutation answered, the check-in's included (the same value me.points answers now). */
   points: Scalars['Int']['output'];
@@ -1128,9 +1147,14 @@ export type DeleteFeedbackPostPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: deleteGoal: `not_found`. */
+/**
+ * The answer of deleteGoal.
+ *
+ * Codes in `errors`, by mutation: deleteGoal: `not_found`.
+ */
 export type DeleteGoalPayload = {
   __typename?: 'DeleteGoalPayload';
+  /** Badges taken back: what is left no longer earns them. */
   badgesRevoked: Array<Badge>;
   /** The deleted goal's id and its sub-goals' ids. */
   deletedGoalIds: Array<Scalars['ID']['output']>;
@@ -1364,19 +1388,25 @@ export type Goal = {
   cadence?: Maybe<HabitCadence>;
   /** Habits: whether today (in the user's time zone) is checked in. */
   checkedInToday: Scalars['Boolean']['output'];
+  /** When the goal was completed; null unless its status is completed. */
   completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the goal was added. */
   createdAt: Scalars['DateTime']['output'];
   /** Consecutive periods (days; ISO weeks for weekly habits) up to now; an unchecked today does not break it. Targets count days with progress. */
   currentStreak: Scalars['Int']['output'];
   /** Targets: startValue plus every progress event. Habits: check-ins in the current period (today, or this week for weekly habits). */
   currentValue: Scalars['Float']['output'];
+  /** Up to 2,000 characters; null when none. */
   description?: Maybe<Scalars['String']['output']>;
   /** Optional. */
   dueDate?: Maybe<Scalars['Date']['output']>;
   /** Progress events, newest first. */
   events: GoalEventConnection;
+  /** The goal's public id. */
   id: Scalars['ID']['output'];
+  /** habit or target; never changes. */
   kind: GoalKind;
+  /** The longest run of consecutive periods so far, counted as currentStreak is. */
   longestStreak: Scalars['Int']['output'];
   /** The goal this one is a sub-goal of. */
   parent?: Maybe<Goal>;
@@ -1384,16 +1414,21 @@ export type Goal = {
   percentComplete: Scalars['Float']['output'];
   /** Targets: the value at the start (default 0). */
   startValue?: Maybe<Scalars['Float']['output']>;
+  /** active, completed or archived. */
   status: GoalStatus;
+  /** Its sub-goals (one level deep: a sub-goal has none), oldest first, whatever their status. */
   subGoals: Array<Goal>;
   /** Targets: the value to reach (above or below startValue). */
   targetValue?: Maybe<Scalars['Float']['output']>;
   /** Weekly habits only: check-ins needed per ISO week. */
   timesPerWeek?: Maybe<Scalars['Int']['output']>;
+  /** 1 to 120 characters. */
   title: Scalars['String']['output'];
   /** Targets: the unit of the values, e.g. km. */
   unit?: Maybe<Scalars['String']['output']>;
+  /** When the goal's fields or status last changed (recording progress alone does not change it). */
   updatedAt: Scalars['DateTime']['output'];
+  /** private, or public for anyone to see through publicGoal. */
   visibility: GoalVisibility;
 };
 
@@ -1406,9 +1441,12 @@ export type GoalEventsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A goal completed. */
 export type GoalCompletedActivity = {
   __typename?: 'GoalCompletedActivity';
+  /** The goal, for its owner; null for anyone else. */
   goal?: Maybe<Goal>;
+  /** The goal's title when it was completed. */
   goalTitle: Scalars['String']['output'];
 };
 
@@ -1437,21 +1475,30 @@ export type GoalEdge = {
 /** A progress event of a target: value is an increment (negative corrects). */
 export type GoalEvent = {
   __typename?: 'GoalEvent';
+  /** When it was recorded. */
   createdAt: Scalars['DateTime']['output'];
+  /** The event's public id (eventId of updateGoalEvent and deleteGoalEvent). */
   id: Scalars['ID']['output'];
+  /** Up to 500 characters; null when none. */
   note?: Maybe<Scalars['String']['output']>;
+  /** When the progress happened: the day and period it counts in, in the user's time zone. */
   occurredAt: Scalars['DateTime']['output'];
+  /** The increment, in the goal's unit: never 0, negative to correct. */
   value: Scalars['Float']['output'];
 };
 
 /** Progress recorded on a target. */
 export type GoalEventActivity = {
   __typename?: 'GoalEventActivity';
-  /** Null when the goal is no longer visible to the viewer. */
+  /** The goal, for its owner; null for anyone else. */
   goal?: Maybe<Goal>;
+  /** The goal's title when the progress was recorded. */
   goalTitle: Scalars['String']['output'];
+  /** The event's note; null when none. */
   note?: Maybe<Scalars['String']['output']>;
+  /** The goal's unit then; null when none. */
   unit?: Maybe<Scalars['String']['output']>;
+  /** The increment recorded, in unit. */
   value: Scalars['Float']['output'];
 };
 
@@ -1477,10 +1524,16 @@ export type GoalEventEdge = {
   node: GoalEvent;
 };
 
-/** Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`. */
+/**
+ * The answer of updateGoalEvent and deleteGoalEvent.
+ *
+ * Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+ */
 export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
+  /** Badges the change earned (a target it completed); usually empty. */
   badgesEarned: Array<Badge>;
+  /** Badges taken back: what is left no longer earns them. */
   badgesRevoked: Array<Badge>;
   /** The challenges the event counts in as it is now (an ended challenge keeps what it counted); each one's viewerParticipation holds the score and rank. */
   challenges: Array<CommunityChallenge>;
@@ -1488,6 +1541,7 @@ export type GoalEventPayload = {
   errors: Array<UserError>;
   /** The event as it is now (updateGoalEvent) or as it was (deleteGoalEvent). */
   event?: Maybe<GoalEvent>;
+  /** The target as it is after the change; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** True when the change brought the target to its value and completed it. */
   goalCompleted: Scalars['Boolean']['output'];
@@ -1497,49 +1551,74 @@ export type GoalEventPayload = {
   points: Scalars['Int']['output'];
 };
 
+/** What a goal is; set when it is added and never changed. */
 export type GoalKind =
+  /** Done on a cadence (daily or weekly); its progress is check-ins (checkInHabit). */
   | 'habit'
+  /** A value to reach (targetValue, in unit); its progress is events (addGoalEvent). */
   | 'target';
 
-/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`, `idempotency_key_reused`; updateGoal: `invalid`, `not_found`, `conflict`. */
+/**
+ * The answer of addGoal and updateGoal.
+ *
+ * Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`, `idempotency_key_reused`; updateGoal: `invalid`, `not_found`, `conflict`.
+ */
 export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
   badgesEarned: Array<Badge>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The goal as it is now; null when the request was refused. */
   goal?: Maybe<Goal>;
 };
 
+/** A goal's progress over a range of days, in buckets of a day, a week or a month. */
 export type GoalProgressData = {
   __typename?: 'GoalProgressData';
+  /** One per period from from to to, oldest first; periods without activity are zero. */
   buckets: Array<ProgressBucket>;
   /** Habits: share (0..1) of the periods in the range, from the habit's first day to today, that met the cadence. Targets: null. */
   completionRate?: Maybe<Scalars['Float']['output']>;
+  /** As Goal.currentStreak. */
   currentStreak: Scalars['Int']['output'];
   /** The range covered (from is aligned to a period start). */
   from: Scalars['Date']['output'];
+  /** The goal. */
   goal: Goal;
+  /** The period of each bucket. */
   groupBy: ProgressGroupBy;
+  /** As Goal.longestStreak. */
   longestStreak: Scalars['Int']['output'];
   /** Targets only. */
   pace?: Maybe<Pace>;
+  /** The IANA time zone the days are counted in: the user's. */
   timeZone: Scalars['String']['output'];
+  /** The last day of the range. */
   to: Scalars['Date']['output'];
 };
 
+/** Where a goal is: active to completed or archived, completed to active or archived, archived to active. */
 export type GoalStatus =
+  /** Being worked on: takes check-ins or progress. */
   | 'active'
+  /** Put away: left out of goals unless asked for, takes no check-ins or progress and is not public; reactivate it (status: active) to use it again. */
   | 'archived'
+  /** Done: by hand (updateGoal), or when a target's value reaches targetValue. A habit takes no check-ins; a target still takes progress. */
   | 'completed';
 
+/** Who may see a goal. */
 export type GoalVisibility =
+  /** Only its owner. */
   | 'private'
+  /** Anyone, through publicGoal (no session needed), while it is not archived. */
   | 'public';
 
 /** How often a habit is due: every day, or timesPerWeek times per ISO week (Monday to Sunday). */
 export type HabitCadence =
+  /** One check-in a day. */
   | 'daily'
+  /** timesPerWeek check-ins per ISO week. */
   | 'weekly';
 
 export type Insight = {
@@ -1711,7 +1790,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   acknowledgeNotification: AcknowledgeNotificationPayload;
-  /** Codes in `errors`: `invalid`, `not_found`, `idempotency_key_reused`. */
+  /**
+   * Adds a goal of the current user: a habit or a target.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `idempotency_key_reused`.
+   */
   addGoal: GoalPayload;
   /**
    * Records progress on a target; occurredAt defaults to now.
@@ -2174,7 +2257,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   updateFeedbackStatus: FeedbackPostPayload;
-  /** Codes in `errors`: `invalid`, `not_found`, `conflict`. */
+  /**
+   * Changes one of the current user's goals; an absent argument leaves its field as it is.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `conflict`.
+   */
   updateGoal: GoalPayload;
   /**
    * Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days.
@@ -2996,15 +3083,18 @@ export type NotificationSubjectType =
   /** A Team. */
   | 'team';
 
+/** How a target is doing: the rate it needs to reach targetValue by dueDate and the rate it has. */
 export type Pace = {
   __typename?: 'Pace';
   /** Average change per day over the last 14 days. */
   actualPerDay: Scalars['Float']['output'];
   /** Days until dueDate (negative = overdue); null without a due date. */
   daysLeft?: Maybe<Scalars['Int']['output']>;
+  /** True when the target is reached, or the actual rate meets requiredPerDay before the due date (without a due date: when it moves towards the target). */
   onTrack: Scalars['Boolean']['output'];
   /** When the target is reached at the actual rate; null when it never is. */
   projectedCompletionDate?: Maybe<Scalars['Date']['output']>;
+  /** What is left to reach targetValue, in the goal's unit; never negative. */
   remaining: Scalars['Float']['output'];
   /** Change per day needed to reach the target by dueDate; null without a due date. */
   requiredPerDay?: Maybe<Scalars['Float']['output']>;
@@ -3081,8 +3171,10 @@ export type PartnershipStatus =
   | 'ended'
   | 'pending';
 
+/** One period of goalProgressData and what was recorded in it. */
 export type ProgressBucket = {
   __typename?: 'ProgressBucket';
+  /** Events recorded in the period (check-ins for habits). */
   count: Scalars['Int']['output'];
   /** The goal's value at the end of the period (targets include startValue). */
   cumulativeValue: Scalars['Float']['output'];
@@ -3094,9 +3186,13 @@ export type ProgressBucket = {
   sum: Scalars['Float']['output'];
 };
 
+/** The period of a progress bucket, in the user's time zone. */
 export type ProgressGroupBy =
+  /** A calendar day. */
   | 'day'
+  /** A calendar month. */
   | 'month'
+  /** An ISO week, Monday to Sunday. */
   | 'week';
 
 /** Figures behind promotion (docs/workforce.md defines each). */
@@ -3119,22 +3215,39 @@ export type PromotionCriteriaType = {
 /** What anyone may see of a public goal: no notes, events or other goals of the owner. */
 export type PublicGoal = {
   __typename?: 'PublicGoal';
+  /** Habits: daily or weekly; null for targets. */
   cadence?: Maybe<HabitCadence>;
+  /** When the goal was completed; null unless its status is completed. */
   completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the goal was added. */
   createdAt: Scalars['DateTime']['output'];
+  /** As Goal.currentStreak, in the owner's time zone. */
   currentStreak: Scalars['Int']['output'];
+  /** As Goal.currentValue. */
   currentValue: Scalars['Float']['output'];
+  /** Up to 2,000 characters; null when none. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The day the goal is due; null when none. */
   dueDate?: Maybe<Scalars['Date']['output']>;
+  /** The goal's public id. */
   id: Scalars['ID']['output'];
+  /** habit or target. */
   kind: GoalKind;
+  /** Whose goal it is (their public profile). */
   owner: User;
+  /** 0..100, as Goal.percentComplete. */
   percentComplete: Scalars['Float']['output'];
+  /** Targets: the value at the start; null for habits. */
   startValue?: Maybe<Scalars['Float']['output']>;
+  /** active or completed (an archived goal is not public). */
   status: GoalStatus;
+  /** Targets: the value to reach; null for habits. */
   targetValue?: Maybe<Scalars['Float']['output']>;
+  /** Weekly habits: check-ins needed per ISO week; null otherwise. */
   timesPerWeek?: Maybe<Scalars['Int']['output']>;
+  /** 1 to 120 characters. */
   title: Scalars['String']['output'];
+  /** Targets: the unit of the values, e.g. km; null when none. */
   unit?: Maybe<Scalars['String']['output']>;
 };
 
@@ -4150,7 +4263,11 @@ export type TeamStandingPayload = {
   standing?: Maybe<TeamStanding>;
 };
 
-/** Codes in `errors`, by mutation: undoCheckIn: `invalid`, `not_found`, `not_allowed`, `undo_expired`. */
+/**
+ * The answer of undoCheckIn.
+ *
+ * Codes in `errors`, by mutation: undoCheckIn: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
+ */
 export type UndoCheckInPayload = {
   __typename?: 'UndoCheckInPayload';
   /** Badges taken back: what is left no longer shows them earned. */
@@ -4159,6 +4276,7 @@ export type UndoCheckInPayload = {
   checkIn?: Maybe<CheckIn>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The habit without the check-in; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** The current user's points when the mutation answered, the check-in's taken back. */
   points: Scalars['Int']['output'];
@@ -4185,7 +4303,11 @@ export type UpdateMePayload = {
   user?: Maybe<CurrentUser>;
 };
 
-/** Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`. */
+/**
+ * The answer of useStreakFreeze.
+ *
+ * Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`.
+ */
 export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
   /** True when a freeze already covered the day (a retry): nothing was spent this time. */
@@ -4194,6 +4316,7 @@ export type UseStreakFreezePayload = {
   errors: Array<UserError>;
   /** Freezes the user holds after this one. */
   freezesLeft: Scalars['Int']['output'];
+  /** The habit with the day covered; null when the request was refused. */
   goal?: Maybe<Goal>;
 };
 
