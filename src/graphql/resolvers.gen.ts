@@ -1029,23 +1029,31 @@ export type CurrentUser = {
   __typename?: 'CurrentUser';
   /** Badges earned, oldest first. */
   badges: Array<Badge>;
+  /** When the account was created (the user's first authenticated request). */
   createdAt: Scalars['DateTime']['output'];
   /** Who may find this user by name (setDiscoverability). */
   discoverability: Discoverability;
+  /** Up to 50 characters; null when not given. */
   firstName?: Maybe<Scalars['String']['output']>;
+  /** The user's public id. */
   id: Scalars['ID']['output'];
+  /** True while the user holds a supporter plan (supporterTier is not null). */
   isSupporter: Scalars['Boolean']['output'];
+  /** Up to 50 characters; null when not given. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /** When the user first completed onboarding (completeOnboarding); null until then. */
   onboardingCompletedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers. */
   points: Scalars['Int']['output'];
   /** Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held). */
   streakFreezes: Scalars['Int']['output'];
+  /** The supporter plan held; null when none. */
   supporterTier?: Maybe<SupporterTier>;
   /** IANA time zone; a user's day boundaries follow it. A new user starts in the zone of the token's zoneinfo claim when it is a valid IANA zone, else UTC. */
   timeZone: Scalars['String']['output'];
   /** The user's current local date in timeZone: the day a check-in without a date counts for. */
   today: Scalars['Date']['output'];
+  /** 3 to 30 letters, digits, _, . or -; unique ignoring case. */
   username: Scalars['String']['output'];
 };
 
@@ -1178,8 +1186,11 @@ export type DeleteTeamPayload = {
  * exact_username (the default): only by the exact username. hidden: by neither.
  */
 export type Discoverability =
+  /** Only by the exact username (userByUsername); the default. */
   | 'exact_username'
+  /** By neither: others meet the user only where they already share something, e.g. a community. */
   | 'hidden'
+  /** By the exact username and by prefix search (searchUsers). */
   | 'searchable';
 
 /** A dead or retrying job, looked up by id. */
@@ -2189,7 +2200,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`.
    */
   setNotificationPreference: NotificationPreferencePayload;
-  /** Codes in `errors`: none. */
+  /**
+   * Answers the signed-in user, created on their first authenticated request (of any kind).
+   *
+   * Codes in `errors`: none.
+   */
   syncUser: SyncUserPayload;
   /**
    * The owner hands the community to another member and stays as a member; the new owner is notified. Naming the community's owner answers the community with alreadyOwner.
@@ -2269,7 +2284,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`.
    */
   updateGoalEvent: GoalEventPayload;
-  /** Codes in `errors`: `invalid`, `username_taken`. */
+  /**
+   * Changes the signed-in user's profile; an absent argument leaves its field as it is.
+   *
+   * Codes in `errors`: `invalid`, `username_taken`.
+   */
   updateMe: UpdateMePayload;
   /**
    * Team owners: renames the team (1..80 characters).
@@ -3368,6 +3387,7 @@ export type Query = {
   goals: GoalConnection;
   /** Counts, queues and schedules of the job system (admin). */
   jobsOverview: JobsOverview;
+  /** The signed-in user (created on their first authenticated request). */
   me: CurrentUser;
   /** The current user's mood logs in [from, to) (default the last 30 days; at most 366 days), newest first. */
   moodLogs: MoodLogConnection;
@@ -3978,17 +3998,25 @@ export type SubscriptionNotificationUpdateArgs = {
 
 /** The supporter plan a user holds (the billing plan slugs). */
 export type SupporterTier =
+  /** A one-time purchase that does not expire. */
   | 'lifetime'
+  /** A monthly subscription. */
   | 'supporter_monthly'
+  /** A yearly subscription. */
   | 'supporter_yearly';
 
-/** Codes in `errors`, by mutation: syncUser: none. */
+/**
+ * The answer of syncUser.
+ *
+ * Codes in `errors`, by mutation: syncUser: none.
+ */
 export type SyncUserPayload = {
   __typename?: 'SyncUserPayload';
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** True only on the user's very first authenticated request. */
   firstSignIn: Scalars['Boolean']['output'];
+  /** The signed-in user. */
   user?: Maybe<User>;
 };
 
@@ -4295,11 +4323,16 @@ export type UnregisterPushDevicePayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
+/**
+ * The answer of updateMe, completeOnboarding and setDiscoverability.
+ *
+ * Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none.
+ */
 export type UpdateMePayload = {
   __typename?: 'UpdateMePayload';
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The signed-in user as they are now; null when the request was refused. */
   user?: Maybe<CurrentUser>;
 };
 
@@ -4323,9 +4356,13 @@ export type UseStreakFreezePayload = {
 /** A person as other users see them. */
 export type User = {
   __typename?: 'User';
+  /** Up to 50 characters; null when not given. */
   firstName?: Maybe<Scalars['String']['output']>;
+  /** The user's public id. */
   id: Scalars['ID']['output'];
+  /** Up to 50 characters; null when not given. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /** 3 to 30 letters, digits, _, . or -; unique ignoring case. */
   username: Scalars['String']['output'];
 };
 
