@@ -637,6 +637,7 @@ export type ApprovalRateDataType = {
 /** A backup file in BACKUP_DIR: the whole database, restorable with main.ts restore. */
 export type Backup = {
   __typename?: 'Backup';
+  /** When the backup was made (the time in its name). */
   createdAt: Scalars['DateTime']['output'];
   /** The file's name, e.g. backup-20261129T030000000Z.ndjson.gz. */
   name: Scalars['String']['output'];
@@ -647,6 +648,7 @@ export type Backup = {
 /** Where backups go and how often they are made (BACKUP_DIR, BACKUP_INTERVAL_HOURS, BACKUP_KEEP). */
 export type Backups = {
   __typename?: 'Backups';
+  /** BACKUP_DIR: the server's directory that holds them. */
   directory: Scalars['String']['output'];
   /** Newest first. */
   files: Array<Backup>;
@@ -659,27 +661,43 @@ export type Backups = {
 /** A badge a user earned (each at most once). */
 export type Badge = {
   __typename?: 'Badge';
+  /** Which badge it is. */
   code: BadgeCode;
+  /** What earned it, for display, e.g. Created a first goal. */
   description: Scalars['String']['output'];
+  /** When the user earned it. */
   earnedAt: Scalars['DateTime']['output'];
+  /** The public id of this user's badge. */
   id: Scalars['ID']['output'];
+  /** Its display name, e.g. First step. */
   name: Scalars['String']['output'];
 };
 
 /** The badges of the catalogue (docs/domain.md). */
 export type BadgeCode =
+  /** Checked in: Checked in to a habit. */
   | 'first_check_in'
+  /** First step: Created a first goal. */
   | 'first_goal'
+  /** Self-aware: Logged a mood. */
   | 'first_mood_log'
+  /** On the move: Logged progress on a target. */
   | 'first_progress'
+  /** Goal getter: Completed a goal. */
   | 'goal_completed'
+  /** One week strong: Reached a 7-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_7'
+  /** Habit formed: Reached a 30-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_30'
+  /** Unstoppable: Reached a 100-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_100';
 
+/** A badge earned. */
 export type BadgeEarnedActivity = {
   __typename?: 'BadgeEarnedActivity';
+  /** The viewer's own badge of this code; null when the viewer does not hold it (taken back, or never earned). */
   badge?: Maybe<Badge>;
+  /** The badge earned. */
   badgeCode: BadgeCode;
 };
 
@@ -989,9 +1007,14 @@ export type CommunityVisibility =
   | 'private'
   | 'public';
 
-/** Codes in `errors`, by mutation: createBackup: none. */
+/**
+ * The answer of createBackup.
+ *
+ * Codes in `errors`, by mutation: createBackup: none.
+ */
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
+  /** The backup made; null when the request was refused. */
   backup?: Maybe<Backup>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
