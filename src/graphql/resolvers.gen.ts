@@ -1108,16 +1108,23 @@ export type DataExportStatus =
 /** A background job that ran out of attempts. */
 export type DeadJob = {
   __typename?: 'DeadJob';
+  /** Attempts made. */
   attempts: Scalars['Int']['output'];
+  /** When it was enqueued. */
   createdAt: Scalars['DateTime']['output'];
+  /** When it ran out of attempts. */
   failedAt: Scalars['DateTime']['output'];
+  /** The job's public id, given at its first failure: the same in the retry set and the dead set. */
   id: Scalars['ID']['output'];
+  /** The error of the last attempt; null when none was recorded. */
   lastError?: Maybe<Scalars['String']['output']>;
   /** Attempts the job had before it was dead. */
   maxAttempts: Scalars['Int']['output'];
+  /** Its kind: the name of its handler, e.g. ai_workforce.chat_alert. */
   name: Scalars['String']['output'];
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
+  /** The queue it runs in. */
   queue: Scalars['String']['output'];
 };
 
@@ -1152,7 +1159,11 @@ export type DeadJobKind = {
   name: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: retryDeadJob: `not_found`; discardDeadJob: `not_found`. */
+/**
+ * The answer of retryDeadJob and discardDeadJob.
+ *
+ * Codes in `errors`, by mutation: retryDeadJob: `not_found`; discardDeadJob: `not_found`.
+ */
 export type DeadJobPayload = {
   __typename?: 'DeadJobPayload';
   /** The dead job acted on, as it was; null when there was no dead job with this id. */
@@ -1161,7 +1172,11 @@ export type DeadJobPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: retryDeadJobs: `invalid`, `unknown_kind`; discardDeadJobs: `invalid`, `unknown_kind`. */
+/**
+ * The answer of retryDeadJobs and discardDeadJobs.
+ *
+ * Codes in `errors`, by mutation: retryDeadJobs: `invalid`, `unknown_kind`; discardDeadJobs: `invalid`, `unknown_kind`.
+ */
 export type DeadJobsPayload = {
   __typename?: 'DeadJobsPayload';
   /** How many dead jobs were retried or discarded (0 when none matched). */
@@ -1219,20 +1234,27 @@ export type Discoverability =
 /** A dead or retrying job, looked up by id. */
 export type FailedJob = {
   __typename?: 'FailedJob';
+  /** Attempts made so far. */
   attempts: Scalars['Int']['output'];
+  /** When it was enqueued. */
   createdAt: Scalars['DateTime']['output'];
   /** When it ran out of attempts; null while it is retrying. */
   failedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The job's public id, given at its first failure: the same in the retry set and the dead set. */
   id: Scalars['ID']['output'];
   /** The whole error of the last failed attempt. */
   lastError?: Maybe<Scalars['String']['output']>;
+  /** Attempts the job has before it is dead. */
   maxAttempts: Scalars['Int']['output'];
+  /** Its kind: the name of its handler, e.g. ai_workforce.chat_alert. */
   name: Scalars['String']['output'];
   /** When its next attempt is due; null once it is dead. */
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
+  /** The queue it runs in. */
   queue: Scalars['String']['output'];
+  /** Whether it is dead or waits for a retry. */
   state: FailedJobState;
 };
 
@@ -1668,6 +1690,7 @@ export type JobQueue = {
   __typename?: 'JobQueue';
   /** Seconds the oldest due job has waited; 0 when none waits. */
   latencySeconds: Scalars['Float']['output'];
+  /** The queue's name. */
   name: Scalars['String']['output'];
   /** Jobs due and not yet claimed. */
   size: Scalars['Int']['output'];
@@ -3896,17 +3919,21 @@ export type RetryingJob = {
   __typename?: 'RetryingJob';
   /** Attempts made so far. */
   attempts: Scalars['Int']['output'];
+  /** When it was enqueued. */
   createdAt: Scalars['DateTime']['output'];
+  /** The job's public id, given at its first failure: the same in the retry set and the dead set. */
   id: Scalars['ID']['output'];
   /** The error of the last failed attempt. */
   lastError?: Maybe<Scalars['String']['output']>;
   /** Attempts the job has before it is dead. */
   maxAttempts: Scalars['Int']['output'];
+  /** Its kind: the name of its handler, e.g. ai_workforce.chat_alert. */
   name: Scalars['String']['output'];
   /** When the next attempt is due (the backoff after the last failure). */
   nextAttemptAt: Scalars['DateTime']['output'];
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
+  /** The queue it runs in. */
   queue: Scalars['String']['output'];
 };
 
@@ -3941,7 +3968,11 @@ export type RetryingJobKind = {
   name: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: retryJobNow: `not_found`; deleteRetryingJob: `not_found`. */
+/**
+ * The answer of retryJobNow and deleteRetryingJob.
+ *
+ * Codes in `errors`, by mutation: retryJobNow: `not_found`; deleteRetryingJob: `not_found`.
+ */
 export type RetryingJobPayload = {
   __typename?: 'RetryingJobPayload';
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
@@ -3950,7 +3981,11 @@ export type RetryingJobPayload = {
   retryingJob?: Maybe<RetryingJob>;
 };
 
-/** Codes in `errors`, by mutation: retryJobsNow: `invalid`, `unknown_kind`; deleteRetryingJobs: `invalid`, `unknown_kind`. */
+/**
+ * The answer of retryJobsNow and deleteRetryingJobs.
+ *
+ * Codes in `errors`, by mutation: retryJobsNow: `invalid`, `unknown_kind`; deleteRetryingJobs: `invalid`, `unknown_kind`.
+ */
 export type RetryingJobsPayload = {
   __typename?: 'RetryingJobsPayload';
   /** How many retrying jobs were made due or deleted (0 when none matched). */
