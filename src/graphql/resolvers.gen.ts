@@ -112,10 +112,15 @@ export type Advice = {
   steps: Array<Scalars['String']['output']>;
 };
 
+/** Where an artifact is in review. */
 export type AiApprovalStatus =
+  /** Approved by an admin or by the employee's autonomy level; its delivery follows. */
   | 'approved'
+  /** Refused without review: the post-filter blocked it (postFilterReason), or the employee may not produce its kind (rejectionReason). */
   | 'auto_rejected'
+  /** Waits for an admin's review. */
   | 'pending'
+  /** Rejected by an admin (rejectionReason). */
   | 'rejected';
 
 /** One page of a cursor-paged list of AiArtifactType (first/after forward, last/before backward). */
@@ -140,25 +145,40 @@ export type AiArtifactEdge = {
   node: AiArtifactType;
 };
 
+/** What an artifact is; it decides where an approved one is delivered. */
 export type AiArtifactKind =
+  /** A unified diff of the repository, delivered as a pull request. */
   | 'code_patch'
+  /** A post, delivered as a pull request that adds it under drafts/posts/. */
   | 'draft_post'
+  /** An email, delivered as a draft without recipients to the sandbox mailbox. */
   | 'email_template'
+  /** Anything else: nothing is sent, and it is marked delivered. */
   | 'other'
+  /** A recommendation, committed under docs/recommendations/. */
   | 'recommendation'
+  /** A report, committed under docs/reports/ and announced in the chat. */
   | 'report'
+  /** A chat message, delivered as a chat post. */
   | 'slack_message';
 
-/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`. */
+/**
+ * The answer of the mutations that review or deliver an artifact.
+ *
+ * Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`.
+ */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
+  /** The artifact as it is now; null when the request was refused. */
   artifact?: Maybe<AiArtifactType>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
+/** The result of a run, reviewed by an admin or by autonomy and then delivered. */
 export type AiArtifactType = {
   __typename?: 'AiArtifactType';
+  /** Where it is in review. */
   approvalStatus: AiApprovalStatus;
   /**
    * The commit a code_patch was made at, as the runner reports it (DESIGN 3.4): delivery branches
@@ -166,10 +186,13 @@ export type AiArtifactType = {
    * the default branch's head).
    */
   baseSha?: Maybe<Scalars['String']['output']>;
+  /** When the run's result stored it. */
   createdAt: Scalars['DateTime']['output'];
+  /** When it was delivered; null until then. */
   deliveredAt?: Maybe<Scalars['DateTime']['output']>;
   /** External identifiers of the delivery (pull request URL, draft id, ...). */
   deliveryMetadata?: Maybe<Scalars['JSON']['output']>;
+  /** How its delivery ended; null until it has. */
   deliveryStatus?: Maybe<AiDeliveryStatus>;
   /**
    * Levenshtein distance of the edit; for huge texts changed throughout, an upper bound of it
@@ -178,6 +201,7 @@ export type AiArtifactType = {
   editDistance?: Maybe<Scalars['Int']['output']>;
   /** editDistance / length of the longer text. */
   editRatio?: Maybe<Scalars['Float']['output']>;
+  /** The employee whose run produced it. */
   employee: AiEmployeeType;
   /**
    * The paths the runner reports a code_patch touches. Null: other kinds, or not reported.
@@ -186,21 +210,29 @@ export type AiArtifactType = {
   files?: Maybe<Array<Scalars['String']['output']>>;
   /** editRatio above 0.3. */
   heavyEdit: Scalars['Boolean']['output'];
+  /** The artifact's public id. */
   id: Scalars['ID']['output'];
+  /** What it is; it decides where it is delivered. */
   kind: AiArtifactKind;
   /** The runner's payload when an approval replaced it with edits. */
   originalPayload?: Maybe<Scalars['String']['output']>;
   /** The patch check of a code_patch; null for other kinds. */
   patchCheck?: Maybe<AiPatchCheckType>;
+  /** The content: the runner's text, or the edit an approval made. */
   payload: Scalars['String']['output'];
   /** Why the post-filter blocked it (auto_rejected). */
   postFilterReason?: Maybe<Scalars['String']['output']>;
+  /** Why it was rejected: the admin's reason, or why its kind was refused; null otherwise. */
   rejectionReason?: Maybe<Scalars['String']['output']>;
+  /** When it was approved or rejected; null before review. */
   reviewedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Null before review. */
   reviewedBy?: Maybe<AiReviewer>;
+  /** The admin who reviewed it; null unless an admin did. */
   reviewer?: Maybe<User>;
+  /** The run that produced it. */
   run: AiRunType;
+  /** 1 to 300 characters: an email's subject, a pull request's title. */
   title: Scalars['String']['output'];
   /**
    * Until when an admin's approval can still be undone (undoAiArtifactApproval): the approval
@@ -218,8 +250,11 @@ export type AiArtifactType = {
 
 /** shadow (every artifact is reviewed), semi_autonomous (low-risk kinds skip review) or autonomous. */
 export type AiAutonomyLevel =
+  /** Every artifact is approved at once, except one with an unsupported figure or a code_patch touching a protected path. */
   | 'autonomous'
+  /** report, recommendation and slack_message artifacts are approved at once; other kinds wait for review. */
   | 'semi_autonomous'
+  /** Every artifact waits for an admin's review; every employee starts here. */
   | 'shadow';
 
 /** Which AI features are on for the current user, so an app can hide or disable them before the user taps. */
@@ -236,8 +271,11 @@ export type AiAvailability = {
   moderation: AiFeatureAvailability;
 };
 
+/** How the delivery of an approved artifact ended. */
 export type AiDeliveryStatus =
+  /** Delivered; deliveryMetadata says where. */
   | 'delivered'
+  /** Failed; deliveryMetadata.error says why, and retryAiArtifactDelivery queues it again. */
   | 'failed';
 
 /** One page of a cursor-paged list of AiEmployeeType (first/after forward, last/before backward). */
@@ -262,18 +300,27 @@ export type AiEmployeeEdge = {
   node: AiEmployeeType;
 };
 
+/** A fact an AI employee keeps between runs. */
 export type AiEmployeeMemoryType = {
   __typename?: 'AiEmployeeMemoryType';
+  /** Its key, e.g. recent_rejections. */
   key: Scalars['String']['output'];
+  /** When it was last written. */
   updatedAt: Scalars['DateTime']['output'];
+  /** Its value, any JSON. */
   value: Scalars['JSON']['output'];
 };
 
-/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
+/**
+ * The answer of the mutations that change an AI employee.
+ *
+ * Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
+ */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
   /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** The employee as it is now; null when the request was refused. */
   employee?: Maybe<AiEmployeeType>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
@@ -282,7 +329,9 @@ export type AiEmployeePayload = {
 /** A tool an admin can give an AI employee. */
 export type AiEmployeeToolType = {
   __typename?: 'AiEmployeeToolType';
+  /** What it gives the model. */
   description: Scalars['String']['output'];
+  /** The name to give in tools. */
   name: Scalars['String']['output'];
 };
 
@@ -297,15 +346,23 @@ export type AiEmployeeType = {
   approvalRate: Array<ApprovalRateDataType>;
   /** When it was archived: it is not scheduled, cannot be triggered or edited, and keeps its history. Null: not archived. */
   archivedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Which of its artifacts skip review. */
   autonomyLevel: AiAutonomyLevel;
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** Up to 2,000 characters; empty when none. */
   description: Scalars['String']['output'];
+  /** The employee's public id. */
   id: Scalars['ID']['output'];
+  /** What it keeps between runs, by key (recent_rejections holds the last 5 rejection reasons). */
   memories: Array<AiEmployeeMemoryType>;
+  /** The model the runner asks for, e.g. gpt-4o-mini (the default). */
   modelPreference: Scalars['String']['output'];
   /** Spend of the current UTC month (sum of run costs). */
   monthSpendUsd: Scalars['Float']['output'];
+  /** The cap of a UTC month's spend, in US cents: no run starts once the month's spend reaches it. */
   monthlyBudgetCents: Scalars['Int']['output'];
+  /** 1 to 100 characters. */
   name: Scalars['String']['output'];
   /**
    * The slots the scheduler will start the next runs for (UTC), soonest first: the times of
@@ -313,20 +370,26 @@ export type AiEmployeeType = {
    * and once archived. count: 1 to 10.
    */
   nextRuns: Array<Scalars['DateTime']['output']>;
+  /** The skill whose check each result must pass, else it is auto_rejected; null: none. */
   postFilterSkill?: Maybe<Scalars['String']['output']>;
+  /** When an admin confirmed the promotion to autonomous (confirmPromotion); null otherwise. */
   promotionConfirmedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The figures a promotion is judged on, and what it still misses. */
   promotionCriteria: PromotionCriteriaType;
   /** Unique slug, e.g. weekly_reporter. */
   role: Scalars['String']['output'];
   /** The employee's runs, newest first. */
   runs: AiRunConnection;
+  /** A cron pattern (UTC) the scheduler starts runs on; null: manual runs only. */
   scheduleCron?: Maybe<Scalars['String']['output']>;
   /**
    * The schedule in English words, UTC ("every Monday to Friday at 08:30 UTC"); null without a
    * schedule or for a pattern it does not put in words exactly (scheduleCron then says it).
    */
   scheduleInWords?: Maybe<Scalars['String']['output']>;
+  /** The skill folders the runner loads for it (at most 20). */
   skills: Array<Scalars['String']['output']>;
+  /** What the employee is asked to do on each run: 1 to 50,000 characters. */
   taskPrompt: Scalars['String']['output'];
   /** Tools beyond the built-in ones (aiEmployeeTools lists them); the runner offers these to the model. */
   tools: Array<Scalars['String']['output']>;
@@ -382,7 +445,9 @@ export type AiFlagSource =
 
 /** Whether a code_patch applies at its base commit, as the patch check found (docs/delivery.md). */
 export type AiPatchCheckStatus =
+  /** The patch applies at its base commit. */
   | 'applies'
+  /** It does not apply there (reason says why): its delivery would fail. */
   | 'does_not_apply'
   /** GitHub is not configured, or did not answer (reason says which); delivery checks again. */
   | 'not_checked'
@@ -412,12 +477,14 @@ export type AiPatchCheckType = {
   protectedPaths: Array<AiProtectedPathType>;
   /** Why it does not apply, or why it was not checked; null otherwise. */
   reason?: Maybe<Scalars['String']['output']>;
+  /** Whether the patch applies at its base commit. */
   status: AiPatchCheckStatus;
 };
 
 /** A path a code_patch touches that delivery refuses. */
 export type AiProtectedPathType = {
   __typename?: 'AiProtectedPathType';
+  /** The path the patch touches. */
   path: Scalars['String']['output'];
   /** The protected pattern it falls under (PROTECTED_PATHS or the default list), e.g. .github/. */
   pattern: Scalars['String']['output'];
@@ -443,7 +510,9 @@ export type AiRequestStatus =
 
 /** Who reviewed an artifact: system for an auto-approval, admin for a person. */
 export type AiReviewer =
+  /** Reviewed by an admin (reviewer). */
   | 'admin'
+  /** Approved by the employee's autonomy level, without review. */
   | 'system';
 
 /** One page of a cursor-paged list of AiRunType (first/after forward, last/before backward). */
@@ -468,49 +537,74 @@ export type AiRunEdge = {
   node: AiRunType;
 };
 
+/** One entry of a run's trace, as the agent runner wrote it. */
 export type AiRunLogEntryType = {
   __typename?: 'AiRunLogEntryType';
+  /** When it happened; null when the entry has no valid instant. */
   at?: Maybe<Scalars['DateTime']['output']>;
   /** The whole entry. */
   data: Scalars['JSON']['output'];
+  /** What happened: start, prompt, turn, tool, post_filter, error, finish, ...; unknown when the entry has none. */
   type: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
+/**
+ * The answer of triggerAiRun and cancelAiRun.
+ *
+ * Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
+ */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The run as it is now; null when the request was refused. */
   run?: Maybe<AiRunType>;
 };
 
+/** Where a run is (spec 3.1). */
 export type AiRunStatus =
+  /** Ended without a result; errorMessage says why (a cancel, a stale run, the runner's error). */
   | 'failed'
+  /** Created; the agent runner has not accepted it yet. */
   | 'queued'
+  /** Accepted by the agent runner, which works on it. */
   | 'running'
+  /** Ended with a result: an artifact, or none when a skill's preflight skipped it (skippedReason). */
   | 'succeeded';
 
 /** What started a run. */
 export type AiRunTrigger =
+  /** An admin (triggerAiRun). */
   | 'manual'
+  /** The employee's scheduleCron. */
   | 'schedule';
 
+/** A run of an AI employee (spec 3.1). */
 export type AiRunType = {
   __typename?: 'AiRunType';
   /** The run's artifact (a run produces at most one). */
   artifacts: Array<AiArtifactType>;
   /** When an admin's cancel was accepted; the run ends failed with a cancelled: message. */
   cancelRequestedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** What the run cost, in US dollars. */
   costUsd: Scalars['Float']['output'];
+  /** When it was created (queued). */
   createdAt: Scalars['DateTime']['output'];
+  /** The employee it ran for. */
   employee: AiEmployeeType;
+  /** Why it failed, written <subtype>: <message>; null unless failed. */
   errorMessage?: Maybe<Scalars['String']['output']>;
   /** The same trace as entries. */
   executionLog: Array<AiRunLogEntryType>;
+  /** When it ended; null while queued or running. */
   finishedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The run's public id. */
   id: Scalars['ID']['output'];
+  /** Model input tokens the run used. */
   inputTokens: Scalars['Int']['output'];
+  /** Model turns the run took. */
   numTurns: Scalars['Int']['output'];
+  /** Model output tokens the run used. */
   outputTokens: Scalars['Int']['output'];
   /** The runner's full trace. */
   runLog?: Maybe<Scalars['JSON']['output']>;
@@ -518,8 +612,11 @@ export type AiRunType = {
   scheduledFor?: Maybe<Scalars['DateTime']['output']>;
   /** Why a skill's preflight ended the run before any model call (status succeeded, no artifact); null otherwise. */
   skippedReason?: Maybe<Scalars['String']['output']>;
+  /** When the agent runner accepted it; null when it has not (yet). */
   startedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where the run is. */
   status: AiRunStatus;
+  /** What started it. */
   trigger: AiRunTrigger;
 };
 
@@ -628,7 +725,9 @@ export type ApprovalRateDataType = {
   approved: Scalars['Int']['output'];
   /** Approved by the employee's autonomy level, without review: not part of the rate. */
   autoApproved: Scalars['Int']['output'];
+  /** Refused without review (the post-filter, or a kind the employee may not produce). */
   autoRejected: Scalars['Int']['output'];
+  /** Rejected by an admin. */
   rejected: Scalars['Int']['output'];
   /** The Monday the week starts on (UTC). */
   weekStart: Scalars['Date']['output'];
@@ -1930,7 +2029,11 @@ export type Mutation = {
    * Codes in `errors`: none.
    */
   completeOnboarding: UpdateMePayload;
-  /** Codes in `errors`: `invalid`, `role_taken`, `idempotency_key_reused`. */
+  /**
+   * Admin: creates an AI employee, active, in shadow autonomy.
+   *
+   * Codes in `errors`: `invalid`, `role_taken`, `idempotency_key_reused`.
+   */
   createAiEmployee: AiEmployeePayload;
   /**
    * Makes a backup now, while the service keeps running (admin).
@@ -2102,7 +2205,11 @@ export type Mutation = {
   leaveCommunityChallenge: CommunityChallengePayload;
   /** Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`. */
   leaveSubCommunity: SubCommunityPayload;
-  /** Codes in `errors`: `not_found`, `archived`. */
+  /**
+   * Admin: pauses an employee (no scheduled runs; triggerAiRun answers paused) or resumes it.
+   *
+   * Codes in `errors`: `not_found`, `archived`.
+   */
   pauseAiEmployee: AiEmployeePayload;
   /**
    * Sets a member's role: owners any role, admins between member and admin.
@@ -2304,7 +2411,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   unregisterPushDevice: UnregisterPushDevicePayload;
-  /** Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
+  /**
+   * Admin: changes an employee; an absent argument leaves its field as it is.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
+   */
   updateAiEmployee: AiEmployeePayload;
   /**
    * The author edits a post (while a member; body 1..2000 characters, moderated as new posts are).
@@ -3265,6 +3376,7 @@ export type PromotionCriteriaType = {
   __typename?: 'PromotionCriteriaType';
   /** approved / (approved + rejected + auto_rejected), 0..1; null when nothing was decided. */
   approvalRate?: Maybe<Scalars['Float']['output']>;
+  /** The employee's autonomy level. */
   currentLevel: AiAutonomyLevel;
   /** The criteria not met, in words. */
   missing: Array<Scalars['String']['output']>;
@@ -3274,6 +3386,7 @@ export type PromotionCriteriaType = {
   promotable: Scalars['Boolean']['output'];
   /** Human rejections in the last 14 days. */
   recentRejections: Scalars['Int']['output'];
+  /** Whole weeks (7 × 24 hours) since the employee's first run; 0 without runs. */
   weeksActive: Scalars['Int']['output'];
 };
 
