@@ -8,11 +8,11 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./pagination.ts";
 
 export const PAGE_ARGUMENT_DESCRIPTIONS: Readonly<Record<string, string>> = {
   first:
-    `How many items to answer from the start of the list, or after \`after\`: 0 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither first nor last is given. Not with last.`,
+    `How many items to answer, from the start of the list or from the after cursor: 0 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither first nor last is given. Not with last.`,
   after:
     "A cursor of this list (pageInfo.endCursor or an edge's cursor): the page starts after that item.",
   last:
-    `How many items to answer from the end of the list, or before \`before\`: 0 to ${MAX_PAGE_SIZE}. Not with first.`,
+    `How many items to answer, from the end of the list or from the before cursor: 0 to ${MAX_PAGE_SIZE}. Not with first.`,
   before:
     "A cursor of this list (pageInfo.startCursor or an edge's cursor): the page ends before that item.",
 };
