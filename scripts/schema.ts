@@ -53,8 +53,14 @@ export function currentSchema(): string {
 
 /** The GraphQL modules of the service's features. */
 export function currentModules(): GraphQLModule[] {
-  return Object.values(currentApp().features).flatMap((f: { graphql?: GraphQLModule }) =>
-    f.graphql ? [f.graphql] : []
+  return currentFeatureModules().map(([, module]) => module);
+}
+
+/** The GraphQL module of each feature that has one, with the feature's name. */
+export function currentFeatureModules(): [string, GraphQLModule][] {
+  return Object.entries(currentApp().features).flatMap(
+    ([name, f]: [string, { graphql?: GraphQLModule }]): [string, GraphQLModule][] =>
+      f.graphql ? [[name, f.graphql]] : [],
   );
 }
 

@@ -1,7 +1,8 @@
 /**
  * The user-error codes of each mutation (declared by the modules' `errorCodes`) written into the
  * schema's descriptions, so that introspection and codegen clients see them: the mutation's
- * description ends with its codes, and its payload's with the codes of every mutation answering it.
+ * description ends with its codes, and its payload's with the codes of every mutation answering it
+ * (and the payload's `errors` field, when its SDL leaves it undescribed, says so).
  */
 import { type GraphQLSchema, isObjectType } from "graphql";
 import type { SchemaModule } from "./module.ts";
@@ -18,6 +19,10 @@ export function declaredErrorCodes(
 ): Map<string, readonly string[]> {
   return new Map(modules.flatMap((m) => Object.entries(m.errorCodes ?? {})));
 }
+
+/** The description of a payload's `errors` that has none of its own. */
+export const ERRORS_DESCRIPTION =
+  "Why the request was refused, empty on success; the codes are listed in this type's description.";
 
 export function describeErrorCodes(schema: GraphQLSchema, modules: readonly SchemaModule[]): void {
   const declared = declaredErrorCodes(modules);
@@ -38,5 +43,7 @@ export function describeErrorCodes(schema: GraphQLSchema, modules: readonly Sche
       type.description,
       `Codes in \`errors\`, by mutation: ${lines.join("; ")}.`,
     );
+    const errors = type.getFields().errors;
+    if (errors && !errors.description) errors.description = ERRORS_DESCRIPTION;
   }
 }

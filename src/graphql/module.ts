@@ -52,8 +52,11 @@ export function mergeModules(...modules: GraphQLModule[]): GraphQLModule {
 
 /** Shared types every feature may use (docs/graphql.md). */
 export const baseTypeDefs = /* GraphQL */ `
+  "Reads. Each field needs a signed-in caller (a session token) unless its description says it is public."
   type Query
+  "Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller."
   type Mutation
+  "Live updates over the WebSocket endpoint /cable; each needs a signed-in caller."
   type Subscription
 
   scalar DateTime @specifiedBy(url: "https://scalars.graphql.org/andimarek/date-time")
@@ -62,10 +65,13 @@ export const baseTypeDefs = /* GraphQL */ `
 
   "Where a page of a connection sits in the list (Relay cursor connections)."
   type PageInfo {
+    "Paging forward: whether items follow this page (after: endCursor reads them). Paging backward: true when the page was asked for before a cursor."
     hasNextPage: Boolean!
-    "Paging forward: true when the page was asked for after a cursor."
+    "Paging forward: true when the page was asked for after a cursor. Paging backward: whether items come before this page (before: startCursor reads them)."
     hasPreviousPage: Boolean!
+    "The cursor of the page's first item; null when the page is empty."
     startCursor: String
+    "The cursor of the page's last item, the after of the next page; null when the page is empty."
     endCursor: String
   }
 
@@ -117,16 +123,24 @@ export function connectionTypeDefs(
   const total = options.totalCount === false
     ? ""
     : `\n    "Every item of the list, all pages together."\n    totalCount: Int!`;
-  const description = options.description ? `"${options.description}"\n  ` : "";
+  const description = options.description ??
+    `One page of a cursor-paged list of ${node} (first/after forward, last/before backward).`;
   return /* GraphQL */ `
-  ${description}type ${name}Connection {
+  "${description}"
+  type ${name}Connection {
+    "The page's items with their cursors, in the list's order."
     edges: [${name}Edge!]!
+    "The page's items in the list's order: edges without the cursors."
     nodes: [${node}!]!
+    "Whether more items come before or after this page, and the cursors to read them."
     pageInfo: PageInfo!${total}
   }
 
+  "One ${node} of a page, with its cursor."
   type ${name}Edge {
+    "Opaque: pass it as after (or before) to read the items after (or before) this one."
     cursor: String!
+    "The item."
     node: ${node}!${options.edgeFields ? `\n    ${options.edgeFields}` : ""}
   }
 `;

@@ -82,14 +82,22 @@ export type AcknowledgeNotificationPayload = {
   notification?: Maybe<Notification>;
 };
 
-/** Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`. */
+/**
+ * The answer of addGoalEvent.
+ *
+ * Codes in `errors`, by mutation: addGoalEvent: `invalid`, `not_found`, `not_allowed`, `idempotency_key_reused`.
+ */
 export type AddGoalEventPayload = {
   __typename?: 'AddGoalEventPayload';
+  /** Badges the event earned (shown as a celebration); usually empty. */
   badgesEarned: Array<Badge>;
   /** The challenges this event counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
   challenges: Array<CommunityChallenge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The event recorded; null when the request was refused. */
   event?: Maybe<GoalEvent>;
+  /** The target with the event counted; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** True when this event completed the target. */
   goalCompleted: Scalars['Boolean']['output'];
@@ -127,45 +135,73 @@ export type Advice = {
   steps: Array<Scalars['String']['output']>;
 };
 
+/** Where an artifact is in review. */
 export type AiApprovalStatus =
+  /** Approved by an admin or by the employee's autonomy level; its delivery follows. */
   | 'approved'
+  /** Refused without review: the post-filter blocked it (postFilterReason), or the employee may not produce its kind (rejectionReason). */
   | 'auto_rejected'
+  /** Waits for an admin's review. */
   | 'pending'
+  /** Rejected by an admin (rejectionReason). */
   | 'rejected';
 
+/** One page of a cursor-paged list of AiArtifactType (first/after forward, last/before backward). */
 export type AiArtifactConnection = {
   __typename?: 'AiArtifactConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AiArtifactEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AiArtifactType>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AiArtifactType of a page, with its cursor. */
 export type AiArtifactEdge = {
   __typename?: 'AiArtifactEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AiArtifactType;
 };
 
+/** What an artifact is; it decides where an approved one is delivered. */
 export type AiArtifactKind =
+  /** A unified diff of the repository, delivered as a pull request. */
   | 'code_patch'
+  /** A post, delivered as a pull request that adds it under drafts/posts/. */
   | 'draft_post'
+  /** An email, delivered as a draft without recipients to the sandbox mailbox. */
   | 'email_template'
+  /** Anything else: nothing is sent, and it is marked delivered. */
   | 'other'
+  /** A recommendation, committed under docs/recommendations/. */
   | 'recommendation'
+  /** A report, committed under docs/reports/ and announced in the chat. */
   | 'report'
+  /** A chat message, delivered as a chat post. */
   | 'slack_message';
 
-/** Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`. */
+/**
+ * The answer of the mutations that review or deliver an artifact.
+ *
+ * Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`.
+ */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
+  /** The artifact as it is now; null when the request was refused. */
   artifact?: Maybe<AiArtifactType>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
+/** The result of a run, reviewed by an admin or by autonomy and then delivered. */
 export type AiArtifactType = {
   __typename?: 'AiArtifactType';
+  /** Where it is in review. */
   approvalStatus: AiApprovalStatus;
   /**
    * The commit a code_patch was made at, as the runner reports it (DESIGN 3.4): delivery branches
@@ -173,10 +209,13 @@ export type AiArtifactType = {
    * the default branch's head).
    */
   baseSha?: Maybe<Scalars['String']['output']>;
+  /** When the run's result stored it. */
   createdAt: Scalars['DateTime']['output'];
+  /** When it was delivered; null until then. */
   deliveredAt?: Maybe<Scalars['DateTime']['output']>;
   /** External identifiers of the delivery (pull request URL, draft id, ...). */
   deliveryMetadata?: Maybe<Scalars['JSON']['output']>;
+  /** How its delivery ended; null until it has. */
   deliveryStatus?: Maybe<AiDeliveryStatus>;
   /**
    * Levenshtein distance of the edit; for huge texts changed throughout, an upper bound of it
@@ -185,6 +224,7 @@ export type AiArtifactType = {
   editDistance?: Maybe<Scalars['Int']['output']>;
   /** editDistance / length of the longer text. */
   editRatio?: Maybe<Scalars['Float']['output']>;
+  /** The employee whose run produced it. */
   employee: AiEmployeeType;
   /**
    * The paths the runner reports a code_patch touches. Null: other kinds, or not reported.
@@ -193,21 +233,29 @@ export type AiArtifactType = {
   files?: Maybe<Array<Scalars['String']['output']>>;
   /** editRatio above 0.3. */
   heavyEdit: Scalars['Boolean']['output'];
+  /** The artifact's public id. */
   id: Scalars['ID']['output'];
+  /** What it is; it decides where it is delivered. */
   kind: AiArtifactKind;
   /** The runner's payload when an approval replaced it with edits. */
   originalPayload?: Maybe<Scalars['String']['output']>;
   /** The patch check of a code_patch; null for other kinds. */
   patchCheck?: Maybe<AiPatchCheckType>;
+  /** The content: the runner's text, or the edit an approval made. */
   payload: Scalars['String']['output'];
   /** Why the post-filter blocked it (auto_rejected). */
   postFilterReason?: Maybe<Scalars['String']['output']>;
+  /** Why it was rejected: the admin's reason, or why its kind was refused; null otherwise. */
   rejectionReason?: Maybe<Scalars['String']['output']>;
+  /** When it was approved or rejected; null before review. */
   reviewedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Null before review. */
   reviewedBy?: Maybe<AiReviewer>;
+  /** The admin who reviewed it; null unless an admin did. */
   reviewer?: Maybe<User>;
+  /** The run that produced it. */
   run: AiRunType;
+  /** 1 to 300 characters: an email's subject, a pull request's title. */
   title: Scalars['String']['output'];
   /**
    * Until when an admin's approval can still be undone (undoAiArtifactApproval): the approval
@@ -225,8 +273,11 @@ export type AiArtifactType = {
 
 /** shadow (every artifact is reviewed), semi_autonomous (low-risk kinds skip review) or autonomous. */
 export type AiAutonomyLevel =
+  /** Every artifact is approved at once, except one with an unsupported figure or a code_patch touching a protected path. */
   | 'autonomous'
+  /** report, recommendation and slack_message artifacts are approved at once; other kinds wait for review. */
   | 'semi_autonomous'
+  /** Every artifact waits for an admin's review; every employee starts here. */
   | 'shadow';
 
 /** Which AI features are on for the current user, so an app can hide or disable them before the user taps. */
@@ -243,45 +294,67 @@ export type AiAvailability = {
   moderation: AiFeatureAvailability;
 };
 
+/** How the delivery of an approved artifact ended. */
 export type AiDeliveryStatus =
+  /** Delivered; deliveryMetadata says where. */
   | 'delivered'
+  /** Failed; deliveryMetadata.error says why, and retryAiArtifactDelivery queues it again. */
   | 'failed';
 
+/** One page of a cursor-paged list of AiEmployeeType (first/after forward, last/before backward). */
 export type AiEmployeeConnection = {
   __typename?: 'AiEmployeeConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AiEmployeeEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AiEmployeeType>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AiEmployeeType of a page, with its cursor. */
 export type AiEmployeeEdge = {
   __typename?: 'AiEmployeeEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AiEmployeeType;
 };
 
+/** A fact an AI employee keeps between runs. */
 export type AiEmployeeMemoryType = {
   __typename?: 'AiEmployeeMemoryType';
+  /** Its key, e.g. recent_rejections. */
   key: Scalars['String']['output'];
+  /** When it was last written. */
   updatedAt: Scalars['DateTime']['output'];
+  /** Its value, any JSON. */
   value: Scalars['JSON']['output'];
 };
 
-/** Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
+/**
+ * The answer of the mutations that change an AI employee.
+ *
+ * Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
+ */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
   /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** The employee as it is now; null when the request was refused. */
   employee?: Maybe<AiEmployeeType>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
 /** A tool an admin can give an AI employee. */
 export type AiEmployeeToolType = {
   __typename?: 'AiEmployeeToolType';
+  /** What it gives the model. */
   description: Scalars['String']['output'];
+  /** The name to give in tools. */
   name: Scalars['String']['output'];
 };
 
@@ -296,15 +369,23 @@ export type AiEmployeeType = {
   approvalRate: Array<ApprovalRateDataType>;
   /** When it was archived: it is not scheduled, cannot be triggered or edited, and keeps its history. Null: not archived. */
   archivedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Which of its artifacts skip review. */
   autonomyLevel: AiAutonomyLevel;
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** Up to 2,000 characters; empty when none. */
   description: Scalars['String']['output'];
+  /** The employee's public id. */
   id: Scalars['ID']['output'];
+  /** What it keeps between runs, by key (recent_rejections holds the last 5 rejection reasons). */
   memories: Array<AiEmployeeMemoryType>;
+  /** The model the runner asks for, e.g. gpt-4o-mini (the default). */
   modelPreference: Scalars['String']['output'];
   /** Spend of the current UTC month (sum of run costs). */
   monthSpendUsd: Scalars['Float']['output'];
+  /** The cap of a UTC month's spend, in US cents: no run starts once the month's spend reaches it. */
   monthlyBudgetCents: Scalars['Int']['output'];
+  /** 1 to 100 characters. */
   name: Scalars['String']['output'];
   /**
    * The slots the scheduler will start the next runs for (UTC), soonest first: the times of
@@ -312,20 +393,26 @@ export type AiEmployeeType = {
    * and once archived. count: 1 to 10.
    */
   nextRuns: Array<Scalars['DateTime']['output']>;
+  /** The skill whose check each result must pass, else it is auto_rejected; null: none. */
   postFilterSkill?: Maybe<Scalars['String']['output']>;
+  /** When an admin confirmed the promotion to autonomous (confirmPromotion); null otherwise. */
   promotionConfirmedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The figures a promotion is judged on, and what it still misses. */
   promotionCriteria: PromotionCriteriaType;
   /** Unique slug, e.g. weekly_reporter. */
   role: Scalars['String']['output'];
   /** The employee's runs, newest first. */
   runs: AiRunConnection;
+  /** A cron pattern (UTC) the scheduler starts runs on; null: manual runs only. */
   scheduleCron?: Maybe<Scalars['String']['output']>;
   /**
    * The schedule in English words, UTC ("every Monday to Friday at 08:30 UTC"); null without a
    * schedule or for a pattern it does not put in words exactly (scheduleCron then says it).
    */
   scheduleInWords?: Maybe<Scalars['String']['output']>;
+  /** The skill folders the runner loads for it (at most 20). */
   skills: Array<Scalars['String']['output']>;
+  /** What the employee is asked to do on each run: 1 to 50,000 characters. */
   taskPrompt: Scalars['String']['output'];
   /** Tools beyond the built-in ones (aiEmployeeTools lists them); the runner offers these to the model. */
   tools: Array<Scalars['String']['output']>;
@@ -388,7 +475,9 @@ export type AiFlagSource =
 
 /** Whether a code_patch applies at its base commit, as the patch check found (docs/delivery.md). */
 export type AiPatchCheckStatus =
+  /** The patch applies at its base commit. */
   | 'applies'
+  /** It does not apply there (reason says why): its delivery would fail. */
   | 'does_not_apply'
   /** GitHub is not configured, or did not answer (reason says which); delivery checks again. */
   | 'not_checked'
@@ -418,12 +507,14 @@ export type AiPatchCheckType = {
   protectedPaths: Array<AiProtectedPathType>;
   /** Why it does not apply, or why it was not checked; null otherwise. */
   reason?: Maybe<Scalars['String']['output']>;
+  /** Whether the patch applies at its base commit. */
   status: AiPatchCheckStatus;
 };
 
 /** A path a code_patch touches that delivery refuses. */
 export type AiProtectedPathType = {
   __typename?: 'AiProtectedPathType';
+  /** The path the patch touches. */
   path: Scalars['String']['output'];
   /** The protected pattern it falls under (PROTECTED_PATHS or the default list), e.g. .github/. */
   pattern: Scalars['String']['output'];
@@ -457,66 +548,101 @@ export type AiRequestStatus =
 
 /** Who reviewed an artifact: system for an auto-approval, admin for a person. */
 export type AiReviewer =
+  /** Reviewed by an admin (reviewer). */
   | 'admin'
+  /** Approved by the employee's autonomy level, without review. */
   | 'system';
 
+/** One page of a cursor-paged list of AiRunType (first/after forward, last/before backward). */
 export type AiRunConnection = {
   __typename?: 'AiRunConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AiRunEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AiRunType>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AiRunType of a page, with its cursor. */
 export type AiRunEdge = {
   __typename?: 'AiRunEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AiRunType;
 };
 
+/** One entry of a run's trace, as the agent runner wrote it. */
 export type AiRunLogEntryType = {
   __typename?: 'AiRunLogEntryType';
+  /** When it happened; null when the entry has no valid instant. */
   at?: Maybe<Scalars['DateTime']['output']>;
   /** The whole entry. */
   data: Scalars['JSON']['output'];
+  /** What happened: start, prompt, turn, tool, post_filter, error, finish, ...; unknown when the entry has none. */
   type: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`. */
+/**
+ * The answer of triggerAiRun and cancelAiRun.
+ *
+ * Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
+ */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The run as it is now; null when the request was refused. */
   run?: Maybe<AiRunType>;
 };
 
+/** Where a run is (spec 3.1). */
 export type AiRunStatus =
+  /** Ended without a result; errorMessage says why (a cancel, a stale run, the runner's error). */
   | 'failed'
+  /** Created; the agent runner has not accepted it yet. */
   | 'queued'
+  /** Accepted by the agent runner, which works on it. */
   | 'running'
+  /** Ended with a result: an artifact, or none when a skill's preflight skipped it (skippedReason). */
   | 'succeeded';
 
 /** What started a run. */
 export type AiRunTrigger =
+  /** An admin (triggerAiRun). */
   | 'manual'
+  /** The employee's scheduleCron. */
   | 'schedule';
 
+/** A run of an AI employee (spec 3.1). */
 export type AiRunType = {
   __typename?: 'AiRunType';
   /** The run's artifact (a run produces at most one). */
   artifacts: Array<AiArtifactType>;
   /** When an admin's cancel was accepted; the run ends failed with a cancelled: message. */
   cancelRequestedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** What the run cost, in US dollars. */
   costUsd: Scalars['Float']['output'];
+  /** When it was created (queued). */
   createdAt: Scalars['DateTime']['output'];
+  /** The employee it ran for. */
   employee: AiEmployeeType;
+  /** Why it failed, written <subtype>: <message>; null unless failed. */
   errorMessage?: Maybe<Scalars['String']['output']>;
   /** The same trace as entries. */
   executionLog: Array<AiRunLogEntryType>;
+  /** When it ended; null while queued or running. */
   finishedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The run's public id. */
   id: Scalars['ID']['output'];
+  /** Model input tokens the run used. */
   inputTokens: Scalars['Int']['output'];
+  /** Model turns the run took. */
   numTurns: Scalars['Int']['output'];
+  /** Model output tokens the run used. */
   outputTokens: Scalars['Int']['output'];
   /** The runner's full trace. */
   runLog?: Maybe<Scalars['JSON']['output']>;
@@ -524,8 +650,11 @@ export type AiRunType = {
   scheduledFor?: Maybe<Scalars['DateTime']['output']>;
   /** Why a skill's preflight ended the run before any model call (status succeeded, no artifact); null otherwise. */
   skippedReason?: Maybe<Scalars['String']['output']>;
+  /** When the agent runner accepted it; null when it has not (yet). */
   startedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where the run is. */
   status: AiRunStatus;
+  /** What started it. */
   trigger: AiRunTrigger;
 };
 
@@ -551,18 +680,25 @@ export type Ally = {
   user: User;
 };
 
+/** One page of a cursor-paged list of Ally (first/after forward, last/before backward). */
 export type AllyConnection = {
   __typename?: 'AllyConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AllyEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Ally>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Ally of a page, with its cursor. */
 export type AllyEdge = {
   __typename?: 'AllyEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Ally;
 };
 
@@ -583,18 +719,25 @@ export type AllyRequest = {
   to: User;
 };
 
+/** One page of a cursor-paged list of AllyRequest (first/after forward, last/before backward). */
 export type AllyRequestConnection = {
   __typename?: 'AllyRequestConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<AllyRequestEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<AllyRequest>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One AllyRequest of a page, with its cursor. */
 export type AllyRequestEdge = {
   __typename?: 'AllyRequestEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: AllyRequest;
 };
 
@@ -637,7 +780,9 @@ export type ApprovalRateDataType = {
   approved: Scalars['Int']['output'];
   /** Approved by the employee's autonomy level, without review: not part of the rate. */
   autoApproved: Scalars['Int']['output'];
+  /** Refused without review (the post-filter, or a kind the employee may not produce). */
   autoRejected: Scalars['Int']['output'];
+  /** Rejected by an admin. */
   rejected: Scalars['Int']['output'];
   /** The Monday the week starts on (UTC). */
   weekStart: Scalars['Date']['output'];
@@ -646,6 +791,7 @@ export type ApprovalRateDataType = {
 /** A backup file in BACKUP_DIR: the whole database, restorable with main.ts restore. */
 export type Backup = {
   __typename?: 'Backup';
+  /** When the backup was made (the time in its name). */
   createdAt: Scalars['DateTime']['output'];
   /** The file's name, e.g. backup-20261129T030000000Z.ndjson.gz. */
   name: Scalars['String']['output'];
@@ -656,6 +802,7 @@ export type Backup = {
 /** Where backups go and how often they are made (BACKUP_DIR, BACKUP_INTERVAL_HOURS, BACKUP_KEEP). */
 export type Backups = {
   __typename?: 'Backups';
+  /** BACKUP_DIR: the server's directory that holds them. */
   directory: Scalars['String']['output'];
   /** Newest first. */
   files: Array<Backup>;
@@ -668,27 +815,43 @@ export type Backups = {
 /** A badge a user earned (each at most once). */
 export type Badge = {
   __typename?: 'Badge';
+  /** Which badge it is. */
   code: BadgeCode;
+  /** What earned it, for display, e.g. Created a first goal. */
   description: Scalars['String']['output'];
+  /** When the user earned it. */
   earnedAt: Scalars['DateTime']['output'];
+  /** The public id of this user's badge. */
   id: Scalars['ID']['output'];
+  /** Its display name, e.g. First step. */
   name: Scalars['String']['output'];
 };
 
 /** The badges of the catalogue (docs/domain.md). */
 export type BadgeCode =
+  /** Checked in: Checked in to a habit. */
   | 'first_check_in'
+  /** First step: Created a first goal. */
   | 'first_goal'
+  /** Self-aware: Logged a mood. */
   | 'first_mood_log'
+  /** On the move: Logged progress on a target. */
   | 'first_progress'
+  /** Goal getter: Completed a goal. */
   | 'goal_completed'
+  /** One week strong: Reached a 7-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_7'
+  /** Habit formed: Reached a 30-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_30'
+  /** Unstoppable: Reached a 100-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_100';
 
+/** A badge earned. */
 export type BadgeEarnedActivity = {
   __typename?: 'BadgeEarnedActivity';
+  /** The viewer's own badge of this code; null when the viewer does not hold it (taken back, or never earned). */
   badge?: Maybe<Badge>;
+  /** The badge earned. */
   badgeCode: BadgeCode;
 };
 
@@ -716,18 +879,25 @@ export type BlockedUser = {
   user: User;
 };
 
+/** One page of a cursor-paged list of BlockedUser (first/after forward, last/before backward). */
 export type BlockedUserConnection = {
   __typename?: 'BlockedUserConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<BlockedUserEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<BlockedUser>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One BlockedUser of a page, with its cursor. */
 export type BlockedUserEdge = {
   __typename?: 'BlockedUserEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: BlockedUser;
 };
 
@@ -798,11 +968,14 @@ export type ChallengeStatus =
   /** Before startsAt: participants may join, leave, and the challenge may be cancelled. */
   | 'upcoming';
 
+/** A habit's check-in for one day of its owner's time zone. */
 export type CheckIn = {
   __typename?: 'CheckIn';
+  /** When it was recorded. */
   createdAt: Scalars['DateTime']['output'];
   /** The local day checked in. */
   date: Scalars['Date']['output'];
+  /** The check-in's public id. */
   id: Scalars['ID']['output'];
 };
 
@@ -811,24 +984,34 @@ export type CheckInActivity = {
   __typename?: 'CheckInActivity';
   /** The local day checked in. */
   date: Scalars['Date']['output'];
+  /** The habit, for its owner; null for anyone else. */
   goal?: Maybe<Goal>;
+  /** The habit's title when it was checked in. */
   goalTitle: Scalars['String']['output'];
   /** The streak after this check-in. */
   streak: Scalars['Int']['output'];
 };
 
-/** Codes in `errors`, by mutation: checkInHabit: `invalid`, `not_found`, `not_allowed`. */
+/**
+ * The answer of checkInHabit.
+ *
+ * Codes in `errors`, by mutation: checkInHabit: `invalid`, `not_found`, `not_allowed`.
+ */
 export type CheckInHabitPayload = {
   __typename?: 'CheckInHabitPayload';
   /** True when the day was already checked in (nothing changed). */
   alreadyCheckedIn: Scalars['Boolean']['output'];
+  /** Badges the check-in earned (shown as a celebration); usually empty. */
   badgesEarned: Array<Badge>;
   /** The challenges this check-in counts in (none when refused); each one's viewerParticipation holds the new score and rank. */
   challenges: Array<CommunityChallenge>;
+  /** The day's check-in (the existing one when alreadyCheckedIn); null when the request was refused. */
   checkIn?: Maybe<CheckIn>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** True when this check-in earned a streak freeze. */
   freezeEarned: Scalars['Boolean']['output'];
+  /** The habit with the check-in counted; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** The current user's points when the mutation answered, the check-in's included (the same value me.points answers now). */
   points: Scalars['Int']['output'];
@@ -892,18 +1075,25 @@ export type CommunityChallenge = {
   viewerParticipation?: Maybe<ChallengeParticipation>;
 };
 
+/** One page of a cursor-paged list of CommunityChallenge (first/after forward, last/before backward). */
 export type CommunityChallengeConnection = {
   __typename?: 'CommunityChallengeConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<CommunityChallengeEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<CommunityChallenge>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One CommunityChallenge of a page, with its cursor. */
 export type CommunityChallengeEdge = {
   __typename?: 'CommunityChallengeEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: CommunityChallenge;
 };
 
@@ -924,16 +1114,23 @@ export type CommunityChallengePayload = {
   points: Scalars['Int']['output'];
 };
 
+/** One page of a cursor-paged list of Community (first/after forward, last/before backward). */
 export type CommunityConnection = {
   __typename?: 'CommunityConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<CommunityEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Community>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
 };
 
+/** One Community of a page, with its cursor. */
 export type CommunityEdge = {
   __typename?: 'CommunityEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Community;
 };
 
@@ -982,18 +1179,25 @@ export type CommunityPostActivity = {
   post?: Maybe<CommunityPost>;
 };
 
+/** One page of a cursor-paged list of CommunityPost (first/after forward, last/before backward). */
 export type CommunityPostConnection = {
   __typename?: 'CommunityPostConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<CommunityPostEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<CommunityPost>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One CommunityPost of a page, with its cursor. */
 export type CommunityPostEdge = {
   __typename?: 'CommunityPostEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: CommunityPost;
 };
 
@@ -1031,10 +1235,16 @@ export type CommunityVisibility =
   /** Anyone may find it, read its posts and join. */
   | 'public';
 
-/** Codes in `errors`, by mutation: createBackup: none. */
+/**
+ * The answer of createBackup.
+ *
+ * Codes in `errors`, by mutation: createBackup: none.
+ */
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
+  /** The backup made; null when the request was refused. */
   backup?: Maybe<Backup>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1086,23 +1296,31 @@ export type CurrentUser = {
   __typename?: 'CurrentUser';
   /** Badges earned, oldest first. */
   badges: Array<Badge>;
+  /** When the account was created (the user's first authenticated request). */
   createdAt: Scalars['DateTime']['output'];
   /** Who may find this user by name (setDiscoverability). */
   discoverability: Discoverability;
+  /** Up to 50 characters; null when not given. */
   firstName?: Maybe<Scalars['String']['output']>;
+  /** The user's public id. */
   id: Scalars['ID']['output'];
+  /** True while the user holds a supporter plan (supporterTier is not null). */
   isSupporter: Scalars['Boolean']['output'];
+  /** Up to 50 characters; null when not given. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /** When the user first completed onboarding (completeOnboarding); null until then. */
   onboardingCompletedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers. */
   points: Scalars['Int']['output'];
   /** Streak freezes held: one is earned each time a habit's streak reaches a multiple of 7 periods (at most 3 held). */
   streakFreezes: Scalars['Int']['output'];
+  /** The supporter plan held; null when none. */
   supporterTier?: Maybe<SupporterTier>;
   /** IANA time zone; a user's day boundaries follow it. A new user starts in the zone of the token's zoneinfo claim when it is a valid IANA zone, else UTC. */
   timeZone: Scalars['String']['output'];
   /** The user's current local date in timeZone: the day a check-in without a date counts for. */
   today: Scalars['Date']['output'];
+  /** 3 to 30 letters, digits, _, . or -; unique ignoring case. */
   username: Scalars['String']['output'];
 };
 
@@ -1146,31 +1364,45 @@ export type DataExportStatus =
 /** A background job that ran out of attempts. */
 export type DeadJob = {
   __typename?: 'DeadJob';
+  /** Attempts made. */
   attempts: Scalars['Int']['output'];
+  /** When it was enqueued. */
   createdAt: Scalars['DateTime']['output'];
+  /** When it ran out of attempts. */
   failedAt: Scalars['DateTime']['output'];
+  /** The job's public id, given at its first failure: the same in the retry set and the dead set. */
   id: Scalars['ID']['output'];
+  /** The error of the last attempt; null when none was recorded. */
   lastError?: Maybe<Scalars['String']['output']>;
   /** Attempts the job had before it was dead. */
   maxAttempts: Scalars['Int']['output'];
+  /** Its kind: the name of its handler, e.g. ai_workforce.chat_alert. */
   name: Scalars['String']['output'];
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
+  /** The queue it runs in. */
   queue: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of DeadJob (first/after forward, last/before backward). */
 export type DeadJobConnection = {
   __typename?: 'DeadJobConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<DeadJobEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<DeadJob>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One DeadJob of a page, with its cursor. */
 export type DeadJobEdge = {
   __typename?: 'DeadJobEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: DeadJob;
 };
 
@@ -1183,19 +1415,29 @@ export type DeadJobKind = {
   name: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: retryDeadJob: `not_found`; discardDeadJob: `not_found`. */
+/**
+ * The answer of retryDeadJob and discardDeadJob.
+ *
+ * Codes in `errors`, by mutation: retryDeadJob: `not_found`; discardDeadJob: `not_found`.
+ */
 export type DeadJobPayload = {
   __typename?: 'DeadJobPayload';
   /** The dead job acted on, as it was; null when there was no dead job with this id. */
   deadJob?: Maybe<DeadJob>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: retryDeadJobs: `invalid`, `unknown_kind`; discardDeadJobs: `invalid`, `unknown_kind`. */
+/**
+ * The answer of retryDeadJobs and discardDeadJobs.
+ *
+ * Codes in `errors`, by mutation: retryDeadJobs: `invalid`, `unknown_kind`; discardDeadJobs: `invalid`, `unknown_kind`.
+ */
 export type DeadJobsPayload = {
   __typename?: 'DeadJobsPayload';
   /** How many dead jobs were retried or discarded (0 when none matched). */
   count: Scalars['Int']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -1212,12 +1454,18 @@ export type DeleteFeedbackPostPayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: deleteGoal: `not_found`. */
+/**
+ * The answer of deleteGoal.
+ *
+ * Codes in `errors`, by mutation: deleteGoal: `not_found`.
+ */
 export type DeleteGoalPayload = {
   __typename?: 'DeleteGoalPayload';
+  /** Badges taken back: what is left no longer earns them. */
   badgesRevoked: Array<Badge>;
   /** The deleted goal's id and its sub-goals' ids. */
   deletedGoalIds: Array<Scalars['ID']['output']>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The current user's points when the mutation answered, the deleted goals' activity taken back. */
   points: Scalars['Int']['output'];
@@ -1241,27 +1489,37 @@ export type DeleteTeamPayload = {
  * exact_username (the default): only by the exact username. hidden: by neither.
  */
 export type Discoverability =
+  /** Only by the exact username (userByUsername); the default. */
   | 'exact_username'
+  /** By neither: others meet the user only where they already share something, e.g. a community. */
   | 'hidden'
+  /** By the exact username and by prefix search (searchUsers). */
   | 'searchable';
 
 /** A dead or retrying job, looked up by id. */
 export type FailedJob = {
   __typename?: 'FailedJob';
+  /** Attempts made so far. */
   attempts: Scalars['Int']['output'];
+  /** When it was enqueued. */
   createdAt: Scalars['DateTime']['output'];
   /** When it ran out of attempts; null while it is retrying. */
   failedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The job's public id, given at its first failure: the same in the retry set and the dead set. */
   id: Scalars['ID']['output'];
   /** The whole error of the last failed attempt. */
   lastError?: Maybe<Scalars['String']['output']>;
+  /** Attempts the job has before it is dead. */
   maxAttempts: Scalars['Int']['output'];
+  /** Its kind: the name of its handler, e.g. ai_workforce.chat_alert. */
   name: Scalars['String']['output'];
   /** When its next attempt is due; null once it is dead. */
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
+  /** The queue it runs in. */
   queue: Scalars['String']['output'];
+  /** Whether it is dead or waits for a retry. */
   state: FailedJobState;
 };
 
@@ -1290,16 +1548,23 @@ export type FeedItem = {
   occurredAt: Scalars['DateTime']['output'];
 };
 
+/** One page of a cursor-paged list of FeedItem (first/after forward, last/before backward). */
 export type FeedItemConnection = {
   __typename?: 'FeedItemConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<FeedItemEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<FeedItem>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
 };
 
+/** One FeedItem of a page, with its cursor. */
 export type FeedItemEdge = {
   __typename?: 'FeedItemEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: FeedItem;
 };
 
@@ -1340,18 +1605,25 @@ export type FeedbackComment = {
   id: Scalars['ID']['output'];
 };
 
+/** One page of a cursor-paged list of FeedbackComment (first/after forward, last/before backward). */
 export type FeedbackCommentConnection = {
   __typename?: 'FeedbackCommentConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<FeedbackCommentEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<FeedbackComment>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One FeedbackComment of a page, with its cursor. */
 export type FeedbackCommentEdge = {
   __typename?: 'FeedbackCommentEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: FeedbackComment;
 };
 
@@ -1391,18 +1663,25 @@ export type FeedbackPostCommentsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** One page of a cursor-paged list of FeedbackPost (first/after forward, last/before backward). */
 export type FeedbackPostConnection = {
   __typename?: 'FeedbackPostConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<FeedbackPostEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<FeedbackPost>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One FeedbackPost of a page, with its cursor. */
 export type FeedbackPostEdge = {
   __typename?: 'FeedbackPostEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: FeedbackPost;
 };
 
@@ -1487,19 +1766,25 @@ export type Goal = {
   cadence?: Maybe<HabitCadence>;
   /** Habits: whether today (in the user's time zone) is checked in. */
   checkedInToday: Scalars['Boolean']['output'];
+  /** When the goal was completed; null unless its status is completed. */
   completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the goal was added. */
   createdAt: Scalars['DateTime']['output'];
   /** Consecutive periods (days; ISO weeks for weekly habits) up to now; an unchecked today does not break it. Targets count days with progress. */
   currentStreak: Scalars['Int']['output'];
   /** Targets: startValue plus every progress event. Habits: check-ins in the current period (today, or this week for weekly habits). */
   currentValue: Scalars['Float']['output'];
+  /** Up to 2,000 characters; null when none. */
   description?: Maybe<Scalars['String']['output']>;
   /** Optional. */
   dueDate?: Maybe<Scalars['Date']['output']>;
   /** Progress events, newest first. */
   events: GoalEventConnection;
+  /** The goal's public id. */
   id: Scalars['ID']['output'];
+  /** habit or target; never changes. */
   kind: GoalKind;
+  /** The longest run of consecutive periods so far, counted as currentStreak is. */
   longestStreak: Scalars['Int']['output'];
   /** The goal this one is a sub-goal of. */
   parent?: Maybe<Goal>;
@@ -1507,16 +1792,21 @@ export type Goal = {
   percentComplete: Scalars['Float']['output'];
   /** Targets: the value at the start (default 0). */
   startValue?: Maybe<Scalars['Float']['output']>;
+  /** active, completed or archived. */
   status: GoalStatus;
+  /** Its sub-goals (one level deep: a sub-goal has none), oldest first, whatever their status. */
   subGoals: Array<Goal>;
   /** Targets: the value to reach (above or below startValue). */
   targetValue?: Maybe<Scalars['Float']['output']>;
   /** Weekly habits only: check-ins needed per ISO week. */
   timesPerWeek?: Maybe<Scalars['Int']['output']>;
+  /** 1 to 120 characters. */
   title: Scalars['String']['output'];
   /** Targets: the unit of the values, e.g. km. */
   unit?: Maybe<Scalars['String']['output']>;
+  /** When the goal's fields or status last changed (recording progress alone does not change it). */
   updatedAt: Scalars['DateTime']['output'];
+  /** private, or public for anyone to see through publicGoal. */
   visibility: GoalVisibility;
 };
 
@@ -1529,73 +1819,107 @@ export type GoalEventsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A goal completed. */
 export type GoalCompletedActivity = {
   __typename?: 'GoalCompletedActivity';
+  /** The goal, for its owner; null for anyone else. */
   goal?: Maybe<Goal>;
+  /** The goal's title when it was completed. */
   goalTitle: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of Goal (first/after forward, last/before backward). */
 export type GoalConnection = {
   __typename?: 'GoalConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<GoalEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Goal>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Goal of a page, with its cursor. */
 export type GoalEdge = {
   __typename?: 'GoalEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Goal;
 };
 
 /** A progress event of a target: value is an increment (negative corrects). */
 export type GoalEvent = {
   __typename?: 'GoalEvent';
+  /** When it was recorded. */
   createdAt: Scalars['DateTime']['output'];
+  /** The event's public id (eventId of updateGoalEvent and deleteGoalEvent). */
   id: Scalars['ID']['output'];
+  /** Up to 500 characters; null when none. */
   note?: Maybe<Scalars['String']['output']>;
+  /** When the progress happened: the day and period it counts in, in the user's time zone. */
   occurredAt: Scalars['DateTime']['output'];
+  /** The increment, in the goal's unit: never 0, negative to correct. */
   value: Scalars['Float']['output'];
 };
 
 /** Progress recorded on a target. */
 export type GoalEventActivity = {
   __typename?: 'GoalEventActivity';
-  /** Null when the goal is no longer visible to the viewer. */
+  /** The goal, for its owner; null for anyone else. */
   goal?: Maybe<Goal>;
+  /** The goal's title when the progress was recorded. */
   goalTitle: Scalars['String']['output'];
+  /** The event's note; null when none. */
   note?: Maybe<Scalars['String']['output']>;
+  /** The goal's unit then; null when none. */
   unit?: Maybe<Scalars['String']['output']>;
+  /** The increment recorded, in unit. */
   value: Scalars['Float']['output'];
 };
 
+/** One page of a cursor-paged list of GoalEvent (first/after forward, last/before backward). */
 export type GoalEventConnection = {
   __typename?: 'GoalEventConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<GoalEventEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<GoalEvent>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One GoalEvent of a page, with its cursor. */
 export type GoalEventEdge = {
   __typename?: 'GoalEventEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: GoalEvent;
 };
 
-/** Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`. */
+/**
+ * The answer of updateGoalEvent and deleteGoalEvent.
+ *
+ * Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+ */
 export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
+  /** Badges the change earned (a target it completed); usually empty. */
   badgesEarned: Array<Badge>;
+  /** Badges taken back: what is left no longer earns them. */
   badgesRevoked: Array<Badge>;
   /** The challenges the event counts in as it is now (an ended challenge keeps what it counted); each one's viewerParticipation holds the score and rank. */
   challenges: Array<CommunityChallenge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The event as it is now (updateGoalEvent) or as it was (deleteGoalEvent). */
   event?: Maybe<GoalEvent>;
+  /** The target as it is after the change; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** True when the change brought the target to its value and completed it. */
   goalCompleted: Scalars['Boolean']['output'];
@@ -1605,48 +1929,74 @@ export type GoalEventPayload = {
   points: Scalars['Int']['output'];
 };
 
+/** What a goal is; set when it is added and never changed. */
 export type GoalKind =
+  /** Done on a cadence (daily or weekly); its progress is check-ins (checkInHabit). */
   | 'habit'
+  /** A value to reach (targetValue, in unit); its progress is events (addGoalEvent). */
   | 'target';
 
-/** Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`, `idempotency_key_reused`; updateGoal: `invalid`, `not_found`, `conflict`. */
+/**
+ * The answer of addGoal and updateGoal.
+ *
+ * Codes in `errors`, by mutation: addGoal: `invalid`, `not_found`, `idempotency_key_reused`; updateGoal: `invalid`, `not_found`, `conflict`.
+ */
 export type GoalPayload = {
   __typename?: 'GoalPayload';
   /** Badges the action earned (shown as a celebration). */
   badgesEarned: Array<Badge>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The goal as it is now; null when the request was refused. */
   goal?: Maybe<Goal>;
 };
 
+/** A goal's progress over a range of days, in buckets of a day, a week or a month. */
 export type GoalProgressData = {
   __typename?: 'GoalProgressData';
+  /** One per period from from to to, oldest first; periods without activity are zero. */
   buckets: Array<ProgressBucket>;
   /** Habits: share (0..1) of the periods in the range, from the habit's first day to today, that met the cadence. Targets: null. */
   completionRate?: Maybe<Scalars['Float']['output']>;
+  /** As Goal.currentStreak. */
   currentStreak: Scalars['Int']['output'];
   /** The range covered (from is aligned to a period start). */
   from: Scalars['Date']['output'];
+  /** The goal. */
   goal: Goal;
+  /** The period of each bucket. */
   groupBy: ProgressGroupBy;
+  /** As Goal.longestStreak. */
   longestStreak: Scalars['Int']['output'];
   /** Targets only. */
   pace?: Maybe<Pace>;
+  /** The IANA time zone the days are counted in: the user's. */
   timeZone: Scalars['String']['output'];
+  /** The last day of the range. */
   to: Scalars['Date']['output'];
 };
 
+/** Where a goal is: active to completed or archived, completed to active or archived, archived to active. */
 export type GoalStatus =
+  /** Being worked on: takes check-ins or progress. */
   | 'active'
+  /** Put away: left out of goals unless asked for, takes no check-ins or progress and is not public; reactivate it (status: active) to use it again. */
   | 'archived'
+  /** Done: by hand (updateGoal), or when a target's value reaches targetValue. A habit takes no check-ins; a target still takes progress. */
   | 'completed';
 
+/** Who may see a goal. */
 export type GoalVisibility =
+  /** Only its owner. */
   | 'private'
+  /** Anyone, through publicGoal (no session needed), while it is not archived. */
   | 'public';
 
 /** How often a habit is due: every day, or timesPerWeek times per ISO week (Monday to Sunday). */
 export type HabitCadence =
+  /** One check-in a day. */
   | 'daily'
+  /** timesPerWeek check-ins per ISO week. */
   | 'weekly';
 
 /** The AI coach's reading of a goal's progress; made for each call, not stored. */
@@ -1667,6 +2017,7 @@ export type JobQueue = {
   __typename?: 'JobQueue';
   /** Seconds the oldest due job has waited; 0 when none waits. */
   latencySeconds: Scalars['Float']['output'];
+  /** The queue's name. */
   name: Scalars['String']['output'];
   /** Jobs due and not yet claimed. */
   size: Scalars['Int']['output'];
@@ -1774,18 +2125,25 @@ export type MoodLog = {
   tags: Array<Scalars['String']['output']>;
 };
 
+/** One page of a cursor-paged list of MoodLog (first/after forward, last/before backward). */
 export type MoodLogConnection = {
   __typename?: 'MoodLogConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<MoodLogEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<MoodLog>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One MoodLog of a page, with its cursor. */
 export type MoodLogEdge = {
   __typename?: 'MoodLogEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: MoodLog;
 };
 
@@ -1804,6 +2162,7 @@ export type MoodLogPayload = {
   moodLog?: Maybe<MoodLog>;
 };
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type Mutation = {
   __typename?: 'Mutation';
   /**
@@ -1842,7 +2201,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   acknowledgeNotification: AcknowledgeNotificationPayload;
-  /** Codes in `errors`: `invalid`, `not_found`, `idempotency_key_reused`. */
+  /**
+   * Adds a goal of the current user: a habit or a target.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `idempotency_key_reused`.
+   */
   addGoal: GoalPayload;
   /**
    * Records progress on a target; occurredAt defaults to now.
@@ -1921,7 +2284,11 @@ export type Mutation = {
    * Codes in `errors`: none.
    */
   completeOnboarding: UpdateMePayload;
-  /** Codes in `errors`: `invalid`, `role_taken`, `idempotency_key_reused`. */
+  /**
+   * Admin: creates an AI employee, active, in shadow autonomy.
+   *
+   * Codes in `errors`: `invalid`, `role_taken`, `idempotency_key_reused`.
+   */
   createAiEmployee: AiEmployeePayload;
   /**
    * Makes a backup now, while the service keeps running (admin).
@@ -2117,7 +2484,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`.
    */
   leaveSubCommunity: SubCommunityPayload;
-  /** Codes in `errors`: `not_found`, `archived`. */
+  /**
+   * Admin: pauses an employee (no scheduled runs; triggerAiRun answers paused) or resumes it.
+   *
+   * Codes in `errors`: `not_found`, `archived`.
+   */
   pauseAiEmployee: AiEmployeePayload;
   /**
    * Sets a member's role: owners any role, admins between member and admin.
@@ -2265,7 +2636,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`.
    */
   setNotificationPreference: NotificationPreferencePayload;
-  /** Codes in `errors`: none. */
+  /**
+   * Answers the signed-in user, created on their first authenticated request (of any kind).
+   *
+   * Codes in `errors`: none.
+   */
   syncUser: SyncUserPayload;
   /**
    * The owner hands the community to another member and stays as a member; the new owner is notified. Naming the community's owner answers the community with alreadyOwner.
@@ -2323,7 +2698,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   unregisterPushDevice: UnregisterPushDevicePayload;
-  /** Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`. */
+  /**
+   * Admin: changes an employee; an absent argument leaves its field as it is.
+   *
+   * Codes in `errors`: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
+   */
   updateAiEmployee: AiEmployeePayload;
   /**
    * The author edits a post (while a member; body 1..2000 characters, moderated as new posts are).
@@ -2337,7 +2716,11 @@ export type Mutation = {
    * Codes in `errors`: `not_found`.
    */
   updateFeedbackStatus: FeedbackPostPayload;
-  /** Codes in `errors`: `invalid`, `not_found`, `conflict`. */
+  /**
+   * Changes one of the current user's goals; an absent argument leaves its field as it is.
+   *
+   * Codes in `errors`: `invalid`, `not_found`, `conflict`.
+   */
   updateGoal: GoalPayload;
   /**
    * Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days.
@@ -2345,7 +2728,11 @@ export type Mutation = {
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`.
    */
   updateGoalEvent: GoalEventPayload;
-  /** Codes in `errors`: `invalid`, `username_taken`. */
+  /**
+   * Changes the signed-in user's profile; an absent argument leaves its field as it is.
+   *
+   * Codes in `errors`: `invalid`, `username_taken`.
+   */
   updateMe: UpdateMePayload;
   /**
    * Team owners: renames the team (1..80 characters).
@@ -2368,11 +2755,13 @@ export type Mutation = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptAllyRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptMilestonesArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   indexes?: InputMaybe<Array<Scalars['Int']['input']>>;
@@ -2380,21 +2769,25 @@ export type MutationAcceptMilestonesArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptPartnerRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcceptTeamInviteArgs = {
   token: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAcknowledgeNotificationArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddGoalArgs = {
   cadence?: InputMaybe<HabitCadence>;
   description?: InputMaybe<Scalars['String']['input']>;
@@ -2411,6 +2804,7 @@ export type MutationAddGoalArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddGoalEventArgs = {
   goalId: Scalars['String']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2420,6 +2814,7 @@ export type MutationAddGoalEventArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddMoodLogArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   loggedAt?: InputMaybe<Scalars['DateTime']['input']>;
@@ -2429,49 +2824,58 @@ export type MutationAddMoodLogArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationAddSubCommunityMemberArgs = {
   subCommunityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationApproveAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   editedPayload?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationArchiveAiEmployeeArgs = {
   employeeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationArchiveSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationBlockUserArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCancelAiRunArgs = {
   runId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCancelCommunityChallengeArgs = {
   challengeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCheckInHabitArgs = {
   date?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateAiEmployeeArgs = {
   allowedKinds?: InputMaybe<Array<AiArtifactKind>>;
   description?: InputMaybe<Scalars['String']['input']>;
@@ -2488,6 +2892,7 @@ export type MutationCreateAiEmployeeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2497,6 +2902,7 @@ export type MutationCreateCommunityArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateCommunityChallengeArgs = {
   communityId: Scalars['String']['input'];
   description?: InputMaybe<Scalars['String']['input']>;
@@ -2509,6 +2915,7 @@ export type MutationCreateCommunityChallengeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateCommunityPostArgs = {
   body: Scalars['String']['input'];
   communityId: Scalars['String']['input'];
@@ -2516,6 +2923,7 @@ export type MutationCreateCommunityPostArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateFeedbackCommentArgs = {
   body: Scalars['String']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2523,6 +2931,7 @@ export type MutationCreateFeedbackCommentArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateFeedbackPostArgs = {
   category: FeedbackCategory;
   description: Scalars['String']['input'];
@@ -2531,6 +2940,7 @@ export type MutationCreateFeedbackPostArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateSubCommunityArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2540,12 +2950,14 @@ export type MutationCreateSubCommunityArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateTeamArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   name: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCreateTeamInviteArgs = {
   expiresInHours?: InputMaybe<Scalars['Int']['input']>;
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -2554,124 +2966,148 @@ export type MutationCreateTeamInviteArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeclineAllyRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeclinePartnerRequestArgs = {
   requestId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteCommunityPostArgs = {
   postId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteFeedbackPostArgs = {
   postId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalArgs = {
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalEventArgs = {
   eventId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteMoodLogArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteRetryingJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteRetryingJobsArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteTeamArgs = {
   teamId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDiscardDeadJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDiscardDeadJobsArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGenerateMilestonesArgs = {
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetAdviceArgs = {
   goalId: Scalars['String']['input'];
   question: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetInsightArgs = {
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationInviteToCommunityArgs = {
   communityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationJoinCommunityArgs = {
   communityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationJoinCommunityChallengeArgs = {
   challengeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationJoinSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationLeaveCommunityArgs = {
   communityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationLeaveCommunityChallengeArgs = {
   challengeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationLeaveSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationPauseAiEmployeeArgs = {
   active: Scalars['Boolean']['input'];
   employeeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationPromoteTeamMemberArgs = {
   role: TeamRole;
   teamId: Scalars['String']['input'];
@@ -2679,35 +3115,41 @@ export type MutationPromoteTeamMemberArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRegisterPushDeviceArgs = {
   platform: PushPlatform;
   token: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRejectAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   rejectionReason: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRemoveAllyArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRemoveSubCommunityMemberArgs = {
   subCommunityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRemoveTeamMemberArgs = {
   teamId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationReportPostArgs = {
   details?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
@@ -2715,6 +3157,7 @@ export type MutationReportPostArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationReportUserArgs = {
   details?: InputMaybe<Scalars['String']['input']>;
   reason: ReportReason;
@@ -2722,6 +3165,7 @@ export type MutationReportUserArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationResolveReportArgs = {
   id: Scalars['String']['input'];
   note?: InputMaybe<Scalars['String']['input']>;
@@ -2729,67 +3173,80 @@ export type MutationResolveReportArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryAiArtifactDeliveryArgs = {
   artifactId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryDeadJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryDeadJobsArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryJobNowArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryJobsNowArgs = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRevokeTeamInviteArgs = {
   inviteId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSendAllyRequestArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSendPartnerRequestArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetAiFlagArgs = {
   enabled: Scalars['Boolean']['input'];
   name: AiFlagName;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetDefaultSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetDiscoverabilityArgs = {
   discoverability: Discoverability;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetLeaderboardVisibilityArgs = {
   visible: Scalars['Boolean']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationSetNotificationPreferenceArgs = {
   enabled: Scalars['Boolean']['input'];
   kind?: InputMaybe<Scalars['String']['input']>;
@@ -2797,55 +3254,65 @@ export type MutationSetNotificationPreferenceArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationTransferCommunityOwnershipArgs = {
   communityId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationTransferTeamOwnershipArgs = {
   teamId: Scalars['String']['input'];
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationTriggerAiRunArgs = {
   employeeId: Scalars['String']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnarchiveAiEmployeeArgs = {
   employeeId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnarchiveSubCommunityArgs = {
   subCommunityId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnblockUserArgs = {
   userId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUndoAiArtifactApprovalArgs = {
   artifactId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUndoCheckInArgs = {
   date?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUnregisterPushDeviceArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateAiEmployeeArgs = {
   allowedKinds?: InputMaybe<Array<AiArtifactKind>>;
   autonomyLevel?: InputMaybe<AiAutonomyLevel>;
@@ -2861,18 +3328,21 @@ export type MutationUpdateAiEmployeeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateCommunityPostArgs = {
   body: Scalars['String']['input'];
   postId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateFeedbackStatusArgs = {
   postId: Scalars['String']['input'];
   status: FeedbackStatus;
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateGoalArgs = {
   description?: InputMaybe<Scalars['String']['input']>;
   dueDate?: InputMaybe<Scalars['Date']['input']>;
@@ -2887,6 +3357,7 @@ export type MutationUpdateGoalArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateGoalEventArgs = {
   eventId: Scalars['String']['input'];
   note?: InputMaybe<Scalars['String']['input']>;
@@ -2895,6 +3366,7 @@ export type MutationUpdateGoalEventArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateMeArgs = {
   firstName?: InputMaybe<Scalars['String']['input']>;
   lastName?: InputMaybe<Scalars['String']['input']>;
@@ -2903,18 +3375,21 @@ export type MutationUpdateMeArgs = {
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUpdateTeamArgs = {
   name: Scalars['String']['input'];
   teamId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUseStreakFreezeArgs = {
   date: Scalars['Date']['input'];
   goalId: Scalars['String']['input'];
 };
 
 
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationVoteFeedbackPostArgs = {
   postId: Scalars['String']['input'];
   voted?: InputMaybe<Scalars['Boolean']['input']>;
@@ -2959,18 +3434,25 @@ export type NotificationArg = {
   value: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of Notification (first/after forward, last/before backward). */
 export type NotificationConnection = {
   __typename?: 'NotificationConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<NotificationEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Notification>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Notification of a page, with its cursor. */
 export type NotificationEdge = {
   __typename?: 'NotificationEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Notification;
 };
 
@@ -3064,15 +3546,18 @@ export type NotificationSubjectType =
   /** A Team. */
   | 'team';
 
+/** How a target is doing: the rate it needs to reach targetValue by dueDate and the rate it has. */
 export type Pace = {
   __typename?: 'Pace';
   /** Average change per day over the last 14 days. */
   actualPerDay: Scalars['Float']['output'];
   /** Days until dueDate (negative = overdue); null without a due date. */
   daysLeft?: Maybe<Scalars['Int']['output']>;
+  /** True when the target is reached, or the actual rate meets requiredPerDay before the due date (without a due date: when it moves towards the target). */
   onTrack: Scalars['Boolean']['output'];
   /** When the target is reached at the actual rate; null when it never is. */
   projectedCompletionDate?: Maybe<Scalars['Date']['output']>;
+  /** What is left to reach targetValue, in the goal's unit; never negative. */
   remaining: Scalars['Float']['output'];
   /** Change per day needed to reach the target by dueDate; null without a due date. */
   requiredPerDay?: Maybe<Scalars['Float']['output']>;
@@ -3081,10 +3566,13 @@ export type Pace = {
 /** Where a page of a connection sits in the list (Relay cursor connections). */
 export type PageInfo = {
   __typename?: 'PageInfo';
+  /** The cursor of the page's last item, the after of the next page; null when the page is empty. */
   endCursor?: Maybe<Scalars['String']['output']>;
+  /** Paging forward: whether items follow this page (after: endCursor reads them). Paging backward: true when the page was asked for before a cursor. */
   hasNextPage: Scalars['Boolean']['output'];
-  /** Paging forward: true when the page was asked for after a cursor. */
+  /** Paging forward: true when the page was asked for after a cursor. Paging backward: whether items come before this page (before: startCursor reads them). */
   hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the page's first item; null when the page is empty. */
   startCursor?: Maybe<Scalars['String']['output']>;
 };
 
@@ -3109,18 +3597,25 @@ export type Partnership = {
   to: User;
 };
 
+/** One page of a cursor-paged list of Partnership (first/after forward, last/before backward). */
 export type PartnershipConnection = {
   __typename?: 'PartnershipConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<PartnershipEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Partnership>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Partnership of a page, with its cursor. */
 export type PartnershipEdge = {
   __typename?: 'PartnershipEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Partnership;
 };
 
@@ -3156,8 +3651,10 @@ export type PartnershipStatus =
   /** Sent, waiting for the asked ally's answer. */
   | 'pending';
 
+/** One period of goalProgressData and what was recorded in it. */
 export type ProgressBucket = {
   __typename?: 'ProgressBucket';
+  /** Events recorded in the period (check-ins for habits). */
   count: Scalars['Int']['output'];
   /** The goal's value at the end of the period (targets include startValue). */
   cumulativeValue: Scalars['Float']['output'];
@@ -3169,9 +3666,13 @@ export type ProgressBucket = {
   sum: Scalars['Float']['output'];
 };
 
+/** The period of a progress bucket, in the user's time zone. */
 export type ProgressGroupBy =
+  /** A calendar day. */
   | 'day'
+  /** A calendar month. */
   | 'month'
+  /** An ISO week, Monday to Sunday. */
   | 'week';
 
 /** Figures behind promotion (docs/workforce.md defines each). */
@@ -3179,6 +3680,7 @@ export type PromotionCriteriaType = {
   __typename?: 'PromotionCriteriaType';
   /** approved / (approved + rejected + auto_rejected), 0..1; null when nothing was decided. */
   approvalRate?: Maybe<Scalars['Float']['output']>;
+  /** The employee's autonomy level. */
   currentLevel: AiAutonomyLevel;
   /** The criteria not met, in words. */
   missing: Array<Scalars['String']['output']>;
@@ -3188,28 +3690,46 @@ export type PromotionCriteriaType = {
   promotable: Scalars['Boolean']['output'];
   /** Human rejections in the last 14 days. */
   recentRejections: Scalars['Int']['output'];
+  /** Whole weeks (7 × 24 hours) since the employee's first run; 0 without runs. */
   weeksActive: Scalars['Int']['output'];
 };
 
 /** What anyone may see of a public goal: no notes, events or other goals of the owner. */
 export type PublicGoal = {
   __typename?: 'PublicGoal';
+  /** Habits: daily or weekly; null for targets. */
   cadence?: Maybe<HabitCadence>;
+  /** When the goal was completed; null unless its status is completed. */
   completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the goal was added. */
   createdAt: Scalars['DateTime']['output'];
+  /** As Goal.currentStreak, in the owner's time zone. */
   currentStreak: Scalars['Int']['output'];
+  /** As Goal.currentValue. */
   currentValue: Scalars['Float']['output'];
+  /** Up to 2,000 characters; null when none. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The day the goal is due; null when none. */
   dueDate?: Maybe<Scalars['Date']['output']>;
+  /** The goal's public id. */
   id: Scalars['ID']['output'];
+  /** habit or target. */
   kind: GoalKind;
+  /** Whose goal it is (their public profile). */
   owner: User;
+  /** 0..100, as Goal.percentComplete. */
   percentComplete: Scalars['Float']['output'];
+  /** Targets: the value at the start; null for habits. */
   startValue?: Maybe<Scalars['Float']['output']>;
+  /** active or completed (an archived goal is not public). */
   status: GoalStatus;
+  /** Targets: the value to reach; null for habits. */
   targetValue?: Maybe<Scalars['Float']['output']>;
+  /** Weekly habits: check-ins needed per ISO week; null otherwise. */
   timesPerWeek?: Maybe<Scalars['Int']['output']>;
+  /** 1 to 120 characters. */
   title: Scalars['String']['output'];
+  /** Targets: the unit of the values, e.g. km; null when none. */
   unit?: Maybe<Scalars['String']['output']>;
 };
 
@@ -3257,6 +3777,7 @@ export type PushPlatform =
   /** Web Push (browsers): the token is the PushSubscription as JSON. */
   | 'web';
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type Query = {
   __typename?: 'Query';
   /** The current user's pending account deletion, null when none. */
@@ -3329,6 +3850,7 @@ export type Query = {
   goals: GoalConnection;
   /** Counts, queues and schedules of the job system (admin). */
   jobsOverview: JobsOverview;
+  /** The signed-in user (created on their first authenticated request). */
   me: CurrentUser;
   /** The current user's mood logs in [from, to) (default the last 30 days; at most 366 days), newest first. */
   moodLogs: MoodLogConnection;
@@ -3388,11 +3910,13 @@ export type Query = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiArtifactArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiArtifactsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   approvalStatus?: InputMaybe<AiApprovalStatus>;
@@ -3404,11 +3928,13 @@ export type QueryAiArtifactsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiEmployeeArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiEmployeesConnectionArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3417,16 +3943,19 @@ export type QueryAiEmployeesConnectionArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiRequestArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAiRunArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAlliesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3435,6 +3964,7 @@ export type QueryAlliesArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAllyRequestsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3444,11 +3974,13 @@ export type QueryAllyRequestsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryAuthzCheckArgs = {
   permission: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryBlockedUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3457,6 +3989,7 @@ export type QueryBlockedUsersArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunitiesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3466,16 +3999,19 @@ export type QueryCommunitiesArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityChallengeArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityChallengeLeaderboardArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3485,6 +4021,7 @@ export type QueryCommunityChallengeLeaderboardArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityChallengesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3494,6 +4031,7 @@ export type QueryCommunityChallengesArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryCommunityFeedArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3503,11 +4041,13 @@ export type QueryCommunityFeedArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryDataExportArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryDeadJobsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3517,16 +4057,19 @@ export type QueryDeadJobsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryFailedJobArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryFeedbackPostArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryFeedbackPostsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3538,11 +4081,13 @@ export type QueryFeedbackPostsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryGoalArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryGoalProgressDataArgs = {
   from?: InputMaybe<Scalars['Date']['input']>;
   goalId: Scalars['String']['input'];
@@ -3551,6 +4096,7 @@ export type QueryGoalProgressDataArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryGoalsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3560,6 +4106,7 @@ export type QueryGoalsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryMoodLogsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3570,6 +4117,7 @@ export type QueryMoodLogsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryNotificationsArgs = {
   acknowledged?: InputMaybe<Scalars['Boolean']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
@@ -3579,6 +4127,7 @@ export type QueryNotificationsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryPartnerRequestsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3588,6 +4137,7 @@ export type QueryPartnerRequestsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryPendingArtifactsConnectionArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3596,17 +4146,20 @@ export type QueryPendingArtifactsConnectionArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryPublicGoalArgs = {
   id: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryRenderMarkdownArgs = {
   format?: InputMaybe<MarkupFormat>;
   texts: Array<Scalars['String']['input']>;
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryReportsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3616,6 +4169,7 @@ export type QueryReportsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryRetryingJobsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3625,6 +4179,7 @@ export type QueryRetryingJobsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QuerySearchUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3634,16 +4189,19 @@ export type QuerySearchUsersArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamHomeArgs = {
   teamId: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamInvitePreviewArgs = {
   token: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamLeaderboardArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3655,6 +4213,7 @@ export type QueryTeamLeaderboardArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamLeaderboardOptOutStatsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3663,11 +4222,13 @@ export type QueryTeamLeaderboardOptOutStatsArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryTeamSettingsArgs = {
   teamId: Scalars['String']['input'];
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryUnifiedFeedArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -3676,6 +4237,7 @@ export type QueryUnifiedFeedArgs = {
 };
 
 
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
 export type QueryUserByUsernameArgs = {
   username: Scalars['String']['input'];
 };
@@ -3724,18 +4286,25 @@ export type Report = {
   subject: ReportSubject;
 };
 
+/** One page of a cursor-paged list of Report (first/after forward, last/before backward). */
 export type ReportConnection = {
   __typename?: 'ReportConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<ReportEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<Report>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Report of a page, with its cursor. */
 export type ReportEdge = {
   __typename?: 'ReportEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Report;
 };
 
@@ -3804,32 +4373,43 @@ export type RetryingJob = {
   __typename?: 'RetryingJob';
   /** Attempts made so far. */
   attempts: Scalars['Int']['output'];
+  /** When it was enqueued. */
   createdAt: Scalars['DateTime']['output'];
+  /** The job's public id, given at its first failure: the same in the retry set and the dead set. */
   id: Scalars['ID']['output'];
   /** The error of the last failed attempt. */
   lastError?: Maybe<Scalars['String']['output']>;
   /** Attempts the job has before it is dead. */
   maxAttempts: Scalars['Int']['output'];
+  /** Its kind: the name of its handler, e.g. ai_workforce.chat_alert. */
   name: Scalars['String']['output'];
   /** When the next attempt is due (the backoff after the last failure). */
   nextAttemptAt: Scalars['DateTime']['output'];
   /** The payload the job was enqueued with. */
   payload: Scalars['JSON']['output'];
+  /** The queue it runs in. */
   queue: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of RetryingJob (first/after forward, last/before backward). */
 export type RetryingJobConnection = {
   __typename?: 'RetryingJobConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<RetryingJobEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<RetryingJob>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One RetryingJob of a page, with its cursor. */
 export type RetryingJobEdge = {
   __typename?: 'RetryingJobEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: RetryingJob;
 };
 
@@ -3842,19 +4422,29 @@ export type RetryingJobKind = {
   name: Scalars['String']['output'];
 };
 
-/** Codes in `errors`, by mutation: retryJobNow: `not_found`; deleteRetryingJob: `not_found`. */
+/**
+ * The answer of retryJobNow and deleteRetryingJob.
+ *
+ * Codes in `errors`, by mutation: retryJobNow: `not_found`; deleteRetryingJob: `not_found`.
+ */
 export type RetryingJobPayload = {
   __typename?: 'RetryingJobPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The retrying job acted on; null when no job waits for a retry under this id. */
   retryingJob?: Maybe<RetryingJob>;
 };
 
-/** Codes in `errors`, by mutation: retryJobsNow: `invalid`, `unknown_kind`; deleteRetryingJobs: `invalid`, `unknown_kind`. */
+/**
+ * The answer of retryJobsNow and deleteRetryingJobs.
+ *
+ * Codes in `errors`, by mutation: retryJobsNow: `invalid`, `unknown_kind`; deleteRetryingJobs: `invalid`, `unknown_kind`.
+ */
 export type RetryingJobsPayload = {
   __typename?: 'RetryingJobsPayload';
   /** How many retrying jobs were made due or deleted (0 when none matched). */
   count: Scalars['Int']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
 };
 
@@ -3911,6 +4501,7 @@ export type SubCommunityPayload = {
   subCommunity?: Maybe<SubCommunity>;
 };
 
+/** Live updates over the WebSocket endpoint /cable; each needs a signed-in caller. */
 export type Subscription = {
   __typename?: 'Subscription';
   /** The request's current state, then each change, ending after succeeded or failed. */
@@ -3926,27 +4517,38 @@ export type Subscription = {
 };
 
 
+/** Live updates over the WebSocket endpoint /cable; each needs a signed-in caller. */
 export type SubscriptionAiRequestUpdateArgs = {
   requestId?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/** Live updates over the WebSocket endpoint /cable; each needs a signed-in caller. */
 export type SubscriptionNotificationUpdateArgs = {
   userId?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** The supporter plan a user holds (the billing plan slugs). */
 export type SupporterTier =
+  /** A one-time purchase that does not expire. */
   | 'lifetime'
+  /** A monthly subscription. */
   | 'supporter_monthly'
+  /** A yearly subscription. */
   | 'supporter_yearly';
 
-/** Codes in `errors`, by mutation: syncUser: none. */
+/**
+ * The answer of syncUser.
+ *
+ * Codes in `errors`, by mutation: syncUser: none.
+ */
 export type SyncUserPayload = {
   __typename?: 'SyncUserPayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** True only on the user's very first authenticated request. */
   firstSignIn: Scalars['Boolean']['output'];
+  /** The signed-in user. */
   user?: Maybe<User>;
 };
 
@@ -3991,18 +4593,25 @@ export type TeamActivity = {
   user: User;
 };
 
+/** One page of a cursor-paged list of TeamActivity (first/after forward, last/before backward). */
 export type TeamActivityConnection = {
   __typename?: 'TeamActivityConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamActivityEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamActivity>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamActivity of a page, with its cursor. */
 export type TeamActivityEdge = {
   __typename?: 'TeamActivityEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamActivity;
 };
 
@@ -4056,18 +4665,25 @@ export type TeamInvite = {
   uses: Scalars['Int']['output'];
 };
 
+/** One page of a cursor-paged list of TeamInvite (first/after forward, last/before backward). */
 export type TeamInviteConnection = {
   __typename?: 'TeamInviteConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamInviteEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamInvite>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamInvite of a page, with its cursor. */
 export type TeamInviteEdge = {
   __typename?: 'TeamInviteEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamInvite;
 };
 
@@ -4149,18 +4765,25 @@ export type TeamLeaderboardOptOutStat = {
   teamName: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of TeamLeaderboardOptOutStat (first/after forward, last/before backward). */
 export type TeamLeaderboardOptOutStatConnection = {
   __typename?: 'TeamLeaderboardOptOutStatConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamLeaderboardOptOutStatEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamLeaderboardOptOutStat>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamLeaderboardOptOutStat of a page, with its cursor. */
 export type TeamLeaderboardOptOutStatEdge = {
   __typename?: 'TeamLeaderboardOptOutStatEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamLeaderboardOptOutStat;
 };
 
@@ -4175,18 +4798,25 @@ export type TeamMember = {
   user: User;
 };
 
+/** One page of a cursor-paged list of TeamMember (first/after forward, last/before backward). */
 export type TeamMemberConnection = {
   __typename?: 'TeamMemberConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<TeamMemberEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<TeamMember>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
   /** Every item of the list, all pages together. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One TeamMember of a page, with its cursor. */
 export type TeamMemberEdge = {
   __typename?: 'TeamMemberEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: TeamMember;
 };
 
@@ -4275,14 +4905,20 @@ export type TeamStandingPayload = {
   standing?: Maybe<TeamStanding>;
 };
 
-/** Codes in `errors`, by mutation: undoCheckIn: `invalid`, `not_found`, `not_allowed`, `undo_expired`. */
+/**
+ * The answer of undoCheckIn.
+ *
+ * Codes in `errors`, by mutation: undoCheckIn: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
+ */
 export type UndoCheckInPayload = {
   __typename?: 'UndoCheckInPayload';
   /** Badges taken back: what is left no longer shows them earned. */
   badgesRevoked: Array<Badge>;
   /** The check-in taken back, as it was. */
   checkIn?: Maybe<CheckIn>;
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The habit without the check-in; null when the request was refused. */
   goal?: Maybe<Goal>;
   /** The current user's points when the mutation answered, the check-in's taken back. */
   points: Scalars['Int']['output'];
@@ -4301,43 +4937,66 @@ export type UnregisterPushDevicePayload = {
   errors: Array<UserError>;
 };
 
-/** Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none. */
+/**
+ * The answer of updateMe, completeOnboarding and setDiscoverability.
+ *
+ * Codes in `errors`, by mutation: updateMe: `invalid`, `username_taken`; completeOnboarding: none; setDiscoverability: none.
+ */
 export type UpdateMePayload = {
   __typename?: 'UpdateMePayload';
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
+  /** The signed-in user as they are now; null when the request was refused. */
   user?: Maybe<CurrentUser>;
 };
 
-/** Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`. */
+/**
+ * The answer of useStreakFreeze.
+ *
+ * Codes in `errors`, by mutation: useStreakFreeze: `invalid`, `not_found`, `not_allowed`, `no_freezes_left`.
+ */
 export type UseStreakFreezePayload = {
   __typename?: 'UseStreakFreezePayload';
   /** True when a freeze already covered the day (a retry): nothing was spent this time. */
   alreadyCovered: Scalars['Boolean']['output'];
+  /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** Freezes the user holds after this one. */
   freezesLeft: Scalars['Int']['output'];
+  /** The habit with the day covered; null when the request was refused. */
   goal?: Maybe<Goal>;
 };
 
 /** A person as other users see them. */
 export type User = {
   __typename?: 'User';
+  /** Up to 50 characters; null when not given. */
   firstName?: Maybe<Scalars['String']['output']>;
+  /** The user's public id. */
   id: Scalars['ID']['output'];
+  /** Up to 50 characters; null when not given. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /** 3 to 30 letters, digits, _, . or -; unique ignoring case. */
   username: Scalars['String']['output'];
 };
 
+/** One page of a cursor-paged list of User (first/after forward, last/before backward). */
 export type UserConnection = {
   __typename?: 'UserConnection';
+  /** The page's items with their cursors, in the list's order. */
   edges: Array<UserEdge>;
+  /** The page's items in the list's order: edges without the cursors. */
   nodes: Array<User>;
+  /** Whether more items come before or after this page, and the cursors to read them. */
   pageInfo: PageInfo;
 };
 
+/** One User of a page, with its cursor. */
 export type UserEdge = {
   __typename?: 'UserEdge';
+  /** Opaque: pass it as after (or before) to read the items after (or before) this one. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: User;
 };
 

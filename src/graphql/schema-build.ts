@@ -4,6 +4,7 @@ import { baseTypeDefs, type ResolverMap, type SchemaModule } from "./module.ts";
 import { attachResolvers } from "./resolvers.ts";
 import { describeErrorCodes } from "./error-codes.ts";
 import { attachLookups } from "./lookups.ts";
+import { describePageArguments } from "./page-arguments.ts";
 import { scalarResolvers } from "./scalars.ts";
 
 /** The type definitions of the schema of `modules`, the shared ones first. */
@@ -30,6 +31,7 @@ export function buildSchema(modules: SchemaModule[]): GraphQLSchema {
   const schema = buildASTSchema(document, { assumeValidSDL: true });
   attachResolvers(schema, schemaResolvers(modules));
   describeErrorCodes(schema, modules);
+  describePageArguments(schema);
   attachLookups(schema, modules.flatMap((m) => (m.lookups ? [m.lookups] : [])));
   return schema;
 }

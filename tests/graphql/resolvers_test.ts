@@ -21,6 +21,7 @@ import { createSchema } from "graphql-yoga";
 import { buildSchema, schemaResolvers, schemaTypeDefs } from "../../src/graphql/schema-build.ts";
 import { attachResolvers } from "../../src/graphql/resolvers.ts";
 import { describeErrorCodes } from "../../src/graphql/error-codes.ts";
+import { describePageArguments } from "../../src/graphql/page-arguments.ts";
 import { currentModules } from "../../scripts/schema.ts";
 
 const modules = currentModules();
@@ -33,6 +34,7 @@ function reference(): GraphQLSchema {
     updateResolversInPlace: true,
   });
   describeErrorCodes(schema, modules);
+  describePageArguments(schema);
   return schema;
 }
 

@@ -17,6 +17,7 @@ const typeDefs = /* GraphQL */ `
     name: String!
     "Size in bytes (gzipped)."
     sizeBytes: Float!
+    "When the backup was made (the time in its name)."
     createdAt: DateTime!
   }
 
@@ -24,6 +25,7 @@ const typeDefs = /* GraphQL */ `
   type Backups {
     "Newest first."
     files: [Backup!]!
+    "BACKUP_DIR: the server's directory that holds them."
     directory: String!
     "Hours between scheduled backups; 0: none are scheduled."
     intervalHours: Int!
@@ -31,7 +33,9 @@ const typeDefs = /* GraphQL */ `
     keep: Int!
   }
 
+  "The answer of createBackup."
   type CreateBackupPayload {
+    "The backup made; null when the request was refused."
     backup: Backup
     errors: [UserError!]!
   }

@@ -7,20 +7,35 @@ import type {
   BadgeResolvers,
   CurrentUserResolvers,
 } from "../../graphql/resolvers.gen.ts";
-import { badgeDefinition, BADGES } from "./rules.ts";
+import { type BadgeDefinition, badgeDefinition, BADGES } from "./rules.ts";
 import * as service from "./service.ts";
 import type { BadgeRow } from "./service.ts";
 
+/** A badge code's description in the schema: its name, what earns it, and what a streak counts. */
+const codeDescription = (b: BadgeDefinition) =>
+  `${b.name}: ${b.description}${
+    b.code.startsWith("streak_")
+      ? " (days: a daily habit's check-ins or a target's days with progress)"
+      : ""
+  }.`;
+
 const typeDefs = /* GraphQL */ `
   "The badges of the catalogue (docs/domain.md)."
-  enum BadgeCode { ${BADGES.map((b) => b.code).join(" ")} }
+  enum BadgeCode {
+    ${BADGES.map((b) => `"${codeDescription(b)}"\n    ${b.code}`).join("\n    ")}
+  }
 
   "A badge a user earned (each at most once)."
   type Badge {
+    "The public id of this user's badge."
     id: ID!
+    "Which badge it is."
     code: BadgeCode!
+    "Its display name, e.g. First step."
     name: String!
+    "What earned it, for display, e.g. Created a first goal."
     description: String!
+    "When the user earned it."
     earnedAt: DateTime!
   }
 
@@ -29,8 +44,11 @@ const typeDefs = /* GraphQL */ `
     badges: [Badge!]!
   }
 
+  "A badge earned."
   type BadgeEarnedActivity {
+    "The badge earned."
     badgeCode: BadgeCode!
+    "The viewer's own badge of this code; null when the viewer does not hold it (taken back, or never earned)."
     badge: Badge
   }
 

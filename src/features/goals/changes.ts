@@ -10,44 +10,66 @@ import type { GoalsErrorCode } from "./rules.ts";
 import * as service from "./service.ts";
 import type { GoalsDeps } from "./service.ts";
 const typeDefs = /* GraphQL */ `
+  "The answer of undoCheckIn."
   type UndoCheckInPayload {
     "The check-in taken back, as it was."
     checkIn: CheckIn
+    "The habit without the check-in; null when the request was refused."
     goal: Goal
     "Badges taken back: what is left no longer shows them earned."
     badgesRevoked: [Badge!]!
     errors: [UserError!]!
   }
 
+  "The answer of updateGoalEvent and deleteGoalEvent."
   type GoalEventPayload {
     "The event as it is now (updateGoalEvent) or as it was (deleteGoalEvent)."
     event: GoalEvent
+    "The target as it is after the change; null when the request was refused."
     goal: Goal
     "True when the change brought the target to its value and completed it."
     goalCompleted: Boolean!
     "True when the change took a target completed by reaching its value back below it (active again)."
     goalReopened: Boolean!
+    "Badges the change earned (a target it completed); usually empty."
     badgesEarned: [Badge!]!
+    "Badges taken back: what is left no longer earns them."
     badgesRevoked: [Badge!]!
     errors: [UserError!]!
   }
 
+  "The answer of deleteGoal."
   type DeleteGoalPayload {
     "The deleted goal's id and its sub-goals' ids."
     deletedGoalIds: [ID!]!
+    "Badges taken back: what is left no longer earns them."
     badgesRevoked: [Badge!]!
     errors: [UserError!]!
   }
 
   extend type Mutation {
     "Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days)."
-    undoCheckIn(goalId: String!, date: Date): UndoCheckInPayload!
+    undoCheckIn(
+      "The habit's public id."
+      goalId: String!
+      "The day checked in, in the user's time zone; default today."
+      date: Date
+    ): UndoCheckInPayload!
     "Changes a progress event (absent arguments stay; a null or empty note clears it); possible while it is within the last 366 days."
-    updateGoalEvent(eventId: String!, value: Float, note: String, occurredAt: DateTime): GoalEventPayload!
+    updateGoalEvent(
+      "The event's public id."
+      eventId: String!
+      "The new increment: not 0, within ±1e9; it cannot be cleared."
+      value: Float
+      "The new note, up to 500 characters."
+      note: String
+      "When it happened: within the last 366 days and not in the future; it cannot be cleared."
+      occurredAt: DateTime
+    ): GoalEventPayload!
     "Deletes a progress event; possible while it is within the last 366 days."
-    deleteGoalEvent(eventId: String!): GoalEventPayload!
+    deleteGoalEvent("The event's public id." eventId: String!): GoalEventPayload!
     "Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them)."
-    deleteGoal(goalId: String!): DeleteGoalPayload!
+    deleteGoal("The goal's public id." goalId: String!): DeleteGoalPayload!
   }
 `;
 

@@ -15,16 +15,23 @@ export type { JobsAdminDeps };
 const typeDefs = /* GraphQL */ `
   "A background job that ran out of attempts."
   type DeadJob {
+    "The job's public id, given at its first failure: the same in the retry set and the dead set."
     id: ID!
+    "The queue it runs in."
     queue: String!
+    "Its kind: the name of its handler, e.g. ai_workforce.chat_alert."
     name: String!
     "The payload the job was enqueued with."
     payload: JSON!
+    "Attempts made."
     attempts: Int!
     "Attempts the job had before it was dead."
     maxAttempts: Int!
+    "The error of the last attempt; null when none was recorded."
     lastError: String
+    "When it ran out of attempts."
     failedAt: DateTime!
+    "When it was enqueued."
     createdAt: DateTime!
   }
 
@@ -32,8 +39,11 @@ const typeDefs = /* GraphQL */ `
 
   "A background job that failed and waits for its next attempt (Sidekiq's retry set)."
   type RetryingJob {
+    "The job's public id, given at its first failure: the same in the retry set and the dead set."
     id: ID!
+    "The queue it runs in."
     queue: String!
+    "Its kind: the name of its handler, e.g. ai_workforce.chat_alert."
     name: String!
     "The payload the job was enqueued with."
     payload: JSON!
@@ -45,6 +55,7 @@ const typeDefs = /* GraphQL */ `
     lastError: String
     "When the next attempt is due (the backoff after the last failure)."
     nextAttemptAt: DateTime!
+    "When it was enqueued."
     createdAt: DateTime!
   }
 
@@ -60,13 +71,19 @@ const typeDefs = /* GraphQL */ `
 
   "A dead or retrying job, looked up by id."
   type FailedJob {
+    "The job's public id, given at its first failure: the same in the retry set and the dead set."
     id: ID!
+    "Whether it is dead or waits for a retry."
     state: FailedJobState!
+    "The queue it runs in."
     queue: String!
+    "Its kind: the name of its handler, e.g. ai_workforce.chat_alert."
     name: String!
     "The payload the job was enqueued with."
     payload: JSON!
+    "Attempts made so far."
     attempts: Int!
+    "Attempts the job has before it is dead."
     maxAttempts: Int!
     "The whole error of the last failed attempt."
     lastError: String
@@ -74,11 +91,13 @@ const typeDefs = /* GraphQL */ `
     failedAt: DateTime
     "When its next attempt is due; null once it is dead."
     nextAttemptAt: DateTime
+    "When it was enqueued."
     createdAt: DateTime!
   }
 
   "One queue of jobs waiting to run."
   type JobQueue {
+    "The queue's name."
     name: String!
     "Jobs due and not yet claimed."
     size: Int!
@@ -136,24 +155,28 @@ const typeDefs = /* GraphQL */ `
     retryingKinds: [RetryingJobKind!]!
   }
 
+  "The answer of retryDeadJob and discardDeadJob."
   type DeadJobPayload {
     "The dead job acted on, as it was; null when there was no dead job with this id."
     deadJob: DeadJob
     errors: [UserError!]!
   }
 
+  "The answer of retryDeadJobs and discardDeadJobs."
   type DeadJobsPayload {
     "How many dead jobs were retried or discarded (0 when none matched)."
     count: Int!
     errors: [UserError!]!
   }
 
+  "The answer of retryJobNow and deleteRetryingJob."
   type RetryingJobPayload {
     "The retrying job acted on; null when no job waits for a retry under this id."
     retryingJob: RetryingJob
     errors: [UserError!]!
   }
 
+  "The answer of retryJobsNow and deleteRetryingJobs."
   type RetryingJobsPayload {
     "How many retrying jobs were made due or deleted (0 when none matched)."
     count: Int!
@@ -172,6 +195,7 @@ const typeDefs = /* GraphQL */ `
       after: String
       last: Int
       before: String
+      "Only jobs whose name or last error contains this text, in any case and taken literally (no pattern syntax)."
       search: String
     ): DeadJobConnection!
     """
@@ -182,41 +206,42 @@ const typeDefs = /* GraphQL */ `
       after: String
       last: Int
       before: String
+      "Only jobs whose name or last error contains this text, in any case and taken literally (no pattern syntax)."
       search: String
     ): RetryingJobConnection!
     "A dead or retrying job (admin); null when no job of either set has this id."
-    failedJob(id: String!): FailedJob
+    failedJob("The job's public id." id: String!): FailedJob
   }
 
   extend type Mutation {
     "Puts a dead job back in its queue with fresh attempts (admin)."
-    retryDeadJob(id: String!): DeadJobPayload!
+    retryDeadJob("The dead job's public id." id: String!): DeadJobPayload!
     "Deletes a dead job for good (admin)."
-    discardDeadJob(id: String!): DeadJobPayload!
+    discardDeadJob("The dead job's public id." id: String!): DeadJobPayload!
     """
     Puts every dead job back in its queue with fresh attempts, or with name only those of that
     kind (admin). An unknown name is the user error unknown_kind and changes nothing.
     """
-    retryDeadJobs(name: String): DeadJobsPayload!
+    retryDeadJobs("Only jobs of this kind (a job name, as in jobsOverview.deadKinds); absent: every one. Not empty." name: String): DeadJobsPayload!
     """
     Deletes every dead job for good, or with name only those of that kind (admin). An unknown
     name is the user error unknown_kind and changes nothing.
     """
-    discardDeadJobs(name: String): DeadJobsPayload!
+    discardDeadJobs("Only jobs of this kind (a job name, as in jobsOverview.deadKinds); absent: every one. Not empty." name: String): DeadJobsPayload!
     "Runs a job waiting for a retry at once: its next attempt is due now (admin)."
-    retryJobNow(id: String!): RetryingJobPayload!
+    retryJobNow("The retrying job's public id." id: String!): RetryingJobPayload!
     "Deletes a job waiting for a retry for good (admin)."
-    deleteRetryingJob(id: String!): RetryingJobPayload!
+    deleteRetryingJob("The retrying job's public id." id: String!): RetryingJobPayload!
     """
     Makes every job waiting for a retry due now, or with name only those of that kind (admin). An
     unknown name is the user error unknown_kind and changes nothing.
     """
-    retryJobsNow(name: String): RetryingJobsPayload!
+    retryJobsNow("Only jobs of this kind (a job name, as in jobsOverview.retryingKinds); absent: every one. Not empty." name: String): RetryingJobsPayload!
     """
     Deletes every job waiting for a retry for good, or with name only those of that kind (admin).
     An unknown name is the user error unknown_kind and changes nothing.
     """
-    deleteRetryingJobs(name: String): RetryingJobsPayload!
+    deleteRetryingJobs("Only jobs of this kind (a job name, as in jobsOverview.retryingKinds); absent: every one. Not empty." name: String): RetryingJobsPayload!
   }
 `;
 

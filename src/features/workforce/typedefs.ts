@@ -4,43 +4,69 @@ import { connectionTypeDefs, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/modu
 export const workforceTypeDefs = /* GraphQL */ `
   "shadow (every artifact is reviewed), semi_autonomous (low-risk kinds skip review) or autonomous."
   enum AiAutonomyLevel {
+    "Every artifact waits for an admin's review; every employee starts here."
     shadow
+    "report, recommendation and slack_message artifacts are approved at once; other kinds wait for review."
     semi_autonomous
+    "Every artifact is approved at once, except one with an unsupported figure or a code_patch touching a protected path."
     autonomous
   }
 
+  "Where a run is (spec 3.1)."
   enum AiRunStatus {
+    "Created; the agent runner has not accepted it yet."
     queued
+    "Accepted by the agent runner, which works on it."
     running
+    "Ended with a result: an artifact, or none when a skill's preflight skipped it (skippedReason)."
     succeeded
+    "Ended without a result; errorMessage says why (a cancel, a stale run, the runner's error)."
     failed
   }
 
   "What started a run."
   enum AiRunTrigger {
+    "The employee's scheduleCron."
     schedule
+    "An admin (triggerAiRun)."
     manual
   }
 
+  "What an artifact is; it decides where an approved one is delivered."
   enum AiArtifactKind {
+    "A unified diff of the repository, delivered as a pull request."
     code_patch
+    "An email, delivered as a draft without recipients to the sandbox mailbox."
     email_template
+    "A chat message, delivered as a chat post."
     slack_message
+    "A report, committed under docs/reports/ and announced in the chat."
     report
+    "A post, delivered as a pull request that adds it under drafts/posts/."
     draft_post
+    "A recommendation, committed under docs/recommendations/."
     recommendation
+    "Anything else: nothing is sent, and it is marked delivered."
     other
   }
 
+  "Where an artifact is in review."
   enum AiApprovalStatus {
+    "Waits for an admin's review."
     pending
+    "Approved by an admin or by the employee's autonomy level; its delivery follows."
     approved
+    "Rejected by an admin (rejectionReason)."
     rejected
+    "Refused without review: the post-filter blocked it (postFilterReason), or the employee may not produce its kind (rejectionReason)."
     auto_rejected
   }
 
+  "How the delivery of an approved artifact ended."
   enum AiDeliveryStatus {
+    "Delivered; deliveryMetadata says where."
     delivered
+    "Failed; deliveryMetadata.error says why, and retryAiArtifactDelivery queues it again."
     failed
   }
 
@@ -48,7 +74,9 @@ export const workforceTypeDefs = /* GraphQL */ `
   enum AiPatchCheckStatus {
     "The check is queued (it reads GitHub in a job, not in the request)."
     pending
+    "The patch applies at its base commit."
     applies
+    "It does not apply there (reason says why): its delivery would fail."
     does_not_apply
     "GitHub is not configured, or did not answer (reason says which); delivery checks again."
     not_checked
@@ -56,6 +84,7 @@ export const workforceTypeDefs = /* GraphQL */ `
 
   "A path a code_patch touches that delivery refuses."
   type AiProtectedPathType {
+    "The path the patch touches."
     path: String!
     "The protected pattern it falls under (PROTECTED_PATHS or the default list), e.g. .github/."
     pattern: String!
@@ -67,6 +96,7 @@ export const workforceTypeDefs = /* GraphQL */ `
   GitHub by a job when the artifact is stored, and again when an approval edits the payload).
   """
   type AiPatchCheckType {
+    "Whether the patch applies at its base commit."
     status: AiPatchCheckStatus!
     "Why it does not apply, or why it was not checked; null otherwise."
     reason: String
@@ -88,22 +118,31 @@ export const workforceTypeDefs = /* GraphQL */ `
 
   "Who reviewed an artifact: system for an auto-approval, admin for a person."
   enum AiReviewer {
+    "Approved by the employee's autonomy level, without review."
     system
+    "Reviewed by an admin (reviewer)."
     admin
   }
 
   "An AI employee: a scheduled or manually triggered agent whose results are reviewed."
   type AiEmployeeType {
+    "The employee's public id."
     id: ID!
+    "1 to 100 characters."
     name: String!
     "Unique slug, e.g. weekly_reporter."
     role: String!
+    "Up to 2,000 characters; empty when none."
     description: String!
+    "What the employee is asked to do on each run: 1 to 50,000 characters."
     taskPrompt: String!
+    "The cap of a UTC month's spend, in US cents: no run starts once the month's spend reaches it."
     monthlyBudgetCents: Int!
     "Spend of the current UTC month (sum of run costs)."
     monthSpendUsd: Float!
+    "The model the runner asks for, e.g. gpt-4o-mini (the default)."
     modelPreference: String!
+    "A cron pattern (UTC) the scheduler starts runs on; null: manual runs only."
     scheduleCron: String
     """
     The schedule in English words, UTC ("every Monday to Friday at 08:30 UTC"); null without a
@@ -115,31 +154,42 @@ export const workforceTypeDefs = /* GraphQL */ `
     scheduleCron, at most one per 5-minute scheduler tick. Empty without a schedule, while paused
     and once archived. count: 1 to 10.
     """
-    nextRuns(count: Int! = 3): [DateTime!]!
+    nextRuns("How many slots: 1 to 10." count: Int! = 3): [DateTime!]!
+    "Which of its artifacts skip review."
     autonomyLevel: AiAutonomyLevel!
     "False while paused."
     active: Boolean!
+    "The skill folders the runner loads for it (at most 20)."
     skills: [String!]!
+    "The skill whose check each result must pass, else it is auto_rejected; null: none."
     postFilterSkill: String
     "Tools beyond the built-in ones (aiEmployeeTools lists them); the runner offers these to the model."
     tools: [String!]!
     "The artifact kinds it may produce; a result of another kind is auto_rejected."
     allowedKinds: [AiArtifactKind!]!
+    "When an admin confirmed the promotion to autonomous (confirmPromotion); null otherwise."
     promotionConfirmedAt: DateTime
     "When it was archived: it is not scheduled, cannot be triggered or edited, and keeps its history. Null: not archived."
     archivedAt: DateTime
+    "When it was created."
     createdAt: DateTime!
     "The employee's runs, newest first."
     runs(first: Int, after: String, last: Int, before: String): AiRunConnection!
+    "What it keeps between runs, by key (recent_rejections holds the last 5 rejection reasons)."
     memories: [AiEmployeeMemoryType!]!
     "Weekly decision counts of the last 12 ISO weeks, oldest first."
     approvalRate: [ApprovalRateDataType!]!
+    "The figures a promotion is judged on, and what it still misses."
     promotionCriteria: PromotionCriteriaType!
   }
 
+  "A fact an AI employee keeps between runs."
   type AiEmployeeMemoryType {
+    "Its key, e.g. recent_rejections."
     key: String!
+    "Its value, any JSON."
     value: JSON!
+    "When it was last written."
     updatedAt: DateTime!
   }
 
@@ -149,7 +199,9 @@ export const workforceTypeDefs = /* GraphQL */ `
     weekStart: Date!
     "Approved by an admin (auto-approvals are counted apart)."
     approved: Int!
+    "Rejected by an admin."
     rejected: Int!
+    "Refused without review (the post-filter, or a kind the employee may not produce)."
     autoRejected: Int!
     "Approved by the employee's autonomy level, without review: not part of the rate."
     autoApproved: Int!
@@ -161,9 +213,11 @@ export const workforceTypeDefs = /* GraphQL */ `
   type PromotionCriteriaType {
     "approved / (approved + rejected + auto_rejected), 0..1; null when nothing was decided."
     approvalRate: Float
+    "Whole weeks (7 × 24 hours) since the employee's first run; 0 without runs."
     weeksActive: Int!
     "Human rejections in the last 14 days."
     recentRejections: Int!
+    "The employee's autonomy level."
     currentLevel: AiAutonomyLevel!
     "The level a promotion would move to; null at the top or for a locked role."
     nextLevel: AiAutonomyLevel
@@ -173,8 +227,11 @@ export const workforceTypeDefs = /* GraphQL */ `
     missing: [String!]!
   }
 
+  "One entry of a run's trace, as the agent runner wrote it."
   type AiRunLogEntryType {
+    "When it happened; null when the entry has no valid instant."
     at: DateTime
+    "What happened: start, prompt, turn, tool, post_filter, error, finish, ...; unknown when the entry has none."
     type: String!
     "The whole entry."
     data: JSON!
@@ -182,24 +239,37 @@ export const workforceTypeDefs = /* GraphQL */ `
 
   "A tool an admin can give an AI employee."
   type AiEmployeeToolType {
+    "The name to give in tools."
     name: String!
+    "What it gives the model."
     description: String!
   }
 
+  "A run of an AI employee (spec 3.1)."
   type AiRunType {
+    "The run's public id."
     id: ID!
+    "Where the run is."
     status: AiRunStatus!
+    "What started it."
     trigger: AiRunTrigger!
     "The cron slot a scheduled run was started for; null for a manual run."
     scheduledFor: DateTime
     "Why a skill's preflight ended the run before any model call (status succeeded, no artifact); null otherwise."
     skippedReason: String
+    "When the agent runner accepted it; null when it has not (yet)."
     startedAt: DateTime
+    "When it ended; null while queued or running."
     finishedAt: DateTime
+    "Model input tokens the run used."
     inputTokens: Int!
+    "Model output tokens the run used."
     outputTokens: Int!
+    "Model turns the run took."
     numTurns: Int!
+    "What the run cost, in US dollars."
     costUsd: Float!
+    "Why it failed, written <subtype>: <message>; null unless failed."
     errorMessage: String
     "When an admin's cancel was accepted; the run ends failed with a cancelled: message."
     cancelRequestedAt: DateTime
@@ -207,7 +277,9 @@ export const workforceTypeDefs = /* GraphQL */ `
     runLog: JSON
     "The same trace as entries."
     executionLog: [AiRunLogEntryType!]!
+    "When it was created (queued)."
     createdAt: DateTime!
+    "The employee it ran for."
     employee: AiEmployeeType!
     "The run's artifact (a run produces at most one)."
     artifacts: [AiArtifactType!]!
@@ -215,11 +287,17 @@ export const workforceTypeDefs = /* GraphQL */ `
 ${connectionTypeDefs("AiRunType", { name: "AiRun" })}
 ${connectionTypeDefs("AiEmployeeType", { name: "AiEmployee" })}
 ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
+  "The result of a run, reviewed by an admin or by autonomy and then delivered."
   type AiArtifactType {
+    "The artifact's public id."
     id: ID!
+    "What it is; it decides where it is delivered."
     kind: AiArtifactKind!
+    "1 to 300 characters: an email's subject, a pull request's title."
     title: String!
+    "Where it is in review."
     approvalStatus: AiApprovalStatus!
+    "The content: the runner's text, or the edit an approval made."
     payload: String!
     "The runner's payload when an approval replaced it with edits."
     originalPayload: String
@@ -253,9 +331,11 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     files: [String!]
     "The patch check of a code_patch; null for other kinds."
     patchCheck: AiPatchCheckType
+    "The admin who reviewed it; null unless an admin did."
     reviewer: User
     "Null before review."
     reviewedBy: AiReviewer
+    "When it was approved or rejected; null before review."
     reviewedAt: DateTime
     """
     Until when an admin's approval can still be undone (undoAiArtifactApproval): the approval
@@ -263,29 +343,41 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     rejected and auto-approved artifacts, once the delivery started, and when the window is 0.
     """
     undoableUntil: DateTime
+    "Why it was rejected: the admin's reason, or why its kind was refused; null otherwise."
     rejectionReason: String
+    "When it was delivered; null until then."
     deliveredAt: DateTime
+    "How its delivery ended; null until it has."
     deliveryStatus: AiDeliveryStatus
     "External identifiers of the delivery (pull request URL, draft id, ...)."
     deliveryMetadata: JSON
+    "When the run's result stored it."
     createdAt: DateTime!
+    "The run that produced it."
     run: AiRunType!
+    "The employee whose run produced it."
     employee: AiEmployeeType!
   }
 
+  "The answer of the mutations that change an AI employee."
   type AiEmployeePayload {
+    "The employee as it is now; null when the request was refused."
     employee: AiEmployeeType
     "archiveAiEmployee: true when the employee was archived already (a retry); nothing changed."
     alreadyArchived: Boolean!
     errors: [UserError!]!
   }
 
+  "The answer of triggerAiRun and cancelAiRun."
   type AiRunPayload {
+    "The run as it is now; null when the request was refused."
     run: AiRunType
     errors: [UserError!]!
   }
 
+  "The answer of the mutations that review or deliver an artifact."
   type AiArtifactPayload {
+    "The artifact as it is now; null when the request was refused."
     artifact: AiArtifactType
     errors: [UserError!]!
   }
@@ -312,8 +404,11 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     approvalStatus: approved). An employeeId that names no employee gives an empty list.
     """
     aiArtifacts(
+      "Only artifacts in this state of review."
       approvalStatus: AiApprovalStatus
+      "Only artifacts whose delivery ended so."
       deliveryStatus: AiDeliveryStatus
+      "Only artifacts of this employee (its public id)."
       employeeId: String
       first: Int
       after: String
@@ -321,17 +416,18 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
       before: String
     ): AiArtifactConnection!
     "Admin: an AI employee; null when there is none with this id."
-    aiEmployee(id: String!): AiEmployeeType
+    aiEmployee("The employee's public id." id: String!): AiEmployeeType
     "Admin: a run; null when there is none with this id."
-    aiRun(id: String!): AiRunType
+    aiRun("The run's public id." id: String!): AiRunType
     "Admin: an artifact of any status (the console's permalink); null when there is none with this id."
-    aiArtifact(id: String!): AiArtifactType
+    aiArtifact("The artifact's public id." id: String!): AiArtifactType
     """
     Admin: texts rendered to HTML, one result per text in order, as the console previews
     artifacts and edits. The HTML is not sanitised: show it only through a
     sanitiser. At most 50 texts and 400,000 characters in all a call (BAD_USER_INPUT beyond).
     """
     renderMarkdown(
+      "The texts to render."
       texts: [String!]!
       "The markup of every text: GitHub-flavoured Markdown unless said otherwise."
       format: MarkupFormat = gfm
@@ -341,15 +437,25 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
   }
 
   extend type Mutation {
+    "Admin: creates an AI employee, active, in shadow autonomy."
     createAiEmployee(
+      "1 to 100 characters (trimmed)."
       name: String!
+      "A slug no other employee has: 2 to 63 lowercase letters, digits or _, starting with a letter."
       role: String!
+      "Up to 2,000 characters."
       description: String
+      "What it is asked to do on each run: 1 to 50,000 characters."
       taskPrompt: String!
+      "The cap of a UTC month's spend, in US cents: 0 to 10,000,000."
       monthlyBudgetCents: Int = 3000
+      "The model to ask for, up to 200 characters; default gpt-4o-mini."
       modelPreference: String
+      "A cron pattern (5 or 6 fields, UTC, up to 100 characters) to run on; absent or empty: manual runs only."
       scheduleCron: String
+      "Skill folder names (letters, digits, _ or -), at most 20; default none."
       skills: [String!]
+      "A skill folder whose check each result must pass, else it is auto_rejected; default none."
       postFilterSkill: String
       "Names from aiEmployeeTools; default none."
       tools: [String!]
@@ -359,6 +465,7 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     ): AiEmployeePayload!
     "Admin: starts a run now (spec 3.1); a run in flight refuses it with already_running, unless the idempotency key names the request that started it."
     triggerAiRun(
+      "The employee's public id."
       employeeId: String!
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AiRunPayload!
@@ -366,25 +473,41 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
     running, with cancelRequestedAt set, until the runner reports it cancelled.
     """
-    cancelAiRun(runId: String!): AiRunPayload!
-    pauseAiEmployee(employeeId: String!, active: Boolean!): AiEmployeePayload!
+    cancelAiRun("The run's public id." runId: String!): AiRunPayload!
+    "Admin: pauses an employee (no scheduled runs; triggerAiRun answers paused) or resumes it."
+    pauseAiEmployee(
+      "The employee's public id."
+      employeeId: String!
+      "false pauses it, true resumes it."
+      active: Boolean!
+    ): AiEmployeePayload!
     """
     Admin: retires an employee for good (until unarchived): it stops being scheduled and cannot be
     triggered or edited; its runs, artifacts and memories stay. A queued run fails at once; a
     running run finishes and its artifact waits for review.
     """
-    archiveAiEmployee(employeeId: String!): AiEmployeePayload!
+    archiveAiEmployee("The employee's public id." employeeId: String!): AiEmployeePayload!
     "Admin: brings an archived employee back, paused (resume it with pauseAiEmployee)."
-    unarchiveAiEmployee(employeeId: String!): AiEmployeePayload!
+    unarchiveAiEmployee("The employee's public id." employeeId: String!): AiEmployeePayload!
+    "Admin: changes an employee; an absent argument leaves its field as it is."
     updateAiEmployee(
+      "The employee's public id."
       employeeId: String!
+      "1 to 100 characters (trimmed)."
       name: String
+      "Up to 2,000 characters."
       description: String
+      "1 to 50,000 characters."
       taskPrompt: String
+      "0 to 10,000,000 US cents."
       monthlyBudgetCents: Int
+      "Up to 200 characters."
       modelPreference: String
+      "A cron pattern (5 or 6 fields, UTC, up to 100 characters); empty clears it (manual runs only)."
       scheduleCron: String
+      "One level up or down at a time; a promotion needs its criteria met (promotionCriteria), and to autonomous also confirmPromotion. customer_support_drafter stays shadow."
       autonomyLevel: AiAutonomyLevel
+      "true confirms the promotion to autonomous; without autonomyLevel it asks for exactly that promotion."
       confirmPromotion: Boolean
       "Replaces the list; names from aiEmployeeTools."
       tools: [String!]
@@ -395,17 +518,30 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
     (edited or not) that touches a protected path is refused: user error protected_path.
     """
-    approveAiArtifact(artifactId: String!, editedPayload: String): AiArtifactPayload!
+    approveAiArtifact(
+      "The pending artifact's public id."
+      artifactId: String!
+      "Replaces the payload (not empty); originalPayload then keeps the runner's text."
+      editedPayload: String
+    ): AiArtifactPayload!
     "Admin: rejects a pending artifact; rejectionReason needs at least 10 characters."
-    rejectAiArtifact(artifactId: String!, rejectionReason: String!): AiArtifactPayload!
+    rejectAiArtifact(
+      "The pending artifact's public id."
+      artifactId: String!
+      "Why: 10 to 2,000 characters after trimming; the employee remembers it (recent_rejections)."
+      rejectionReason: String!
+    ): AiArtifactPayload!
     "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
-    retryAiArtifactDelivery(artifactId: String!): AiArtifactPayload!
+    retryAiArtifactDelivery(
+      "The public id of an approved artifact whose delivery failed."
+      artifactId: String!
+    ): AiArtifactPayload!
     """
     Admin: returns an approved artifact to pending while its delivery has not started (the
     delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
     with not_undoable once the delivery has started or when the artifact is not approved.
     """
-    undoAiArtifactApproval(artifactId: String!): AiArtifactPayload!
+    undoAiArtifactApproval("The approved artifact's public id." artifactId: String!): AiArtifactPayload!
   }
 
   extend type Subscription {
