@@ -45,8 +45,8 @@ export interface JourneyResult {
   checkIn: { date: string; points: number; alreadyCheckedIn: boolean };
   /** A second check-in the same day: answered, not refused. */
   repeatCheckIn: { alreadyCheckedIn: boolean; points: number };
-  /** `me.points` read after the check-in. */
-  mePoints: number;
+  /** `me.points` after the check-in: in the cache (from the payload), and read again. */
+  mePoints: { cached: number; read: number };
   /** The habit's progress for today. */
   progress: { timeZone: string; buckets: { periodStart: string; count: number }[] };
   /** The first notification the subscription delivered. */
@@ -117,14 +117,23 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
       idempotencyKey: crypto.randomUUID(),
     });
 
+    // The payload's points are me.points now: written into the cached user, nothing refetched.
+    const meRef = client.cache.identify({ __typename: "CurrentUser", id: me.id });
     const checkInHabit = async () =>
       ok(
-        (await client.mutate({ mutation: CheckInDocument, variables: { goalId: habitId } }))
-          .data!.checkInHabit,
+        (await client.mutate({
+          mutation: CheckInDocument,
+          variables: { goalId: habitId },
+          update(cache, { data }) {
+            const points = data?.checkInHabit.points;
+            if (points !== undefined) cache.modify({ id: meRef, fields: { points: () => points } });
+          },
+        })).data!.checkInHabit,
         "checkInHabit",
       );
     const checkIn = await checkInHabit();
     const again = await checkInHabit();
+    const cached = client.readQuery({ query: MeDocument })!.me.points;
     const after = (await client.query({ query: MeDocument, fetchPolicy: "network-only" })).data!;
     const progress = (await client.query({
       query: ProgressDocument,
@@ -161,7 +170,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
           alreadyCheckedIn: checkIn.alreadyCheckedIn,
         },
         repeatCheckIn: { alreadyCheckedIn: again.alreadyCheckedIn, points: again.points },
-        mePoints: after.me.points,
+        mePoints: { cached, read: after.me.points },
         progress: {
           timeZone: progress.timeZone,
           buckets: progress.buckets.map((b) => ({ periodStart: b.periodStart, count: b.count })),

@@ -67,7 +67,11 @@ Deno.test("example client: the journey, with a lost answer retried under the sam
 
     assert.deepEqual(result.checkIn, { date: "2026-01-05", points: 10, alreadyCheckedIn: false });
     assert.deepEqual(result.repeatCheckIn, { alreadyCheckedIn: true, points: 10 });
-    assert.equal(result.mePoints, 10, "me.points agrees with the payload at once");
+    assert.deepEqual(
+      result.mePoints,
+      { cached: 10, read: 10 },
+      "me.points is the payload's at once",
+    );
     assert.deepEqual(result.progress, {
       timeZone: "UTC",
       buckets: [{ periodStart: "2026-01-05", count: 1 }],
