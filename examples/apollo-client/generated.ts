@@ -9,30 +9,47 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@apollo/client';
 /** The badges of the catalogue (docs/domain.md). */
 export type BadgeCode =
+  /** Checked in: Checked in to a habit. */
   | 'first_check_in'
+  /** First step: Created a first goal. */
   | 'first_goal'
+  /** Self-aware: Logged a mood. */
   | 'first_mood_log'
+  /** On the move: Logged progress on a target. */
   | 'first_progress'
+  /** Goal getter: Completed a goal. */
   | 'goal_completed'
+  /** One week strong: Reached a 7-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_7'
+  /** Habit formed: Reached a 30-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_30'
+  /** Unstoppable: Reached a 100-day streak (days: a daily habit's check-ins or a target's days with progress). */
   | 'streak_100'
   | '%future added value';
 
+/** What a goal is; set when it is added and never changed. */
 export type GoalKind =
+  /** Done on a cadence (daily or weekly); its progress is check-ins (checkInHabit). */
   | 'habit'
+  /** A value to reach (targetValue, in unit); its progress is events (addGoalEvent). */
   | 'target'
   | '%future added value';
 
+/** Where a goal is: active to completed or archived, completed to active or archived, archived to active. */
 export type GoalStatus =
+  /** Being worked on: takes check-ins or progress. */
   | 'active'
+  /** Put away: left out of goals unless asked for, takes no check-ins or progress and is not public; reactivate it (status: active) to use it again. */
   | 'archived'
+  /** Done: by hand (updateGoal), or when a target's value reaches targetValue. A habit takes no check-ins; a target still takes progress. */
   | 'completed'
   | '%future added value';
 
 /** How often a habit is due: every day, or timesPerWeek times per ISO week (Monday to Sunday). */
 export type HabitCadence =
+  /** One check-in a day. */
   | 'daily'
+  /** timesPerWeek check-ins per ISO week. */
   | 'weekly'
   | '%future added value';
 
