@@ -2613,6 +2613,18 @@ export type MutationVoteFeedbackPostArgs = {
   voted?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
+/**
+ * An object a client can cache and fetch again by one id (GraphQL Global Object Identification,
+ * with the id in nodeId): key a normalised cache by nodeId and refetch with node(id:).
+ */
+export type Node = {
+  /**
+   * Unique across every type and opaque: the cache key of the object, for node(id:). The
+   * object's id stays what it was, unique within its type, the id that other arguments take.
+   */
+  nodeId: Scalars['ID']['output'];
+};
+
 /** Something a feature told a user; streamed by notificationUpdate. */
 export type Notification = {
   __typename?: 'Notification';
@@ -3009,6 +3021,13 @@ export type Query = {
   moodLogs: MoodLogConnection;
   /** The signed-in user's team, or null. */
   myTeam?: Maybe<Team>;
+  /**
+   * The object of a nodeId as the viewer may see it, under the same rules as the object's own
+   * query: null when there is none or the viewer may not see it (another user's private goal is
+   * null, like none). An id that is not a nodeId of this API (a type's id, say) is refused with
+   * BAD_USER_INPUT on this field alone.
+   */
+  node?: Maybe<Node>;
   /** Every notification kind with whether the current user receives it. */
   notificationPreferences: Array<NotificationPreference>;
   /** The current user's notifications, newest first; acknowledged: false lists the unread ones (totalCount counts them). */
@@ -3242,6 +3261,11 @@ export type QueryMoodLogsArgs = {
   from?: InputMaybe<Scalars['DateTime']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -4120,6 +4144,7 @@ export type ResolversTypes = {
   MoodLogEdge: ResolverTypeWrapper<any>;
   MoodLogPayload: ResolverTypeWrapper<any>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Node: ResolverTypeWrapper<any>;
   Notification: ResolverTypeWrapper<any>;
   NotificationArg: ResolverTypeWrapper<any>;
   NotificationConnection: ResolverTypeWrapper<any>;
@@ -4332,6 +4357,7 @@ export type ResolversParentTypes = {
   MoodLogEdge: any;
   MoodLogPayload: any;
   Mutation: Record<PropertyKey, never>;
+  Node: any;
   Notification: any;
   NotificationArg: any;
   NotificationConnection: any;
@@ -5405,6 +5431,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   voteFeedbackPost?: Resolver<ResolversTypes['VoteFeedbackPostPayload'], ParentType, ContextType, RequireFields<MutationVoteFeedbackPostArgs, 'postId'>>;
 };
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
+  __resolveType: TypeResolveFn<null, ParentType, ContextType>;
+};
+
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
   acknowledged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   actor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
@@ -5591,6 +5621,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   me?: Resolver<ResolversTypes['CurrentUser'], ParentType, ContextType>;
   moodLogs?: Resolver<ResolversTypes['MoodLogConnection'], ParentType, ContextType, Partial<QueryMoodLogsArgs>>;
   myTeam?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   notificationPreferences?: Resolver<Array<ResolversTypes['NotificationPreference']>, ParentType, ContextType>;
   notifications?: Resolver<ResolversTypes['NotificationConnection'], ParentType, ContextType, Partial<QueryNotificationsArgs>>;
   partnerRequests?: Resolver<ResolversTypes['PartnershipConnection'], ParentType, ContextType, RequireFields<QueryPartnerRequestsArgs, 'direction'>>;
@@ -6064,6 +6095,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   MoodLogEdge?: MoodLogEdgeResolvers<ContextType>;
   MoodLogPayload?: MoodLogPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
   Notification?: NotificationResolvers<ContextType>;
   NotificationArg?: NotificationArgResolvers<ContextType>;
   NotificationConnection?: NotificationConnectionResolvers<ContextType>;
