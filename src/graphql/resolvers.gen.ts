@@ -498,7 +498,7 @@ export type AiUnavailableReason =
   | 'rate_limited';
 
 /** A two-way ally connection. */
-export type Ally = {
+export type Ally = Node & {
   __typename?: 'Ally';
   /** When the request was accepted. */
   connectedAt: Scalars['DateTime']['output'];
@@ -506,6 +506,8 @@ export type Ally = {
   endedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The connection's id. */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   user: User;
 };
 
@@ -525,11 +527,13 @@ export type AllyEdge = {
 };
 
 /** A request to become allies (an accepted one is the ally connection). */
-export type AllyRequest = {
+export type AllyRequest = Node & {
   __typename?: 'AllyRequest';
   createdAt: Scalars['DateTime']['output'];
   from: User;
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   respondedAt?: Maybe<Scalars['DateTime']['output']>;
   status: AllyRequestStatus;
   to: User;
@@ -607,13 +611,15 @@ export type Backups = {
 };
 
 /** A badge a user earned (each at most once). */
-export type Badge = {
+export type Badge = Node & {
   __typename?: 'Badge';
   code: BadgeCode;
   description: Scalars['String']['output'];
   earnedAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
 };
 
 /** The badges of the catalogue (docs/domain.md). */
@@ -712,12 +718,14 @@ export type ChallengeStatus =
   | 'running'
   | 'upcoming';
 
-export type CheckIn = {
+export type CheckIn = Node & {
   __typename?: 'CheckIn';
   createdAt: Scalars['DateTime']['output'];
   /** The local day checked in. */
   date: Scalars['Date']['output'];
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
 };
 
 /** A habit check-in. */
@@ -748,7 +756,7 @@ export type CheckInHabitPayload = {
   points: Scalars['Int']['output'];
 };
 
-export type Community = {
+export type Community = Node & {
   __typename?: 'Community';
   createdAt: Scalars['DateTime']['output'];
   description?: Maybe<Scalars['String']['output']>;
@@ -757,6 +765,8 @@ export type Community = {
   /** Null: no cap. */
   memberLimit?: Maybe<Scalars['Int']['output']>;
   name: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   owner: User;
   /** The viewer holds an unused invite. */
   viewerInvited: Scalars['Boolean']['output'];
@@ -766,7 +776,7 @@ export type Community = {
   visibility: CommunityVisibility;
 };
 
-export type CommunityChallenge = {
+export type CommunityChallenge = Node & {
   __typename?: 'CommunityChallenge';
   /** When it was cancelled (before its start); null otherwise. */
   cancelledAt?: Maybe<Scalars['DateTime']['output']>;
@@ -779,6 +789,8 @@ export type CommunityChallenge = {
   entryCost: Scalars['Int']['output'];
   id: Scalars['ID']['output'];
   metric: ChallengeMetric;
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   participantCount: Scalars['Int']['output'];
   startsAt: Scalars['DateTime']['output'];
   status: ChallengeStatus;
@@ -839,7 +851,7 @@ export type CommunityPayload = {
   errors: Array<UserError>;
 };
 
-export type CommunityPost = {
+export type CommunityPost = Node & {
   __typename?: 'CommunityPost';
   author: User;
   body: Scalars['String']['output'];
@@ -848,6 +860,8 @@ export type CommunityPost = {
   /** When its author last edited it; null: never. */
   editedAt?: Maybe<Scalars['DateTime']['output']>;
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
 };
 
 /** A post in a community the viewer belongs to (or the viewer's own). */
@@ -936,6 +950,12 @@ export type CurrentUser = {
   id: Scalars['ID']['output'];
   isSupporter: Scalars['Boolean']['output'];
   lastName?: Maybe<Scalars['String']['output']>;
+  /**
+   * The nodeId of this user as a User (node(id:) answers the User): the same cache key, so a
+   * client cache that keys objects by nodeId keeps one record of the person, and what updateMe
+   * changes shows wherever the user appears as a User.
+   */
+  nodeId: Scalars['ID']['output'];
   onboardingCompletedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers. */
   points: Scalars['Int']['output'];
@@ -1095,12 +1115,14 @@ export type FailedJobState =
 export type FeedActivity = BadgeEarnedActivity | CheckInActivity | CommunityPostActivity | GoalCompletedActivity | GoalEventActivity;
 
 /** One thing that happened, newest first in unifiedFeed. */
-export type FeedItem = {
+export type FeedItem = Node & {
   __typename?: 'FeedItem';
   activity: FeedActivity;
   actor: User;
   id: Scalars['ID']['output'];
   kind: FeedItemKind;
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   occurredAt: Scalars['DateTime']['output'];
 };
 
@@ -1155,7 +1177,7 @@ export type FeedbackCommentEdge = {
 };
 
 /** A post on the feedback board. */
-export type FeedbackPost = {
+export type FeedbackPost = Node & {
   __typename?: 'FeedbackPost';
   author: User;
   category: FeedbackCategory;
@@ -1165,6 +1187,8 @@ export type FeedbackPost = {
   createdAt: Scalars['DateTime']['output'];
   description: Scalars['String']['output'];
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   status: FeedbackStatus;
   title: Scalars['String']['output'];
   /** Whether the signed-in user has voted for the post. */
@@ -1239,7 +1263,7 @@ export type GetInsightPayload = {
 };
 
 /** A goal of the signed-in user: a habit (check-ins, streaks) or a target (a value to reach). */
-export type Goal = {
+export type Goal = Node & {
   __typename?: 'Goal';
   /** Habits only. */
   cadence?: Maybe<HabitCadence>;
@@ -1259,6 +1283,8 @@ export type Goal = {
   id: Scalars['ID']['output'];
   kind: GoalKind;
   longestStreak: Scalars['Int']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The goal this one is a sub-goal of. */
   parent?: Maybe<Goal>;
   /** 0..100. Targets: share of the way from startValue to targetValue. Habits: share of the current period's required check-ins. */
@@ -1309,10 +1335,12 @@ export type GoalEdge = {
 };
 
 /** A progress event of a target: value is an increment (negative corrects). */
-export type GoalEvent = {
+export type GoalEvent = Node & {
   __typename?: 'GoalEvent';
   createdAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   note?: Maybe<Scalars['String']['output']>;
   occurredAt: Scalars['DateTime']['output'];
   value: Scalars['Float']['output'];
@@ -1497,13 +1525,15 @@ export type Milestone = {
   title: Scalars['String']['output'];
 };
 
-export type MoodLog = {
+export type MoodLog = Node & {
   __typename?: 'MoodLog';
   createdAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
   loggedAt: Scalars['DateTime']['output'];
   /** 1 (very low) to 5 (very good). */
   mood: Scalars['Int']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   note?: Maybe<Scalars['String']['output']>;
   tags: Array<Scalars['String']['output']>;
 };
@@ -2626,7 +2656,7 @@ export type Node = {
 };
 
 /** Something a feature told a user; streamed by notificationUpdate. */
-export type Notification = {
+export type Notification = Node & {
   __typename?: 'Notification';
   /** Whether the user marked it read. */
   acknowledged: Scalars['Boolean']['output'];
@@ -2645,6 +2675,8 @@ export type Notification = {
    * @deprecated Use type, the NotificationKind enum (the same kind with underscores). Kept for notificationUpdate's spec fields (spec 4.3).
    */
   kind: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The object it is about as the viewer may see it now; null when there is none, it is gone or the viewer may no longer see it. */
   subject?: Maybe<NotificationSubject>;
   /** The public id of the object it is about (subject fetches it); null with subjectType. */
@@ -2794,12 +2826,14 @@ export type PageInfo = {
 };
 
 /** A partnership request, or the partnership it became. */
-export type Partnership = {
+export type Partnership = Node & {
   __typename?: 'Partnership';
   createdAt: Scalars['DateTime']['output'];
   endedAt?: Maybe<Scalars['DateTime']['output']>;
   from: User;
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The other person, seen from the viewer. */
   partner: User;
   /** When it was accepted (active) or declined. */
@@ -3588,7 +3622,7 @@ export type SyncUserPayload = {
   user?: Maybe<User>;
 };
 
-export type Team = {
+export type Team = Node & {
   __typename?: 'Team';
   createdAt: Scalars['DateTime']['output'];
   defaultSubCommunity?: Maybe<SubCommunity>;
@@ -3597,6 +3631,8 @@ export type Team = {
   /** Members in join order. */
   members: TeamMemberConnection;
   name: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The signed-in user's role in this team. */
   viewerRole: TeamRole;
 };
@@ -3872,11 +3908,13 @@ export type UseStreakFreezePayload = {
 };
 
 /** A person as other users see them. */
-export type User = {
+export type User = Node & {
   __typename?: 'User';
   firstName?: Maybe<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
   lastName?: Maybe<Scalars['String']['output']>;
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   username: Scalars['String']['output'];
 };
 
@@ -4669,7 +4707,9 @@ export type AllyResolvers<ContextType = GraphQLContext, ParentType extends Resol
   connectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   endedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type AllyConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllyConnection'] = ResolversParentTypes['AllyConnection']> = {
@@ -4688,6 +4728,7 @@ export type AllyRequestResolvers<ContextType = GraphQLContext, ParentType extend
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   from?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   respondedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['AllyRequestStatus'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -4742,6 +4783,7 @@ export type BadgeResolvers<ContextType = GraphQLContext, ParentType extends Reso
   earnedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -4802,6 +4844,8 @@ export type CheckInResolvers<ContextType = GraphQLContext, ParentType extends Re
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   date?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CheckInActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckInActivity'] = ResolversParentTypes['CheckInActivity']> = {
@@ -4830,6 +4874,7 @@ export type CommunityResolvers<ContextType = GraphQLContext, ParentType extends 
   memberCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   memberLimit?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   viewerInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   viewerRole?: Resolver<Maybe<ResolversTypes['CommunityRole']>, ParentType, ContextType>;
@@ -4847,6 +4892,7 @@ export type CommunityChallengeResolvers<ContextType = GraphQLContext, ParentType
   entryCost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metric?: Resolver<ResolversTypes['ChallengeMetric'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   participantCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   startsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ChallengeStatus'], ParentType, ContextType>;
@@ -4900,6 +4946,8 @@ export type CommunityPostResolvers<ContextType = GraphQLContext, ParentType exte
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   editedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CommunityPostActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPostActivity'] = ResolversParentTypes['CommunityPostActivity']> = {
@@ -4955,6 +5003,7 @@ export type CurrentUserResolvers<ContextType = GraphQLContext, ParentType extend
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isSupporter?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   onboardingCompletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   streakFreezes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -5065,7 +5114,9 @@ export type FeedItemResolvers<ContextType = GraphQLContext, ParentType extends R
   actor?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['FeedItemKind'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type FeedItemConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeedItemConnection'] = ResolversParentTypes['FeedItemConnection']> = {
@@ -5106,6 +5157,7 @@ export type FeedbackPostResolvers<ContextType = GraphQLContext, ParentType exten
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['FeedbackStatus'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   viewerHasVoted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -5159,6 +5211,7 @@ export type GoalResolvers<ContextType = GraphQLContext, ParentType extends Resol
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['GoalKind'], ParentType, ContextType>;
   longestStreak?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   parent?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
   percentComplete?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   startValue?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
@@ -5194,9 +5247,11 @@ export type GoalEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
 export type GoalEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalEvent'] = ResolversParentTypes['GoalEvent']> = {
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type GoalEventActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalEventActivity'] = ResolversParentTypes['GoalEventActivity']> = {
@@ -5310,8 +5365,10 @@ export type MoodLogResolvers<ContextType = GraphQLContext, ParentType extends Re
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   loggedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   mood?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type MoodLogConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MoodLogConnection'] = ResolversParentTypes['MoodLogConnection']> = {
@@ -5432,7 +5489,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<null, ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Ally' | 'AllyRequest' | 'Badge' | 'CheckIn' | 'Community' | 'CommunityChallenge' | 'CommunityPost' | 'FeedItem' | 'FeedbackPost' | 'Goal' | 'GoalEvent' | 'MoodLog' | 'Notification' | 'Partnership' | 'Team' | 'User', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -5443,10 +5500,12 @@ export type NotificationResolvers<ContextType = GraphQLContext, ParentType exten
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   subject?: Resolver<Maybe<ResolversTypes['NotificationSubject']>, ParentType, ContextType>;
   subjectId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   subjectType?: Resolver<Maybe<ResolversTypes['NotificationSubjectType']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type NotificationArgResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationArg'] = ResolversParentTypes['NotificationArg']> = {
@@ -5503,6 +5562,7 @@ export type PartnershipResolvers<ContextType = GraphQLContext, ParentType extend
   endedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   from?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   partner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   respondedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PartnershipStatus'], ParentType, ContextType>;
@@ -5765,6 +5825,7 @@ export type TeamResolvers<ContextType = GraphQLContext, ParentType extends Resol
   memberCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   members?: Resolver<ResolversTypes['TeamMemberConnection'], ParentType, ContextType, Partial<TeamMembersArgs>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   viewerRole?: Resolver<ResolversTypes['TeamRole'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -5947,7 +6008,9 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   username?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserConnection'] = ResolversParentTypes['UserConnection']> = {
