@@ -118,7 +118,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     });
 
     // The payload's points are me.points now: written into the cached user, nothing refetched.
-    const meRef = client.cache.identify({ __typename: "CurrentUser", id: me.id });
+    const meRef = client.cache.identify(me);
     const checkInHabit = async () =>
       ok(
         (await client.mutate({

@@ -668,7 +668,7 @@ export type AiUnavailableReason =
   | 'rate_limited';
 
 /** A two-way ally connection. */
-export type Ally = {
+export type Ally = Node & {
   __typename?: 'Ally';
   /** When the request was accepted. */
   connectedAt: Scalars['DateTime']['output'];
@@ -676,6 +676,8 @@ export type Ally = {
   endedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The connection's id. */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The other user, seen from the viewer. */
   user: User;
 };
@@ -703,7 +705,7 @@ export type AllyEdge = {
 };
 
 /** A request to become allies (an accepted one is the ally connection). */
-export type AllyRequest = {
+export type AllyRequest = Node & {
   __typename?: 'AllyRequest';
   /** When it was sent. */
   createdAt: Scalars['DateTime']['output'];
@@ -711,6 +713,8 @@ export type AllyRequest = {
   from: User;
   /** The request's public id (the requestId of acceptAllyRequest and declineAllyRequest). */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** When it was accepted or declined; null while pending. */
   respondedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Where the request stands. */
@@ -813,7 +817,7 @@ export type Backups = {
 };
 
 /** A badge a user earned (each at most once). */
-export type Badge = {
+export type Badge = Node & {
   __typename?: 'Badge';
   /** Which badge it is. */
   code: BadgeCode;
@@ -825,6 +829,8 @@ export type Badge = {
   id: Scalars['ID']['output'];
   /** Its display name, e.g. First step. */
   name: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
 };
 
 /** The badges of the catalogue (docs/domain.md). */
@@ -969,7 +975,7 @@ export type ChallengeStatus =
   | 'upcoming';
 
 /** A habit's check-in for one day of its owner's time zone. */
-export type CheckIn = {
+export type CheckIn = Node & {
   __typename?: 'CheckIn';
   /** When it was recorded. */
   createdAt: Scalars['DateTime']['output'];
@@ -977,6 +983,8 @@ export type CheckIn = {
   date: Scalars['Date']['output'];
   /** The check-in's public id. */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
 };
 
 /** A habit check-in. */
@@ -1018,7 +1026,7 @@ export type CheckInHabitPayload = {
 };
 
 /** A group of users who post to one another. */
-export type Community = {
+export type Community = Node & {
   __typename?: 'Community';
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
@@ -1032,6 +1040,8 @@ export type Community = {
   memberLimit?: Maybe<Scalars['Int']['output']>;
   /** 3 to 60 characters on one line, unique regardless of case. */
   name: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The member who owns it. */
   owner: User;
   /** The viewer holds an unused invite. */
@@ -1043,7 +1053,7 @@ export type Community = {
 };
 
 /** A competition inside a community over a time window, scored by one metric. */
-export type CommunityChallenge = {
+export type CommunityChallenge = Node & {
   __typename?: 'CommunityChallenge';
   /** When it was cancelled (before its start); null otherwise. */
   cancelledAt?: Maybe<Scalars['DateTime']['output']>;
@@ -1063,6 +1073,8 @@ export type CommunityChallenge = {
   id: Scalars['ID']['output'];
   /** What scores count. */
   metric: ChallengeMetric;
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** How many users take part now. */
   participantCount: Scalars['Int']['output'];
   /** When activity starts to count. */
@@ -1154,7 +1166,7 @@ export type CommunityPayload = {
 };
 
 /** A post in a community. */
-export type CommunityPost = {
+export type CommunityPost = Node & {
   __typename?: 'CommunityPost';
   /** Who wrote it. */
   author: User;
@@ -1168,6 +1180,8 @@ export type CommunityPost = {
   editedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The post's public id. */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
 };
 
 /** A post in a community the viewer belongs to (or the viewer's own). */
@@ -1308,6 +1322,12 @@ export type CurrentUser = {
   isSupporter: Scalars['Boolean']['output'];
   /** Up to 50 characters; null when not given. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /**
+   * The nodeId of this user as a User (node(id:) answers the User): the same cache key, so a
+   * client cache that keys objects by nodeId keeps one record of the person, and what updateMe
+   * changes shows wherever the user appears as a User.
+   */
+  nodeId: Scalars['ID']['output'];
   /** When the user first completed onboarding (completeOnboarding); null until then. */
   onboardingCompletedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Points: earned by check-ins (10) and progress events (5), spent on challenge entry costs; credited by the mutation itself, so current as soon as it answers. */
@@ -1534,7 +1554,7 @@ export type FailedJobState =
 export type FeedActivity = BadgeEarnedActivity | CheckInActivity | CommunityPostActivity | GoalCompletedActivity | GoalEventActivity;
 
 /** One thing that happened, newest first in unifiedFeed. */
-export type FeedItem = {
+export type FeedItem = Node & {
   __typename?: 'FeedItem';
   /** The details of what happened, one type per kind. */
   activity: FeedActivity;
@@ -1544,6 +1564,8 @@ export type FeedItem = {
   id: Scalars['ID']['output'];
   /** What happened; says which FeedActivity member activity is. */
   kind: FeedItemKind;
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** When it happened (for a goal event, the time it was logged for, which may be in the past). */
   occurredAt: Scalars['DateTime']['output'];
 };
@@ -1628,7 +1650,7 @@ export type FeedbackCommentEdge = {
 };
 
 /** A post on the feedback board. */
-export type FeedbackPost = {
+export type FeedbackPost = Node & {
   __typename?: 'FeedbackPost';
   /** Who wrote it. */
   author: User;
@@ -1644,6 +1666,8 @@ export type FeedbackPost = {
   description: Scalars['String']['output'];
   /** The post's public id. */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** Where the team stands on it. */
   status: FeedbackStatus;
   /** 3 to 150 characters. */
@@ -1760,7 +1784,7 @@ export type GetInsightPayload = {
 };
 
 /** A goal of the signed-in user: a habit (check-ins, streaks) or a target (a value to reach). */
-export type Goal = {
+export type Goal = Node & {
   __typename?: 'Goal';
   /** Habits only. */
   cadence?: Maybe<HabitCadence>;
@@ -1786,6 +1810,8 @@ export type Goal = {
   kind: GoalKind;
   /** The longest run of consecutive periods so far, counted as currentStreak is. */
   longestStreak: Scalars['Int']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The goal this one is a sub-goal of. */
   parent?: Maybe<Goal>;
   /** 0..100. Targets: share of the way from startValue to targetValue. Habits: share of the current period's required check-ins. */
@@ -1851,12 +1877,14 @@ export type GoalEdge = {
 };
 
 /** A progress event of a target: value is an increment (negative corrects). */
-export type GoalEvent = {
+export type GoalEvent = Node & {
   __typename?: 'GoalEvent';
   /** When it was recorded. */
   createdAt: Scalars['DateTime']['output'];
   /** The event's public id (eventId of updateGoalEvent and deleteGoalEvent). */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** Up to 500 characters; null when none. */
   note?: Maybe<Scalars['String']['output']>;
   /** When the progress happened: the day and period it counts in, in the user's time zone. */
@@ -2109,7 +2137,7 @@ export type Milestone = {
 };
 
 /** A mood the current user logged; private to them. */
-export type MoodLog = {
+export type MoodLog = Node & {
   __typename?: 'MoodLog';
   /** When the log was written. */
   createdAt: Scalars['DateTime']['output'];
@@ -2119,6 +2147,8 @@ export type MoodLog = {
   loggedAt: Scalars['DateTime']['output'];
   /** 1 (very low) to 5 (very good). */
   mood: Scalars['Int']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The user's words, trimmed, at most 500 characters; null when none was given. */
   note?: Maybe<Scalars['String']['output']>;
   /** Lower-cased, without repeats, at most 10 of 1 to 30 characters; empty when none. */
@@ -3395,8 +3425,20 @@ export type MutationVoteFeedbackPostArgs = {
   voted?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
+/**
+ * An object a client can cache and fetch again by one id (GraphQL Global Object Identification,
+ * with the id in nodeId): key a normalised cache by nodeId and refetch with node(id:).
+ */
+export type Node = {
+  /**
+   * Unique across every type and opaque: the cache key of the object, for node(id:). The
+   * object's id stays what it was, unique within its type, the id that other arguments take.
+   */
+  nodeId: Scalars['ID']['output'];
+};
+
 /** Something a feature told a user; streamed by notificationUpdate. */
-export type Notification = {
+export type Notification = Node & {
   __typename?: 'Notification';
   /** Whether the user marked it read. */
   acknowledged: Scalars['Boolean']['output'];
@@ -3415,6 +3457,8 @@ export type Notification = {
    * @deprecated Use type, the NotificationKind enum (the same kind with underscores). Kept for notificationUpdate's spec fields (spec 4.3).
    */
   kind: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The object it is about as the viewer may see it now; null when there is none, it is gone or the viewer may no longer see it. */
   subject?: Maybe<NotificationSubject>;
   /** The public id of the object it is about (subject fetches it); null with subjectType. */
@@ -3577,7 +3621,7 @@ export type PageInfo = {
 };
 
 /** A partnership request, or the partnership it became. */
-export type Partnership = {
+export type Partnership = Node & {
   __typename?: 'Partnership';
   /** When the request was sent. */
   createdAt: Scalars['DateTime']['output'];
@@ -3587,6 +3631,8 @@ export type Partnership = {
   from: User;
   /** The request's public id (the requestId of acceptPartnerRequest and declinePartnerRequest). */
   id: Scalars['ID']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The other person, seen from the viewer. */
   partner: User;
   /** When it was accepted (active) or declined. */
@@ -3856,6 +3902,13 @@ export type Query = {
   moodLogs: MoodLogConnection;
   /** The signed-in user's team, or null. */
   myTeam?: Maybe<Team>;
+  /**
+   * The object of a nodeId as the viewer may see it, under the same rules as the object's own
+   * query: null when there is none or the viewer may not see it (another user's private goal is
+   * null, like none). An id that is not a nodeId of this API (a type's id, say) is refused with
+   * BAD_USER_INPUT on this field alone.
+   */
+  node?: Maybe<Node>;
   /** Every notification kind with whether the current user receives it. */
   notificationPreferences: Array<NotificationPreference>;
   /** The current user's notifications, newest first; acknowledged: false lists the unread ones (totalCount counts them). */
@@ -4114,6 +4167,12 @@ export type QueryMoodLogsArgs = {
   from?: InputMaybe<Scalars['DateTime']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
+/** Reads. Each field needs a signed-in caller (a session token) unless its description says it is public. */
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -4553,7 +4612,7 @@ export type SyncUserPayload = {
 };
 
 /** A team: members with roles, sub-communities and leaderboards. A user belongs to at most one team. */
-export type Team = {
+export type Team = Node & {
   __typename?: 'Team';
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
@@ -4567,6 +4626,8 @@ export type Team = {
   members: TeamMemberConnection;
   /** 1 to 80 characters. */
   name: Scalars['String']['output'];
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** The signed-in user's role in this team. */
   viewerRole: TeamRole;
 };
@@ -4968,7 +5029,7 @@ export type UseStreakFreezePayload = {
 };
 
 /** A person as other users see them. */
-export type User = {
+export type User = Node & {
   __typename?: 'User';
   /** Up to 50 characters; null when not given. */
   firstName?: Maybe<Scalars['String']['output']>;
@@ -4976,6 +5037,8 @@ export type User = {
   id: Scalars['ID']['output'];
   /** Up to 50 characters; null when not given. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /** Unique across every type and opaque: the cache key of this object, for node(id:). */
+  nodeId: Scalars['ID']['output'];
   /** 3 to 30 letters, digits, _, . or -; unique ignoring case. */
   username: Scalars['String']['output'];
 };
@@ -5257,6 +5320,7 @@ export type ResolversTypes = {
   MoodLogEdge: ResolverTypeWrapper<any>;
   MoodLogPayload: ResolverTypeWrapper<any>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Node: ResolverTypeWrapper<any>;
   Notification: ResolverTypeWrapper<any>;
   NotificationArg: ResolverTypeWrapper<any>;
   NotificationConnection: ResolverTypeWrapper<any>;
@@ -5469,6 +5533,7 @@ export type ResolversParentTypes = {
   MoodLogEdge: any;
   MoodLogPayload: any;
   Mutation: Record<PropertyKey, never>;
+  Node: any;
   Notification: any;
   NotificationArg: any;
   NotificationConnection: any;
@@ -5780,7 +5845,9 @@ export type AllyResolvers<ContextType = GraphQLContext, ParentType extends Resol
   connectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   endedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type AllyConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AllyConnection'] = ResolversParentTypes['AllyConnection']> = {
@@ -5799,6 +5866,7 @@ export type AllyRequestResolvers<ContextType = GraphQLContext, ParentType extend
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   from?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   respondedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['AllyRequestStatus'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -5853,6 +5921,7 @@ export type BadgeResolvers<ContextType = GraphQLContext, ParentType extends Reso
   earnedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -5913,6 +5982,8 @@ export type CheckInResolvers<ContextType = GraphQLContext, ParentType extends Re
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   date?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CheckInActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckInActivity'] = ResolversParentTypes['CheckInActivity']> = {
@@ -5941,6 +6012,7 @@ export type CommunityResolvers<ContextType = GraphQLContext, ParentType extends 
   memberCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   memberLimit?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   viewerInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   viewerRole?: Resolver<Maybe<ResolversTypes['CommunityRole']>, ParentType, ContextType>;
@@ -5958,6 +6030,7 @@ export type CommunityChallengeResolvers<ContextType = GraphQLContext, ParentType
   entryCost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metric?: Resolver<ResolversTypes['ChallengeMetric'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   participantCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   startsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ChallengeStatus'], ParentType, ContextType>;
@@ -6011,6 +6084,8 @@ export type CommunityPostResolvers<ContextType = GraphQLContext, ParentType exte
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   editedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CommunityPostActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPostActivity'] = ResolversParentTypes['CommunityPostActivity']> = {
@@ -6066,6 +6141,7 @@ export type CurrentUserResolvers<ContextType = GraphQLContext, ParentType extend
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isSupporter?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   onboardingCompletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   streakFreezes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -6176,7 +6252,9 @@ export type FeedItemResolvers<ContextType = GraphQLContext, ParentType extends R
   actor?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['FeedItemKind'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type FeedItemConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeedItemConnection'] = ResolversParentTypes['FeedItemConnection']> = {
@@ -6217,6 +6295,7 @@ export type FeedbackPostResolvers<ContextType = GraphQLContext, ParentType exten
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['FeedbackStatus'], ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   viewerHasVoted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -6270,6 +6349,7 @@ export type GoalResolvers<ContextType = GraphQLContext, ParentType extends Resol
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['GoalKind'], ParentType, ContextType>;
   longestStreak?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   parent?: Resolver<Maybe<ResolversTypes['Goal']>, ParentType, ContextType>;
   percentComplete?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   startValue?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
@@ -6305,9 +6385,11 @@ export type GoalEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
 export type GoalEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalEvent'] = ResolversParentTypes['GoalEvent']> = {
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type GoalEventActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GoalEventActivity'] = ResolversParentTypes['GoalEventActivity']> = {
@@ -6421,8 +6503,10 @@ export type MoodLogResolvers<ContextType = GraphQLContext, ParentType extends Re
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   loggedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   mood?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type MoodLogConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MoodLogConnection'] = ResolversParentTypes['MoodLogConnection']> = {
@@ -6542,6 +6626,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   voteFeedbackPost?: Resolver<ResolversTypes['VoteFeedbackPostPayload'], ParentType, ContextType, RequireFields<MutationVoteFeedbackPostArgs, 'postId'>>;
 };
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
+  __resolveType: TypeResolveFn<'Ally' | 'AllyRequest' | 'Badge' | 'CheckIn' | 'Community' | 'CommunityChallenge' | 'CommunityPost' | 'FeedItem' | 'FeedbackPost' | 'Goal' | 'GoalEvent' | 'MoodLog' | 'Notification' | 'Partnership' | 'Team' | 'User', ParentType, ContextType>;
+};
+
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
   acknowledged?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   actor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
@@ -6550,10 +6638,12 @@ export type NotificationResolvers<ContextType = GraphQLContext, ParentType exten
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   subject?: Resolver<Maybe<ResolversTypes['NotificationSubject']>, ParentType, ContextType>;
   subjectId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   subjectType?: Resolver<Maybe<ResolversTypes['NotificationSubjectType']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type NotificationArgResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationArg'] = ResolversParentTypes['NotificationArg']> = {
@@ -6610,6 +6700,7 @@ export type PartnershipResolvers<ContextType = GraphQLContext, ParentType extend
   endedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   from?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   partner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   respondedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PartnershipStatus'], ParentType, ContextType>;
@@ -6728,6 +6819,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   me?: Resolver<ResolversTypes['CurrentUser'], ParentType, ContextType>;
   moodLogs?: Resolver<ResolversTypes['MoodLogConnection'], ParentType, ContextType, Partial<QueryMoodLogsArgs>>;
   myTeam?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   notificationPreferences?: Resolver<Array<ResolversTypes['NotificationPreference']>, ParentType, ContextType>;
   notifications?: Resolver<ResolversTypes['NotificationConnection'], ParentType, ContextType, Partial<QueryNotificationsArgs>>;
   partnerRequests?: Resolver<ResolversTypes['PartnershipConnection'], ParentType, ContextType, RequireFields<QueryPartnerRequestsArgs, 'direction'>>;
@@ -6871,6 +6963,7 @@ export type TeamResolvers<ContextType = GraphQLContext, ParentType extends Resol
   memberCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   members?: Resolver<ResolversTypes['TeamMemberConnection'], ParentType, ContextType, Partial<TeamMembersArgs>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   viewerRole?: Resolver<ResolversTypes['TeamRole'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -7053,7 +7146,9 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   username?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserConnection'] = ResolversParentTypes['UserConnection']> = {
@@ -7201,6 +7296,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   MoodLogEdge?: MoodLogEdgeResolvers<ContextType>;
   MoodLogPayload?: MoodLogPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
   Notification?: NotificationResolvers<ContextType>;
   NotificationArg?: NotificationArgResolvers<ContextType>;
   NotificationConnection?: NotificationConnectionResolvers<ContextType>;

@@ -6,15 +6,20 @@ import { describeErrorCodes } from "./error-codes.ts";
 import { attachLookups } from "./lookups.ts";
 import { describePageArguments } from "./page-arguments.ts";
 import { scalarResolvers } from "./scalars.ts";
+import { assertNodesFetchable, nodeResolvers, nodeTypeDefs } from "./node.ts";
 
 /** The type definitions of the schema of `modules`, the shared ones first. */
 export function schemaTypeDefs(modules: SchemaModule[]): string[] {
-  return [baseTypeDefs, ...modules.map((m) => m.typeDefs)];
+  return [baseTypeDefs, nodeTypeDefs, ...modules.map((m) => m.typeDefs)];
 }
 
-/** Every module's resolvers, the shared scalars first. */
+/** Every module's resolvers, the shared scalars and `node(id:)` first. */
 export function schemaResolvers(modules: SchemaModule[]): ResolverMap[] {
-  return [scalarResolvers, ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))];
+  return [
+    scalarResolvers,
+    nodeResolvers,
+    ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : [])),
+  ];
 }
 
 /**
@@ -33,5 +38,6 @@ export function buildSchema(modules: SchemaModule[]): GraphQLSchema {
   describeErrorCodes(schema, modules);
   describePageArguments(schema);
   attachLookups(schema, modules.flatMap((m) => (m.lookups ? [m.lookups] : [])));
+  assertNodesFetchable(schema);
   return schema;
 }

@@ -12,18 +12,18 @@ import { loadUser } from "../../src/features/users/service.ts";
 function probeModule(t: () => TestApp): SchemaModule {
   return {
     typeDefs: `
-      type Node { value: Int! child: Node }
+      type Nested { value: Int! child: Nested }
       type Item { id: ID! owner: User! }
       extend type Query {
-        node: Node!
+        nested: Nested!
         broken: String
         items(n: Int!): [Item!]!
         ping: String!
       }`,
     resolvers: {
-      Node: { value: () => 1, child: () => ({}) },
+      Nested: { value: () => 1, child: () => ({}) },
       Query: {
-        node: () => ({}),
+        nested: () => ({}),
         broken: () => {
           throw new Error("connection string postgres://secret@db leaked");
         },
@@ -39,7 +39,7 @@ function probeModule(t: () => TestApp): SchemaModule {
           loadUser(ctx, t().deps.db.sql, item.ownerId),
       },
     },
-    publicFields: ["node", "ping", "broken"],
+    publicFields: ["nested", "ping", "broken"],
   };
 }
 
@@ -56,7 +56,7 @@ async function setupCore(env: Record<string, string> = {}) {
 }
 
 const deep = (levels: number) =>
-  `{ node { ${"child { ".repeat(levels)}value${" }".repeat(levels)} } }`;
+  `{ nested { ${"child { ".repeat(levels)}value${" }".repeat(levels)} } }`;
 
 Deno.test("graphql: a JSON array is a batch answered in order; names are logged joined", async () => {
   const ctx = await setupCore();

@@ -6,6 +6,8 @@ import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
 import type { BadgeEvent, BadgeFacts } from "./rules.ts";
 import { badgesModule } from "./schema.ts";
+import { badgeNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import * as service from "./service.ts";
 import type { BadgeRow, BadgesDeps } from "./service.ts";
 import { badgesPersonalData } from "./personal-data.ts";
@@ -30,7 +32,7 @@ export function badgesFeature(deps: BadgesDeps): Feature<BadgesApi> {
   return {
     name: "badges",
     personalData: badgesPersonalData(deps.db.sql),
-    graphql: badgesModule(deps),
+    graphql: mergeModules(badgesModule(deps), badgeNodesModule()),
     api: {
       awardFor: (tx, userId, event, at) => service.awardFor(deps, tx, userId, event, at),
       revokeUnjustified: (tx, userId, facts) => service.revokeUnjustified(deps, tx, userId, facts),

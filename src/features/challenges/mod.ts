@@ -8,6 +8,8 @@ import { type Feature, on } from "../feature.ts";
 import * as service from "./service.ts";
 import { activityLedger, type ChallengesDeps } from "./service.ts";
 import { challengesModule } from "./schema.ts";
+import { challengeNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { challengesPersonalData } from "./personal-data.ts";
 
 export type { ChallengesDeps };
@@ -17,7 +19,7 @@ export function challengesFeature(deps: ChallengesDeps): Feature {
   return {
     name: "challenges",
     personalData: challengesPersonalData(deps.db.sql),
-    graphql: challengesModule(deps),
+    graphql: mergeModules(challengesModule(deps), challengeNodesModule()),
     subscriptions: [
       on("habits.checked_in", "challenges.check_in", (e) => service.creditCheckIn(deps, e)),
       on(

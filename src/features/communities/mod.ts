@@ -7,6 +7,8 @@ import type { CommunityAccess } from "./rules.ts";
 import * as service from "./service.ts";
 import type { Actor, CommunitiesDeps, CommunityRow, PostRow, RequestLoaders } from "./service.ts";
 import { communitiesModule } from "./schema.ts";
+import { communityNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { communitiesPersonalData } from "./personal-data.ts";
 
 export type { Actor, CommunitiesDeps, CommunityAccess, CommunityRow, PostRow, RequestLoaders };
@@ -37,7 +39,7 @@ export function communitiesFeature(deps: CommunitiesDeps): Feature<CommunitiesAp
   return {
     name: "communities",
     personalData: communitiesPersonalData(deps.db.sql),
-    graphql: communitiesModule(deps),
+    graphql: mergeModules(communitiesModule(deps), communityNodesModule(deps)),
     api: {
       communityAccess: (actor, id) => service.communityAccess(deps, actor, id),
       visibleCommunity: (actor, id) => service.visibleCommunity(deps, actor, id),

@@ -6,6 +6,8 @@ import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
 import { audienceOf } from "./rules.ts";
 import { feedModule } from "./schema.ts";
+import { feedNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import {
   type FeedDeps,
   type FeedItemMatch,
@@ -48,7 +50,7 @@ export function feedFeature(deps: FeedDeps): Feature<FeedApi> {
   return {
     name: "feed",
     personalData: feedPersonalData(deps.db.sql),
-    graphql: feedModule(deps),
+    graphql: mergeModules(feedModule(deps), feedNodesModule(deps)),
     api: {
       record: recordFeedItem,
       follow: followAudiences,

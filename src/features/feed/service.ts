@@ -3,6 +3,7 @@
  * their own transactions (items, audiences followed) through the feed's API.
  */
 import type { Database, Queryable } from "../../platform/db.ts";
+import { looksLikePublicId } from "../../platform/ids.ts";
 import { type Connection, type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
 import * as store from "./store.ts";
@@ -37,6 +38,23 @@ export function unifiedFeed(
       }, (other) => deps.users.blockedBetween(sql, actor.userId, other)),
     (r) => [r.publicId],
   );
+}
+
+/** An item of a public id that the actor's feed holds (no block between them); null otherwise. */
+export async function visibleFeedItem(
+  deps: FeedDeps,
+  actor: { userId: string },
+  id: string,
+): Promise<FeedItemRow | null> {
+  const sql = deps.db.sql;
+  return looksLikePublicId(id)
+    ? await store.visibleFeedItem(
+      sql,
+      actor.userId,
+      id,
+      (other) => deps.users.blockedBetween(sql, actor.userId, other),
+    )
+    : null;
 }
 
 /** Adds an item to a user's feed, inside the caller's transaction. */

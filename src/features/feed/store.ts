@@ -9,7 +9,7 @@
  * on joining a community or starting a partnership.
  */
 import type postgres from "postgres";
-import type { Queryable } from "../../platform/db.ts";
+import { maybeOne, type Queryable } from "../../platform/db.ts";
 import { publicId } from "../../platform/ids.ts";
 import { audienceOf } from "./rules.ts";
 
@@ -111,6 +111,26 @@ export async function unfollowAudiences(tx: Queryable, userId: string, audiences
   if (!audiences.length) return;
   await tx`
     delete from feed_follows where user_id = ${userId} and audience = any(${audiences}::text[])`;
+}
+
+/**
+ * An item of a public id as the viewer's feed holds it: their own, or one of an audience they
+ * follow whose actor no block separates from them (`blockedWith`); null otherwise.
+ */
+export async function visibleFeedItem(
+  sql: Queryable,
+  userId: string,
+  itemPublicId: string,
+  blockedWith: (actor: postgres.Fragment) => postgres.Fragment,
+): Promise<FeedItemRow | null> {
+  return await maybeOne(sql<FeedItemRow[]>`
+    select id, public_id as "publicId", user_id as "userId", kind, occurred_at as "occurredAt",
+           data
+    from feed_items i
+    where i.public_id = ${itemPublicId}
+      and (i.user_id = ${userId}
+        or (i.audience in (select audience from feed_follows where user_id = ${userId})
+          and not ${blockedWith(sql`i.user_id`)}))`);
 }
 
 /**

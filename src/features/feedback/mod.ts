@@ -5,6 +5,8 @@
 import type { Feature } from "../feature.ts";
 import { type FeedbackExportDeps, feedbackExportHandler } from "./export.ts";
 import { feedbackModule, type FeedbackSchemaDeps } from "./schema.ts";
+import { feedbackNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { feedbackPersonalData } from "./personal-data.ts";
 
 export type FeedbackDeps = FeedbackSchemaDeps & FeedbackExportDeps;
@@ -13,7 +15,7 @@ export function feedbackFeature(deps: FeedbackDeps): Feature {
   return {
     name: "feedback",
     personalData: feedbackPersonalData(deps.db.sql),
-    graphql: feedbackModule(deps),
+    graphql: mergeModules(feedbackModule(deps), feedbackNodesModule()),
     routes: [{
       method: "POST",
       path: "/integrations/feedback/export",

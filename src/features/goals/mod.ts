@@ -9,6 +9,7 @@ import { goalsModule } from "./schema.ts";
 import * as service from "./service.ts";
 import type { GoalRow, GoalsDeps, GoalSnapshot } from "./service.ts";
 import { goalChangesModule } from "./changes.ts";
+import { goalNodesModule } from "./nodes.ts";
 import { mergeModules } from "../../graphql/module.ts";
 import { goalsPersonalData } from "./personal-data.ts";
 
@@ -64,7 +65,7 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
   return {
     name: "goals",
     personalData: goalsPersonalData(deps.db.sql),
-    graphql: mergeModules(goalsModule(deps), goalChangesModule(deps)),
+    graphql: mergeModules(goalsModule(deps), goalChangesModule(deps), goalNodesModule(deps)),
     schedules: [{
       name: "goals.streak_at_risk",
       cron: "0 * * * *",

@@ -1,6 +1,8 @@
 /** Mood logs: `addMoodLog`, `moodLogs`, and the read AI coaching uses for context. */
 import type { Feature } from "../feature.ts";
 import { moodModule } from "./schema.ts";
+import { moodNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { type MoodDeps, type MoodLogRow, recentMoodLogs } from "./service.ts";
 import { moodPersonalData } from "./personal-data.ts";
 
@@ -15,7 +17,7 @@ export function moodFeature(deps: MoodDeps): Feature<MoodApi> {
   return {
     name: "mood",
     personalData: moodPersonalData(deps.db.sql),
-    graphql: moodModule(deps),
+    graphql: mergeModules(moodModule(deps), moodNodesModule(deps)),
     api: {
       moodLogsBetween: (userId, from, to, limit) => recentMoodLogs(deps, userId, from, to, limit),
     },

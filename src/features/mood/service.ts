@@ -50,6 +50,15 @@ export async function moodLogs(
   );
 }
 
+/** One of the actor's logs by public id; null for another user's, an unknown or malformed id. */
+export async function ownMoodLog(
+  deps: Pick<MoodDeps, "db">,
+  actor: Actor,
+  id: string,
+): Promise<MoodLogRow | null> {
+  return looksLikePublicId(id) ? await store.ownMoodLog(deps.db.sql, actor.userId, id) : null;
+}
+
 /** The user's logs in [from, to), newest first, at most `limit` (AI coaching's context). */
 export function recentMoodLogs(
   deps: Pick<MoodDeps, "db">,

@@ -63,6 +63,13 @@ export async function countMoodLogs(
   return row.n;
 }
 
+/** One of the user's logs; null for another user's or none. */
+export async function ownMoodLog(sql: Queryable, userId: string, logPublicId: string) {
+  return await maybeOne(sql<MoodLogRow[]>`
+    select ${columns(sql)} from mood_logs
+    where public_id = ${logPublicId} and user_id = ${userId}`);
+}
+
 /** Deletes one of the user's logs; null for another user's or none. Returns it as it was. */
 export async function deleteMoodLog(tx: Queryable, userId: string, logPublicId: string) {
   return await maybeOne(tx<MoodLogRow[]>`

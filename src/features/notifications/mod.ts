@@ -9,6 +9,8 @@
  */
 import { type Feature, handles, on } from "../feature.ts";
 import { notificationsModule } from "./schema.ts";
+import { notificationNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import * as service from "./service.ts";
 import type { NotificationsDeps, Notify, NotifyMany, Recipient } from "./service.ts";
 import { notificationsPersonalData } from "./personal-data.ts";
@@ -31,7 +33,7 @@ export function notificationsFeature(
   return {
     name: "notifications",
     personalData: notificationsPersonalData(deps.db.sql),
-    graphql: notificationsModule(deps),
+    graphql: mergeModules(notificationsModule(deps), notificationNodesModule(deps)),
     jobs: [
       handles(service.broadcastJob, (input) => service.broadcast(deps, input)),
       handles(pushJob, async (input) => {

@@ -218,6 +218,18 @@ export const listNotifications = (
 export const countNotifications = (deps: Db, actor: Actor, acknowledged: boolean | null) =>
   store.countNotifications(deps.db.sql, actor.userId, acknowledged);
 
+/** One of the actor's notifications by public id; null for another user's, unknown or malformed. */
+export async function ownNotification(
+  deps: Db,
+  actor: Actor,
+  id: string,
+): Promise<NotificationView | null> {
+  const row = looksLikePublicId(id)
+    ? await store.ownNotification(deps.db.sql, actor.userId, id)
+    : null;
+  return row ? toView(row) : null;
+}
+
 export const preferences = async (
   deps: Db,
   actor: Actor,

@@ -6,6 +6,8 @@ import type { Queryable } from "../../platform/db.ts";
 import type { Feature } from "../feature.ts";
 import { type PartnersDeps, unlinkUsers } from "./service.ts";
 import { partnersModule } from "./schema.ts";
+import { partnerNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { partnersPersonalData } from "./personal-data.ts";
 
 export type { PartnersDeps };
@@ -22,7 +24,7 @@ export function partnersFeature(deps: PartnersDeps): Feature<PartnersApi> {
   return {
     name: "partners",
     personalData: partnersPersonalData(deps.db.sql),
-    graphql: partnersModule(deps),
+    graphql: mergeModules(partnersModule(deps), partnerNodesModule(deps)),
     api: { unlink: (tx, a, b, at) => unlinkUsers(deps, tx, a, b, at) },
   };
 }

@@ -83,6 +83,14 @@ export function partnerRequestError(s: PartnerRequestState): PartnersError | nul
   return null;
 }
 
+/**
+ * Whether an ally link is a connection (an `Ally`): accepted, or removed after it was accepted (a
+ * request removed while pending was never one).
+ */
+export function isAllyConnection(link: Link & { respondedAt: Date | null }): boolean {
+  return link.status === "accepted" || (link.status === "removed" && link.respondedAt !== null);
+}
+
 /** The other side of a link from the viewer's point of view. */
 export function otherSide(link: Link, viewerId: string): string {
   return link.requesterId === viewerId ? link.addresseeId : link.requesterId;

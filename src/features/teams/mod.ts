@@ -4,6 +4,8 @@
  */
 import type { Feature } from "../feature.ts";
 import { type TeamsDeps, teamsModule } from "./schema.ts";
+import { teamNodesModule } from "./nodes.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { teamsPersonalData } from "./personal-data.ts";
 
 export type { TeamsDeps };
@@ -12,7 +14,7 @@ export function teamsFeature(deps: TeamsDeps): Feature {
   return {
     name: "teams",
     personalData: teamsPersonalData(deps.db.sql),
-    graphql: teamsModule(deps),
+    graphql: mergeModules(teamsModule(deps), teamNodesModule()),
     api: {},
   };
 }

@@ -9,7 +9,9 @@ import type { Database } from "../../platform/db.ts";
 import type { KvStore } from "../../platform/kv.ts";
 import { createRateLimiter } from "../../platform/rate-limit.ts";
 import type { Feature } from "../feature.ts";
+import { mergeModules } from "../../graphql/module.ts";
 import { usersModule } from "./schema.ts";
+import { userNodesModule } from "./nodes.ts";
 import { createViewerCache } from "./viewer-cache.ts";
 import { usersApi, usersPersonalData } from "./service.ts";
 import type { BlockRow, UserMilestoneCounts, UserRef, UserRow, UsersApi } from "./service.ts";
@@ -31,7 +33,7 @@ export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
   };
   return {
     name: "users",
-    graphql: usersModule(service),
+    graphql: mergeModules(usersModule(service), userNodesModule(service)),
     api: usersApi(service),
     personalData: usersPersonalData(service),
   };

@@ -158,6 +158,19 @@ export async function userByUsername(
   return key === null ? null : await store.findableByUsername(deps.db.sql, actor.userId, key);
 }
 
+/**
+ * A user by public id as the actor may see them (`node(id:)`): anyone a block does not separate
+ * from the actor, whatever their discoverability, which is about finding people by name (the
+ * id comes from where the user was shown); null for an unknown or malformed id.
+ */
+export async function visibleUser(
+  deps: Pick<UsersServiceDeps, "db">,
+  actor: Pick<Actor, "userId">,
+  id: string,
+): Promise<UserRow | null> {
+  return looksLikePublicId(id) ? await store.visibleUser(deps.db.sql, actor.userId, id) : null;
+}
+
 export async function searchUsers(
   deps: Pick<UsersServiceDeps, "db" | "limiter">,
   actor: Actor,

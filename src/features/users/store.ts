@@ -251,6 +251,18 @@ export async function findableByUsername(
         or (u.discoverability <> 'hidden' and not ${blockedBetween(sql, viewerId, sql`u.id`)}))`);
 }
 
+/** The user of a public id unless a block separates them from the viewer (the viewer always). */
+export async function visibleUser(
+  sql: Queryable,
+  viewerId: string,
+  userPublicId: string,
+): Promise<UserRow | null> {
+  return await maybeOne(sql<UserRow[]>`
+    select ${columns(sql)} from users u
+    where u.public_id = ${userPublicId}
+      and (u.id = ${viewerId} or not ${blockedBetween(sql, viewerId, sql`u.id`)})`);
+}
+
 /**
  * A window of searchable users whose lower-cased username is in [from, to), in byte order of it,
  * without the users blocked either way: a range of `users_username_search_idx`.

@@ -259,6 +259,13 @@ export async function checkInOn(sql: Queryable, goalId: string, day: string) {
     from habit_check_ins where goal_id = ${goalId} and day = ${day}`);
 }
 
+/** A check-in of one of the user's habits; null for another user's or none. */
+export async function ownCheckIn(sql: Queryable, userId: string, checkInPublicId: string) {
+  return await maybeOne(sql<{ publicId: string; day: string; createdAt: Date }[]>`
+    select public_id as "publicId", day::text as day, created_at as "createdAt"
+    from habit_check_ins where public_id = ${checkInPublicId} and user_id = ${userId}`);
+}
+
 /** The freezes a user holds, for several users. */
 export async function freezeBalances(sql: Queryable, userIds: readonly string[]) {
   return await sql<{ userId: string; available: number }[]>`

@@ -71,6 +71,20 @@ export const goalFigures = (
 export const streakRuns = (deps: ReadDeps, goalIds: readonly string[], zone: string) =>
   store.streakRuns(deps.db.sql, goalIds, zone);
 
+/** The actor's progress event of a public id; null for another user's, an unknown or malformed id. */
+export async function ownGoalEvent(
+  deps: ReadDeps,
+  actor: Pick<Actor, "userId">,
+  id: string,
+): Promise<GoalEventRow | null> {
+  return looksLikePublicId(id) ? await store.ownEvent(deps.db.sql, actor.userId, id) : null;
+}
+
+/** The actor's habit check-in of a public id; null for another user's, an unknown or malformed id. */
+export async function ownCheckIn(deps: ReadDeps, actor: Pick<Actor, "userId">, id: string) {
+  return looksLikePublicId(id) ? await store.ownCheckIn(deps.db.sql, actor.userId, id) : null;
+}
+
 /** A public goal by its public id; null for a private, unknown or malformed one. */
 export async function publicGoal(deps: ReadDeps, id: string): Promise<GoalRow | null> {
   return looksLikePublicId(id) ? await store.publicGoal(deps.db.sql, id) : null;

@@ -13,6 +13,7 @@ import type { FeedApi } from "../../feed/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import {
   blockedRequestError,
+  isAllyConnection,
   linkMessage,
   otherSide,
   type PartnersError,
@@ -63,6 +64,12 @@ export async function requestOf(deps: PartnersDeps, table: Table, actor: Actor, 
   return typeof id === "string" && looksLikePublicId(id)
     ? await store.linkOf(deps.db.sql, table, actor.userId, id)
     : null;
+}
+
+/** The ally connection of a public id that the actor is a side of, or null. */
+export async function allyOf(deps: PartnersDeps, actor: Actor, id: unknown) {
+  const link = await requestOf(deps, "ally_links", actor, id);
+  return link && isAllyConnection(link) ? link : null;
 }
 
 /** The feed audience of a user's check-ins (partners follow each other's). */
