@@ -1,7 +1,8 @@
 /**
  * `deno task test [paths] [deno test options]`: `deno test -A --parallel` over the test files under
  * `tests/` (deno.json's `test.include`) or the paths given, with two test files more at once than
- * the machine has cores. At any moment a few files wait on a timer, a child process, a browser or a
+ * the machine has cores, without type-checking them again (`deno task check` does that, and
+ * `.ci/run` runs it first). At any moment a few files wait on a timer, a child process, a browser or a
  * server of their own; the extra two keep the cores busy meanwhile (docs/testing.md). `DENO_JOBS`
  * set in the environment wins. Files that start processes, browsers or servers of their own are
  * the long ones: they go first, so that no long file starts last and ends the run alone.
@@ -51,7 +52,7 @@ async function ordered(args: string[]): Promise<string[]> {
 
 if (import.meta.main) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--parallel", ...await ordered(Deno.args)],
+    args: ["test", "-A", "--parallel", "--no-check", ...await ordered(Deno.args)],
     env: { DENO_JOBS: testJobs(navigator.hardwareConcurrency, Deno.env.get("DENO_JOBS")) },
     stdin: "inherit",
     stdout: "inherit",

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
-import { launchBrowser, SCREENSHOTS, type TestBrowser } from "./browser.ts";
+import { launchBrowser, saveScreenshot, type TestBrowser } from "./browser.ts";
 import { serveApp, type Served } from "./cable.ts";
 import { setupWorkforce, type WorkforceCtx } from "./workforce.ts";
 
@@ -23,7 +23,7 @@ export interface ConsoleCtx extends WorkforceCtx {
   /** Opens a console path (`/admin/...`) in the page. */
   open(path: string): Promise<void>;
   /** Saves the whole page as `.screenshots/<name>.png` and its first 1280×800 as
-   * `.screenshots/docs/<name>.png` (the size docs/images keeps). */
+   * `.screenshots/docs/<name>.png` (the size docs/images keeps), when screenshots are wanted. */
   shoot(name: string): Promise<void>;
 }
 
@@ -59,10 +59,8 @@ export async function withConsole(
         await page.goto(app.url + path);
       },
       shoot: async (name: string) => {
-        await browser.screenshot(page, `${name}.png`);
-        const docs = new URL("docs/", SCREENSHOTS);
-        await Deno.mkdir(docs, { recursive: true });
-        await page.screenshot({ path: new URL(`${name}.png`, docs).pathname });
+        await saveScreenshot(page, `${name}.png`, { fullPage: true });
+        await saveScreenshot(page, `docs/${name}.png`);
       },
     }));
     assert.deepEqual(refused, [], "the console loads nothing from another host");

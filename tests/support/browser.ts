@@ -19,10 +19,30 @@ const FLAGS = [
 /** Where screenshots go (ignored by git); a test names its file. */
 export const SCREENSHOTS = new URL("../../.screenshots/", import.meta.url);
 
+/**
+ * Whether this run saves screenshots: only with `TEST_SCREENSHOTS=1` (docs/testing.md). Encoding a
+ * tall page as PNG costs more CPU than most of a page test's checks, and nothing in a test reads
+ * the file back.
+ */
+export const screenshotsWanted = (): boolean => Deno.env.get("TEST_SCREENSHOTS") === "1";
+
+/** Saves what `target` shows as `.screenshots/<name>` when screenshots are wanted. */
+export async function saveScreenshot(
+  target: { screenshot(options: { path: string }): Promise<unknown> },
+  name: string,
+  options: Record<string, unknown> = {},
+): Promise<void> {
+  if (!screenshotsWanted()) return;
+  const file = new URL(name, SCREENSHOTS);
+  await Deno.mkdir(new URL(".", file), { recursive: true });
+  await target.screenshot({ ...options, path: file.pathname });
+}
+
 export interface TestBrowser {
   browser: Browser;
   /** A page that may only reach `origin`; `refused` lists what else it tried to load. */
   offlinePage(origin: string): Promise<{ page: Page; refused: string[] }>;
+  /** The whole page as `.screenshots/<name>` when screenshots are wanted; answers the path. */
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -45,10 +65,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
       return { page: await context.newPage(), refused };
     },
     async screenshot(page, name) {
-      await Deno.mkdir(SCREENSHOTS, { recursive: true });
-      const path = new URL(name, SCREENSHOTS).pathname;
-      await page.screenshot({ path, fullPage: true });
-      return path;
+      await saveScreenshot(page, name, { fullPage: true });
+      return new URL(name, SCREENSHOTS).pathname;
     },
     close: () => browser.close(),
   };

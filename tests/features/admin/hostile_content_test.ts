@@ -1,12 +1,13 @@
 /** Hostile and huge content in Chromium: an artifact and a feedback post that imitate the console
  * are rendered inert inside a frame labelled as content, a patch with hidden bidirectional text is
  * flagged and shown with markers, Slack markup is rendered, and no long word widens a page. */
+// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
 import { completeRun, createEmployee, sqlOf } from "../../support/workforce.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
-import { SCREENSHOTS } from "../../support/browser.ts";
+import { saveScreenshot } from "../../support/browser.ts";
 
 const test = testNeeding(CHROMIUM);
 
@@ -70,8 +71,7 @@ async function assertNoHorizontalScroll(ctx: ConsoleCtx, name: string): Promise<
     await ctx.shoot(`${name}-${width}`);
     // The start of the long word itself, which the top of the page may not reach.
     const box = (await page.locator("figure.content").last().boundingBox())!;
-    await page.screenshot({
-      path: new URL(`${name}-${width}-word.png`, SCREENSHOTS).pathname,
+    await saveScreenshot(page, `${name}-${width}-word.png`, {
       fullPage: true,
       clip: { x: 0, y: Math.max(0, box.y - 200), width, height: 600 },
     });
@@ -144,7 +144,7 @@ test("admin console: hostile and huge content is framed, inert, flagged and wrap
     assert.equal(await chat.locator("a").getAttribute("href"), "https://example.test/run");
     assert.equal(await chat.getAttribute("dir"), "auto");
     await ctx.shoot("admin-review-hostile-content");
-    await patch.screenshot({ path: new URL("admin-review-bidi-patch.png", SCREENSHOTS).pathname });
+    await saveScreenshot(patch, "admin-review-bidi-patch.png");
     await assertNoHorizontalScroll(ctx, "admin-review-long-word");
 
     // An end user's feedback post and comment, as hostile, with the longest word there is.

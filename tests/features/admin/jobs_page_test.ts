@@ -1,7 +1,7 @@
 /** The Jobs page in Chromium as Sidekiq Web's: the dead set paged with its count, the retry set
  * with next attempts and "retry now", one job's page with its whole payload and error, a search
  * kept in the URL, and every destructive or bulk action confirmed in the page. */
-// test-plan: both (the sets' SQL, search and paging under a page in either database mode)
+// test-plan: once (a page in Chromium; the sets' SQL runs in both modes in tests/features/jobs/admin_test.ts)
 import assert from "node:assert/strict";
 import { assertAccessible, type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
 import { asAdmin } from "../../support/workforce.ts";

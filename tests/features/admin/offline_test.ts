@@ -1,6 +1,6 @@
 /** The console when the service cannot be reached, in Chromium: the polite offline indicator,
  * and the open page loads its data by itself once the service answers again (no reload). */
-// test-plan: both (the service lost and back under a page in either database mode)
+// test-plan: once (the page and the service's listener under test; the database under them is incidental)
 import assert from "node:assert/strict";
 import { assertAccessible, signIn, withConsole } from "../../support/admin.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
