@@ -19,6 +19,7 @@ import * as service from "./service.ts";
 import type { DeliveryDeps, EmployeeFields, WorkforceServiceDeps } from "./service.ts";
 import { CREATED, createdKey, loaders, typeResolvers } from "./schema/types.ts";
 import { workforceTypeDefs } from "./typedefs.ts";
+import { workforceOperationTypeDefs } from "./operation-typedefs.ts";
 
 /** The pub/sub topic of new pending artifacts (one for every admin subscriber). */
 export const PENDING_ARTIFACTS_TOPIC = "ai_workforce:pending_artifacts";
@@ -166,7 +167,7 @@ export function workforceModule(
   };
 
   return {
-    typeDefs: workforceTypeDefs,
+    typeDefs: workforceTypeDefs + workforceOperationTypeDefs,
     errorCodes,
     resolvers: {
       ...typeResolvers({ ...deps, workforce }, load),
