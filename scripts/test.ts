@@ -1,11 +1,16 @@
 /**
  * `deno task test [paths] [deno test options]`: `deno test -A --parallel` over the test files under
- * `tests/` (deno.json's `test.include`) or the paths given, with two test files more at once than
- * the machine has cores, without type-checking them again (`deno task check` does that, and
- * `.ci/run` runs it first). At any moment a few files wait on a timer, a child process, a browser or a
- * server of their own; the extra two keep the cores busy meanwhile (docs/testing.md). `DENO_JOBS`
- * set in the environment wins. Files that start processes, browsers or servers of their own are
- * the long ones: they go first, so that no long file starts last and ends the run alone.
+ * `tests/` (deno.json's `test.include`) or the paths given, with two workers more than the machine
+ * has cores, without type-checking them again (`deno task check` does that, and `.ci/run` runs it
+ * first). At any moment a few workers wait on a timer, a child process, a browser or a server of
+ * their own; the extra two keep the cores busy meanwhile (docs/testing.md). `DENO_JOBS` set in the
+ * environment wins.
+ *
+ * Files that start processes, browsers or servers of their own are the long ones: each runs in a
+ * worker of its own, first, so that no long file starts last and ends the run alone. The other
+ * files run in groups, each group one module importing its files, so that a group's files share one
+ * worker and what a worker sets up once (the modules, the embedded database, a signing key): a
+ * worker's start-up costs more than most files' tests.
  */
 import { testFiles } from "./test-plan.ts";
 
@@ -18,15 +23,53 @@ export function testJobs(cores: number, env: string | undefined): string {
 const LONG =
   /\b(startProcess|runMain|withConsole|launchBrowser|startOwnPostgres|startOwnRedis|startRunnerProcess|ensureEmbeddedTemplate)\(|new Deno\.Command\(/g;
 
+const weight = (text: string) => text.match(LONG)?.length ?? 0;
+
 /** `files` with the long ones first (most such calls first), the others in their order. */
 export function longFirst(files: { path: string; text: string }[]): string[] {
-  const weight = (text: string) => text.match(LONG)?.length ?? 0;
   return files.map((f, i) => ({ path: f.path, weight: weight(f.text), i }))
     .sort((a, b) => b.weight - a.weight || a.i - b.i)
     .map((f) => f.path);
 }
 
-async function ordered(args: string[]): Promise<string[]> {
+/**
+ * How the files run: the long ones alone (most calls first), the others in at most `groups`
+ * groups of about the same size of source (the largest file first into the smallest group), each
+ * group's files in their order. A group of one file is that file alone.
+ */
+export function runPlan(
+  files: { path: string; text: string }[],
+  groups: number,
+): { alone: string[]; grouped: string[][] } {
+  const long = files.filter((f) => weight(f.text) > 0);
+  const short = files.filter((f) => weight(f.text) === 0);
+  const count = Math.max(1, Math.min(groups, Math.ceil(short.length / 2)));
+  const bins = Array.from({ length: count }, () => ({ size: 0, files: [] as number[] }));
+  const order = short.map((f, i) => ({ i, size: f.text.length }))
+    .sort((a, b) => b.size - a.size || a.i - b.i);
+  for (const { i, size } of order) {
+    const bin = bins.reduce((min, b) => b.size < min.size ? b : min);
+    bin.size += size;
+    bin.files.push(i);
+  }
+  const grouped = bins.filter((b) => b.files.length)
+    .map((b) => b.files.sort((x, y) => x - y).map((i) => short[i].path));
+  return {
+    alone: [
+      ...longFirst(long),
+      ...grouped.filter((g) => g.length === 1).flat(),
+    ],
+    grouped: grouped.filter((g) => g.length > 1),
+  };
+}
+
+/** The module that runs a group: it imports each file (absolute URLs), in order. */
+export function groupModule(paths: string[], cwd: string): string {
+  return paths.map((p) => `import ${JSON.stringify(new URL(p, `file://${cwd}/`).href)};\n`)
+    .join("");
+}
+
+async function expand(args: string[]) {
   const exists = (arg: string) => {
     try {
       return !arg.startsWith("-") && (Deno.statSync(arg), true);
@@ -47,13 +90,33 @@ async function ordered(args: string[]): Promise<string[]> {
     path,
     text: await Deno.readTextFile(path),
   })));
-  return [...options, ...longFirst(texts)];
+  return { options, texts };
 }
 
 if (import.meta.main) {
+  const jobs = testJobs(navigator.hardwareConcurrency, Deno.env.get("DENO_JOBS"));
+  const { options, texts } = await expand(Deno.args);
+  const plan = runPlan(texts, 2 * Number(jobs));
+  // Outside the project: deno.json excludes build/, and tests/ holds only tests.
+  const dir = await Deno.makeTempDir({ prefix: "test-groups-" });
+  const groups = await Promise.all(plan.grouped.map(async (paths, i) => {
+    const file = `${dir}/group-${String(i + 1).padStart(2, "0")}_test.ts`;
+    await Deno.writeTextFile(file, groupModule(paths, Deno.cwd()));
+    return file;
+  }));
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--parallel", "--no-check", ...await ordered(Deno.args)],
-    env: { DENO_JOBS: testJobs(navigator.hardwareConcurrency, Deno.env.get("DENO_JOBS")) },
+    args: [
+      "test",
+      "-A",
+      "--parallel",
+      "--no-check",
+      "--config",
+      "deno.json",
+      ...options,
+      ...plan.alone,
+      ...groups,
+    ],
+    env: { DENO_JOBS: jobs },
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit",
@@ -62,5 +125,7 @@ if (import.meta.main) {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, forward(signal));
   }
-  Deno.exit((await child.status).code);
+  const { code } = await child.status;
+  await Deno.remove(dir, { recursive: true });
+  Deno.exit(code);
 }

@@ -12,7 +12,7 @@ import {
   testFiles,
   testPlan,
 } from "../../scripts/test-plan.ts";
-import { longFirst, testJobs } from "../../scripts/test.ts";
+import { groupModule, longFirst, runPlan, testJobs } from "../../scripts/test.ts";
 
 const TESTS = new URL("../", import.meta.url);
 const file = (path: string) => new URL(path, TESTS).href;
@@ -90,5 +90,40 @@ Deno.test("test command: files that start processes, browsers or servers run fir
       { path: "d_test.ts", text: "const x = 1;" },
     ]),
     ["b_test.ts", "c_test.ts", "a_test.ts", "d_test.ts"],
+  );
+});
+
+Deno.test("test command: the other files run in groups of about the same size, each file once", () => {
+  const file = (path: string, size: number, long = false) => ({
+    path,
+    text: (long ? "await withConsole(async () => {});" : "") + "x".repeat(size),
+  });
+  const plan = runPlan([
+    file("a_test.ts", 100),
+    file("b_test.ts", 900),
+    file("c_test.ts", 50, true),
+    file("d_test.ts", 400),
+    file("e_test.ts", 500),
+    file("f_test.ts", 80),
+  ], 2);
+  assert.deepEqual(plan.alone, ["c_test.ts"]);
+  assert.deepEqual(plan.grouped, [["a_test.ts", "b_test.ts"], [
+    "d_test.ts",
+    "e_test.ts",
+    "f_test.ts",
+  ]]);
+
+  // One file, or a group left with one, runs as itself.
+  assert.deepEqual(runPlan([file("a_test.ts", 1)], 4), { alone: ["a_test.ts"], grouped: [] });
+  const three = runPlan([file("a_test.ts", 1), file("b_test.ts", 1), file("c_test.ts", 1)], 4);
+  assert.deepEqual(three.grouped.flat().concat(three.alone).sort(), [
+    "a_test.ts",
+    "b_test.ts",
+    "c_test.ts",
+  ]);
+
+  assert.equal(
+    groupModule(["tests/a_test.ts", "/abs/b_test.ts"], "/repo"),
+    'import "file:///repo/tests/a_test.ts";\nimport "file:///abs/b_test.ts";\n',
   );
 });
