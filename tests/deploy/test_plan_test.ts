@@ -93,34 +93,36 @@ Deno.test("test command: files that start processes, browsers or servers run fir
   );
 });
 
-Deno.test("test command: the other files run in groups of about the same size, each file once", () => {
-  const file = (path: string, size: number, long = false) => ({
+Deno.test("test command: page tests, then process tests alone, then the rest in groups", () => {
+  const file = (path: string, size: number, calls = "") => ({
     path,
-    text: (long ? "await withConsole(async () => {});" : "") + "x".repeat(size),
+    text: calls + "x".repeat(size),
   });
-  const plan = runPlan([
+  const page = "await withConsole(async () => {});";
+  const process = "await startProcess('main.ts', {});";
+  const units = runPlan([
     file("a_test.ts", 100),
     file("b_test.ts", 900),
-    file("c_test.ts", 50, true),
+    file("c_test.ts", 50, process),
     file("d_test.ts", 400),
-    file("e_test.ts", 500),
+    file("e_test.ts", 500, page),
     file("f_test.ts", 80),
-  ], 2);
-  assert.deepEqual(plan.alone, ["c_test.ts"]);
-  assert.deepEqual(plan.grouped, [["a_test.ts", "b_test.ts"], [
-    "d_test.ts",
-    "e_test.ts",
-    "f_test.ts",
-  ]]);
-
-  // One file, or a group left with one, runs as itself.
-  assert.deepEqual(runPlan([file("a_test.ts", 1)], 4), { alone: ["a_test.ts"], grouped: [] });
-  const three = runPlan([file("a_test.ts", 1), file("b_test.ts", 1), file("c_test.ts", 1)], 4);
-  assert.deepEqual(three.grouped.flat().concat(three.alone).sort(), [
-    "a_test.ts",
-    "b_test.ts",
-    "c_test.ts",
+    file("g_test.ts", 80, page),
+    file("h_test.ts", 80, process + process),
+  ], 1);
+  assert.deepEqual(units, [
+    ["e_test.ts", "g_test.ts"],
+    ["h_test.ts"],
+    ["c_test.ts"],
+    ["b_test.ts"],
+    ["a_test.ts", "d_test.ts", "f_test.ts"],
   ]);
+
+  // Never more groups than files, nor a group of none.
+  assert.deepEqual(runPlan([file("a_test.ts", 1)], 4), [["a_test.ts"]]);
+  const three = runPlan([file("a_test.ts", 1), file("b_test.ts", 1), file("c_test.ts", 1)], 4);
+  assert.deepEqual(three.flat().sort(), ["a_test.ts", "b_test.ts", "c_test.ts"]);
+  assert.ok(three.every((unit) => unit.length > 0));
 
   assert.equal(
     groupModule(["tests/a_test.ts", "/abs/b_test.ts"], "/repo"),
