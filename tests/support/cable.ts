@@ -21,6 +21,22 @@ export interface Served {
 
 /** Serves the test app on 127.0.0.1 and a free port; {@link Served.stop} and
  * {@link Served.restart} take the service away from its clients and bring it back. */
+/**
+ * Listens on a random port below Linux's ephemeral range (32768 and up). A test may stop the app
+ * and listen again on its port (`restart`); meanwhile any listener that asks for port 0, in this
+ * process or another, may be handed a just-freed ephemeral port, but never one of these.
+ */
+function listenBelowEphemeral<T>(listen: (port: number) => T): T {
+  for (let attempt = 0;; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_768);
+    try {
+      return listen(port);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.AddrInUse) || attempt >= 50) throw err;
+    }
+  }
+}
+
 export function serveApp(t: TestApp): Served {
   const listen = (port: number) => {
     const controller = new AbortController();
@@ -30,7 +46,7 @@ export function serveApp(t: TestApp): Served {
     );
     return { server, stop: () => (controller.abort(), server.finished) };
   };
-  let listening: ReturnType<typeof listen> | null = listen(0);
+  let listening: ReturnType<typeof listen> | null = listenBelowEphemeral(listen);
   const port = listening.server.addr.port;
   const stop = async () => {
     const current = listening;
