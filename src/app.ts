@@ -14,7 +14,14 @@ import { createLlmClient } from "./platform/llm.ts";
 import { createPubSub } from "./platform/pubsub.ts";
 import { createPushProviders } from "./platform/push/mod.ts";
 import { createTokenSource } from "./platform/oidc.ts";
-import { DEFAULT_BODY_LIMIT, errorResponse, readBoundedBody } from "./platform/contract/mod.ts";
+import {
+  BodyTooLargeError,
+  DEFAULT_BODY_LIMIT,
+  errorResponse,
+  readBoundedBody,
+} from "./platform/contract/mod.ts";
+import { requestErrorResponse } from "./graphql/responses.ts";
+
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { observeStatements } from "./platform/db.ts";
 import {
@@ -61,6 +68,9 @@ import { type PersonalDataPart, privacyFeature } from "./features/privacy/mod.ts
 import { teamsFeature } from "./features/teams/mod.ts";
 import { usersFeature } from "./features/users/mod.ts";
 import { type DeliveryAdapters, workforceFeature } from "./features/workforce/mod.ts";
+
+/** Where the GraphQL endpoint is served (spec 4). */
+const GRAPHQL_PATH = "/graphql";
 
 /** What the service is built from: a test passes its own database, store, clock and fakes. */
 export interface Deps {
@@ -375,7 +385,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     },
     {
       method: ["GET", "POST", "OPTIONS"],
-      path: "/graphql",
+      path: GRAPHQL_PATH,
       handler: cors.wrap((req, ctx) => graphql.handle(req, ctx)),
     },
     { method: "GET", path: "/cable", handler: (req, ctx) => cable.handle(req, ctx) },
@@ -390,14 +400,28 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
 
   async function dispatch(req: Request, ctx: RequestContext): Promise<Response> {
     // The limit applies to every route, known or not, before anything else reads the body.
+    // GraphQL clients read a refusal of /graphql as a GraphQL response (GraphQL over HTTP).
+    const toGraphql = new URL(req.url).pathname === GRAPHQL_PATH;
     if (req.body && req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      ctx.rawBody = await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+      try {
+        ctx.rawBody = await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+      } catch (err) {
+        if (!toGraphql || !(err instanceof BodyTooLargeError)) throw err;
+        return requestErrorResponse(req, 413, err.message);
+      }
     }
     const hit = router.match(req);
     if (!hit) {
-      return router.hasPath(req)
-        ? errorResponse("method_not_allowed", `${req.method} is not allowed here`)
-        : errorResponse("not_found", "no such route", { path: new URL(req.url).pathname });
+      const allowed = router.allowedMethods(req);
+      if (!allowed.length) {
+        return errorResponse("not_found", "no such route", { path: new URL(req.url).pathname });
+      }
+      const message = `${req.method} is not allowed here`;
+      const refused = toGraphql
+        ? requestErrorResponse(req, 405, message)
+        : errorResponse("method_not_allowed", message);
+      refused.headers.set("allow", allowed.join(", "));
+      return refused;
     }
     ctx.params = hit.params;
     ctx.route = hit.route;

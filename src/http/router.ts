@@ -21,6 +21,8 @@ export interface Router {
   ): { handler: RouteHandler; route: string; params: Record<string, string> } | undefined;
   /** True when the path exists under another method (answer 405 rather than 404). */
   hasPath(req: Request): boolean;
+  /** The methods the path answers (HEAD with GET), for a 405's `Allow`; none for no route. */
+  allowedMethods(req: Request): string[];
 }
 
 /** A path without parameters, wildcards or groups: matched by comparing the path itself. */
@@ -77,6 +79,16 @@ export function createRouter(routes: Route[]): Router {
     hasPath(req) {
       const { pathname } = new URL(req.url);
       return compiled.some((route) => route.params(pathname, req.url) !== null);
+    },
+    allowedMethods(req) {
+      const { pathname } = new URL(req.url);
+      const methods = new Set<string>();
+      for (const route of compiled) {
+        if (route.params(pathname, req.url) === null) continue;
+        for (const method of route.methods) methods.add(method);
+      }
+      if (methods.has("GET")) methods.add("HEAD");
+      return [...methods].sort();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Refusals answered before any operation runs (401, 429, 400, 415) come in the media type the
+ * Refusals answered before any operation runs (401, 429, 400, 405, 413, 415) come in the media type the
  * client asked for, as results do (GraphQL over HTTP): `application/graphql-response+json` when
  * the first acceptable range of `Accept` names it, else `application/json`.
  */
@@ -64,6 +64,42 @@ Deno.test("refusals: the media type follows Accept, as a result's does", async (
     assert.deepEqual([limited.status, limited.type], [429, GRAPHQL_RESPONSE]);
     assert.equal(limited.body.errors[0].extensions.code, "RATE_LIMITED");
     assert.deepEqual((await post("application/json", { token })).type, JSON_TYPE);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("refusals: a body over the limit and another method on /graphql answer as GraphQL", async () => {
+  const s = await setup();
+  try {
+    const accept = "application/graphql-response+json";
+    const big = await s.t.request("/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept },
+      body: JSON.stringify({ query: `{ me { id } } # ${"x".repeat(2_000_000)}` }),
+    });
+    assert.equal(big.status, 413);
+    assert.equal(big.headers.get("content-type"), GRAPHQL_RESPONSE);
+    const bigBody = await big.json();
+    assert.equal(bigBody.errors[0].extensions.code, "BAD_USER_INPUT");
+    assert.match(bigBody.errors[0].message, /\d+ bytes/);
+
+    for (const [method, type] of [["PUT", GRAPHQL_RESPONSE], ["DELETE", GRAPHQL_RESPONSE]]) {
+      const res = await s.t.request("/graphql", { method, headers: { accept } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get("content-type"), type);
+      assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS, POST");
+      assert.equal((await res.json()).errors[0].extensions.code, "BAD_USER_INPUT");
+    }
+    const plain = await s.t.request("/graphql", { method: "PUT" });
+    assert.equal(plain.headers.get("content-type"), JSON_TYPE);
+    assert.ok((await plain.json()).errors);
+
+    // Other routes keep their own error body, with Allow.
+    const health = await s.t.request("/health", { method: "DELETE" });
+    assert.equal(health.status, 405);
+    assert.equal(health.headers.get("allow"), "GET, HEAD");
+    assert.equal((await health.json()).error, "method_not_allowed");
   } finally {
     await s.close();
   }
