@@ -302,7 +302,10 @@ Deno.test("idempotency keys: a refusal decided before the transaction yields to 
     const clock = new ManualClock();
     const create = useCase(db, clock);
     const scope = { userId: u1, mutation: "make", input: { label: "a", idempotencyKey: "k" } };
-    const notFound: Payload = { row: null, errors: [{ code: "not_found", message: "gone" }] };
+    const notFound: Payload = {
+      row: null,
+      errors: [{ code: "not_found", message: "gone", field: null }],
+    };
     const refused = (e: UserError): Payload => ({ row: null, errors: [e] });
     const later = (input: Scope["input"]) => retrySafe({ db, clock }, "make", u1, input, refused);
     // Read before the first request answered, settled after it.
