@@ -1218,7 +1218,7 @@ export type CommunityPostEdge = {
 /**
  * The answer of updateCommunityPost and deleteCommunityPost.
  *
- * Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type CommunityPostPayload = {
   __typename?: 'CommunityPostPayload';
@@ -1464,7 +1464,7 @@ export type DeadJobsPayload = {
 /**
  * The answer of deleteFeedbackPost.
  *
- * Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type DeleteFeedbackPostPayload = {
   __typename?: 'DeleteFeedbackPostPayload';
@@ -1477,7 +1477,7 @@ export type DeleteFeedbackPostPayload = {
 /**
  * The answer of deleteGoal.
  *
- * Codes in `errors`, by mutation: deleteGoal: `not_found`.
+ * Codes in `errors`, by mutation: deleteGoal: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type DeleteGoalPayload = {
   __typename?: 'DeleteGoalPayload';
@@ -1494,7 +1494,7 @@ export type DeleteGoalPayload = {
 /**
  * The answer of deleteTeam.
  *
- * Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type DeleteTeamPayload = {
   __typename?: 'DeleteTeamPayload';
@@ -1933,7 +1933,7 @@ export type GoalEventEdge = {
 /**
  * The answer of updateGoalEvent and deleteGoalEvent.
  *
- * Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+ * Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`, `invalid`, `idempotency_key_reused`.
  */
 export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
@@ -2180,7 +2180,7 @@ export type MoodLogEdge = {
 /**
  * The answer of deleteMoodLog.
  *
- * Codes in `errors`, by mutation: deleteMoodLog: `not_found`.
+ * Codes in `errors`, by mutation: deleteMoodLog: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type MoodLogPayload = {
   __typename?: 'MoodLogPayload';
@@ -2387,33 +2387,33 @@ export type Mutation = {
    */
   declinePartnerRequest: PartnershipPayload;
   /**
-   * Removes a post: its author, the community's owner, or a service admin.
+   * Removes a post: its author, the community's owner, or a service admin. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   deleteCommunityPost: CommunityPostPayload;
   /**
-   * Soft delete; the author or an admin.
+   * Soft delete; the author or an admin. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
   /**
-   * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them).
+   * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them). Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   deleteGoal: DeleteGoalPayload;
   /**
-   * Deletes a progress event; possible while it is within the last 366 days.
+   * Deletes a progress event; possible while it is within the last 366 days. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`, `invalid`, `idempotency_key_reused`.
    */
   deleteGoalEvent: GoalEventPayload;
   /**
-   * Deletes one of the current user's mood logs, for good (at any time: they are private).
+   * Deletes one of the current user's mood logs, for good (at any time: they are private). Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   deleteMoodLog: MoodLogPayload;
   /**
@@ -2430,9 +2430,9 @@ export type Mutation = {
    */
   deleteRetryingJobs: RetryingJobsPayload;
   /**
-   * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards.
+   * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   deleteTeam: DeleteTeamPayload;
   /**
@@ -3010,12 +3010,14 @@ export type MutationDeclinePartnerRequestArgs = {
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteCommunityPostArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteFeedbackPostArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
 };
 
@@ -3023,18 +3025,21 @@ export type MutationDeleteFeedbackPostArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalEventArgs = {
   eventId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteMoodLogArgs = {
   id: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3052,6 +3057,7 @@ export type MutationDeleteRetryingJobsArgs = {
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteTeamArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   teamId: Scalars['String']['input'];
 };
 
