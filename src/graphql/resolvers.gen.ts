@@ -120,7 +120,7 @@ export type AddMoodLogPayload = {
   moodLog?: Maybe<MoodLog>;
 };
 
-/** The AI coach's answer to a question about a goal; made for each call, not stored. */
+/** The AI coach's answer to a question about a goal; made for each call and not stored, except that a retry with the idempotency key answers the same one. */
 export type Advice = {
   __typename?: 'Advice';
   /** The answer, at most 2000 characters. */
@@ -1745,7 +1745,7 @@ export type FeedbackStatus =
 /**
  * The answer of generateMilestones.
  *
- * Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type GenerateMilestonesPayload = {
   __typename?: 'GenerateMilestonesPayload';
@@ -1760,7 +1760,7 @@ export type GenerateMilestonesPayload = {
 /**
  * The answer of getAdvice.
  *
- * Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`.
+ * Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type GetAdvicePayload = {
   __typename?: 'GetAdvicePayload';
@@ -1773,7 +1773,7 @@ export type GetAdvicePayload = {
 /**
  * The answer of getInsight.
  *
- * Codes in `errors`, by mutation: getInsight: `not_found`.
+ * Codes in `errors`, by mutation: getInsight: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type GetInsightPayload = {
   __typename?: 'GetInsightPayload';
@@ -2027,7 +2027,7 @@ export type HabitCadence =
   /** timesPerWeek check-ins per ISO week. */
   | 'weekly';
 
-/** The AI coach's reading of a goal's progress; made for each call, not stored. */
+/** The AI coach's reading of a goal's progress; made for each call and not stored, except that a retry with the idempotency key answers the same one. */
 export type Insight = {
   __typename?: 'Insight';
   /** When the model answered. */
@@ -2455,21 +2455,21 @@ export type Mutation = {
    */
   endPartnership: PartnershipPayload;
   /**
-   * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted.
+   * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. With the idempotency key a retry answers the same suggestion without asking the model again or counting against the limit.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   generateMilestones: GenerateMilestonesPayload;
   /**
-   * AI: advice on a question about a goal (1..500 characters).
+   * AI: advice on a question about a goal (1..500 characters). With the idempotency key a retry answers the same advice without asking the model again or counting against the limit.
    *
-   * Codes in `errors`: `not_found`, `invalid`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   getAdvice: GetAdvicePayload;
   /**
-   * AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice).
+   * AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). With the idempotency key a retry answers the same insight without asking the model again or counting against the limit.
    *
-   * Codes in `errors`: `not_found`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   getInsight: GetInsightPayload;
   /**
@@ -3077,12 +3077,14 @@ export type MutationDiscardDeadJobsArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGenerateMilestonesArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetAdviceArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   question: Scalars['String']['input'];
 };
 
@@ -3090,6 +3092,7 @@ export type MutationGetAdviceArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetInsightArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
