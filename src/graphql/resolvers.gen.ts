@@ -1252,7 +1252,7 @@ export type CommunityVisibility =
 /**
  * The answer of createBackup.
  *
- * Codes in `errors`, by mutation: createBackup: none.
+ * Codes in `errors`, by mutation: createBackup: `invalid`, `idempotency_key_reused`.
  */
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
@@ -2321,9 +2321,9 @@ export type Mutation = {
    */
   createAiEmployee: AiEmployeePayload;
   /**
-   * Makes a backup now, while the service keeps running (admin).
+   * Makes a backup now, while the service keeps running (admin). With the idempotency key, one backup per key: a retry answers the backup made.
    *
-   * Codes in `errors`: none.
+   * Codes in `errors`: `invalid`, `idempotency_key_reused`.
    */
   createBackup: CreateBackupPayload;
   /**
@@ -2919,6 +2919,12 @@ export type MutationCreateAiEmployeeArgs = {
   skills?: InputMaybe<Array<Scalars['String']['input']>>;
   taskPrompt: Scalars['String']['input'];
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
+export type MutationCreateBackupArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -6557,7 +6563,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   checkInHabit?: Resolver<ResolversTypes['CheckInHabitPayload'], ParentType, ContextType, RequireFields<MutationCheckInHabitArgs, 'goalId'>>;
   completeOnboarding?: Resolver<ResolversTypes['UpdateMePayload'], ParentType, ContextType>;
   createAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationCreateAiEmployeeArgs, 'monthlyBudgetCents' | 'name' | 'role' | 'taskPrompt'>>;
-  createBackup?: Resolver<ResolversTypes['CreateBackupPayload'], ParentType, ContextType>;
+  createBackup?: Resolver<ResolversTypes['CreateBackupPayload'], ParentType, ContextType, Partial<MutationCreateBackupArgs>>;
   createCommunity?: Resolver<ResolversTypes['CommunityPayload'], ParentType, ContextType, RequireFields<MutationCreateCommunityArgs, 'name' | 'visibility'>>;
   createCommunityChallenge?: Resolver<ResolversTypes['CommunityChallengePayload'], ParentType, ContextType, RequireFields<MutationCreateCommunityChallengeArgs, 'communityId' | 'endsAt' | 'metric' | 'startsAt' | 'title'>>;
   createCommunityPost?: Resolver<ResolversTypes['CreateCommunityPostPayload'], ParentType, ContextType, RequireFields<MutationCreateCommunityPostArgs, 'body' | 'communityId'>>;
