@@ -188,10 +188,14 @@ export type AiArtifactKind =
 /**
  * The answer of the mutations that review or deliver an artifact.
  *
- * Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`.
+ * Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`, `idempotency_key_reused`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`, `idempotency_key_reused`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`, `invalid`, `idempotency_key_reused`; undoAiArtifactApproval: `not_found`, `not_undoable`, `invalid`, `idempotency_key_reused`.
  */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
+  /** approveAiArtifact: true when the artifact was already approved by the same admin with the same edit (a repeat: nothing changed); false otherwise and for the other mutations. */
+  alreadyApproved: Scalars['Boolean']['output'];
+  /** rejectAiArtifact: true when the artifact was already rejected by the same admin for the same reason (a repeat: nothing changed); false otherwise and for the other mutations. */
+  alreadyRejected: Scalars['Boolean']['output'];
   /** The artifact as it is now; null when the request was refused. */
   artifact?: Maybe<AiArtifactType>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
@@ -589,10 +593,12 @@ export type AiRunLogEntryType = {
 /**
  * The answer of triggerAiRun and cancelAiRun.
  *
- * Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
+ * Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `invalid`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`, `invalid`, `idempotency_key_reused`.
  */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
+  /** cancelAiRun: true when a cancel of the run had been asked for already (a repeat); false otherwise and for triggerAiRun. */
+  alreadyCancelled: Scalars['Boolean']['output'];
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The run as it is now; null when the request was refused. */
@@ -2257,9 +2263,11 @@ export type Mutation = {
   addSubCommunityMember: SubCommunityPayload;
   /**
    * Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
-   * (edited or not) that touches a protected path is refused: user error protected_path.
+   * (edited or not) that touches a protected path is refused: user error protected_path. The same
+   * admin's repeat (same edit, or none) answers the artifact with alreadyApproved; another
+   * reviewer's decision is not_allowed.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`, `idempotency_key_reused`.
    */
   approveAiArtifact: AiArtifactPayload;
   /**
@@ -2291,9 +2299,10 @@ export type Mutation = {
   cancelAccountDeletion: AccountDeletionPayload;
   /**
    * Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
-   * running, with cancelRequestedAt set, until the runner reports it cancelled.
+   * running, with cancelRequestedAt set, until the runner reports it cancelled. A repeat answers
+   * the run with alreadyCancelled (a running run's cancel is sent to the runner again).
    *
-   * Codes in `errors`: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
+   * Codes in `errors`: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`, `invalid`, `idempotency_key_reused`.
    */
   cancelAiRun: AiRunPayload;
   /**
@@ -2533,9 +2542,9 @@ export type Mutation = {
    */
   registerPushDevice: PushDevicePayload;
   /**
-   * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters.
+   * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. The same admin's repeat (same reason) answers the artifact with alreadyRejected.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`, `idempotency_key_reused`.
    */
   rejectAiArtifact: AiArtifactPayload;
   /**
@@ -2587,9 +2596,9 @@ export type Mutation = {
    */
   resolveReport: ReportPayload;
   /**
-   * Admin: queues a failed delivery of an approved artifact again (spec 3.3).
+   * Admin: queues a failed delivery of an approved artifact again (spec 3.3). Without the idempotency key a repeat answers not_allowed (the delivery is queued).
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`, `invalid`, `idempotency_key_reused`.
    */
   retryAiArtifactDelivery: AiArtifactPayload;
   /**
@@ -2687,7 +2696,7 @@ export type Mutation = {
   /**
    * Admin: starts a run now (spec 3.1); a run in flight refuses it with already_running, unless the idempotency key names the request that started it.
    *
-   * Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`.
+   * Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `invalid`, `idempotency_key_reused`.
    */
   triggerAiRun: AiRunPayload;
   /**
@@ -2711,9 +2720,10 @@ export type Mutation = {
   /**
    * Admin: returns an approved artifact to pending while its delivery has not started (the
    * delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
-   * with not_undoable once the delivery has started or when the artifact is not approved.
+   * with not_undoable once the delivery has started or when the artifact is not approved (so,
+   * without the idempotency key, a repeat).
    *
-   * Codes in `errors`: `not_found`, `not_undoable`.
+   * Codes in `errors`: `not_found`, `not_undoable`, `invalid`, `idempotency_key_reused`.
    */
   undoAiArtifactApproval: AiArtifactPayload;
   /**
@@ -2865,6 +2875,7 @@ export type MutationAddSubCommunityMemberArgs = {
 export type MutationApproveAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   editedPayload?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2888,6 +2899,7 @@ export type MutationBlockUserArgs = {
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCancelAiRunArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   runId: Scalars['String']['input'];
 };
 
@@ -3170,6 +3182,7 @@ export type MutationRegisterPushDeviceArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRejectAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   rejectionReason: Scalars['String']['input'];
 };
 
@@ -3221,6 +3234,7 @@ export type MutationResolveReportArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryAiArtifactDeliveryArgs = {
   artifactId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3341,6 +3355,7 @@ export type MutationUnblockUserArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUndoAiArtifactApprovalArgs = {
   artifactId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -5682,6 +5697,8 @@ export type AiArtifactEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type AiArtifactPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiArtifactPayload'] = ResolversParentTypes['AiArtifactPayload']> = {
+  alreadyApproved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRejected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   artifact?: Resolver<Maybe<ResolversTypes['AiArtifactType']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -5831,6 +5848,7 @@ export type AiRunLogEntryTypeResolvers<ContextType = GraphQLContext, ParentType 
 };
 
 export type AiRunPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiRunPayload'] = ResolversParentTypes['AiRunPayload']> = {
+  alreadyCancelled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   run?: Resolver<Maybe<ResolversTypes['AiRunType']>, ParentType, ContextType>;
 };

@@ -163,11 +163,12 @@ export interface RetrySafe<P> {
    * For work that must not hold a transaction open (a model call, a file, another service):
    * holds the key first, in a statement of its own, so that a concurrent request with the key
    * waits (looking again every few milliseconds) for this one's answer and answers it, then runs
-   * `work` once. `work` writes its records with the `transaction` it is given (at most once),
-   * which stores a successful answer in that transaction; an answer given without one is stored
-   * on its own. A refused answer, or a throw, frees the key. A holder gone (its process ended)
-   * frees it after `leaseMs` ({@link HELD_KEY_LEASE_MS}); a holder slower than that may have
-   * lost it to a retry and then stores nothing. Without a key: `work` with a plain transaction.
+   * `work` once. `work` writes its records with the `transaction` it is given, which stores a
+   * successful answer in that transaction (the first one; a refused one stores nothing); an
+   * answer given without one is stored on its own. A refused answer, or a throw, frees the key.
+   * A holder gone (its process ended) frees it after `leaseMs` ({@link HELD_KEY_LEASE_MS}); a
+   * holder slower than that may have lost it to a retry and then stores nothing. Without a key:
+   * `work` with a plain transaction.
    */
   held(
     work: (transaction: (records: (tx: TransactionSql) => Promise<P>) => Promise<P>) => Promise<P>,
@@ -291,7 +292,7 @@ export async function retrySafe<P extends { errors: readonly unknown[] }>(
         answer = await work(async (records) =>
           await sql.begin(async (tx) => {
             const answer = await records(tx);
-            if (answer.errors.length === 0) {
+            if (answer.errors.length === 0 && !kept) {
               await keep(tx, answer);
               kept = true;
             }
