@@ -87,13 +87,13 @@ export const baseTypeDefs = /* GraphQL */ `
 `;
 
 /**
- * The optional argument of every retry-safe create (docs/graphql.md, "Retrying mutations";
+ * The optional argument of every retry-safe mutation (docs/graphql.md, "Retrying mutations";
  * src/platform/idempotency.ts), with its description.
  */
 export const IDEMPOTENCY_KEY_ARGUMENT = /* GraphQL */ `
     """
     Makes the request safe to retry: sent again with the same key and the same arguments within
-    24 hours, it creates nothing more and answers what the first request answered; with other
+    24 hours, it changes nothing more and answers what the first request answered; with other
     arguments it is refused (idempotency_key_reused). 1 to 64 visible ASCII characters, e.g. a
     UUID; a key belongs to the signed-in user and this mutation. A refused request keeps no key.
     """

@@ -120,7 +120,7 @@ export type AddMoodLogPayload = {
   moodLog?: Maybe<MoodLog>;
 };
 
-/** The AI coach's answer to a question about a goal; made for each call, not stored. */
+/** The AI coach's answer to a question about a goal; made for each call and not stored, except that a retry with the idempotency key answers the same one. */
 export type Advice = {
   __typename?: 'Advice';
   /** The answer, at most 2000 characters. */
@@ -188,10 +188,14 @@ export type AiArtifactKind =
 /**
  * The answer of the mutations that review or deliver an artifact.
  *
- * Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`; undoAiArtifactApproval: `not_found`, `not_undoable`.
+ * Codes in `errors`, by mutation: approveAiArtifact: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`, `idempotency_key_reused`; rejectAiArtifact: `not_found`, `invalid`, `not_allowed`, `conflict`, `idempotency_key_reused`; retryAiArtifactDelivery: `not_found`, `not_allowed`, `already_delivered`, `conflict`, `invalid`, `idempotency_key_reused`; undoAiArtifactApproval: `not_found`, `not_undoable`, `invalid`, `idempotency_key_reused`.
  */
 export type AiArtifactPayload = {
   __typename?: 'AiArtifactPayload';
+  /** approveAiArtifact: true when the artifact was already approved by the same admin with the same edit (a repeat: nothing changed); false otherwise and for the other mutations. */
+  alreadyApproved: Scalars['Boolean']['output'];
+  /** rejectAiArtifact: true when the artifact was already rejected by the same admin for the same reason (a repeat: nothing changed); false otherwise and for the other mutations. */
+  alreadyRejected: Scalars['Boolean']['output'];
   /** The artifact as it is now; null when the request was refused. */
   artifact?: Maybe<AiArtifactType>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
@@ -589,10 +593,12 @@ export type AiRunLogEntryType = {
 /**
  * The answer of triggerAiRun and cancelAiRun.
  *
- * Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
+ * Codes in `errors`, by mutation: triggerAiRun: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `invalid`, `idempotency_key_reused`; cancelAiRun: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`, `invalid`, `idempotency_key_reused`.
  */
 export type AiRunPayload = {
   __typename?: 'AiRunPayload';
+  /** cancelAiRun: true when a cancel of the run had been asked for already (a repeat); false otherwise and for triggerAiRun. */
+  alreadyCancelled: Scalars['Boolean']['output'];
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
   /** The run as it is now; null when the request was refused. */
@@ -1218,7 +1224,7 @@ export type CommunityPostEdge = {
 /**
  * The answer of updateCommunityPost and deleteCommunityPost.
  *
- * Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: updateCommunityPost: `not_found`, `invalid`, `content_rejected`, `not_allowed`; deleteCommunityPost: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type CommunityPostPayload = {
   __typename?: 'CommunityPostPayload';
@@ -1252,7 +1258,7 @@ export type CommunityVisibility =
 /**
  * The answer of createBackup.
  *
- * Codes in `errors`, by mutation: createBackup: none.
+ * Codes in `errors`, by mutation: createBackup: `invalid`, `idempotency_key_reused`.
  */
 export type CreateBackupPayload = {
   __typename?: 'CreateBackupPayload';
@@ -1464,7 +1470,7 @@ export type DeadJobsPayload = {
 /**
  * The answer of deleteFeedbackPost.
  *
- * Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: deleteFeedbackPost: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type DeleteFeedbackPostPayload = {
   __typename?: 'DeleteFeedbackPostPayload';
@@ -1477,7 +1483,7 @@ export type DeleteFeedbackPostPayload = {
 /**
  * The answer of deleteGoal.
  *
- * Codes in `errors`, by mutation: deleteGoal: `not_found`.
+ * Codes in `errors`, by mutation: deleteGoal: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type DeleteGoalPayload = {
   __typename?: 'DeleteGoalPayload';
@@ -1494,7 +1500,7 @@ export type DeleteGoalPayload = {
 /**
  * The answer of deleteTeam.
  *
- * Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: deleteTeam: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type DeleteTeamPayload = {
   __typename?: 'DeleteTeamPayload';
@@ -1745,7 +1751,7 @@ export type FeedbackStatus =
 /**
  * The answer of generateMilestones.
  *
- * Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`.
+ * Codes in `errors`, by mutation: generateMilestones: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
  */
 export type GenerateMilestonesPayload = {
   __typename?: 'GenerateMilestonesPayload';
@@ -1760,7 +1766,7 @@ export type GenerateMilestonesPayload = {
 /**
  * The answer of getAdvice.
  *
- * Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`.
+ * Codes in `errors`, by mutation: getAdvice: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type GetAdvicePayload = {
   __typename?: 'GetAdvicePayload';
@@ -1773,7 +1779,7 @@ export type GetAdvicePayload = {
 /**
  * The answer of getInsight.
  *
- * Codes in `errors`, by mutation: getInsight: `not_found`.
+ * Codes in `errors`, by mutation: getInsight: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type GetInsightPayload = {
   __typename?: 'GetInsightPayload';
@@ -1933,7 +1939,7 @@ export type GoalEventEdge = {
 /**
  * The answer of updateGoalEvent and deleteGoalEvent.
  *
- * Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+ * Codes in `errors`, by mutation: updateGoalEvent: `invalid`, `not_found`, `not_allowed`, `undo_expired`, `conflict`; deleteGoalEvent: `not_found`, `not_allowed`, `undo_expired`, `conflict`, `invalid`, `idempotency_key_reused`.
  */
 export type GoalEventPayload = {
   __typename?: 'GoalEventPayload';
@@ -2027,7 +2033,7 @@ export type HabitCadence =
   /** timesPerWeek check-ins per ISO week. */
   | 'weekly';
 
-/** The AI coach's reading of a goal's progress; made for each call, not stored. */
+/** The AI coach's reading of a goal's progress; made for each call and not stored, except that a retry with the idempotency key answers the same one. */
 export type Insight = {
   __typename?: 'Insight';
   /** When the model answered. */
@@ -2180,7 +2186,7 @@ export type MoodLogEdge = {
 /**
  * The answer of deleteMoodLog.
  *
- * Codes in `errors`, by mutation: deleteMoodLog: `not_found`.
+ * Codes in `errors`, by mutation: deleteMoodLog: `not_found`, `invalid`, `idempotency_key_reused`.
  */
 export type MoodLogPayload = {
   __typename?: 'MoodLogPayload';
@@ -2257,9 +2263,11 @@ export type Mutation = {
   addSubCommunityMember: SubCommunityPayload;
   /**
    * Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
-   * (edited or not) that touches a protected path is refused: user error protected_path.
+   * (edited or not) that touches a protected path is refused: user error protected_path. The same
+   * admin's repeat (same edit, or none) answers the artifact with alreadyApproved; another
+   * reviewer's decision is not_allowed.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `protected_path`, `not_allowed`, `conflict`, `idempotency_key_reused`.
    */
   approveAiArtifact: AiArtifactPayload;
   /**
@@ -2291,9 +2299,10 @@ export type Mutation = {
   cancelAccountDeletion: AccountDeletionPayload;
   /**
    * Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
-   * running, with cancelRequestedAt set, until the runner reports it cancelled.
+   * running, with cancelRequestedAt set, until the runner reports it cancelled. A repeat answers
+   * the run with alreadyCancelled (a running run's cancel is sent to the runner again).
    *
-   * Codes in `errors`: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`.
+   * Codes in `errors`: `not_found`, `not_cancellable`, `runner_unreachable`, `already_finished`, `invalid`, `idempotency_key_reused`.
    */
   cancelAiRun: AiRunPayload;
   /**
@@ -2321,9 +2330,9 @@ export type Mutation = {
    */
   createAiEmployee: AiEmployeePayload;
   /**
-   * Makes a backup now, while the service keeps running (admin).
+   * Makes a backup now, while the service keeps running (admin). With the idempotency key, one backup per key: a retry answers the backup made.
    *
-   * Codes in `errors`: none.
+   * Codes in `errors`: `invalid`, `idempotency_key_reused`.
    */
   createBackup: CreateBackupPayload;
   /**
@@ -2387,33 +2396,33 @@ export type Mutation = {
    */
   declinePartnerRequest: PartnershipPayload;
   /**
-   * Removes a post: its author, the community's owner, or a service admin.
+   * Removes a post: its author, the community's owner, or a service admin. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   deleteCommunityPost: CommunityPostPayload;
   /**
-   * Soft delete; the author or an admin.
+   * Soft delete; the author or an admin. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   deleteFeedbackPost: DeleteFeedbackPostPayload;
   /**
-   * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them).
+   * Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them). Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   deleteGoal: DeleteGoalPayload;
   /**
-   * Deletes a progress event; possible while it is within the last 366 days.
+   * Deletes a progress event; possible while it is within the last 366 days. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `undo_expired`, `conflict`, `invalid`, `idempotency_key_reused`.
    */
   deleteGoalEvent: GoalEventPayload;
   /**
-   * Deletes one of the current user's mood logs, for good (at any time: they are private).
+   * Deletes one of the current user's mood logs, for good (at any time: they are private). Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   deleteMoodLog: MoodLogPayload;
   /**
@@ -2430,9 +2439,9 @@ export type Mutation = {
    */
   deleteRetryingJobs: RetryingJobsPayload;
   /**
-   * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards.
+   * Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards. Without the idempotency key a repeat answers not_found.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   deleteTeam: DeleteTeamPayload;
   /**
@@ -2455,21 +2464,21 @@ export type Mutation = {
    */
   endPartnership: PartnershipPayload;
   /**
-   * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted.
+   * AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. With the idempotency key a retry answers the same suggestion without asking the model again or counting against the limit.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`.
    */
   generateMilestones: GenerateMilestonesPayload;
   /**
-   * AI: advice on a question about a goal (1..500 characters).
+   * AI: advice on a question about a goal (1..500 characters). With the idempotency key a retry answers the same advice without asking the model again or counting against the limit.
    *
-   * Codes in `errors`: `not_found`, `invalid`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   getAdvice: GetAdvicePayload;
   /**
-   * AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice).
+   * AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). With the idempotency key a retry answers the same insight without asking the model again or counting against the limit.
    *
-   * Codes in `errors`: `not_found`.
+   * Codes in `errors`: `not_found`, `invalid`, `idempotency_key_reused`.
    */
   getInsight: GetInsightPayload;
   /**
@@ -2533,9 +2542,9 @@ export type Mutation = {
    */
   registerPushDevice: PushDevicePayload;
   /**
-   * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters.
+   * Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. The same admin's repeat (same reason) answers the artifact with alreadyRejected.
    *
-   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`.
+   * Codes in `errors`: `not_found`, `invalid`, `not_allowed`, `conflict`, `idempotency_key_reused`.
    */
   rejectAiArtifact: AiArtifactPayload;
   /**
@@ -2587,9 +2596,9 @@ export type Mutation = {
    */
   resolveReport: ReportPayload;
   /**
-   * Admin: queues a failed delivery of an approved artifact again (spec 3.3).
+   * Admin: queues a failed delivery of an approved artifact again (spec 3.3). Without the idempotency key a repeat answers not_allowed (the delivery is queued).
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `already_delivered`, `conflict`, `invalid`, `idempotency_key_reused`.
    */
   retryAiArtifactDelivery: AiArtifactPayload;
   /**
@@ -2687,7 +2696,7 @@ export type Mutation = {
   /**
    * Admin: starts a run now (spec 3.1); a run in flight refuses it with already_running, unless the idempotency key names the request that started it.
    *
-   * Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `idempotency_key_reused`.
+   * Codes in `errors`: `not_found`, `archived`, `paused`, `monthly_budget_exceeded`, `already_running`, `invalid`, `idempotency_key_reused`.
    */
   triggerAiRun: AiRunPayload;
   /**
@@ -2711,9 +2720,10 @@ export type Mutation = {
   /**
    * Admin: returns an approved artifact to pending while its delivery has not started (the
    * delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
-   * with not_undoable once the delivery has started or when the artifact is not approved.
+   * with not_undoable once the delivery has started or when the artifact is not approved (so,
+   * without the idempotency key, a repeat).
    *
-   * Codes in `errors`: `not_found`, `not_undoable`.
+   * Codes in `errors`: `not_found`, `not_undoable`, `invalid`, `idempotency_key_reused`.
    */
   undoAiArtifactApproval: AiArtifactPayload;
   /**
@@ -2865,6 +2875,7 @@ export type MutationAddSubCommunityMemberArgs = {
 export type MutationApproveAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
   editedPayload?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -2888,6 +2899,7 @@ export type MutationBlockUserArgs = {
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationCancelAiRunArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   runId: Scalars['String']['input'];
 };
 
@@ -2919,6 +2931,12 @@ export type MutationCreateAiEmployeeArgs = {
   skills?: InputMaybe<Array<Scalars['String']['input']>>;
   taskPrompt: Scalars['String']['input'];
   tools?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+/** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
+export type MutationCreateBackupArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3010,12 +3028,14 @@ export type MutationDeclinePartnerRequestArgs = {
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteCommunityPostArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteFeedbackPostArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['String']['input'];
 };
 
@@ -3023,18 +3043,21 @@ export type MutationDeleteFeedbackPostArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteGoalEventArgs = {
   eventId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteMoodLogArgs = {
   id: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3052,6 +3075,7 @@ export type MutationDeleteRetryingJobsArgs = {
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationDeleteTeamArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   teamId: Scalars['String']['input'];
 };
 
@@ -3071,12 +3095,14 @@ export type MutationDiscardDeadJobsArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGenerateMilestonesArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetAdviceArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   question: Scalars['String']['input'];
 };
 
@@ -3084,6 +3110,7 @@ export type MutationGetAdviceArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationGetInsightArgs = {
   goalId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3155,6 +3182,7 @@ export type MutationRegisterPushDeviceArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRejectAiArtifactArgs = {
   artifactId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   rejectionReason: Scalars['String']['input'];
 };
 
@@ -3206,6 +3234,7 @@ export type MutationResolveReportArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationRetryAiArtifactDeliveryArgs = {
   artifactId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -3326,6 +3355,7 @@ export type MutationUnblockUserArgs = {
 /** Changes. Each answers a payload whose errors list what the caller can fix (empty on success); each needs a signed-in caller. */
 export type MutationUndoAiArtifactApprovalArgs = {
   artifactId: Scalars['String']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -5667,6 +5697,8 @@ export type AiArtifactEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type AiArtifactPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiArtifactPayload'] = ResolversParentTypes['AiArtifactPayload']> = {
+  alreadyApproved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRejected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   artifact?: Resolver<Maybe<ResolversTypes['AiArtifactType']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -5816,6 +5848,7 @@ export type AiRunLogEntryTypeResolvers<ContextType = GraphQLContext, ParentType 
 };
 
 export type AiRunPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiRunPayload'] = ResolversParentTypes['AiRunPayload']> = {
+  alreadyCancelled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   run?: Resolver<Maybe<ResolversTypes['AiRunType']>, ParentType, ContextType>;
 };
@@ -6548,7 +6581,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   checkInHabit?: Resolver<ResolversTypes['CheckInHabitPayload'], ParentType, ContextType, RequireFields<MutationCheckInHabitArgs, 'goalId'>>;
   completeOnboarding?: Resolver<ResolversTypes['UpdateMePayload'], ParentType, ContextType>;
   createAiEmployee?: Resolver<ResolversTypes['AiEmployeePayload'], ParentType, ContextType, RequireFields<MutationCreateAiEmployeeArgs, 'monthlyBudgetCents' | 'name' | 'role' | 'taskPrompt'>>;
-  createBackup?: Resolver<ResolversTypes['CreateBackupPayload'], ParentType, ContextType>;
+  createBackup?: Resolver<ResolversTypes['CreateBackupPayload'], ParentType, ContextType, Partial<MutationCreateBackupArgs>>;
   createCommunity?: Resolver<ResolversTypes['CommunityPayload'], ParentType, ContextType, RequireFields<MutationCreateCommunityArgs, 'name' | 'visibility'>>;
   createCommunityChallenge?: Resolver<ResolversTypes['CommunityChallengePayload'], ParentType, ContextType, RequireFields<MutationCreateCommunityChallengeArgs, 'communityId' | 'endsAt' | 'metric' | 'startsAt' | 'title'>>;
   createCommunityPost?: Resolver<ResolversTypes['CreateCommunityPostPayload'], ParentType, ContextType, RequireFields<MutationCreateCommunityPostArgs, 'body' | 'communityId'>>;

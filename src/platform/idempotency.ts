@@ -1,11 +1,11 @@
 /**
- * Safe retries of creating mutations (docs/graphql.md, "Retrying mutations"). A create takes an
- * optional `idempotencyKey`; the key is scoped by the user and the mutation, and the first request
- * that succeeds with it stores its answer in the same transaction as the records it creates. The
- * same key with the same arguments within {@link IDEMPOTENCY_KEY_TTL_MS} answers that stored
- * answer and creates nothing; with other arguments it is refused (`idempotency_key_reused`). A
- * refused request keeps no key, so its retry is judged afresh. A use case opts in with
- * {@link retrySafe}:
+ * Safe retries of mutations (docs/graphql.md, "Retrying mutations"). A create, a delete or an
+ * admin's one-off action takes an optional `idempotencyKey`; the key is scoped by the user and
+ * the mutation, and the first request that succeeds with it stores its answer in the same
+ * transaction as the records it writes. The same key with the same arguments within
+ * {@link IDEMPOTENCY_KEY_TTL_MS} answers that stored answer and does nothing; with other arguments
+ * it is refused (`idempotency_key_reused`). A refused request keeps no key, so its retry is judged
+ * afresh. A use case opts in with {@link retrySafe}:
  *
  * @example
  * ```ts
@@ -13,6 +13,11 @@
  * if (retry.earlier) return retry.earlier;
  * // ...validation...
  * return await retry.transaction(async (tx) => ({ moodLog: await insert(tx), errors: [] }));
+ * // work that must not hold a transaction open (a model call) holds the key first instead:
+ * return await retry.held(async (transaction) => {
+ *   const answer = await askTheModel();
+ *   return await transaction(async (tx) => ({ suggestion: await insert(tx, answer), errors: [] }));
+ * });
  * ```
  */
 import { createHash } from "node:crypto";
@@ -23,16 +28,25 @@ import * as store from "./idempotency/store.ts";
 
 /** How long a key is remembered: a retry after it is a new request. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
+/**
+ * How long a key held by {@link RetrySafe.held} waits for its holder's answer before another
+ * request with it may take it over (the holder is taken to be gone). Longer than a model call
+ * with its retries.
+ */
+export const HELD_KEY_LEASE_MS = 5 * 60_000;
+/** The first and the longest wait between two looks at a key another request holds. */
+const HELD_POLL_FIRST_MS = 10;
+const HELD_POLL_MAX_MS = 500;
 /** The longest key (a UUID has 36 characters). */
 export const IDEMPOTENCY_KEY_MAX = 64;
 const KEY = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
 
-/** The argument every retry-safe create takes. */
+/** The argument every retry-safe mutation takes. */
 export interface IdempotencyInput {
   idempotencyKey?: string | null;
 }
 
-/** The refusals of a retry-safe create: a malformed key, or a key reused for other arguments. */
+/** The refusals of a retry-safe mutation: a malformed key, or a key reused for other arguments. */
 export type RetryRefusal = UserError<"invalid" | "idempotency_key_reused">;
 
 /** Why `key` is not a usable idempotency key, or null. */
@@ -137,17 +151,49 @@ export interface RetrySafe<P> {
   transaction(work: (tx: TransactionSql) => Promise<P>): Promise<P>;
   /** {@link RetrySafe.transaction}, but a refused answer undoes everything (`refusableTransaction`). */
   refusableTransaction(work: (tx: TransactionSql) => Promise<P>): Promise<P>;
+  /**
+   * `answer`, decided outside the key's transaction (a refusal found before it, or a state that
+   * already held), unless a request with the same key has answered meanwhile: then that answer.
+   * A concurrent first request with the key can make a check that runs before the transaction
+   * fail (a delete finds its record gone); the retry still answers what the first one answered.
+   * Without a key, or when nothing was answered: `answer`.
+   */
+  unlessAnswered(answer: P): Promise<P>;
+  /**
+   * For work that must not hold a transaction open (a model call, a file, another service):
+   * holds the key first, in a statement of its own, so that a concurrent request with the key
+   * waits (looking again every few milliseconds) for this one's answer and answers it, then runs
+   * `work` once. `work` writes its records with the `transaction` it is given, which stores a
+   * successful answer in that transaction (the first one; a refused one stores nothing); an
+   * answer given without one is stored on its own. A refused answer, or a throw, frees the key.
+   * A holder gone (its process ended) frees it after `leaseMs` ({@link HELD_KEY_LEASE_MS}); a
+   * holder slower than that may have lost it to a retry and then stores nothing. Without a key:
+   * `work` with a plain transaction.
+   */
+  held(
+    work: (transaction: (records: (tx: TransactionSql) => Promise<P>) => Promise<P>) => Promise<P>,
+    options?: { leaseMs?: number },
+  ): Promise<P>;
 }
 
+/** What {@link retrySafe} needs; `pause` waits between two looks at a held key (tests watch it). */
+export interface RetrySafeDeps {
+  db: Pick<Database, "sql">;
+  clock: Clock;
+  pause?: (ms: number) => Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
- * Makes one request of a creating use case retry-safe: `mutation` names it (keys of different
- * mutations never meet), `userId` is the acting user's internal id (null, the system acting,
- * keeps no key), `input` its arguments with the key. `refused` builds the use case's payload for a
- * refusal of the key (its codes must be in the feature's closed set). Reads the earlier answer of
- * the key, if any, before the use case goes on.
+ * Makes one request of a use case retry-safe: `mutation` names it (keys of different mutations
+ * never meet), `userId` is the acting user's internal id (null, the system acting, keeps no
+ * key), `input` its arguments with the key. `refused` builds the use case's payload for a refusal
+ * of the key (its codes must be in the feature's closed set). Reads the earlier answer of the
+ * key, if any, before the use case goes on.
  */
 export async function retrySafe<P extends { errors: readonly unknown[] }>(
-  deps: { db: Pick<Database, "sql">; clock: Clock },
+  deps: RetrySafeDeps,
   mutation: string,
   userId: string | null,
   input: IdempotencyInput & object,
@@ -190,6 +236,26 @@ export async function retrySafe<P extends { errors: readonly unknown[] }>(
       return answer;
     };
 
+  /**
+   * Holds the key for {@link RetrySafe.held}: the time it was held at, or the answer of a request
+   * that held it first (waited for while it works).
+   */
+  const hold = async (leaseMs: number): Promise<{ at: Date } | { answer: P }> => {
+    const pause = deps.pause ?? sleep;
+    for (let look = 0;; look++) {
+      const at = deps.clock.now();
+      const leaseEndedBefore = new Date(at.getTime() - leaseMs);
+      if (await store.holdKey(sql, where, fingerprint, at, expiredBefore(), leaseEndedBefore)) {
+        return { at };
+      }
+      const row = await store.heldOrAnsweredKey(sql, where, expiredBefore());
+      if (row && (row.fingerprint !== fingerprint || row.response !== null)) {
+        return { answer: answerOf(row) };
+      }
+      await pause(Math.min(HELD_POLL_MAX_MS, HELD_POLL_FIRST_MS * 2 ** look));
+    }
+  };
+
   const earlier = async (): Promise<P | null> => {
     if (key === null) return null;
     const row = badKey() ? null : await store.liveKey(sql, where, expiredBefore());
@@ -205,6 +271,43 @@ export async function retrySafe<P extends { errors: readonly unknown[] }>(
     async refusableTransaction(work) {
       if (key === null) return await refusableTransaction(sql, work);
       return badKey() ?? await refusableTransaction(sql, keyed(work, true));
+    },
+    async unlessAnswered(answer) {
+      if (key === null || badKey()) return answer;
+      const row = await store.liveKey(sql, where, expiredBefore());
+      return row ? answerOf(row) : answer;
+    },
+    async held(work, options = {}) {
+      if (key === null) return await work((records) => sql.begin(records) as Promise<P>);
+      const refusal = badKey();
+      if (refusal) return refusal;
+      const held = await hold(options.leaseMs ?? HELD_KEY_LEASE_MS);
+      if ("answer" in held) return held.answer;
+      const keep = (tx: Queryable, answer: P) =>
+        store.answerHeldKey(tx, where, held.at, encodeAnswer(answer));
+      const release = () => store.releaseHeldKey(sql, where, held.at);
+      let kept = false;
+      let answer: P;
+      try {
+        answer = await work(async (records) =>
+          await sql.begin(async (tx) => {
+            const answer = await records(tx);
+            if (answer.errors.length === 0 && !kept) {
+              await keep(tx, answer);
+              kept = true;
+            }
+            return answer;
+          }) as P
+        );
+      } catch (err) {
+        // The lease frees the key should this fail too; the work's error is the one to report.
+        await release().catch(() => {});
+        throw err;
+      }
+      if (kept) return answer;
+      if (answer.errors.length === 0) await keep(sql, answer);
+      else await release();
+      return answer;
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
- * The idempotency keys of retry-safe creates (src/platform/idempotency.ts): the key rule, the
- * fingerprint, the stored answer, and the claim inside the creating transaction, on the test's
- * own database (both modes). A concurrent request with the same key waits for the first one's
- * transaction and answers its answer; a refused first request frees the key.
+ * The idempotency keys of retry-safe mutations (src/platform/idempotency.ts): the key rule, the
+ * fingerprint, the stored answer, the claim inside the creating transaction, and the key held
+ * for work outside a transaction, on the test's own database (both modes). A concurrent request
+ * with the same key waits for the first one's transaction (or held key) and answers its answer;
+ * a refused first request frees the key.
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/platform/clock.ts";
@@ -11,6 +12,7 @@ import {
   decodeAnswer,
   encodeAnswer,
   fingerprintOf,
+  HELD_KEY_LEASE_MS,
   IDEMPOTENCY_KEY_TTL_MS,
   idempotencyKeyError,
   pruneIdempotencyKeys,
@@ -187,4 +189,132 @@ Deno.test("idempotency keys: a refused request frees its key (undone or not), so
     const bad = await create({ ...scope, input: { label: "a", idempotencyKey: "" } });
     assert.deepEqual(bad.errors.map((e) => [e.code, e.field]), [["invalid", "idempotencyKey"]]);
     assert.equal(await madeRows(db), 2);
+  }));
+
+/**
+ * A use case whose slow work (a model call, say) runs outside a transaction through `held`:
+ * `slow` is awaited before the record is written; each run of the work is counted.
+ */
+function slowUseCase(db: Database, clock: ManualClock, pause?: (ms: number) => Promise<void>) {
+  let runs = 0;
+  const create = async (
+    scope: Scope,
+    options: { slow?: Promise<void>; refuse?: boolean; fail?: boolean; bare?: boolean } = {},
+  ): Promise<Payload> => {
+    const refused = (e: UserError): Payload => ({ row: null, errors: [e] });
+    const { mutation, userId, input } = scope;
+    const retry = await retrySafe({ db, clock, pause }, mutation, userId, input, refused);
+    if (retry.earlier) return retry.earlier;
+    return await retry.held(async (transaction) => {
+      runs++;
+      await options.slow;
+      if (options.fail) throw new Error("the model is down");
+      if (options.refuse) {
+        return { row: null, errors: [{ code: "invalid", message: "no", field: "label" }] };
+      }
+      if (options.bare) return { row: { id: 0, at: clock.now() }, errors: [] };
+      return await transaction(async (tx) => {
+        const [made] = await tx<{ id: number }[]>`
+          insert into made (label) values (${input.label}) returning id`;
+        return { row: { id: made.id, at: clock.now() }, errors: [] };
+      });
+    });
+  };
+  return { create, runs: () => runs };
+}
+
+Deno.test("idempotency keys: held work runs once per key; a concurrent request waits for its answer", () =>
+  withDb(async (db, [u1, u2]) => {
+    const clock = new ManualClock();
+    // The second request's looks at the held key are seen here (and not slept).
+    let looks = 0;
+    const pause = () => {
+      looks++;
+      return new Promise<void>((resolve) => setTimeout(resolve, 1));
+    };
+    const { create, runs } = slowUseCase(db, clock, pause);
+    const scope = { userId: u1, mutation: "make", input: { label: "a", idempotencyKey: "k" } };
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => release = resolve);
+    const first = create(scope, { slow });
+    await waitFor(() => runs() === 1, { what: "the first request working" });
+    const second = create(scope);
+    await waitFor(() => looks >= 2, { what: "the second request waiting for the held key" });
+    // Other arguments with the held key: refused at once, without waiting.
+    const other = await create({ ...scope, input: { label: "b", idempotencyKey: "k" } });
+    assert.deepEqual(other.errors.map((e) => e.code), ["idempotency_key_reused"]);
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    assert.deepEqual(a.errors, []);
+    assert.deepEqual(b, a);
+    assert.equal(runs(), 1, "the work ran once");
+    assert.equal(await madeRows(db), 1);
+    // One after the other: the stored answer; another user's key is their own.
+    assert.deepEqual(await create(scope), a);
+    assert.equal(runs(), 1);
+    assert.notDeepEqual(await create({ ...scope, userId: u2 }), a);
+    assert.equal(runs(), 2);
+    // An answer given without the transaction is stored too.
+    const bare = { ...scope, input: { label: "bare", idempotencyKey: "k2" } };
+    const given = await create(bare, { bare: true });
+    assert.deepEqual(await create(bare), given);
+    assert.equal(runs(), 3);
+    // Without a key, the work runs each time.
+    await create({ ...scope, input: { label: "a" } });
+    await create({ ...scope, input: { label: "a" } });
+    assert.equal(runs(), 5);
+  }));
+
+Deno.test("idempotency keys: held work refused or failing frees the key; a gone holder's lease ends", () =>
+  withDb(async (db, [u1]) => {
+    const clock = new ManualClock();
+    const { create, runs } = slowUseCase(db, clock);
+    const scope = { userId: u1, mutation: "make", input: { label: "a", idempotencyKey: "k" } };
+    assert.equal((await create(scope, { refuse: true })).errors[0].code, "invalid");
+    await assert.rejects(create(scope, { fail: true }), /the model is down/);
+    const done = await create(scope);
+    assert.deepEqual(done.errors, []);
+    assert.equal(runs(), 3);
+    assert.equal(await madeRows(db), 1);
+    // A holder that went away (its row held, never answered): the key is taken over once the
+    // lease has ended.
+    const gone = { ...scope, input: { label: "g", idempotencyKey: "gone" } };
+    await db.sql`
+      insert into idempotency_keys (user_id, mutation, key, fingerprint, response, created_at)
+      values (${u1}, 'make', 'gone', ${fingerprintOf(gone.input)}, null, ${clock.now()})`;
+    let waited = false;
+    const { create: waiting } = slowUseCase(db, clock, () => {
+      if (!waited) clock.advance(HELD_KEY_LEASE_MS + 1);
+      waited = true;
+      return Promise.resolve();
+    });
+    const taken = await waiting(gone);
+    assert.equal(waited, true, "it waited for the holder first");
+    assert.deepEqual(taken.errors, []);
+    assert.deepEqual(await create(gone), taken);
+    // A malformed key is refused before the work runs.
+    const bad = await create({ ...scope, input: { label: "a", idempotencyKey: " " } });
+    assert.deepEqual(bad.errors.map((e) => [e.code, e.field]), [["invalid", "idempotencyKey"]]);
+  }));
+
+Deno.test("idempotency keys: a refusal decided before the transaction yields to the key's answer", () =>
+  withDb(async (db, [u1]) => {
+    const clock = new ManualClock();
+    const create = useCase(db, clock);
+    const scope = { userId: u1, mutation: "make", input: { label: "a", idempotencyKey: "k" } };
+    const notFound: Payload = {
+      row: null,
+      errors: [{ code: "not_found", message: "gone", field: null }],
+    };
+    const refused = (e: UserError): Payload => ({ row: null, errors: [e] });
+    const later = (input: Scope["input"]) => retrySafe({ db, clock }, "make", u1, input, refused);
+    // Read before the first request answered, settled after it.
+    const retry = await later(scope.input);
+    assert.equal(retry.earlier, null);
+    const first = await create(scope);
+    assert.deepEqual(await retry.unlessAnswered(notFound), first);
+    // Without a key, or with a key nothing answered: the refusal as it is.
+    assert.deepEqual(await (await later({ label: "a" })).unlessAnswered(notFound), notFound);
+    const fresh = await later({ label: "a", idempotencyKey: "fresh" });
+    assert.deepEqual(await fresh.unlessAnswered(notFound), notFound);
   }));

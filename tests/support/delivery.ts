@@ -19,12 +19,19 @@ export interface DeliveryCtx extends WorkforceCtx {
 
 export async function withDelivery(
   fn: (ctx: DeliveryCtx) => Promise<void>,
-  options: { env?: Record<string, string>; files?: Record<string, FakeFile> } = {},
+  options: {
+    env?: Record<string, string>;
+    files?: Record<string, FakeFile>;
+    admins?: string[];
+  } = {},
 ) {
   const github = await startFakeGitHub(options.files);
   let ctx: WorkforceCtx | undefined;
   try {
-    ctx = await setupWorkforce({ env: { ...github.env, ...options.env } });
+    ctx = await setupWorkforce({
+      env: { ...github.env, ...options.env },
+      admins: options.admins,
+    });
     await fn(Object.assign(ctx, { github }));
   } finally {
     try {

@@ -82,6 +82,8 @@ export async function setupWorkforce(
     start?: string;
     /** A store instead of a fresh one (another instance's, for fan-out). */
     kv?: SetupOptions["kv"];
+    /** The service admins' subjects (default `admin-1`). */
+    admins?: string[];
   } = {},
 ): Promise<WorkforceCtx> {
   const runner = startFakeRunner();
@@ -92,7 +94,7 @@ export async function setupWorkforce(
       start: options.start,
       db: options.db,
       kv: options.kv,
-      admins: ["admin-1"],
+      admins: options.admins ?? ["admin-1"],
       user: "user-1",
       env: {
         WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,

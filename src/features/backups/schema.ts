@@ -1,6 +1,6 @@
 /** Admin GraphQL over backups: the list with sizes and times, the settings, "back up now". */
 import { adminField } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 import type { BackupFile } from "../../platform/backup/files.ts";
 import type {
   BackupResolvers,
@@ -46,14 +46,16 @@ const typeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    "Makes a backup now, while the service keeps running (admin)."
-    createBackup: CreateBackupPayload!
+    "Makes a backup now, while the service keeps running (admin). With the idempotency key, one backup per key: a retry answers the backup made."
+    createBackup(
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): CreateBackupPayload!
   }
 `;
 
 /** The codes each mutation's service answers. */
 const errorCodes: Record<string, readonly typeof BACKUPS_ERROR_CODES[number][]> = {
-  createBackup: [],
+  createBackup: ["invalid", "idempotency_key_reused"],
 };
 
 const Backup: BackupResolvers = {
@@ -66,10 +68,7 @@ export function backupsModule(service: BackupsService): GraphQLModule {
   };
 
   const Mutation: MutationResolvers = {
-    createBackup: adminField(async () => ({
-      backup: await service.backUpNow("console"),
-      errors: [],
-    })),
+    createBackup: adminField((admin, args) => service.createBackup(admin, args)),
   };
 
   return { typeDefs, errorCodes, resolvers: { Backup, Query, Mutation } };

@@ -6,13 +6,14 @@
 import type { Clock } from "../../platform/clock.ts";
 import type { Database } from "../../platform/db.ts";
 import type { Logger } from "../../platform/log.ts";
+import { type IdempotencyInput, type RetryRefusal, retrySafe } from "../../platform/idempotency.ts";
 import {
   type BackupFile,
   listBackups,
   pruneBackups,
   writeBackupFile,
 } from "../../platform/backup/files.ts";
-import { backupDue } from "./rules.ts";
+import { BACKUP_KEY_LEASE_MS, backupDue } from "./rules.ts";
 
 export interface BackupsDeps {
   db: Pick<Database, "sql">;
@@ -24,6 +25,11 @@ export interface BackupsDeps {
 export interface MadeBackup extends BackupFile {
   rows: Record<string, number>;
   durationMs: number;
+}
+
+export interface CreateBackupPayload {
+  backup: MadeBackup | null;
+  errors: RetryRefusal[];
 }
 
 export function createBackupsService(deps: BackupsDeps) {
@@ -49,13 +55,32 @@ export function createBackupsService(deps: BackupsDeps) {
     return { ...file, rows: summary.rows, durationMs };
   }
 
+  /** Makes a backup now; one at a time (a second request waits for the one running). */
+  function backUpNow(reason: string): Promise<MadeBackup> {
+    running ??= make(reason).finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
   return {
-    /** Makes a backup now; one at a time (a second request waits for the one running). */
-    backUpNow(reason: string): Promise<MadeBackup> {
-      running ??= make(reason).finally(() => {
-        running = null;
-      });
-      return running;
+    backUpNow,
+
+    /**
+     * `createBackup`: a backup now, asked for by an admin; with an idempotency key, one backup
+     * per key (a retry answers the backup the first request made).
+     */
+    async createBackup(
+      admin: { userId: string },
+      input: IdempotencyInput,
+    ): Promise<CreateBackupPayload> {
+      const refused = (e: RetryRefusal): CreateBackupPayload => ({ backup: null, errors: [e] });
+      const retry = await retrySafe(deps, "createBackup", admin.userId, input, refused);
+      if (retry.earlier) return retry.earlier;
+      return await retry.held(
+        async () => ({ backup: await backUpNow("console"), errors: [] }),
+        { leaseMs: BACKUP_KEY_LEASE_MS },
+      );
     },
 
     /** The scheduled slot: a backup when the newest is at least the interval old. */
@@ -63,7 +88,7 @@ export function createBackupsService(deps: BackupsDeps) {
       if (config.backupIntervalHours === 0) return null;
       const [newest] = await listBackups(config.backupDir);
       if (!backupDue(slot, newest?.createdAt ?? null, config.backupIntervalHours)) return null;
-      return await this.backUpNow("schedule");
+      return await backUpNow("schedule");
     },
 
     list: () => listBackups(config.backupDir),

@@ -39,7 +39,7 @@ const typeDefs = /* GraphQL */ `
     errors: [UserError!]!
   }
 
-  "The AI coach's reading of a goal's progress; made for each call, not stored."
+  "The AI coach's reading of a goal's progress; made for each call and not stored, except that a retry with the idempotency key answers the same one."
   type Insight {
     "The public id of the goal it is about."
     goalId: ID!
@@ -59,7 +59,7 @@ const typeDefs = /* GraphQL */ `
     errors: [UserError!]!
   }
 
-  "The AI coach's answer to a question about a goal; made for each call, not stored."
+  "The AI coach's answer to a question about a goal; made for each call and not stored, except that a retry with the idempotency key answers the same one."
   type Advice {
     "The public id of the goal it is about."
     goalId: ID!
@@ -160,22 +160,25 @@ const typeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    "AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice)."
+    "AI: an insight into a goal's progress, streaks and recent moods (10 per minute with advice). With the idempotency key a retry answers the same insight without asking the model again or counting against the limit."
     getInsight(
       "The public id of one of the current user's goals; another's is not_found."
       goalId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): GetInsightPayload!
-    "AI: advice on a question about a goal (1..500 characters)."
+    "AI: advice on a question about a goal (1..500 characters). With the idempotency key a retry answers the same advice without asking the model again or counting against the limit."
     getAdvice(
       "The public id of one of the current user's goals; another's is not_found."
       goalId: String!
       "The question, 1 to 500 characters after trimming (else invalid)."
       question: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): GetAdvicePayload!
-    "AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted."
+    "AI: proposed milestones for a goal (5 per minute); nothing is stored until accepted. With the idempotency key a retry answers the same suggestion without asking the model again or counting against the limit."
     generateMilestones(
       "The public id of one of the current user's active goals; another's is not_found, a goal not active is not_allowed."
       goalId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): GenerateMilestonesPayload!
     "Stores a suggestion's milestones (all, or those at the given 0-based indexes) as sub-goals. A suggestion is accepted once: a retry without the idempotency key answers already_accepted."
     acceptMilestones(
@@ -212,9 +215,9 @@ export function coachingModule(deps: CoachingServiceDeps): GraphQLModule {
   return {
     typeDefs,
     errorCodes: {
-      getInsight: ["not_found"],
-      getAdvice: ["not_found", "invalid"],
-      generateMilestones: ["not_found", "not_allowed"],
+      getInsight: ["not_found", "invalid", "idempotency_key_reused"],
+      getAdvice: ["not_found", "invalid", "idempotency_key_reused"],
+      generateMilestones: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
       acceptMilestones: [
         "not_found",
         "invalid",

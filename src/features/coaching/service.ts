@@ -25,6 +25,7 @@ import {
   coachingError,
   insightAnswer,
   insightMessages,
+  type Milestone,
   MILESTONES_LIMIT,
   milestonesAnswer,
   milestonesMessages,
@@ -44,93 +45,136 @@ import {
 
 export type { Actor, CoachingServiceDeps };
 
+export interface GetInsightPayload {
+  insight: {
+    goalId: string;
+    summary: string;
+    highlights: string[];
+    generatedAt: Date;
+  } | null;
+  errors: CoachingError[];
+}
+
 export async function getInsight(
   deps: CoachingServiceDeps,
   actor: Actor,
-  input: { goalId: string },
+  input: { goalId: string } & IdempotencyInput,
   log: Logger,
-) {
+): Promise<GetInsightPayload> {
+  const refused = (errors: CoachingError[]): GetInsightPayload => ({ insight: null, errors });
+  const retry = await retrySafe(deps, "getInsight", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const goal = await deps.goals.ownGoal(actor.userId, input.goalId);
-  if (!goal) return { insight: null, errors: [goalNotFound()] };
-  const answer = await coach(deps, actor, log, {
-    category: "insight",
-    limit: COACHING_LIMIT,
-    context: operation(actor, "getInsight", goal),
-    messages: async () => insightMessages(await contextOf(deps, actor, goal)),
-    schema: insightAnswer,
+  if (!goal) return refused([goalNotFound()]);
+  // Held before the model is asked: a concurrent retry waits for this answer, spending nothing.
+  return await retry.held(async () => {
+    const answer = await coach(deps, actor, log, {
+      category: "insight",
+      limit: COACHING_LIMIT,
+      context: operation(actor, "getInsight", goal),
+      messages: async () => insightMessages(await contextOf(deps, actor, goal)),
+      schema: insightAnswer,
+    });
+    return {
+      insight: { goalId: goal.publicId, ...answer, generatedAt: deps.clock.now() },
+      errors: [],
+    };
   });
-  return {
-    insight: { goalId: goal.publicId, ...answer, generatedAt: deps.clock.now() },
-    errors: [],
-  };
+}
+
+export interface GetAdvicePayload {
+  advice: {
+    goalId: string;
+    question: string;
+    answer: string;
+    steps: string[];
+    generatedAt: Date;
+  } | null;
+  errors: CoachingError[];
 }
 
 export async function getAdvice(
   deps: CoachingServiceDeps,
   actor: Actor,
-  input: { goalId: string; question: string },
+  input: { goalId: string; question: string } & IdempotencyInput,
   log: Logger,
-) {
+): Promise<GetAdvicePayload> {
+  const refused = (errors: CoachingError[]): GetAdvicePayload => ({ advice: null, errors });
+  const retry = await retrySafe(deps, "getAdvice", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   const goal = await deps.goals.ownGoal(actor.userId, input.goalId);
-  if (!goal) return { advice: null, errors: [goalNotFound()] };
+  if (!goal) return refused([goalNotFound()]);
   const question = input.question.trim();
-  const invalid = (message: string) => ({
-    advice: null,
-    errors: [coachingError("invalid", message, "question")],
-  });
+  const invalid = (message: string) => refused([coachingError("invalid", message, "question")]);
   if (!question) return invalid("question must not be empty");
   if (question.length > QUESTION_MAX) {
     return invalid(`question must be at most ${QUESTION_MAX} characters`);
   }
-  const answer = await coach(deps, actor, log, {
-    category: "advice",
-    limit: COACHING_LIMIT,
-    context: operation(actor, "getAdvice", goal),
-    messages: async () => adviceMessages(await contextOf(deps, actor, goal), question),
-    schema: adviceAnswer,
+  return await retry.held(async () => {
+    const answer = await coach(deps, actor, log, {
+      category: "advice",
+      limit: COACHING_LIMIT,
+      context: operation(actor, "getAdvice", goal),
+      messages: async () => adviceMessages(await contextOf(deps, actor, goal), question),
+      schema: adviceAnswer,
+    });
+    return {
+      advice: { goalId: goal.publicId, question, ...answer, generatedAt: deps.clock.now() },
+      errors: [],
+    };
   });
-  return {
-    advice: { goalId: goal.publicId, question, ...answer, generatedAt: deps.clock.now() },
-    errors: [],
-  };
+}
+
+export interface GenerateMilestonesPayload {
+  suggestionId: string | null;
+  milestones: Milestone[];
+  errors: CoachingError[];
 }
 
 export async function generateMilestones(
   deps: CoachingServiceDeps,
   actor: Actor,
-  input: { goalId: string },
+  input: { goalId: string } & IdempotencyInput,
   log: Logger,
-) {
+): Promise<GenerateMilestonesPayload> {
   const now = () => deps.clock.now();
+  const refused = (errors: CoachingError[]): GenerateMilestonesPayload => ({
+    suggestionId: null,
+    milestones: [],
+    errors,
+  });
+  const retry = await retrySafe(
+    deps,
+    "generateMilestones",
+    actor.userId,
+    input,
+    (e) => refused([e]),
+  );
+  if (retry.earlier) return retry.earlier;
   const goal = await deps.goals.ownGoal(actor.userId, input.goalId);
-  if (!goal) return { suggestionId: null, milestones: [], errors: [goalNotFound()] };
+  if (!goal) return refused([goalNotFound()]);
   if (goal.status !== "active") {
-    return {
-      suggestionId: null,
-      milestones: [],
-      errors: [coachingError("not_allowed", `the goal is ${goal.status}`, "goalId")],
-    };
+    return refused([coachingError("not_allowed", `the goal is ${goal.status}`, "goalId")]);
   }
   const today = localDate(now(), actor.timeZone);
   const schema = milestonesAnswer.superRefine((value, issue) => {
     const problem = milestonesProblem(goal, value.milestones, today);
     if (problem) issue.addIssue({ code: "custom", message: problem });
   });
-  const { milestones } = await coach(deps, actor, log, {
-    category: "milestones",
-    limit: MILESTONES_LIMIT,
-    context: operation(actor, "generateMilestones", goal),
-    messages: async () => milestonesMessages(await contextOf(deps, actor, goal)),
-    schema,
+  // Held before the model is asked; the suggestion and the answer are stored together.
+  return await retry.held(async (transaction) => {
+    const { milestones } = await coach(deps, actor, log, {
+      category: "milestones",
+      limit: MILESTONES_LIMIT,
+      context: operation(actor, "generateMilestones", goal),
+      messages: async () => milestonesMessages(await contextOf(deps, actor, goal)),
+      schema,
+    });
+    return await transaction(async (tx) => {
+      const suggestion = await store.insertSuggestion(tx, actor.userId, goal.id, milestones, now());
+      return { suggestionId: suggestion.publicId, milestones, errors: [] };
+    });
   });
-  const suggestion = await store.insertSuggestion(
-    deps.db.sql,
-    actor.userId,
-    goal.id,
-    milestones,
-    now(),
-  );
-  return { suggestionId: suggestion.publicId, milestones, errors: [] };
 }
 
 export interface AcceptMilestonesPayload {

@@ -82,7 +82,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
         "idempotency_key_reused",
       ],
       updateCommunityPost: ["not_found", "invalid", "content_rejected", "not_allowed"],
-      deleteCommunityPost: ["not_found", "not_allowed"],
+      deleteCommunityPost: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
     },
     resolvers: {
       Community,

@@ -195,10 +195,11 @@ export const communitiesTypeDefs = /* GraphQL */ `
       "The new text, with the same rules as createCommunityPost's body."
       body: String!
     ): CommunityPostPayload!
-    "Removes a post: its author, the community's owner, or a service admin."
+    "Removes a post: its author, the community's owner, or a service admin. Without the idempotency key a repeat answers not_found."
     deleteCommunityPost(
       "The post's public id."
       postId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): CommunityPostPayload!
   }
 `;

@@ -187,10 +187,11 @@ const typeDefs = /* GraphQL */ `
       body: String!
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): CreateFeedbackCommentPayload!
-    "Soft delete; the author or an admin."
+    "Soft delete; the author or an admin. Without the idempotency key a repeat answers not_found."
     deleteFeedbackPost(
       "The public id of the post; someone else's is not_allowed unless the viewer is an admin."
       postId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): DeleteFeedbackPostPayload!
     "Admin only."
     updateFeedbackStatus(
@@ -209,7 +210,7 @@ const errorCodes: Record<string, readonly Code[]> = {
   createFeedbackPost: ["invalid", "content_rejected", "idempotency_key_reused"],
   voteFeedbackPost: ["not_found"],
   createFeedbackComment: ["not_found", "invalid", "content_rejected", "idempotency_key_reused"],
-  deleteFeedbackPost: ["not_found", "not_allowed"],
+  deleteFeedbackPost: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
   updateFeedbackStatus: ["not_found"],
 };
 

@@ -178,17 +178,27 @@ export interface DeletePayload {
 
 /** Soft delete, by the author or an admin. */
 export async function deletePost(
-  deps: Db,
+  deps: Pick<FeedbackServiceDeps, "db" | "clock">,
   actor: Actor,
-  input: { postId: string },
+  input: { postId: string } & IdempotencyInput,
 ): Promise<DeletePayload> {
+  const refused = (errors: FeedbackError[]): DeletePayload => ({ deletedPostId: null, errors });
+  const retry = await retrySafe(
+    deps,
+    "deleteFeedbackPost",
+    actor.userId,
+    input,
+    (e) => refused([e]),
+  );
+  if (retry.earlier) return retry.earlier;
   const post = await findPost(deps, input.postId);
-  if (!post) return { deletedPostId: null, errors: postNotFound() };
-  if (!mayDelete(post, actor)) return { deletedPostId: null, errors: [deleteNotAllowed()] };
-  if (!await store.softDeletePost(deps.db.sql, post.id)) {
-    return { deletedPostId: null, errors: postNotFound() };
-  }
-  return { deletedPostId: post.publicId, errors: [] };
+  if (!post) return await retry.unlessAnswered(refused(postNotFound()));
+  if (!mayDelete(post, actor)) return refused([deleteNotAllowed()]);
+  return await retry.transaction(async (tx) =>
+    await store.softDeletePost(tx, post.id)
+      ? { deletedPostId: post.publicId, errors: [] }
+      : refused(postNotFound())
+  );
 }
 
 /** An admin sets a post's status; its author (unless the admin) is told of a change. */

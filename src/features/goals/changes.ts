@@ -4,7 +4,7 @@
  * their arguments to the use cases of `use-cases/changes.ts` (through `service.ts`).
  */
 import { requireViewer } from "../../graphql/context.ts";
-import type { GraphQLModule } from "../../graphql/module.ts";
+import { type GraphQLModule, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
 import type { MutationResolvers } from "../../graphql/resolvers.gen.ts";
 import type { GoalsErrorCode } from "./rules.ts";
 import * as service from "./service.ts";
@@ -66,10 +66,18 @@ const typeDefs = /* GraphQL */ `
       "When it happened: within the last 366 days and not in the future; it cannot be cleared."
       occurredAt: DateTime
     ): GoalEventPayload!
-    "Deletes a progress event; possible while it is within the last 366 days."
-    deleteGoalEvent("The event's public id." eventId: String!): GoalEventPayload!
-    "Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them)."
-    deleteGoal("The goal's public id." goalId: String!): DeleteGoalPayload!
+    "Deletes a progress event; possible while it is within the last 366 days. Without the idempotency key a repeat answers not_found."
+    deleteGoalEvent(
+      "The event's public id."
+      eventId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): GoalEventPayload!
+    "Deletes a goal, its sub-goals and everything recorded on them, for good (archive to keep them). Without the idempotency key a repeat answers not_found."
+    deleteGoal(
+      "The goal's public id."
+      goalId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): DeleteGoalPayload!
   }
 `;
 
@@ -85,8 +93,15 @@ export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
     errorCodes: {
       undoCheckIn: ["invalid", "not_found", "not_allowed", "undo_expired"],
       updateGoalEvent: ["invalid", "not_found", "not_allowed", "undo_expired", "conflict"],
-      deleteGoalEvent: ["not_found", "not_allowed", "undo_expired", "conflict"],
-      deleteGoal: ["not_found"],
+      deleteGoalEvent: [
+        "not_found",
+        "not_allowed",
+        "undo_expired",
+        "conflict",
+        "invalid",
+        "idempotency_key_reused",
+      ],
+      deleteGoal: ["not_found", "invalid", "idempotency_key_reused"],
     } satisfies { [M in keyof MutationResolvers]?: GoalsErrorCode[] },
     resolvers: { Mutation },
   };

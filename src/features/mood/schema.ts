@@ -84,10 +84,11 @@ const typeDefs = /* GraphQL */ `
       loggedAt: DateTime
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AddMoodLogPayload!
-    "Deletes one of the current user's mood logs, for good (at any time: they are private)."
+    "Deletes one of the current user's mood logs, for good (at any time: they are private). Without the idempotency key a repeat answers not_found."
     deleteMoodLog(
       "The public id of one of the current user's logs; another's is not_found."
       id: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): MoodLogPayload!
   }
 `;
@@ -113,7 +114,7 @@ export function moodModule(deps: MoodDeps): GraphQLModule {
     typeDefs,
     errorCodes: {
       addMoodLog: ["invalid", "idempotency_key_reused"],
-      deleteMoodLog: ["not_found"],
+      deleteMoodLog: ["not_found", "invalid", "idempotency_key_reused"],
     } satisfies { [M in keyof MutationResolvers]?: MoodErrorCode[] },
     resolvers: { MoodLog, Query, Mutation },
   };

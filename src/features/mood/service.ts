@@ -161,15 +161,18 @@ export interface DeleteMoodLogPayload {
 export async function deleteMoodLog(
   deps: MoodDeps,
   actor: Actor,
-  input: { id: string },
+  input: { id: string } & IdempotencyInput,
 ): Promise<DeleteMoodLogPayload> {
-  const notFound = (): DeleteMoodLogPayload => ({
+  const refused = (errors: MoodRefusal[]): DeleteMoodLogPayload => ({
     moodLog: null,
     badgesRevoked: [],
-    errors: [moodRefusal("not_found", "no such mood log of yours", "id")],
+    errors,
   });
+  const notFound = () => refused([moodRefusal("not_found", "no such mood log of yours", "id")]);
+  const retry = await retrySafe(deps, "deleteMoodLog", actor.userId, input, (e) => refused([e]));
+  if (retry.earlier) return retry.earlier;
   if (!looksLikePublicId(input.id)) return notFound();
-  return await deps.db.sql.begin(async (tx) => {
+  return await retry.transaction(async (tx) => {
     const moodLog = await store.deleteMoodLog(tx, actor.userId, input.id);
     if (!moodLog) return notFound();
     const badgesRevoked = await deps.badges.revokeUnjustified(tx, actor.userId, {

@@ -52,7 +52,7 @@ const errorCodes = {
   removeTeamMember: ["not_found", "not_allowed", "last_owner", "conflict"],
   updateTeam: ["not_found", "not_allowed", "invalid"],
   transferTeamOwnership: ["not_found", "not_allowed", "invalid", "conflict"],
-  deleteTeam: ["not_found", "not_allowed"],
+  deleteTeam: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
   createSubCommunity: ["not_found", "not_allowed", "invalid", "idempotency_key_reused"],
   archiveSubCommunity: ["not_found", "not_allowed", "is_default"],
   unarchiveSubCommunity: ["not_found", "not_allowed", "not_archived"],

@@ -408,10 +408,11 @@ export const teamsTypeDefs = /* GraphQL */ `
       "The public id of another member, the new owner."
       userId: String!
     ): TeamPayload!
-    "Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards."
+    "Team owners: deletes the team with its sub-communities and invites; its members belong to no team afterwards. Without the idempotency key a repeat answers not_found."
     deleteTeam(
       "The public id of the viewer's team."
       teamId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): DeleteTeamPayload!
     "Team owners and admins: creates a sub-community; the creator is its first member."
     createSubCommunity(

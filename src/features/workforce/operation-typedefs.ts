@@ -83,9 +83,14 @@ export const workforceOperationTypeDefs = /* GraphQL */ `
     ): AiRunPayload!
     """
     Admin: cancels a run (spec 4.8, cooperative). A queued run fails at once; a running run keeps
-    running, with cancelRequestedAt set, until the runner reports it cancelled.
+    running, with cancelRequestedAt set, until the runner reports it cancelled. A repeat answers
+    the run with alreadyCancelled (a running run's cancel is sent to the runner again).
     """
-    cancelAiRun("The run's public id." runId: String!): AiRunPayload!
+    cancelAiRun(
+      "The run's public id."
+      runId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): AiRunPayload!
     "Admin: pauses an employee (no scheduled runs; triggerAiRun answers paused) or resumes it."
     pauseAiEmployee(
       "The employee's public id."
@@ -128,32 +133,42 @@ export const workforceOperationTypeDefs = /* GraphQL */ `
     ): AiEmployeePayload!
     """
     Admin: approves a pending artifact, with editedPayload replacing its payload. A code_patch
-    (edited or not) that touches a protected path is refused: user error protected_path.
+    (edited or not) that touches a protected path is refused: user error protected_path. The same
+    admin's repeat (same edit, or none) answers the artifact with alreadyApproved; another
+    reviewer's decision is not_allowed.
     """
     approveAiArtifact(
       "The pending artifact's public id."
       artifactId: String!
       "Replaces the payload (not empty); originalPayload then keeps the runner's text."
       editedPayload: String
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AiArtifactPayload!
-    "Admin: rejects a pending artifact; rejectionReason needs at least 10 characters."
+    "Admin: rejects a pending artifact; rejectionReason needs at least 10 characters. The same admin's repeat (same reason) answers the artifact with alreadyRejected."
     rejectAiArtifact(
       "The pending artifact's public id."
       artifactId: String!
       "Why: 10 to 2,000 characters after trimming; the employee remembers it (recent_rejections)."
       rejectionReason: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AiArtifactPayload!
-    "Admin: queues a failed delivery of an approved artifact again (spec 3.3)."
+    "Admin: queues a failed delivery of an approved artifact again (spec 3.3). Without the idempotency key a repeat answers not_allowed (the delivery is queued)."
     retryAiArtifactDelivery(
       "The public id of an approved artifact whose delivery failed."
       artifactId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AiArtifactPayload!
     """
     Admin: returns an approved artifact to pending while its delivery has not started (the
     delivery waits APPROVAL_UNDO_SECONDS after an admin's approval); the edit is dropped. Refused
-    with not_undoable once the delivery has started or when the artifact is not approved.
+    with not_undoable once the delivery has started or when the artifact is not approved (so,
+    without the idempotency key, a repeat).
     """
-    undoAiArtifactApproval("The approved artifact's public id." artifactId: String!): AiArtifactPayload!
+    undoAiArtifactApproval(
+      "The approved artifact's public id."
+      artifactId: String!
+      ${IDEMPOTENCY_KEY_ARGUMENT}
+    ): AiArtifactPayload!
   }
 
   extend type Subscription {

@@ -46,9 +46,17 @@ const errorCodes = {
     "paused",
     "monthly_budget_exceeded",
     "already_running",
+    "invalid",
     "idempotency_key_reused",
   ],
-  cancelAiRun: ["not_found", "not_cancellable", "runner_unreachable", "already_finished"],
+  cancelAiRun: [
+    "not_found",
+    "not_cancellable",
+    "runner_unreachable",
+    "already_finished",
+    "invalid",
+    "idempotency_key_reused",
+  ],
   pauseAiEmployee: ["not_found", "archived"],
   archiveAiEmployee: ["not_found"],
   unarchiveAiEmployee: ["not_found", "not_archived"],
@@ -59,10 +67,24 @@ const errorCodes = {
     "promotion_requirements_met",
     "autonomy_demotion",
   ],
-  approveAiArtifact: ["not_found", "invalid", "protected_path", "not_allowed", "conflict"],
-  rejectAiArtifact: ["not_found", "invalid", "not_allowed", "conflict"],
-  retryAiArtifactDelivery: ["not_found", "not_allowed", "already_delivered", "conflict"],
-  undoAiArtifactApproval: ["not_found", "not_undoable"],
+  approveAiArtifact: [
+    "not_found",
+    "invalid",
+    "protected_path",
+    "not_allowed",
+    "conflict",
+    "idempotency_key_reused",
+  ],
+  rejectAiArtifact: ["not_found", "invalid", "not_allowed", "conflict", "idempotency_key_reused"],
+  retryAiArtifactDelivery: [
+    "not_found",
+    "not_allowed",
+    "already_delivered",
+    "conflict",
+    "invalid",
+    "idempotency_key_reused",
+  ],
+  undoAiArtifactApproval: ["not_found", "not_undoable", "invalid", "idempotency_key_reused"],
 } satisfies Record<string, readonly WorkforceErrorCode[]>;
 
 export function workforceModule(
@@ -139,22 +161,20 @@ export function workforceModule(
       service.approveArtifact(workforce, admin, {
         artifactId: args.artifactId,
         editedPayload: args.editedPayload ?? null,
+        idempotencyKey: args.idempotencyKey,
       })
     ),
     rejectAiArtifact: adminField((admin, args) => service.rejectArtifact(workforce, admin, args)),
     retryAiArtifactDelivery: adminField((admin, args) =>
       service.retryDelivery(delivery, admin, args)
     ),
-    undoAiArtifactApproval: adminField(async (admin, args) => {
-      const undone = await service.undoApproval(workforce, admin, args);
-      // Back on every open board, as a new pending artifact is (after the commit).
-      if (undone.artifact) {
-        await deps.pubsub.publish(PENDING_ARTIFACTS_TOPIC, {
-          artifactId: undone.artifact.publicId,
-        });
-      }
-      return undone;
-    }),
+    undoAiArtifactApproval: adminField((admin, args) =>
+      // Back on every open board, as a new pending artifact is (after the commit; not again
+      // for a keyed retry's replay).
+      service.undoApproval(workforce, admin, args, async (artifact) => {
+        await deps.pubsub.publish(PENDING_ARTIFACTS_TOPIC, { artifactId: artifact.publicId });
+      })
+    ),
   };
 
   const Subscription: SubscriptionResolvers = {
@@ -172,6 +192,8 @@ export function workforceModule(
     resolvers: {
       ...typeResolvers({ ...deps, workforce }, load),
       AiEmployeePayload: payloadFlags("alreadyArchived"),
+      AiArtifactPayload: payloadFlags("alreadyApproved", "alreadyRejected"),
+      AiRunPayload: payloadFlags("alreadyCancelled"),
       Query,
       Mutation,
       Subscription,

@@ -372,6 +372,8 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
   type AiRunPayload {
     "The run as it is now; null when the request was refused."
     run: AiRunType
+    "cancelAiRun: true when a cancel of the run had been asked for already (a repeat); false otherwise and for triggerAiRun."
+    alreadyCancelled: Boolean!
     errors: [UserError!]!
   }
 
@@ -379,6 +381,10 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
   type AiArtifactPayload {
     "The artifact as it is now; null when the request was refused."
     artifact: AiArtifactType
+    "approveAiArtifact: true when the artifact was already approved by the same admin with the same edit (a repeat: nothing changed); false otherwise and for the other mutations."
+    alreadyApproved: Boolean!
+    "rejectAiArtifact: true when the artifact was already rejected by the same admin for the same reason (a repeat: nothing changed); false otherwise and for the other mutations."
+    alreadyRejected: Boolean!
     errors: [UserError!]!
   }
 

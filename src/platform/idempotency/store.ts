@@ -1,7 +1,9 @@
 /**
  * SQL of idempotency keys (migrations/0028_idempotency_keys.sql): one guarded statement each.
  * The claim is the first statement of the transaction that creates the records, so a concurrent
- * request with the same key waits on the primary key until that transaction ends.
+ * request with the same key waits on the primary key until that transaction ends. A held key
+ * ({@link holdKey}) is the other kind of claim, for work that must not hold a transaction open: a
+ * committed row without an answer, whose `created_at` tells its holder and ends its lease.
  */
 import { maybeOne, type Queryable } from "../db.ts";
 
@@ -65,6 +67,66 @@ export async function releaseKey(tx: Queryable, scope: KeyScope): Promise<void> 
   await tx`
     delete from idempotency_keys
     where user_id = ${scope.userId} and mutation = ${scope.mutation} and key = ${scope.key}`;
+}
+
+/**
+ * Holds the key for a request whose work runs outside a transaction: true when it was free, or
+ * held by a row older than `expiredBefore`, or held unanswered by a row older than
+ * `leaseEndedBefore` (its holder is gone), which it replaces. The row is committed at once with
+ * `created_at` = `at`, which names the holder in {@link answerHeldKey} and {@link releaseHeldKey}.
+ */
+export async function holdKey(
+  sql: Queryable,
+  scope: KeyScope,
+  fingerprint: string,
+  at: Date,
+  expiredBefore: Date,
+  leaseEndedBefore: Date,
+): Promise<boolean> {
+  const rows = await sql`
+    insert into idempotency_keys (user_id, mutation, key, fingerprint, response, created_at)
+    values (${scope.userId}, ${scope.mutation}, ${scope.key}, ${fingerprint}, null, ${at})
+    on conflict (user_id, mutation, key) do update
+      set fingerprint = excluded.fingerprint, response = null, created_at = excluded.created_at
+      where idempotency_keys.created_at < ${expiredBefore}
+        or (idempotency_keys.response is null and idempotency_keys.created_at < ${leaseEndedBefore})
+    returning key`;
+  return rows.length > 0;
+}
+
+/** The key's row when it is younger than `expiredBefore`, answered or still held; else null. */
+export async function heldOrAnsweredKey(
+  sql: Queryable,
+  scope: KeyScope,
+  expiredBefore: Date,
+): Promise<KeyRow | null> {
+  return await maybeOne(sql<KeyRow[]>`
+    select fingerprint, response from idempotency_keys
+    where user_id = ${scope.userId} and mutation = ${scope.mutation} and key = ${scope.key}
+      and created_at >= ${expiredBefore}`);
+}
+
+/** Stores the answer of the holder of `heldAt`; false when it no longer holds the key. */
+export async function answerHeldKey(
+  sql: Queryable,
+  scope: KeyScope,
+  heldAt: Date,
+  response: unknown,
+): Promise<boolean> {
+  const rows = await sql`
+    update idempotency_keys set response = ${sql.json(response as never)}
+    where user_id = ${scope.userId} and mutation = ${scope.mutation} and key = ${scope.key}
+      and created_at = ${heldAt} and response is null
+    returning key`;
+  return rows.length > 0;
+}
+
+/** Frees the key held since `heldAt` (a refused or failed request), if it still holds it. */
+export async function releaseHeldKey(sql: Queryable, scope: KeyScope, heldAt: Date) {
+  await sql`
+    delete from idempotency_keys
+    where user_id = ${scope.userId} and mutation = ${scope.mutation} and key = ${scope.key}
+      and created_at = ${heldAt} and response is null`;
 }
 
 /** Deletes the keys created before `before`; how many. */

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { setup } from "../../support/setup.ts";
 import { listBackups } from "../../../src/platform/backup/files.ts";
+import { assertRetrySafe } from "../../support/retries.ts";
 
 const LIST = `{ backups { files { name sizeBytes createdAt } directory intervalHours keep } }`;
 const CREATE = `mutation { createBackup { backup { name sizeBytes createdAt } errors { code } } }`;
@@ -70,3 +71,47 @@ Deno.test("backups: the schedule backs up when the newest is a whole interval ol
       "2026-01-06T12:00:00.000Z",
     ], "the oldest went: two are kept");
   }));
+
+const CREATE_KEYED = `mutation C($key: String) {
+  createBackup(idempotencyKey: $key) { backup { name sizeBytes createdAt } errors { code field } }
+}`;
+
+Deno.test("backups: a keyed createBackup makes one backup per key; without a key, one each time", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "backups-keyed-" });
+  const s = await setup({
+    admins: ["admin-1", "admin-2"],
+    env: { BACKUP_DIR: dir, BACKUP_INTERVAL_HOURS: "0", BACKUP_KEEP: "20" },
+  });
+  try {
+    const files = async () => (await listBackups(dir)).length;
+    const first = await assertRetrySafe(s, {
+      mutation: "createBackup",
+      query: CREATE_KEYED,
+      // A backup is named by its time: each round's (and each retry's) comes a second later.
+      vars: () => {
+        s.clock.advance(1000);
+        return {};
+      },
+      as: "admin-1",
+      object: "backup",
+      count: files,
+      otherUser: "admin-2",
+    });
+    assert.match(first.backup.name, /^backup-.*\.ndjson\.gz$/);
+    const made = await files();
+    s.clock.advance(1000);
+    assert.deepEqual(await s.data(CREATE_KEYED, { key: "createBackup-seq" }, "admin-1"), {
+      createBackup: first,
+    });
+    assert.equal(await files(), made, "a later retry makes no file");
+    // Without a key each request makes its own.
+    for (let i = 0; i < 2; i++) {
+      s.clock.advance(1000);
+      assert.deepEqual((await s.data(CREATE_KEYED, {}, "admin-1")).createBackup.errors, []);
+    }
+    assert.equal(await files(), made + 2);
+  } finally {
+    await s.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

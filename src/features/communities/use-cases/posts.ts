@@ -114,12 +114,14 @@ export async function updateCommunityPost(
 export async function deleteCommunityPost(
   deps: CommunitiesDeps,
   actor: Actor,
-  input: { postId: string },
+  input: { postId: string } & IdempotencyInput,
 ): Promise<PostPayload> {
+  const retry = await retrySafe(deps, "deleteCommunityPost", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
   if (!(await postToChange(deps, actor, input.postId))) {
-    return refused(postRefusal("not_found", "remove"));
+    return await retry.unlessAnswered(refused(postRefusal("not_found", "remove")));
   }
-  return await deps.db.sql.begin(async (tx): Promise<PostPayload> => {
+  return await retry.transaction(async (tx): Promise<PostPayload> => {
     const done = await store.deletePost(tx, postActor(actor), input.postId);
     if (!done.post) return refused(postRefusal(done.result, "remove"));
     await deps.feed.remove(tx, {

@@ -7,6 +7,7 @@
  */
 import type { Queryable } from "../../../platform/db.ts";
 import { localDate } from "../../../platform/dates.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import { looksLikePublicId } from "../../../platform/ids.ts";
 import type { BadgeFacts, BadgeRow } from "../../badges/mod.ts";
 import { recordCompletion } from "./completion.ts";
@@ -97,7 +98,18 @@ async function changeableEvent(
   return errors.length ? { errors } : { event, goal };
 }
 
-const failEvent = (errors: GoalsError[]) => ({
+/** The answer of `updateGoalEvent` and `deleteGoalEvent`. */
+export interface GoalEventPayload {
+  event: GoalEventRow | null;
+  goal: GoalRow | null;
+  goalCompleted: boolean;
+  goalReopened: boolean;
+  badgesEarned: BadgeRow[];
+  badgesRevoked: BadgeRow[];
+  errors: GoalsError[];
+}
+
+const failEvent = (errors: GoalsError[]): GoalEventPayload => ({
   event: null,
   goal: null,
   goalCompleted: false,
@@ -205,14 +217,15 @@ export async function updateGoalEvent(
 export async function deleteGoalEvent(
   deps: GoalsDeps,
   actor: Actor,
-  args: { eventId: string },
+  args: { eventId: string } & IdempotencyInput,
 ) {
-  const sql = deps.db.sql;
   const now = () => deps.clock.now();
+  const retry = await retrySafe(deps, "deleteGoalEvent", actor.userId, args, (e) => failEvent([e]));
+  if (retry.earlier) return retry.earlier;
   const found = await changeableEvent(deps, actor, args.eventId);
-  if ("errors" in found) return failEvent(found.errors);
+  if ("errors" in found) return await retry.unlessAnswered(failEvent(found.errors));
   const { goal } = found;
-  return await sql.begin(async (tx) => {
+  return await retry.transaction(async (tx): Promise<GoalEventPayload> => {
     const before = await store.targetValueNow(tx, goal);
     const event = await store.deleteGoalEvent(tx, found.event.id, eventEditableSince(now()));
     if (!event) return changedMeanwhile();
@@ -231,17 +244,28 @@ export async function deleteGoalEvent(
   });
 }
 
+export interface DeleteGoalPayload {
+  deletedGoalIds: string[];
+  badgesRevoked: BadgeRow[];
+  errors: GoalsError[];
+}
+
 export async function deleteGoal(
   deps: GoalsDeps,
   actor: Actor,
-  args: { goalId: string },
-) {
-  const sql = deps.db.sql;
+  args: { goalId: string } & IdempotencyInput,
+): Promise<DeleteGoalPayload> {
   const now = () => deps.clock.now();
-  const fail = (errors: GoalsError[]) => ({ deletedGoalIds: [], badgesRevoked: [], errors });
+  const fail = (errors: GoalsError[]): DeleteGoalPayload => ({
+    deletedGoalIds: [],
+    badgesRevoked: [],
+    errors,
+  });
+  const retry = await retrySafe(deps, "deleteGoal", actor.userId, args, (e) => fail([e]));
+  if (retry.earlier) return retry.earlier;
   const goal = await ownGoal(deps, actor, args.goalId);
-  if (!goal) return fail(noGoal());
-  return await sql.begin(async (tx) => {
+  if (!goal) return await retry.unlessAnswered(fail(noGoal()));
+  return await retry.transaction(async (tx): Promise<DeleteGoalPayload> => {
     const gone = await store.deleteGoalTree(tx, actor.userId, goal.id);
     if (!gone) return fail(noGoal());
     await deps.feed.removeOfGoals(tx, actor.userId, gone.goalIds);

@@ -159,22 +159,32 @@ export async function transferTeamOwnership(
 export async function deleteTeam(
   deps: TeamsDeps,
   actor: Actor,
-  input: { teamId: string },
-): Promise<{ deletedTeamId: string | null; errors: TeamsError[] }> {
+  input: { teamId: string } & IdempotencyInput,
+): Promise<DeleteTeamPayload> {
   const nothing = { deletedTeamId: null };
-  return await teamGoneMeanwhile(nothing, async () => {
+  const refusal = (e: TeamsError): DeleteTeamPayload => refused(nothing, e);
+  const retry = await retrySafe(deps, "deleteTeam", actor.userId, input, refusal);
+  if (retry.earlier) return retry.earlier;
+  const answer = await teamGoneMeanwhile(nothing, async (): Promise<DeleteTeamPayload> => {
     const a = await teamAccess(deps, actor, input.teamId);
     if (isRefused(a)) return refused(nothing, a.refusal);
     if (!ownerOnly(a.role)) return refused(nothing, refuse("not_allowed", OWNERS_ONLY));
-    const deleted = await deps.db.sql.begin(async (tx) => {
+    return await retry.transaction(async (tx): Promise<DeleteTeamPayload> => {
       await store.lockTeamInvites(tx, a.team.id);
-      if (!await store.lockOwnedTeam(tx, a.team.id, a.userId)) return false;
+      if (!await store.lockOwnedTeam(tx, a.team.id, a.userId)) {
+        return refused(nothing, refuse("not_allowed", OWNERS_ONLY));
+      }
       await store.deleteTeam(tx, a.team.id);
-      return true;
+      return { deletedTeamId: a.team.publicId, errors: [] };
     });
-    if (!deleted) return refused(nothing, refuse("not_allowed", OWNERS_ONLY));
-    return { deletedTeamId: a.team.publicId, errors: [] };
   });
+  // A concurrent first request with the key may have deleted the team under this one's checks.
+  return answer.errors.length ? await retry.unlessAnswered(answer) : answer;
+}
+
+export interface DeleteTeamPayload {
+  deletedTeamId: string | null;
+  errors: TeamsError[];
 }
 
 /** The member's standing in their team, as this week's board shows it. */

@@ -16,6 +16,7 @@ import type { Clock } from "../../../platform/clock.ts";
 import type { Database } from "../../../platform/db.ts";
 import type { ErrorTracker } from "../../../platform/errors.ts";
 import type { Logger } from "../../../platform/log.ts";
+import { type IdempotencyInput, retrySafe } from "../../../platform/idempotency.ts";
 import type { JobQueue } from "../../feature.ts";
 import { deliveryJob } from "../jobs.ts";
 import { notFound, refuse, type WorkforceError } from "../rules.ts";
@@ -185,20 +186,26 @@ export async function deliverArtifact(
  */
 export async function retryDelivery(
   deps: DeliveryDeps,
-  _actor: Actor,
-  input: { artifactId: string },
+  actor: Actor,
+  input: { artifactId: string } & IdempotencyInput,
 ): Promise<ArtifactPayload> {
+  const refused = (error: WorkforceError): ArtifactPayload => ({ artifact: null, errors: [error] });
+  const retry = await retrySafe(deps, "retryAiArtifactDelivery", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
+  // A concurrent first request with the key may have queued the delivery under these checks.
+  const outside = (error: WorkforceError) => retry.unlessAnswered(refused(error));
   const artifact = await findArtifact(deps, input.artifactId);
   if (!artifact) return { artifact: null, errors: notFound("AI artifact", "artifactId") };
-  const refused = (error: WorkforceError): ArtifactPayload => ({ artifact: null, errors: [error] });
   if (artifact.approvalStatus !== "approved") {
     return refused(refuse("not_allowed", "only approved artifacts are delivered", "artifactId"));
   }
   if (artifact.deliveredAt) {
-    return refused(refuse("already_delivered", "the artifact is already delivered", "artifactId"));
+    return await outside(
+      refuse("already_delivered", "the artifact is already delivered", "artifactId"),
+    );
   }
   if (artifact.deliveryStatus !== "failed") {
-    return refused(
+    return await outside(
       refuse(
         "not_allowed",
         "only a failed delivery can be retried (this one is queued)",
@@ -206,18 +213,18 @@ export async function retryDelivery(
       ),
     );
   }
-  const sql = deps.db.sql;
-  const reopened = await sql.begin(async (tx) => {
-    if (!(await reopenFailedDelivery(tx, artifact.id))) return false;
+  const answer = await retry.transaction(async (tx): Promise<ArtifactPayload> => {
+    if (!(await reopenFailedDelivery(tx, artifact.id))) {
+      return refused(refuse("conflict", "the delivery changed meanwhile", "artifactId"));
+    }
     await deps.jobs.enqueue(tx, deliveryJob, { artifactId: artifact.publicId }, {
       key: `deliver:${artifact.publicId}`,
     });
-    return true;
+    return { artifact: await store.artifactByPublicId(tx, artifact.publicId), errors: [] };
   });
-  if (!reopened) return refused(refuse("conflict", "the delivery changed meanwhile", "artifactId"));
-  const current = (await store.artifactByPublicId(sql, artifact.publicId)) ?? artifact;
+  if (answer.errors.length) return await retry.unlessAnswered(answer);
   deps.log.info("delivery retry queued", { artifact_id: artifact.publicId });
-  return { artifact: current, errors: [] };
+  return answer;
 }
 
 /**

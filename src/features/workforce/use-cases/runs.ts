@@ -34,6 +34,8 @@ import {
 /** A run mutation's result: the run, or null with the user errors when nothing was done. */
 export interface RunPayload {
   run: RunRow | null;
+  /** True when a cancel of the run had been asked for already (cancelAiRun's repeat). */
+  alreadyCancelled?: boolean;
   errors: WorkforceError[];
 }
 
@@ -162,36 +164,57 @@ async function cancelOnRunner(deps: WorkforceServiceDeps, runId: string): Promis
  * is cancelled on the runner: accepted (202) the run stays running with `cancelRequestedAt` until
  * the runner's `cancelled` result concludes it, cost included; unknown to the runner (404, it
  * restarted) the run fails as cancelled here; already finished there (409), its result is on the
- * way and the cancel is refused.
+ * way and the cancel is refused. A run whose cancel was asked for already answers with
+ * `alreadyCancelled`: ended, as it is; still running, after asking the runner again. With an
+ * idempotency key the key is held while the runner is asked, so a retry asks it once.
  */
 export async function cancelRun(
   deps: WorkforceServiceDeps,
-  _actor: Actor,
-  input: { runId: string },
+  actor: Actor,
+  input: { runId: string } & IdempotencyInput,
+): Promise<RunPayload> {
+  const retry = await retrySafe(deps, "cancelAiRun", actor.userId, input, refused);
+  if (retry.earlier) return retry.earlier;
+  return await retry.held((transaction) => cancelOnce(deps, input.runId, transaction));
+}
+
+/** One cancel of the run of `runId`; what it writes after the runner answered, in `transaction`. */
+async function cancelOnce(
+  deps: WorkforceServiceDeps,
+  runId: string,
+  transaction: (records: (tx: Queryable) => Promise<RunPayload>) => Promise<RunPayload>,
 ): Promise<RunPayload> {
   const { log } = deps;
-  const sql = deps.db.sql;
-  let run = await findRun(deps, input.runId);
+  let run = await findRun(deps, runId);
   if (!run) return refused(...notFound("AI run", "runId"));
   const now = deps.clock.now();
   if (run.status === "queued") {
-    const cancelled = await store.failAsCancelled(
-      sql,
-      run.id,
-      "queued",
-      CANCELLED_BEFORE_DISPATCH,
-      now,
-    );
-    if (cancelled) {
+    const queued = run;
+    // The run left the queue meanwhile (not stored: a refusal); the cancel goes on as for it now.
+    const leftQueue = refused(refuse("not_cancellable", "the run left the queue", "runId"));
+    const cancelled = await transaction(async (tx) => {
+      const row = await store.failAsCancelled(
+        tx,
+        queued.id,
+        "queued",
+        CANCELLED_BEFORE_DISPATCH,
+        now,
+      );
+      return row ? { run: row, errors: [] } : leftQueue;
+    });
+    if (cancelled !== leftQueue) {
       log.info("run cancelled before dispatch", { run_id: run.publicId });
-      return { run: cancelled, errors: [] };
+      return cancelled;
     }
-    run = (await store.runByPublicId(sql, run.publicId))!;
+    run = (await store.runByPublicId(deps.db.sql, run.publicId))!;
   }
+  // Asked for before this request (or, for a run that left the queue, meanwhile by another).
+  const alreadyCancelled = run.cancelRequestedAt !== null;
+  if (run.status === "failed" && alreadyCancelled) return { run, alreadyCancelled, errors: [] };
   if (run.status !== "running") {
     return refused(refuse("not_cancellable", `the run has already ${run.status}`, "runId"));
   }
-  const publicId = run.publicId;
+  const { id, publicId } = run;
   let status: number;
   try {
     status = (await deps.runner.cancelRun(publicId)).status;
@@ -205,22 +228,25 @@ export async function cancelRun(
       ),
     );
   }
-  const current = async (changed: RunRow | null) =>
-    changed ?? (await store.runByPublicId(sql, publicId))!;
+  const current = async (tx: Queryable, changed: RunRow | null): Promise<RunPayload> => ({
+    run: changed ?? (await store.runByPublicId(tx, publicId))!,
+    alreadyCancelled,
+    errors: [],
+  });
   if (status === 202) {
     log.info("run cancel requested", { run_id: publicId });
-    return { run: await current(await store.markCancelRequested(sql, run.id, now)), errors: [] };
+    return await transaction(async (tx) =>
+      await current(tx, await store.markCancelRequested(tx, id, now))
+    );
   }
   if (status === 404) {
-    const lost = await store.failAsCancelled(
-      sql,
-      run.id,
-      "running",
-      CANCELLED_UNKNOWN_TO_RUNNER,
-      now,
-    );
     log.warn("run cancelled: the runner no longer has it", { run_id: publicId });
-    return { run: await current(lost), errors: [] };
+    return await transaction(async (tx) =>
+      await current(
+        tx,
+        await store.failAsCancelled(tx, id, "running", CANCELLED_UNKNOWN_TO_RUNNER, now),
+      )
+    );
   }
   if (status === 409) {
     return refused(
