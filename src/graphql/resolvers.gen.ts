@@ -1149,12 +1149,14 @@ export type CommunityEdge = {
 /**
  * The answer of the mutations that change a community or its members.
  *
- * Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`.
+ * Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`.
  */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
   /** inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again. */
   alreadyInvited: Scalars['Boolean']['output'];
+  /** leaveCommunity: true when the viewer was not a member (left already, e.g. a retry); nothing changed. */
+  alreadyLeft: Scalars['Boolean']['output'];
   /** joinCommunity: true when the viewer was a member already (a retry); nothing changed. */
   alreadyMember: Scalars['Boolean']['output'];
   /** transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed. */
@@ -2497,9 +2499,9 @@ export type Mutation = {
    */
   joinSubCommunity: SubCommunityPayload;
   /**
-   * Leaves a community (the owner cannot: transfer ownership first).
+   * Leaves a community (the owner cannot: transfer ownership first). A non-member leaving gets the community with alreadyLeft; a private community, hidden once left, is not_found.
    *
-   * Codes in `errors`: `not_found`, `not_member`, `owner_cannot_leave`.
+   * Codes in `errors`: `not_found`, `owner_cannot_leave`.
    */
   leaveCommunity: CommunityPayload;
   /**
@@ -6071,6 +6073,7 @@ export type CommunityEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type CommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPayload'] = ResolversParentTypes['CommunityPayload']> = {
   alreadyInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyLeft?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyOwner?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   community?: Resolver<Maybe<ResolversTypes['Community']>, ParentType, ContextType>;
