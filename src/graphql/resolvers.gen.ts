@@ -1112,12 +1112,14 @@ export type CommunityChallengeEdge = {
 /**
  * The answer of createCommunityChallenge, joinCommunityChallenge and leaveCommunityChallenge.
  *
- * Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`.
+ * Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`.
  */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
   /** joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent. */
   alreadyJoined: Scalars['Boolean']['output'];
+  /** leaveCommunityChallenge: true when the viewer was not taking part (left already, e.g. a retry); nothing was refunded. */
+  alreadyLeft: Scalars['Boolean']['output'];
   /** The challenge as it is now (viewerParticipation shows the join or its absence); null when refused. */
   challenge?: Maybe<CommunityChallenge>;
   /** Why nothing changed; empty on success. */
@@ -2505,9 +2507,9 @@ export type Mutation = {
    */
   leaveCommunity: CommunityPayload;
   /**
-   * Before the end: refunds the entry cost and clears the participant's progress.
+   * Before the end: refunds the entry cost and clears the participant's progress. A viewer not taking part gets the challenge with alreadyLeft (after the end too).
    *
-   * Codes in `errors`: `not_found`, `ended`, `not_participating`.
+   * Codes in `errors`: `not_found`, `ended`.
    */
   leaveCommunityChallenge: CommunityChallengePayload;
   /**
@@ -6055,6 +6057,7 @@ export type CommunityChallengeEdgeResolvers<ContextType = GraphQLContext, Parent
 
 export type CommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallengePayload'] = ResolversParentTypes['CommunityChallengePayload']> = {
   alreadyJoined?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyLeft?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
