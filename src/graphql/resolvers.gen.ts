@@ -864,12 +864,14 @@ export type BadgeEarnedActivity = {
 /**
  * The answer of blockUser and unblockUser.
  *
- * Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `not_blocked`.
+ * Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `invalid`.
  */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
   /** blockUser: true when the viewer blocked the user already (a retry); nothing changed. */
   alreadyBlocked: Scalars['Boolean']['output'];
+  /** unblockUser: true when the viewer did not block the user (unblocked already, e.g. a retry); nothing changed. */
+  alreadyUnblocked: Scalars['Boolean']['output'];
   /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The user blocked or unblocked; null when nothing was done. */
@@ -2707,9 +2709,9 @@ export type Mutation = {
    */
   unarchiveSubCommunity: SubCommunityPayload;
   /**
-   * Lifts a block (what it ended stays ended).
+   * Lifts a block (what it ended stays ended); a user the viewer does not block is answered with alreadyUnblocked.
    *
-   * Codes in `errors`: `not_found`, `not_blocked`.
+   * Codes in `errors`: `not_found`, `invalid`.
    */
   unblockUser: BlockPayload;
   /**
@@ -5937,6 +5939,7 @@ export type BadgeEarnedActivityResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type BlockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BlockPayload'] = ResolversParentTypes['BlockPayload']> = {
   alreadyBlocked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyUnblocked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
