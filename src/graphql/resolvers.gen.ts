@@ -337,12 +337,14 @@ export type AiEmployeeMemoryType = {
 /**
  * The answer of the mutations that change an AI employee.
  *
- * Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
+ * Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
  */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
   /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** unarchiveAiEmployee: true when the employee was not archived (unarchived already, e.g. a retry); nothing changed. */
+  alreadyUnarchived: Scalars['Boolean']['output'];
   /** The employee as it is now; null when the request was refused. */
   employee?: Maybe<AiEmployeeType>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
@@ -2697,9 +2699,9 @@ export type Mutation = {
    */
   triggerAiRun: AiRunPayload;
   /**
-   * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee).
+   * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee); one not archived is answered as it is with alreadyUnarchived.
    *
-   * Codes in `errors`: `not_found`, `not_archived`.
+   * Codes in `errors`: `not_found`.
    */
   unarchiveAiEmployee: AiEmployeePayload;
   /**
@@ -5732,6 +5734,7 @@ export type AiEmployeeMemoryTypeResolvers<ContextType = GraphQLContext, ParentTy
 
 export type AiEmployeePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeePayload'] = ResolversParentTypes['AiEmployeePayload']> = {
   alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyUnarchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   employee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };

@@ -51,7 +51,7 @@ const errorCodes = {
   cancelAiRun: ["not_found", "not_cancellable", "runner_unreachable", "already_finished"],
   pauseAiEmployee: ["not_found", "archived"],
   archiveAiEmployee: ["not_found"],
-  unarchiveAiEmployee: ["not_found", "not_archived"],
+  unarchiveAiEmployee: ["not_found"],
   updateAiEmployee: [
     "not_found",
     "invalid",
@@ -171,7 +171,7 @@ export function workforceModule(
     errorCodes,
     resolvers: {
       ...typeResolvers({ ...deps, workforce }, load),
-      AiEmployeePayload: payloadFlags("alreadyArchived"),
+      AiEmployeePayload: payloadFlags("alreadyArchived", "alreadyUnarchived"),
       Query,
       Mutation,
       Subscription,
