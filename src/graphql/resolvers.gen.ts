@@ -2457,7 +2457,7 @@ export type Mutation = {
    */
   discardDeadJobs: DeadJobsPayload;
   /**
-   * Ends the viewer's active partnership (no_partner when there is none); the partner is notified.
+   * Ends the viewer's active partnership; the partner is notified. Without one, the latest partnership that ended is answered with alreadyEnded (no_partner when there never was one).
    *
    * Codes in `errors`: `no_partner`.
    */
@@ -2547,7 +2547,7 @@ export type Mutation = {
    */
   rejectAiArtifact: AiArtifactPayload;
   /**
-   * Ends an ally connection (and a partnership or pending partner request with that user).
+   * Ends an ally connection (and a partnership or pending partner request with that user). When the two are not allies, their latest ended connection is answered with alreadyRemoved.
    *
    * Codes in `errors`: `not_found`, `not_ally`.
    */
@@ -3682,6 +3682,8 @@ export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
   /** acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed. */
   alreadyAnswered: Scalars['Boolean']['output'];
+  /** endPartnership: true when the viewer had no active partnership (ended already, e.g. a retry); partnership is the latest that ended and nothing changed. */
+  alreadyEnded: Scalars['Boolean']['output'];
   /** sendPartnerRequest: true when the two were active partners already; partnership is it. */
   alreadyPartners: Scalars['Boolean']['output'];
   /** sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
@@ -4316,8 +4318,10 @@ export type QueryUserByUsernameArgs = {
  */
 export type RemoveAllyPayload = {
   __typename?: 'RemoveAllyPayload';
-  /** The ended connection; null when nothing was removed. */
+  /** The ended connection; null when refused. */
   ally?: Maybe<Ally>;
+  /** True when the two were not allies (the connection had ended already, e.g. a retry); ally is their latest ended connection and nothing changed. */
+  alreadyRemoved: Scalars['Boolean']['output'];
   /** Why nothing was removed; empty on success. */
   errors: Array<UserError>;
 };
@@ -6734,6 +6738,7 @@ export type PartnershipEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type PartnershipPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnershipPayload'] = ResolversParentTypes['PartnershipPayload']> = {
   alreadyAnswered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyEnded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyPartners?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyRequested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -6856,6 +6861,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type RemoveAllyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RemoveAllyPayload'] = ResolversParentTypes['RemoveAllyPayload']> = {
   ally?: Resolver<Maybe<ResolversTypes['Ally']>, ParentType, ContextType>;
+  alreadyRemoved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
