@@ -2725,7 +2725,7 @@ export type Mutation = {
    */
   undoAiArtifactApproval: AiArtifactPayload;
   /**
-   * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
+   * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). A day without a check-in is answered with the habit and alreadyUndone.
    *
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
    */
@@ -4985,9 +4985,11 @@ export type TeamStandingPayload = {
  */
 export type UndoCheckInPayload = {
   __typename?: 'UndoCheckInPayload';
+  /** True when the day had no check-in (undone already, e.g. a retry); nothing changed. */
+  alreadyUndone: Scalars['Boolean']['output'];
   /** Badges taken back: what is left no longer shows them earned. */
   badgesRevoked: Array<Badge>;
-  /** The check-in taken back, as it was. */
+  /** The check-in taken back, as it was; null when refused or when the day had no check-in (alreadyUndone). */
   checkIn?: Maybe<CheckIn>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
@@ -7136,6 +7138,7 @@ export type TeamStandingPayloadResolvers<ContextType = GraphQLContext, ParentTyp
 };
 
 export type UndoCheckInPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UndoCheckInPayload'] = ResolversParentTypes['UndoCheckInPayload']> = {
+  alreadyUndone?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   badgesRevoked?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
