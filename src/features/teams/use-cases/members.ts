@@ -45,12 +45,21 @@ async function move(
   lastOwner: string,
   notify: (tx: Queryable) => Promise<unknown>,
 ): Promise<TeamsError | null> {
+  const at = deps.clock.now();
   return await unlessViolated(
     isCheckViolation,
     refuse("last_owner", lastOwner, "userId"),
     async () => {
       const { errors } = await refusableTransaction(deps.db.sql, async (tx) => {
-        const result = await store.moveMember(tx, actor, teamId, target.userId, target.role, to);
+        const result = await store.moveMember(
+          tx,
+          actor,
+          teamId,
+          target.userId,
+          target.role,
+          to,
+          at,
+        );
         if (result === "stale") return { errors: [staleRoles()] };
         await notify(tx);
         return { errors: [] };
