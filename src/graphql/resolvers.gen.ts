@@ -2517,9 +2517,9 @@ export type Mutation = {
    */
   leaveCommunityChallenge: CommunityChallengePayload;
   /**
-   * Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default).
+   * Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default). A non-member leaving gets it with alreadyLeft.
    *
-   * Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`.
+   * Codes in `errors`: `not_found`, `closed`, `is_default`.
    */
   leaveSubCommunity: SubCommunityPayload;
   /**
@@ -2553,13 +2553,13 @@ export type Mutation = {
    */
   removeAlly: RemoveAllyPayload;
   /**
-   * Team owners and admins: removes someone from a sub-community other than the default.
+   * Team owners and admins: removes someone from a sub-community other than the default; a team member not in it is answered with alreadyRemoved.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `archived`, `is_default`.
    */
   removeSubCommunityMember: SubCommunityPayload;
   /**
-   * Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go.
+   * Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go. A member who left or was removed already is answered as the membership ended, with alreadyRemoved (to the user who left, and to owners and admins who may remove them).
    *
    * Codes in `errors`: `not_found`, `not_allowed`, `last_owner`, `conflict`.
    */
@@ -2705,9 +2705,9 @@ export type Mutation = {
    */
   unarchiveAiEmployee: AiEmployeePayload;
   /**
-   * Team owners and admins: restores an archived sub-community with its members.
+   * Team owners and admins: restores an archived sub-community with its members; one not archived is answered as it is with alreadyUnarchived.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `not_archived`.
+   * Codes in `errors`: `not_found`, `not_allowed`.
    */
   unarchiveSubCommunity: SubCommunityPayload;
   /**
@@ -4560,12 +4560,18 @@ export type SubCommunity = {
 /**
  * The answer of the sub-community mutations.
  *
- * Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`.
+ * Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`.
  */
 export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
   /** archiveSubCommunity: true when it was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** leaveSubCommunity: true when the viewer was not a member (left already, e.g. a retry); nothing changed. */
+  alreadyLeft: Scalars['Boolean']['output'];
+  /** removeSubCommunityMember: true when the user was not a member (removed already, e.g. a retry); nothing changed. */
+  alreadyRemoved: Scalars['Boolean']['output'];
+  /** unarchiveSubCommunity: true when it was not archived (unarchived already, e.g. a retry); nothing changed. */
+  alreadyUnarchived: Scalars['Boolean']['output'];
   /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The sub-community as it is now; null when refused. */
@@ -4900,6 +4906,8 @@ export type TeamMemberEdge = {
  */
 export type TeamMemberPayload = {
   __typename?: 'TeamMemberPayload';
+  /** removeTeamMember: true when the member had left or been removed already (a retry); member is the membership as it ended and nothing changed. */
+  alreadyRemoved: Scalars['Boolean']['output'];
   /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The membership with its new role (promoteTeamMember) or as it was (removeTeamMember); null when refused. */
@@ -6960,6 +6968,9 @@ export type SubCommunityResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type SubCommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SubCommunityPayload'] = ResolversParentTypes['SubCommunityPayload']> = {
   alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyLeft?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRemoved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyUnarchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   subCommunity?: Resolver<Maybe<ResolversTypes['SubCommunity']>, ParentType, ContextType>;
 };
@@ -7108,6 +7119,7 @@ export type TeamMemberEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type TeamMemberPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamMemberPayload'] = ResolversParentTypes['TeamMemberPayload']> = {
+  alreadyRemoved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   member?: Resolver<Maybe<ResolversTypes['TeamMember']>, ParentType, ContextType>;
 };
