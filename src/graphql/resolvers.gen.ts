@@ -341,12 +341,14 @@ export type AiEmployeeMemoryType = {
 /**
  * The answer of the mutations that change an AI employee.
  *
- * Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`, `not_archived`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
+ * Codes in `errors`, by mutation: createAiEmployee: `invalid`, `role_taken`, `idempotency_key_reused`; pauseAiEmployee: `not_found`, `archived`; archiveAiEmployee: `not_found`; unarchiveAiEmployee: `not_found`; updateAiEmployee: `not_found`, `invalid`, `archived`, `promotion_requirements_met`, `autonomy_demotion`.
  */
 export type AiEmployeePayload = {
   __typename?: 'AiEmployeePayload';
   /** archiveAiEmployee: true when the employee was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** unarchiveAiEmployee: true when the employee was not archived (unarchived already, e.g. a retry); nothing changed. */
+  alreadyUnarchived: Scalars['Boolean']['output'];
   /** The employee as it is now; null when the request was refused. */
   employee?: Maybe<AiEmployeeType>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
@@ -870,12 +872,14 @@ export type BadgeEarnedActivity = {
 /**
  * The answer of blockUser and unblockUser.
  *
- * Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `not_blocked`.
+ * Codes in `errors`, by mutation: blockUser: `not_found`, `invalid`; unblockUser: `not_found`, `invalid`.
  */
 export type BlockPayload = {
   __typename?: 'BlockPayload';
   /** blockUser: true when the viewer blocked the user already (a retry); nothing changed. */
   alreadyBlocked: Scalars['Boolean']['output'];
+  /** unblockUser: true when the viewer did not block the user (unblocked already, e.g. a retry); nothing changed. */
+  alreadyUnblocked: Scalars['Boolean']['output'];
   /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The user blocked or unblocked; null when nothing was done. */
@@ -1118,12 +1122,14 @@ export type CommunityChallengeEdge = {
 /**
  * The answer of createCommunityChallenge, joinCommunityChallenge and leaveCommunityChallenge.
  *
- * Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`, `not_participating`.
+ * Codes in `errors`, by mutation: createCommunityChallenge: `not_found`, `not_member`, `invalid`, `idempotency_key_reused`; joinCommunityChallenge: `not_found`, `not_member`, `cancelled`, `ended`, `insufficient_points`; leaveCommunityChallenge: `not_found`, `ended`.
  */
 export type CommunityChallengePayload = {
   __typename?: 'CommunityChallengePayload';
   /** joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent. */
   alreadyJoined: Scalars['Boolean']['output'];
+  /** leaveCommunityChallenge: true when the viewer was not taking part (left already, e.g. a retry); nothing was refunded. */
+  alreadyLeft: Scalars['Boolean']['output'];
   /** The challenge as it is now (viewerParticipation shows the join or its absence); null when refused. */
   challenge?: Maybe<CommunityChallenge>;
   /** Why nothing changed; empty on success. */
@@ -1155,12 +1161,14 @@ export type CommunityEdge = {
 /**
  * The answer of the mutations that change a community or its members.
  *
- * Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `not_member`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`.
+ * Codes in `errors`, by mutation: createCommunity: `invalid`, `name_taken`, `idempotency_key_reused`; joinCommunity: `not_found`, `invite_required`, `community_full`; leaveCommunity: `not_found`, `owner_cannot_leave`; transferCommunityOwnership: `not_found`, `not_allowed`, `invalid`, `not_member`, `conflict`; inviteToCommunity: `not_found`, `not_member`, `invalid`, `already_member`.
  */
 export type CommunityPayload = {
   __typename?: 'CommunityPayload';
   /** inviteToCommunity: true when the user's unused invite was waiting already (a retry); nothing changed and nobody was notified again. */
   alreadyInvited: Scalars['Boolean']['output'];
+  /** leaveCommunity: true when the viewer was not a member (left already, e.g. a retry); nothing changed. */
+  alreadyLeft: Scalars['Boolean']['output'];
   /** joinCommunity: true when the viewer was a member already (a retry); nothing changed. */
   alreadyMember: Scalars['Boolean']['output'];
   /** transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed. */
@@ -2458,7 +2466,7 @@ export type Mutation = {
    */
   discardDeadJobs: DeadJobsPayload;
   /**
-   * Ends the viewer's active partnership (no_partner when there is none); the partner is notified.
+   * Ends the viewer's active partnership; the partner is notified. Without one, the latest partnership that ended is answered with alreadyEnded (no_partner when there never was one).
    *
    * Codes in `errors`: `no_partner`.
    */
@@ -2506,21 +2514,21 @@ export type Mutation = {
    */
   joinSubCommunity: SubCommunityPayload;
   /**
-   * Leaves a community (the owner cannot: transfer ownership first).
+   * Leaves a community (the owner cannot: transfer ownership first). A non-member leaving gets the community with alreadyLeft; a private community, hidden once left, is not_found.
    *
-   * Codes in `errors`: `not_found`, `not_member`, `owner_cannot_leave`.
+   * Codes in `errors`: `not_found`, `owner_cannot_leave`.
    */
   leaveCommunity: CommunityPayload;
   /**
-   * Before the end: refunds the entry cost and clears the participant's progress.
+   * Before the end: refunds the entry cost and clears the participant's progress. A viewer not taking part gets the challenge with alreadyLeft (after the end too).
    *
-   * Codes in `errors`: `not_found`, `ended`, `not_participating`.
+   * Codes in `errors`: `not_found`, `ended`.
    */
   leaveCommunityChallenge: CommunityChallengePayload;
   /**
-   * Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default).
+   * Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default). A non-member leaving gets it with alreadyLeft.
    *
-   * Codes in `errors`: `not_found`, `closed`, `is_default`, `not_member`.
+   * Codes in `errors`: `not_found`, `closed`, `is_default`.
    */
   leaveSubCommunity: SubCommunityPayload;
   /**
@@ -2548,19 +2556,19 @@ export type Mutation = {
    */
   rejectAiArtifact: AiArtifactPayload;
   /**
-   * Ends an ally connection (and a partnership or pending partner request with that user).
+   * Ends an ally connection (and a partnership or pending partner request with that user). When the two are not allies, their latest ended connection is answered with alreadyRemoved.
    *
    * Codes in `errors`: `not_found`, `not_ally`.
    */
   removeAlly: RemoveAllyPayload;
   /**
-   * Team owners and admins: removes someone from a sub-community other than the default.
+   * Team owners and admins: removes someone from a sub-community other than the default; a team member not in it is answered with alreadyRemoved.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`.
+   * Codes in `errors`: `not_found`, `not_allowed`, `archived`, `is_default`.
    */
   removeSubCommunityMember: SubCommunityPayload;
   /**
-   * Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go.
+   * Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go. A member who left or was removed already is answered as the membership ended, with alreadyRemoved (to the user who left, and to owners and admins who may remove them).
    *
    * Codes in `errors`: `not_found`, `not_allowed`, `last_owner`, `conflict`.
    */
@@ -2700,21 +2708,21 @@ export type Mutation = {
    */
   triggerAiRun: AiRunPayload;
   /**
-   * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee).
+   * Admin: brings an archived employee back, paused (resume it with pauseAiEmployee); one not archived is answered as it is with alreadyUnarchived.
    *
-   * Codes in `errors`: `not_found`, `not_archived`.
+   * Codes in `errors`: `not_found`.
    */
   unarchiveAiEmployee: AiEmployeePayload;
   /**
-   * Team owners and admins: restores an archived sub-community with its members.
+   * Team owners and admins: restores an archived sub-community with its members; one not archived is answered as it is with alreadyUnarchived.
    *
-   * Codes in `errors`: `not_found`, `not_allowed`, `not_archived`.
+   * Codes in `errors`: `not_found`, `not_allowed`.
    */
   unarchiveSubCommunity: SubCommunityPayload;
   /**
-   * Lifts a block (what it ended stays ended).
+   * Lifts a block (what it ended stays ended); a user the viewer does not block is answered with alreadyUnblocked.
    *
-   * Codes in `errors`: `not_found`, `not_blocked`.
+   * Codes in `errors`: `not_found`, `invalid`.
    */
   unblockUser: BlockPayload;
   /**
@@ -2727,7 +2735,7 @@ export type Mutation = {
    */
   undoAiArtifactApproval: AiArtifactPayload;
   /**
-   * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days).
+   * Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). A day without a check-in is answered with the habit and alreadyUndone.
    *
    * Codes in `errors`: `invalid`, `not_found`, `not_allowed`, `undo_expired`.
    */
@@ -3704,6 +3712,8 @@ export type PartnershipPayload = {
   __typename?: 'PartnershipPayload';
   /** acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed. */
   alreadyAnswered: Scalars['Boolean']['output'];
+  /** endPartnership: true when the viewer had no active partnership (ended already, e.g. a retry); partnership is the latest that ended and nothing changed. */
+  alreadyEnded: Scalars['Boolean']['output'];
   /** sendPartnerRequest: true when the two were active partners already; partnership is it. */
   alreadyPartners: Scalars['Boolean']['output'];
   /** sendPartnerRequest: true when the viewer's request was pending already (a retry); nothing was sent again. */
@@ -4338,8 +4348,10 @@ export type QueryUserByUsernameArgs = {
  */
 export type RemoveAllyPayload = {
   __typename?: 'RemoveAllyPayload';
-  /** The ended connection; null when nothing was removed. */
+  /** The ended connection; null when refused. */
   ally?: Maybe<Ally>;
+  /** True when the two were not allies (the connection had ended already, e.g. a retry); ally is their latest ended connection and nothing changed. */
+  alreadyRemoved: Scalars['Boolean']['output'];
   /** Why nothing was removed; empty on success. */
   errors: Array<UserError>;
 };
@@ -4578,12 +4590,18 @@ export type SubCommunity = {
 /**
  * The answer of the sub-community mutations.
  *
- * Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`, `not_archived`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`, `not_member`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`, `not_member`.
+ * Codes in `errors`, by mutation: createSubCommunity: `not_found`, `not_allowed`, `invalid`, `idempotency_key_reused`; archiveSubCommunity: `not_found`, `not_allowed`, `is_default`; unarchiveSubCommunity: `not_found`, `not_allowed`; setDefaultSubCommunity: `not_found`, `not_allowed`, `archived`; joinSubCommunity: `not_found`, `closed`; leaveSubCommunity: `not_found`, `closed`, `is_default`; addSubCommunityMember: `not_found`, `not_allowed`, `archived`; removeSubCommunityMember: `not_found`, `not_allowed`, `archived`, `is_default`.
  */
 export type SubCommunityPayload = {
   __typename?: 'SubCommunityPayload';
   /** archiveSubCommunity: true when it was archived already (a retry); nothing changed. */
   alreadyArchived: Scalars['Boolean']['output'];
+  /** leaveSubCommunity: true when the viewer was not a member (left already, e.g. a retry); nothing changed. */
+  alreadyLeft: Scalars['Boolean']['output'];
+  /** removeSubCommunityMember: true when the user was not a member (removed already, e.g. a retry); nothing changed. */
+  alreadyRemoved: Scalars['Boolean']['output'];
+  /** unarchiveSubCommunity: true when it was not archived (unarchived already, e.g. a retry); nothing changed. */
+  alreadyUnarchived: Scalars['Boolean']['output'];
   /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The sub-community as it is now; null when refused. */
@@ -4918,6 +4936,8 @@ export type TeamMemberEdge = {
  */
 export type TeamMemberPayload = {
   __typename?: 'TeamMemberPayload';
+  /** removeTeamMember: true when the member had left or been removed already (a retry); member is the membership as it ended and nothing changed. */
+  alreadyRemoved: Scalars['Boolean']['output'];
   /** Why nothing changed; empty on success. */
   errors: Array<UserError>;
   /** The membership with its new role (promoteTeamMember) or as it was (removeTeamMember); null when refused. */
@@ -5003,9 +5023,11 @@ export type TeamStandingPayload = {
  */
 export type UndoCheckInPayload = {
   __typename?: 'UndoCheckInPayload';
+  /** True when the day had no check-in (undone already, e.g. a retry); nothing changed. */
+  alreadyUndone: Scalars['Boolean']['output'];
   /** Badges taken back: what is left no longer shows them earned. */
   badgesRevoked: Array<Badge>;
-  /** The check-in taken back, as it was. */
+  /** The check-in taken back, as it was; null when refused or when the day had no check-in (alreadyUndone). */
   checkIn?: Maybe<CheckIn>;
   /** Why the request was refused, empty on success; the codes are listed in this type's description. */
   errors: Array<UserError>;
@@ -5758,6 +5780,7 @@ export type AiEmployeeMemoryTypeResolvers<ContextType = GraphQLContext, ParentTy
 
 export type AiEmployeePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AiEmployeePayload'] = ResolversParentTypes['AiEmployeePayload']> = {
   alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyUnarchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   employee?: Resolver<Maybe<ResolversTypes['AiEmployeeType']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -5966,6 +5989,7 @@ export type BadgeEarnedActivityResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type BlockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BlockPayload'] = ResolversParentTypes['BlockPayload']> = {
   alreadyBlocked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyUnblocked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
@@ -6086,6 +6110,7 @@ export type CommunityChallengeEdgeResolvers<ContextType = GraphQLContext, Parent
 
 export type CommunityChallengePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityChallengePayload'] = ResolversParentTypes['CommunityChallengePayload']> = {
   alreadyJoined?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyLeft?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   challenge?: Resolver<Maybe<ResolversTypes['CommunityChallenge']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   points?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -6104,6 +6129,7 @@ export type CommunityEdgeResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type CommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CommunityPayload'] = ResolversParentTypes['CommunityPayload']> = {
   alreadyInvited?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyLeft?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyMember?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyOwner?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   community?: Resolver<Maybe<ResolversTypes['Community']>, ParentType, ContextType>;
@@ -6755,6 +6781,7 @@ export type PartnershipEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type PartnershipPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnershipPayload'] = ResolversParentTypes['PartnershipPayload']> = {
   alreadyAnswered?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyEnded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyPartners?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   alreadyRequested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -6877,6 +6904,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type RemoveAllyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RemoveAllyPayload'] = ResolversParentTypes['RemoveAllyPayload']> = {
   ally?: Resolver<Maybe<ResolversTypes['Ally']>, ParentType, ContextType>;
+  alreadyRemoved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -6973,6 +7001,9 @@ export type SubCommunityResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type SubCommunityPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SubCommunityPayload'] = ResolversParentTypes['SubCommunityPayload']> = {
   alreadyArchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyLeft?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyRemoved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  alreadyUnarchived?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   subCommunity?: Resolver<Maybe<ResolversTypes['SubCommunity']>, ParentType, ContextType>;
 };
@@ -7121,6 +7152,7 @@ export type TeamMemberEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type TeamMemberPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TeamMemberPayload'] = ResolversParentTypes['TeamMemberPayload']> = {
+  alreadyRemoved?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
   member?: Resolver<Maybe<ResolversTypes['TeamMember']>, ParentType, ContextType>;
 };
@@ -7151,6 +7183,7 @@ export type TeamStandingPayloadResolvers<ContextType = GraphQLContext, ParentTyp
 };
 
 export type UndoCheckInPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UndoCheckInPayload'] = ResolversParentTypes['UndoCheckInPayload']> = {
+  alreadyUndone?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   badgesRevoked?: Resolver<Array<ResolversTypes['Badge']>, ParentType, ContextType>;
   checkIn?: Resolver<Maybe<ResolversTypes['CheckIn']>, ParentType, ContextType>;
   errors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;

@@ -18,7 +18,6 @@ export const { codes: CHALLENGES_ERROR_CODES, refuse } = userErrorCodes(
     "already_started",
     "already_joined",
     "insufficient_points",
-    "not_participating",
     "idempotency_key_reused",
   ] as const,
 );
@@ -220,13 +219,15 @@ export function joinRefusal(result: JoinResult, entryCost: number): ChallengesEr
   }
 }
 
-/** Why leaving was refused, as a payload error; null when it happened. */
+/**
+ * Why leaving was refused, as a payload error; null when it happened, or when the viewer was not
+ * taking part (the leave already holds).
+ */
 export function leaveRefusal(result: LeaveResult): ChallengesError | null {
   switch (result) {
     case "left":
-      return null;
     case "not_participating":
-      return refuse("not_participating", "you are not in this challenge");
+      return null;
     case "closed":
       return refuse("ended", "a finished challenge cannot be left");
   }

@@ -114,7 +114,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
         "ended",
         "insufficient_points",
       ],
-      leaveCommunityChallenge: ["not_found", "ended", "not_participating"],
+      leaveCommunityChallenge: ["not_found", "ended"],
       cancelCommunityChallenge: ["not_found", "not_allowed", "already_started"],
     },
     lookups: {
@@ -131,7 +131,7 @@ export function challengesModule(deps: ChallengesDeps): GraphQLModule {
       GoalEventPayload,
       UndoCheckInPayload: { points },
       DeleteGoalPayload: { points },
-      CommunityChallengePayload: { ...payloadFlags("alreadyJoined"), points },
+      CommunityChallengePayload: { ...payloadFlags("alreadyJoined", "alreadyLeft"), points },
       CancelCommunityChallengePayload: { ...payloadFlags("alreadyCancelled"), points },
       Query,
       Mutation,

@@ -110,6 +110,8 @@ export const challengesTypeDefs = /* GraphQL */ `
     challenge: CommunityChallenge
     "joinCommunityChallenge: true when the viewer took part already (a retry); nothing was spent."
     alreadyJoined: Boolean!
+    "leaveCommunityChallenge: true when the viewer was not taking part (left already, e.g. a retry); nothing was refunded."
+    alreadyLeft: Boolean!
     "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
@@ -230,9 +232,9 @@ export const challengesTypeDefs = /* GraphQL */ `
       "The challenge's public id; the viewer needs at least its entry cost in points (else insufficient_points)."
       challengeId: String!
     ): CommunityChallengePayload!
-    "Before the end: refunds the entry cost and clears the participant's progress."
+    "Before the end: refunds the entry cost and clears the participant's progress. A viewer not taking part gets the challenge with alreadyLeft (after the end too)."
     leaveCommunityChallenge(
-      "The public id of a challenge the viewer takes part in (else not_participating)."
+      "The public id of a challenge the viewer can read or takes part in."
       challengeId: String!
     ): CommunityChallengePayload!
     "Before the start, by its creator (a member) or the community's owner: every participant leaves with the entry cost refunded."

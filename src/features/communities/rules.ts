@@ -153,8 +153,11 @@ export const joinRefusals = {
   full: refuse("community_full", "this community has reached its member limit"),
 } as const;
 
+/**
+ * Why the viewer cannot leave, or null (a non-member leaves again without error: the leave
+ * already holds).
+ */
 export function leaveError(a: CommunityAccess): CommunitiesError | null {
-  if (a.role === null) return refuse("not_member", "you are not a member of this community");
   if (a.role === "owner") {
     return refuse(
       "owner_cannot_leave",

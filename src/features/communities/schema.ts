@@ -71,7 +71,7 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     errorCodes: {
       createCommunity: ["invalid", "name_taken", "idempotency_key_reused"],
       joinCommunity: ["not_found", "invite_required", "community_full"],
-      leaveCommunity: ["not_found", "not_member", "owner_cannot_leave"],
+      leaveCommunity: ["not_found", "owner_cannot_leave"],
       transferCommunityOwnership: ["not_found", "not_allowed", "invalid", "not_member", "conflict"],
       inviteToCommunity: ["not_found", "not_member", "invalid", "already_member"],
       createCommunityPost: [
@@ -86,7 +86,12 @@ export function communitiesModule(deps: CommunitiesDeps): GraphQLModule {
     },
     resolvers: {
       Community,
-      CommunityPayload: payloadFlags("alreadyMember", "alreadyInvited", "alreadyOwner"),
+      CommunityPayload: payloadFlags(
+        "alreadyMember",
+        "alreadyInvited",
+        "alreadyOwner",
+        "alreadyLeft",
+      ),
       CommunityPost,
       CommunityPostActivity,
       Query,

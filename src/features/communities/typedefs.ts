@@ -89,6 +89,8 @@ export const communitiesTypeDefs = /* GraphQL */ `
     alreadyInvited: Boolean!
     "transferCommunityOwnership: true when the user owned the community already (a retry); nothing changed."
     alreadyOwner: Boolean!
+    "leaveCommunity: true when the viewer was not a member (left already, e.g. a retry); nothing changed."
+    alreadyLeft: Boolean!
     "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
@@ -161,7 +163,7 @@ export const communitiesTypeDefs = /* GraphQL */ `
       "The community's public id."
       communityId: String!
     ): CommunityPayload!
-    "Leaves a community (the owner cannot: transfer ownership first)."
+    "Leaves a community (the owner cannot: transfer ownership first). A non-member leaving gets the community with alreadyLeft; a private community, hidden once left, is not_found."
     leaveCommunity(
       "The community's public id."
       communityId: String!

@@ -4,7 +4,11 @@
  * their arguments to the use cases of `use-cases/changes.ts` (through `service.ts`).
  */
 import { requireViewer } from "../../graphql/context.ts";
-import { type GraphQLModule, IDEMPOTENCY_KEY_ARGUMENT } from "../../graphql/module.ts";
+import {
+  type GraphQLModule,
+  IDEMPOTENCY_KEY_ARGUMENT,
+  payloadFlags,
+} from "../../graphql/module.ts";
 import type { MutationResolvers } from "../../graphql/resolvers.gen.ts";
 import type { GoalsErrorCode } from "./rules.ts";
 import * as service from "./service.ts";
@@ -12,12 +16,14 @@ import type { GoalsDeps } from "./service.ts";
 const typeDefs = /* GraphQL */ `
   "The answer of undoCheckIn."
   type UndoCheckInPayload {
-    "The check-in taken back, as it was."
+    "The check-in taken back, as it was; null when refused or when the day had no check-in (alreadyUndone)."
     checkIn: CheckIn
     "The habit without the check-in; null when the request was refused."
     goal: Goal
     "Badges taken back: what is left no longer shows them earned."
     badgesRevoked: [Badge!]!
+    "True when the day had no check-in (undone already, e.g. a retry); nothing changed."
+    alreadyUndone: Boolean!
     errors: [UserError!]!
   }
 
@@ -48,7 +54,7 @@ const typeDefs = /* GraphQL */ `
   }
 
   extend type Mutation {
-    "Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days)."
+    "Takes back the check-in of a local day (default today); possible for the days checkInHabit accepts (the last 7 days). A day without a check-in is answered with the habit and alreadyUndone."
     undoCheckIn(
       "The habit's public id."
       goalId: String!
@@ -103,6 +109,6 @@ export function goalChangesModule(deps: GoalsDeps): GraphQLModule {
       ],
       deleteGoal: ["not_found", "invalid", "idempotency_key_reused"],
     } satisfies { [M in keyof MutationResolvers]?: GoalsErrorCode[] },
-    resolvers: { Mutation },
+    resolvers: { Mutation, UndoCheckInPayload: payloadFlags("alreadyUndone") },
   };
 }

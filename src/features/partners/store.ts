@@ -127,6 +127,18 @@ export async function removeAllyLink(
   return removed;
 }
 
+/** The pair's latest ally connection that was accepted and has ended (removed), or null. */
+export async function endedAllyLink(
+  sql: Queryable,
+  a: string,
+  b: string,
+): Promise<LinkRow | null> {
+  return await maybeOne(sql<LinkRow[]>`
+    select ${columns(sql)} from ally_links
+    where ${pair(sql, a, b)} and status = 'removed' and responded_at is not null
+    order by id desc limit 1`);
+}
+
 /** A window of the user's accepted allies, most recent first, keyed by (responded_at, public id). */
 export async function allyPage(
   sql: Queryable,
@@ -245,4 +257,15 @@ export async function endPartnership(tx: Queryable, userId: string, at: Date) {
     update partnerships set status = 'ended', ended_at = ${at}
     where id in (select partnership_id from mine) and status = 'active'
     returning ${columns(tx)}`);
+}
+
+/** The user's latest partnership that was active and has ended, or null. */
+export async function lastEndedPartnership(
+  sql: Queryable,
+  userId: string,
+): Promise<LinkRow | null> {
+  return await maybeOne(sql<LinkRow[]>`
+    select ${columns(sql)} from partnerships
+    where (requester_id = ${userId} or addressee_id = ${userId}) and status = 'ended'
+    order by ended_at desc, id desc limit 1`);
 }

@@ -105,8 +105,10 @@ export const partnersTypeDefs = /* GraphQL */ `
 
   "The answer of removeAlly."
   type RemoveAllyPayload {
-    "The ended connection; null when nothing was removed."
+    "The ended connection; null when refused."
     ally: Ally
+    "True when the two were not allies (the connection had ended already, e.g. a retry); ally is their latest ended connection and nothing changed."
+    alreadyRemoved: Boolean!
     "Why nothing was removed; empty on success."
     errors: [UserError!]!
   }
@@ -121,6 +123,8 @@ export const partnersTypeDefs = /* GraphQL */ `
     alreadyPartners: Boolean!
     "acceptPartnerRequest, declinePartnerRequest: true when the request had this answer already (a retry); nothing changed."
     alreadyAnswered: Boolean!
+    "endPartnership: true when the viewer had no active partnership (ended already, e.g. a retry); partnership is the latest that ended and nothing changed."
+    alreadyEnded: Boolean!
     "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
@@ -183,9 +187,9 @@ export const partnersTypeDefs = /* GraphQL */ `
       "The public id of a pending request to the viewer."
       requestId: String!
     ): AllyRequestPayload!
-    "Ends an ally connection (and a partnership or pending partner request with that user)."
+    "Ends an ally connection (and a partnership or pending partner request with that user). When the two are not allies, their latest ended connection is answered with alreadyRemoved."
     removeAlly(
-      "The public id of one of the viewer's allies (else not_ally)."
+      "The public id of one of the viewer's allies or former allies (else not_ally)."
       userId: String!
     ): RemoveAllyPayload!
     "Asks an accepted ally to be accountability partners; neither may have an active partner. Asking again answers the pending request (alreadyRequested) or the partnership (alreadyPartners)."
@@ -203,7 +207,7 @@ export const partnersTypeDefs = /* GraphQL */ `
       "The public id of a pending partner request to the viewer."
       requestId: String!
     ): PartnershipPayload!
-    "Ends the viewer's active partnership (no_partner when there is none); the partner is notified."
+    "Ends the viewer's active partnership; the partner is notified. Without one, the latest partnership that ended is answered with alreadyEnded (no_partner when there never was one)."
     endPartnership: PartnershipPayload!
   }
 `;

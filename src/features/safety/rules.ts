@@ -9,7 +9,6 @@ export const { codes: SAFETY_ERROR_CODES, refuse: safetyError } = userErrorCodes
   [
     "invalid",
     "not_found",
-    "not_blocked",
     "not_open",
   ] as const,
 );
@@ -100,4 +99,3 @@ export const notOpenError = (status: ReportStatus): SafetyError =>
 export const userNotFound = () => safetyError("not_found", "no such user", "userId");
 export const postNotFound = () => safetyError("not_found", "no such post", "postId");
 export const reportNotFound = () => safetyError("not_found", "no such report", "id");
-export const notBlocked = () => safetyError("not_blocked", "you do not block this user", "userId");

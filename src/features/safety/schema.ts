@@ -37,6 +37,8 @@ const typeDefs = /* GraphQL */ `
     user: User
     "blockUser: true when the viewer blocked the user already (a retry); nothing changed."
     alreadyBlocked: Boolean!
+    "unblockUser: true when the viewer did not block the user (unblocked already, e.g. a retry); nothing changed."
+    alreadyUnblocked: Boolean!
     "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
@@ -161,9 +163,9 @@ const typeDefs = /* GraphQL */ `
       "The public id of another user."
       userId: String!
     ): BlockPayload!
-    "Lifts a block (what it ended stays ended)."
+    "Lifts a block (what it ended stays ended); a user the viewer does not block is answered with alreadyUnblocked."
     unblockUser(
-      "The public id of a user the viewer blocks (else not_blocked)."
+      "The public id of another user (oneself is invalid)."
       userId: String!
     ): BlockPayload!
     "Reports a user to the admins (one open report per user and reporter: reporting again answers it with alreadyReported)."
@@ -199,7 +201,7 @@ const typeDefs = /* GraphQL */ `
 /** The codes each mutation's service answers. */
 const errorCodes: Record<string, readonly typeof SAFETY_ERROR_CODES[number][]> = {
   blockUser: ["not_found", "invalid"],
-  unblockUser: ["not_found", "not_blocked"],
+  unblockUser: ["not_found", "invalid"],
   reportUser: ["invalid", "not_found"],
   reportPost: ["invalid", "not_found"],
   resolveReport: ["invalid", "not_found", "not_open"],
@@ -268,7 +270,7 @@ export function safetyModule(deps: SafetyDeps): GraphQLModule {
     resolvers: {
       BlockedUser,
       Report,
-      BlockPayload: payloadFlags("alreadyBlocked"),
+      BlockPayload: payloadFlags("alreadyBlocked", "alreadyUnblocked"),
       ReportPayload: payloadFlags("alreadyReported"),
       Query,
       Mutation,

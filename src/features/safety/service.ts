@@ -13,7 +13,6 @@ import type { PartnersApi } from "../partners/mod.ts";
 import type { CommunitiesApi } from "../communities/mod.ts";
 import {
   blockError,
-  notBlocked,
   notOpenError,
   postNotFound,
   reportDetails,
@@ -73,6 +72,8 @@ export interface BlockPayload {
   user: UserRow | null;
   /** `blockUser`: the viewer blocked the user already (nothing changed). */
   alreadyBlocked?: boolean;
+  /** `unblockUser`: the viewer did not block the user (nothing changed). */
+  alreadyUnblocked?: boolean;
   errors: SafetyError[];
 }
 
@@ -97,6 +98,10 @@ export async function blockUser(
   });
 }
 
+/**
+ * Lifts a block; a user the viewer does not block (unblocked already, maybe at the same time) is
+ * answered with `alreadyUnblocked`.
+ */
 export async function unblockUser(
   deps: SafetyDeps,
   actor: Actor,
@@ -104,9 +109,10 @@ export async function unblockUser(
 ): Promise<BlockPayload> {
   const other = await deps.users.userByPublicId(input.userId);
   if (!other) return { user: null, errors: [userNotFound()] };
-  return await deps.users.unblock(actor.userId, other.id)
-    ? { user: other, errors: [] }
-    : { user: null, errors: [notBlocked()] };
+  const problem = blockError(actor.userId, other.id);
+  if (problem) return { user: null, errors: [problem] };
+  const lifted = await deps.users.unblock(actor.userId, other.id);
+  return { user: other, alreadyUnblocked: !lifted, errors: [] };
 }
 
 // ---- reports ----

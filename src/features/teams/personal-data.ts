@@ -16,11 +16,16 @@ export function teamsPersonalData(sql: Queryable): PersonalData {
     select s.public_id as "subCommunityId", s.name, m.joined_at as "joinedAt"
     from team_sub_community_members m join team_sub_communities s on s.id = m.sub_community_id
     where m.user_id = ${userId} order by m.joined_at`;
+      const departures = await sql`
+    select t.public_id as "teamId", t.name, d.role, d.joined_at as "joinedAt", d.left_at as "leftAt"
+    from team_departures d join teams t on t.id = d.team_id where d.user_id = ${userId}
+    order by d.left_at`;
       const points = await sql`
     select period, starts::text as starts, points from activity_points
     where user_id = ${userId} order by period, starts`;
       return {
         teams: [...memberships],
+        teamsLeft: [...departures],
         subCommunities: [...subCommunities],
         activityPoints: [...points],
       };
@@ -34,6 +39,7 @@ export function teamsPersonalData(sql: Queryable): PersonalData {
       await tx`delete from team_sub_community_members where user_id = ${userId}`;
       await tx`delete from activity_points where user_id = ${userId}`;
       await tx`delete from team_members where user_id = ${userId}`;
+      await tx`delete from team_departures where user_id = ${userId}`;
       if (own) {
         const [heir] = await tx<{ userId: string }[]>`
       select user_id as "userId" from team_members where team_id = ${own.teamId}

@@ -15,11 +15,9 @@ export const { codes: TEAMS_ERROR_CODES, refuse } = userErrorCodes(
     "not_in_team",
     "invite_unusable",
     "last_owner",
-    "not_archived",
     "archived",
     "closed",
     "is_default",
-    "not_member",
     "idempotency_key_reused",
   ] as const,
 );

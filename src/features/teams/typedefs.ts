@@ -273,6 +273,8 @@ export const teamsTypeDefs = /* GraphQL */ `
   type TeamMemberPayload {
     "The membership with its new role (promoteTeamMember) or as it was (removeTeamMember); null when refused."
     member: TeamMember
+    "removeTeamMember: true when the member had left or been removed already (a retry); member is the membership as it ended and nothing changed."
+    alreadyRemoved: Boolean!
     "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
@@ -283,6 +285,12 @@ export const teamsTypeDefs = /* GraphQL */ `
     subCommunity: SubCommunity
     "archiveSubCommunity: true when it was archived already (a retry); nothing changed."
     alreadyArchived: Boolean!
+    "unarchiveSubCommunity: true when it was not archived (unarchived already, e.g. a retry); nothing changed."
+    alreadyUnarchived: Boolean!
+    "leaveSubCommunity: true when the viewer was not a member (left already, e.g. a retry); nothing changed."
+    alreadyLeft: Boolean!
+    "removeSubCommunityMember: true when the user was not a member (removed already, e.g. a retry); nothing changed."
+    alreadyRemoved: Boolean!
     "Why nothing changed; empty on success."
     errors: [UserError!]!
   }
@@ -387,7 +395,7 @@ export const teamsTypeDefs = /* GraphQL */ `
       "The role to give; demoting the last owner is last_owner."
       role: TeamRole!
     ): TeamMemberPayload!
-    "Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go."
+    "Removes a member (returned as they were); with one's own userId, leaves the team. The last owner cannot go. A member who left or was removed already is answered as the membership ended, with alreadyRemoved (to the user who left, and to owners and admins who may remove them)."
     removeTeamMember(
       "The public id of the viewer's team."
       teamId: String!
@@ -431,9 +439,9 @@ export const teamsTypeDefs = /* GraphQL */ `
       "The public id of a sub-community of the viewer's team other than the default (is_default)."
       subCommunityId: String!
     ): SubCommunityPayload!
-    "Team owners and admins: restores an archived sub-community with its members."
+    "Team owners and admins: restores an archived sub-community with its members; one not archived is answered as it is with alreadyUnarchived."
     unarchiveSubCommunity(
-      "The public id of an archived sub-community of the viewer's team (else not_archived)."
+      "The public id of a sub-community of the viewer's team."
       subCommunityId: String!
     ): SubCommunityPayload!
     "Team owners and admins: makes a sub-community the team's default, the one new members join."
@@ -446,9 +454,9 @@ export const teamsTypeDefs = /* GraphQL */ `
       "The public id of a sub-community of the viewer's team."
       subCommunityId: String!
     ): SubCommunityPayload!
-    "Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default)."
+    "Leaves an open, non-archived sub-community (closed otherwise), never the default (is_default). A non-member leaving gets it with alreadyLeft."
     leaveSubCommunity(
-      "The public id of a sub-community the viewer is a member of (else not_member)."
+      "The public id of a sub-community of the viewer's team."
       subCommunityId: String!
     ): SubCommunityPayload!
     "Team owners and admins: adds a team member to a sub-community, open or closed (idempotent)."
@@ -458,11 +466,11 @@ export const teamsTypeDefs = /* GraphQL */ `
       "The public id of a member of the team."
       userId: String!
     ): SubCommunityPayload!
-    "Team owners and admins: removes someone from a sub-community other than the default."
+    "Team owners and admins: removes someone from a sub-community other than the default; a team member not in it is answered with alreadyRemoved."
     removeSubCommunityMember(
       "The public id of a sub-community of the viewer's team that is not archived."
       subCommunityId: String!
-      "The public id of a member of the sub-community (else not_member)."
+      "The public id of a member of the team."
       userId: String!
     ): SubCommunityPayload!
     "Opts the signed-in member out of (false) or back into (true) every team leaderboard."

@@ -104,7 +104,7 @@ export const workforceOperationTypeDefs = /* GraphQL */ `
     running run finishes and its artifact waits for review.
     """
     archiveAiEmployee("The employee's public id." employeeId: String!): AiEmployeePayload!
-    "Admin: brings an archived employee back, paused (resume it with pauseAiEmployee)."
+    "Admin: brings an archived employee back, paused (resume it with pauseAiEmployee); one not archived is answered as it is with alreadyUnarchived."
     unarchiveAiEmployee("The employee's public id." employeeId: String!): AiEmployeePayload!
     "Admin: changes an employee; an absent argument leaves its field as it is."
     updateAiEmployee(

@@ -59,7 +59,7 @@ const errorCodes = {
   ],
   pauseAiEmployee: ["not_found", "archived"],
   archiveAiEmployee: ["not_found"],
-  unarchiveAiEmployee: ["not_found", "not_archived"],
+  unarchiveAiEmployee: ["not_found"],
   updateAiEmployee: [
     "not_found",
     "invalid",
@@ -191,7 +191,7 @@ export function workforceModule(
     errorCodes,
     resolvers: {
       ...typeResolvers({ ...deps, workforce }, load),
-      AiEmployeePayload: payloadFlags("alreadyArchived"),
+      AiEmployeePayload: payloadFlags("alreadyArchived", "alreadyUnarchived"),
       AiArtifactPayload: payloadFlags("alreadyApproved", "alreadyRejected"),
       AiRunPayload: payloadFlags("alreadyCancelled"),
       Query,

@@ -365,6 +365,8 @@ ${connectionTypeDefs("AiArtifactType", { name: "AiArtifact" })}
     employee: AiEmployeeType
     "archiveAiEmployee: true when the employee was archived already (a retry); nothing changed."
     alreadyArchived: Boolean!
+    "unarchiveAiEmployee: true when the employee was not archived (unarchived already, e.g. a retry); nothing changed."
+    alreadyUnarchived: Boolean!
     errors: [UserError!]!
   }
 

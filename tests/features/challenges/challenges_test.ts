@@ -25,7 +25,7 @@ const JOIN_AGAIN = `mutation J($id: String!) { joinCommunityChallenge(challengeI
   challenge { id participantCount viewerParticipation { score rank entryCostPaid } }
   alreadyJoined ${USER_ERRORS} } }`;
 const LEAVE_C = `mutation L($id: String!) { leaveCommunityChallenge(challengeId: $id) {
-  challenge { id participantCount viewerParticipation { score } } ${USER_ERRORS} } }`;
+  challenge { id participantCount viewerParticipation { score } } alreadyLeft ${USER_ERRORS} } }`;
 const BOARD = `query B($id: String!, $first: Int, $after: String, $last: Int, $before: String) {
   communityChallengeLeaderboard(challengeId: $id, first: $first, after: $after, last: $last,
     before: $before) {
@@ -206,10 +206,8 @@ Deno.test("challenges: create validates input, members only; private ones are no
     for (
       const [q, field] of [[JOIN_C, "joinCommunityChallenge"], [LEAVE_C, "leaveCommunityChallenge"]]
     ) {
-      assert.deepEqual((await s.as("carol").data(q, { id: pc.id }))[field], {
-        challenge: null,
-        errors: [challengeNotFound],
-      });
+      const { challenge, errors } = (await s.as("carol").data(q, { id: pc.id }))[field];
+      assert.deepEqual({ challenge, errors }, { challenge: null, errors: [challengeNotFound] });
     }
     const hidden = (await s.as("carol").data(CREATE, {
       communityId: p.id,
@@ -285,10 +283,12 @@ Deno.test("challenges: join rules, entry cost spent and refunded, progress clear
     assert.equal(left.challenge.participantCount, 0);
     assert.equal(left.challenge.viewerParticipation, null);
     assert.equal((await s.as("bob").data(POINTS)).me.points, 40);
-    assert.deepEqual(
-      (await s.as("bob").data(LEAVE_C, { id: ch.id })).leaveCommunityChallenge.errors.map(flat),
-      ["not_participating: you are not in this challenge"],
-    );
+    // Leaving again: the challenge as it is, nothing refunded twice.
+    assert.deepEqual((await s.as("bob").data(LEAVE_C, { id: ch.id })).leaveCommunityChallenge, {
+      ...left,
+      alreadyLeft: true,
+    });
+    assert.equal((await s.as("bob").data(POINTS)).me.points, 40);
     const [{ contributions }] = await s.t.deps.db.sql`
       select count(*)::int as contributions from challenge_contributions`;
     assert.equal(contributions, 0);
@@ -346,7 +346,12 @@ Deno.test("challenges: concurrent joins and leaves leave consistent rows and bal
     assert.ok(joins.every((r) => r.joinCommunityChallenge.errors.length === 0));
     assert.equal((await s.as("bob").data(POINTS)).me.points, 10);
     const leaves = await Promise.all([1, 2, 3].map(() => s.as("bob").data(LEAVE_C, { id: ch.id })));
-    assert.equal(leaves.filter((r) => r.leaveCommunityChallenge.errors.length === 0).length, 1);
+    // One leave refunds; the others answer the challenge with alreadyLeft.
+    assert.ok(leaves.every((r) => r.leaveCommunityChallenge.errors.length === 0));
+    assert.deepEqual(
+      leaves.map((r) => r.leaveCommunityChallenge.alreadyLeft).sort(),
+      [false, true, true],
+    );
     assert.equal((await s.as("bob").data(POINTS)).me.points, 20);
     const [row] = await s.t.deps.db.sql`
       select participant_count as "participantCount",

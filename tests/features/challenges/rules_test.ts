@@ -64,7 +64,7 @@ Deno.test("rules: join and leave outcomes become payload errors, success none", 
   });
   assert.equal(joinRefusal("closed", 10)?.code, "ended");
   assert.equal(leaveRefusal("left"), null);
-  assert.equal(leaveRefusal("not_participating")?.code, "not_participating");
+  assert.equal(leaveRefusal("not_participating"), null, "a leave that already holds");
   assert.deepEqual(leaveRefusal("closed"), {
     code: "ended",
     message: "a finished challenge cannot be left",

@@ -15,6 +15,9 @@ const UNDO = `mutation U($goalId: String!, $date: Date) {
   undoCheckIn(goalId: $goalId, date: $date) {
     checkIn { id date } goal { id currentStreak longestStreak checkedInToday }
     badgesRevoked { code } ${USER_ERRORS} } }`;
+const UNDO_AGAIN = `mutation U($goalId: String!, $date: Date) {
+  undoCheckIn(goalId: $goalId, date: $date) {
+    checkIn { id } goal { id } badgesRevoked { code } alreadyUndone ${USER_ERRORS} } }`;
 const UPDATE_EVENT = `mutation U($eventId: String!, $value: Float, $note: String,
   $occurredAt: DateTime) {
   updateGoalEvent(eventId: $eventId, value: $value, note: $note, occurredAt: $occurredAt) {
@@ -109,11 +112,15 @@ Deno.test("undoCheckIn: streaks, points, leaderboard points, challenge score, ba
     const before = await activityRows(s, alice);
     const refused = async (vars: Record<string, unknown>, as = "alice") =>
       (await s.data(UNDO, vars, as)).undoCheckIn;
-    assert.deepEqual((await refused({ goalId: habit.id, date: day(s, 3) })).errors, [{
-      code: "not_found",
-      message: "the habit is not checked in on that day",
-      field: "date",
-    }]);
+    // A day without a check-in (undone already): the habit as it is, with alreadyUndone.
+    const none = (await s.data(UNDO_AGAIN, { goalId: habit.id, date: day(s, 3) })).undoCheckIn;
+    assert.deepEqual(none, {
+      checkIn: null,
+      goal: { id: habit.id },
+      badgesRevoked: [],
+      alreadyUndone: true,
+      errors: [],
+    });
     assert.equal(
       (await refused({ goalId: habit.id, date: day(s, 8) })).errors[0].code,
       "undo_expired",

@@ -175,12 +175,18 @@ Deno.test("kinds: partner ended, by endPartnership and by removeAlly of one's pa
   const s = await setup(SOCIAL);
   try {
     await partners(s, "ann", "bob");
-    const END = `mutation { endPartnership { errors { code } } }`;
-    assert.deepEqual((await s.as("bob").data(END)).endPartnership.errors, []);
+    const END = `mutation { endPartnership { alreadyEnded errors { code } } }`;
+    assert.deepEqual((await s.as("bob").data(END)).endPartnership, {
+      alreadyEnded: false,
+      errors: [],
+    });
     assert.deepEqual(await rows(s, "partner.ended"), [
       ["ann", "partner.ended", "bob ended your accountability partnership."],
     ]);
-    assert.deepEqual((await s.as("bob").data(END)).endPartnership.errors, [{ code: "no_partner" }]);
+    assert.deepEqual((await s.as("bob").data(END)).endPartnership, {
+      alreadyEnded: true,
+      errors: [],
+    });
     assert.equal((await rows(s, "partner.ended")).length, 1, "nothing to end tells nobody");
 
     await partners(s, "cid", "dan");

@@ -14,7 +14,8 @@ const ACCEPT_ALLY = `mutation R($id: String!) {
 const DECLINE_ALLY = `mutation R($id: String!) {
   declineAllyRequest(requestId: $id) { request { id status respondedAt } ${USER_ERRORS} } }`;
 const REMOVE = `mutation R($userId: String!) {
-  removeAlly(userId: $userId) { ally { id user { username } connectedAt endedAt } ${USER_ERRORS} } }`;
+  removeAlly(userId: $userId) { ally { id user { username } connectedAt endedAt } alreadyRemoved
+    ${USER_ERRORS} } }`;
 const ALLIES = `query A($first: Int, $after: String, $last: Int, $before: String) {
   allies(first: $first, after: $after, last: $last, before: $before) {
     edges { node { id user { username } connectedAt } }
@@ -35,7 +36,8 @@ const ACCEPT = `mutation A($id: String!) {
     ${USER_ERRORS} } }`;
 const DECLINE = `mutation D($id: String!) {
   declinePartnerRequest(requestId: $id) { partnership { id status } ${USER_ERRORS} } }`;
-const END = `mutation { endPartnership { partnership { id status endedAt } ${USER_ERRORS} } }`;
+const END = `mutation { endPartnership { partnership { id status endedAt } alreadyEnded
+  ${USER_ERRORS} } }`;
 const PARTNER = `{ accountabilityPartner { id status partner { username } from { username } } }`;
 const PARTNER_REQUESTS = `query Q($d: RequestDirection) {
   partnerRequests(direction: $d) { nodes { id status from { username } } totalCount } }`;
@@ -95,6 +97,7 @@ Deno.test("allies: request, notify, accept, list, remove; bad input changes noth
       });
       assert.deepEqual((await s.as("alice").data(REMOVE, { userId })).removeAlly, {
         ally: null,
+        alreadyRemoved: false,
         errors: [noUser],
       });
     }
@@ -192,12 +195,27 @@ Deno.test("allies: request, notify, accept, list, remove; bad input changes noth
     assert.deepEqual(removed.ally.user, { username: "alice" });
     assert.equal(removed.ally.connectedAt, "2026-03-02T12:00:00.000Z");
     assert.equal(removed.ally.endedAt, "2026-03-02T12:00:08.000Z");
+    // Again (either of the two): the connection as it ended.
+    s.clock.advance(5000);
     assert.deepEqual((await s.as("bob").data(REMOVE, { userId: alice })).removeAlly, {
-      ally: null,
-      errors: [
-        { code: "not_ally", message: "you are not allies with this user", field: "userId" },
-      ],
+      ...removed,
+      alreadyRemoved: true,
     });
+    assert.deepEqual((await s.as("alice").data(REMOVE, { userId: bob })).removeAlly.ally, {
+      ...removed.ally,
+      user: { username: "bob" },
+    });
+    // Two who never were allies: not_ally.
+    assert.deepEqual(
+      (await s.as("bob").data(REMOVE, { userId: await s.idOf("carol") })).removeAlly,
+      {
+        ally: null,
+        alreadyRemoved: false,
+        errors: [
+          { code: "not_ally", message: "you are not allies with this user", field: "userId" },
+        ],
+      },
+    );
     assert.equal((await s.as("alice").data(ALLIES, {})).allies.edges.length, 2);
 
     // Declining does not notify; a new request after a decline is possible.
@@ -322,7 +340,15 @@ Deno.test("partners: allies only, one active partner each, accept, decline, end"
 
     const ended = (await s.as("bob").data(END)).endPartnership;
     assert.equal(ended.partnership.status, "ended");
-    assert.deepEqual((await s.as("bob").data(END)).endPartnership.errors.map(flat), [
+    // Again, by either partner: the partnership as it ended.
+    for (const who of ["bob", "alice"]) {
+      assert.deepEqual((await s.as(who).data(END)).endPartnership, {
+        ...ended,
+        alreadyEnded: true,
+      });
+    }
+    // Someone who never had a partner: no_partner.
+    assert.deepEqual((await s.as("erin").data(END)).endPartnership.errors.map(flat), [
       "no_partner: you have no active partner",
     ]);
     assert.equal((await s.as("alice").data(PARTNER)).accountabilityPartner, null);

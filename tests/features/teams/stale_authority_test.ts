@@ -70,8 +70,11 @@ Deno.test("teams: a demoted admin's in-flight writes are refused by the statemen
     );
     assert.equal(await store.archiveSubCommunity(sql, stale, team.id, spare.id, at), "forbidden");
     assert.equal(await store.setDefaultSubCommunity(sql, stale, team.id, spare.id), "forbidden");
-    assert.equal(await store.moveMember(sql, stale, team.id, member, "member", "admin"), "stale");
-    assert.equal(await store.moveMember(sql, stale, team.id, member, "member", null), "stale");
+    assert.equal(
+      await store.moveMember(sql, stale, team.id, member, "member", "admin", at),
+      "stale",
+    );
+    assert.equal(await store.moveMember(sql, stale, team.id, member, "member", null, at), "stale");
     assert.equal(await snapshot(), before, "refused writes change nothing");
 
     // The same calls with the authority the actor really holds go through.
@@ -79,7 +82,10 @@ Deno.test("teams: a demoted admin's in-flight writes are refused by the statemen
     assert.equal(await store.archiveSubCommunity(sql, owner, team.id, spare.id, at), "done");
     assert.equal(await store.unarchiveSubCommunity(sql, stale, team.id, spare.id), "forbidden");
     assert.equal(await store.unarchiveSubCommunity(sql, owner, team.id, spare.id), "done");
-    assert.equal(await store.moveMember(sql, owner, team.id, member, "member", "admin"), "moved");
+    assert.equal(
+      await store.moveMember(sql, owner, team.id, member, "member", "admin", at),
+      "moved",
+    );
   } finally {
     await g.close();
   }

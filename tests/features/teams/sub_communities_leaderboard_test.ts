@@ -18,6 +18,8 @@ const CREATE_SC =
 const op = (name: string) =>
   `mutation O($id: String!) { ${name}(subCommunityId: $id) {
     subCommunity { id archived isDefault viewerIsMember } errors { code message field } } }`;
+const LEAVE_AGAIN = `mutation L($id: String!) { leaveSubCommunity(subCommunityId: $id) {
+  subCommunity { id viewerIsMember } alreadyLeft errors { code message field } } }`;
 const SETTINGS = `query S($id: String!) { teamSettings(teamId: $id) {
   subCommunities { name archived isDefault } } }`;
 
@@ -76,11 +78,13 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
       (await leave(open.id)).body.data.leaveSubCommunity.subCommunity.viewerIsMember,
       false,
     );
-    assert.deepEqual((await leave(open.id)).body.data.leaveSubCommunity.errors, [{
-      code: "not_member",
-      message: "you are not a member of this sub-community",
-      field: "subCommunityId",
-    }]);
+    // Leaving again: the sub-community as it is, with alreadyLeft.
+    const again = (await g.run(LEAVE_AGAIN, { id: open.id }, "member")).body.data.leaveSubCommunity;
+    assert.deepEqual(again, {
+      subCommunity: { id: open.id, viewerIsMember: false },
+      alreadyLeft: true,
+      errors: [],
+    });
     assert.match((await leave(closed.id)).body.data.leaveSubCommunity.errors[0].message, /open/);
     const general = (await g.data(`{ myTeam { defaultSubCommunity { id } } }`)).myTeam
       .defaultSubCommunity.id;
@@ -127,10 +131,16 @@ Deno.test("teams: sub-communities — create, archive rules, default, join and l
     const un = (await g.run(op("unarchiveSubCommunity"), { id: open.id }, "admin")).body.data
       .unarchiveSubCommunity;
     assert.equal(un.subCommunity.archived, false);
-    assert.match(
-      (await g.run(op("unarchiveSubCommunity"), { id: open.id }, "admin")).body.data
-        .unarchiveSubCommunity.errors[0].message,
-      /not archived/,
+    // Again: the sub-community as it is, with alreadyUnarchived.
+    const UNARCHIVE_AGAIN = `mutation U($id: String!) { unarchiveSubCommunity(subCommunityId: $id) {
+      subCommunity { id archived isDefault viewerIsMember } alreadyUnarchived
+      errors { code message field } } }`;
+    assert.deepEqual(
+      (await g.data(UNARCHIVE_AGAIN, { id: open.id }, "admin")).unarchiveSubCommunity,
+      {
+        ...un,
+        alreadyUnarchived: true,
+      },
     );
     // A closed one can be the default; new members then join it.
     const def = (await setDefault(closed.id)).body.data.setDefaultSubCommunity;
@@ -450,7 +460,7 @@ Deno.test("teams: owners and admins add members to closed sub-communities and re
         subCommunity { memberCount viewerIsMember } errors { code message field } } }`;
     const REMOVE_SC = `mutation R($id: String!, $userId: String!) {
       removeSubCommunityMember(subCommunityId: $id, userId: $userId) {
-        subCommunity { memberCount } errors { code message field } } }`;
+        subCommunity { memberCount } alreadyRemoved errors { code message field } } }`;
     const sc = (await g.data(CREATE_SC, { teamId: g.teamId, name: "Leads", open: false }, "admin"))
       .createSubCommunity.subCommunity;
     const add = (userId: string, who: "owner" | "admin" | "member" = "admin") =>
@@ -483,11 +493,15 @@ Deno.test("teams: owners and admins add members to closed sub-communities and re
     assert.match(fromDefault.errors[0].message, /default/);
     const removed = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
       .removeSubCommunityMember;
-    assert.deepEqual(removed, { subCommunity: { memberCount: 1 }, errors: [] });
+    assert.deepEqual(removed, {
+      subCommunity: { memberCount: 1 },
+      alreadyRemoved: false,
+      errors: [],
+    });
+    // Again: the sub-community as it is, with alreadyRemoved.
     const twice = (await g.data(REMOVE_SC, { id: sc.id, userId: g.ids.member }, "owner"))
       .removeSubCommunityMember;
-    assert.match(twice.errors[0].message, /not a member/);
-    assert.deepEqual([twice.errors[0].code, twice.errors[0].field], ["not_member", "userId"]);
+    assert.deepEqual(twice, { ...removed, alreadyRemoved: true });
 
     await g.data(op("archiveSubCommunity"), { id: sc.id }, "admin");
     const archived = (await add(g.ids.member)).body.data.addSubCommunityMember;

@@ -33,6 +33,8 @@ export interface ChallengePayload {
   challenge: ChallengeRow | null;
   /** `joinCommunityChallenge`: the viewer took part already (nothing was spent). */
   alreadyJoined?: boolean;
+  /** `leaveCommunityChallenge`: the viewer was not taking part (nothing was refunded). */
+  alreadyLeft?: boolean;
   errors: ChallengesError[];
 }
 
@@ -171,7 +173,9 @@ async function leaveSteps(
 
 /**
  * Leaves before the end, refunding the entry cost. A participant who may no longer read the
- * community (they left a private one) may still leave and get the entry cost back.
+ * community (they left a private one) may still leave and get the entry cost back. A viewer who
+ * takes no part (left already, maybe at the same time) gets the challenge with `alreadyLeft`,
+ * after the end too; one who may not read it and takes no part gets not_found.
  */
 export async function leaveCommunityChallenge(
   deps: ChallengesDeps,
@@ -181,14 +185,22 @@ export async function leaveCommunityChallenge(
   const challenge = (await readableChallenge(deps, actor, input.challengeId))?.challenge ??
     await ownChallenge(deps, actor, input.challengeId);
   if (!challenge) return notFound("challengeId", "challenge");
+  const leftAlready = async () => ({ ...(await reload(deps, challenge)), alreadyLeft: true });
+  // Read past the request's loader: what it caches must be what the answer shows after a leave.
+  const [entry] = await store.participations(deps.db.sql, actor.userId, [challenge.id]);
+  if (!entry) return await leftAlready();
   const window = leaveWindowError(deps.clock.now(), challenge.endsAt);
   if (window) return refused(window);
   const at = deps.clock.now();
   const left = await refusableTransaction(deps.db.sql, async (tx) => {
-    const refusal = leaveRefusal(await leaveSteps(tx, challenge, actor.userId, at));
-    return refusal ? refused(refusal) : { challenge: null, errors: [] };
+    const result = await leaveSteps(tx, challenge, actor.userId, at);
+    const refusal = leaveRefusal(result);
+    if (refusal) return refused(refusal);
+    return { challenge: null, alreadyLeft: result === "not_participating", errors: [] };
   });
-  return left.errors.length ? left : await reload(deps, challenge);
+  if (left.errors.length) return left;
+  // A concurrent leave of the same user got there first (a retry).
+  return left.alreadyLeft ? await leftAlready() : await reload(deps, challenge);
 }
 
 /** A challenge the actor takes part in, whether or not they may read its community. */

@@ -36,6 +36,8 @@ export interface CommunityPayload {
   alreadyInvited?: boolean;
   /** `transferCommunityOwnership`: the user owned the community already (nothing changed). */
   alreadyOwner?: boolean;
+  /** `leaveCommunity`: the viewer was not a member (nothing changed). */
+  alreadyLeft?: boolean;
   errors: CommunitiesError[];
 }
 
@@ -111,6 +113,11 @@ export async function joinCommunity(
   };
 }
 
+/**
+ * Leaves a community; a viewer who is not a member (left already, maybe at the same time) gets the
+ * community with `alreadyLeft`. A private community is hidden from non-members, so leaving one
+ * again is `not_found` like any community the viewer may not see.
+ */
 export async function leaveCommunity(
   deps: CommunitiesDeps,
   actor: Actor,
@@ -121,14 +128,17 @@ export async function leaveCommunity(
   const { community, access } = found;
   const problem = leaveError(access);
   if (problem) return refused(problem);
-  const left = await deps.db.sql.begin(async (tx) => {
+  const left = access.role !== null && await deps.db.sql.begin(async (tx) => {
     if (!(await store.leave(tx, community.id, actor.userId))) return false;
     await deps.feed.unfollow(tx, actor.userId, [communityAudience(community.id)]);
     return true;
   });
   forget(deps, actor, community.id);
-  if (!left) return refused(refuse("not_member", "you are not a member of this community"));
-  return { community: await communityByPublicId(deps, community.publicId), errors: [] };
+  return {
+    community: await communityByPublicId(deps, community.publicId),
+    alreadyLeft: !left,
+    errors: [],
+  };
 }
 
 /**

@@ -41,6 +41,10 @@ async function revoke(
   return await deps.badges.revokeUnjustified(tx, actor.userId, picked);
 }
 
+/**
+ * Takes back the check-in of a day; a day without one (undone already, maybe at the same time) is
+ * answered with the habit and `alreadyUndone`.
+ */
 export async function undoCheckIn(
   deps: GoalsDeps,
   actor: Actor,
@@ -63,7 +67,7 @@ export async function undoCheckIn(
   return await sql.begin(async (tx) => {
     const removed = await store.deleteCheckIn(tx, goal.id, date);
     if (!removed) {
-      return fail([goalsError("not_found", "the habit is not checked in on that day", "date")]);
+      return { checkIn: null, goal, badgesRevoked: [], alreadyUndone: true, errors: [] };
     }
     await deps.feed.remove(tx, {
       userId: goal.userId,

@@ -35,6 +35,8 @@ export interface AllyRequestPayload {
 
 export interface RemoveAllyPayload {
   ally: LinkRow | null;
+  /** `removeAlly`: the connection had ended already (nothing changed). */
+  alreadyRemoved?: boolean;
   errors: PartnersError[];
 }
 
@@ -102,7 +104,11 @@ export async function answerAllyRequest(
   return { request: null, errors: [answeredMeanwhile()] };
 }
 
-/** Ends an ally connection, and the partnership with that user if there is one. */
+/**
+ * Ends an ally connection, and the partnership with that user if there is one. When the two are
+ * not allies, their latest connection that ended (removed already, maybe at the same time, or
+ * ended by a block) is answered with `alreadyRemoved`; two who never were allies are `not_ally`.
+ */
 export async function removeAlly(
   deps: PartnersDeps,
   actor: Actor,
@@ -118,7 +124,10 @@ export async function removeAlly(
     if (active?.partnerId === other.id) await endActive(deps, tx, actor, name);
     return link;
   });
-  return removed ? { ally: removed, errors: [] } : {
+  if (removed) return { ally: removed, errors: [] };
+  const ended = await store.endedAllyLink(deps.db.sql, actor.userId, other.id);
+  if (ended) return { ally: ended, alreadyRemoved: true, errors: [] };
+  return {
     ally: null,
     errors: [refuse("not_ally", "you are not allies with this user", "userId")],
   };

@@ -36,6 +36,8 @@ export interface PartnershipPayload {
   alreadyPartners?: boolean;
   /** `acceptPartnerRequest`, `declinePartnerRequest`: the request had this answer already. */
   alreadyAnswered?: boolean;
+  /** `endPartnership`: the viewer had no active partnership (nothing changed). */
+  alreadyEnded?: boolean;
   errors: PartnersError[];
 }
 
@@ -171,13 +173,19 @@ export async function declinePartnerRequest(
   return await answeredMeanwhileAs(deps, actor, input.requestId, "declined", answer);
 }
 
-/** Ends the actor's active partnership; the partner is notified. */
+/**
+ * Ends the actor's active partnership; the partner is notified. Without one, the actor's latest
+ * partnership that ended (ended already, maybe at the same time) is answered with
+ * `alreadyEnded`; an actor who never had a partner gets `no_partner`.
+ */
 export async function endPartnership(
   deps: PartnersDeps,
   actor: Actor,
 ): Promise<PartnershipPayload> {
   const name = await nameOf(deps, actor);
   const ended = await deps.db.sql.begin((tx) => endActive(deps, tx, actor, name));
-  if (!ended) return refused(refuse("no_partner", "you have no active partner"));
-  return { partnership: ended, errors: [] };
+  if (ended) return { partnership: ended, errors: [] };
+  const last = await store.lastEndedPartnership(deps.db.sql, actor.userId);
+  if (last) return { partnership: last, alreadyEnded: true, errors: [] };
+  return refused(refuse("no_partner", "you have no active partner"));
 }

@@ -120,7 +120,7 @@ export async function lockOwnedTeam(
 }
 
 /**
- * Deletes the team with its members, sub-communities and invites in one statement (after
+ * Deletes the team with its members, departures, sub-communities and invites in one statement (after
  * {@link lockTeamInvites} and {@link lockOwnedTeam}). Members' own records (goals, check-ins,
  * points) are theirs and stay.
  */
@@ -134,6 +134,8 @@ export async function deleteTeam(sql: Queryable, teamId: string): Promise<void> 
       delete from team_invites where team_id = ${teamId} returning 1
     ), mem as (
       delete from team_members where team_id = ${teamId} returning 1
+    ), dep as (
+      delete from team_departures where team_id = ${teamId} returning 1
     ), t as (
       delete from teams where id = ${teamId} returning id
     )

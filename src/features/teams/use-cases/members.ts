@@ -2,6 +2,7 @@
 import { type Queryable, refusableTransaction } from "../../../platform/db.ts";
 import { isCheckViolation, unlessViolated } from "../../../platform/db-errors.ts";
 import { type PageArgs, paginate } from "../../../graphql/pagination.ts";
+import { looksLikePublicId } from "../../../platform/ids.ts";
 import {
   isAdminRole,
   refuse,
@@ -27,6 +28,8 @@ import {
 
 export interface TeamMemberPayload {
   member: MemberRow | null;
+  /** `removeTeamMember`: the member had left or been removed already (nothing changed). */
+  alreadyRemoved?: boolean;
   errors: TeamsError[];
 }
 
@@ -45,12 +48,21 @@ async function move(
   lastOwner: string,
   notify: (tx: Queryable) => Promise<unknown>,
 ): Promise<TeamsError | null> {
+  const at = deps.clock.now();
   return await unlessViolated(
     isCheckViolation,
     refuse("last_owner", lastOwner, "userId"),
     async () => {
       const { errors } = await refusableTransaction(deps.db.sql, async (tx) => {
-        const result = await store.moveMember(tx, actor, teamId, target.userId, target.role, to);
+        const result = await store.moveMember(
+          tx,
+          actor,
+          teamId,
+          target.userId,
+          target.role,
+          to,
+          at,
+        );
         if (result === "stale") return { errors: [staleRoles()] };
         await notify(tx);
         return { errors: [] };
@@ -97,20 +109,44 @@ export async function promoteTeamMember(
   });
 }
 
-/** Removes a member (returned as they were); with one's own id, leaves the team. */
+/**
+ * Removes a member (returned as they were); with one's own id, leaves the team. A member who left
+ * or was removed already (maybe at the same time) is answered as the membership ended, with
+ * `alreadyRemoved`, to whoever could have removed them: the viewer leaving again, though no
+ * longer in the team, or an owner or admin of the team under the rules of removal.
+ */
 export async function removeTeamMember(
   deps: TeamsDeps,
   actor: Actor,
   input: { teamId: string; userId: string },
 ): Promise<TeamMemberPayload> {
+  const removedAlready = (member: MemberRow): TeamMemberPayload => ({
+    member,
+    alreadyRemoved: true,
+    errors: [],
+  });
+  const ids = looksLikePublicId(input.teamId) && looksLikePublicId(input.userId);
   return await teamGoneMeanwhile(noMember, async () => {
     const a = await teamAccess(deps, actor, input.teamId);
-    if (isRefused(a)) return refused(noMember, a.refusal);
-    const target = await teamMember(deps, a.team.id, input.userId);
-    if (isRefused(target)) return refused(noMember, target.refusal);
-    if (!removalAllowed(a.role, target.role, target.userId === a.userId)) {
-      return refused(noMember, refuse("not_allowed", "not allowed to remove this member"));
+    if (isRefused(a)) {
+      const left = ids
+        ? await store.departure(deps.db.sql, { publicId: input.teamId }, input.userId, actor.userId)
+        : null;
+      return left ? removedAlready(left) : refused(noMember, a.refusal);
     }
+    const gone = async () =>
+      ids ? await store.departure(deps.db.sql, { id: a.team.id }, input.userId) : null;
+    const notAllowed = () =>
+      refused(noMember, refuse("not_allowed", "not allowed to remove this member"));
+    const target = await teamMember(deps, a.team.id, input.userId);
+    if (isRefused(target)) {
+      const left = await gone();
+      if (!left) return refused(noMember, target.refusal);
+      return removalAllowed(a.role, left.role, left.userId === a.userId)
+        ? removedAlready(left)
+        : notAllowed();
+    }
+    if (!removalAllowed(a.role, target.role, target.userId === a.userId)) return notAllowed();
     const error = await move(
       deps,
       a,
@@ -120,6 +156,11 @@ export async function removeTeamMember(
       "the last owner cannot be removed; make someone else owner first",
       async () => {},
     );
+    if (error?.code === "conflict") {
+      // A concurrent removal of the same member got there first (a retry).
+      const left = await gone();
+      if (left) return removedAlready(left);
+    }
     if (error) return refused(noMember, error);
     return { member: target, errors: [] };
   });

@@ -32,6 +32,12 @@ export interface SubCommunityPayload {
   subCommunity: SubCommunityRow | null;
   /** `archiveSubCommunity`: it was archived already (nothing changed). */
   alreadyArchived?: boolean;
+  /** `unarchiveSubCommunity`: it was not archived (nothing changed). */
+  alreadyUnarchived?: boolean;
+  /** `leaveSubCommunity`: the viewer was not a member (nothing changed). */
+  alreadyLeft?: boolean;
+  /** `removeSubCommunityMember`: the user was not a member (nothing changed). */
+  alreadyRemoved?: boolean;
   errors: TeamsError[];
 }
 
@@ -123,11 +129,14 @@ export function unarchiveSubCommunity(
   input: { subCommunityId: string },
 ): Promise<SubCommunityPayload> {
   return withSubCommunity(deps, actor, input, true, async ({ m, sc }) => {
-    const result = await store.unarchiveSubCommunity(deps.db.sql, m, m.teamId, sc.id);
+    const sql = deps.db.sql;
+    const result = await store.unarchiveSubCommunity(sql, m, m.teamId, sc.id);
     const lost = lostAuthority(result);
     if (lost) return refused(nothing, lost);
-    if (result === "refused") return scRefusal("not_archived", "sub-community is not archived");
-    return done({ ...sc, archived: false, archivedAt: null });
+    const now = await store.subCommunityOfTeam(sql, m.teamId, sc.publicId);
+    // Not archived (a retry, maybe at the same time): the sub-community as it is.
+    if (result === "refused") return { ...done(now), alreadyUnarchived: true };
+    return done(now);
   });
 }
 
@@ -162,23 +171,22 @@ export function joinSubCommunity(
   });
 }
 
-/** Any member leaves an open, non-archived sub-community other than the default. */
+/**
+ * Any member leaves an open, non-archived sub-community other than the default; a viewer who is
+ * not a member (left already, maybe at the same time) gets it with `alreadyLeft`.
+ */
 export function leaveSubCommunity(
   deps: TeamsDeps,
   actor: Actor,
   input: { subCommunityId: string },
 ): Promise<SubCommunityPayload> {
   return withSubCommunity(deps, actor, input, false, async ({ m, sc }) => {
-    if (!sc.open || sc.archived) {
-      return scRefusal("closed", "only open, active sub-communities can be left");
-    }
-    if (!await store.leaveSubCommunity(deps.db.sql, m.teamId, sc.id, m.userId)) {
-      return refused(
-        nothing,
-        await notMemberOrDefault(deps, sc, "you are not a member of this sub-community"),
-      );
-    }
-    return done(sc);
+    const closed = () => scRefusal("closed", "only open, active sub-communities can be left");
+    if (!sc.open || sc.archived) return closed();
+    if (await store.leaveSubCommunity(deps.db.sql, m.teamId, sc.id, m.userId)) return done(sc);
+    const now = await unchanged(deps, sc);
+    if (now === "archived") return closed();
+    return isRefusal(now) ? refused(nothing, now) : { ...done(now), alreadyLeft: true };
   });
 }
 
@@ -232,30 +240,36 @@ export function removeSubCommunityMember(
     );
     const lost = lostAuthority(result);
     if (lost) return refused(nothing, lost);
-    if (result === "refused") {
-      return refused(
-        nothing,
-        await notMemberOrDefault(deps, sc, "not a member of this sub-community", "userId"),
-      );
-    }
-    return done(sc);
+    if (result === "done") return done(sc);
+    const now = await unchanged(deps, sc);
+    if (now === "archived") return scRefusal("archived", "an archived sub-community cannot change");
+    return isRefusal(now) ? refused(nothing, now) : { ...done(now), alreadyRemoved: true };
   });
 }
 
-/** Why a leave or removal the store did not do was refused: the default, or not a member. */
-async function notMemberOrDefault(
+const isRefusal = (found: SubCommunityRow | TeamsError): found is TeamsError => "code" in found;
+
+/**
+ * Why the store left `sc`'s membership as it was: the sub-community archived meanwhile, the team's default (everyone belongs to it), or else the user was not a member, a
+ * leave or removal that already holds (the sub-community as it is now).
+ */
+async function unchanged(
   deps: TeamsDeps,
   sc: SubCommunityRow,
-  message: string,
-  field = "subCommunityId",
-): Promise<TeamsError> {
-  const [team] = await store.teamsByIds(deps.db.sql, [sc.teamId]);
-  if (team?.defaultSubCommunityId === sc.id) {
+): Promise<SubCommunityRow | TeamsError | "archived"> {
+  const sql = deps.db.sql;
+  const [now, [team]] = await Promise.all([
+    store.subCommunityOfTeam(sql, sc.teamId, sc.publicId),
+    store.teamsByIds(sql, [sc.teamId]),
+  ]);
+  if (!now || !team) return refuse("not_found", "no such sub-community", "subCommunityId");
+  if (now.archived) return "archived";
+  if (team.defaultSubCommunityId === sc.id) {
     return refuse(
       "is_default",
       "everyone belongs to the team's default sub-community",
       "subCommunityId",
     );
   }
-  return refuse("not_member", message, field);
+  return now;
 }

@@ -285,4 +285,3 @@ export function employeePatchValues(
 /** The refusals of an archived employee. */
 export const ARCHIVED_EDIT_MESSAGE = "the employee is archived; unarchive it first";
 export const ARCHIVED_MESSAGE = "the employee is archived";
-export const NOT_ARCHIVED_MESSAGE = "the employee is not archived";

@@ -7,7 +7,6 @@ export const { codes: WORKFORCE_ERROR_CODES, refuse } = userErrorCodes(
     "not_found",
     "role_taken",
     "archived",
-    "not_archived",
     "promotion_requirements_met",
     "autonomy_demotion",
     "paused",

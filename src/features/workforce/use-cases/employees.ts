@@ -18,7 +18,6 @@ import {
   type EmployeeWrite,
   invalidAutonomyLevel,
   newEmployeeValues,
-  NOT_ARCHIVED_MESSAGE,
   notFound,
   promotionRequirementsMet,
   promotionStatsOf,
@@ -38,6 +37,8 @@ export interface EmployeePayload {
   employee: EmployeeRow | null;
   /** `archiveAiEmployee`: the employee was archived already (nothing changed). */
   alreadyArchived?: boolean;
+  /** `unarchiveAiEmployee`: the employee was not archived (nothing changed). */
+  alreadyUnarchived?: boolean;
   errors: WorkforceError[];
 }
 
@@ -194,7 +195,10 @@ export async function archiveEmployee(
   };
 }
 
-/** `unarchiveAiEmployee`: brings an archived employee back, paused. */
+/**
+ * `unarchiveAiEmployee`: brings an archived employee back, paused; one that is not archived
+ * (unarchived already, maybe at the same time) is answered as it is with `alreadyUnarchived`.
+ */
 export async function unarchiveEmployee(
   deps: Deps,
   _actor: Actor,
@@ -204,7 +208,11 @@ export async function unarchiveEmployee(
   if (!employee) return refused(...notFound("AI employee", "employeeId"));
   const restored = await store.unarchiveEmployee(deps.db.sql, employee.id, deps.clock.now());
   if (restored) return { employee: restored, errors: [] };
-  return refused(refuse("not_archived", NOT_ARCHIVED_MESSAGE, "employeeId"));
+  return {
+    employee: await findEmployee(deps, input.employeeId),
+    alreadyUnarchived: true,
+    errors: [],
+  };
 }
 
 export interface SeedReport {
