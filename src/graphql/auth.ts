@@ -48,7 +48,8 @@ export const SUBJECT_MAX_CHARS = 255;
  * A subject names the user row, so it is never truncated: one too long or not text is refused.
  * Display claims (names, usernames) are cut to size or ignored where users are created.
  */
-function checkSubject(subject: string): void {
+function checkSubject(subject: unknown): asserts subject is string {
+  if (typeof subject !== "string") throw new AuthError("the token's sub claim is not a string");
   const problem = textProblem(subject, SUBJECT_MAX_CHARS);
   if (problem || !subject) {
     throw new AuthError(`the token's sub claim ${problem ?? "is empty"}`);
