@@ -4,8 +4,11 @@
  * - `GET /health` → 200 `{status: "ok", timestamp, version}` (`version`: this build's, beside the
  *   spec's fields)
  * - `POST /runs` (signed) → 202 `{run_id, status: "running"}`, the run executes in the background
- * - `GET /runs/:run_id/status` (signed: the path) → `{run_id, status}`
+ * - `GET /runs/:run_id/status` (signed) → `{run_id, status}`
  * - `POST /runs/:run_id/cancel` (signed) → 202 `{run_id, status: "cancelled"}`
+ *
+ * "Signed": timestamp, method, path and body under the shared secret, within the signature window,
+ * and not received before (`../src/platform/contract/request-signature.ts`, `./replay-guard.ts`).
  *
  * @example
  * ```ts
@@ -26,6 +29,7 @@ import {
 } from "../src/platform/oidc.ts";
 import {
   BodyTooLargeError,
+  checkRequestSignature,
   DEFAULT_BODY_LIMIT,
   describeIssues,
   errorResponse,
@@ -36,12 +40,10 @@ import {
   type RunRequest,
   RunRequestSchema,
   type RunResult,
-  SIGNATURE_HEADER,
-  signedPathMessage,
-  verifyHmacSignature,
 } from "../src/platform/contract/mod.ts";
 import type { Sleep } from "./sleep.ts";
 import { createWebhookSender, type WebhookSender } from "./webhook.ts";
+import { createReplayGuard } from "./replay-guard.ts";
 import { createServiceClient } from "./tools/service-data.ts";
 import { createRunnerMetrics, type RunnerMetrics } from "./metrics.ts";
 import { guardedMetrics } from "../src/platform/metrics-endpoint.ts";
@@ -56,6 +58,8 @@ export interface RunnerDeps {
   fetch: typeof fetch;
   /** Interval of the cancel-flag poll (spec 8: 500 ms). */
   cancelPollMs?: number;
+  /** Most signatures remembered against replays (default `REPLAY_MEMORY_MAX`, replay-guard.ts). */
+  replayMemory?: number;
   /** Overrides for tests; built from `config` when absent. */
   tokens?: TokenSource;
   bearer?: BearerVerifier;
@@ -151,6 +155,11 @@ export function createRunner(deps: RunnerDeps): Runner {
     protectedPaths: config.protectedPaths,
   };
   const runs = new Map<string, RunEntry>();
+  const replays = createReplayGuard({
+    clock,
+    windowSeconds: config.signatureWindowSeconds,
+    capacity: deps.replayMemory,
+  });
   let accepting = true;
 
   const prune = () => {
@@ -237,16 +246,40 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   /**
-   * The OIDC bearer (in `oidc` mode), then the signature of `signed` (the body, or the path) under
-   * `WEBHOOK_SECRET` or, during a rotation, `WEBHOOK_SECRET_NEXT`.
+   * The OIDC bearer (in `oidc` mode), then the request's timestamp and its signature over
+   * timestamp, method, path and body (DESIGN 3.3) under `WEBHOOK_SECRET` or, during a rotation,
+   * `WEBHOOK_SECRET_NEXT`, then that it was not received before. The refusal, or null.
    */
-  const authenticate = async (req: Request, signed: Uint8Array): Promise<boolean> => {
-    if (bearer && !(await bearer.verify(req.headers.get("authorization")))) return false;
-    return await verifyHmacSignature(
+  const authenticate = async (req: Request, body: Uint8Array): Promise<Response | null> => {
+    if (bearer && !(await bearer.verify(req.headers.get("authorization")))) {
+      return errorResponse("unauthorized", "missing or invalid credentials");
+    }
+    const path = new URL(req.url).pathname;
+    const check = await checkRequestSignature(
       [config.webhookSecret, config.webhookSecretNext],
-      signed,
-      req.headers.get(SIGNATURE_HEADER),
+      req.headers,
+      { method: req.method, path, body },
+      { now: clock.now(), windowSeconds: config.signatureWindowSeconds },
     );
+    if (!check.ok) {
+      log.warn("signed request refused", { reason: check.reason, detail: check.message, path });
+      return errorResponse("unauthorized", check.message);
+    }
+    const admission = replays.admit(check.signature, check.timestamp);
+    if (admission.verdict === "replay") {
+      log.warn("signed request refused", { reason: "replay", path });
+      return errorResponse("unauthorized", "this signed request was already received");
+    }
+    if (admission.verdict === "full") {
+      log.warn("signed request refused", { reason: "replay_memory_full", path });
+      const res = errorResponse(
+        "rate_limited",
+        "too many signed requests within the signature window",
+      );
+      res.headers.set("retry-after", String(admission.retryAfterSeconds));
+      return res;
+    }
+    return null;
   };
 
   const postRun = async (req: Request): Promise<Response> => {
@@ -254,9 +287,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     if (body === "too_large") {
       return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
     }
-    if (!(await authenticate(req, body))) {
-      return errorResponse("unauthorized", "missing or invalid credentials");
-    }
+    const refused = await authenticate(req, body);
+    if (refused) return refused;
     if (!accepting) return errorResponse("shutting_down", "the runner is shutting down");
     const data = parseJson(body);
     if (!data.ok) return errorResponse("malformed_json", data.reason);
@@ -283,9 +315,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     if (body === "too_large") {
       return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
     }
-    if (!(await authenticate(req, body))) {
-      return errorResponse("unauthorized", "missing or invalid credentials");
-    }
+    const refused = await authenticate(req, body);
+    if (refused) return refused;
     const runId = runIdOfPath(segment);
     const entry = runId === null ? undefined : runs.get(runId);
     if (!entry) return errorResponse("not_found", "no such run");
@@ -298,10 +329,12 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const getStatus = async (req: Request, segment: string): Promise<Response> => {
-    const path = new URL(req.url).pathname;
-    if (!(await authenticate(req, signedPathMessage(path)))) {
-      return errorResponse("unauthorized", "missing or invalid credentials");
+    const body = await readBody(req);
+    if (body === "too_large") {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
     }
+    const refused = await authenticate(req, body);
+    if (refused) return refused;
     const runId = runIdOfPath(segment);
     const entry = runId === null ? undefined : runs.get(runId);
     if (!entry) return errorResponse("not_found", "no such run");

@@ -23,6 +23,7 @@ import {
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
 import { protectedPathPatterns } from "../src/platform/contract/protected-paths.ts";
+import { DEFAULT_SIGNATURE_WINDOW_SECONDS } from "../src/platform/contract/request-signature.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadMcpConfig, McpConfigError, type McpServers } from "./tools/mcp-config.ts";
@@ -79,6 +80,12 @@ export const RUNNER_VARIABLES = {
     description:
       "During a rotation of `WEBHOOK_SECRET`: a second key the runner also accepts on the service's requests (`/runs`, status, cancel); it never signs. Unset when no rotation is under way (docs/runbook.md, rotating the workforce webhook secret).",
     shorterAccepted: 1,
+  }),
+  SIGNATURE_WINDOW_SECONDS: variable({
+    defaultText: String(DEFAULT_SIGNATURE_WINDOW_SECONDS),
+    description:
+      "How far the `X-Workforce-Timestamp` of the service's requests (`/runs`, status, cancel) may be from this runner's clock, either way; a request outside it, or one already received within it (a replay), is 401 (docs/runner.md, Protocol).",
+    schema: integer(10, 3600).default(DEFAULT_SIGNATURE_WINDOW_SECONDS),
   }),
   LLM_BASE_URL: variable({
     description:
@@ -234,6 +241,8 @@ export interface RunnerConfig {
   webhookSecret: string;
   /** `WEBHOOK_SECRET_NEXT`: also accepted on the service's requests while a rotation runs. */
   webhookSecretNext?: string;
+  /** `SIGNATURE_WINDOW_SECONDS`: the accepted distance of a request's timestamp from this clock. */
+  signatureWindowSeconds: number;
   llmBaseUrl: string;
   llmApiKey: string;
   llmTimeoutMs: number;
@@ -294,6 +303,7 @@ export function parseRunnerConfig(
     webhookUrl: v.WEBHOOK_URL,
     webhookSecret: v.WEBHOOK_SECRET,
     webhookSecretNext: v.WEBHOOK_SECRET_NEXT,
+    signatureWindowSeconds: v.SIGNATURE_WINDOW_SECONDS,
     llmBaseUrl: v.LLM_BASE_URL.replace(/\/+$/, ""),
     llmApiKey: v.LLM_API_KEY,
     llmTimeoutMs: v.LLM_TIMEOUT_MS,

@@ -6,6 +6,7 @@
  */
 import type { Config } from "./config.ts";
 import { parseCommandLine } from "./cli.ts";
+import { serviceTokenAudience, tokenMaxAgeSeconds } from "./graphql/token-claims.ts";
 import { loadConfigOrExit, runDemoData, runMigrations, runSeedEmployees, serve } from "./server.ts";
 
 function fail(message: string): never {
@@ -20,20 +21,45 @@ async function fallbackToken(config: Config, sub: string, ttl: string): Promise<
   if (!config.adminSubjects.includes(sub)) {
     console.error(`warning: ${sub} is not in ADMIN_SUBJECTS; the service will refuse it`);
   }
-  const { mintFallbackToken, parseTtl } = await import("./graphql/auth.ts");
-  return await mintFallbackToken(config.fallbackAuthSecret, sub, parseTtl(ttl));
+  const { FALLBACK_MAX_TTL_SECONDS, mintFallbackToken, parseTtl } = await import(
+    "./graphql/auth.ts"
+  );
+  const ttlSeconds = withinMaxAge(parseTtl(ttl), FALLBACK_MAX_TTL_SECONDS, config);
+  return await mintFallbackToken(
+    config.fallbackAuthSecret,
+    sub,
+    ttlSeconds,
+    new Date(),
+    serviceTokenAudience(config),
+  );
+}
+
+/** `ttlSeconds`, unless the service would refuse the token before it expires. */
+function withinMaxAge(ttlSeconds: number, kindCapSeconds: number, config: Config): number {
+  const maxAge = tokenMaxAgeSeconds(kindCapSeconds, config)!;
+  if (ttlSeconds > maxAge && maxAge < kindCapSeconds) {
+    fail(
+      `--ttl is longer than AUTH_TOKEN_MAX_AGE_SECONDS (${maxAge} s): the service would refuse the token sooner`,
+    );
+  }
+  return ttlSeconds;
 }
 
 async function devToken(config: Config, sub: string, ttl: string, admin: boolean) {
   if (!config.devAuth) {
     fail("DEV_AUTH is not on: development tokens are disabled (docs/auth.md)");
   }
-  const [{ loadDevKey, mintDevToken }, { parseTtl }] = await Promise.all([
+  const [{ DEV_MAX_TTL_SECONDS, loadDevKey, mintDevToken }, { parseTtl }] = await Promise.all([
     import("./graphql/dev-auth.ts"),
     import("./graphql/auth.ts"),
   ]);
+  const ttlSeconds = withinMaxAge(parseTtl(ttl), DEV_MAX_TTL_SECONDS, config);
   const key = await loadDevKey(config.dataDir);
-  const token = await mintDevToken(key, sub, { ttlSeconds: parseTtl(ttl), admin });
+  const token = await mintDevToken(key, sub, {
+    ttlSeconds,
+    admin,
+    audience: serviceTokenAudience(config),
+  });
   console.error(
     `signed with ${key.path}; the service accepts it with DEV_AUTH=on and this DATA_DIR`,
   );

@@ -58,6 +58,8 @@ export interface Config {
   authAudience?: string;
   adminSubjects: string[];
   fallbackAuthSecret?: string;
+  /** `AUTH_TOKEN_MAX_AGE_SECONDS`: the oldest session token accepted, from its `iat`; unset: each kind's cap. */
+  authTokenMaxAgeSeconds?: number;
   /** `DEV_AUTH=on`: development tokens (`src/graphql/dev-auth.ts`) are accepted. */
   devAuth: boolean;
   deployEnv?: "development" | "staging" | "production";
@@ -179,6 +181,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     authAudience: v.AUTH_AUDIENCE,
     adminSubjects: v.ADMIN_SUBJECTS,
     fallbackAuthSecret: v.FALLBACK_AUTH_SECRET,
+    authTokenMaxAgeSeconds: v.AUTH_TOKEN_MAX_AGE_SECONDS,
     devAuth: v.DEV_AUTH === "on",
     deployEnv: v.DEPLOY_ENV,
     workforceWebhookSecret: v.WORKFORCE_WEBHOOK_SECRET,

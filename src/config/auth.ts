@@ -1,6 +1,6 @@
 /** Who may call: the identity provider, admins, fallback and development sign-in. */
 import { z } from "zod";
-import { secretVariable, variable } from "../platform/env.ts";
+import { integer, secretVariable, variable } from "../platform/env.ts";
 import { csv, optionalString, optionalUrl } from "./schemas.ts";
 
 export const AUTH_VARIABLES = {
@@ -22,7 +22,13 @@ export const AUTH_VARIABLES = {
   }),
   FALLBACK_AUTH_SECRET: secretVariable({
     description:
-      "Enables fallback tokens (HS256, `iss` = `fallback`, admins only, at most 12 h), signed with it.",
+      "Enables fallback tokens (HS256, `iss` = `fallback`, `aud` = `AUTH_AUDIENCE` or `goals-service`, admins only, at most 12 h), signed with it.",
+  }),
+  AUTH_TOKEN_MAX_AGE_SECONDS: variable({
+    defaultText: "12 h for fallback tokens, 30 days for development tokens",
+    description:
+      "The oldest session token accepted, measured from its `iat` by the service's clock. Unset: fallback and development tokens are held to their own caps and identity-provider tokens only to their `exp`. Set: every session token, the identity provider's included, must carry an `iat` no older than this and no more than 60 s ahead of the clock (docs/auth.md, Token age and audience).",
+    schema: integer(60, 30 * 86_400).optional(),
   }),
   DEV_AUTH: variable({
     defaultText: "off",

@@ -5,6 +5,8 @@
  * admin subjects only, at most 12 h, each use logged with `fallback_auth`.
  * Development tokens (`DEV_AUTH=on` only): ES256, signed by the key under `DATA_DIR`
  * (`dev-auth.ts`), any subject, admin when minted with `--admin`.
+ * Both carry this service's audience and are aged from `iat` (`token-claims.ts`), as
+ * identity-provider tokens are when `AUTH_TOKEN_MAX_AGE_SECONDS` is set.
  * A token that passed is kept briefly (`token-cache.ts`), never past its `exp`.
  */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
@@ -15,10 +17,17 @@ import { textProblem } from "../platform/text.ts";
 import {
   DEV_ADMIN_CLAIM,
   DEV_ALGORITHM,
+  DEV_MAX_TTL_SECONDS,
   type DevKey,
   loadDevKey,
   verifyDevToken,
 } from "./dev-auth.ts";
+import {
+  DEFAULT_TOKEN_AUDIENCE,
+  issuedAtProblem,
+  serviceTokenAudience,
+  tokenMaxAgeSeconds,
+} from "./token-claims.ts";
 import {
   type CachedToken,
   createVerifiedTokenCache,
@@ -39,7 +48,8 @@ export const SUBJECT_MAX_CHARS = 255;
  * A subject names the user row, so it is never truncated: one too long or not text is refused.
  * Display claims (names, usernames) are cut to size or ignored where users are created.
  */
-function checkSubject(subject: string): void {
+function checkSubject(subject: unknown): asserts subject is string {
+  if (typeof subject !== "string") throw new AuthError("the token's sub claim is not a string");
   const problem = textProblem(subject, SUBJECT_MAX_CHARS);
   if (problem || !subject) {
     throw new AuthError(`the token's sub claim ${problem ?? "is empty"}`);
@@ -62,6 +72,7 @@ export interface VerifierDeps {
     | "authIssuer"
     | "authAudience"
     | "fallbackAuthSecret"
+    | "authTokenMaxAgeSeconds"
     | "adminSubjects"
     | "devAuth"
     | "dataDir"
@@ -84,13 +95,19 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
   const fallbackKey = config.fallbackAuthSecret
     ? new TextEncoder().encode(config.fallbackAuthSecret)
     : undefined;
+  const audience = serviceTokenAudience(config);
+  const fallbackMaxAge = tokenMaxAgeSeconds(FALLBACK_MAX_TTL_SECONDS, config)!;
+  const devMaxAge = tokenMaxAgeSeconds(DEV_MAX_TTL_SECONDS, config)!;
+  const providerMaxAge = config.authTokenMaxAgeSeconds;
 
   async function verifyFallback(token: string): Promise<VerifiedToken> {
     if (!fallbackKey) throw new AuthError("fallback authentication is not enabled");
+    const now = deps.clock.now();
     const { payload } = await jwtVerify(token, fallbackKey, {
       algorithms: ["HS256"],
       issuer: FALLBACK_ISSUER,
-      currentDate: deps.clock.now(),
+      audience,
+      currentDate: now,
       requiredClaims: ["sub", "exp", "iat"],
     }).catch((err) => {
       throw new AuthError(`invalid fallback token: ${err.message}`);
@@ -99,10 +116,17 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
     if (payload.exp! - payload.iat! > FALLBACK_MAX_TTL_SECONDS) {
       throw new AuthError("fallback token lifetime exceeds 12 hours");
     }
+    const problem = issuedAtProblem(payload, now, fallbackMaxAge);
+    if (problem) throw new AuthError(`invalid fallback token: ${problem}`);
     if (!config.adminSubjects.includes(payload.sub!)) {
       throw new AuthError("fallback tokens are for admin subjects only");
     }
-    return { subject: payload.sub!, claims: payload, fallback: true, expiresAt: payload.exp };
+    return {
+      subject: payload.sub!,
+      claims: payload,
+      fallback: true,
+      expiresAt: Math.min(payload.exp!, payload.iat! + fallbackMaxAge),
+    };
   }
 
   let devKey: Promise<DevKey> | undefined;
@@ -114,33 +138,43 @@ export function createTokenVerifier(deps: VerifierDeps): TokenVerifier {
 
   async function verifyDev(token: string): Promise<VerifiedToken> {
     if (!config.devAuth) throw new AuthError("development tokens are refused: DEV_AUTH is not on");
-    const payload = await verifyDevToken(await loadDevKeyOnce(), token, deps.clock.now())
-      .catch((err) => {
-        throw new AuthError(`invalid development token: ${err.code ?? err.name}: ${err.message}`);
-      });
+    const payload = await verifyDevToken(await loadDevKeyOnce(), token, {
+      now: deps.clock.now(),
+      audience,
+      maxAgeSeconds: devMaxAge,
+    }).catch((err) => {
+      throw new AuthError(`invalid development token: ${err.code ?? err.name}: ${err.message}`);
+    });
     checkSubject(payload.sub!);
     return {
       subject: payload.sub!,
       claims: payload,
       fallback: false,
       admin: payload[DEV_ADMIN_CLAIM] === true,
-      expiresAt: payload.exp,
+      expiresAt: Math.min(payload.exp!, payload.iat! + devMaxAge),
     };
   }
 
   async function verifyProvider(token: string): Promise<VerifiedToken> {
     if (!jwks) throw new AuthError("no identity provider is configured");
+    const now = deps.clock.now();
     const { payload } = await jwtVerify(token, jwks, {
       algorithms: ["RS256"],
       issuer: config.authIssuer,
       audience: config.authAudience,
-      currentDate: deps.clock.now(),
+      currentDate: now,
       requiredClaims: ["sub", "exp"],
     }).catch((err) => {
       throw new AuthError(`invalid session token: ${err.code ?? err.name}: ${err.message}`);
     });
     checkSubject(payload.sub!);
-    return { subject: payload.sub!, claims: payload, fallback: false, expiresAt: payload.exp };
+    let expiresAt = payload.exp!;
+    if (providerMaxAge !== undefined) {
+      const problem = issuedAtProblem(payload, now, providerMaxAge);
+      if (problem) throw new AuthError(`invalid session token: ${problem}`);
+      expiresAt = Math.min(expiresAt, payload.iat! + providerMaxAge);
+    }
+    return { subject: payload.sub!, claims: payload, fallback: false, expiresAt };
   }
 
   const cache = deps.tokenCache ?? createVerifiedTokenCache(deps.clock);
@@ -199,12 +233,16 @@ export function parseTtl(text: string): number {
   return Number(match[1]) * unit;
 }
 
-/** Mints a fallback token offline (operators only: `main.ts fallback-token`). */
+/**
+ * Mints a fallback token offline (operators only: `main.ts fallback-token`), for the service whose
+ * `AUTH_AUDIENCE` is `audience` (its default when unset: `DEFAULT_TOKEN_AUDIENCE`).
+ */
 export async function mintFallbackToken(
   secret: string,
   subject: string,
   ttlSeconds: number,
   now = new Date(),
+  audience = DEFAULT_TOKEN_AUDIENCE,
 ): Promise<string> {
   if (ttlSeconds <= 0 || ttlSeconds > FALLBACK_MAX_TTL_SECONDS) {
     throw new Error("ttl must be between 1 second and 12 hours");
@@ -213,6 +251,7 @@ export async function mintFallbackToken(
   return await new SignJWT({})
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(FALLBACK_ISSUER)
+    .setAudience(audience)
     .setSubject(subject)
     .setIssuedAt(iat)
     .setExpirationTime(iat + ttlSeconds)

@@ -14,6 +14,7 @@ import {
   SignJWT,
 } from "jose";
 import { join } from "node:path";
+import { DEFAULT_TOKEN_AUDIENCE, issuedAtProblem } from "./token-claims.ts";
 
 export const DEV_ALGORITHM = "ES256";
 export const DEV_ISSUER = "dev-auth";
@@ -82,11 +83,14 @@ async function createJwk(dataDir: string, path: string): Promise<JWK> {
   return (await readJwk(path))!;
 }
 
-/** Mints a development session token. */
+/**
+ * Mints a development session token for the service whose `AUTH_AUDIENCE` is `options.audience`
+ * (its default when unset: `DEFAULT_TOKEN_AUDIENCE`).
+ */
 export async function mintDevToken(
   key: DevKey,
   subject: string,
-  options: { ttlSeconds: number; admin?: boolean; now?: Date },
+  options: { ttlSeconds: number; admin?: boolean; now?: Date; audience?: string },
 ): Promise<string> {
   if (options.ttlSeconds <= 0 || options.ttlSeconds > DEV_MAX_TTL_SECONDS) {
     throw new Error("ttl must be between 1 second and 30 days");
@@ -100,26 +104,34 @@ export async function mintDevToken(
   return await new SignJWT(claims)
     .setProtectedHeader({ alg: DEV_ALGORITHM, kid: key.kid, typ: "JWT" })
     .setIssuer(DEV_ISSUER)
+    .setAudience(options.audience ?? DEFAULT_TOKEN_AUDIENCE)
     .setSubject(subject)
     .setIssuedAt(iat)
     .setExpirationTime(iat + options.ttlSeconds)
     .sign(key.privateKey);
 }
 
-/** Verifies a development token's signature, issuer and lifetime; throws jose's errors. */
+/**
+ * Verifies a development token's signature, issuer, audience, lifetime and age (from `iat`, at
+ * most `maxAgeSeconds`, not ahead of `now` beyond the clock skew); throws jose's errors or an
+ * `Error` saying what is wrong.
+ */
 export async function verifyDevToken(
   key: DevKey,
   token: string,
-  now: Date,
+  options: { now: Date; audience: string; maxAgeSeconds: number },
 ): Promise<JWTPayload & Record<string, unknown>> {
   const { payload } = await jwtVerify(token, key.publicKey, {
     algorithms: [DEV_ALGORITHM],
     issuer: DEV_ISSUER,
-    currentDate: now,
+    audience: options.audience,
+    currentDate: options.now,
     requiredClaims: ["sub", "exp", "iat"],
   });
   if (payload.exp! - payload.iat! > DEV_MAX_TTL_SECONDS) {
     throw new Error("development token lifetime exceeds 30 days");
   }
+  const problem = issuedAtProblem(payload, options.now, options.maxAgeSeconds);
+  if (problem) throw new Error(problem);
   return payload;
 }

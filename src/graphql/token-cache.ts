@@ -1,7 +1,8 @@
 /**
  * Verified session tokens, kept briefly so a client's next requests skip the signature check.
  * Keyed by the SHA-256 of the token (the token itself is never held), bounded in size (least
- * recently used goes first), and an entry ends at the token's `exp`, at the latest after
+ * recently used goes first), and an entry ends at the token's `exp` (or when it gets too old,
+ * `expiresAt`), at the latest after
  * `maxAgeMs`, and whenever the clock reads before its `nbf`. Only tokens that passed
  * verification are put here.
  */
@@ -16,7 +17,7 @@ export interface VerifiedToken {
   fallback: boolean;
   /** A development token minted with `--admin`: an admin whatever `ADMIN_SUBJECTS` says. */
   admin?: boolean;
-  /** Seconds since the epoch; long-lived sockets end here. */
+  /** Seconds since the epoch: `exp`, or earlier when the token's age runs out; sockets end here. */
   expiresAt?: number;
 }
 
@@ -74,7 +75,7 @@ export function createVerifiedTokenCache(
       if (typeof exp !== "number") return;
       const now = clock.now().getTime();
       const nbf = verified.claims.nbf;
-      const untilMs = Math.min(exp * 1000, now + maxAgeMs);
+      const untilMs = Math.min(exp * 1000, (verified.expiresAt ?? exp) * 1000, now + maxAgeMs);
       if (now >= untilMs) return;
       const key = tokenKey(token);
       entries.delete(key);

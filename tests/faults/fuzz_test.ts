@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { setup } from "../support/setup.ts";
-import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts";
+import { createTestRunner, runRequest, serviceSigner, TEST_SECRET } from "../support/runner.ts";
 import { BILLING_SECRET } from "../support/billing.ts";
 import { WORKFORCE_SECRET } from "../support/workforce.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/contract/mod.ts";
@@ -24,6 +24,12 @@ interface Probe {
   headers: Record<string, string>;
   /** Signed with this secret (X-Workforce-Signature over the body). */
   signWith?: string;
+  /** Signs the request instead (the runner's requests: DESIGN 3.3). */
+  signer?: (request: {
+    method: string;
+    path: string;
+    body?: Uint8Array | string;
+  }) => Promise<Record<string, string>>;
   label: string;
 }
 
@@ -165,7 +171,11 @@ interface Tally {
 
 async function send(base: string, probe: Probe, tally: Tally): Promise<void> {
   const headers = new Headers(probe.headers);
-  if (probe.signWith) {
+  if (probe.signer) {
+    const path = new URL(probe.path, base).pathname;
+    const signed = await probe.signer({ method: probe.method, path, body: probe.body });
+    for (const [name, value] of Object.entries(signed)) headers.set(name, value);
+  } else if (probe.signWith) {
     headers.set(SIGNATURE_HEADER, await hmacSha256Hex(probe.signWith, probe.body ?? ""));
   }
   const started = performance.now();
@@ -281,6 +291,10 @@ Deno.test("fuzz: every route of the runner answers a malformed corpus without a 
         signWith: TEST_SECRET,
         label: `POST /runs ${JSON.stringify(fields).slice(0, 40)}`,
       });
+    }
+    const signer = serviceSigner(TEST_SECRET, t.clock);
+    for (const probe of probes) {
+      if (probe.signWith) probe.signer = signer;
     }
     const tally = await sendAll(base, probes);
     console.log(`fuzz (runner, ${routes.length} routes): ${summary(tally)}`);

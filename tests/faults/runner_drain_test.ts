@@ -4,9 +4,9 @@
  * answered (not cut by the shutdown).
  */
 import assert from "node:assert/strict";
-import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
+import { systemClock } from "../../src/platform/clock.ts";
 import { reply } from "../support/fake-llm.ts";
-import { runRequest, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
+import { runRequest, serviceSigner, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
 import { startSlowUpload } from "../support/slow-upload.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -15,13 +15,14 @@ Deno.test("faults: runner SIGTERM mid-upload and mid-run: the run reports cancel
     SHUTDOWN_TIMEOUT_MS: "5000",
     SHUTDOWN_DRAIN_MS: "20000",
   });
+  const sign = serviceSigner(TEST_SECRET, systemClock);
   try {
     llm.script(reply.submit({ kind: "report", title: "t", payload: "p" }, { delayMs: 60_000 }));
     const run = runRequest();
     const text = JSON.stringify(run);
     const accepted = await fetch(`${runner.url}/runs`, {
       method: "POST",
-      headers: { [SIGNATURE_HEADER]: await hmacSha256Hex(TEST_SECRET, text) },
+      headers: await sign({ method: "POST", path: "/runs", body: text }),
       body: text,
     });
     assert.equal(accepted.status, 202);
@@ -29,8 +30,9 @@ Deno.test("faults: runner SIGTERM mid-upload and mid-run: the run reports cancel
     await waitFor(() => llm.calls.length >= 1, { timeoutMs: 20_000, what: "the model call" });
 
     const cancelBody = JSON.stringify({ reason: "x".repeat(2_000) });
-    const upload = await startSlowUpload(runner.port, `/runs/${run.run_id}/cancel`, cancelBody, {
-      headers: { [SIGNATURE_HEADER]: await hmacSha256Hex(TEST_SECRET, cancelBody) },
+    const cancelPath = `/runs/${run.run_id}/cancel`;
+    const upload = await startSlowUpload(runner.port, cancelPath, cancelBody, {
+      headers: await sign({ method: "POST", path: cancelPath, body: cancelBody }),
     });
     // Another connection answered: the upload's headers, sent first, have been read too.
     assert.equal((await fetch(`${runner.url}/health`)).status, 200);

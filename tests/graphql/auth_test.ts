@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createTestApp, logged } from "../support/app.ts";
 import { dataOf, gql, USER_ERRORS } from "../support/graphql.ts";
-import { startIdentityProvider } from "../support/identity.ts";
+import { AUDIENCE, startIdentityProvider } from "../support/identity.ts";
 import { setup } from "../support/setup.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { mintFallbackToken } from "../../src/graphql/auth.ts";
@@ -285,7 +285,7 @@ Deno.test("auth: fallback tokens work for admins only, when enabled, and are log
   const ctx = await setupAuth({ FALLBACK_AUTH_SECRET: FALLBACK_SECRET });
   try {
     const now = ctx.clock.now();
-    const admin = await mintFallbackToken(FALLBACK_SECRET, "admin-1", 3600, now);
+    const admin = await mintFallbackToken(FALLBACK_SECRET, "admin-1", 3600, now, AUDIENCE);
     const result = await gql(ctx.t, `{ adminOnly }`, {}, { token: admin });
     assert.equal(dataOf(result).adminOnly, "secret");
     const warning = ctx.t.log.entries.find((e) => e.fallback_auth === true);
@@ -294,7 +294,7 @@ Deno.test("auth: fallback tokens work for admins only, when enabled, and are log
 
     assert401(
       await gql(ctx.t, ME, {}, {
-        token: await mintFallbackToken(FALLBACK_SECRET, "user-9", 3600, now),
+        token: await mintFallbackToken(FALLBACK_SECRET, "user-9", 3600, now, AUDIENCE),
       }),
     );
     assert401(
@@ -304,10 +304,13 @@ Deno.test("auth: fallback tokens work for admins only, when enabled, and are log
           "admin-1",
           3600,
           now,
+          AUDIENCE,
         ),
       }),
     );
-    await assert.rejects(() => mintFallbackToken(FALLBACK_SECRET, "admin-1", 13 * 3600, now));
+    await assert.rejects(() =>
+      mintFallbackToken(FALLBACK_SECRET, "admin-1", 13 * 3600, now, AUDIENCE)
+    );
   } finally {
     await ctx.close();
   }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { logged } from "../support/app.ts";
 import { dataOf, gql, USER_ERRORS } from "../support/graphql.ts";
 import { setup } from "../support/setup.ts";
+import { AUDIENCE } from "../support/identity.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
 import { mintFallbackToken, type VerifiedToken } from "../../src/graphql/auth.ts";
 import { createVerifiedTokenCache } from "../../src/graphql/token-cache.ts";
@@ -120,7 +121,13 @@ Deno.test("viewer cache: the signed-in user's row costs no statement, and a chan
 Deno.test("token cache: a cached fallback token is logged at every use", async () => {
   const ctx = await setup({ admins: ["admin-1"], env: { FALLBACK_AUTH_SECRET: FALLBACK_SECRET } });
   try {
-    const token = await mintFallbackToken(FALLBACK_SECRET, "admin-1", 3600, ctx.clock.now());
+    const token = await mintFallbackToken(
+      FALLBACK_SECRET,
+      "admin-1",
+      3600,
+      ctx.clock.now(),
+      AUDIENCE,
+    );
     for (let i = 0; i < 3; i++) dataOf(await gql(ctx.t, `{ me { id } }`, {}, { token }));
     const uses = ctx.t.log.entries.filter((e) => e.fallback_auth === true);
     assert.equal(uses.length, 3);
@@ -176,6 +183,18 @@ Deno.test("token cache: an entry ends at exp, at its maximum age, and reads the 
   cache.clear("fallback");
   assert.equal(cache.get("k1"), null);
   assert.equal(cache.get("k2")?.verified.subject, "d");
+});
+
+Deno.test("token cache: an entry ends when its token's age runs out, before its exp", () => {
+  const clock = new ManualClock("2026-01-05T12:00:00Z");
+  const now = clock.now().getTime() / 1000;
+  const cache = createVerifiedTokenCache(clock);
+  const aged = { ...verified("a", now + 3600), expiresAt: now + 20 };
+  cache.set("aged", { kind: "fallback", verified: aged });
+  clock.advance(19_999);
+  assert.equal(cache.get("aged")?.verified.subject, "a");
+  clock.advance(1);
+  assert.equal(cache.get("aged"), null);
 });
 
 const row = (id: string, subject: string): UserRow => ({

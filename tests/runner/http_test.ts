@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { reply } from "../support/fake-llm.ts";
-import { createTestRunner, runRequest, signedPath, TEST_SECRET } from "../support/runner.ts";
-import { hmacSha256Hex } from "../../src/platform/hmac.ts";
+import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts";
+import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
+import { signRequest } from "../../src/platform/contract/mod.ts";
 import { waitFor } from "../support/wait.ts";
 import { VERSION } from "../../src/platform/version.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
+const nowSeconds = (clock: { now(): Date }) => Math.floor(clock.now().getTime() / 1000);
 
 Deno.test("runner http: GET /health answers ok with a timestamp and the build's version", async () => {
   const t = createTestRunner();
@@ -71,12 +73,12 @@ Deno.test("runner http: bad or missing signature is 401 and starts nothing", asy
       assert.equal((await res.json()).error, "unauthorized");
     }
     // Signed with another secret.
-    const { hmacSha256Hex } = await import("../../src/platform/hmac.ts");
-    const res = await t.request("/runs", {
+    const other = await signRequest("other-secret", nowSeconds(t.clock), {
       method: "POST",
+      path: "/runs",
       body,
-      signature: await hmacSha256Hex("other-secret", body),
     });
+    const res = await t.request("/runs", { method: "POST", body, headers: other });
     assert.equal(res.status, 401);
     assert.equal(t.llm.calls.length, 0);
     assert.equal((await t.results()).length, 0);
@@ -127,7 +129,7 @@ Deno.test("runner http: a body over 1 MiB is 413", async () => {
   }
 });
 
-Deno.test("runner http: the status route is signed over its path; ids that cannot be runs are 404", async () => {
+Deno.test("runner http: the status route is signed for its run; ids that cannot be runs are 404", async () => {
   const t = createTestRunner();
   try {
     t.llm.script(reply.submit(ARTIFACT));
@@ -136,16 +138,22 @@ Deno.test("runner http: the status route is signed over its path; ids that canno
     await t.runner.idle();
     const path = `/runs/${body.run_id}/status`;
     assert.equal((await t.request(path)).status, 200);
+    const at = nowSeconds(t.clock);
+    const signed = async (secret: string, signedPath: string) =>
+      (await signRequest(secret, at, { method: "GET", path: signedPath, body: "" }))[
+        SIGNATURE_HEADER
+      ];
     for (
       const signature of [
         null,
         "",
         await hmacSha256Hex(TEST_SECRET, ""),
-        await signedPath(TEST_SECRET, "/runs/another_run_id_of_22_chars/status"),
-        await signedPath("another secret", path),
+        await hmacSha256Hex(TEST_SECRET, path),
+        await signed(TEST_SECRET, "/runs/another_run_id_of_22_chars/status"),
+        await signed("another secret", path),
       ]
     ) {
-      const res = await t.request(path, { signature });
+      const res = await t.request(path, { signature, timestamp: String(at) });
       assert.equal(res.status, 401, String(signature));
       assert.equal((await res.json()).error, "unauthorized");
     }

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { hmacSha256Hex, SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
+import { SIGNATURE_HEADER, verifyHmacSignature } from "../../src/platform/hmac.ts";
+import { systemClock } from "../../src/platform/clock.ts";
 import { reply } from "../support/fake-llm.ts";
 import type { FakeServer } from "../support/http.ts";
-import { runRequest, signedPath, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
+import { runRequest, serviceSigner, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
 import { waitFor } from "../support/wait.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
@@ -13,13 +14,15 @@ const waitForRequests = (server: FakeServer, count: number) =>
     what: `${count} webhook request(s)`,
   });
 
+const sign = serviceSigner(TEST_SECRET, systemClock);
+
 async function post(url: string, body: unknown): Promise<Response> {
   const text = JSON.stringify(body);
   return await fetch(url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      [SIGNATURE_HEADER]: await hmacSha256Hex(TEST_SECRET, text),
+      ...await sign({ method: "POST", path: new URL(url).pathname, body: text }),
     },
     body: text,
   });
@@ -64,7 +67,7 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
     assert.equal(unsigned.status, 401, "the status route is signed like POST /runs");
     await unsigned.body?.cancel();
     const status = await fetch(`${runner.url}${statusPath}`, {
-      headers: { [SIGNATURE_HEADER]: await signedPath(TEST_SECRET, statusPath) },
+      headers: await sign({ method: "GET", path: statusPath }),
     });
     assert.deepEqual(await status.json(), { run_id: first.run_id, status: "succeeded" });
 

@@ -4,7 +4,13 @@
  * them (so the 1 s / 2 s / 3 s webhook retries run instantly).
  */
 import { ManualClock } from "../../src/platform/clock.ts";
-import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
+import { SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
+import {
+  type SignedRequest,
+  signRequest,
+  TIMESTAMP_HEADER,
+} from "../../src/platform/contract/request-signature.ts";
+import type { Clock } from "../../src/platform/clock.ts";
 import { memoryLogger } from "../../src/platform/log.ts";
 import { createRunner, type Runner, type RunnerDeps } from "../../runner/app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "../../runner/config.ts";
@@ -25,10 +31,20 @@ export interface TestRunner {
   log: ReturnType<typeof memoryLogger>;
   /** Every wait the runner asked for, in ms. */
   sleeps: number[];
-  /** Sends a request to the runner; a body is signed with {@link TEST_SECRET} unless `signature` is given. */
+  /**
+   * Sends a request to the runner, signed as the service signs (DESIGN 3.3) with
+   * {@link TEST_SECRET} at the runner's clock; `headers`, then `signature` and `timestamp` (null:
+   * no such header) replace what it signed.
+   */
   request(
     path: string,
-    init?: { method?: string; body?: string; signature?: string | null; headers?: HeadersInit },
+    init?: {
+      method?: string;
+      body?: string;
+      signature?: string | null;
+      timestamp?: string | null;
+      headers?: HeadersInit;
+    },
   ): Promise<Response>;
   /** POST /runs with a signed body built from {@link runRequest}. */
   startRun(body: unknown): Promise<Response>;
@@ -92,18 +108,22 @@ export function createTestRunner(options: {
     fetch,
     ...options.deps,
   });
+  const sign = serviceSigner(TEST_SECRET, clock);
   const request: TestRunner["request"] = async (path, init = {}) => {
-    const headers = new Headers(init.headers);
+    const method = init.method ?? "GET";
     const body = init.body;
-    if (init.signature !== undefined) {
-      if (init.signature !== null) headers.set(SIGNATURE_HEADER, init.signature);
-    } else if (init.method === "POST") {
-      headers.set(SIGNATURE_HEADER, await hmacSha256Hex(TEST_SECRET, body ?? ""));
-    } else {
-      headers.set(SIGNATURE_HEADER, await signedPath(TEST_SECRET, path));
-    }
+    const headers = new Headers(
+      await sign({ method, path: new URL(path, "http://runner.test").pathname, body }),
+    );
+    for (const [name, value] of new Headers(init.headers)) headers.set(name, value);
+    const override = (name: string, value: string | null | undefined) => {
+      if (value === null) headers.delete(name);
+      else if (value !== undefined) headers.set(name, value);
+    };
+    override(SIGNATURE_HEADER, init.signature);
+    override(TIMESTAMP_HEADER, init.timestamp);
     return await runner.handler(
-      new Request(`http://runner.test${path}`, { method: init.method ?? "GET", headers, body }),
+      new Request(`http://runner.test${path}`, { method, headers, body }),
     );
   };
   return {
@@ -152,7 +172,21 @@ export async function startRunnerProcess(env: Record<string, string> = {}) {
   };
 }
 
-/** The signature of a bodyless request to the runner: HMAC of its path (docs/runner.md). */
-export async function signedPath(secret: string, path: string): Promise<string> {
-  return await hmacSha256Hex(secret, new URL(path, "http://runner.test").pathname);
+/**
+ * Signs requests to the runner as the service does (DESIGN 3.3): at the clock's second, or one
+ * past the last second used for the same request, so repeating a request is not a replay.
+ */
+export function serviceSigner(
+  secret: string,
+  clock: Clock,
+): (
+  request: Omit<SignedRequest, "body"> & { body?: SignedRequest["body"] },
+) => Promise<Record<string, string>> {
+  const last = new Map<string, number>();
+  return async ({ method, path, body = "" }) => {
+    const key = `${method} ${path} ${body}`;
+    const timestamp = Math.max(Math.floor(clock.now().getTime() / 1000), (last.get(key) ?? -1) + 1);
+    last.set(key, timestamp);
+    return await signRequest(secret, timestamp, { method, path, body });
+  };
 }

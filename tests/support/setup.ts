@@ -40,6 +40,8 @@ const TOKEN_TTL_SECONDS = 3600 * 24 * 400;
 export interface SetupOptions {
   /** Start of the ManualClock (default {@link DEFAULT_START}). */
   start?: string;
+  /** The clock itself, shared with another program of the test (then `start` is not used). */
+  clock?: ManualClock;
   /** Environment, applied over the identity provider's (and the fake LLM's) variables. */
   env?: Record<string, string>;
   /** Subjects that are service admins (`ADMIN_SUBJECTS`). */
@@ -108,7 +110,7 @@ export function testMessage(kind: string, content: string): NotificationMessage 
 }
 
 export async function setup(options: SetupOptions = {}): Promise<TestSetup> {
-  const clock = new ManualClock(options.start ?? DEFAULT_START);
+  const clock = options.clock ?? new ManualClock(options.start ?? DEFAULT_START);
   const idp = await startIdentityProvider(clock);
   const llm = options.llm ? startFakeLlm() : undefined;
   let t: TestApp;

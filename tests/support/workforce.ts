@@ -7,7 +7,8 @@
 import type { TestApp } from "./app.ts";
 import { dataOf, gql, type UserErrorResult } from "./graphql.ts";
 import { type FakeServer, startFakeServer } from "./http.ts";
-import { setup, type SetupOptions, type TestSetup } from "./setup.ts";
+import { DEFAULT_START, setup, type SetupOptions, type TestSetup } from "./setup.ts";
+import { ManualClock } from "../../src/platform/clock.ts";
 import { createTestRunner, TEST_SECRET, type TestRunner } from "./runner.ts";
 import type { Database } from "../../src/platform/db.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
@@ -80,6 +81,7 @@ export async function setupWorkforce(
     env?: Record<string, string>;
     db?: Database;
     start?: string;
+    clock?: ManualClock;
     /** A store instead of a fresh one (another instance's, for fan-out). */
     kv?: SetupOptions["kv"];
     /** The service admins' subjects (default `admin-1`). */
@@ -92,6 +94,7 @@ export async function setupWorkforce(
   try {
     s = await setup({
       start: options.start,
+      clock: options.clock,
       db: options.db,
       kv: options.kv,
       admins: options.admins ?? ["admin-1"],
@@ -142,7 +145,11 @@ export async function setupWithRealRunner(
 ): Promise<WorkforceWithRunner> {
   // The runner's webhook needs the service, which is built after the runner it points at.
   const service: { t?: TestApp } = {};
+  // One clock for both programs, as synchronised hosts have: the runner checks the service's
+  // signature timestamps against its own.
+  const clock = new ManualClock(options.start ?? DEFAULT_START);
   const tr = createTestRunner({
+    clock,
     env: options.runnerEnv,
     webhook: async (req, body) => {
       const res = await service.t!.app.handler(
@@ -168,7 +175,7 @@ export async function setupWithRealRunner(
   let ctx: WorkforceCtx;
   try {
     ctx = await setupWorkforce({
-      start: options.start,
+      clock,
       env: {
         WORKFORCE_WEBHOOK_SECRET: TEST_SECRET,
         RUNNER_URL: `http://127.0.0.1:${server.addr.port}`,

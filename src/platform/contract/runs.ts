@@ -1,8 +1,9 @@
 /**
  * The runner protocol (DESIGN 3.3 and 3.4), one definition for both programs: the run request the
  * service posts to `RUNNER_URL/runs` and the runner validates, and the run result the runner
- * posts to `/webhooks/ai-workforce` and the service validates. Both requests are signed with
- * `X-Workforce-Signature` (`../hmac.ts`).
+ * posts to `/webhooks/ai-workforce` and the service validates. The request is signed over its
+ * timestamp, method, path and body (`./request-signature.ts`), the result over its body
+ * (`../hmac.ts`).
  */
 import { z } from "zod";
 import { looksLikePublicId } from "../ids.ts";
@@ -57,14 +58,6 @@ const count = z.number().int().min(0).max(1_000_000_000);
 export const runId = z.string().refine(looksLikePublicId, {
   message: "must be a public id (22 to 64 of A-Z, a-z, 0-9, '_' and '-')",
 });
-
-/**
- * What `X-Workforce-Signature` signs on a request without a body (`GET /runs/:id/status`): the
- * path as sent, so a signature names one run and one route.
- */
-export function signedPathMessage(path: string): Uint8Array {
-  return new TextEncoder().encode(path);
-}
 
 /** DESIGN 3.3: `POST {RUNNER_URL}/runs`. */
 export const RunRequestSchema = z.object({

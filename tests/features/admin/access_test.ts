@@ -9,6 +9,7 @@ import {
   withConsole,
 } from "../../support/admin.ts";
 import { mintFallbackToken } from "../../../src/graphql/auth.ts";
+import { AUDIENCE } from "../../support/identity.ts";
 import { CHROMIUM, testNeeding } from "../../support/requirements.ts";
 
 const test = testNeeding(CHROMIUM);
@@ -72,7 +73,7 @@ test("admin console: anonymous and non-admin visitors are refused; fallback disa
 test("admin console: fallback sign-in with a token minted for an admin", async () => {
   await withConsole(async (ctx) => {
     const { page } = ctx;
-    const token = await mintFallbackToken(SECRET, "admin-1", 3600, ctx.clock.now());
+    const token = await mintFallbackToken(SECRET, "admin-1", 3600, ctx.clock.now(), AUDIENCE);
     await ctx.open("/admin/sign-in?fallback");
     await page.getByText("Fallback sign-in is enabled on this service").waitFor();
     await signIn(ctx, token);

@@ -19,8 +19,10 @@ import {
   sqlOf,
   triggerRun,
   withWorkforce,
+  WORKFORCE_SECRET,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
+import { verifyHmacSignature } from "../../../src/platform/hmac.ts";
 
 const CANCEL = `mutation($id: String!) { cancelAiRun(runId: $id) {
   run { id status errorMessage cancelRequestedAt finishedAt costUsd } errors { code message field } } }`;
@@ -103,6 +105,21 @@ Deno.test("cancel: the runner accepts; the run stays running until its cancelled
     const again = await cancel(ctx, runId);
     assert.deepEqual(again.errors, []);
     assert.equal(again.run.cancelRequestedAt, out.run.cancelRequestedAt);
+    // Each cancel is signed for its run and moment (DESIGN 3.3): asked again within the same
+    // second, the copy carries the next second, so the runner does not take it for a replay.
+    const cancels = ctx.runner.requests.filter((r) => r.path.endsWith("/cancel"));
+    const stamps = cancels.map((r) => Number(r.headers.get("x-workforce-timestamp")));
+    const second = Math.floor(ctx.clock.now().getTime() / 1000);
+    assert.deepEqual(stamps, [second, second + 1]);
+    for (const [i, request] of cancels.entries()) {
+      assert.ok(
+        await verifyHmacSignature(
+          WORKFORCE_SECRET,
+          `${stamps[i]}.POST./runs/${runId}/cancel.`,
+          request.headers.get("x-workforce-signature"),
+        ),
+      );
+    }
 
     // The employee stays busy until the runner reports.
     assert.equal((await triggerRun(ctx, employeeId)).errors[0].code, "already_running");
@@ -229,7 +246,11 @@ Deno.test("cancel: end to end with the real runner, a model call in flight is st
     const out = await cancel(ctx, run!.id);
     assert.deepEqual(out.errors, []);
     assert.equal(out.run.status, "running");
+    // Asked again at the same moment: the runner takes the second, signed a second later, as a
+    // new request, not a replay.
+    assert.deepEqual((await cancel(ctx, run!.id)).errors, []);
     await tr.runner.idle();
+    assert.ok(!tr.log.entries.some((e) => e.msg === "signed request refused"));
 
     const after = await runStatus(ctx, run!.id);
     assert.equal(after.status, "failed");

@@ -18,6 +18,7 @@ import {
   type WorkforceWithRunner,
 } from "../../support/workforce.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../../src/platform/hmac.ts";
+import { signRequest } from "../../../src/platform/contract/request-signature.ts";
 
 const OLD = "old-workforce-secret-0123456789abcdef";
 const NEW = "new-workforce-secret-fedcba9876543210";
@@ -99,8 +100,17 @@ async function probe(ctx: WorkforceWithRunner, secret: string) {
     );
   const webhook = await toService("/webhooks/ai-workforce");
   const funnel = await toService("/integrations/activation-funnel");
+  // The runner's requests are signed over timestamp, method, path and body (DESIGN 3.3).
+  const at = Math.floor(ctx.tr.clock.now().getTime() / 1000);
   const runs = await ctx.tr.runner.handler(
-    new Request("http://runner.test/runs", { method: "POST", headers, body }),
+    new Request("http://runner.test/runs", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...await signRequest(secret, at, { method: "POST", path: "/runs", body }),
+      },
+      body,
+    }),
   );
   await Promise.all([webhook.body?.cancel(), funnel.body?.cancel(), runs.body?.cancel()]);
   return { webhook: webhook.status, funnel: funnel.status, runs: runs.status };

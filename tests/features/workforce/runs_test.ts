@@ -37,10 +37,13 @@ Deno.test("workforce: trigger -> signed dispatch -> running -> signed result -> 
     assert.equal(ctx.runner.requests.length, 1);
     const sent = ctx.runner.requests[0];
     assert.equal(sent.method, "POST");
+    // DESIGN 3.3: signed over timestamp, method, path and body, at the service's clock.
+    const timestamp = sent.headers.get("x-workforce-timestamp");
+    assert.equal(timestamp, String(ctx.clock.now().getTime() / 1000));
     assert.ok(
       await verifyHmacSignature(
         WORKFORCE_SECRET,
-        sent.body,
+        `${timestamp}.POST./runs.${sent.body}`,
         sent.headers.get("x-workforce-signature"),
       ),
     );
