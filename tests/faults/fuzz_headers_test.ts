@@ -10,6 +10,8 @@ import { createTestRunner } from "../support/runner.ts";
 import { bytes, rawRequest, type RawResponse, withHost } from "../support/raw-http.ts";
 import { startProcess } from "../support/process.ts";
 import { serviceEnv } from "../support/service-env.ts";
+import { controlSocketPath, serveControlSocket } from "../../src/control-socket.ts";
+import { createLogger } from "../../src/platform/log.ts";
 
 /** Host values no URL can hold, or that would move the path: our handler answers 400. */
 const BAD_HOSTS: [string, string | number[]][] = [
@@ -209,5 +211,25 @@ Deno.test("fuzz: the started service answers a malformed Host with a 400 from it
   } finally {
     await service.stop();
     await cleanup();
+  }
+});
+
+Deno.test("fuzz: the control socket answers a malformed Host with a 404, never a 5xx", async () => {
+  const dataDir = await Deno.makeTempDir();
+  let backups = 0;
+  const stop = await serveControlSocket(dataDir, () => {
+    backups++;
+    return Promise.reject(new Error("not in this test"));
+  }, createLogger({ write: () => {} }));
+  try {
+    const path = controlSocketPath(dataDir);
+    for (const [name, host] of BAD_HOSTS) {
+      const res = await rawRequest({ path }, withHost(host, { method: "POST", path: "/backup" }));
+      assert.equal(res.status, 404, `${name}: ${label(res)}`);
+    }
+    assert.equal(backups, 0);
+  } finally {
+    await stop();
+    await Deno.remove(dataDir, { recursive: true });
   }
 });

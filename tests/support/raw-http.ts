@@ -16,15 +16,17 @@ export const bytes = (...parts: (string | number[] | Uint8Array)[]): Uint8Array 
   );
 
 /**
- * Writes `request` to `127.0.0.1:port` and reads the answer until the server closes the
- * connection (send `Connection: close`); fails after `timeoutMs`.
+ * Writes `request` to `127.0.0.1:port` (or a Unix socket's path) and reads the answer until the
+ * server closes the connection (send `Connection: close`); fails after `timeoutMs`.
  */
 export async function rawRequest(
-  port: number,
+  to: number | { path: string },
   request: Uint8Array,
   timeoutMs = 10_000,
 ): Promise<RawResponse> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const conn = typeof to === "number"
+    ? await Deno.connect({ hostname: "127.0.0.1", port: to })
+    : await Deno.connect({ transport: "unix", path: to.path });
   const timer = setTimeout(() => conn.close(), timeoutMs);
   const chunks: Uint8Array[] = [];
   try {
