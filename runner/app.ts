@@ -49,6 +49,7 @@ import { createRunnerMetrics, type RunnerMetrics } from "./metrics.ts";
 import { guardedMetrics } from "../src/platform/metrics-endpoint.ts";
 import { inSpan, nameServerSpan } from "../src/platform/tracing.ts";
 import { VERSION } from "../src/platform/version.ts";
+import { MALFORMED_REQUEST, requestUrl } from "../src/platform/request-url.ts";
 
 export interface RunnerDeps {
   config: RunnerConfig;
@@ -371,9 +372,10 @@ export function createRunner(deps: RunnerDeps): Runner {
     metrics,
     async handler(req) {
       const started = performance.now();
+      const url = requestUrl(req);
       let res: Response;
       try {
-        res = await route(req);
+        res = url ? await route(req) : errorResponse("bad_request", MALFORMED_REQUEST);
       } catch (err) {
         if (err instanceof Deno.errors.BadResource && !accepting) {
           // The connection was closed under a body still uploading when the drain window ran out.
@@ -388,7 +390,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       }
       log.info("request", {
         method: req.method,
-        path: new URL(req.url).pathname,
+        path: url?.pathname ?? null,
         status: res.status,
         duration: Math.round(performance.now() - started),
       });

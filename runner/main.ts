@@ -8,7 +8,8 @@
  */
 import { ConfigError, SECRET_MIN_LENGTH } from "../src/platform/env.ts";
 import { systemClock } from "../src/platform/clock.ts";
-import { createLogger, type Logger } from "../src/platform/log.ts";
+import { createLogger, errorFields, type Logger } from "../src/platform/log.ts";
+import { errorResponse } from "../src/platform/contract/errors.ts";
 import { fileURLToPath } from "node:url";
 import { createRunner } from "./app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
@@ -77,6 +78,11 @@ for (const variable of parsed.shortSecrets) {
 const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
 const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
 const drain = createHttpDrain();
+/** An error a handler let through (none should): logged, and a JSON 500, not a bare one. */
+const unhandledServeError = (err: unknown): Response => {
+  log.error("request failed", errorFields(err));
+  return errorResponse("internal_error", "the request failed");
+};
 const server = Deno.serve({
   port: config.port,
   hostname: config.host,
@@ -88,11 +94,13 @@ const server = Deno.serve({
       auth_mode: config.authMode,
       skills_dir: config.skillsDir,
     }),
+  onError: unhandledServeError,
 }, drain.track(runner.handler));
 const metricsServer = config.metricsPort === undefined ? null : Deno.serve({
   port: config.metricsPort,
   hostname: config.metricsHost,
   onListen: ({ port, hostname }) => log.info("metrics listening", { port, hostname }),
+  onError: unhandledServeError,
 }, metricsOnlyHandler(runner.metrics));
 
 let stopping = false;

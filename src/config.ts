@@ -68,7 +68,7 @@ export interface Config {
   workforceWebhookSecretNext?: string;
   billingWebhookSecret?: string;
   billingEnvironment: "PRODUCTION" | "SANDBOX";
-  /** GraphiQL and anonymous introspection (`GRAPHQL_EXPLORER`). */
+  /** GraphiQL and anonymous introspection (`GRAPHQL_EXPLORER`; off by default in production). */
   graphqlExplorer: boolean;
   runnerUrl?: string;
   llmBaseUrl?: string;
@@ -188,7 +188,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     workforceWebhookSecretNext: v.WORKFORCE_WEBHOOK_SECRET_NEXT,
     billingWebhookSecret: v.BILLING_WEBHOOK_SECRET,
     billingEnvironment: v.BILLING_ENVIRONMENT,
-    graphqlExplorer: v.GRAPHQL_EXPLORER === "on",
+    // A production deployment does not advertise its schema unless its operator says so.
+    graphqlExplorer:
+      (v.GRAPHQL_EXPLORER ?? (v.DEPLOY_ENV === "production" ? "off" : "on")) === "on",
     runnerUrl: v.RUNNER_URL,
     llmBaseUrl: v.LLM_BASE_URL,
     llmApiKey: v.LLM_API_KEY,

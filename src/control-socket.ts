@@ -4,6 +4,7 @@
  * backup (the embedded database takes one process at a time, so the command cannot open it).
  */
 import type { Logger } from "./platform/log.ts";
+import { requestUrl } from "./platform/request-url.ts";
 
 /** How long `main.ts backup` waits for the service's backup. */
 const BACKUP_REQUEST_TIMEOUT_MS = 30 * 60_000;
@@ -28,7 +29,7 @@ export async function serveControlSocket(
   // The data dir is locked by this process: a socket file left here is a dead process's.
   await Deno.remove(path).catch(() => {});
   const server = Deno.serve({ path, onListen: () => {} }, async (req) => {
-    if (req.method !== "POST" || new URL(req.url).pathname !== "/backup") {
+    if (req.method !== "POST" || requestUrl(req)?.pathname !== "/backup") {
       return Response.json({ error: "not found" }, { status: 404 });
     }
     try {

@@ -15,7 +15,8 @@ import {
   errorFields,
   type Logger,
 } from "./platform/log.ts";
-import { createErrorTracker } from "./platform/errors.ts";
+import { createErrorTracker, type ErrorTracker } from "./platform/errors.ts";
+import { errorResponse } from "./platform/contract/errors.ts";
 import { describeFatal } from "./platform/fatal.ts";
 import { VERSION } from "./platform/version.ts";
 import { openDatabase, openPoolConnections, sessionSql } from "./platform/db.ts";
@@ -28,6 +29,7 @@ import type { App } from "./app.ts";
 import { createHttpDrain } from "./platform/http-drain.ts";
 import { metricsOnlyHandler } from "./platform/metrics-endpoint.ts";
 import { createHandler } from "./http/handler.ts";
+import { requestUrl } from "./platform/request-url.ts";
 import { serviceHealth, upResponse } from "./http/health.ts";
 
 /**
@@ -237,10 +239,22 @@ export async function serve(config: Config, hooks: ServeHooks = {}): Promise<voi
   }
 }
 
+/**
+ * What a listener answers for an error its handler let through (none should: the handler maps
+ * every error to an answer): reported like any unhandled error, and a JSON 500 instead of
+ * `Deno.serve`'s bare one.
+ */
+function unhandledServeError(tracker: ErrorTracker) {
+  return (err: unknown): Response => {
+    tracker.captureError(err, { where: "http server" });
+    return errorResponse("internal_error", "the request failed");
+  };
+}
+
 /** The probes answered before the app is built (`GET /up`, `GET /health`). */
 function isProbe(req: Request): boolean {
   if (req.method !== "GET" && req.method !== "HEAD") return false;
-  const path = new URL(req.url).pathname;
+  const path = requestUrl(req)?.pathname;
   return path === "/up" || path === "/health";
 }
 
@@ -330,11 +344,13 @@ async function serveWith(
         kv: kv.mode,
         node_env: Deno.env.get("NODE_ENV") ?? null,
       }),
+    onError: unhandledServeError(tracker),
   }, drain.track(handler));
   const metricsServer = config.metricsPort === undefined ? null : Deno.serve({
     port: config.metricsPort,
     hostname: config.metricsHost,
     onListen: ({ port, hostname }) => log.info("metrics listening", { port, hostname }),
+    onError: unhandledServeError(tracker),
   }, async (req) => await metricsOnlyHandler((await built).metrics)(req));
 
   const shutdown = async (signal: string) => {

@@ -1,27 +1,9 @@
 import assert from "node:assert/strict";
-import { createTestDatabase, TEST_DATABASE_URL } from "./support/db.ts";
+import { serviceEnv } from "./support/service-env.ts";
 import { startProcess } from "./support/process.ts";
 import { startFakeServer } from "./support/http.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-/** The environment for a child service on the test's own database. */
-async function serviceEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
-  const dataDir = await Deno.makeTempDir();
-  if (!TEST_DATABASE_URL) {
-    return { env: { DATA_DIR: dataDir }, cleanup: () => Deno.remove(dataDir, { recursive: true }) };
-  }
-  const db = await createTestDatabase({ migrate: false });
-  const url = db.url;
-  await db.sql.end();
-  return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: url },
-    cleanup: async () => {
-      await db.close().catch(() => {});
-      await Deno.remove(dataDir, { recursive: true });
-    },
-  };
-}
 
 Deno.test("server: starts, serves /health, and on SIGTERM finishes in-flight requests and exits 0", async () => {
   let releaseProbe = () => {};

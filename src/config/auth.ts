@@ -38,7 +38,7 @@ export const AUTH_VARIABLES = {
   }),
   DEPLOY_ENV: variable({
     description:
-      "What this deployment is: `development`, `staging` or `production`. Set `production` in production: it refuses settings meant for trying the service (`DEV_AUTH=on`).",
+      "What this deployment is: `development`, `staging` or `production`. Set `production` in production: it refuses settings meant for trying the service (`DEV_AUTH=on`) and turns GraphiQL and anonymous introspection off unless `GRAPHQL_EXPLORER=on`.",
     schema: z.enum(["development", "staging", "production"]).optional(),
   }),
 } as const;

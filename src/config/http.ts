@@ -19,10 +19,10 @@ export const HTTP_VARIABLES = {
     schema: z.url({ protocol: /^https?$/ }).optional(),
   }),
   GRAPHQL_EXPLORER: variable({
-    defaultText: "on",
+    defaultText: "on; off with `DEPLOY_ENV=production`",
     description:
-      "`on`: GraphiQL at `GET /graphql` (served offline, no CDN) and introspection without a session token. `off` (production): no GraphiQL, and introspection only for signed-in callers.",
-    schema: z.enum(["on", "off"]).default("on"),
+      "`on`: GraphiQL at `GET /graphql` (served offline, no CDN) and introspection without a session token. `off`: no GraphiQL, and introspection only for signed-in callers. Unset, it is `off` with `DEPLOY_ENV=production` and `on` otherwise; set, it wins.",
+    schema: z.enum(["on", "off"]).optional(),
   }),
   CORS_ALLOWED_ORIGINS: variable({
     description:

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * return await paginate(args, ["string", "string"], (page) => {
+ * return await paginate(args, ["timestamp", "publicId"], (page) => {
  *   const k = keyset(sql, [{ column: "created_at", cast: "timestamptz" }, { column: "public_id" }], "desc", page);
  *   return sql`select ... where user_id = ${id} and ${k.where} order by ${k.orderBy} limit ${k.limit}`;
  * }, (r) => [r.createdAt.toISOString(), r.publicId], { totalCount: () => countOf(sql, id) });
@@ -16,6 +16,7 @@
 import type postgres from "postgres";
 import type { Queryable } from "../platform/db.ts";
 import { encodeBase64Url } from "../platform/base64url.ts";
+import { looksLikePublicId } from "../platform/ids.ts";
 import { GraphQLError } from "graphql";
 import { badUserInput } from "./errors.ts";
 
@@ -26,13 +27,61 @@ export const MAX_PAGE_SIZE = 100;
 
 export type CursorKey = (string | number)[];
 
-/** The type of each part of a cursor key, in order. */
-export type CursorParts = readonly ("string" | "number")[];
+/**
+ * What one part of a cursor key is, checked before any statement sees it (a part PostgreSQL would
+ * refuse, such as a NUL in text or a word where it casts to a time, would be an internal error):
+ * - `integer`: a whole number that fits a PostgreSQL `integer`;
+ * - `float`: a finite number (a `double precision` column);
+ * - `timestamp`: an ISO 8601 UTC time as the cursors carry it (`2026-01-05T12:00:00.123456Z`,
+ *   a real calendar date, 0 to 6 decimals);
+ * - `text`: well-formed text without NUL, at most {@link MAX_CURSOR_TEXT} characters;
+ * - `publicId`: shaped like a public id (URL-safe base64, 22 to 64 characters).
+ */
+export type CursorPart = "integer" | "float" | "timestamp" | "text" | "publicId";
 
-/** The key a cursor of `P` decodes to, e.g. `["number", "string"]` → `[number, string]`. */
+/** The parts of a cursor key, in order. */
+export type CursorParts = readonly CursorPart[];
+
+/** The key a cursor of `P` decodes to, e.g. `["integer", "publicId"]` → `[number, string]`. */
 export type KeyOf<P extends CursorParts> = {
-  -readonly [I in keyof P]: P[I] extends "string" ? string : number;
+  -readonly [I in keyof P]: P[I] extends "integer" | "float" ? number : string;
 };
+
+/** The longest cursor decoded (ours are far shorter); anything longer is refused unread. */
+export const MAX_CURSOR_LENGTH = 2048;
+/** The longest `text` part of a cursor. */
+export const MAX_CURSOR_TEXT = 1000;
+
+const INT4 = 2 ** 31;
+const UTC_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?Z$/;
+
+function isUtcTime(value: string): boolean {
+  const m = UTC_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
+  if (year < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  // A date that does not exist (February 30th) comes back as another one.
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** True when `value` is a part of the kind `part` (see {@link CursorPart}). */
+export function isCursorPart(part: CursorPart, value: unknown): boolean {
+  switch (part) {
+    case "integer":
+      return Number.isInteger(value) && -INT4 <= (value as number) && (value as number) < INT4;
+    case "float":
+      return Number.isFinite(value);
+    case "timestamp":
+      return typeof value === "string" && isUtcTime(value);
+    case "text":
+      return typeof value === "string" && value.length <= MAX_CURSOR_TEXT &&
+        !value.includes("\u0000") && value.isWellFormed();
+    case "publicId":
+      return typeof value === "string" && looksLikePublicId(value);
+  }
+}
 
 /** The arguments of a paged field. */
 export interface PageArgs {
@@ -73,8 +122,10 @@ export class InvalidCursorError extends GraphQLError {
 }
 
 /**
- * Decodes a cursor whose key has the `parts` (their number and types); throws
- * {@link InvalidCursorError} naming `argument` for anything else. Null for none.
+ * Decodes a cursor whose key has the `parts` (their number and kinds, {@link CursorPart}); throws
+ * {@link InvalidCursorError} naming `argument` for anything else. Null for none. Every connection
+ * decodes its cursors here (through {@link pageWindow}), so no key part reaches a statement
+ * unchecked.
  */
 export function decodeCursor<const P extends CursorParts>(
   cursor: string | null | undefined,
@@ -82,14 +133,15 @@ export function decodeCursor<const P extends CursorParts>(
   argument = "after",
 ): KeyOf<P> | null {
   if (cursor === null || cursor === undefined || cursor === "") return null;
+  if (cursor.length > MAX_CURSOR_LENGTH) throw new InvalidCursorError(argument);
   try {
     const padded = cursor.replaceAll("-", "+").replaceAll("_", "/");
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(
+    const parsed: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(
       Uint8Array.from(atob(padded), (c) => c.charCodeAt(0)),
     ));
     if (
       Array.isArray(parsed) && parsed.length === parts.length &&
-      parsed.every((part, i) => typeof part === parts[i])
+      parsed.every((value, i) => isCursorPart(parts[i], value))
     ) {
       return parsed as KeyOf<P>;
     }

@@ -14,6 +14,7 @@ import type { RequestContext } from "./context.ts";
 import { queryLogParams, writeRequestLog } from "./request-log.ts";
 import { clientAddress } from "./client-address.ts";
 import { activeTraceId } from "../platform/tracing.ts";
+import { MALFORMED_REQUEST, requestUrl } from "../platform/request-url.ts";
 
 export type Dispatch = (req: Request, ctx: RequestContext) => Promise<Response>;
 
@@ -40,7 +41,7 @@ export function createHandler(
 ): (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   return async (req, info) => {
     const started = performance.now();
-    const url = new URL(req.url);
+    const url = requestUrl(req);
     const stats: RequestStats = { requestId: requestIdOf(req), dbMs: 0, statements: 0 };
     const ctx: RequestContext = {
       requestId: stats.requestId,
@@ -53,11 +54,15 @@ export function createHandler(
         req.headers.get("x-forwarded-for"),
         deps.trustProxyHops,
       ),
-      logParams: queryLogParams(url),
+      logParams: url ? queryLogParams(url) : {},
     };
     let response: Response;
     try {
-      response = await runWithRequestStats(stats, () => dispatch(req, ctx));
+      if (!url) {
+        response = errorResponse("bad_request", MALFORMED_REQUEST, { request_id: stats.requestId });
+      } else {
+        response = await runWithRequestStats(stats, () => dispatch(req, ctx));
+      }
     } catch (err) {
       const down = dependencyFailure(err);
       if (err instanceof BodyTooLargeError) {
@@ -79,7 +84,7 @@ export function createHandler(
         );
         response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
       } else {
-        deps.tracker.captureError(err, { request_id: stats.requestId, path: url.pathname });
+        deps.tracker.captureError(err, { request_id: stats.requestId, path: url?.pathname });
         response = errorResponse("internal_error", "the request failed", {
           request_id: stats.requestId,
         });
@@ -94,7 +99,7 @@ export function createHandler(
     deps.answered?.(req.method, ctx.route ?? "unmatched", response.status, durationMs / 1000);
     writeRequestLog(deps.log, {
       method: req.method,
-      path: url.pathname,
+      path: url?.pathname ?? null,
       status: response.status,
       durationMs,
       stats,

@@ -40,7 +40,8 @@ export function queryLogParams(url: URL): Record<string, unknown> {
 
 export interface RequestLogEntry {
   method: string;
-  path: string;
+  /** Null for a request whose URL could not be read (a malformed `Host`). */
+  path: string | null;
   status: number;
   durationMs: number;
   stats: RequestStats;

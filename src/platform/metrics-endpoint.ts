@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { errorResponse } from "./contract/errors.ts";
+import { MALFORMED_REQUEST, requestUrl } from "./request-url.ts";
 
 /** The content type of the Prometheus text format. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -38,8 +39,9 @@ export function guardedMetrics(metrics: MetricsSource, token: string) {
 /** The handler of a separate metrics listener: `/metrics` and nothing else. */
 export function metricsOnlyHandler(metrics: MetricsSource): (req: Request) => Promise<Response> {
   return async (req) => {
-    const { pathname } = new URL(req.url);
-    if (pathname !== "/metrics") return errorResponse("not_found", "no such route");
+    const url = requestUrl(req);
+    if (!url) return errorResponse("bad_request", MALFORMED_REQUEST);
+    if (url.pathname !== "/metrics") return errorResponse("not_found", "no such route");
     if (req.method !== "GET" && req.method !== "HEAD") {
       return errorResponse("method_not_allowed", `${req.method} is not allowed here`);
     }

@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import {
   clampFirst,
+  type CursorPart,
   decodeCursor,
   encodeCursor,
+  isCursorPart,
   keyset,
+  MAX_CURSOR_LENGTH,
+  MAX_CURSOR_TEXT,
   type PageArgs,
   type PageWindow,
   pageWindow,
@@ -12,15 +16,17 @@ import {
 } from "../../src/graphql/pagination.ts";
 import { createTestDatabase } from "../support/db.ts";
 
+const ID = "AAAAAAAAAAAAAAAAAAAAAA";
+
 Deno.test("pagination: cursors round-trip and reject tampering", () => {
-  const cursor = encodeCursor(["2026-01-01T00:00:00.123456Z", "abc"]);
+  const cursor = encodeCursor(["2026-01-01T00:00:00.123456Z", ID]);
   assert.match(cursor, /^[A-Za-z0-9_-]+$/);
-  assert.deepEqual(decodeCursor(cursor, ["string", "string"]), [
+  assert.deepEqual(decodeCursor(cursor, ["timestamp", "publicId"]), [
     "2026-01-01T00:00:00.123456Z",
-    "abc",
+    ID,
   ]);
-  assert.equal(decodeCursor(null, ["string", "string"]), null);
-  assert.equal(decodeCursor("", ["string", "string"]), null);
+  assert.equal(decodeCursor(null, ["timestamp", "publicId"]), null);
+  assert.equal(decodeCursor("", ["timestamp", "publicId"]), null);
   for (
     const bad of [
       "%%%",
@@ -28,15 +34,66 @@ Deno.test("pagination: cursors round-trip and reject tampering", () => {
       btoa("{}"),
       encodeCursor([1, {}] as never),
       encodeCursor([1, "abc"]),
+      encodeCursor(["2026-01-01T00:00:00Z", ID, "extra"]),
+      "x".repeat(MAX_CURSOR_LENGTH + 1),
+      btoa("\xff\xfe"),
     ]
   ) {
     assert.throws(
-      () => decodeCursor(bad, ["string", "string"]),
+      () => decodeCursor(bad, ["timestamp", "publicId"]),
       (e: Error & { extensions?: { code?: string } }) => {
         assert.equal(e.extensions?.code, "BAD_USER_INPUT");
         return true;
       },
     );
+  }
+});
+
+Deno.test("pagination: each part of a cursor is checked to its declared kind", () => {
+  const good: [CursorPart, unknown][] = [
+    ["integer", 0],
+    ["integer", -(2 ** 31)],
+    ["integer", 2 ** 31 - 1],
+    ["float", 1.5],
+    ["float", -1e308],
+    ["timestamp", "2026-01-01T00:00:00Z"],
+    ["timestamp", "2024-02-29T23:59:59.999999Z"],
+    ["timestamp", "0001-01-01T00:00:00.000Z"],
+    ["text", ""],
+    ["text", "Équipe 🚀"],
+    ["publicId", ID],
+  ];
+  const bad: [CursorPart, unknown][] = [
+    ["integer", 1.5],
+    ["integer", 2 ** 31],
+    ["integer", 1e300],
+    ["integer", "1"],
+    ["float", "1"],
+    ["float", null],
+    ["timestamp", "x"],
+    ["timestamp", "2026-01-01"],
+    ["timestamp", "2026-02-30T00:00:00Z"],
+    ["timestamp", "2023-02-29T00:00:00Z"],
+    ["timestamp", "2026-13-01T00:00:00Z"],
+    ["timestamp", "2026-01-01T24:00:00Z"],
+    ["timestamp", "0000-01-01T00:00:00Z"],
+    ["timestamp", "2026-01-01T00:00:00.1234567Z"],
+    ["timestamp", "2026-01-01T00:00:00+01:00"],
+    ["timestamp", "2026-01-01T00:00:00Z\u0000"],
+    ["timestamp", 1],
+    ["text", "a\u0000b"],
+    ["text", "\ud800"],
+    ["text", "x".repeat(MAX_CURSOR_TEXT + 1)],
+    ["text", 1],
+    ["publicId", "short"],
+    ["publicId", `${ID}\u0000`],
+    ["publicId", `${ID}/`],
+    ["publicId", "é".repeat(22)],
+  ];
+  for (const [part, value] of good) assert.ok(isCursorPart(part, value), `${part} ${value}`);
+  for (const [part, value] of bad) {
+    assert.ok(!isCursorPart(part, value), `${part} ${JSON.stringify(value)}`);
+    assert.throws(() => decodeCursor(encodeCursor([value as string]), [part], "before"), /before/);
   }
 });
 
@@ -51,7 +108,7 @@ Deno.test("pagination: first is defaulted, at most a page and never negative", (
 });
 
 Deno.test("pagination: one extra row means another page; a backward window is turned back", () => {
-  const forward = pageWindow({ first: 2 }, ["number"]);
+  const forward = pageWindow({ first: 2 }, ["integer"]);
   const page = toConnection([1, 2, 3], forward, (n) => [n]);
   assert.deepEqual(page.nodes, [1, 2]);
   assert.deepEqual(page.edges.map((e) => e.node), [1, 2]);
@@ -68,7 +125,7 @@ Deno.test("pagination: one extra row means another page; a backward window is tu
   assert.equal(empty.pageInfo.endCursor, null);
   assert.equal(empty.pageInfo.startCursor, null);
   // last: 2 read in reverse: [5, 4, 3] means 3 rows exist before 4.
-  const backward = pageWindow({ last: 2, before: encodeCursor([6]) }, ["number"]);
+  const backward = pageWindow({ last: 2, before: encodeCursor([6]) }, ["integer"]);
   const tail = toConnection([5, 4, 3], backward, (n) => [n]);
   assert.deepEqual(tail.nodes, [4, 5]);
   assert.equal(tail.pageInfo.startCursor, encodeCursor([4]));
@@ -82,13 +139,13 @@ Deno.test("pagination: one extra row means another page; a backward window is tu
 
 Deno.test("pagination: first with last is refused; last is bounded like first", () => {
   assert.throws(
-    () => pageWindow({ first: 1, last: 1 }, ["number"]),
+    () => pageWindow({ first: 1, last: 1 }, ["integer"]),
     (e: Error & { extensions?: { code?: string } }) => e.extensions?.code === "BAD_USER_INPUT",
   );
-  assert.equal(pageWindow({ last: 100 }, ["number"]).size, 100);
-  assert.throws(() => pageWindow({ last: 1000 }, ["number"]), /last/);
-  assert.throws(() => pageWindow({ last: -1 }, ["number"]), /last/);
-  assert.throws(() => pageWindow({ before: "%%" }, ["number"]), /before/);
+  assert.equal(pageWindow({ last: 100 }, ["integer"]).size, 100);
+  assert.throws(() => pageWindow({ last: 1000 }, ["integer"]), /last/);
+  assert.throws(() => pageWindow({ last: -1 }, ["integer"]), /last/);
+  assert.throws(() => pageWindow({ before: "%%" }, ["integer"]), /before/);
 });
 
 Deno.test("pagination: keyset pages a real table forward and backward, ties broken by the key", async () => {
@@ -106,7 +163,7 @@ Deno.test("pagination: keyset pages a real table forward and backward, ties brok
     const list = (args: PageArgs) =>
       paginate(
         args,
-        ["string", "string"],
+        ["timestamp", "text"],
         (w) => {
           const k = keyset(sql, columns, "desc", w);
           return sql<{ at: Date; id: string }[]>`
@@ -152,12 +209,12 @@ Deno.test("pagination: paginate reads one row more than the page after the decod
     const start = w.after ? rows.indexOf(w.after[0]) + 1 : 0;
     return Promise.resolve(rows.slice(start, start + w.limit));
   };
-  const first = await paginate({ first: 2 }, ["string"], fetch, (r) => [r]);
+  const first = await paginate({ first: 2 }, ["text"], fetch, (r) => [r]);
   assert.deepEqual(first.edges.map((e) => e.node), ["a", "b"]);
   assert.equal(first.pageInfo.hasNextPage, true);
   const next = await paginate(
     { first: 2, after: first.pageInfo.endCursor },
-    ["string"],
+    ["text"],
     fetch,
     (r) => [r],
   );
@@ -165,7 +222,7 @@ Deno.test("pagination: paginate reads one row more than the page after the decod
   assert.equal(next.pageInfo.hasPreviousPage, true);
   assert.deepEqual(calls, [[3, null], [3, "b"]]);
   await assert.rejects(
-    paginate({ after: encodeCursor([7]) }, ["string"], fetch, (r) => [r]),
+    paginate({ after: encodeCursor([7]) }, ["text"], fetch, (r) => [r]),
     (e: Error & { extensions?: { code?: string } }) => e.extensions?.code === "BAD_USER_INPUT",
   );
   await assert.rejects(first.totalCount(), /not offered/);

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { ACCEPT, CREATE_INVITE, setupTeam } from "../support/teams.ts";
 import { gqlRaw } from "../support/graphql.ts";
-import { createTestApp, logged } from "../support/app.ts";
+import { createTestApp, logged, type TestApp } from "../support/app.ts";
+import { setup } from "../support/setup.ts";
+import type { SchemaModule } from "../../src/graphql/module.ts";
 
 const PREVIEW_AS = (name: string) =>
   `query Preview($${name}: String!) { teamInvitePreview(token: $${name}) { valid } }`;
@@ -115,5 +117,41 @@ Deno.test("request log: a refused token's reason is bounded, whatever its header
     assert.ok((refused.reason as string).length < 80, refused.reason as string);
   } finally {
     await t.close();
+  }
+});
+
+/** `sleepers(n)`: n statements of 0.2 s at once, and one more after them. */
+function sleepersModule(t: () => TestApp): SchemaModule {
+  return {
+    typeDefs: `extend type Query { sleepers(n: Int!): Int! }`,
+    resolvers: {
+      Query: {
+        sleepers: async (_: unknown, args: { n: number }) => {
+          const sql = t().deps.db.sql;
+          await Promise.all(Array.from({ length: args.n }, () => sql`select pg_sleep(0.2)`));
+          await sql`select 1`;
+          return args.n;
+        },
+      },
+    },
+    publicFields: ["sleepers"],
+  };
+}
+
+Deno.test("request log: db is the time a statement was in flight, never over the duration", async () => {
+  const holder: { t?: TestApp } = {};
+  const s = await setup({ app: { extraModules: [sleepersModule(() => holder.t!)] } });
+  holder.t = s.t;
+  try {
+    const res = await gqlRaw(s.t, { query: "{ sleepers(n: 4) }" });
+    assert.deepEqual(res.body, { data: { sleepers: 4 } });
+    const [line] = logged(s.t.log, "request").filter((e) => e.path === "/graphql");
+    assert.equal(line.statements, 5);
+    const db = line.db as number, duration = line.duration as number;
+    assert.ok(db >= 200, `db ${db} ms`);
+    assert.ok(db <= duration, `db ${db} ms over a duration of ${duration} ms`);
+    assert.ok((line.view as number) >= 0);
+  } finally {
+    await s.close();
   }
 });

@@ -54,6 +54,26 @@ Deno.test("db: statements and time are counted per request", async () => {
   }
 });
 
+Deno.test("db: a request's database time is wall time, statements side by side counted once", async () => {
+  const db = await createTestDatabase({ poolSize: 3 });
+  try {
+    const stats = { requestId: "r1", dbMs: 0, statements: 0 };
+    const started = performance.now();
+    await runWithRequestStats(stats, async () => {
+      await Promise.all([1, 2, 3].map(() => db.sql`select pg_sleep(0.3)`));
+      await db.sql`select pg_sleep(0.1)`;
+    });
+    const elapsed = performance.now() - started;
+    assert.equal(stats.statements, 4);
+    // At least the last statement and the longest of the three; never more than the wall time
+    // (the three summed would be 0.9 s on a pool of 3, 1.8 s queued on the embedded one).
+    assert.ok(stats.dbMs >= 400, `db ${stats.dbMs} ms`);
+    assert.ok(stats.dbMs <= elapsed, `db ${stats.dbMs} ms over ${elapsed} ms`);
+  } finally {
+    await db.close();
+  }
+});
+
 Deno.test("db: the pool's first connections open ahead of the first requests", async () => {
   const db = await createTestDatabase({ poolSize: 5 });
   try {

@@ -55,11 +55,10 @@ export function adminFeature(deps: AdminDeps): Feature {
     fallbackEnabled: !!deps.config.fallbackAuthSecret,
     signInUrl: deps.config.adminSignInUrl ?? null,
   });
-  const hostOf = (req: Request) => new URL(req.url).host;
+  const headers = securityHeaders(deps.config.adminBaseUrl);
 
   const asset = (req: Request, name: string): Response => {
     const found = assets.get(name);
-    const headers = securityHeaders(hostOf(req));
     if (!found) {
       return new Response(JSON.stringify({ error: "not_found", message: "no such asset" }), {
         status: 404,
@@ -84,7 +83,7 @@ export function adminFeature(deps: AdminDeps): Feature {
   const page = (req: Request): Response =>
     new Response(req.method === "HEAD" ? null : shell, {
       headers: {
-        ...securityHeaders(hostOf(req)),
+        ...headers,
         "content-type": "text/html; charset=utf-8",
         "cache-control": "no-store",
       },

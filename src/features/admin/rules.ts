@@ -16,14 +16,19 @@ export function assetName(kind: "js" | "css" | "svg", sha256: string, stem = "ap
   return `${stem}-${sha256.slice(0, 16)}.${kind}`;
 }
 
-/** `default-src 'self'`; scripts and styles only from the service; `/cable` on the same host. */
-export function contentSecurityPolicy(host: string): string {
+/**
+ * `default-src 'self'`; scripts and styles only from the service; `/cable` on the console's own
+ * origin, `ADMIN_BASE_URL`'s (never one a request names: a `Host` header is the client's to choose).
+ */
+export function contentSecurityPolicy(adminBaseUrl: string): string {
+  const { protocol, host } = new URL(adminBaseUrl);
+  const socket = `${protocol === "https:" ? "wss" : "ws"}://${host}`;
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self'",
-    `connect-src 'self' ws://${host} wss://${host}`,
+    `connect-src 'self' ${socket}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
@@ -32,9 +37,9 @@ export function contentSecurityPolicy(host: string): string {
 }
 
 /** Headers of every console answer (shell, assets, 404s). */
-export function securityHeaders(host: string): Record<string, string> {
+export function securityHeaders(adminBaseUrl: string): Record<string, string> {
   return {
-    "content-security-policy": contentSecurityPolicy(host),
+    "content-security-policy": contentSecurityPolicy(adminBaseUrl),
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",

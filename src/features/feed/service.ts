@@ -28,7 +28,7 @@ export function unifiedFeed(
   const sql = deps.db.sql;
   return paginate(
     args,
-    ["string"],
+    ["publicId"],
     (window) =>
       store.feedPage(sql, actor.userId, {
         limit: window.limit,

@@ -234,7 +234,7 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
   const comments = (p: PostRow, args: PageArgs, ctx: GraphQLContext) =>
     paginate(
       args,
-      ["string", "string"],
+      ["timestamp", "publicId"],
       (window) =>
         ctx.loader<string, CommentRow[]>(
           `feedbackComments:${JSON.stringify(window)}`,
@@ -273,12 +273,12 @@ export function feedbackModule(deps: FeedbackSchemaDeps): GraphQLModule {
         service.listPosts(deps, options, window);
       const totalCount = () => service.countPosts(deps, options);
       return options.sort === "top"
-        ? paginate(args, ["number", "string", "string"], list, (p) => [
+        ? paginate(args, ["integer", "timestamp", "publicId"], list, (p) => [
           p.voteCount,
           p.createdAt,
           p.publicId,
         ], { totalCount })
-        : paginate(args, ["string", "string"], list, (p) => [p.createdAt, p.publicId], {
+        : paginate(args, ["timestamp", "publicId"], list, (p) => [p.createdAt, p.publicId], {
           totalCount,
         });
     }),

@@ -249,7 +249,7 @@ export function createGoalReads(deps: Pick<GoalsDeps, "db" | "clock" | "users">)
     const goalType = info.schema.getType("Goal") as GraphQLObjectType;
     try {
       const args = getArgumentValues(goalType.getFields().events, nodes[0], info.variableValues);
-      return { args: args as PageArgs, window: pageWindow(args, ["string", "string"]) };
+      return { args: args as PageArgs, window: pageWindow(args, ["timestamp", "publicId"]) };
     } catch {
       // The field's own resolver reports the error at its path.
       return null;

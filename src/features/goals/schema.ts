@@ -80,7 +80,7 @@ export function goalsModule(deps: GoalsDeps): GraphQLModule {
       const ahead = reads.readAheadOf(g)?.events;
       if (ahead && samePage(ahead.args, args)) return ahead.connection;
       const key = pageKey(args);
-      const window = pageWindow(args, ["string", "string"]);
+      const window = pageWindow(args, ["timestamp", "publicId"]);
       return ctx.loader<string, Connection<GoalEventRow>>(
         `goalEvents:${key}`,
         async (ids) => {

@@ -74,7 +74,7 @@ function searchedPage<J extends { id: string }>(
   const { search } = parsed;
   return paginate(
     input,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => list({ ...window, search }),
     (job) => [at(job).toISOString(), job.id],
     { totalCount: () => count(search) },

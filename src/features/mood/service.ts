@@ -43,7 +43,7 @@ export async function moodLogs(
   const { from, to } = range;
   return await paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.moodLogsBetween(sql, actor.userId, from, to, window),
     (r) => [r.loggedKey, r.publicId],
     { totalCount: () => store.countMoodLogs(sql, actor.userId, from, to) },

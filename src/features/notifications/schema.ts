@@ -80,7 +80,7 @@ export function notificationsModule(deps: NotificationsDeps): GraphQLModule {
       const acknowledged = args.acknowledged ?? null;
       const connection = await paginate(
         args,
-        ["string", "string"],
+        ["timestamp", "publicId"],
         (window) => service.listNotifications(deps, viewer, acknowledged, window),
         (r) => [r.createdKey, r.publicId],
         { totalCount: () => service.countNotifications(deps, viewer, acknowledged) },

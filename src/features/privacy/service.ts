@@ -117,12 +117,19 @@ export async function writeExport(deps: PrivacyDeps, exportId: string): Promise<
   );
 }
 
-/** The content of a ready export whose token matches and that has not expired. */
-export const downloadableContent = (
+/**
+ * The content of a ready export whose token matches and that has not expired. An id or token that
+ * is not shaped like one (both are public ids) is no export: nothing a client sends in the path or
+ * the query string reaches the statement unchecked.
+ */
+export const downloadableContent = async (
   deps: Pick<PrivacyDeps, "db" | "clock">,
   id: string,
   token: string,
-) => store.downloadableContent(deps.db.sql, id, token, deps.clock.now());
+): Promise<unknown | null> =>
+  looksLikePublicId(id) && looksLikePublicId(token)
+    ? await store.downloadableContent(deps.db.sql, id, token, deps.clock.now())
+    : null;
 
 export const deleteExpiredExports = (deps: Pick<PrivacyDeps, "db" | "clock">) =>
   store.deleteExpiredExports(deps.db.sql, deps.clock.now());

@@ -233,7 +233,7 @@ export function safetyModule(deps: SafetyDeps): GraphQLModule {
     blockedUsers: viewerField((viewer, args) =>
       paginate(
         args,
-        ["string", "string"],
+        ["timestamp", "publicId"],
         (window) => service.blockPage(deps, viewer, window),
         (b) => [b.blockedAt.toISOString(), b.user.publicId],
         { totalCount: () => service.blockCount(deps, viewer) },
@@ -242,7 +242,7 @@ export function safetyModule(deps: SafetyDeps): GraphQLModule {
     reports: adminField((_, args) =>
       paginate(
         args,
-        ["string", "string"],
+        ["timestamp", "publicId"],
         (window) => service.reportPage(deps, args.status, window),
         (r) => [r.createdAt.toISOString(), r.publicId],
         { totalCount: () => service.reportCount(deps, args.status) },

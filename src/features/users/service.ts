@@ -182,7 +182,7 @@ export async function searchUsers(
   const range = prefixRange(input.prefix);
   return await paginate(
     input,
-    ["string"],
+    ["text"],
     (window) => store.searchPage(deps.db.sql, actor.userId, range, window),
     (r) => [r.sortKey],
   );

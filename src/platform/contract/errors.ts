@@ -6,6 +6,8 @@
  */
 
 export const HTTP_ERRORS = {
+  /** 400: the request itself is malformed (a `Host` header that is no host name and port). */
+  bad_request: 400,
   /** 400: the body is not JSON (or not UTF-8). */
   malformed_json: 400,
   /** 400: JSON that fails validation; the message says which field and why. */

@@ -4,7 +4,12 @@
  * `DependencyUnavailableError`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { currentRequestStats, type RequestStats, runWithRequestStats } from "../request-context.ts";
+import {
+  currentRequestStats,
+  type RequestStats,
+  runWithRequestStats,
+  statementStarted,
+} from "../request-context.ts";
 import { DependencyUnavailableError } from "../dependency.ts";
 import { childSpan, failSpan, recordingSpan, SpanKind } from "../tracing.ts";
 import { asDependencyError } from "./failures.ts";
@@ -167,6 +172,7 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
       stats.statements++;
     }
     const started = performance.now();
+    const finished = stats ? statementStarted(stats, started) : undefined;
     const observer = bounds.observer;
     observer?.statementStarted();
     const span = statementSpan(target);
@@ -191,8 +197,9 @@ function whenAwaited<T>(query: T, bounds: Bounds, fixed?: RequestStats): T {
       );
     });
     const stop = (failure?: unknown) => {
-      const ms = performance.now() - started;
-      if (stats) stats.dbMs += ms;
+      const ended = performance.now();
+      const ms = ended - started;
+      finished?.(ended);
       observer?.statementFinished(ms / 1000, failure !== undefined);
       if (span) {
         if (failure !== undefined) failSpan(span, failure);

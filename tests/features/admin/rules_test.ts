@@ -38,9 +38,13 @@ Deno.test("admin rules: asset names carry the hash; the CSP allows only the serv
     assetName("js", "0123456789abcdef0123", "edit-worker"),
     "edit-worker-0123456789abcdef.js",
   );
-  const csp = contentSecurityPolicy("h.example:4000");
+  const csp = contentSecurityPolicy("http://h.example:4000/admin");
   assert.match(csp, /^default-src 'self'; /);
-  assert.match(csp, /connect-src 'self' ws:\/\/h\.example:4000 wss:\/\/h\.example:4000/);
+  assert.match(csp, /connect-src 'self' ws:\/\/h\.example:4000;/);
+  assert.match(
+    contentSecurityPolicy("https://ops.example/console"),
+    /connect-src 'self' wss:\/\/ops\.example;/,
+  );
   assert.match(csp, /frame-ancestors 'none'/);
 });
 

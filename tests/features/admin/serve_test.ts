@@ -23,7 +23,8 @@ function assertSecurityHeaders(res: Response) {
   const csp = res.headers.get("content-security-policy") ?? "";
   assert.match(csp, /default-src 'self'/);
   assert.match(csp, /script-src 'self'(;|$)/);
-  assert.match(csp, /connect-src 'self' ws:\/\/test\.local wss:\/\/test\.local/);
+  // The console's own origin (ADMIN_BASE_URL's), whatever Host the request names.
+  assert.match(csp, /connect-src 'self' ws:\/\/localhost:4000;/);
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
   assert.equal(res.headers.get("x-frame-options"), "DENY");
   assert.equal(res.headers.get("referrer-policy"), "no-referrer");
@@ -131,8 +132,13 @@ Deno.test("admin console: the shell says whether fallback sign-in is enabled, ne
 
 Deno.test("admin console: lives at the path of ADMIN_BASE_URL", async () => {
   await withApp({ ADMIN_BASE_URL: "https://ops.example/ops/console/" }, async (request) => {
-    const res = await request("/ops/console/feedback_posts/p1");
+    const res = await request("/ops/console/feedback_posts/p1", {
+      headers: { host: "evil.example:1" },
+    });
     assert.equal(res.status, 200);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /connect-src 'self' wss:\/\/ops\.example;/);
+    assert.doesNotMatch(csp, /evil/);
     assert.match(await res.text(), /data-base="\/ops\/console"/);
     const js = await request(`/ops/console/assets/${assetName("js", JS_SHA256)}`);
     assert.equal(js.status, 200);

@@ -123,7 +123,7 @@ export async function communityChallenges(
   const { community } = found;
   return await paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.challengePage(deps.db.sql, community.id, window),
     (r) => [r.startsAt.toISOString(), r.publicId],
     { totalCount: () => store.challengeCount(deps.db.sql, community.id) },
@@ -143,7 +143,7 @@ export async function leaderboard(
   const { challenge } = found;
   const connection = await paginate(
     args,
-    ["number", "string"],
+    ["float", "publicId"],
     async (window) => {
       const rows = await store.leaderboardPage(deps.db.sql, challenge.id, window);
       // Ranks follow the list's order (best first); a backward window reads it reversed.

@@ -174,7 +174,7 @@ export function communities(
 ): Promise<Connection<CommunityRow & { sortAt: Date }>> {
   return paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.communityPage(deps.db.sql, actor.userId, args.scope, window),
     (r) => [r.sortAt.toISOString(), r.publicId],
   );
@@ -192,7 +192,7 @@ export async function communityFeed(
   const sql = deps.db.sql;
   return await paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.postPage(sql, community.id, window, hiddenFrom(deps, actor)),
     (r) => [r.createdAt.toISOString(), r.publicId],
     { totalCount: () => store.postCount(sql, community.id, hiddenFrom(deps, actor)) },

@@ -105,7 +105,7 @@ export async function listGoals(
   let subGoals: GoalRow[] | null = null;
   const connection = await paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     async (window) => {
       if (!withSubGoals) return await store.topLevelGoals(sql, actor.userId, status, window);
       const listed = await store.topLevelGoalsWithSubGoals(sql, actor.userId, status, window);

@@ -154,7 +154,7 @@ export async function unlinkUsers(
 export function allies(deps: PartnersDeps, actor: Actor, args: PageArgs) {
   return paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.allyPage(deps.db.sql, actor.userId, window),
     (r) => [(r.respondedAt ?? r.createdAt).toISOString(), r.publicId],
     { totalCount: () => store.allyCount(deps.db.sql, actor.userId) },
@@ -172,7 +172,7 @@ export function pendingRequests(
   const sql = deps.db.sql;
   return paginate(
     args,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.pendingRequests(sql, table, actor.userId, incoming, window),
     (r) => [r.createdAt.toISOString(), r.publicId],
     { totalCount: () => store.pendingCount(sql, table, actor.userId, incoming) },

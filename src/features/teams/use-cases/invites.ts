@@ -233,7 +233,7 @@ export function activeInvites(
   const sql = deps.db.sql;
   return paginate(
     page,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.activeInvitesPage(sql, settings.team.id, settings.at, window),
     (i) => [i.cursorAt, i.publicId],
     { totalCount: () => store.countActiveInvites(sql, settings.team.id, settings.at) },

@@ -175,7 +175,7 @@ export function members(
 ) {
   return paginate(
     page,
-    ["string", "string"],
+    ["timestamp", "publicId"],
     (window) => store.membersPage(deps.db.sql, teamId, window),
     (r) => [r.cursorAt!, r.userPublicId],
     { totalCount },

@@ -35,7 +35,7 @@ export function recentActivity(deps: TeamsDeps, team: TeamRow, page: PageArgs) {
   const sql = deps.db.sql;
   return paginate(
     page,
-    ["string", "string"],
+    ["timestamp", "text"],
     (window) => store.activityPage(sql, team.id, window),
     (a) => [a.cursorAt, a.key],
     { totalCount: () => store.countActivity(sql, team.id) },
@@ -74,7 +74,7 @@ export async function teamLeaderboard(
   const at = deps.clock.now();
   const connection = await paginate(
     input.page,
-    ["number", "string"],
+    ["integer", "publicId"],
     (window) => store.leaderboardPage(sql, scope, pointsKey(input.period, at), window),
     (r) => [r.score, r.userPublicId],
     { totalCount: () => store.countLeaderboard(sql, scope) },
@@ -90,7 +90,7 @@ export async function optOutStats(deps: TeamsDeps, page: PageArgs) {
   const sql = deps.db.sql;
   const c = await paginate(
     page,
-    ["string", "string"],
+    ["text", "publicId"],
     (window) => store.optOutStatsPage(sql, window),
     (r) => [r.name, r.teamPublicId],
     { totalCount: () => store.countTeams(sql) },

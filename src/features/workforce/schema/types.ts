@@ -43,7 +43,7 @@ type Ctx = GraphQLContext;
 type Deps = Pick<WorkforceServiceDeps, "db" | "clock">;
 
 /** The cursor parts of the workforce's connections: `[createdAt, publicId]`. */
-export const CREATED = ["string", "string"] as const;
+export const CREATED = ["timestamp", "publicId"] as const;
 export const createdKey = (r: { createdAt: Date; publicId: string }): [string, string] => [
   r.createdAt.toISOString(),
   r.publicId,
