@@ -14,6 +14,7 @@ import { createRunner } from "./app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
 import { createHttpDrain } from "../src/platform/http-drain.ts";
+import { serveGuarded } from "../src/platform/edge/serve.ts";
 import { metricsOnlyHandler } from "../src/platform/metrics-endpoint.ts";
 import { VERSION } from "../src/platform/version.ts";
 import { parseRunnerCommandLine } from "./cli.ts";
@@ -77,9 +78,11 @@ for (const variable of parsed.shortSecrets) {
 const config = { ...parsed, skillsDir: resolveSkillsDir(parsed, log) };
 const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
 const drain = createHttpDrain();
-const server = Deno.serve({
+const server = serveGuarded({
   port: config.port,
   hostname: config.host,
+  limits: config.edge,
+  log,
   onListen: ({ port, hostname }) =>
     log.info("listening", {
       port,

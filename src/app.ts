@@ -404,7 +404,11 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     const toGraphql = new URL(req.url).pathname === GRAPHQL_PATH;
     if (req.body && req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       try {
-        ctx.rawBody = await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+        ctx.rawBody = await readBoundedBody(
+          req,
+          DEFAULT_BODY_LIMIT,
+          deps.config.httpBodyTimeoutMs,
+        );
       } catch (err) {
         if (!toGraphql || !(err instanceof BodyTooLargeError)) throw err;
         return requestErrorResponse(req, 413, err.message);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { integer, secretVariable, variable } from "../platform/env.ts";
 import { METRICS_LISTENER_VARIABLES } from "../platform/metrics-config.ts";
+import { EDGE_VARIABLES } from "../platform/edge/limits.ts";
 import { csv, isOriginOrAny } from "./schemas.ts";
 
 export const HTTP_VARIABLES = {
@@ -54,6 +55,7 @@ export const HTTP_VARIABLES = {
       "Proxies (load balancers) in front of the service that append to `X-Forwarded-For`. 0: the socket's peer is the client and the header is ignored. N: the client is the Nth address from the right of `X-Forwarded-For`; set it only when the service is reachable through those proxies alone.",
     schema: integer(0, 10).default(0),
   }),
+  ...EDGE_VARIABLES,
   METRICS_TOKEN: secretVariable({
     description:
       "Bearer token for `GET /metrics` (Prometheus text format) on the service's port: a scrape sends `Authorization: Bearer <token>`. Unset, and with `METRICS_PORT` unset, no metrics are served (docs/observability.md).",
