@@ -369,7 +369,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     explorer: deps.config.graphqlExplorer,
     requestLimits,
   });
-  const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
+  const cable = createCable({
+    ...deps,
+    graphql,
+    limits: {
+      maxConnectionsPerUser: deps.config.cableMaxPerUser,
+      maxConnectionsPerAddress: deps.config.cableMaxPerAddress,
+      ...options.cableLimits,
+    },
+  });
   const cors = createCorsPolicy(deps.config.corsAllowedOrigins);
   metrics.sources({
     queues: () => jobs.figures(),

@@ -108,6 +108,9 @@ export interface Config {
   edge: EdgeLimits;
   /** `HTTP_BODY_TIMEOUT_MS`: time a request body has to arrive whole (0: unbounded). */
   httpBodyTimeoutMs: number;
+  /** `/cable` sockets per signed-in user and per client address (0: no cap). */
+  cableMaxPerUser: number;
+  cableMaxPerAddress: number;
   /** `METRICS_TOKEN`: bearer for `/metrics` on the service's port; undefined = not served there. */
   metricsToken?: string;
   /** `METRICS_PORT`: a separate `/metrics` listener; undefined = none. */
@@ -228,6 +231,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxConnections: v.HTTP_MAX_CONNECTIONS,
     },
     httpBodyTimeoutMs: v.HTTP_BODY_TIMEOUT_MS,
+    cableMaxPerUser: v.CABLE_MAX_CONNECTIONS_PER_USER,
+    cableMaxPerAddress: v.CABLE_MAX_CONNECTIONS_PER_ADDRESS,
     metricsToken: v.METRICS_TOKEN,
     metricsPort: v.METRICS_PORT,
     metricsHost: v.METRICS_HOST,

@@ -56,6 +56,18 @@ export const HTTP_VARIABLES = {
     schema: integer(0, 10).default(0),
   }),
   ...EDGE_VARIABLES,
+  CABLE_MAX_CONNECTIONS_PER_USER: variable({
+    defaultText: "20",
+    description:
+      "`/cable` sockets one signed-in user may hold on an instance. One more is refused: with 429 `too_many_connections` when its session token comes with the upgrade, else closed with 4429 (too many connections) when it signs in with `connection_init`. 0 = no cap.",
+    schema: integer(0, 1_000_000).default(20),
+  }),
+  CABLE_MAX_CONNECTIONS_PER_ADDRESS: variable({
+    defaultText: "100",
+    description:
+      "`/cable` sockets one client address (after `TRUST_PROXY_HOPS`) may hold on an instance; the next upgrade is answered 429 `too_many_connections` before it becomes a socket. 0 = no cap.",
+    schema: integer(0, 1_000_000).default(100),
+  }),
   METRICS_TOKEN: secretVariable({
     description:
       "Bearer token for `GET /metrics` (Prometheus text format) on the service's port: a scrape sends `Authorization: Bearer <token>`. Unset, and with `METRICS_PORT` unset, no metrics are served (docs/observability.md).",
