@@ -46,8 +46,14 @@ export interface GuardedServer {
   connections(): number;
 }
 
-/** How long a refused connection may take to read its answer before it is closed. */
-const REFUSAL_LINGER_MS = 1_000;
+/** How long a refused connection is kept to read its request head and the answer. */
+const REFUSAL_WAIT_MS = 2_000;
+/** How long the answer to a refused connection waits for its request head. */
+const REFUSAL_HEAD_WAIT_MS = 500;
+/** The most of a refused connection's request head that is read before answering anyway. */
+const MAX_REFUSED_HEAD = 16 * 1024;
+/** The private listener's queue of connections not yet accepted (the kernel caps it). */
+const RELAY_BACKLOG = 4096;
 /** How long a shutdown lets the connections left (WebSockets) end by themselves. */
 const TUNNEL_GRACE_MS = 1_000;
 /** A pause after the listener failed to accept (out of file descriptors, say). */
@@ -65,6 +71,8 @@ export function serveGuarded(options: GuardedServeOptions, handler: GuardedHandl
   const http = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
+    // The relays of a burst of clients connect at once: none waits for a SYN to be sent again.
+    tcpBacklog: RELAY_BACKLOG,
     onListen: () => {},
   }, (req, info) => {
     const connection = byRelayPort.get(info.remoteAddr.port);
@@ -192,22 +200,40 @@ function unreadBody(req: Request): boolean {
 }
 
 /**
- * Writes `answer` and closes. What the client sent is read and dropped until it closes (or for a
- * moment), since closing with unread bytes resets the connection and can lose the answer.
+ * Answers `answer` and closes, within {@link REFUSAL_WAIT_MS}. The request head is read first, for
+ * up to {@link REFUSAL_HEAD_WAIT_MS} (an answer before the request confuses clients), and what
+ * follows is read and dropped until the client closes, since closing with unread bytes resets the
+ * connection and can lose the answer.
  */
 async function refuse(client: Deno.TcpConn, answer: Uint8Array): Promise<void> {
-  const timer = setTimeout(() => closeQuietly(client), REFUSAL_LINGER_MS);
+  const timer = setTimeout(() => closeQuietly(client), REFUSAL_WAIT_MS);
+  const buffer = new Uint8Array(4096);
+  let headWait: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) =>
+    headWait = setTimeout(() => resolve("late"), REFUSAL_HEAD_WAIT_MS)
+  );
   try {
+    let head = "";
+    let reading: Promise<number | null> | undefined;
+    while (!head.includes("\r\n\r\n") && head.length < MAX_REFUSED_HEAD) {
+      reading ??= client.read(buffer);
+      const n = await Promise.race([reading, late]);
+      if (n === "late") break;
+      reading = undefined;
+      if (n === null) return;
+      head += new TextDecoder().decode(buffer.subarray(0, n));
+    }
     let offset = 0;
     while (offset < answer.byteLength) offset += await client.write(answer.subarray(offset));
     await client.closeWrite();
-    const sink = new Uint8Array(4096);
-    while (await client.read(sink) !== null) {
+    if (reading && await reading === null) return;
+    while (await client.read(buffer) !== null) {
       // dropped
     }
   } catch {
-    // the client went away, or the linger ran out
+    // the client went away, or the wait ran out
   } finally {
+    clearTimeout(headWait);
     clearTimeout(timer);
     closeQuietly(client);
   }
