@@ -261,3 +261,31 @@ Deno.test("slow clients: past the total cap the answer is 503 at_capacity", asyn
     await t.close();
   }
 });
+
+Deno.test("slow clients: with every bound off the app is served by Deno.serve itself, the client's address kept", async () => {
+  const t = await createTestApp({ env: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0" } });
+  const seen: (string | undefined)[] = [];
+  const server = serveGuarded({
+    hostname: "127.0.0.1",
+    port: 0,
+    limits: {
+      headersTimeoutMs: 0,
+      idleTimeoutMs: 0,
+      maxConnectionsPerAddress: 0,
+      maxConnections: 0,
+    },
+    log: t.log,
+  }, (req, info) => {
+    seen.push(info.remoteAddr.hostname);
+    return t.app.handler(req, info);
+  });
+  try {
+    const up = await fetch(`http://127.0.0.1:${server.addr.port}/up`);
+    assert.equal(await up.text(), "ok");
+    assert.deepEqual(seen, ["127.0.0.1"]);
+    assert.equal(server.connections(), 0, "not counted: nothing relays them");
+  } finally {
+    await server.shutdown();
+    await t.close();
+  }
+});

@@ -1,9 +1,10 @@
 /**
  * One client connection through the edge: its bytes are relayed to the HTTP server's private
- * listener and back, and its timers close it when the client takes too long to send a request
+ * listener and back, and its deadlines close it when the client takes too long to send a request
  * head, stays idle between requests, or stops reading an answer. The server tells it when a
  * request starts (its head has been read), when the answer has been written, and when the
- * connection became a WebSocket (no HTTP timers after that).
+ * connection became a WebSocket (no HTTP deadline after that). Deadlines are plain numbers,
+ * checked by the server's periodic {@link EdgeConnection.sweep}: a request costs no timer.
  */
 import { closingAnswer } from "./answers.ts";
 import type { EdgeLimits } from "./limits.ts";
@@ -27,9 +28,12 @@ type Phase = "head" | "busy" | "idle" | "tunnel" | "last";
 export class EdgeConnection {
   #phase: Phase = "head";
   #inFlight = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the current deadline passes (performance.now()), and what it is for. */
+  #deadline = Infinity;
+  #deadlineFor: "headers" | "idle" = "headers";
+  /** When the write to the client under way began. */
+  #writingSince: number | undefined;
   #closed = false;
-  #stalled = false;
   #writing: Promise<unknown> = Promise.resolve();
   #upstream: Deno.TcpConn | undefined;
   readonly #ended: Promise<void>;
@@ -121,19 +125,31 @@ export class EdgeConnection {
     this.#end();
   }
 
+  /**
+   * Closes the connection if its deadline has passed at `now`, or if the client has left a write
+   * unread for the idle time (answering a late request head with 408 first).
+   */
+  sweep(now: number): void {
+    if (this.#closed) return;
+    const stallMs = this.limits.idleTimeoutMs;
+    if (stallMs > 0 && this.#writingSince !== undefined && now - this.#writingSince >= stallMs) {
+      this.close();
+    } else if (now >= this.#deadline) {
+      this.#deadline = Infinity;
+      this.#expire(this.#deadlineFor);
+    }
+  }
+
   #arm(ms: number, what: "headers" | "idle"): void {
-    this.#disarm();
-    if (ms <= 0) return;
-    this.#timer = setTimeout(() => this.#expire(what), ms);
+    this.#deadline = ms > 0 ? performance.now() + ms : Infinity;
+    this.#deadlineFor = what;
   }
 
   #disarm(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#deadline = Infinity;
   }
 
   async #expire(what: "headers" | "idle"): Promise<void> {
-    this.#timer = undefined;
     if (what === "headers") {
       // No request is under way: whatever the previous answer wrote has gone first.
       const answer = closingAnswer(
@@ -182,12 +198,12 @@ export class EdgeConnection {
       }
       this.close();
     } finally {
-      // A write that stalled may still hold it.
-      if (!this.#stalled) giveBack(buffer);
+      // Its read and write have settled (a stalled write fails once the socket is closed).
+      giveBack(buffer);
     }
   }
 
-  /** Writes to the client, one write at a time; false when it failed or stalled too long. */
+  /** Writes to the client, one write at a time; false when it failed (or stalled and was closed). */
   #writeClient(bytes: Uint8Array): Promise<boolean> {
     const written = this.#writing.then(() => this.#writeBounded(bytes));
     this.#writing = written;
@@ -196,19 +212,11 @@ export class EdgeConnection {
 
   async #writeBounded(bytes: Uint8Array): Promise<boolean> {
     if (this.#closed) return false;
-    const ms = this.limits.idleTimeoutMs;
-    if (ms <= 0) return await writeAll(this.client, bytes);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stalled = new Promise<false>((resolve) =>
-      timer = setTimeout(() => {
-        this.#stalled = true;
-        resolve(false);
-      }, ms)
-    );
+    this.#writingSince = performance.now();
     try {
-      return await Promise.race([writeAll(this.client, bytes), stalled]);
+      return await writeAll(this.client, bytes);
     } finally {
-      clearTimeout(timer);
+      this.#writingSince = undefined;
     }
   }
 }

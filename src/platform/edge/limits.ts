@@ -60,7 +60,7 @@ export const EDGE_VARIABLES = {
   HTTP_MAX_CONNECTIONS: variable({
     defaultText: String(DEFAULT_EDGE_LIMITS.maxConnections),
     description:
-      "Open client connections in all; one more is answered 503 `at_capacity` and closed, so the process keeps file descriptors for its own work. 0 = no cap.",
+      "Open client connections in all; one more is answered 503 `at_capacity` and closed, so the process keeps file descriptors for its own work. 0 = no cap. With this, `HTTP_HEADERS_TIMEOUT_MS`, `HTTP_IDLE_TIMEOUT_MS` and `HTTP_MAX_CONNECTIONS_PER_ADDRESS` all 0 (behind a load balancer that bounds its clients), connections are no longer relayed through the bounding listener, which saves its cost (about 20 µs of CPU per request).",
     schema: integer(0, 1_000_000).default(DEFAULT_EDGE_LIMITS.maxConnections),
   }),
 };
