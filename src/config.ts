@@ -101,6 +101,7 @@ export interface Config {
   corsAllowedOrigins: string[];
   rateLimitUserPerMinute: number;
   rateLimitAnonymousPerMinute: number;
+  rateLimitStoreWaitMs: number;
   /** `TRUST_PROXY_HOPS`: proxies whose `X-Forwarded-For` entries are believed. */
   trustProxyHops: number;
   /** `METRICS_TOKEN`: bearer for `/metrics` on the service's port; undefined = not served there. */
@@ -214,6 +215,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     corsAllowedOrigins: v.CORS_ALLOWED_ORIGINS,
     rateLimitUserPerMinute: v.RATE_LIMIT_USER_PER_MINUTE,
     rateLimitAnonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    rateLimitStoreWaitMs: v.RATE_LIMIT_STORE_WAIT_MS,
     trustProxyHops: v.TRUST_PROXY_HOPS,
     metricsToken: v.METRICS_TOKEN,
     metricsPort: v.METRICS_PORT,
