@@ -149,7 +149,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
           BILLING_WEBHOOK_SECRET: BILLING_SECRET,
           RUNNER_URL: runnerUrl,
           CHAT_WEBHOOK_URL: `${chat.url}/services/T000/B000/cluster`,
-          CHAT_WEBHOOK_ALLOWED_HOST: "127.0.0.1",
+          CHAT_WEBHOOK_ALLOWED_HOST: `127.0.0.1:${chat.port}`,
           // Counted in Redis on every request, never reached by the workload.
           RATE_LIMIT_USER_PER_MINUTE: "100000",
           TRUST_PROXY_HOPS: "1",

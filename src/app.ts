@@ -153,7 +153,7 @@ function buildFeatures(
     : null;
   const events = jobs;
 
-  const users = usersFeature({ db, clock, kv });
+  const users = usersFeature({ db, clock, kv, limitWaitMs: config.rateLimitStoreWaitMs });
   const feed = feedFeature({ db, users: users.api });
   const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
   const notifications = notificationsFeature({
@@ -354,6 +354,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     log: deps.log,
     userPerMinute: deps.config.rateLimitUserPerMinute,
     anonymousPerMinute: deps.config.rateLimitAnonymousPerMinute,
+    storeWaitMs: deps.config.rateLimitStoreWaitMs,
   });
   const graphql = createGraphQLServer({
     modules: [

@@ -104,6 +104,7 @@ export interface Config {
   corsAllowedOrigins: string[];
   rateLimitUserPerMinute: number;
   rateLimitAnonymousPerMinute: number;
+  rateLimitStoreWaitMs: number;
   /** `TRUST_PROXY_HOPS`: proxies whose `X-Forwarded-For` entries are believed. */
   trustProxyHops: number;
   /** The bounds on each client connection (`HTTP_*`); no cap per address behind proxies. */
@@ -227,6 +228,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     corsAllowedOrigins: v.CORS_ALLOWED_ORIGINS,
     rateLimitUserPerMinute: v.RATE_LIMIT_USER_PER_MINUTE,
     rateLimitAnonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+    rateLimitStoreWaitMs: v.RATE_LIMIT_STORE_WAIT_MS,
     trustProxyHops: v.TRUST_PROXY_HOPS,
     edge: {
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,

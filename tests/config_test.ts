@@ -40,6 +40,9 @@ Deno.test("config: values are parsed and typed", () => {
   assert.deepEqual(config.adminSubjects, ["a", "b", "c"]);
   assert.deepEqual(config.aiFlags, ["coaching"]);
   assert.equal(config.sidekiqDeadThreshold, 3);
+  for (const host of ["chat.example.com:8443", "127.0.0.1:4100", "[::1]:4100"]) {
+    assert.equal(parseConfig({ CHAT_WEBHOOK_ALLOWED_HOST: host }).chatWebhookAllowedHost, host);
+  }
 });
 
 Deno.test("config: an empty string counts as unset", () => {
@@ -59,6 +62,9 @@ for (
     ["GITHUB_REPO", "no-slash"],
     ["ADMIN_SIGN_IN_URL", "javascript:alert(1)"],
     ["ADMIN_SIGN_IN_URL", "not a url"],
+    ["CHAT_WEBHOOK_ALLOWED_HOST", "https://hooks.slack.com"],
+    ["CHAT_WEBHOOK_ALLOWED_HOST", "hooks.slack.com/services"],
+    ["CHAT_WEBHOOK_ALLOWED_HOST", "user@hooks.slack.com"],
   ]
 ) {
   Deno.test(`config: ${name}=${value} is refused naming the variable`, () => {

@@ -15,8 +15,12 @@ export const DELIVERY_VARIABLES = {
   }),
   CHAT_WEBHOOK_ALLOWED_HOST: variable({
     defaultText: "hooks.slack.com",
-    description: "The only host a chat post may go to.",
-    schema: z.string().min(1).default("hooks.slack.com"),
+    description:
+      "The only host a chat post may go to, with `:port` to allow a port other than the scheme's default. `CHAT_WEBHOOK_URL` must be `https://` (plain `http://` only to a loopback host) and carry no user info; a redirect is never followed (docs/delivery.md).",
+    schema: z.string().regex(
+      /^([^\s/?#@:[\]]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/i,
+      "must be a host name, optionally with :port",
+    ).default("hooks.slack.com"),
   }),
   GITHUB_TOKEN: variable({
     description: "Token for pull-request and commit delivery.",

@@ -49,6 +49,12 @@ export const HTTP_VARIABLES = {
       "Requests per minute from one client address without a valid session: anonymous GraphQL (`publicGoal`, `teamInvitePreview`), refused session tokens and the admin console's pages (sign-in). Same answer as above. 0 = no limit.",
     schema: integer(0, 1_000_000).default(300),
   }),
+  RATE_LIMIT_STORE_WAIT_MS: variable({
+    defaultText: "75",
+    description:
+      "Longest a request waits for its rate-limit count in `REDIS_URL`'s store (the limits above and user lookups). Past it, or when the store fails, the request goes through uncounted, and these limits skip the store for 5 s before one request asks it again, so a hung Redis costs a request at most this (docs/reliability.md). Limits that must count (the AI's) keep `REDIS_COMMAND_TIMEOUT_MS`.",
+    schema: integer(10, 10_000).default(75),
+  }),
   TRUST_PROXY_HOPS: variable({
     defaultText: "0",
     description:

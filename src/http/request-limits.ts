@@ -1,8 +1,8 @@
 /**
  * Request rate limits (`RATE_LIMIT_USER_PER_MINUTE`, `RATE_LIMIT_ANONYMOUS_PER_MINUTE`): a signed-in
  * caller is counted by user, anyone else by client address, in one-minute windows of the shared
- * store, so every instance counts the same calls. 0 turns a limit off. While the store is down,
- * calls go through uncounted (docs/reliability.md). Every answer of a counted request carries the
+ * store, so every instance counts the same calls. 0 turns a limit off. While the store is down or
+ * slower than `storeWaitMs`, calls go through uncounted (docs/reliability.md). Every answer of a counted request carries the
  * `RateLimit-*` headers.
  */
 import type { KvStore } from "../platform/kv.ts";
@@ -40,8 +40,10 @@ export function createRequestLimits(deps: {
   log: Logger;
   userPerMinute: number;
   anonymousPerMinute: number;
+  /** Longest a request waits for its count (`RATE_LIMIT_STORE_WAIT_MS`). */
+  storeWaitMs: number;
 }): RequestLimits {
-  const limiter = createRateLimiter(deps);
+  const limiter = createRateLimiter({ ...deps, allowWaitMs: deps.storeWaitMs });
   const check = async (points: number, name: string, subject: string) => {
     if (points === 0) return null;
     // A store outage lets calls through uncounted: it must not take the whole API down.

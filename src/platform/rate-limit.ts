@@ -12,8 +12,10 @@
  * `whenStoreDown`: `refuse` (the default: the error propagates and the caller answers "service
  * unavailable", right for costly calls such as the AI's) or `allow` (the call goes through
  * uncounted, right for plain request limits: an outage of the store must not take the whole API
- * down with it). After an outage, `allow` limits skip the store for {@link OUTAGE_SKIP_MS}, so a
- * hung store does not add its command timeout to every request.
+ * down with it). An `allow` limit also waits at most `allowWaitMs` for its count (a hung store
+ * answers nothing until the command bound), and an outage opens a circuit: `allow` limits skip the
+ * store for `outageSkipMs`, then one call asks it again while the others still skip. The outage
+ * is logged once when it starts (warn) and once when the store counts again (info).
  *
  * @example
  * ```ts
@@ -25,7 +27,7 @@
 import type { KvStore } from "./kv.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "./log.ts";
-import { DependencyUnavailableError } from "./dependency.ts";
+import { DependencyUnavailableError, withDeadline } from "./dependency.ts";
 
 export interface RateLimit {
   /** Part of the key; one counter per (name, subject, window). */
@@ -58,33 +60,75 @@ export interface RateLimiter {
   peek(limit: RateLimit, subject: string): Promise<RateVerdict>;
 }
 
-// One warning per interval keeps an outage readable.
-const OUTAGE_LOG_INTERVAL_MS = 10_000;
 /** How long `allow` limits go uncounted after the store failed, before asking it again. */
 export const OUTAGE_SKIP_MS = 5_000;
 
-export function createRateLimiter(
-  deps: { kv: KvStore; clock: Clock; log?: Logger },
-): RateLimiter {
-  let lastOutageLog = -Infinity;
+export interface RateLimiterDeps {
+  kv: KvStore;
+  clock: Clock;
+  log?: Logger;
+  /**
+   * Longest an `allow` limit waits for the store's count before letting the call through
+   * uncounted (0: the store's own command bound).
+   */
+  allowWaitMs?: number;
+  /** How long `allow` limits skip the store after it failed (default {@link OUTAGE_SKIP_MS}). */
+  outageSkipMs?: number;
+}
+
+class CountTimeout extends Error {
+  constructor(ms: number) {
+    super(`no count within ${ms} ms`);
+    this.name = "CountTimeout";
+  }
+}
+
+export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
+  const allowWaitMs = deps.allowWaitMs ?? 0;
+  const outageSkipMs = deps.outageSkipMs ?? OUTAGE_SKIP_MS;
+  /** `performance.now()` when the current outage began; null while the store counts. */
+  let outageSince: number | null = null;
   let skipStoreUntil = -Infinity;
+  let probing = false;
+
+  const outage = (limit: RateLimit, err: Error) => {
+    skipStoreUntil = performance.now() + outageSkipMs;
+    if (outageSince !== null) return;
+    outageSince = performance.now();
+    deps.log?.warn("rate limits not counted: store unavailable", {
+      limit: limit.name,
+      error: err.message,
+      retry_every_ms: outageSkipMs,
+    });
+  };
+  const counting = () => {
+    if (outageSince === null) return;
+    deps.log?.info("rate limits counted again: store available", {
+      outage_ms: Math.round(performance.now() - outageSince),
+    });
+    outageSince = null;
+  };
+
   const countOrOutage = async (limit: RateLimit, key: string): Promise<number | null> => {
-    if (limit.whenStoreDown === "allow" && performance.now() < skipStoreUntil) return null;
+    if (limit.whenStoreDown !== "allow") return await deps.kv.incr(key, limit.durationMs * 2);
+    // While the circuit is open, one call at a time asks the store again once the skip is over.
+    if (outageSince !== null && (probing || performance.now() < skipStoreUntil)) return null;
+    const probe = outageSince !== null;
+    if (probe) probing = true;
     try {
-      return await deps.kv.incr(key, limit.durationMs * 2);
+      const count = await withDeadline(
+        deps.kv.incr(key, limit.durationMs * 2),
+        allowWaitMs,
+        () => new CountTimeout(allowWaitMs),
+      );
+      if (probe) counting();
+      return count;
     } catch (err) {
-      if (!(err instanceof DependencyUnavailableError) || limit.whenStoreDown !== "allow") {
-        throw err;
-      }
-      skipStoreUntil = performance.now() + OUTAGE_SKIP_MS;
-      if (performance.now() - lastOutageLog > OUTAGE_LOG_INTERVAL_MS) {
-        lastOutageLog = performance.now();
-        deps.log?.warn("rate limit not counted: store unavailable", {
-          limit: limit.name,
-          error: err.message,
-        });
-      }
+      if (!(err instanceof DependencyUnavailableError || err instanceof CountTimeout)) throw err;
+      outage(limit, err);
       return null;
+    } finally {
+      if (probe) probing = false;
     }
   };
   const windowOf = (limit: RateLimit, subject: string) => {

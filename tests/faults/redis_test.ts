@@ -3,6 +3,8 @@
  * Redis), on the test's own server: answers come within the command bound as 503
  * `SERVICE_UNAVAILABLE` (the AI limit fails closed), `/health` names Redis within its timeout,
  * nothing is logged as an unhandled error, and the same requests succeed once Redis is back.
+ * Plain reads, which need nothing from Redis, keep answering within the request limiter's short
+ * wait (it fails open and skips the store), and the limiter logs the outage once each way.
  */
 // test-plan: once (the test starts and breaks a Redis of its own in either mode)
 import assert from "node:assert/strict";
@@ -22,6 +24,7 @@ import {
   startTraffic,
 } from "./traffic.ts";
 import { REDIS_SERVER, testNeeding } from "../support/requirements.ts";
+import { logged } from "../support/app.ts";
 
 const test = testNeeding(REDIS_SERVER);
 
@@ -29,14 +32,19 @@ const TIMEOUTS = { connectMs: 1000, commandMs: 1000 };
 /** Command bound (plus the backstop's grace) and slack for a loaded machine. */
 const ANSWER_BOUND_MS = 3000;
 const HEALTH_TIMEOUT_MS = 2000;
+/** `RATE_LIMIT_STORE_WAIT_MS`'s default. */
+const DEFAULT_STORE_WAIT_MS = 75;
 
 /** The service's store on the test's own Redis, and the names of the calls the service made on it. */
-function observedRedisKv(url: string): { kv: KvStore; calls: string[] } {
+function observedRedisKv(
+  url: string,
+  timeouts: typeof TIMEOUTS,
+): { kv: KvStore; calls: string[] } {
   const kv = createRedisKv({
     url,
     log: createLogger({ level: "error" }),
     prefix: `fault-${crypto.randomUUID()}:`,
-    timeouts: TIMEOUTS,
+    timeouts,
   });
   const calls: string[] = [];
   const observed = new Proxy(kv, {
@@ -54,11 +62,16 @@ function observedRedisKv(url: string): { kv: KvStore; calls: string[] } {
 
 async function withOwnRedis(
   fn: (s: TestSetup, redis: OwnServer, storeCalls: string[]) => Promise<void>,
+  timeouts = TIMEOUTS,
 ) {
   const redis = await startOwnRedis();
   try {
-    const store = observedRedisKv(redis.url);
-    const s = await setup({ ...COACHING, kv: () => store.kv });
+    const store = observedRedisKv(redis.url, timeouts);
+    const s = await setup({
+      ...COACHING,
+      kv: () => store.kv,
+      env: { RATE_LIMIT_STORE_WAIT_MS: String(DEFAULT_STORE_WAIT_MS) },
+    });
     try {
       await fn(s, redis, store.calls);
     } finally {
@@ -148,38 +161,70 @@ test("Redis killed under getAdvice traffic: bounded 503s, /health names it, reco
   });
 });
 
-test("Redis frozen: plain reads still answer 200 within the bound (request limits fail open)", async () => {
+test("Redis frozen: plain reads keep answering 200 within the limiter's wait; the outage logged once each way", async () => {
+  // The default command bound: a read that waited on the store would take 2 s.
+  const timeouts = { connectMs: 1000, commandMs: 2000 };
   await withOwnRedis(async (s, redis, storeCalls) => {
     const token = await s.token();
-    const me = async () => {
-      const started = performance.now();
-      const res = await s.t.request("/graphql", {
+    const traffic = startTraffic(() =>
+      s.t.request("/graphql", {
         method: "POST",
         headers: { "content-type": "application/json", SessionToken: token },
         body: JSON.stringify({ query: "{ me { id } }" }),
-      });
-      const body = await res.json();
-      return { status: res.status, body, ms: performance.now() - started };
-    };
-    assert.equal((await me()).status, 200);
-    redis.freeze();
-    const first = await me();
-    assert.equal(first.status, 200, JSON.stringify(first.body));
-    assert.ok(first.body.data.me.id);
-    assert.ok(first.ms < ANSWER_BOUND_MS, `the first read took ${Math.round(first.ms)} ms`);
-    // The limiter skips the store for a while after an outage: later reads do not wait on it.
-    const callsBefore = storeCalls.length;
-    const later = await me();
-    assert.equal(later.status, 200);
-    assert.deepEqual(storeCalls.slice(callsBefore), [], "a later read asks nothing of the store");
-    assert.ok(
-      later.ms < TIMEOUTS.commandMs,
-      `a later read took ${Math.round(later.ms)} ms: it waited on the store`,
+      })
     );
-    redis.thaw();
-    reportFigures("redis frozen, plain reads", {
-      first_read_ms: Math.round(first.ms),
-      later_read_ms: Math.round(later.ms),
+    const outageLines = () => ({
+      down: logged(s.t.log, "rate limits not counted: store unavailable"),
+      back: logged(s.t.log, "rate limits counted again: store available"),
     });
-  });
+    try {
+      await waitFor(() => traffic.answers.some((a) => a.status === 200), { what: "traffic" });
+      redis.freeze();
+      // `freeze` blocks this thread until the server is stopped: requests sent before it returns
+      // waited on the test, not on the store.
+      const faultAt = performance.now();
+      await waitFor(() => outageLines().down.length > 0, { what: "the limiter failing open" });
+      // Requests skip the store now; after the skip, one of them asks it again (and fails).
+      const callsAtOutage = storeCalls.length;
+      await waitFor(() => storeCalls.length > callsAtOutage, {
+        timeoutMs: 30_000,
+        what: "the limiter asking the frozen store again after its skip",
+      });
+      const probeAt = performance.now();
+      await waitFor(() => traffic.after(probeAt + DEFAULT_STORE_WAIT_MS).length >= 3, {
+        what: "answers after the probe",
+      });
+      const { duringFault: overlapping } = await recoverAndStop(traffic, faultAt, async () => {
+        redis.thaw();
+        await waitFor(() => outageLines().back.length > 0, {
+          timeoutMs: 30_000,
+          what: "the limiter counting again",
+        });
+      }, 4);
+      const duringFault = overlapping.filter((a) => a.sentAt >= faultAt);
+      const slowest = Math.max(...duringFault.map((a) => a.ms));
+      for (const answer of duringFault) {
+        assert.equal(answer.status, 200, answer.unexpected);
+      }
+      // The limiter's wait plus a second for a loaded machine: well under the 2 s command bound.
+      assert.ok(
+        slowest < DEFAULT_STORE_WAIT_MS + 1000,
+        `an answer took ${Math.round(slowest)} ms during the freeze`,
+      );
+      const { down, back } = outageLines();
+      assert.equal(down.length, 1, "one warning when counting stops");
+      assert.equal(down[0].level, "warn");
+      assert.equal(back.length, 1, "one line when counting resumes");
+      assert.deepEqual(outageLoggedCleanly(s.t).unhandled, 0);
+      const sorted = duringFault.map((a) => a.ms).sort((a, b) => a - b);
+      reportFigures("redis frozen, plain reads", {
+        answers_during_fault: duringFault.length,
+        median_ms: Math.round(sorted[Math.floor(sorted.length / 2)]),
+        slowest_ms: Math.round(slowest),
+        over_200_ms: duringFault.filter((a) => a.ms > 200).length,
+      });
+    } finally {
+      await traffic.stop();
+    }
+  }, timeouts);
 });

@@ -64,10 +64,89 @@ Deno.test("rate limit: with the store down, 'allow' lets calls through uncounted
     assert.equal(verdict.allowed, true);
     assert.equal(verdict.remaining, 10);
   }
-  assert.equal(log.entries.filter((e) => e.level === "warn").length, 1, "one warning per interval");
+  assert.equal(log.entries.filter((e) => e.level === "warn").length, 1, "one warning an outage");
   await assert.rejects(limiter.consume(limit, "alice"), DependencyUnavailableError);
   await assert.rejects(
     limiter.consume({ ...limit, whenStoreDown: "refuse" }, "alice"),
     DependencyUnavailableError,
   );
+});
+
+/** A memory store whose `incr` hangs (never settles) while `hung` is set; counts its calls. */
+function hangingStore(clock: ManualClock) {
+  const kv = createMemoryKv(clock);
+  const incr = kv.incr.bind(kv);
+  const state = { hung: true, calls: 0 };
+  kv.incr = (key, ttl) => {
+    state.calls++;
+    return state.hung ? new Promise<number>(() => {}) : incr(key, ttl);
+  };
+  return { kv, state };
+}
+
+const ALLOW = { ...limit, whenStoreDown: "allow" as const };
+const WAIT_MS = 50;
+
+Deno.test("rate limit: a hung store costs an 'allow' limit its wait once, then the store is skipped", async () => {
+  const clock = new ManualClock("2026-01-05T12:00:20Z");
+  const { kv, state } = hangingStore(clock);
+  const log = memoryLogger();
+  const limiter = createRateLimiter({ kv, clock, log, allowWaitMs: WAIT_MS });
+  const started = performance.now();
+  const first = await limiter.consume(ALLOW, "alice");
+  const ms = performance.now() - started;
+  assert.deepEqual([first.allowed, first.counted], [true, false]);
+  assert.ok(ms < WAIT_MS + 1000, `the first call waited ${Math.round(ms)} ms`);
+  for (let i = 0; i < 5; i++) {
+    const later = await limiter.consume(ALLOW, `user-${i}`);
+    assert.deepEqual([later.allowed, later.counted], [true, false]);
+  }
+  assert.equal(state.calls, 1, "later calls ask nothing of the store");
+  const warnings = log.entries.filter((e) => e.level === "warn");
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0].msg, "rate limits not counted: store unavailable");
+  assert.equal(warnings[0].error, `no count within ${WAIT_MS} ms`);
+});
+
+Deno.test("rate limit: after the skip, one call at a time asks the store again; recovery is logged once", async () => {
+  const clock = new ManualClock("2026-01-05T12:00:20Z");
+  const { kv, state } = hangingStore(clock);
+  const log = memoryLogger();
+  const limiter = createRateLimiter({ kv, clock, log, allowWaitMs: WAIT_MS, outageSkipMs: 0 });
+  assert.equal((await limiter.consume(ALLOW, "alice")).counted, false);
+  assert.equal(state.calls, 1);
+  // The skip is over: the next call asks again; one arriving meanwhile does not wait for it.
+  const probe = limiter.consume(ALLOW, "alice");
+  const meanwhile = await limiter.consume(ALLOW, "bob");
+  assert.equal(meanwhile.counted, false);
+  assert.equal(state.calls, 2, "only the probe asked the store");
+  assert.equal((await probe).counted, false);
+
+  state.hung = false;
+  const back = await limiter.consume(ALLOW, "alice");
+  assert.deepEqual([back.counted, back.remaining], [true, 9]);
+  assert.equal((await limiter.consume(ALLOW, "alice")).remaining, 8);
+  const lines = log.entries.map((e) => `${e.level} ${e.msg}`);
+  assert.deepEqual(lines, [
+    "warn rate limits not counted: store unavailable",
+    "info rate limits counted again: store available",
+  ]);
+
+  // A later outage is a new one, logged again.
+  state.hung = true;
+  assert.equal((await limiter.consume(ALLOW, "alice")).counted, false);
+  assert.equal(log.entries.filter((e) => e.level === "warn").length, 2);
+});
+
+Deno.test("rate limit: a 'refuse' limit ignores the circuit: it asks the store and gets its answer", async () => {
+  const clock = new ManualClock("2026-01-05T12:00:20Z");
+  const { kv, state } = hangingStore(clock);
+  const limiter = createRateLimiter({ kv, clock, allowWaitMs: WAIT_MS });
+  assert.equal((await limiter.consume(ALLOW, "alice")).counted, false);
+  state.hung = false;
+  const counted = await limiter.consume(limit, "alice");
+  assert.deepEqual([counted.counted, counted.remaining], [true, 9]);
+  assert.equal(state.calls, 2);
+  assert.equal((await limiter.consume(ALLOW, "alice")).counted, false, "'allow' still skips");
+  assert.equal(state.calls, 2);
 });

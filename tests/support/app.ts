@@ -33,7 +33,15 @@ export interface TestApp {
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = parseConfig({ DATA_DIR: "/nonexistent", LOG_LEVEL: "debug", ...options.env });
+  const config = parseConfig({
+    DATA_DIR: "/nonexistent",
+    LOG_LEVEL: "debug",
+    // A loaded test machine can take longer than the production wait for a healthy Redis's
+    // count, and a test that counts requests would see one go through uncounted. The fault tests
+    // set the default back.
+    RATE_LIMIT_STORE_WAIT_MS: "2000",
+    ...options.env,
+  });
   const log = memoryLogger();
   const clock = options.clock ?? new ManualClock();
   const db = options.db ?? await createTestDatabase();

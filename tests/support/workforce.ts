@@ -103,7 +103,7 @@ export async function setupWorkforce(
         WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,
         RUNNER_URL: runner.url,
         CHAT_WEBHOOK_URL: `${chat.url}/services/T000/B000/xyz`,
-        CHAT_WEBHOOK_ALLOWED_HOST: "127.0.0.1",
+        CHAT_WEBHOOK_ALLOWED_HOST: `127.0.0.1:${chat.port}`,
         ...options.env,
       },
     });

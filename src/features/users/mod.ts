@@ -23,13 +23,15 @@ export interface UsersDeps {
   clock: Clock;
   /** Counts lookups and searches of users (USER_LOOKUP_LIMIT). */
   kv: KvStore;
+  /** Longest a lookup waits for its count before going through uncounted. */
+  limitWaitMs: number;
 }
 
 export function usersFeature(deps: UsersDeps): Feature<UsersApi> {
   const service = {
     ...deps,
     viewers: createViewerCache(deps.clock),
-    limiter: createRateLimiter({ kv: deps.kv, clock: deps.clock }),
+    limiter: createRateLimiter({ kv: deps.kv, clock: deps.clock, allowWaitMs: deps.limitWaitMs }),
   };
   return {
     name: "users",

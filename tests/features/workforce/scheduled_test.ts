@@ -126,7 +126,10 @@ Deno.test("budget alerts: a chat URL outside the allowed host is refused and log
     await ctx.t.app.jobs.fireSchedule("ai_workforce.budget_alerts", ctx.clock.now());
     await ctx.t.app.jobs.runUntilIdle();
     assert.equal(ctx.chat.requests.length, 0);
-    const refused = logged(ctx.t.log, "chat alert refused: host is not CHAT_WEBHOOK_ALLOWED_HOST");
+    const refused = logged(ctx.t.log, "chat alert refused: URL not allowed");
     assert.equal(refused.length, 2);
-    assert.equal(refused[0].host, "127.0.0.1");
+    assert.equal(
+      refused[0].reason,
+      "chat host 127.0.0.1 refused: only CHAT_WEBHOOK_ALLOWED_HOST (hooks.slack.com) is allowed",
+    );
   }, { env: { CHAT_WEBHOOK_ALLOWED_HOST: "hooks.slack.com", AI_MONTHLY_BUDGET_USD: "1" } }));

@@ -9,8 +9,8 @@ import { type CommitFile, createGitHubForge, type Forge } from "./github.ts";
 import { createImapDraftStore, type DraftStore } from "./imap.ts";
 import {
   branchFor,
-  chatHostAllowed,
   chatText,
+  chatUrlRefusal,
   commitMessage,
   type DeliveryItem,
   type Destination,
@@ -23,6 +23,7 @@ import {
   pullRequestBody,
 } from "./rules.ts";
 import { applyAtBase, refusalOf } from "./patch.ts";
+import { postChat } from "./chat.ts";
 
 /** What earlier steps of the same delivery recorded (e.g. the report's commit for its chat post). */
 export type StepResults = Record<string, unknown>;
@@ -184,29 +185,11 @@ export function chatAdapter(
   return {
     async deliver(item, earlier) {
       if (!url) throw new DeliveryRefused("chat delivery is not configured: set CHAT_WEBHOOK_URL");
-      const host = new URL(url).hostname.toLowerCase();
-      if (!chatHostAllowed(url, allowedHost)) {
-        throw new DeliveryRefused(
-          `chat host ${host} refused: only CHAT_WEBHOOK_ALLOWED_HOST (${allowedHost}) is allowed; nothing was sent`,
-        );
-      }
+      const refusal = chatUrlRefusal(url, allowedHost);
+      if (refusal) throw new DeliveryRefused(`${refusal}; nothing was sent`);
       const link = (earlier.commit as { url?: string | null } | undefined)?.url ?? undefined;
-      let res: Response;
-      try {
-        res = await fetchFn(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ text: chatText(item, link) }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (err) {
-        // The message of a fetch error quotes the URL, whose path is the webhook's secret.
-        const kind = err instanceof Error ? err.name : "error";
-        throw new Error(`chat post to ${host} failed (${kind}: no answer or connection refused)`);
-      }
-      await res.body?.cancel();
-      if (!res.ok) throw new Error(`chat post to ${host} answered ${res.status}`);
-      return { host, status: res.status };
+      const { host, status } = await postChat(fetchFn, url, chatText(item, link), timeoutMs);
+      return { host, status };
     },
   };
 }

@@ -272,13 +272,59 @@ export function chatText(item: DeliveryItem, link?: string): string {
   return `${head}\n${body}\n${foot}`;
 }
 
-/** The chat URL's host must equal `CHAT_WEBHOOK_ALLOWED_HOST` (case-insensitive, exact). */
-export function chatHostAllowed(url: string, allowedHost: string): boolean {
+/** A loopback host name: the only kind a chat post may reach over plain `http` (tests). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * `CHAT_WEBHOOK_ALLOWED_HOST` as a host name and an optional port (`hooks.slack.com`,
+ * `chat.example.com:8443`), or null when it is something else (a scheme, a path, user info).
+ */
+export function parseAllowedChatHost(allowed: string): { hostname: string; port: string } | null {
+  if (!/^[^/?#@\s]+$/.test(allowed)) return null;
   try {
-    return new URL(url).hostname.toLowerCase() === allowedHost.toLowerCase();
+    const url = new URL(`https://${allowed}`);
+    return { hostname: url.hostname.toLowerCase(), port: url.port };
   } catch {
-    return false;
+    return null;
   }
+}
+
+const defaultPort = (protocol: string) => protocol === "https:" ? "443" : "80";
+
+/**
+ * Why a chat post to `raw` is refused, or null when it may go: only `https://` (plain `http://`
+ * only to a loopback host), no user info, the host `CHAT_WEBHOOK_ALLOWED_HOST` names (exact,
+ * case-insensitive) and its port: the scheme's default unless it names one. A refusal never
+ * quotes the URL, whose path is the webhook's secret.
+ */
+export function chatUrlRefusal(raw: string, allowedHost: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "CHAT_WEBHOOK_URL is not a URL";
+  }
+  const allowed = parseAllowedChatHost(allowedHost);
+  if (!allowed) return `CHAT_WEBHOOK_ALLOWED_HOST (${allowedHost}) is not a host name`;
+  const host = url.hostname.toLowerCase();
+  if (host !== allowed.hostname) {
+    return `chat host ${host} refused: only CHAT_WEBHOOK_ALLOWED_HOST (${allowedHost}) is allowed`;
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(host))) {
+    return `chat URL scheme ${url.protocol}// refused: only https:// is allowed (http:// only to a loopback host)`;
+  }
+  if (url.username || url.password) return "chat URL refused: it carries user info (user:pass@)";
+  const port = url.port || defaultPort(url.protocol);
+  const allowedPort = allowed.port || defaultPort(url.protocol);
+  if (port !== allowedPort) {
+    return `chat port ${port} refused: CHAT_WEBHOOK_ALLOWED_HOST (${allowedHost}) allows ${
+      allowed.port ? `port ${allowed.port}` : "only the scheme's default port"
+    }`;
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------

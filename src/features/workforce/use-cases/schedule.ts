@@ -12,6 +12,8 @@ import {
   workforceAlertText,
 } from "../rules.ts";
 import * as store from "../store.ts";
+import { chatUrlRefusal } from "../delivery/rules.ts";
+import { postChat } from "../delivery/chat.ts";
 import { startRunIn } from "./runs.ts";
 import { type Actor, alertOnce, type WorkforceServiceDeps } from "./shared.ts";
 
@@ -105,10 +107,10 @@ export async function sendChat(
     log.warn("chat alert not sent: CHAT_WEBHOOK_URL is not set", { subject, level, text });
     return;
   }
-  const host = new URL(url).hostname.toLowerCase();
-  if (host !== config.chatWebhookAllowedHost.toLowerCase()) {
-    log.warn("chat alert refused: host is not CHAT_WEBHOOK_ALLOWED_HOST", {
-      host,
+  const refusal = chatUrlRefusal(url, config.chatWebhookAllowedHost);
+  if (refusal) {
+    log.warn("chat alert refused: URL not allowed", {
+      reason: refusal,
       allowed_host: config.chatWebhookAllowedHost,
       subject,
       level,
@@ -116,13 +118,6 @@ export async function sendChat(
     });
     return;
   }
-  const res = await deps.fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ text }),
-    signal: AbortSignal.timeout(config.httpTimeoutMs),
-  });
-  await res.body?.cancel();
-  if (!res.ok) throw new Error(`chat webhook answered ${res.status}`);
+  await postChat(deps.fetch, url, text, config.httpTimeoutMs);
   log.info("chat alert sent", { subject, level });
 }

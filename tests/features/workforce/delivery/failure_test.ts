@@ -5,6 +5,11 @@ import { startFakeServer } from "../../../support/http.ts";
 import { asAdmin, sqlOf } from "../../../support/workforce.ts";
 import { GITHUB_TOKEN } from "../../../support/github.ts";
 import {
+  chatAdapter,
+  DeliveryRefused,
+} from "../../../../src/features/workforce/delivery/adapters.ts";
+import type { DeliveryItem } from "../../../../src/features/workforce/delivery/rules.ts";
+import {
   approveAndDeliver,
   artifactOfRun,
   deliveredArtifact,
@@ -132,9 +137,115 @@ Deno.test("report whose chat post fails (500) is retried: the chat is posted, th
       assert.deepEqual(done.metadata.chat, { host: "127.0.0.1", status: 200 });
       assert.equal(chat.requests.length, 2);
       assert.ok(!JSON.stringify(done.metadata).includes("secret-path"));
-    }, { env: { CHAT_WEBHOOK_URL: `${chat.url}/hooks/secret-path` } });
+    }, {
+      env: {
+        CHAT_WEBHOOK_URL: `${chat.url}/hooks/secret-path`,
+        CHAT_WEBHOOK_ALLOWED_HOST: `127.0.0.1:${chat.port}`,
+      },
+    });
   } finally {
     await chat.close();
+  }
+});
+
+Deno.test("chat URL with user info, another port or plain http off loopback: refused, no request", async () => {
+  const chat = startFakeServer(() => Response.json({ ok: true }));
+  const calls: string[] = [];
+  const recording: typeof fetch = (input, init) => {
+    calls.push(String(input));
+    return fetch(input, init);
+  };
+  const item: DeliveryItem = {
+    artifactId: "AbC-def_0123456789abcd",
+    kind: "slack_message",
+    title: "Hello",
+    payload: "Hi all",
+    employee: { publicId: "emp", name: "Ana", role: "analyst" },
+    reviewedBy: "admin",
+    reviewedAt: null,
+    edited: false,
+    baseSha: null,
+  };
+  const local = `127.0.0.1:${chat.port}`;
+  const cases: [url: string, allowed: string, reason: string][] = [
+    [
+      `http://user:secret@${local}/hooks/x`,
+      local,
+      "chat URL refused: it carries user info (user:pass@)",
+    ],
+    [
+      `${chat.url}/hooks/x`,
+      "127.0.0.1",
+      "chat port " + chat.port +
+      " refused: CHAT_WEBHOOK_ALLOWED_HOST (127.0.0.1) allows only the scheme's default port",
+    ],
+    [
+      `http://hooks.example.test/hooks/x`,
+      "hooks.example.test",
+      "chat URL scheme http:// refused: only https:// is allowed (http:// only to a loopback host)",
+    ],
+  ];
+  try {
+    for (const [url, allowed, reason] of cases) {
+      await assert.rejects(
+        chatAdapter(url, allowed, recording, 5_000).deliver(item, {}),
+        (err: Error) => {
+          assert.ok(err instanceof DeliveryRefused, url);
+          assert.equal(err.message, `${reason}; nothing was sent`);
+          assert.ok(!err.message.includes("secret"), "the URL is not quoted");
+          return true;
+        },
+      );
+    }
+    assert.deepEqual(calls, []);
+    assert.equal(chat.requests.length, 0);
+    // The same adapter posts once the URL is one the allow-list admits.
+    assert.deepEqual(
+      await chatAdapter(`${chat.url}/hooks/x`, local, recording, 5_000).deliver(item, {}),
+      { host: "127.0.0.1", status: 200 },
+    );
+    assert.equal(chat.requests.length, 1);
+  } finally {
+    await chat.close();
+  }
+});
+
+Deno.test("chat post answered with a redirect: failed with the reason, the redirect not followed; then delivered", async () => {
+  const elsewhere = startFakeServer(() => Response.json({ ok: true }));
+  let redirect = true;
+  const chat = startFakeServer(() =>
+    redirect
+      ? new Response(null, { status: 302, headers: { location: `${elsewhere.url}/stolen` } })
+      : Response.json({ ok: true })
+  );
+  try {
+    await withDelivery(async (ctx) => {
+      const s = await deliveredArtifact(ctx, { kind: "slack_message", payload: "Hi all" });
+      assert.equal(s.deliveryStatus, "failed");
+      assert.equal(
+        s.metadata.error,
+        "chat post to 127.0.0.1 answered 302, a redirect: not followed",
+      );
+      assert.equal(chat.requests.length, 1);
+      assert.equal(elsewhere.requests.length, 0, "the redirect's target was never asked");
+
+      redirect = false;
+      await asAdmin(ctx, RETRY, { id: s.id });
+      await ctx.t.app.jobs.runUntilIdle();
+      const done = await artifactOfRun(ctx, s.runId);
+      assert.equal(done.deliveryStatus, "delivered");
+      assert.deepEqual(done.metadata.chat, { host: "127.0.0.1", status: 200 });
+      assert.equal(chat.requests.length, 2);
+      assert.equal(JSON.parse(chat.requests[1].body).text.includes("Hi all"), true);
+      assert.equal(elsewhere.requests.length, 0);
+    }, {
+      env: {
+        CHAT_WEBHOOK_URL: `${chat.url}/hooks/secret-path`,
+        CHAT_WEBHOOK_ALLOWED_HOST: `127.0.0.1:${chat.port}`,
+      },
+    });
+  } finally {
+    await Promise.all([chat.close(), elsewhere.close()]);
   }
 });
 

@@ -3,8 +3,8 @@ import {
   baseModeProblem,
   branchFor,
   CHAT_TEXT_LIMIT,
-  chatHostAllowed,
   chatText,
+  chatUrlRefusal,
   commitModeOf,
   type DeliveryItem,
   diffProblem,
@@ -62,13 +62,55 @@ Deno.test("paths and branch derive from kind, employee role and artifact id", ()
   assert.equal(branchFor(item()), "ai-workforce/analyst/AbC-def_0123456789abcd");
 });
 
-Deno.test("chat host check is exact and case-insensitive; bad URLs are refused", () => {
-  assert.equal(chatHostAllowed("https://hooks.slack.com/services/x", "hooks.slack.com"), true);
-  assert.equal(chatHostAllowed("https://HOOKS.slack.com/x", "hooks.slack.com"), true);
-  assert.equal(chatHostAllowed("https://hooks.slack.com.evil.io/x", "hooks.slack.com"), false);
-  assert.equal(chatHostAllowed("https://evil.io/hooks.slack.com", "hooks.slack.com"), false);
-  assert.equal(chatHostAllowed("https://hooks.slack.com@evil.io/", "hooks.slack.com"), false);
-  assert.equal(chatHostAllowed("not a url", "hooks.slack.com"), false);
+Deno.test("chat URL: the allowed host exactly, https (http only to loopback), no user info, its port", () => {
+  const ok = (url: string, allowed = "hooks.slack.com") =>
+    assert.equal(chatUrlRefusal(url, allowed), null, url);
+  ok("https://hooks.slack.com/services/x");
+  ok("https://HOOKS.slack.com/x");
+  ok("https://hooks.slack.com:443/x");
+  ok("https://hooks.slack.com/x", "HOOKS.Slack.com");
+  ok("https://hooks.slack.com/x", "hooks.slack.com:443");
+  ok("https://chat.example.com:8443/x", "chat.example.com:8443");
+  ok("http://127.0.0.1:4100/x", "127.0.0.1:4100");
+  ok("http://localhost/x", "localhost");
+  ok("http://[::1]:4100/x", "[::1]:4100");
+
+  const host = (h: string) =>
+    `chat host ${h} refused: only CHAT_WEBHOOK_ALLOWED_HOST (hooks.slack.com) is allowed`;
+  const refused = (url: string, reason: string, allowed = "hooks.slack.com") =>
+    assert.equal(chatUrlRefusal(url, allowed), reason, url);
+  refused("https://hooks.slack.com.evil.io/x", host("hooks.slack.com.evil.io"));
+  refused("https://evil.io/hooks.slack.com", host("evil.io"));
+  refused("https://hooks.slack.com@evil.io/", host("evil.io"));
+  refused("not a url", "CHAT_WEBHOOK_URL is not a URL");
+  const scheme = (s: string) =>
+    `chat URL scheme ${s}// refused: only https:// is allowed (http:// only to a loopback host)`;
+  refused("http://hooks.slack.com/services/x", scheme("http:"));
+  refused("ftp://hooks.slack.com/services/x", scheme("ftp:"));
+  refused("http://10.0.0.1/x", scheme("http:"), "10.0.0.1");
+  const userInfo = "chat URL refused: it carries user info (user:pass@)";
+  refused("https://user:pass@hooks.slack.com/x", userInfo);
+  refused("https://user@hooks.slack.com/x", userInfo);
+  refused("http://u:p@127.0.0.1:4100/x", userInfo, "127.0.0.1:4100");
+  refused(
+    "https://hooks.slack.com:8443/x",
+    "chat port 8443 refused: CHAT_WEBHOOK_ALLOWED_HOST (hooks.slack.com) allows only the scheme's default port",
+  );
+  refused(
+    "http://127.0.0.1:4101/x",
+    "chat port 4101 refused: CHAT_WEBHOOK_ALLOWED_HOST (127.0.0.1:4100) allows port 4100",
+    "127.0.0.1:4100",
+  );
+  refused(
+    "https://chat.example.com/x",
+    "chat port 443 refused: CHAT_WEBHOOK_ALLOWED_HOST (chat.example.com:8443) allows port 8443",
+    "chat.example.com:8443",
+  );
+  refused(
+    "https://hooks.slack.com/x",
+    "CHAT_WEBHOOK_ALLOWED_HOST (https://hooks.slack.com) is not a host name",
+    "https://hooks.slack.com",
+  );
 });
 
 Deno.test("chat text: bold title, payload, footer; long payloads cut under Slack's limit", () => {
