@@ -13,7 +13,7 @@
  * @example
  * ```ts
  * const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
- * serveGuarded({ hostname: config.host, port: config.port, limits: config.edge, log }, runner.handler);
+ * Deno.serve({ port: config.port }, runner.handler);
  * ```
  */
 import type { Clock } from "../src/platform/clock.ts";
@@ -28,7 +28,6 @@ import {
   type TokenSource,
 } from "../src/platform/oidc.ts";
 import {
-  BodyTimeoutError,
   BodyTooLargeError,
   checkRequestSignature,
   DEFAULT_BODY_LIMIT,
@@ -285,8 +284,10 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const postRun = async (req: Request): Promise<Response> => {
-    const body = await readBody(req, config.httpBodyTimeoutMs);
-    if (body instanceof Response) return body;
+    const body = await readBody(req);
+    if (body === "too_large") {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
+    }
     const refused = await authenticate(req, body);
     if (refused) return refused;
     if (!accepting) return errorResponse("shutting_down", "the runner is shutting down");
@@ -311,8 +312,10 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const cancelRun = async (req: Request, segment: string): Promise<Response> => {
-    const body = await readBody(req, config.httpBodyTimeoutMs);
-    if (body instanceof Response) return body;
+    const body = await readBody(req);
+    if (body === "too_large") {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
+    }
     const refused = await authenticate(req, body);
     if (refused) return refused;
     const runId = runIdOfPath(segment);
@@ -327,8 +330,10 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const getStatus = async (req: Request, segment: string): Promise<Response> => {
-    const body = await readBody(req, config.httpBodyTimeoutMs);
-    if (body instanceof Response) return body;
+    const body = await readBody(req);
+    if (body === "too_large") {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
+    }
     const refused = await authenticate(req, body);
     if (refused) return refused;
     const runId = runIdOfPath(segment);
@@ -426,23 +431,12 @@ function runIdOfPath(segment: string): string | null {
   }
 }
 
-/**
- * Reads the raw body, or the refusal of one over the body limit (before reading further) or
- * still arriving after `timeoutMs`.
- */
-async function readBody(req: Request, timeoutMs: number): Promise<Uint8Array | Response> {
+/** Reads the raw body, refusing (before reading further) one over the body limit. */
+async function readBody(req: Request): Promise<Uint8Array | "too_large"> {
   try {
-    return await readBoundedBody(req, DEFAULT_BODY_LIMIT, timeoutMs);
+    return await readBoundedBody(req, DEFAULT_BODY_LIMIT);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) {
-      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
-    }
-    if (err instanceof BodyTimeoutError) {
-      const refusal = errorResponse("request_timeout", err.message);
-      // The rest of the body may still be on its way: the connection cannot carry another request.
-      refusal.headers.set("connection", "close");
-      return refusal;
-    }
+    if (err instanceof BodyTooLargeError) return "too_large";
     throw err;
   }
 }

@@ -370,15 +370,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     explorer: deps.config.graphqlExplorer,
     requestLimits,
   });
-  const cable = createCable({
-    ...deps,
-    graphql,
-    limits: {
-      maxConnectionsPerUser: deps.config.cableMaxPerUser,
-      maxConnectionsPerAddress: deps.config.cableMaxPerAddress,
-      ...options.cableLimits,
-    },
-  });
+  const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
   const cors = createCorsPolicy(deps.config.corsAllowedOrigins);
   metrics.sources({
     queues: () => jobs.figures(),
@@ -413,11 +405,7 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     const toGraphql = new URL(req.url).pathname === GRAPHQL_PATH;
     if (req.body && req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       try {
-        ctx.rawBody = await readBoundedBody(
-          req,
-          DEFAULT_BODY_LIMIT,
-          deps.config.httpBodyTimeoutMs,
-        );
+        ctx.rawBody = await readBoundedBody(req, DEFAULT_BODY_LIMIT);
       } catch (err) {
         if (!toGraphql || !(err instanceof BodyTooLargeError)) throw err;
         return requestErrorResponse(req, 413, err.message);
