@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import { reply } from "../support/fake-llm.ts";
 import { AUDIENCE } from "../support/identity.ts";
-import { createTestRunner, runRequest, TEST_SECRET } from "../support/runner.ts";
+import { createTestRunner, runRequest, serveTestRunner, TEST_SECRET } from "../support/runner.ts";
 import { setup } from "../support/setup.ts";
 import { WORKFORCE_SECRET } from "../support/workforce.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/hmac.ts";
@@ -76,12 +76,8 @@ function hostileTimestamps(now: number, window: number): string[] {
 
 Deno.test("auth fuzz: the runner's signed routes refuse every hostile timestamp and signature", async () => {
   const t = createTestRunner();
-  const controller = new AbortController();
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
-    (req) => t.runner.handler(req),
-  );
-  const base = `http://127.0.0.1:${server.addr.port}`;
+  const served = serveTestRunner(t);
+  const base = served.url;
   const tally: Tally = { statuses: new Map(), failures: [] };
   let sent = 0;
   try {
@@ -165,8 +161,7 @@ Deno.test("auth fuzz: the runner's signed routes refuse every hostile timestamp 
     const health = await fetch(`${base}/health`);
     assert.equal((await health.json()).status, "ok");
   } finally {
-    controller.abort();
-    await server.finished;
+    await served.close();
     await t.close();
   }
 });

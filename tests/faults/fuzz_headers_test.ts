@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { setup } from "../support/setup.ts";
-import { createTestRunner } from "../support/runner.ts";
+import { createTestRunner, serveTestRunner } from "../support/runner.ts";
 import { bytes, rawRequest, type RawResponse, withHost } from "../support/raw-http.ts";
 import { startProcess } from "../support/process.ts";
 import { serviceEnv } from "../support/service-env.ts";
@@ -154,13 +154,9 @@ Deno.test("fuzz: the console's CSP names ADMIN_BASE_URL's origin, never the requ
 
 Deno.test("fuzz: the runner answers a malformed Host or request line with a 400, never a 5xx", async () => {
   const t = createTestRunner();
-  const controller = new AbortController();
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
-    (req) => t.runner.handler(req),
-  );
+  const served = serveTestRunner(t);
   try {
-    const port = server.addr.port;
+    const port = served.port;
     for (const route of [{ method: "GET", path: "/health" }, { method: "POST", path: "/runs" }]) {
       for (const [name, host] of BAD_HOSTS) {
         const res = await rawRequest(port, withHost(host, route));
@@ -178,8 +174,7 @@ Deno.test("fuzz: the runner answers a malformed Host or request line with a 400,
     const health = await rawRequest(port, withHost("localhost", { path: "/health" }));
     assert.equal(health.status, 200);
   } finally {
-    controller.abort();
-    await server.finished;
+    await served.close();
     await t.close();
   }
 });

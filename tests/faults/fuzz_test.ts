@@ -8,7 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { setup } from "../support/setup.ts";
-import { createTestRunner, runRequest, serviceSigner, TEST_SECRET } from "../support/runner.ts";
+import {
+  createTestRunner,
+  runRequest,
+  serveTestRunner,
+  serviceSigner,
+  TEST_SECRET,
+} from "../support/runner.ts";
 import { BILLING_SECRET } from "../support/billing.ts";
 import { WORKFORCE_SECRET } from "../support/workforce.ts";
 import { hmacSha256Hex, SIGNATURE_HEADER } from "../../src/platform/contract/mod.ts";
@@ -257,12 +263,8 @@ Deno.test("fuzz: every route of the service answers a malformed corpus without a
 
 Deno.test("fuzz: every route of the runner answers a malformed corpus without a 5xx or a hang", async () => {
   const t = createTestRunner();
-  const controller = new AbortController();
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
-    (req) => t.runner.handler(req),
-  );
-  const base = `http://127.0.0.1:${server.addr.port}`;
+  const served = serveTestRunner(t);
+  const base = served.url;
   try {
     const routes = [
       { method: "GET", path: "/health" },
@@ -303,8 +305,7 @@ Deno.test("fuzz: every route of the runner answers a malformed corpus without a 
     assert.equal(health.status, 200);
     assert.equal((await health.json()).status, "ok");
   } finally {
-    controller.abort();
-    await server.finished;
+    await served.close();
     await t.close();
   }
 });

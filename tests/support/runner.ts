@@ -75,6 +75,23 @@ export function runRequest(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
+/** `t`'s handler served on a loopback port, as a runner process would be; `close` stops it. */
+export function serveTestRunner(t: { runner: { handler(req: Request): Promise<Response> } }) {
+  const controller = new AbortController();
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
+    (req) => t.runner.handler(req),
+  );
+  return {
+    port: server.addr.port,
+    url: `http://127.0.0.1:${server.addr.port}`,
+    close: async () => {
+      controller.abort();
+      await server.finished;
+    },
+  };
+}
+
 /** Where the test runner's result webhook goes (its `SERVICE_URL` is the same server). */
 export const WEBHOOK_PATH = "/webhooks/ai-workforce";
 
