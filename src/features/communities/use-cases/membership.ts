@@ -158,7 +158,11 @@ export async function transferCommunityOwnership(
   if (target && target.id === community.ownerId && target.id !== actor.userId) {
     return { community, alreadyOwner: true, errors: [] };
   }
-  if (access.role !== "owner") return refused(transferError(access, false, null)!);
+  if (access.role !== "owner") {
+    // A concurrent repeat may have handed it over between the two reads above.
+    return await handedOverAlready(deps, community.publicId, target, actor) ??
+      refused(transferError(access, false, null)!);
+  }
   if (!target) return refused(refuse("not_found", "no such user", "userId"));
   const self = target.id === actor.userId;
   const problem = transferError(
@@ -184,10 +188,21 @@ export async function transferCommunityOwnership(
   forget(deps, actor, community.id);
   if (moved.errors[0]?.code === "conflict") {
     // A concurrent repeat of the same hand-over got there first: the community as it is.
-    const now = await communityByPublicId(deps, community.publicId);
-    if (now?.ownerId === target.id) return { community: now, alreadyOwner: true, errors: [] };
+    return await handedOverAlready(deps, community.publicId, target, actor) ?? moved;
   }
   return moved;
+}
+
+/** The community as it is now, flagged, when `target` owns it already; else null. */
+async function handedOverAlready(
+  deps: CommunitiesDeps,
+  publicId: string,
+  target: { id: string } | null,
+  actor: Actor,
+): Promise<CommunityPayload | null> {
+  if (!target || target.id === actor.userId) return null;
+  const now = await communityByPublicId(deps, publicId);
+  return now?.ownerId === target.id ? { community: now, alreadyOwner: true, errors: [] } : null;
 }
 
 /** A member invites another user (needed to join a private community); the user is notified. */
