@@ -57,6 +57,9 @@ const service = await startProcess("main.ts", {
   REDIS_KEY_PREFIX: prefix,
   DATA_DIR: dataDir,
   LOG_LEVEL: "info",
+  // Every subscriber connects from this one address.
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0",
+  CABLE_MAX_CONNECTIONS_PER_ADDRESS: "0",
 });
 const sql = postgres(dbUrl.href, { max: 2, onnotice: () => {} });
 const kv = createRedisKv({ url: REDIS, log: createLogger({ level: "error" }), prefix });

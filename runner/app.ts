@@ -13,7 +13,7 @@
  * @example
  * ```ts
  * const runner = createRunner({ config, log, clock: systemClock, sleep: realSleep, fetch });
- * Deno.serve({ port: config.port }, runner.handler);
+ * serveGuarded({ hostname: config.host, port: config.port, limits: config.edge, log }, runner.handler);
  * ```
  */
 import type { Clock } from "../src/platform/clock.ts";
@@ -28,6 +28,7 @@ import {
   type TokenSource,
 } from "../src/platform/oidc.ts";
 import {
+  BodyTimeoutError,
   BodyTooLargeError,
   checkRequestSignature,
   DEFAULT_BODY_LIMIT,
@@ -284,10 +285,8 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const postRun = async (req: Request): Promise<Response> => {
-    const body = await readBody(req);
-    if (body === "too_large") {
-      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
-    }
+    const body = await readBody(req, config.httpBodyTimeoutMs);
+    if (body instanceof Response) return body;
     const refused = await authenticate(req, body);
     if (refused) return refused;
     if (!accepting) return errorResponse("shutting_down", "the runner is shutting down");
@@ -312,10 +311,8 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const cancelRun = async (req: Request, segment: string): Promise<Response> => {
-    const body = await readBody(req);
-    if (body === "too_large") {
-      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
-    }
+    const body = await readBody(req, config.httpBodyTimeoutMs);
+    if (body instanceof Response) return body;
     const refused = await authenticate(req, body);
     if (refused) return refused;
     const runId = runIdOfPath(segment);
@@ -330,10 +327,8 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 
   const getStatus = async (req: Request, segment: string): Promise<Response> => {
-    const body = await readBody(req);
-    if (body === "too_large") {
-      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
-    }
+    const body = await readBody(req, config.httpBodyTimeoutMs);
+    if (body instanceof Response) return body;
     const refused = await authenticate(req, body);
     if (refused) return refused;
     const runId = runIdOfPath(segment);
@@ -431,12 +426,23 @@ function runIdOfPath(segment: string): string | null {
   }
 }
 
-/** Reads the raw body, refusing (before reading further) one over the body limit. */
-async function readBody(req: Request): Promise<Uint8Array | "too_large"> {
+/**
+ * Reads the raw body, or the refusal of one over the body limit (before reading further) or
+ * still arriving after `timeoutMs`.
+ */
+async function readBody(req: Request, timeoutMs: number): Promise<Uint8Array | Response> {
   try {
-    return await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+    return await readBoundedBody(req, DEFAULT_BODY_LIMIT, timeoutMs);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) return "too_large";
+    if (err instanceof BodyTooLargeError) {
+      return errorResponse("payload_too_large", `request body exceeds ${DEFAULT_BODY_LIMIT} bytes`);
+    }
+    if (err instanceof BodyTimeoutError) {
+      const refusal = errorResponse("request_timeout", err.message);
+      // The rest of the body may still be on its way: the connection cannot carry another request.
+      refusal.headers.set("connection", "close");
+      return refusal;
+    }
     throw err;
   }
 }

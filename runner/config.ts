@@ -22,6 +22,7 @@ import {
 } from "../src/platform/env.ts";
 import { DEFAULT_OIDC_TOKEN_URL } from "../src/platform/oidc.ts";
 import { METRICS_LISTENER_VARIABLES } from "../src/platform/metrics-config.ts";
+import { EDGE_VARIABLES, type EdgeLimits } from "../src/platform/edge/limits.ts";
 import { protectedPathPatterns } from "../src/platform/contract/protected-paths.ts";
 import { DEFAULT_SIGNATURE_WINDOW_SECONDS } from "../src/platform/contract/request-signature.ts";
 import { tmpdir } from "node:os";
@@ -205,6 +206,7 @@ export const RUNNER_VARIABLES = {
       "On SIGTERM, how long in-flight HTTP requests may take to finish; runs alongside the run cancellation, not after it.",
     schema: integer(0, 600_000).default(10_000),
   }),
+  ...EDGE_VARIABLES,
   METRICS_TOKEN: secretVariable({
     description:
       "Bearer token for `GET /metrics` (Prometheus text format) on the runner's port: a scrape sends `Authorization: Bearer <token>`. Unset = no `/metrics` there (docs/observability.md).",
@@ -253,6 +255,10 @@ export interface RunnerConfig {
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownTimeoutMs: number;
   shutdownDrainMs: number;
+  /** The bounds on each client connection (`HTTP_*`). */
+  edge: EdgeLimits;
+  /** `HTTP_BODY_TIMEOUT_MS`: time a request body has to arrive whole (0: unbounded). */
+  httpBodyTimeoutMs: number;
   /** `METRICS_TOKEN`: bearer for `/metrics` on the runner's port; undefined = not served there. */
   metricsToken?: string;
   /** `METRICS_PORT`: a separate `/metrics` listener; undefined = none. */
@@ -314,6 +320,13 @@ export function parseRunnerConfig(
     logLevel: v.LOG_LEVEL,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     shutdownDrainMs: v.SHUTDOWN_DRAIN_MS,
+    edge: {
+      headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: v.HTTP_IDLE_TIMEOUT_MS,
+      maxConnectionsPerAddress: v.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+      maxConnections: v.HTTP_MAX_CONNECTIONS,
+    },
+    httpBodyTimeoutMs: v.HTTP_BODY_TIMEOUT_MS,
     metricsToken: v.METRICS_TOKEN,
     metricsPort: v.METRICS_PORT,
     metricsHost: v.METRICS_HOST,

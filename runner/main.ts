@@ -15,6 +15,7 @@ import { createRunner } from "./app.ts";
 import { parseRunnerConfig, type RunnerConfig } from "./config.ts";
 import { realSleep } from "./sleep.ts";
 import { createHttpDrain } from "../src/platform/http-drain.ts";
+import { serveGuarded } from "../src/platform/edge/serve.ts";
 import { metricsOnlyHandler } from "../src/platform/metrics-endpoint.ts";
 import { VERSION } from "../src/platform/version.ts";
 import { parseRunnerCommandLine } from "./cli.ts";
@@ -83,9 +84,11 @@ const unhandledServeError = (err: unknown): Response => {
   log.error("request failed", errorFields(err));
   return errorResponse("internal_error", "the request failed");
 };
-const server = Deno.serve({
+const server = serveGuarded({
   port: config.port,
   hostname: config.host,
+  limits: config.edge,
+  log,
   onListen: ({ port, hostname }) =>
     log.info("listening", {
       port,

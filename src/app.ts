@@ -370,7 +370,15 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     explorer: deps.config.graphqlExplorer,
     requestLimits,
   });
-  const cable = createCable({ ...deps, graphql, limits: options.cableLimits });
+  const cable = createCable({
+    ...deps,
+    graphql,
+    limits: {
+      maxConnectionsPerUser: deps.config.cableMaxPerUser,
+      maxConnectionsPerAddress: deps.config.cableMaxPerAddress,
+      ...options.cableLimits,
+    },
+  });
   const cors = createCorsPolicy(deps.config.corsAllowedOrigins);
   metrics.sources({
     queues: () => jobs.figures(),
@@ -405,7 +413,11 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     const toGraphql = new URL(req.url).pathname === GRAPHQL_PATH;
     if (req.body && req.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       try {
-        ctx.rawBody = await readBoundedBody(req, DEFAULT_BODY_LIMIT);
+        ctx.rawBody = await readBoundedBody(
+          req,
+          DEFAULT_BODY_LIMIT,
+          deps.config.httpBodyTimeoutMs,
+        );
       } catch (err) {
         if (!toGraphql || !(err instanceof BodyTooLargeError)) throw err;
         return requestErrorResponse(req, 413, err.message);

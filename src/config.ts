@@ -18,6 +18,7 @@ import { HTTP_VARIABLES } from "./config/http.ts";
 import { PUSH_VARIABLES } from "./config/push.ts";
 import { SERVICE_LINK_VARIABLES } from "./config/services.ts";
 import { STORAGE_VARIABLES } from "./config/storage.ts";
+import type { EdgeLimits } from "./platform/edge/limits.ts";
 
 /** DESIGN 3.1 plus the variables later issues add. Order is the order of the docs. */
 export const SERVICE_VARIABLES = {
@@ -106,6 +107,13 @@ export interface Config {
   rateLimitStoreWaitMs: number;
   /** `TRUST_PROXY_HOPS`: proxies whose `X-Forwarded-For` entries are believed. */
   trustProxyHops: number;
+  /** The bounds on each client connection (`HTTP_*`); no cap per address behind proxies. */
+  edge: EdgeLimits;
+  /** `HTTP_BODY_TIMEOUT_MS`: time a request body has to arrive whole (0: unbounded). */
+  httpBodyTimeoutMs: number;
+  /** `/cable` sockets per signed-in user and per client address (0: no cap). */
+  cableMaxPerUser: number;
+  cableMaxPerAddress: number;
   /** `METRICS_TOKEN`: bearer for `/metrics` on the service's port; undefined = not served there. */
   metricsToken?: string;
   /** `METRICS_PORT`: a separate `/metrics` listener; undefined = none. */
@@ -222,6 +230,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimitAnonymousPerMinute: v.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
     rateLimitStoreWaitMs: v.RATE_LIMIT_STORE_WAIT_MS,
     trustProxyHops: v.TRUST_PROXY_HOPS,
+    edge: {
+      headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
+      idleTimeoutMs: v.HTTP_IDLE_TIMEOUT_MS,
+      // Behind proxies every connection comes from one of them.
+      maxConnectionsPerAddress: v.TRUST_PROXY_HOPS > 0 ? 0 : v.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+      maxConnections: v.HTTP_MAX_CONNECTIONS,
+    },
+    httpBodyTimeoutMs: v.HTTP_BODY_TIMEOUT_MS,
+    cableMaxPerUser: v.CABLE_MAX_CONNECTIONS_PER_USER,
+    cableMaxPerAddress: v.CABLE_MAX_CONNECTIONS_PER_ADDRESS,
     metricsToken: v.METRICS_TOKEN,
     metricsPort: v.METRICS_PORT,
     metricsHost: v.METRICS_HOST,

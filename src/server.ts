@@ -27,6 +27,7 @@ import { openKv } from "./platform/open-kv.ts";
 import { systemClock } from "./platform/clock.ts";
 import type { App } from "./app.ts";
 import { createHttpDrain } from "./platform/http-drain.ts";
+import { serveGuarded } from "./platform/edge/serve.ts";
 import { metricsOnlyHandler } from "./platform/metrics-endpoint.ts";
 import { createHandler } from "./http/handler.ts";
 import { requestUrl } from "./platform/request-url.ts";
@@ -332,9 +333,11 @@ async function serveWith(
     if (isProbe(req)) return await probes(req, info);
     return await (await built).handler(req, info);
   };
-  const server = Deno.serve({
+  const server = serveGuarded({
     port: config.port,
     hostname: config.host,
+    limits: config.edge,
+    log,
     onListen: ({ port, hostname }) =>
       log.info("listening", {
         port,

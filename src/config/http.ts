@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { integer, secretVariable, variable } from "../platform/env.ts";
 import { METRICS_LISTENER_VARIABLES } from "../platform/metrics-config.ts";
+import { EDGE_VARIABLES } from "../platform/edge/limits.ts";
 import { csv, isOriginOrAny } from "./schemas.ts";
 
 export const HTTP_VARIABLES = {
@@ -59,6 +60,19 @@ export const HTTP_VARIABLES = {
     description:
       "Proxies (load balancers) in front of the service that append to `X-Forwarded-For`. 0: the socket's peer is the client and the header is ignored. N: the client is the Nth address from the right of `X-Forwarded-For`; set it only when the service is reachable through those proxies alone.",
     schema: integer(0, 10).default(0),
+  }),
+  ...EDGE_VARIABLES,
+  CABLE_MAX_CONNECTIONS_PER_USER: variable({
+    defaultText: "20",
+    description:
+      "`/cable` sockets one signed-in user may hold on an instance. One more is refused: with 429 `too_many_connections` when its session token comes with the upgrade, else closed with 4429 (too many connections) when it signs in with `connection_init`. 0 = no cap.",
+    schema: integer(0, 1_000_000).default(20),
+  }),
+  CABLE_MAX_CONNECTIONS_PER_ADDRESS: variable({
+    defaultText: "100",
+    description:
+      "`/cable` sockets one client address (after `TRUST_PROXY_HOPS`) may hold on an instance; the next upgrade is answered 429 `too_many_connections` before it becomes a socket. 0 = no cap.",
+    schema: integer(0, 1_000_000).default(100),
   }),
   METRICS_TOKEN: secretVariable({
     description:

@@ -7,7 +7,7 @@
 import type { Logger } from "../platform/log.ts";
 import type { ErrorTracker } from "../platform/errors.ts";
 import { type RequestStats, runWithRequestStats } from "../platform/request-context.ts";
-import { BodyTooLargeError } from "../platform/contract/body.ts";
+import { BodyTimeoutError, BodyTooLargeError } from "../platform/contract/body.ts";
 import { errorResponse } from "../platform/contract/errors.ts";
 import { dependencyFailure, RETRY_AFTER_SECONDS } from "../platform/dependency.ts";
 import type { RequestContext } from "./context.ts";
@@ -67,6 +67,10 @@ export function createHandler(
       const down = dependencyFailure(err);
       if (err instanceof BodyTooLargeError) {
         response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
+      } else if (err instanceof BodyTimeoutError) {
+        response = errorResponse("request_timeout", err.message, { timeout_ms: err.timeoutMs });
+        // The rest of the body may still be on its way: the connection cannot carry another request.
+        response.headers.set("connection", "close");
       } else if (err instanceof Deno.errors.BadResource && deps.shuttingDown()) {
         // The connection was closed under a body still uploading when the drain window ran out.
         response = errorResponse("shutting_down", "the instance is stopping; send it again");

@@ -10,13 +10,21 @@
  * @example
  * ```ts
  * const drain = createHttpDrain();
- * const server = Deno.serve(drain.track(app.handler));
+ * const server = serveGuarded(options, drain.track(app.handler));
  * // on SIGTERM:
  * const finished = await drain.close(server, 10_000); // false: the window ran out
  * ```
  */
 
-export type ServeHandler = (req: Request, info: Deno.ServeHandlerInfo) => Promise<Response>;
+export type ServeHandler = (
+  req: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Promise<Response>;
+
+/** A server the drain closes: `Deno.serve`'s, or src/platform/edge/serve.ts's. */
+export interface DrainableServer {
+  shutdown(): Promise<void>;
+}
 
 export interface DrainResult {
   /** Every request finished and the server closed within the window. */
@@ -35,7 +43,7 @@ export interface HttpDrain {
    * Waits (up to `windowMs`) until no handler is running, then closes the listener and waits
    * for the responses still streaming.
    */
-  close(server: Deno.HttpServer, windowMs: number): Promise<DrainResult>;
+  close(server: DrainableServer, windowMs: number): Promise<DrainResult>;
 }
 
 export function createHttpDrain(): HttpDrain {

@@ -5,6 +5,7 @@ import { reply } from "../support/fake-llm.ts";
 import type { FakeServer } from "../support/http.ts";
 import { runRequest, serviceSigner, startRunnerProcess, TEST_SECRET } from "../support/runner.ts";
 import { waitFor } from "../support/wait.ts";
+import { statusOf, trickleBody, trickleHead } from "../support/slow-clients.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 
@@ -90,6 +91,34 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
       message: "the runner is shutting down",
     });
     assert.ok(runner.lines.some((line) => line.msg === "stopped"));
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("runner process: a trickled head or body is answered 408 at its bound; an address past its cap 429", async () => {
+  const { runner, close } = await startRunnerProcess({
+    HTTP_HEADERS_TIMEOUT_MS: "500",
+    HTTP_BODY_TIMEOUT_MS: "500",
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: "3",
+  });
+  try {
+    const [head, body] = await Promise.all([
+      trickleHead(runner.port, 100),
+      trickleBody(runner.port, "/runs", 100_000, 100),
+    ]);
+    const [headClosed, bodyClosed] = await Promise.all([head.closed, body.closed]);
+    assert.equal(statusOf(headClosed.text), 408, headClosed.text);
+    assert.ok(headClosed.afterMs >= 500 && headClosed.afterMs < 2_500, `${headClosed.afterMs}`);
+    assert.equal(statusOf(bodyClosed.text), 408, bodyClosed.text);
+    assert.match(bodyClosed.text, /"error":"request_timeout"/);
+    assert.ok(bodyClosed.afterMs >= 500 && bodyClosed.afterMs < 2_500, `${bodyClosed.afterMs}`);
+
+    const held = await Promise.all(Array.from({ length: 3 }, () => trickleHead(runner.port, 100)));
+    const refused = await fetch(`${runner.url}/health`);
+    assert.equal(refused.status, 429);
+    assert.equal((await refused.json()).error, "too_many_connections");
+    for (const h of held) h.abandon();
   } finally {
     await close();
   }

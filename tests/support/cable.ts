@@ -1,10 +1,12 @@
 /**
- * Real WebSocket clients for `/cable`: the test app served by `Deno.serve` on a free port, the
+ * Real WebSocket clients for `/cable`: the test app served as the service serves it (the guarded
+ * listener of src/platform/edge/) on a free port, the
  * `graphql-ws` client library, and a raw ActionCable client that records every frame.
  */
 import { type Client, createClient, type ExecutionResult } from "graphql-ws";
 import type { TestApp } from "./app.ts";
 import { waitFor } from "./wait.ts";
+import { serveGuarded } from "../../src/platform/edge/serve.ts";
 
 export interface Served {
   url: string;
@@ -39,12 +41,11 @@ function listenBelowEphemeral<T>(listen: (port: number) => T): T {
 
 export function serveApp(t: TestApp): Served {
   const listen = (port: number) => {
-    const controller = new AbortController();
-    const server = Deno.serve(
-      { port, hostname: "127.0.0.1", signal: controller.signal, onListen: () => {} },
+    const server = serveGuarded(
+      { port, hostname: "127.0.0.1", limits: t.deps.config.edge, log: t.log },
       (req, info) => t.app.handler(req, info),
     );
-    return { server, stop: () => (controller.abort(), server.finished) };
+    return { server, stop: () => server.shutdown() };
   };
   let listening: ReturnType<typeof listen> | null = listenBelowEphemeral(listen);
   const port = listening.server.addr.port;

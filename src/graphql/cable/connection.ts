@@ -26,6 +26,10 @@ export interface CableLimits {
   connectionInitWaitMs: number;
   /** ActionCable: interval of the server `ping` (the Rails client expects 3 s). */
   actionCablePingMs: number;
+  /** Sockets one signed-in user may hold on this instance (0: no cap). */
+  maxConnectionsPerUser: number;
+  /** Sockets one client address may hold on this instance (0: no cap). */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_CABLE_LIMITS: CableLimits = {
@@ -36,6 +40,8 @@ export const DEFAULT_CABLE_LIMITS: CableLimits = {
   drainTimeoutMs: 5_000,
   connectionInitWaitMs: 10_000,
   actionCablePingMs: 3_000,
+  maxConnectionsPerUser: 20,
+  maxConnectionsPerAddress: 100,
 };
 
 /** Close codes (3000-4999 are for applications; graphql-ws uses the 44xx range the same way). */
@@ -46,6 +52,8 @@ export const CloseCodes = {
   unauthorized: 4401,
   subprotocolNotAcceptable: 4406,
   messageTooLarge: 4413,
+  /** The user holds as many sockets as they may (429's meaning). */
+  tooManyConnections: 4429,
   /**
    * A dependency (the database, the key-value store) is down: reconnect later. RFC 6455's 1013
    * means the same, but a WebSocket may only send 1000 or 3000-4999, so 4000 + 1013's last digits.
@@ -62,6 +70,9 @@ export interface ConnectionDeps {
   log: Logger;
   clock: Clock;
   limits: CableLimits;
+  /** Counts a socket for `userId`; false when the user holds as many as they may. */
+  admitUser(userId: string): boolean;
+  releaseUser(userId: string): void;
   onClosed(connection: Connection, code: number): void;
 }
 
@@ -79,6 +90,7 @@ export class Connection {
   #finished = false;
   #closeHandlers: ((code: number, reason: string) => void)[] = [];
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #countedUser: string | undefined;
 
   constructor(
     readonly socket: WebSocket,
@@ -102,6 +114,7 @@ export class Connection {
     this.#finished = true;
     this.#closed = true;
     clearTimeout(this.#expiryTimer);
+    if (this.#countedUser !== undefined) this.deps.releaseUser(this.#countedUser);
     for (const handler of this.#closeHandlers) handler(code, reason);
     this.deps.onClosed(this, code);
   }
@@ -114,20 +127,34 @@ export class Connection {
     return this.deps.limits;
   }
 
-  /** Verifies `token` and makes its user the viewer; null (and a log line) when refused. */
+  /**
+   * Verifies `token` and makes its user the viewer; null (and a log line) when refused. A user
+   * who holds as many sockets as they may is refused too, and the socket closed with 4429.
+   */
   async authenticate(token: string | null | undefined): Promise<Viewer | null> {
-    if (!token) return null;
-    try {
-      const viewer = await this.deps.graphql.viewerFor(token);
-      if (!viewer) return null;
-      this.viewer = viewer;
-      this.#scheduleExpiry(viewer);
-      return viewer;
-    } catch (err) {
-      if (!(err instanceof AuthError)) throw err;
-      this.log.info("cable session token refused", { reason: err.message });
+    const viewer = await verifySessionToken(this.deps.graphql, token, this.log);
+    if (!viewer) return null;
+    if (!this.adopt(viewer)) {
+      this.log.info("cable connection refused: too many for the user", {
+        user_id: viewer.publicId,
+        limit: this.deps.limits.maxConnectionsPerUser,
+      });
+      this.close(CloseCodes.tooManyConnections, "Too many connections");
       return null;
     }
+    return viewer;
+  }
+
+  /** Makes `viewer` (verified) the viewer; false when their user holds as many sockets as they may. */
+  adopt(viewer: Viewer): boolean {
+    if (this.#countedUser !== viewer.publicId) {
+      if (!this.deps.admitUser(viewer.publicId)) return false;
+      if (this.#countedUser !== undefined) this.deps.releaseUser(this.#countedUser);
+      this.#countedUser = viewer.publicId;
+    }
+    this.viewer = viewer;
+    this.#scheduleExpiry(viewer);
+    return true;
   }
 
   #scheduleExpiry(viewer: Viewer): void {
@@ -195,6 +222,22 @@ export class Connection {
 
   get durationMs(): number {
     return Math.round(performance.now() - this.openedAt);
+  }
+}
+
+/** The user a session token names, or null (and a log line) when it is refused. */
+export async function verifySessionToken(
+  graphql: GraphQLServer,
+  token: string | null | undefined,
+  log: Logger,
+): Promise<Viewer | null> {
+  if (!token) return null;
+  try {
+    return await graphql.viewerFor(token);
+  } catch (err) {
+    if (!(err instanceof AuthError)) throw err;
+    log.info("cable session token refused", { reason: err.message });
+    return null;
   }
 }
 

@@ -6,13 +6,16 @@
  * The session token comes from the `SessionToken` header of the upgrade request, a `token` query
  * parameter (browsers cannot set headers on a WebSocket) or, for graphql-ws,
  * `connectionParams.SessionToken`. Connections are counted in the log (`cable connected` /
- * `cable disconnected` carry `connections`).
+ * `cable disconnected` carry `connections`). A client address, and a signed-in user, may hold a
+ * bounded number of sockets: over it, an upgrade is answered 429 (its user known from the upgrade's
+ * token, or its address), and a socket whose user signs in afterwards is closed with 4429.
  */
 import type { Clock } from "../../platform/clock.ts";
 import type { ErrorTracker } from "../../platform/errors.ts";
 import type { Logger } from "../../platform/log.ts";
 import type { RequestContext } from "../../http/context.ts";
 import { json } from "../../http/router.ts";
+import { errorResponse } from "../../platform/contract/errors.ts";
 import { SESSION_TOKEN_HEADER } from "../auth.ts";
 import type { GraphQLServer } from "../server.ts";
 import { ACTION_CABLE_V1_JSON, createActionCableProtocol } from "./actioncable.ts";
@@ -22,7 +25,9 @@ import {
   CloseCodes,
   Connection,
   DEFAULT_CABLE_LIMITS,
+  verifySessionToken,
 } from "./connection.ts";
+import { SocketCap } from "./caps.ts";
 import { createCableExecutor } from "./execute.ts";
 import { createGraphQLWsProtocol, GRAPHQL_TRANSPORT_WS } from "./graphql-ws.ts";
 
@@ -63,9 +68,20 @@ export function createCable(deps: CableDeps): Cable {
     clock: deps.clock,
   });
   const connections = new Set<Connection>();
+  const perUser = new SocketCap(limits.maxConnectionsPerUser);
+  const perAddress = new SocketCap(limits.maxConnectionsPerAddress);
+  const addressOf = new WeakMap<Connection, string>();
+
+  const tooMany = (message: string) => {
+    const response = errorResponse("too_many_connections", message);
+    response.headers.set("retry-after", "5");
+    return response;
+  };
 
   const onClosed = (connection: Connection, code: number) => {
     if (!connections.delete(connection)) return;
+    const address = addressOf.get(connection);
+    if (address !== undefined) perAddress.release(address);
     connection.log.info("cable disconnected", {
       connection_id: connection.id,
       protocol: connection.protocol || null,
@@ -87,28 +103,51 @@ export function createCable(deps: CableDeps): Cable {
       const protocol = offered.find((p) => SUPPORTED.includes(p));
       const token = req.headers.get(SESSION_TOKEN_HEADER) ||
         new URL(req.url).searchParams.get("token") || null;
-      const { socket, response } = Deno.upgradeWebSocket(req, {
-        protocol,
-        idleTimeout: limits.idleTimeoutSeconds,
-      });
-      const connection = new Connection(socket, protocol ?? "", token, ctx.log, {
-        graphql: deps.graphql,
-        log: ctx.log,
-        clock: deps.clock,
-        limits,
-        onClosed,
-      });
-      connections.add(connection);
       ctx.logParams = { ...ctx.logParams, protocol: protocol ?? null };
+      const address = ctx.remoteAddr;
+      if (address !== undefined && !perAddress.take(address)) {
+        ctx.log.info("cable connection refused: too many for the address", {
+          limit: limits.maxConnectionsPerAddress,
+        });
+        return tooMany(`this address holds ${perAddress.max} sockets, the most it may`);
+      }
       let viewer = null;
       let failure: { err: unknown } | null = null;
       try {
-        viewer = token ? await connection.authenticate(token) : null;
+        viewer = await verifySessionToken(deps.graphql, token, ctx.log);
       } catch (err) {
         // Not a refused token but a failure (the database, say): the client may retry.
         failure = { err };
       }
       ctx.stats.userId = viewer?.publicId;
+      if (viewer && !perUser.hasRoom(viewer.publicId)) {
+        if (address !== undefined) perAddress.release(address);
+        ctx.log.info("cable connection refused: too many for the user", {
+          limit: limits.maxConnectionsPerUser,
+        });
+        return tooMany(`this user holds ${perUser.max} sockets, the most they may`);
+      }
+      let upgrade;
+      try {
+        upgrade = Deno.upgradeWebSocket(req, { protocol, idleTimeout: limits.idleTimeoutSeconds });
+      } catch (err) {
+        if (address !== undefined) perAddress.release(address);
+        throw err;
+      }
+      const { socket, response } = upgrade;
+      const connection = new Connection(socket, protocol ?? "", token, ctx.log, {
+        graphql: deps.graphql,
+        log: ctx.log,
+        clock: deps.clock,
+        limits,
+        admitUser: (userId) => perUser.take(userId),
+        releaseUser: (userId) => perUser.release(userId),
+        onClosed,
+      });
+      connections.add(connection);
+      if (address !== undefined) addressOf.set(connection, address);
+      // Room was checked above, with nothing awaited since.
+      if (viewer) connection.adopt(viewer);
 
       socket.onopen = () => {
         connection.log.info("cable connected", {

@@ -1,7 +1,8 @@
 /**
  * Request bodies are read once, bounded, before any handler sees them: the declared length is
  * checked first, then the stream is read only until it passes the limit (a chunked body larger
- * than the limit is never held whole). Both programs read every body through it.
+ * than the limit is never held whole), and only for as long as the time bound allows (a client
+ * trickling its body does not hold a handler). Both programs read every body through it.
  */
 import { nestingDepth } from "../nesting.ts";
 import { storableJsonEscapes } from "../text.ts";
@@ -60,10 +61,22 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Reads the whole body, refusing (before reading further) once it passes `limit` bytes. */
+/** The body did not arrive whole within the time bound; the answer closes the connection. */
+export class BodyTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the request body did not arrive within ${timeoutMs} ms`);
+    this.name = "BodyTimeoutError";
+  }
+}
+
+/**
+ * Reads the whole body, refusing (before reading further) once it passes `limit` bytes, or once
+ * `timeoutMs` (0: unbounded) has passed before its end.
+ */
 export async function readBoundedBody(
   req: Request,
   limit: number,
+  timeoutMs = 0,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
@@ -71,15 +84,27 @@ export async function readBoundedBody(
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new BodyTooLargeError(limit);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = timeoutMs > 0
+    ? new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), timeoutMs))
+    : null;
+  try {
+    while (true) {
+      const next = late ? await Promise.race([reader.read(), late]) : await reader.read();
+      if (next === "late") {
+        reader.cancel().catch(() => {});
+        throw new BodyTimeoutError(timeoutMs);
+      }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw new BodyTooLargeError(limit);
+      }
+      chunks.push(next.value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const out = new Uint8Array(size);
   let offset = 0;

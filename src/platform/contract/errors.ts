@@ -16,6 +16,8 @@ export const HTTP_ERRORS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  /** 408: the request's head or body did not arrive in time; the connection is closed. */
+  request_timeout: 408,
   payload_too_large: 413,
   /** 422: a well-formed result for a run that does not exist. */
   unknown_run: 422,
@@ -23,7 +25,11 @@ export const HTTP_ERRORS = {
   computation_failed: 422,
   /** 429: over a request rate limit; `Retry-After` says when to try again. */
   rate_limited: 429,
+  /** 429: the client address holds as many connections (or sockets) as it may. */
+  too_many_connections: 429,
   internal_error: 500,
+  /** 503: the program holds as many connections as it may; try again shortly. */
+  at_capacity: 503,
   /** 503: the program is stopping and takes no new work. */
   shutting_down: 503,
   /** 503: a dependency (the database, the key-value store) is down; retry after `Retry-After`. */
