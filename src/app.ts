@@ -420,7 +420,10 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
         );
       } catch (err) {
         if (!toGraphql || !(err instanceof BodyTooLargeError)) throw err;
-        return requestErrorResponse(req, 413, err.message);
+        const refused = requestErrorResponse(req, 413, err.message);
+        // The rest of the body was left unread: the connection cannot carry another request.
+        refused.headers.set("connection", "close");
+        return refused;
       }
     }
     const hit = router.match(req);

@@ -67,6 +67,8 @@ export function createHandler(
       const down = dependencyFailure(err);
       if (err instanceof BodyTooLargeError) {
         response = errorResponse("payload_too_large", err.message, { limit_bytes: err.limit });
+        // The rest of the body was left unread: the connection cannot carry another request.
+        response.headers.set("connection", "close");
       } else if (err instanceof BodyTimeoutError) {
         response = errorResponse("request_timeout", err.message, { timeout_ms: err.timeoutMs });
         // The rest of the body may still be on its way: the connection cannot carry another request.

@@ -143,7 +143,7 @@ Deno.test("slow clients: 300 trickled heads are answered 408 and closed at the b
     assert.ok(closedAfter[0] >= BOUND_MS, `none closed before the bound (${closedAfter[0]} ms)`);
     // On a loaded 2-core machine the timers fire late; never by a trickle's lifetime.
     assert.ok(
-      closedAfter.at(-1)! < BOUND_MS + 2_000,
+      closedAfter.at(-1)! < BOUND_MS + 4_000,
       `all closed by then (${closedAfter.at(-1)} ms)`,
     );
     assert.ok(asking.statuses.length >= 4, "/up and GraphQL were asked meanwhile");

@@ -16,6 +16,12 @@ const CHUNK_BYTES = 16 * 1024;
  * buffers once, not once per wave until the garbage collector frees them.
  */
 const SPARE_BUFFERS = 1024;
+/**
+ * How long a connection the server has finished with keeps reading (and dropping) what the client
+ * still sends, after the last answer, before it closes: closing with unread bytes would reset the
+ * connection, and a client still sending a body it was refused would lose the refusal.
+ */
+const LINGER_MS = 5_000;
 const spare: Uint8Array[] = [];
 
 const takeBuffer = () => spare.pop() ?? new Uint8Array(CHUNK_BYTES);
@@ -24,16 +30,21 @@ function giveBack(buffer: Uint8Array): void {
 }
 
 type Phase = "head" | "busy" | "idle" | "tunnel" | "last";
+type Deadline = "headers" | "idle" | "linger";
 
 export class EdgeConnection {
   #phase: Phase = "head";
   #inFlight = 0;
   /** When the current deadline passes (performance.now()), and what it is for. */
   #deadline = Infinity;
-  #deadlineFor: "headers" | "idle" = "headers";
+  #deadlineFor: Deadline = "headers";
   /** When the write to the client under way began. */
   #writingSince: number | undefined;
   #closed = false;
+  /** The client has finished sending. */
+  #clientDone = false;
+  /** The server has finished: the client's bytes are read and dropped until {@link LINGER_MS}. */
+  #lingering = false;
   #writing: Promise<unknown> = Promise.resolve();
   #upstream: Deno.TcpConn | undefined;
   readonly #ended: Promise<void>;
@@ -140,7 +151,7 @@ export class EdgeConnection {
     }
   }
 
-  #arm(ms: number, what: "headers" | "idle"): void {
+  #arm(ms: number, what: Deadline): void {
     this.#deadline = ms > 0 ? performance.now() + ms : Infinity;
     this.#deadlineFor = what;
   }
@@ -149,7 +160,7 @@ export class EdgeConnection {
     this.#deadline = Infinity;
   }
 
-  async #expire(what: "headers" | "idle"): Promise<void> {
+  async #expire(what: Deadline): Promise<void> {
     if (what === "headers") {
       // No request is under way: whatever the previous answer wrote has gone first.
       const answer = closingAnswer(
@@ -173,11 +184,13 @@ export class EdgeConnection {
       while (!this.#closed) {
         const n = await this.client.read(buffer).catch(() => null);
         if (n === null) {
+          this.#clientDone = true;
+          if (this.#lingering) break;
           // The client finished sending; the answers under way still go back.
           await upstream.closeWrite().catch(() => {});
           return;
         }
-        if (this.#phase === "last") continue;
+        if (this.#phase === "last" || this.#lingering) continue;
         this.#clientBytes();
         if (!await writeAll(upstream, buffer.subarray(0, n))) break;
       }
@@ -193,7 +206,7 @@ export class EdgeConnection {
     try {
       while (!this.#closed) {
         const n = await upstream.read(buffer).catch(() => null);
-        if (n === null) break;
+        if (n === null) return await this.#linger();
         if (!await this.#writeClient(buffer.subarray(0, n))) break;
       }
       this.close();
@@ -201,6 +214,22 @@ export class EdgeConnection {
       // Its read and write have settled (a stalled write fails once the socket is closed).
       giveBack(buffer);
     }
+  }
+
+  /**
+   * The server is done with the connection and every answer has been written: the client is told
+   * (its side is half-closed) and what it still sends is dropped, for {@link LINGER_MS} at most.
+   */
+  async #linger(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#clientDone) return this.close();
+    this.#lingering = true;
+    try {
+      await this.client.closeWrite();
+    } catch {
+      return this.close();
+    }
+    this.#arm(LINGER_MS, "linger");
   }
 
   /** Writes to the client, one write at a time; false when it failed (or stalled and was closed). */
