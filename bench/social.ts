@@ -67,6 +67,8 @@ await runAppBenchmark("social", async ({ sql, gql, measure }) => {
     from c, generate_series(1, ${POSTS}) n
     join authors a on a.k = n % ${PARTICIPANTS - 1}`;
   await sql`
+    update communities set post_count = ${POSTS} where public_id = ${community}`;
+  await sql`
     insert into feed_items (public_id, user_id, kind, occurred_at, data, audience)
     select 'fi' || p.public_id, p.author_id, 'community_post', p.created_at,
            jsonb_build_object('postId', p.id::text, 'communityId', p.community_id::text),

@@ -39,7 +39,11 @@ export function communitiesPersonalData(sql: Queryable): PersonalData {
     where id in (select community_id from community_members where user_id = ${userId})`;
       await tx`delete from community_members where user_id = ${userId}`;
       await tx`delete from community_invites where user_id = ${userId} or invited_by = ${userId}`;
-      await tx`delete from community_posts where author_id = ${userId}`;
+      await tx`
+    with gone as (delete from community_posts where author_id = ${userId} returning community_id)
+    update communities c set post_count = post_count - g.n
+    from (select community_id, count(*)::int as n from gone group by community_id) g
+    where c.id = g.community_id`;
     },
   };
 }

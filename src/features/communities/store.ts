@@ -254,9 +254,14 @@ export async function insertPost(
   at: Date,
 ): Promise<PostRow> {
   return await one(tx<PostRow[]>`
-    insert into community_posts (public_id, community_id, author_id, body, created_at)
-    values (${publicId()}, ${communityId}, ${authorId}, ${body}, ${at})
-    returning ${postColumns(tx)}`);
+    with p as (
+      insert into community_posts (public_id, community_id, author_id, body, created_at)
+      values (${publicId()}, ${communityId}, ${authorId}, ${body}, ${at})
+      returning *
+    ), counted as (
+      update communities set post_count = post_count + 1 where id = ${communityId}
+    )
+    select ${postColumns(tx, "p")} from p`);
 }
 
 /**
@@ -282,14 +287,20 @@ export async function postPage(
     limit ${k.limit}`;
 }
 
+/**
+ * How many of a community's posts the viewer sees: the kept count minus the posts of the users a
+ * block separates from the viewer (found by author), so the cost follows the blocks, not the
+ * posts.
+ */
 export async function postCount(
   sql: Queryable,
   communityId: string,
-  hidden: (author: postgres.Fragment) => postgres.Fragment,
+  separated: postgres.Fragment,
 ): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from community_posts
-    where community_id = ${communityId} and not ${hidden(sql`author_id`)}`;
+    select (select post_count from communities where id = ${communityId})
+      - (select count(*) from community_posts p
+         where p.community_id = ${communityId} and p.author_id in ${separated})::int as n`;
   return row.n;
 }
 
@@ -334,12 +345,16 @@ async function guardedPostWrite(
   postPublicId: string,
   may: postgres.PendingQuery<postgres.Row[]>,
   write: (target: postgres.PendingQuery<postgres.Row[]>) => postgres.PendingQuery<postgres.Row[]>,
+  postsAdded = 0,
 ): Promise<PostWriteResult> {
   const [row] = await sql<(PostRow & { existed: boolean; allowed: boolean; written: number })[]>`
     with target as (
       select p.id, ${may} as ok from community_posts p where p.public_id = ${postPublicId}
     ), w as (
       ${write(sql`(select id from target where ok)`)} returning ${postColumns(sql, "q")}
+    ), counted as (
+      update communities c set post_count = post_count + ${postsAdded}
+      from w where ${postsAdded} <> 0 and c.id = w."communityId"
     )
     select w.*, exists (select 1 from target) as existed,
            coalesce((select ok from target), false) as allowed,
@@ -391,6 +406,7 @@ export async function deletePost(
     postPublicId,
     mayRemove(sql, actor),
     (target) => sql`delete from community_posts q where q.id in ${target}`,
+    -1,
   );
 }
 

@@ -24,9 +24,19 @@ export function feedbackPersonalData(sql: Queryable): PersonalData {
     },
     async eraseFor(tx, userId, at) {
       // Posts and comments stay (others voted and answered) with their text removed.
-      await tx`update feedback_posts set title = '[deleted]', description = '',
-      deleted_at = coalesce(deleted_at, ${at})
-    where author_id = ${userId}`;
+      await tx`
+    with erased as (
+      update feedback_posts p set title = '[deleted]', description = '',
+        deleted_at = coalesce(p.deleted_at, ${at})
+      from (select id, deleted_at is null as live from feedback_posts
+            where author_id = ${userId} for update) before
+      where p.id = before.id
+      returning p.category, p.status, before.live
+    )
+    update feedback_post_counts c set n = c.n - e.n
+    from (select category, status, count(*)::int as n from erased where live
+          group by category, status) e
+    where c.category = e.category and c.status = e.status`;
       await tx`update feedback_comments set body = '[deleted]' where author_id = ${userId}`;
     },
   };

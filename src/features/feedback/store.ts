@@ -44,9 +44,16 @@ export async function createPost(
   input: { authorId: string; title: string; description: string; category: FeedbackCategory },
 ): Promise<PostRow> {
   return await one(sql<PostRow[]>`
-    insert into feedback_posts (public_id, author_id, title, description, category)
-    values (${publicId()}, ${input.authorId}, ${input.title}, ${input.description}, ${input.category})
-    returning ${postColumns(sql)}`);
+    with feedback_posts as (
+      insert into feedback_posts (public_id, author_id, title, description, category)
+      values (${publicId()}, ${input.authorId}, ${input.title}, ${input.description}, ${input.category})
+      returning *
+    ), counted as (
+      insert into feedback_post_counts (category, status, n)
+      select category, status, 1 from feedback_posts
+      on conflict (category, status) do update set n = feedback_post_counts.n + 1
+    )
+    select ${postColumns(sql)} from feedback_posts`);
 }
 
 /** A post that is not deleted, by public id. */
@@ -85,10 +92,12 @@ export async function listPosts(
     order by ${k.orderBy} limit ${k.limit}`;
 }
 
-/** How many posts the list of `o` holds (one statement). */
+/** How many posts the list of `o` holds, from the kept counts (one statement). */
 export async function countPosts(sql: Queryable, o: ListPostsOptions): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from feedback_posts where ${postFilter(sql, o)}`;
+    select coalesce(sum(n), 0)::int as n from feedback_post_counts
+    where (${o.category}::text is null or category = ${o.category})
+      and (${o.status}::text is null or status = ${o.status})`;
   return row.n;
 }
 
@@ -147,20 +156,37 @@ export async function insertComment(
 /** Soft-deletes a post; false when it was already gone. */
 export async function softDeletePost(sql: Queryable, postId: string): Promise<boolean> {
   const rows = await sql`
-    update feedback_posts set deleted_at = now(), updated_at = now()
-    where id = ${postId} and deleted_at is null returning id`;
+    with gone as (
+      update feedback_posts set deleted_at = now(), updated_at = now()
+      where id = ${postId} and deleted_at is null returning id, category, status
+    ), counted as (
+      update feedback_post_counts c set n = c.n - 1
+      from gone where c.category = gone.category and c.status = gone.status
+    )
+    select id from gone`;
   return rows.length === 1;
 }
 
 /** Sets the status of a live post; the post as it is now with the status it had before. */
 export async function updatePostStatus(sql: Queryable, postId: string, status: FeedbackStatus) {
   return await maybeOne(sql<(PostRow & { previousStatus: FeedbackStatus })[]>`
-    update feedback_posts p set status = ${status}, updated_at = now()
-    from (
-      select id as old_id, status as old_status from feedback_posts where id = ${postId} for update
-    ) old
-    where p.id = old.old_id and p.deleted_at is null
-    returning ${postColumns(sql)}, old.old_status as "previousStatus"`);
+    with moved as (
+      update feedback_posts p set status = ${status}, updated_at = now()
+      from (
+        select id as old_id, status as old_status from feedback_posts where id = ${postId} for update
+      ) old
+      where p.id = old.old_id and p.deleted_at is null
+      returning ${postColumns(sql)}, old.old_status as "previousStatus"
+    ), left_status as (
+      update feedback_post_counts c set n = c.n - 1 from moved
+      where moved.status <> moved."previousStatus" and c.category = moved.category
+        and c.status = moved."previousStatus"
+    ), entered_status as (
+      insert into feedback_post_counts (category, status, n)
+      select category, status, 1 from moved where status <> "previousStatus"
+      on conflict (category, status) do update set n = feedback_post_counts.n + 1
+    )
+    select * from moved`);
 }
 
 /** Which of `postIds` the user has voted for. */

@@ -275,6 +275,8 @@ export interface UsersApi {
    * a column of the statement on each side), so the block is checked by the statement itself.
    */
   blockedBetween(sql: Queryable, a: UserRef, b: UserRef): postgres.Fragment;
+  /** The users a block separates from `user` (either way), as a subquery of ids to embed. */
+  separatedFrom(sql: Queryable, user: UserRef): postgres.Fragment;
   /** Serialises writes about the pair (a block and a request between them) within `tx`. */
   lockPair(tx: Queryable, a: string, b: string): Promise<void>;
   /** Records a block inside the caller's transaction; false when it existed. */
@@ -318,6 +320,7 @@ export function usersApi(deps: Pick<UsersServiceDeps, "db" | "viewers">): UsersA
     replaceSupporterTier: (userId, from, to) =>
       viewers.changing(userId, () => store.replaceSupporterTier(sql, userId, from, to)),
     blockedBetween: store.blockedBetween,
+    separatedFrom: store.separatedFrom,
     lockPair: store.lockPair,
     block: store.insertBlock,
     unblock: (blocker, blocked) => store.deleteBlock(sql, blocker, blocked),

@@ -222,6 +222,11 @@ export const blockedBetween = (sql: Queryable, a: UserRef, b: UserRef) =>
   sql`(exists (select 1 from user_blocks ub where ub.blocker_id = ${a} and ub.blocked_id = ${b})
     or exists (select 1 from user_blocks ub where ub.blocker_id = ${b} and ub.blocked_id = ${a}))`;
 
+/** The users a block separates from `user` (either way), as a subquery of user ids. */
+export const separatedFrom = (sql: Queryable, user: UserRef) =>
+  sql`(select blocked_id from user_blocks where blocker_id = ${user}
+       union all select blocker_id from user_blocks where blocked_id = ${user})`;
+
 /**
  * Serialises the writes about a pair of users (a block and a request between them) until the
  * caller's transaction ends: a request written after a block's lock sees the block, and a block

@@ -5,6 +5,7 @@
  * employee's runs and a post's comments the same way, more lightly.
  */
 // test-plan: once (pages in Chromium; the lists' SQL runs in both modes in the features' API tests)
+import { recountKeptCounts } from "../../support/kept-counts.ts";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import {
@@ -39,6 +40,7 @@ async function seedPosts(ctx: ConsoleCtx) {
       'details', case when n <= 120 then 'feature' else 'bug' end, n % 7,
       timestamptz '2026-01-01T00:00:00Z' + n * interval '1 minute'
     from generate_series(1, 125) n`;
+  await recountKeptCounts(sqlOf(ctx));
 }
 
 test("admin console: 120 feedback posts page by page, filters and page in the URL", async () => {
@@ -226,6 +228,7 @@ test("admin console: deliveries, reports and an employee's runs page too", async
         comment_count)
       values ('postwithcomments000001', ${reporter}, 'Dark mode', 'please', 'feature', 55)
       returning id, public_id as "publicId"`;
+    await recountKeptCounts(sql);
     await sql`
       insert into feedback_comments (public_id, post_id, author_id, body, created_at)
       select 'comment' || lpad(n::text, 15, '0'), ${post.id}, ${reporter}, 'Comment ' || n,

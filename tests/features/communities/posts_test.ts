@@ -115,3 +115,55 @@ Deno.test("community posts: a private community's posts do not exist for outside
     await s.close();
   }
 });
+
+const BLOCK = `mutation B($userId: String!) { blockUser(userId: $userId) { ${USER_ERRORS} } }`;
+const totalOf = async (s: TestSetup, as: string, communityId: string) =>
+  (await s.data(social.FEED, { id: communityId }, as)).communityFeed.totalCount as number;
+
+Deno.test("community posts: the feed's totalCount is kept through posts, removals, blocks and erasure", async () => {
+  const s = await setup(social.SOCIAL);
+  try {
+    const c = await social.createCommunity(s, "owner", { name: "Counted" });
+    const other = await social.createCommunity(s, "owner", { name: "Elsewhere" });
+    for (const m of ["bob", "dave"]) {
+      for (const id of [c.id, other.id]) await s.data(social.JOIN, { id }, m);
+    }
+    const first = await post(s, "bob", c.id, "one");
+    await post(s, "bob", c.id, "two");
+    await post(s, "dave", c.id, "three");
+    await post(s, "bob", other.id, "elsewhere");
+    const rowsIn = async (publicId: string) =>
+      (await s.t.deps.db.sql<{ n: number }[]>`
+        select count(*)::int as n from community_posts p join communities k on k.id = p.community_id
+        where k.public_id = ${publicId}`)[0].n;
+    assert.equal(await totalOf(s, "owner", c.id), 3);
+
+    assert.deepEqual(errorsOf(await s.data(DELETE, { id: first }, "bob")), []);
+    // A refused removal changes nothing.
+    const again = errorsOf(await s.data(DELETE, { id: first }, "bob")) as { code: string }[];
+    assert.equal(again[0].code, "not_found");
+    assert.equal(await totalOf(s, "owner", c.id), 2);
+    assert.equal(await rowsIn(c.id), 2);
+
+    // A block hides the other's posts from the count both ways.
+    assert.deepEqual(errorsOf(await s.data(BLOCK, { userId: await s.idOf("bob") }, "dave")), []);
+    assert.equal(await totalOf(s, "dave", c.id), 1);
+    assert.equal(await totalOf(s, "bob", c.id), 1);
+    assert.equal(await totalOf(s, "owner", c.id), 2);
+
+    // Erasing an author takes their posts out of every community's count.
+    const { communitiesPersonalData } = await import(
+      "../../../src/features/communities/personal-data.ts"
+    );
+    const bob = await s.t.deps.db.sql<{ id: string }[]>`
+      select id from users where username = 'bob'`;
+    await s.t.deps.db.sql.begin((tx) =>
+      communitiesPersonalData(s.t.deps.db.sql).eraseFor(tx, bob[0].id, s.clock.now(), [])
+    );
+    assert.equal(await totalOf(s, "owner", c.id), 1);
+    assert.equal(await totalOf(s, "owner", other.id), 0);
+    assert.equal(await rowsIn(c.id), 1);
+  } finally {
+    await s.close();
+  }
+});

@@ -364,3 +364,57 @@ Deno.test("feedback board: comments of a page of posts cost the same statements 
     await b.close();
   }
 });
+
+Deno.test("feedback board: totalCount is kept through posts, statuses, deletions and erasure, per filter", async () => {
+  const b = await board();
+  try {
+    const [ada, bob, admin] = await Promise.all(["ada", "bob", "admin"].map((u) => b.token(u)));
+    const TOTAL = `query($category: FeedbackCategory, $status: FeedbackStatus) {
+      feedbackPosts(category: $category, status: $status, first: 1) { totalCount } }`;
+    const filters = [{}, { category: "bug" }, { status: "planned" }, {
+      category: "feature",
+      status: "open",
+    }];
+    // Each filter's totalCount equals the live rows it selects.
+    const agree = async (label: string) => {
+      for (const f of filters) {
+        const shown = dataOf(await gql(b.t, TOTAL, f, { token: bob })).feedbackPosts.totalCount;
+        const [{ n }] = await b.t.deps.db.sql<{ n: number }[]>`
+          select count(*)::int as n from feedback_posts where deleted_at is null
+            and (${(f as { category?: string }).category ?? null}::text is null
+              or category = ${(f as { category?: string }).category ?? null})
+            and (${(f as { status?: string }).status ?? null}::text is null
+              or status = ${(f as { status?: string }).status ?? null})`;
+        assert.equal(shown, n, `${label}: ${JSON.stringify(f)}`);
+      }
+    };
+    const posts = [
+      await create(b, ada, "One"),
+      await create(b, ada, "Two", "bug"),
+      await create(b, bob, "Three", "bug"),
+      await create(b, bob, "Four"),
+    ];
+    await agree("created");
+    for (const s of ["planned", "planned", "in_progress", "planned"]) {
+      const out = dataOf(await gql(b.t, STATUS, { id: posts[1].id, s }, { token: admin }));
+      assert.deepEqual(out.updateFeedbackStatus.errors, []);
+    }
+    // A refused status change (not an admin) moves nothing.
+    await gql(b.t, STATUS, { id: posts[0].id, s: "planned" }, { token: bob });
+    await agree("statuses");
+    dataOf(await gql(b.t, DELETE, { id: posts[2].id }, { token: bob }));
+    dataOf(await gql(b.t, DELETE, { id: posts[2].id }, { token: bob }));
+    await agree("deleted");
+    const { feedbackPersonalData } = await import(
+      "../../../src/features/feedback/personal-data.ts"
+    );
+    const [{ id }] = await b.t.deps.db.sql<{ id: string }[]>`
+      select id from users where username = 'ada'`;
+    const erase = feedbackPersonalData(b.t.deps.db.sql);
+    await b.t.deps.db.sql.begin((tx) => erase.eraseFor(tx, id, new Date(), []));
+    await agree("erased");
+    assert.equal(dataOf(await gql(b.t, TOTAL, {}, { token: bob })).feedbackPosts.totalCount, 1);
+  } finally {
+    await b.close();
+  }
+});

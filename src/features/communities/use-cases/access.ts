@@ -30,7 +30,7 @@ export interface PostModeration {
 export interface CommunitiesDeps {
   db: Database;
   clock: Clock;
-  users: Pick<UsersApi, "loadUser" | "userByPublicId" | "blockedBetween">;
+  users: Pick<UsersApi, "loadUser" | "userByPublicId" | "blockedBetween" | "separatedFrom">;
   feed: Pick<FeedApi, "record" | "follow" | "unfollow" | "remove">;
   notifications: Pick<NotificationsApi, "notify">;
   moderation?: PostModeration;
@@ -195,6 +195,9 @@ export async function communityFeed(
     ["timestamp", "publicId"],
     (window) => store.postPage(sql, community.id, window, hiddenFrom(deps, actor)),
     (r) => [r.createdAt.toISOString(), r.publicId],
-    { totalCount: () => store.postCount(sql, community.id, hiddenFrom(deps, actor)) },
+    {
+      totalCount: () =>
+        store.postCount(sql, community.id, deps.users.separatedFrom(sql, actor.userId)),
+    },
   );
 }
