@@ -1,6 +1,6 @@
 /**
  * Seeds that insert rows with SQL of their own, bypassing the stores, call this after: it sets
- * the counts the stores keep (migration 0030) to what the rows hold.
+ * the counts the stores keep (migrations 0030 and 0032) to what the rows hold.
  */
 import type { Queryable } from "../../src/platform/db.ts";
 
@@ -19,4 +19,12 @@ export async function recountKeptCounts(sql: Queryable): Promise<void> {
     )
     insert into feedback_post_counts (category, status, n) select category, status, n from live
     on conflict (category, status) do update set n = excluded.n`;
+  await sql`
+    update ai_employees e set
+      approved_count = (select count(*) from ai_artifacts a where a.employee_id = e.id
+        and a.approval_status = 'approved' and not a.auto_approved),
+      rejected_count = (select count(*) from ai_artifacts a where a.employee_id = e.id
+        and a.approval_status = 'rejected'),
+      auto_rejected_count = (select count(*) from ai_artifacts a where a.employee_id = e.id
+        and a.approval_status = 'auto_rejected')`;
 }

@@ -163,6 +163,7 @@ test("admin console: deliveries, reports and an employee's runs page too", async
         case when left(public_id, 3) > '052' then 'failed' else 'delivered' end,
         created_at + interval '2 minutes', created_at
       from runs where left(public_id, 3) <= '055'`;
+    await recountKeptCounts(sql);
     const reporter = await ctx.userId("user-1");
     const reported = await ctx.userId("user-2");
     await sql`

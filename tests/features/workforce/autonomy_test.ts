@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { recountKeptCounts } from "../../support/kept-counts.ts";
 import { codeOf, gql } from "../../support/graphql.ts";
 import {
   asAdmin,
@@ -47,6 +48,7 @@ async function history(
     await add("rejected", i < (h.recentRejected ?? 0) ? 3 : 20);
   }
   for (let i = 0; i < (h.autoRejected ?? 0); i++) await add("auto_rejected", 20);
+  await recountKeptCounts(sql);
 }
 
 const UPDATE = `mutation($id: String!, $level: AiAutonomyLevel, $confirm: Boolean) {

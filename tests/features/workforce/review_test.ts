@@ -243,3 +243,53 @@ Deno.test("review: aiEmployees and pendingArtifacts issue a constant number of s
     assert.equal(await statements(PENDING), smallPending);
     assert.ok(smallEmployees <= 12, `aiEmployees used ${smallEmployees} statements`);
   }));
+
+Deno.test("review: an employee's kept decision counts follow approvals, rejections, undos and the post-filter", () =>
+  withWorkforce(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const artifacts = [];
+    for (let i = 0; i < 4; i++) {
+      const runId = await completeRun(ctx, employee.id, {
+        artifact: { kind: "draft_post", title: `Post ${i}`, payload: `text ${i}` },
+      });
+      artifacts.push(await artifactOfRun(ctx, runId));
+    }
+    await completeRun(ctx, employee.id, {
+      artifact: { kind: "draft_post", title: "Filtered", payload: "x" },
+      post_filter: { passed: false, reason: "unsupported figures" },
+    });
+    const UNDO = `mutation($id: String!) {
+      undoAiArtifactApproval(artifactId: $id) { errors { code message field } } }`;
+    const kept = async () =>
+      (await sqlOf(ctx)<{ approved: number; rejected: number; autoRejected: number }[]>`
+        select approved_count as approved, rejected_count as rejected,
+          auto_rejected_count as "autoRejected"
+        from ai_employees where public_id = ${employee.id}`)[0];
+    const counted = async () =>
+      (await sqlOf(ctx)<{ approved: number; rejected: number; autoRejected: number }[]>`
+        select
+          count(*) filter (where approval_status = 'approved' and not auto_approved)::int
+            as approved,
+          count(*) filter (where approval_status = 'rejected')::int as rejected,
+          count(*) filter (where approval_status = 'auto_rejected')::int as "autoRejected"
+        from ai_artifacts a join ai_employees e on e.id = a.employee_id
+        where e.public_id = ${employee.id}`)[0];
+    assert.deepEqual(await kept(), { approved: 0, rejected: 0, autoRejected: 1 });
+
+    for (
+      const [query, vars] of [
+        [APPROVE, { id: artifacts[0].id }],
+        [APPROVE, { id: artifacts[0].id }], // refused: no longer pending
+        [REJECT, { id: artifacts[1].id, reason: "off topic for this week" }],
+        [APPROVE, { id: artifacts[2].id }],
+        [UNDO, { id: artifacts[2].id }],
+        [UNDO, { id: artifacts[2].id }], // refused: pending again
+        [APPROVE, { id: artifacts[2].id, edit: "edited" }],
+      ] as const
+    ) {
+      const answer = Object.values(await asAdmin(ctx, query, vars))[0] as { errors: unknown[] };
+      if (query === REJECT) assert.deepEqual(answer.errors, []);
+      assert.deepEqual(await kept(), await counted(), `${query.slice(0, 30)} ${vars.id}`);
+    }
+    assert.deepEqual(await kept(), { approved: 2, rejected: 1, autoRejected: 1 });
+  }));

@@ -76,6 +76,25 @@ export async function artifactCount(sql: Queryable, filter: ArtifactFilter): Pro
   return row.n;
 }
 
+/**
+ * The CTE `counted` that adds `delta` to the employee's kept decision counts (approved by an
+ * admin, rejected, auto-rejected) for the artifacts the CTE `ai_artifacts` returned.
+ */
+const countedReviews = (sql: Queryable, delta: number) =>
+  sql`counted as (
+    update ai_employees e set
+      approved_count = approved_count + ${delta} * count_of.approved,
+      rejected_count = rejected_count + ${delta} * count_of.rejected,
+      auto_rejected_count = auto_rejected_count + ${delta} * count_of.auto_rejected
+    from (
+      select employee_id,
+        count(*) filter (where approval_status = 'approved' and not auto_approved)::int as approved,
+        count(*) filter (where approval_status = 'rejected')::int as rejected,
+        count(*) filter (where approval_status = 'auto_rejected')::int as auto_rejected
+      from ai_artifacts group by employee_id
+    ) count_of
+    where e.id = count_of.employee_id)`;
+
 export async function insertArtifact(
   tx: Queryable,
   input: {
@@ -95,15 +114,18 @@ export async function insertArtifact(
   now: Date,
 ): Promise<ArtifactRow | null> {
   return await maybeOne(tx<ArtifactRow[]>`
-    insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
-      approval_status, post_filter_reason, rejection_reason, unsupported_figures, base_sha,
-      patch_files, created_at)
-    values (${publicId()}, ${input.runId}, ${input.employeeId}, ${input.kind}, ${input.title},
-      ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason},
-      ${input.rejectionReason ?? null}, ${input.unsupportedFigures ?? null}::text[],
-      ${input.baseSha ?? null}, ${input.patchFiles ?? null}::text[], ${now})
-    on conflict (run_id) do nothing
-    returning ${artifactColumns(tx)}`);
+    with ai_artifacts as (
+      insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
+        approval_status, post_filter_reason, rejection_reason, unsupported_figures, base_sha,
+        patch_files, created_at)
+      values (${publicId()}, ${input.runId}, ${input.employeeId}, ${input.kind}, ${input.title},
+        ${input.payload}, ${input.approvalStatus}, ${input.postFilterReason},
+        ${input.rejectionReason ?? null}, ${input.unsupportedFigures ?? null}::text[],
+        ${input.baseSha ?? null}, ${input.patchFiles ?? null}::text[], ${now})
+      on conflict (run_id) do nothing
+      returning *
+    ), ${countedReviews(tx, 1)}
+    select ${artifactColumns(tx)} from ai_artifacts`);
 }
 
 /**
@@ -121,6 +143,7 @@ export async function approveArtifact(
 ): Promise<ArtifactRow | null> {
   const edited = review.edited;
   return await maybeOne(tx<ArtifactRow[]>`
+    with ai_artifacts as (
     update ai_artifacts set approval_status = 'approved',
       original_payload = case when ${edited !== null} then payload else original_payload end,
       payload = coalesce(${edited?.payload ?? null}, payload),
@@ -133,7 +156,9 @@ export async function approveArtifact(
       reviewer_id = ${review.reviewerId}, auto_approved = ${review.reviewerId === null},
       reviewed_at = ${now}
     where id = ${id} and approval_status = 'pending'
-    returning ${artifactColumns(tx)}`);
+    returning *
+    ), ${countedReviews(tx, 1)}
+    select ${artifactColumns(tx)} from ai_artifacts`);
 }
 
 /**
@@ -142,13 +167,20 @@ export async function approveArtifact(
  */
 export async function undoApproval(tx: Queryable, id: string): Promise<ArtifactRow | null> {
   return await maybeOne(tx<ArtifactRow[]>`
-    update ai_artifacts set approval_status = 'pending',
-      payload = coalesce(original_payload, payload), original_payload = null,
-      edit_distance = null, edit_ratio = null,
-      reviewer_id = null, auto_approved = false, reviewed_at = null
-    where id = ${id} and approval_status = 'approved' and delivered_at is null
-      and delivery_status is null and delivery_metadata is null
-    returning ${artifactColumns(tx)}`);
+    with undone as (
+      update ai_artifacts a set approval_status = 'pending',
+        payload = coalesce(a.original_payload, a.payload), original_payload = null,
+        edit_distance = null, edit_ratio = null,
+        reviewer_id = null, auto_approved = false, reviewed_at = null
+      from (select id, auto_approved from ai_artifacts where id = ${id} for update) was
+      where a.id = was.id and a.approval_status = 'approved' and a.delivered_at is null
+        and a.delivery_status is null and a.delivery_metadata is null
+      returning a.*, was.auto_approved as was_auto
+    ), counted as (
+      update ai_employees e set approved_count = approved_count - 1
+      from undone where e.id = undone.employee_id and not undone.was_auto
+    )
+    select ${artifactColumns(tx)} from undone`);
 }
 
 /** pending → rejected with the reason. */
@@ -160,10 +192,13 @@ export async function rejectArtifact(
   now: Date,
 ): Promise<ArtifactRow | null> {
   return await maybeOne(tx<ArtifactRow[]>`
-    update ai_artifacts set approval_status = 'rejected', rejection_reason = ${reason},
-      reviewer_id = ${reviewerId}, reviewed_at = ${now}
-    where id = ${id} and approval_status = 'pending'
-    returning ${artifactColumns(tx)}`);
+    with ai_artifacts as (
+      update ai_artifacts set approval_status = 'rejected', rejection_reason = ${reason},
+        reviewer_id = ${reviewerId}, reviewed_at = ${now}
+      where id = ${id} and approval_status = 'pending'
+      returning *
+    ), ${countedReviews(tx, 1)}
+    select ${artifactColumns(tx)} from ai_artifacts`);
 }
 
 export interface WeeklyCounts extends WeekCounts {

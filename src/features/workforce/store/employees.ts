@@ -98,8 +98,9 @@ export async function unarchiveEmployee(
 }
 
 /**
- * The decision counts behind the promotion figures of several employees (docs/workforce.md):
- * human rejections reviewed after `recentSince` count as recent.
+ * The decision counts behind the promotion figures of several employees (docs/workforce.md),
+ * kept on the employee; human rejections reviewed after `recentSince` count as recent (read
+ * through the review-time index, so the window, not the history, sets the cost).
  */
 export async function promotionCountsByIds(
   sql: Queryable,
@@ -107,24 +108,13 @@ export async function promotionCountsByIds(
   recentSince: Date,
 ): Promise<Map<string, PromotionCounts>> {
   const rows = await sql<({ employeeId: string } & PromotionCounts)[]>`
-    select e.id::text as "employeeId",
-      coalesce(a.approved, 0)::int as approved,
-      coalesce(a.rejected, 0)::int as rejected,
-      coalesce(a.auto_rejected, 0)::int as "autoRejected",
-      coalesce(a.recent_rejections, 0)::int as "recentRejections",
+    select e.id::text as "employeeId", e.approved_count as approved,
+      e.rejected_count as rejected, e.auto_rejected_count as "autoRejected",
+      (select count(*) from ai_artifacts a
+       where a.employee_id = e.id and a.reviewed_at > ${recentSince}
+         and a.approval_status = 'rejected')::int as "recentRejections",
       (select min(r.created_at) from ai_runs r where r.employee_id = e.id) as "firstRunAt"
     from ai_employees e
-    left join (
-      select employee_id,
-        count(*) filter (where approval_status = 'approved' and not auto_approved) as approved,
-        count(*) filter (where approval_status = 'rejected') as rejected,
-        count(*) filter (where approval_status = 'auto_rejected') as auto_rejected,
-        count(*) filter (where approval_status = 'rejected'
-                         and reviewed_at > ${recentSince}) as recent_rejections
-      from ai_artifacts
-      where employee_id = any(${ids as string[]}::bigint[])
-      group by employee_id
-    ) a on a.employee_id = e.id
     where e.id = any(${ids as string[]}::bigint[])`;
   return new Map(rows.map(({ employeeId, ...counts }) => [employeeId, counts]));
 }
