@@ -19,7 +19,13 @@ export {
   startEmbeddedPostgres,
 } from "./embedded.ts";
 export type { Database, DatabaseMode, Queryable, Sql, TransactionSql } from "./db/types.ts";
-export { connect, type DatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from "./db/connect.ts";
+export {
+  connect,
+  type DatabaseTimeouts,
+  DEFAULT_DATABASE_TIMEOUTS,
+  type StatementListener,
+} from "./db/connect.ts";
+import type { StatementListener } from "./db/connect.ts";
 export { isDatabaseConnectionFailure } from "./db/failures.ts";
 export {
   observeStatements,
@@ -126,8 +132,9 @@ export function embeddedDatabase(
   embedded: EmbeddedServer,
   log: Logger,
   timeouts?: DatabaseTimeouts,
+  onStatement?: StatementListener,
 ): Database {
-  const sql = connect(embedded.url, 1, log, timeouts);
+  const sql = connect(embedded.url, 1, log, timeouts, { onStatement });
   return {
     sql,
     mode: "embedded",

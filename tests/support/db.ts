@@ -11,6 +11,7 @@ import {
   type Database,
   embeddedDatabase,
   startEmbeddedPostgres,
+  type StatementListener,
 } from "../../src/platform/db.ts";
 import { serveEmbedded, startPGlite } from "../../src/platform/embedded.ts";
 import { loadMigrations, migrate } from "../../src/platform/migrate.ts";
@@ -131,6 +132,8 @@ export interface TestDatabaseOptions {
   migrate?: boolean;
   poolSize?: number;
   log?: Logger;
+  /** Told every statement the database's pool sends (tests that check plans). */
+  onStatement?: StatementListener;
 }
 
 function withDatabaseName(url: string, name: string): string {
@@ -147,7 +150,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
       const embedded = await startEmbeddedPostgres({ settings: EMBEDDED_TEST_SETTINGS });
       return embeddedDatabase(embedded, log);
     }
-    return await pooledEmbeddedDatabase(log);
+    return await pooledEmbeddedDatabase(log, options.onStatement);
   }
   const name = `t_${crypto.randomUUID().replaceAll("-", "")}`;
   const template = options.migrate === false ? null : await postgresTemplate(TEST_DATABASE_URL);
@@ -165,7 +168,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   }
   const url = withDatabaseName(TEST_DATABASE_URL, name);
   const poolSize = options.poolSize ?? 5;
-  const sql = connect(url, poolSize, log);
+  const sql = connect(url, poolSize, log, undefined, { onStatement: options.onStatement });
   return {
     sql,
     mode: "postgres",
@@ -244,7 +247,10 @@ async function emptied(pglite: PGliteInstance): Promise<boolean> {
   }
 }
 
-async function pooledEmbeddedDatabase(log: Logger): Promise<Database> {
+async function pooledEmbeddedDatabase(
+  log: Logger,
+  onStatement?: StatementListener,
+): Promise<Database> {
   let pglite = idleEmbedded.pop();
   if (!pglite) {
     pglite = await startPGlite({
@@ -258,6 +264,8 @@ async function pooledEmbeddedDatabase(log: Logger): Promise<Database> {
   const db = embeddedDatabase(
     { ...served, stop: () => Promise.resolve() },
     log,
+    undefined,
+    onStatement,
   );
   return {
     ...db,

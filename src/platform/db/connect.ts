@@ -18,6 +18,9 @@ export interface DatabaseTimeouts {
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, statementMs: 5000 };
 
+/** Told the text and parameters of every statement sent (tests that check plans). */
+export type StatementListener = (text: string, parameters: readonly unknown[]) => void;
+
 /**
  * Connects the `postgres` driver with the project's settings. `pooled`: `url` is a transaction
  * pooler, which hands each transaction to any server connection: no prepared statements (they
@@ -30,7 +33,11 @@ export function connect(
   poolSize: number,
   log: Logger,
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
-  { pooled = false, idleTimeoutS }: { pooled?: boolean; idleTimeoutS?: number } = {},
+  { pooled = false, idleTimeoutS, onStatement }: {
+    pooled?: boolean;
+    idleTimeoutS?: number;
+    onStatement?: StatementListener;
+  } = {},
 ): Sql {
   const session = pooled ? {} : {
     statement_timeout: timeouts.statementMs,
@@ -41,6 +48,9 @@ export function connect(
     postgres(url, {
       prepare: !pooled,
       idle_timeout: idleTimeoutS,
+      debug: onStatement &&
+        ((_connection: number, text: string, parameters: unknown[]) =>
+          onStatement(text, parameters)),
       max: poolSize,
       onnotice: (notice) => log.debug("postgres notice", { notice: notice.message }),
       connect_timeout: timeouts.connectMs / 1000,
