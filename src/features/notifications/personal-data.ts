@@ -31,6 +31,7 @@ export function notificationsPersonalData(sql: Queryable): PersonalData {
     },
     async eraseFor(tx, userId, _at, names) {
       await tx`delete from notifications where user_id = ${userId}`;
+      await tx`delete from notification_counts where user_id = ${userId}`;
       await tx`delete from notification_preferences where user_id = ${userId}`;
       await tx`delete from push_devices where user_id = ${userId}`;
       // Other users' notifications the user caused: no actor, and no name in their args.

@@ -42,6 +42,18 @@ const wanted = (sql: Queryable, recipient: postgres.Fragment, kind: postgres.Fra
     where p.user_id = ${recipient} and p.kind = ${kind} and not p.enabled)`;
 
 /**
+ * The CTE `counted` that adds the notifications the CTE `notifications` returned to their users'
+ * kept counts (in user order, so concurrent batches lock the rows in one order).
+ */
+const counted = (sql: Queryable) =>
+  sql`counted as (
+    insert into notification_counts (user_id, total, unread)
+    select user_id, count(*), count(*) from notifications group by user_id order by user_id
+    on conflict (user_id) do update set total = notification_counts.total + excluded.total,
+      unread = notification_counts.unread + excluded.unread
+  )`;
+
+/**
  * Stores the notification in one statement unless its user turned the kind off or a notification
  * with the same key exists; null when nothing was stored.
  */
@@ -50,14 +62,17 @@ export async function insertNotification(
   input: NewNotification,
 ): Promise<NotificationRow | null> {
   return await maybeOne(sql<NotificationRow[]>`
-    insert into notifications
-      (public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
-    select ${publicId()}, ${input.userId}::bigint, ${input.kind}::text, ${input.content}::text,
-      ${input.actorId}::bigint, ${input.subjectType}::text, ${input.subjectId}::text,
-      ${sql.json(input.args as never)}, ${input.key ?? null}::text
-    where ${wanted(sql, sql`${input.userId}::bigint`, sql`${input.kind}::text`)}
-    on conflict (dedup_key) do nothing
-    returning ${columns(sql)}`);
+    with notifications as (
+      insert into notifications
+        (public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
+      select ${publicId()}, ${input.userId}::bigint, ${input.kind}::text, ${input.content}::text,
+        ${input.actorId}::bigint, ${input.subjectType}::text, ${input.subjectId}::text,
+        ${sql.json(input.args as never)}, ${input.key ?? null}::text
+      where ${wanted(sql, sql`${input.userId}::bigint`, sql`${input.kind}::text`)}
+      on conflict (dedup_key) do nothing
+      returning *
+    ), ${counted(sql)}
+    select ${columns(sql)} from notifications`);
 }
 
 /** `insertNotification` for many recipients, in one statement; the stored ids. */
@@ -67,6 +82,7 @@ export async function insertNotifications(
 ): Promise<string[]> {
   if (recipients.length === 0) return [];
   const rows = await sql<{ id: string }[]>`
+    with notifications as (
     insert into notifications
       (public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
     select r.public_id, r.user_id, r.kind, r.content, r.actor_id, r.subject_type, r.subject_id,
@@ -84,7 +100,9 @@ export async function insertNotifications(
     ) as r(public_id, user_id, kind, content, actor_id, subject_type, subject_id, args, dedup_key)
     where ${wanted(sql, sql`r.user_id`, sql`r.kind`)}
     on conflict (dedup_key) do nothing
-    returning id`;
+    returning id, user_id
+    ), ${counted(sql)}
+    select id from notifications`;
   return rows.map((r) => r.id);
 }
 
@@ -137,14 +155,16 @@ export async function listNotifications(
     limit ${k.limit}`;
 }
 
-/** How many notifications `listNotifications` pages through. */
+/** How many notifications `listNotifications` pages through, from the kept counts. */
 export async function countNotifications(
   sql: Queryable,
   userId: string,
   acknowledged: boolean | null,
 ): Promise<number> {
+  const n = acknowledged === null ? sql`total` : acknowledged ? sql`total - unread` : sql`unread`;
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from notifications where ${filterOf(sql, userId, acknowledged)}`;
+    select coalesce((select ${n} from notification_counts where user_id = ${userId}), 0)::int
+      as n`;
   return row.n;
 }
 
@@ -158,6 +178,9 @@ export async function acknowledge(sql: Queryable, userId: string, id: string) {
       update notifications set acknowledged_at = now()
       where public_id = ${id} and user_id = ${userId} and acknowledged_at is null
       returning ${columns(sql)}
+    ), counted as (
+      update notification_counts set unread = unread - 1
+      where user_id = ${userId} and exists (select 1 from updated)
     )
     select *, true as changed from updated
     union all
@@ -167,10 +190,17 @@ export async function acknowledge(sql: Queryable, userId: string, id: string) {
 
 /** Marks every unread notification of the user read, in one statement; how many it marked. */
 export async function acknowledgeAll(sql: Queryable, userId: string): Promise<number> {
-  const rows = await sql`
-    update notifications set acknowledged_at = now()
-    where user_id = ${userId} and acknowledged_at is null`;
-  return rows.count;
+  const [row] = await sql<{ n: number }[]>`
+    with read as (
+      update notifications set acknowledged_at = now()
+      where user_id = ${userId} and acknowledged_at is null
+      returning 1
+    ), counted as (
+      update notification_counts set unread = unread - (select count(*) from read)
+      where user_id = ${userId}
+    )
+    select count(*)::int as n from read`;
+  return row.n;
 }
 
 /** The kinds the user turned off. */

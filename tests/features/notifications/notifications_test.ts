@@ -284,3 +284,72 @@ Deno.test("notification preferences: default on; a kind turned off is never writ
     await s.close();
   }
 });
+
+Deno.test("notifications: the kept counts match the rows through sends, batches, repeats and reads", async () => {
+  const s = await setupNotifications();
+  try {
+    const me = await s.signIn("wanda");
+    const other = await s.signIn("xavier");
+    const { notifyMany } = s.t.app.features.notifications.api;
+    const agree = async (label: string) => {
+      for (const who of [me, other]) {
+        const shown = (await gql(
+          s.t,
+          `{ all: notifications(first: 1) { totalCount }
+             read: notifications(first: 1, acknowledged: true) { totalCount }
+             unread: notifications(first: 1, acknowledged: false) { totalCount }
+             unreadNotificationCount }`,
+          {},
+          { token: who.token },
+        )).body.data;
+        const [rows] = await s.t.deps.db.sql<{ all: number; read: number; unread: number }[]>`
+          select count(*)::int as all,
+            (count(*) filter (where acknowledged_at is not null))::int as read,
+            (count(*) filter (where acknowledged_at is null))::int as unread
+          from notifications where user_id = ${who.userId}`;
+        assert.deepEqual(
+          {
+            all: shown.all.totalCount,
+            read: shown.read.totalCount,
+            unread: shown.unread.totalCount,
+          },
+          rows,
+          label,
+        );
+        assert.equal(shown.unreadNotificationCount, rows.unread, label);
+      }
+    };
+    await agree("none yet");
+    const batch = (key: string) =>
+      s.t.deps.db.sql.begin((tx) =>
+        notifyMany(tx, [
+          { userId: me.userId, message: testMessage("badge.earned", "a"), key: `${key}:me` },
+          { userId: other.userId, message: testMessage("badge.earned", "b"), key: `${key}:o` },
+          { userId: me.userId, message: testMessage("badge.earned", "c") },
+        ])
+      );
+    await batch("first");
+    await batch("first"); // the keyed two are not stored again
+    await agree("batches");
+    const one = await s.t.deps.db.sql.begin((tx) =>
+      s.notifier(tx, me.userId, testMessage("badge.earned", "d"), { key: "single" })
+    );
+    await s.t.deps.db.sql.begin((tx) =>
+      s.notifier(tx, me.userId, testMessage("badge.earned", "d"), { key: "single" })
+    );
+    // A rolled-back send counts nothing.
+    await s.t.deps.db.sql.begin(async (tx) => {
+      await s.notifier(tx, me.userId, testMessage("badge.earned", "gone"));
+      throw new Error("rolled back");
+    }).catch(() => {});
+    await agree("single");
+    for (let i = 0; i < 2; i++) await gql(s.t, ACK, { id: one!.id }, { token: me.token });
+    await agree("one read");
+    for (let i = 0; i < 2; i++) await gql(s.t, ACK_ALL, {}, { token: me.token });
+    await agree("all read");
+    await batch("second");
+    await agree("after");
+  } finally {
+    await s.close();
+  }
+});
