@@ -58,6 +58,11 @@ await runAppBenchmark("social", async ({ sql, gql, measure }) => {
     update community_challenges set participant_count = ${PARTICIPANTS}
     where public_id = ${challenge}`;
   await sql`
+    insert into challenge_score_counts (challenge_id, score, n)
+    select challenge_id, score, count(*)::int from challenge_participants
+    group by challenge_id, score
+    on conflict (challenge_id, score) do update set n = excluded.n`;
+  await sql`
     with c as (select id from communities where public_id = ${community}),
          authors as (select id, row_number() over (order by id) - 1 as k from users
                      where subject like 'bench-%' and subject <> ${SUBJECT})

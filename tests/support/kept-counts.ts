@@ -1,6 +1,6 @@
 /**
  * Seeds that insert rows with SQL of their own, bypassing the stores, call this after: it sets
- * the counts the stores keep (migrations 0030 and 0032) to what the rows hold.
+ * the counts the stores keep (migrations 0030, 0032 and 0036) to what the rows hold.
  */
 import type { Queryable } from "../../src/platform/db.ts";
 
@@ -27,4 +27,65 @@ export async function recountKeptCounts(sql: Queryable): Promise<void> {
         and a.approval_status = 'rejected'),
       auto_rejected_count = (select count(*) from ai_artifacts a where a.employee_id = e.id
         and a.approval_status = 'auto_rejected')`;
+  await sql`delete from challenge_score_counts`;
+  await sql`
+    insert into challenge_score_counts (challenge_id, score, n)
+    select challenge_id, score, count(*)::int from challenge_participants
+    group by challenge_id, score`;
+}
+
+/**
+ * Fails unless every kept count equals what its rows hold (zero-count score rows aside): called
+ * at the end of tests that drive the writes behind them.
+ */
+export async function assertKeptCountsAgree(sql: Queryable): Promise<void> {
+  const checks: Record<string, string> = {
+    "communities.post_count": `
+      select c.id, c.post_count as kept, (select count(*)::int from community_posts p
+        where p.community_id = c.id) as actual from communities c`,
+    feedback_post_counts: `
+      select k.category || '/' || k.status as id, k.n as kept,
+        (select count(*)::int from feedback_posts p where p.deleted_at is null
+          and p.category = k.category and p.status = k.status) as actual
+      from feedback_post_counts k
+      union all
+      select category || '/' || status, 0, count(*)::int from feedback_posts p
+      where deleted_at is null and not exists (select 1 from feedback_post_counts k
+        where k.category = p.category and k.status = p.status) group by category, status`,
+    "ai_employees counts": `
+      select e.id, array[e.approved_count, e.rejected_count, e.auto_rejected_count] as kept,
+        array[
+          (select count(*)::int from ai_artifacts a where a.employee_id = e.id
+            and a.approval_status = 'approved' and not a.auto_approved),
+          (select count(*)::int from ai_artifacts a where a.employee_id = e.id
+            and a.approval_status = 'rejected'),
+          (select count(*)::int from ai_artifacts a where a.employee_id = e.id
+            and a.approval_status = 'auto_rejected')] as actual
+      from ai_employees e`,
+    notification_counts: `
+      select u.id, array[coalesce(k.total, 0), coalesce(k.unread, 0)] as kept,
+        array[(select count(*)::int from notifications n where n.user_id = u.id),
+          (select count(*)::int from notifications n where n.user_id = u.id
+            and n.acknowledged_at is null)] as actual
+      from users u left join notification_counts k on k.user_id = u.id`,
+    challenge_score_counts: `
+      select challenge_id || '@' || score as id, sum(kept)::int as kept,
+        sum(actual)::int as actual
+      from (select challenge_id, score, n as kept, 0 as actual from challenge_score_counts
+            union all
+            select challenge_id, score, 0, 1 from challenge_participants) both_sides
+      group by challenge_id, score`,
+  };
+  const wrong: string[] = [];
+  for (const [name, query] of Object.entries(checks)) {
+    const rows = await sql.unsafe<{ id: string; kept: unknown; actual: unknown }[]>(query);
+    for (const r of rows) {
+      if (JSON.stringify(r.kept) !== JSON.stringify(r.actual)) {
+        wrong.push(
+          `${name} ${r.id}: kept ${JSON.stringify(r.kept)}, rows ${JSON.stringify(r.actual)}`,
+        );
+      }
+    }
+  }
+  if (wrong.length) throw new Error(`kept counts disagree with their rows:\n${wrong.join("\n")}`);
 }

@@ -28,7 +28,14 @@ export function challengesPersonalData(sql: Queryable): PersonalData {
       await tx`delete from challenge_contributions where participant_id in (${entries})`;
       await tx`update community_challenges set participant_count = participant_count - 1
     where id in (select challenge_id from challenge_participants where user_id = ${userId})`;
-      await tx`delete from challenge_participants where user_id = ${userId}`;
+      await tx`
+    with gone as (
+      delete from challenge_participants where user_id = ${userId} returning challenge_id, score
+    )
+    insert into challenge_score_counts (challenge_id, score, n)
+    select challenge_id, score, -count(*)::int from gone
+    group by challenge_id, score order by challenge_id, score
+    on conflict (challenge_id, score) do update set n = challenge_score_counts.n + excluded.n`;
       await tx`delete from point_ledger where user_id = ${userId}`;
       await tx`delete from user_points where user_id = ${userId}`;
     },

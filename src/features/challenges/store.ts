@@ -112,7 +112,10 @@ export async function challengeCount(sql: Queryable, communityId: string): Promi
   return row.n;
 }
 
-/** The user's participation (with rank) in each challenge; one statement for a list. */
+/**
+ * The user's participation (with rank, from the kept score counts) in each challenge; one
+ * statement for a list.
+ */
 export async function participations(
   sql: Queryable,
   userId: string,
@@ -121,8 +124,8 @@ export async function participations(
   return await sql<ParticipationRow[]>`
     select p.challenge_id as "challengeId", p.score, p.entry_cost_paid as "entryCostPaid",
            p.joined_at as "joinedAt",
-           1 + (select count(*) from challenge_participants q
-                where q.challenge_id = p.challenge_id and q.score > p.score)::int as rank
+           1 + (select coalesce(sum(h.n), 0) from challenge_score_counts h
+                where h.challenge_id = p.challenge_id and h.score > p.score)::int as rank
     from challenge_participants p
     where p.user_id = ${userId} and p.challenge_id = any(${challengeIds as string[]}::bigint[])`;
 }
@@ -140,6 +143,23 @@ export async function takeSeat(tx: Queryable, challengeId: string, at: Date): Pr
   return open.length > 0;
 }
 
+/**
+ * The CTE `scored` that moves the participants of the CTE `moved` (`challenge_id`, `old_score`,
+ * `new_score`; null for a participant who joined or left) between the kept score counts, in key
+ * order so concurrent moves lock the counts in one order.
+ */
+const scored = (sql: Queryable) =>
+  sql`scored as (
+    insert into challenge_score_counts (challenge_id, score, n)
+    select challenge_id, score, sum(d)::int from (
+      select challenge_id, old_score as score, -1 as d from moved where old_score is not null
+      union all
+      select challenge_id, new_score, 1 from moved where new_score is not null
+    ) m
+    group by challenge_id, score order by challenge_id, score
+    on conflict (challenge_id, score) do update set n = challenge_score_counts.n + excluded.n
+  )`;
+
 /** The participant row of a join (unique per user): its public id, or null when already in. */
 export async function insertParticipant(
   tx: Queryable,
@@ -148,11 +168,16 @@ export async function insertParticipant(
   at: Date,
 ): Promise<string | null> {
   const [participant] = await tx<{ publicId: string }[]>`
-    insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
-                                        joined_at)
-    values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
-    on conflict do nothing
-    returning public_id as "publicId"`;
+    with joined as (
+      insert into challenge_participants (public_id, challenge_id, user_id, entry_cost_paid,
+                                          joined_at)
+      values (${publicId()}, ${challenge.id}, ${userId}, ${challenge.entryCost}, ${at})
+      on conflict do nothing
+      returning public_id, challenge_id, score
+    ), moved as (
+      select challenge_id, null::float8 as old_score, score as new_score from joined
+    ), ${scored(tx)}
+    select public_id as "publicId" from joined`;
   return participant?.publicId ?? null;
 }
 
@@ -180,8 +205,10 @@ export async function removeParticipant(
     with gone as (
       delete from challenge_participants
       where challenge_id = ${challengeId} and user_id = ${userId}
-      returning public_id, entry_cost_paid
-    ), counted as (
+      returning public_id, entry_cost_paid, challenge_id, score
+    ), moved as (
+      select challenge_id, score as old_score, null::float8 as new_score from gone
+    ), ${scored(tx)}, counted as (
       update community_challenges set participant_count = participant_count - 1
       where id = ${challengeId} and exists (select 1 from gone)
       returning id
@@ -237,6 +264,8 @@ export async function removeAllRefunding(
     with gone as (
       delete from challenge_participants where challenge_id = ${challengeId}
       returning user_id, public_id, entry_cost_paid
+    ), unscored as (
+      delete from challenge_score_counts where challenge_id = ${challengeId}
     ), refund as (
       insert into point_ledger (user_id, delta, reason, ref, created_at)
       select user_id, entry_cost_paid, 'challenge_refund', 'refund:' || public_id, ${at}
@@ -272,10 +301,15 @@ export async function withdrawContributions(
       where cc.participant_id = p.id and p.challenge_id = c.id and p.user_id = ${userId}
         and c.ends_at > ${at} and cc.source = any(${sources as string[]}::text[])
       returning cc.participant_id, cc.amount
-    )
-    update challenge_participants p set score = p.score - g.amount
-    from (select participant_id, sum(amount) as amount from gone group by participant_id) g
-    where p.id = g.participant_id`;
+    ), moved as (
+      update challenge_participants p set score = p.score - g.amount
+      from (select participant_id, sum(amount) as amount from gone group by participant_id) g,
+        (select id, score from challenge_participants
+         where id in (select participant_id from gone) for update) was
+      where p.id = g.participant_id and was.id = p.id
+      returning p.challenge_id, was.score as old_score, p.score as new_score
+    ), ${scored(sql)}
+    select 1`;
 }
 
 /**
@@ -303,10 +337,14 @@ export async function contribute(
       select id, ${source}, ${amount}, ${at} from eligible
       on conflict do nothing
       returning participant_id
-    )
-    update challenge_participants set score = score + ${amount}
-    where id in (select participant_id from added)
-    returning id`;
+    ), moved as (
+      update challenge_participants p set score = p.score + ${amount}
+      from (select id, score from challenge_participants
+            where id in (select participant_id from added) for update) was
+      where p.id = was.id
+      returning p.id, p.challenge_id, was.score as old_score, p.score as new_score
+    ), ${scored(sql)}
+    select id from moved`;
   return rows.length;
 }
 
@@ -340,17 +378,21 @@ export async function contributeMany(
       returning participant_id, amount
     ), total as (
       select participant_id, sum(amount) as amount from added group by participant_id
-    )
-    update challenge_participants p set score = p.score + total.amount
-    from total where p.id = total.participant_id
-    returning p.id`;
+    ), moved as (
+      update challenge_participants p set score = p.score + total.amount
+      from total, (select id, score from challenge_participants
+                   where id in (select participant_id from total) for update) was
+      where p.id = total.participant_id and was.id = p.id
+      returning p.id, p.challenge_id, was.score as old_score, p.score as new_score
+    ), ${scored(sql)}
+    select id from moved`;
   return rows.length;
 }
 
 /**
  * One leaderboard window, best first (score desc, then participant public id asc), after or
  * before a (score, publicId) key; read in reverse order when backward. With the counts
- * `pageRanks` needs, taken at the window's best score.
+ * `pageRanks` needs, taken at the window's best score from the kept score counts.
  */
 export async function leaderboardPage(
   sql: Queryable,
@@ -380,10 +422,10 @@ export async function leaderboardPage(
     select page.public_id as "publicId", page.user_id as "userId", page.score,
            page.joined_at as "joinedAt", counts.above, counts.at_or_above as "atOrAbove"
     from page, (
-      select count(*) filter (where q.score > top.score)::int as above,
-             count(*)::int as at_or_above
-      from top, challenge_participants q
-      where q.challenge_id = ${challengeId} and q.score >= top.score
+      select coalesce(sum(h.n) filter (where h.score > top.score), 0)::int as above,
+             coalesce(sum(h.n), 0)::int as at_or_above
+      from top, challenge_score_counts h
+      where h.challenge_id = ${challengeId} and h.score >= top.score
     ) counts
     order by ${outer}`;
 }

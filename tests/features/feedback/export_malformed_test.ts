@@ -3,6 +3,7 @@
  * `invalid_body` naming the field, anything else is 200; the endpoint stays read-only and never
  * answers 5xx. `since` is still echoed verbatim when nothing matches.
  */
+import { recountKeptCounts } from "../../support/kept-counts.ts";
 import assert from "node:assert/strict";
 import type { TestApp } from "../../support/app.ts";
 import { signedPost, TEST_WORKFORCE_SECRET } from "../../support/signed.ts";
@@ -36,6 +37,7 @@ Deno.test("feedback export: wrong types, NULs, long or unparsable since and infi
     await t.deps.db.sql`
       insert into feedback_posts (public_id, author_id, title, description, category, created_at)
       values ('pAAAAAAAAAAAAAAAAAAAAA', ${author.id}, 'title', 'd', 'bug', '2026-01-01T00:00:00Z')`;
+    await recountKeptCounts(t.deps.db.sql);
     const before = await snapshot(t);
     const cases: [string, RegExp][] = [
       ["12", /^body must be a JSON object$/],
@@ -75,6 +77,7 @@ Deno.test("feedback export: extra fields are ignored, huge finite limits are cla
       select 'p' || lpad(n::text, 21, '0'), ${author.id}, 'title', 'd', 'other',
         timestamptz '2026-01-01T00:00:00Z' + n * interval '1 second'
       from generate_series(1, 3) n`;
+    await recountKeptCounts(t.deps.db.sql);
     const before = await snapshot(t);
     const count = async (body: string) => {
       const res = await signedPost(t, PATH, body);

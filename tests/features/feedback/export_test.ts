@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { recountKeptCounts } from "../../support/kept-counts.ts";
 import type { TestApp } from "../../support/app.ts";
 import { signedPost, TEST_WORKFORCE_SECRET } from "../../support/signed.ts";
 import { seedUser } from "../../support/seed.ts";
@@ -25,6 +26,7 @@ async function seedPost(
     values (${id}, ${authorId}, ${extra.title ?? `post ${createdAt}`}, 'details', 'bug',
       ${extra.status ?? "open"}, ${extra.votes ?? 0}, ${createdAt}::text::timestamptz,
       ${extra.deleted ? createdAt : null}::text::timestamptz)`;
+  await recountKeptCounts(sql);
   return id;
 }
 
@@ -190,6 +192,7 @@ Deno.test("feedback export: since in any ISO 8601 form selects the same posts (n
 
 async function withNoPosts(t: TestApp) {
   await t.deps.db.sql`update feedback_posts set deleted_at = now()`;
+  const res = await recountKeptCounts(t.deps.db.sql);
   return (await signedPost(t, PATH, {})).body;
 }
 
@@ -202,6 +205,7 @@ Deno.test("feedback export: limit is clamped to 1..500 and defaults to 100", asy
       select 'p' || lpad(n::text, 21, '0'), ${author.id}, 'title', 'd', 'other',
         timestamptz '2026-01-01T00:00:00Z' + n * interval '1 second'
       from generate_series(1, 502) n`;
+    await recountKeptCounts(sql);
     const count = async (body: unknown) =>
       (await signedPost(t, PATH, body)).body.feedback_posts.length;
     assert.equal(await count({}), 100);

@@ -3,6 +3,7 @@
  * are kept, and a patch that is not a diff, does not apply there, touches a protected path or a
  * symbolic link fails with its reason and pushes nothing.
  */
+import { recountKeptCounts } from "../../../support/kept-counts.ts";
 import assert from "node:assert/strict";
 import { sqlOf } from "../../../support/workforce.ts";
 import type { FakeGitHub } from "../../../support/github.ts";
@@ -187,6 +188,7 @@ async function forceApproved(ctx: WorkforceCtx, a: DeliveredArtifact) {
   await sqlOf(ctx)`
     update ai_artifacts set approval_status = 'approved', reviewed_at = now()
     where public_id = ${a.id}`;
+  await recountKeptCounts(sqlOf(ctx));
   await sqlOf(ctx).begin((tx) =>
     ctx.t.app.jobs.enqueue(tx, "ai_workforce.deliver_artifact", { artifactId: a.id })
   );
