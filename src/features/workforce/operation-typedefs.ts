@@ -7,7 +7,10 @@ export const workforceOperationTypeDefs = /* GraphQL */ `
     aiEmployees: [AiEmployeeType!]!
     "Admin: the AI employees, oldest first."
     aiEmployeesConnection(first: Int, after: String, last: Int, before: String): AiEmployeeConnection!
-    "Admin: pending artifacts, oldest first (spec 4.4; pendingArtifactsConnection pages them)."
+    """
+    Admin: the oldest 100 pending artifacts, oldest first (spec 4.4). A larger backlog is paged
+    by pendingArtifactsConnection, whose totalCount says how many are pending.
+    """
     pendingArtifacts: [AiArtifactType!]!
     "Admin: pending artifacts, oldest first."
     pendingArtifactsConnection(first: Int, after: String, last: Int, before: String): AiArtifactConnection!

@@ -11,6 +11,7 @@ import {
   asAdmin,
   completeRun,
   createEmployee,
+  sqlOf,
   withWorkforce,
   type WorkforceCtx,
 } from "../../support/workforce.ts";
@@ -173,4 +174,31 @@ Deno.test("aiArtifacts: FORBIDDEN to a user who is not an admin, UNAUTHENTICATED
     assert.equal(codeOf(user), "FORBIDDEN");
     assert.equal(user.body.data, null);
     assert.equal(codeOf(await gql(ctx.t, LIST, {})), "UNAUTHENTICATED");
+  }));
+
+Deno.test("pendingArtifacts answers the oldest 100; the connection pages and counts the backlog", () =>
+  withWorkforce(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const sql = sqlOf(ctx);
+    const [{ id }] = await sql`select id from ai_employees where public_id = ${employee.id}`;
+    await sql`
+      with runs as (
+        insert into ai_runs (public_id, employee_id, status, trigger, created_at)
+        select 'run' || lpad(n::text, 19, '0'), ${id}, 'succeeded', 'manual',
+          timestamptz '2026-01-01T00:00:00Z' + n * interval '1 minute'
+        from generate_series(1, 102) n
+        returning id, public_id, created_at)
+      insert into ai_artifacts (public_id, run_id, employee_id, kind, title, payload,
+        approval_status, created_at)
+      select 'a' || public_id, id, ${id}, 'report', 'Report ' || public_id, 'text', 'pending',
+        created_at
+      from runs`;
+    const { pendingArtifacts, pendingArtifactsConnection } = await asAdmin(
+      ctx,
+      `{ pendingArtifacts { id } pendingArtifactsConnection(first: 1) { totalCount } }`,
+    );
+    assert.equal(pendingArtifacts.length, 100);
+    assert.equal(pendingArtifacts[0].id, `arun${"1".padStart(19, "0")}`);
+    assert.equal(pendingArtifacts[99].id, `arun${"100".padStart(19, "0")}`);
+    assert.equal(pendingArtifactsConnection.totalCount, 102);
   }));

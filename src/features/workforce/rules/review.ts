@@ -22,6 +22,12 @@ export function canTransitionArtifact(from: ApprovalStatus, to: ApprovalStatus):
   return ARTIFACT_TRANSITIONS[from].includes(to);
 }
 
+/**
+ * The most pending artifacts the unpaged `pendingArtifacts` list answers (the oldest ones):
+ * a backlog beyond it is paged by `pendingArtifactsConnection`.
+ */
+export const PENDING_LIST_LIMIT = 100;
+
 /** The status a new artifact gets from the post-filter verdict (spec 3.2). */
 export function initialApprovalStatus(postFilter: { passed: boolean } | null): ApprovalStatus {
   return postFilter && !postFilter.passed ? "auto_rejected" : "pending";

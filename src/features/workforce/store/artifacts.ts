@@ -19,10 +19,11 @@ export async function artifactByPublicId(sql: Queryable, id: string): Promise<Ar
     select ${artifactColumns(sql)} from ai_artifacts where public_id = ${id}`);
 }
 
-export async function pendingArtifacts(sql: Queryable): Promise<ArtifactRow[]> {
+/** The oldest `limit` pending artifacts, oldest first. */
+export async function pendingArtifacts(sql: Queryable, limit: number): Promise<ArtifactRow[]> {
   return await sql<ArtifactRow[]>`
     select ${artifactColumns(sql)} from ai_artifacts where approval_status = 'pending'
-    order by created_at, id`;
+    order by created_at, id limit ${limit}`;
 }
 
 /** A window of `pendingArtifactsConnection`, oldest first. */

@@ -9,6 +9,7 @@ import {
   type MarkupFormat,
   markupToHtml,
   nextScheduledSlots,
+  PENDING_LIST_LIMIT,
   type PromotionStats,
   promotionStatsOf,
   recentRejectionsSince,
@@ -40,7 +41,8 @@ export const nextRuns = (deps: Deps, employee: EmployeeRow, count: number): Date
     ? nextScheduledSlots(employee.scheduleCron, deps.clock.now(), count)
     : [];
 
-export const pendingArtifacts = (deps: Deps) => store.pendingArtifacts(deps.db.sql);
+export const pendingArtifacts = (deps: Deps) =>
+  store.pendingArtifacts(deps.db.sql, PENDING_LIST_LIMIT);
 export const pendingArtifactsPage = (deps: Deps, window: Window) =>
   store.pendingArtifactsPage(deps.db.sql, window);
 export const pendingArtifactCount = (deps: Deps) => store.pendingArtifactCount(deps.db.sql);
