@@ -219,6 +219,8 @@ function buildFeatures(
     communities: communities.api,
     goals: goals.api,
     notifications: notifications.api,
+    jobs,
+    fanOutBatchSize: config.fanOutBatchSize,
   });
   const safety = safetyFeature({
     db,

@@ -135,6 +135,8 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
       communities: communitiesFeature(communities).api,
       goals: unwired("goals"),
       notifications,
+      jobs: historyJobs,
+      fanOutBatchSize: 1_000,
     },
     teams: { db, clock: at, users: usersApiOf, notifications },
     feedback: { db, clock: at, notifications, moderation: unmoderated },
