@@ -125,6 +125,8 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
       funnel,
       activity: activityLedger,
       notifications: unwired("notifications"),
+      jobs: historyJobs,
+      fanOutBatchSize: 1_000,
     },
     mood: { db, clock: at, events: historyEvents, badges: badgesApi },
     communities,
