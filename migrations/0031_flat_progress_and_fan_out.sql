@@ -41,8 +41,13 @@ begin
       where p.goal_id = f.goal_id and p.day < f.day order by p.day desc limit 1
     ) b on true
   ), kept as (
+    -- The days from each goal's first changed one on: an index range per goal (the ordered
+    -- subquery is not merged into a join, which would scan every goal's days).
     select p.goal_id, p.day, p.value_through, p.check_ins_through
-    from goal_progress_days p join first_day f on p.goal_id = f.goal_id and p.day >= f.day
+    from first_day f cross join lateral (
+      select * from goal_progress_days p where p.goal_id = f.goal_id and p.day >= f.day
+      order by p.day
+    ) p
   ), merged as (
     select coalesce(k.goal_id, d.goal_id) as goal_id, coalesce(k.day, d.day) as day,
            k.value_through, k.check_ins_through,

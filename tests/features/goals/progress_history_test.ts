@@ -9,6 +9,7 @@ import { USER_ERRORS } from "../../support/graphql.ts";
 import { setup, type TestSetup } from "../../support/setup.ts";
 import {
   goalsByIds,
+  insertGoalEvent,
   ownGoal,
   progressBucketsStatement,
 } from "../../../src/features/goals/store.ts";
@@ -224,6 +225,58 @@ Deno.test("progress history: a 30-day read scans the range, not the history befo
     const totalsRead = onHistory.filter((n) => n["Relation Name"] === "goal_progress_days")
       .reduce((sum, n) => sum + n["Actual Rows"] * n["Actual Loops"], 0);
     assert.ok(totalsRead <= 1, `read ${totalsRead} running totals`);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("progress history: a write changes the running totals of its goal's days only", async () => {
+  const s = await setup({ start: "2026-03-10T12:00:00Z" });
+  try {
+    const sql = s.t.deps.db.sql;
+    const goals = [];
+    for (const title of ["Steps", "Pages", "Laps"]) {
+      goals.push(await addGoal(s, { title, kind: "target", targetValue: 1e9 }));
+    }
+    // Three goals of 500 days each.
+    await sql`
+      insert into goal_events (public_id, goal_id, user_id, value, occurred_at)
+      select 'seeded' || g.id || '_' || n, g.id, g.user_id, 1,
+             timestamptz '2026-03-10T11:00:00Z' - n * interval '1 day'
+      from goals g, generate_series(0, 499) n
+      where g.public_id = any(${goals.map((g) => g.id)}::text[])`;
+    await sql`analyze goal_progress_days`;
+    const [goal] = await goalsByIds(sql, [
+      (await ownGoal(sql, await s.userId("alice"), goals[0].id))!.id,
+    ]);
+    // The backend's counters of the table, read before and after within one transaction (they
+    // may still hold earlier transactions' counts, not yet flushed).
+    const reads = await sql.begin(async (tx) => {
+      const counters = async () => {
+        const [row] = await tx<{ seq: number; idx: number; changed: number }[]>`
+          select coalesce(seq_scan, 0)::int as seq, coalesce(idx_scan, 0)::int as idx,
+                 (n_tup_ins + n_tup_upd)::int as changed
+          from pg_stat_xact_user_tables where relname = 'goal_progress_days'`;
+        return row;
+      };
+      const before = await counters();
+      // Past the first few runs, which plan for their own arguments: then a plan for any.
+      for (let i = 0; i < 8; i++) {
+        await insertGoalEvent(tx, goal, 2, null, new Date("2026-03-10T11:30:00Z"));
+      }
+      await insertGoalEvent(tx, goal, 3, null, new Date("2026-02-28T08:00:00Z"));
+      const after = await counters();
+      return {
+        seq: after.seq - before.seq,
+        idx: after.idx - before.idx,
+        changed: after.changed - before.changed,
+      };
+    });
+    assert.equal(reads.seq, 0, "no sequential scan over every goal's days");
+    assert.ok(reads.idx > 0);
+    // Today's row eight times, then the 28th's and the 10 days after it.
+    assert.equal(reads.changed, 8 + 11);
+    await assertTotalsRecount(s, goals[0].id);
   } finally {
     await s.close();
   }
