@@ -3,8 +3,9 @@
  * `challenges.announce` schedule marks the challenges due and queues each one's first batch in
  * the same transaction; each batch job writes the notifications of at most `size` participants
  * and queues the next batch after the last of them, in one transaction (docs/jobs.md, "Fan-out").
- * A batch run again writes nothing twice (each notification has its key) and queues its next
- * batch once (the job's key).
+ * A batch run again writes nothing twice (each notification has its key) and queues no second
+ * next batch while the first waits (the job's key); run after it, it walks the rest again, writing
+ * nothing.
  */
 import type { Queryable } from "../../../platform/db.ts";
 import { jobKind } from "../../../platform/jobs/types.ts";

@@ -3,7 +3,8 @@
  * the schedule finds the zones in the reminder hour and queues the first batch; each batch job
  * reads at most `size` users of one zone, writes the reminders of those at risk and queues the
  * next batch, in one transaction (docs/jobs.md, "Fan-out"). A batch run again writes nothing twice
- * (each reminder has its key) and queues its next batch once (the job's key).
+ * (each reminder has its key) and queues no second next batch while the first waits (the job's
+ * key); run after it, it walks the rest again, writing nothing.
  */
 import { jobKind } from "../../../platform/jobs/types.ts";
 import {
