@@ -185,6 +185,8 @@ function buildFeatures(
     funnel: funnel.api,
     activity: activityLedger,
     notifications: notifications.api,
+    jobs,
+    fanOutBatchSize: config.fanOutBatchSize,
   });
   const mood = moodFeature({ db, clock, events, badges: badges.api });
   const coaching = coachingFeature({
@@ -219,6 +221,8 @@ function buildFeatures(
     communities: communities.api,
     goals: goals.api,
     notifications: notifications.api,
+    jobs,
+    fanOutBatchSize: config.fanOutBatchSize,
   });
   const safety = safetyFeature({
     db,

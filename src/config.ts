@@ -86,6 +86,8 @@ export interface Config {
   jobConcurrency: number;
   jobLockTimeoutMs: number;
   jobLocalQueueSize?: number;
+  /** `FAN_OUT_BATCH_SIZE`: recipients per batch of an announcement or reminder. */
+  fanOutBatchSize: number;
   chatWebhookUrl?: string;
   chatWebhookAllowedHost: string;
   githubToken?: string;
@@ -214,6 +216,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     jobConcurrency: v.JOB_CONCURRENCY,
     jobLockTimeoutMs: v.JOB_LOCK_TIMEOUT_MS,
     jobLocalQueueSize: v.JOB_LOCAL_QUEUE_SIZE,
+    fanOutBatchSize: v.FAN_OUT_BATCH_SIZE,
     chatWebhookUrl: v.CHAT_WEBHOOK_URL,
     chatWebhookAllowedHost: v.CHAT_WEBHOOK_ALLOWED_HOST,
     githubToken: v.GITHUB_TOKEN,

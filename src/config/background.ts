@@ -43,4 +43,10 @@ export const BACKGROUND_VARIABLES = {
       "Jobs a worker claims ahead of its free slots, in the same statement, and keeps locked in a local queue so a freed slot starts the next job without a database round trip; refilled once fewer wait than JOB_CONCURRENCY, handed back after waiting half of JOB_LOCK_TIMEOUT_MS and at shutdown. 0 claims only for free slots.",
     schema: integer(0, 10_000).optional(),
   }),
+  FAN_OUT_BATCH_SIZE: variable({
+    defaultText: "1000",
+    description:
+      'Recipients one batch of a fan-out handles: challenge start and end announcements and the streak reminder write their notifications this many at a time, each batch one transaction and one job that queues the next (docs/jobs.md, "Fan-out"). At most 2,000, which keeps every job payload of a batch well under 64 KB.',
+    schema: integer(1, 2_000).default(1_000),
+  }),
 } as const;

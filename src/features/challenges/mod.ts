@@ -4,7 +4,7 @@
  * activity happened. An activity undone, edited or deleted is taken back or recounted through
  * {@link activityLedger}, inside the transaction that changes it.
  */
-import { type Feature, on } from "../feature.ts";
+import { type Feature, handles, on } from "../feature.ts";
 import * as service from "./service.ts";
 import { activityLedger, type ChallengesDeps } from "./service.ts";
 import { challengesModule } from "./schema.ts";
@@ -28,6 +28,9 @@ export function challengesFeature(deps: ChallengesDeps): Feature {
         (e) => service.creditGoalEvent(deps, e),
       ),
     ],
+    jobs: [handles(service.announceBatchJob, async (batch) => {
+      await service.announceBatch(deps, batch);
+    })],
     schedules: [{
       name: "challenges.announce",
       cron: "* * * * *",

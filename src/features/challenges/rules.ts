@@ -265,6 +265,46 @@ export function endedNotice(
   }.`;
 }
 
+/** Where an end announcement goes on: its last participant told, their rank, how many were. */
+export interface EndedCursor {
+  score: number;
+  publicId: string;
+  rank: number;
+  seen: number;
+}
+
+/**
+ * One batch of a start or end announcement (a job's payload): the challenge (internal id), the
+ * participants after the cursor, at most `size` of them.
+ */
+export type AnnounceBatch =
+  | { challengeId: string; kind: "started"; after: string | null; size: number }
+  | { challengeId: string; kind: "ended"; after: EndedCursor | null; size: number };
+
+/** The cursor after a page of an end announcement (best first, ranked). */
+export function endedCursorAfter(
+  cursor: EndedCursor | null,
+  page: readonly { score: number; publicId: string; rank: number }[],
+): EndedCursor {
+  const last = page[page.length - 1];
+  return {
+    score: last.score,
+    publicId: last.publicId,
+    rank: last.rank,
+    seen: (cursor?.seen ?? 0) + page.length,
+  };
+}
+
+/** The key of a batch's job: a batch queued twice (a retried batch queues its next) runs once. */
+export function announceBatchKey(batch: AnnounceBatch): string {
+  const at = batch.after === null
+    ? "first"
+    : typeof batch.after === "string"
+    ? batch.after
+    : batch.after.publicId;
+  return `challenges.announce:${batch.kind}:${batch.challengeId}:${at}`;
+}
+
 /** A score as `challenge.ended` writes it: whole numbers as they are, others to 2 decimals. */
 export function scoreText(score: number): string {
   return Number.isInteger(score) ? String(score) : score.toFixed(2);

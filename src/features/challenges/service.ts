@@ -7,9 +7,11 @@
  * - `shared.ts`: the deps, the actor, the readable challenge, participation and points, the lists;
  * - `participation.ts`: `createCommunityChallenge`, `joinCommunityChallenge`,
  *   `leaveCommunityChallenge`, `cancelCommunityChallenge`;
- * - `credits.ts`: crediting activity, `activityLedger`, `creditPastActivity`, `announce`.
+ * - `credits.ts`: crediting activity, `activityLedger`, `creditPastActivity`;
+ * - `announcements.ts`: the `challenges.announce` schedule and its batch jobs.
  */
 export * from "./use-cases/shared.ts";
 export * from "./use-cases/participation.ts";
 export * from "./use-cases/credits.ts";
+export * from "./use-cases/announcements.ts";
 export type { ChallengeRow, LeaderboardRow } from "./store.ts";

@@ -9,6 +9,7 @@ import { publicId } from "../../platform/ids.ts";
 import type { ChallengeMetric } from "./rules.ts";
 
 export * from "./store/points.ts";
+export * from "./store/announcements.ts";
 
 export interface ChallengeRow {
   id: string;
@@ -428,57 +429,4 @@ export async function leaderboardPage(
       where h.challenge_id = ${challengeId} and h.score >= top.score
     ) counts
     order by ${outer}`;
-}
-
-/** At most this many challenges are announced per kind and run (the next run takes the rest). */
-const ANNOUNCE_BATCH = 200;
-
-/**
- * Marks the challenges that have started by `now` and were not announced yet (never cancelled
- * ones) as announced, and returns their participants: one statement, the mark guarded by
- * `start_announced_at is null` and rows taken with `skip locked`, so two runs never announce a
- * challenge twice.
- */
-export async function announceStarts(sql: Queryable, now: Date) {
-  return await sql<{ challengeId: string; title: string; userId: string }[]>`
-    with due as (
-      select id from community_challenges
-      where start_announced_at is null and cancelled_at is null and starts_at <= ${now}
-      order by starts_at limit ${ANNOUNCE_BATCH}
-      for update skip locked
-    ), started as (
-      update community_challenges c set start_announced_at = ${now}
-      from due where c.id = due.id
-      returning c.id, c.public_id, c.title
-    )
-    select s.public_id as "challengeId", s.title, p.user_id as "userId"
-    from started s join challenge_participants p on p.challenge_id = s.id`;
-}
-
-/** Like {@link announceStarts} for the ends, with each participant's final rank and score. */
-export async function announceEnds(sql: Queryable, now: Date) {
-  return await sql<
-    {
-      challengeId: string;
-      title: string;
-      userId: string;
-      score: number;
-      rank: number;
-      participants: number;
-    }[]
-  >`
-    with due as (
-      select id from community_challenges
-      where end_announced_at is null and cancelled_at is null and ends_at <= ${now}
-      order by ends_at limit ${ANNOUNCE_BATCH}
-      for update skip locked
-    ), ended as (
-      update community_challenges c set end_announced_at = ${now}
-      from due where c.id = due.id
-      returning c.id, c.public_id, c.title
-    )
-    select e.public_id as "challengeId", e.title, p.user_id as "userId", p.score,
-      (rank() over (partition by e.id order by p.score desc))::int as rank,
-      (count(*) over (partition by e.id))::int as participants
-    from ended e join challenge_participants p on p.challenge_id = e.id`;
 }

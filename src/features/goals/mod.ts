@@ -3,7 +3,7 @@
  * data, the feed's goal activities) and the named functions AI coaching reads goals through.
  */
 import type { Queryable } from "../../platform/db.ts";
-import type { Feature } from "../feature.ts";
+import { type Feature, handles } from "../feature.ts";
 import type { NewGoalInput } from "./rules.ts";
 import { goalsModule } from "./schema.ts";
 import * as service from "./service.ts";
@@ -66,12 +66,13 @@ export function goalsFeature(deps: GoalsDeps): Feature<GoalsApi> {
     name: "goals",
     personalData: goalsPersonalData(deps.db.sql),
     graphql: mergeModules(goalsModule(deps), goalChangesModule(deps), goalNodesModule(deps)),
+    jobs: [handles(service.reminderBatchJob, async (batch) => {
+      await service.remindBatch(deps, batch);
+    })],
     schedules: [{
       name: "goals.streak_at_risk",
       cron: "0 * * * *",
-      run: async (slot) => {
-        await service.remindStreaksAtRisk(deps, slot);
-      },
+      run: (slot) => service.remindStreaksAtRisk(deps, slot),
     }],
     api: {
       ownGoal: (userId, publicId) => service.ownGoal(deps, { userId }, publicId),

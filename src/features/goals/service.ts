@@ -8,7 +8,7 @@
  * - `progress.ts`: `addGoalEvent`, `checkInHabit`, `useStreakFreeze`;
  * - `imports.ts`: `importCheckIns`, `importGoalEvents` (recorded history in one call);
  * - `changes.ts`: `undoCheckIn`, `updateGoalEvent`, `deleteGoalEvent`, `deleteGoal`;
- * - `reminders.ts`: `remindStreaksAtRisk` (the hourly schedule);
+ * - `reminders.ts`: `remindStreaksAtRisk` (the hourly schedule) and its batches, `remindBatch`;
  * - `reads.ts`: what the GraphQL modules and the `goals` API read (lists, progress data,
  *   snapshots, per-goal figures the schema batches);
  * - `shared.ts`: the deps, the actor, the own-goal lookup.

@@ -10,7 +10,12 @@ import {
   newChallengeErrors,
   pageRanks,
 } from "../../../src/features/challenges/rules.ts";
-import { endedNotice, startedNotice } from "../../../src/features/challenges/rules.ts";
+import {
+  announceBatchKey,
+  endedCursorAfter,
+  endedNotice,
+  startedNotice,
+} from "../../../src/features/challenges/rules.ts";
 
 Deno.test("rules: standard competition ranks on any page", () => {
   assert.deepEqual(pageRanks([], 0, 0), []);
@@ -111,5 +116,34 @@ Deno.test("notices: challenge started and ended name the challenge, rank, field 
   assert.match(
     endedNotice({ title: "T", rank: 1, participants: 1, score: 2.345 }),
     /with a score of 2\.35\.$/,
+  );
+});
+
+Deno.test("rules: an end announcement's cursor carries the rank and the number told", () => {
+  const page = [
+    { score: 5, publicId: "a", rank: 1 },
+    { score: 3, publicId: "b", rank: 2 },
+    { score: 3, publicId: "c", rank: 2 },
+  ];
+  const cursor = endedCursorAfter(null, page);
+  assert.deepEqual(cursor, { score: 3, publicId: "c", rank: 2, seen: 3 });
+  assert.deepEqual(endedCursorAfter(cursor, [{ score: 3, publicId: "d", rank: 2 }]), {
+    score: 3,
+    publicId: "d",
+    rank: 2,
+    seen: 4,
+  });
+  const batch = { challengeId: "7", size: 3 };
+  assert.equal(
+    announceBatchKey({ ...batch, kind: "started", after: null }),
+    "challenges.announce:started:7:first",
+  );
+  assert.equal(
+    announceBatchKey({ ...batch, kind: "started", after: "42" }),
+    "challenges.announce:started:7:42",
+  );
+  assert.equal(
+    announceBatchKey({ ...batch, kind: "ended", after: cursor }),
+    "challenges.announce:ended:7:c",
   );
 });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
   localHour,
+  nextReminderBatch,
+  reminderBatchKey,
   STREAK_REMINDER_HOUR,
   streakAtRiskKey,
   streakAtRiskNotice,
@@ -70,5 +72,24 @@ Deno.test("streak reminder: its key and text", () => {
   assert.equal(
     streakAtRiskNotice(["A", "B", "C", "D", "E"]),
     'Your streaks on "A", "B", "C" and 2 more are at risk: check in before the day ends.',
+  );
+});
+
+Deno.test("streak reminder: the batch after a page walks the zone, then the next zone", () => {
+  const zones = [
+    { timeZone: "UTC", date: "2026-03-02" },
+    { timeZone: "Europe/London", date: "2026-03-02" },
+  ];
+  const first = { slot: "2026-03-02T20:00:00.000Z", zones, after: null, size: 3 };
+  assert.deepEqual(nextReminderBatch(first, ["4", "9", "12"]), { ...first, after: "12" });
+  assert.deepEqual(nextReminderBatch({ ...first, after: "12" }, ["13"]), {
+    ...first,
+    zones: zones.slice(1),
+  });
+  assert.equal(nextReminderBatch({ ...first, zones: zones.slice(1) }, []), null);
+  assert.equal(reminderBatchKey(first), "goals.streak_at_risk:2026-03-02T20:00:00.000Z:UTC:first");
+  assert.equal(
+    reminderBatchKey({ ...first, after: "12" }),
+    "goals.streak_at_risk:2026-03-02T20:00:00.000Z:UTC:12",
   );
 });

@@ -2,8 +2,7 @@
  * Use cases of crediting activity: points and challenge scores of a check-in or progress event,
  * credited in the transaction that records it (goals' {@link ActivityLedger}) and again, as a
  * no-op, by the subscribers of `habits.checked_in` and `goals.progress_recorded`; taking it back
- * when it is undone, edited or deleted; crediting recorded history (`creditPastActivity`); and the
- * `challenges.announce` schedule.
+ * when it is undone, edited or deleted; crediting recorded history (`creditPastActivity`).
  */
 import type { Queryable } from "../../../platform/db.ts";
 import { parseInstant } from "../../../platform/dates.ts";
@@ -15,12 +14,9 @@ import {
   CHECK_IN_POINTS,
   contribution,
   creditedSources,
-  endedNotice,
   GOAL_EVENT_POINTS,
   type PastActivity,
   pastCredits,
-  scoreText,
-  startedNotice,
 } from "../rules.ts";
 import * as store from "../store.ts";
 import type { Actor, ChallengesDeps } from "./shared.ts";
@@ -147,51 +143,5 @@ export async function creditPastActivity(
     const credited = await store.earnPointsMany(tx, actor.userId, points);
     await store.contributeMany(tx, actor.userId, contributions);
     return { credited, errors: [] };
-  });
-}
-
-/**
- * Tells participants that their challenges started and ended (with their rank): each challenge
- * once, marked in the transaction that writes the notifications; a fixed number of statements
- * whatever the number of challenges and participants.
- */
-export async function announce(deps: ChallengesDeps): Promise<void> {
-  const now = deps.clock.now();
-  await deps.db.sql.begin(async (tx) => {
-    const started = await store.announceStarts(tx, now);
-    await deps.notifications.notifyMany(
-      tx,
-      started.map((p) => ({
-        userId: p.userId,
-        message: {
-          kind: "challenge.started",
-          content: startedNotice(p.title),
-          actorId: null,
-          subject: { type: "community_challenge", id: p.challengeId },
-          args: { challengeTitle: p.title },
-        },
-        key: `challenge.started:${p.challengeId}:${p.userId}`,
-      })),
-    );
-    const ended = await store.announceEnds(tx, now);
-    await deps.notifications.notifyMany(
-      tx,
-      ended.map((p) => ({
-        userId: p.userId,
-        message: {
-          kind: "challenge.ended",
-          content: endedNotice(p),
-          actorId: null,
-          subject: { type: "community_challenge", id: p.challengeId },
-          args: {
-            challengeTitle: p.title,
-            rank: String(p.rank),
-            participantCount: String(p.participants),
-            score: scoreText(p.score),
-          },
-        },
-        key: `challenge.ended:${p.challengeId}:${p.userId}`,
-      })),
-    );
   });
 }

@@ -10,6 +10,7 @@ import { type Connection, type PageArgs, paginate } from "../../../graphql/pagin
 import type { GoalsApi } from "../../goals/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import type { UsersApi } from "../../users/mod.ts";
+import type { FeatureJobs } from "../../feature.ts";
 import type { Actor as CommunitiesActor, CommunitiesApi } from "../../communities/mod.ts";
 import { canRead } from "../../communities/rules.ts";
 import type { ActivityRef } from "../../goals/rules.ts";
@@ -25,6 +26,10 @@ export interface ChallengesDeps {
   /** Credits lock the activity they count, so an undo and a credit never cross. */
   goals: Pick<GoalsApi, "lockCheckIn" | "lockGoalEvent">;
   notifications: Pick<NotificationsApi, "notifyMany">;
+  /** Queues the batches of announcements. */
+  jobs: Pick<FeatureJobs, "enqueueMany">;
+  /** Participants per batch of an announcement (`FAN_OUT_BATCH_SIZE`). */
+  fanOutBatchSize: number;
 }
 
 type Deps = Pick<ChallengesDeps, "db" | "communities">;

@@ -42,6 +42,35 @@ export function streakReminderZones(
   return found;
 }
 
+/**
+ * One batch of the streak reminder (a job's payload): the schedule's slot, the zones in the
+ * reminder hour still to walk (the first is being walked), the last user id done in it, and how
+ * many users a batch reads.
+ */
+export interface ReminderBatch {
+  slot: string;
+  zones: { timeZone: string; date: string }[];
+  after: string | null;
+  size: number;
+}
+
+/**
+ * The batch after one that read the users `page` (ids, ascending): the zone's next users after
+ * a full page, else the next zone's first, else none.
+ */
+export function nextReminderBatch(
+  batch: ReminderBatch,
+  page: readonly string[],
+): ReminderBatch | null {
+  if (page.length === batch.size) return { ...batch, after: page[page.length - 1] };
+  if (batch.zones.length > 1) return { ...batch, zones: batch.zones.slice(1), after: null };
+  return null;
+}
+
+/** The key of a batch's job: a batch queued twice (a retried batch queues its next) runs once. */
+export const reminderBatchKey = (batch: ReminderBatch) =>
+  `goals.streak_at_risk:${batch.slot}:${batch.zones[0].timeZone}:${batch.after ?? "first"}`;
+
 /** The once-a-day key of a user's `streak.at_risk` (internal user id, local date). */
 export const streakAtRiskKey = (userId: string, date: string) => `streak.at_risk:${userId}:${date}`;
 

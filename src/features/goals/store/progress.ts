@@ -30,6 +30,18 @@ export async function progressBuckets(
   to: string,
   timeZone: string,
 ): Promise<BucketRow[]> {
+  return await progressBucketsStatement(sql, goal, groupBy, from, to, timeZone);
+}
+
+/** The statement of {@link progressBuckets}, not yet sent (a test reads its plan). */
+export function progressBucketsStatement(
+  sql: Queryable,
+  goal: GoalRow,
+  groupBy: GroupBy,
+  from: string,
+  to: string,
+  timeZone: string,
+) {
   const interval = intervalOf(groupBy);
   // Each bucket reads its own index range ([start, next start) in local time, the last one cut
   // at the end of `to`): no per-row time zone conversion, no hashing of every event.
@@ -43,13 +55,20 @@ export async function progressBuckets(
     ? sql`select 0 as f`
     : sql`select count(*)::int as f from streak_freeze_uses
           where goal_id = ${goal.id} and day >= b.p::date and day < b.next::date`;
+  // Everything before `from`, read from the running totals of migration 0037: the last total of
+  // an earlier day, plus (targets) the events of `from`'s UTC day up to it.
+  const start = sql`(${from}::timestamp at time zone ${timeZone})`;
   const before = goal.kind === "target"
-    ? sql`select ${startValueOf(goal)}::double precision + coalesce(sum(value), 0)
-          from goal_events where goal_id = ${goal.id}
-            and occurred_at < (${from}::timestamp at time zone ${timeZone})`
-    : sql`select count(*)::double precision from habit_check_ins
-          where goal_id = ${goal.id} and day < ${from}::date`;
-  return await sql<BucketRow[]>`
+    ? sql`select ${startValueOf(goal)}::double precision
+          + coalesce((select value_through from goal_progress_days
+              where goal_id = ${goal.id} and day < (${start} at time zone 'UTC')::date
+              order by day desc limit 1), 0)::double precision
+          + coalesce((select sum(value) from goal_events where goal_id = ${goal.id}
+              and occurred_at >= date_trunc('day', ${start}, 'UTC') and occurred_at < ${start}), 0)`
+    : sql`select coalesce((select check_ins_through from goal_progress_days
+            where goal_id = ${goal.id} and day < ${from}::date
+            order by day desc limit 1), 0)::double precision`;
+  return sql<BucketRow[]>`
     with b as (
       select p, least(p + ${interval}::interval, (${to}::date + 1)::timestamp) as next
       from generate_series(${from}::timestamp, ${to}::timestamp, ${interval}::interval) p

@@ -9,30 +9,45 @@ export async function userTimeZones(sql: Queryable): Promise<string[]> {
   return rows.map((r) => r.timeZone);
 }
 
+/** Up to `size` users living in `timeZone` (not leaving), after the user id `after`, by id. */
+export async function usersInZone(
+  sql: Queryable,
+  timeZone: string,
+  after: string | null,
+  size: number,
+): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from users
+    where time_zone = ${timeZone} and deletion_requested_at is null and erased_at is null
+      ${after === null ? sql`` : sql`and id > ${after}::bigint`}
+    order by id
+    limit ${size}`;
+  return rows.map((r) => r.id);
+}
+
 /**
- * One statement: the users living in these zones (with the zone's local date) who have an active
- * habit due that day, not checked in nor frozen that day, whose current streak is above zero, with
- * the titles of those habits. A daily habit is due every day and has a streak when the day before
- * is covered; a weekly one is due when skipping the day would miss its week (the check-ins still
- * needed are at least the days left, the day included) and has a streak when last week was met.
+ * One statement: those of `userIds` who have an active habit due on `date` (their local date),
+ * not checked in nor frozen that day, whose current streak is above zero, with the titles of
+ * those habits. A daily habit is due every day and has a streak when the day before is covered; a
+ * weekly one is due when skipping the day would miss its week (the check-ins still needed are at
+ * least the days left, the day included) and has a streak when last week was met.
  */
 export async function habitsAtRisk(
   sql: Queryable,
-  zones: readonly { timeZone: string; date: string }[],
+  userIds: readonly string[],
+  date: string,
 ): Promise<{ userId: string; date: string; titles: string[]; goalIds: string[] }[]> {
-  if (zones.length === 0) return [];
+  if (userIds.length === 0) return [];
   return await sql<{ userId: string; date: string; titles: string[]; goalIds: string[] }[]>`
     with z as (
-      select time_zone, day, day - (extract(isodow from day)::int - 1) as week_start
-      from unnest(${zones.map((z) => z.timeZone)}::text[], ${zones.map((z) => z.date)}::date[])
-        as z(time_zone, day)
+      select ${date}::date as day,
+             ${date}::date - (extract(isodow from ${date}::date)::int - 1) as week_start
     ), habits as (
-      select u.id as user_id, z.day, z.week_start, g.id as goal_id, g.public_id, g.title, g.cadence,
+      select g.user_id, z.day, z.week_start, g.id as goal_id, g.public_id, g.title, g.cadence,
              coalesce(g.times_per_week, 1) as required
       from z
-      join users u on u.time_zone = z.time_zone
-        and u.deletion_requested_at is null and u.erased_at is null
-      join goals g on g.user_id = u.id and g.kind = 'habit' and g.status = 'active'
+      join goals g on g.user_id = any(${userIds as string[]}::bigint[]) and g.kind = 'habit'
+        and g.status = 'active'
       where not exists (select 1 from habit_check_ins c where c.goal_id = g.id and c.day = z.day)
         and not exists (select 1 from streak_freeze_uses f where f.goal_id = g.id and f.day = z.day)
     ), at_risk as (

@@ -10,6 +10,7 @@ import type { FeedApi } from "../../feed/mod.ts";
 import type { FunnelApi } from "../../funnel/mod.ts";
 import type { NotificationsApi } from "../../notifications/mod.ts";
 import type { UsersApi } from "../../users/mod.ts";
+import type { FeatureJobs } from "../../feature.ts";
 import { type ActivityRef, type GoalsError, goalsError, type RecordedActivity } from "../rules.ts";
 import * as store from "../store.ts";
 import type { GoalRow } from "../store.ts";
@@ -57,6 +58,10 @@ export interface GoalsDeps {
   activity: ActivityLedger;
   /** Sends `streak.at_risk` (the hourly `goals.streak_at_risk` schedule). */
   notifications: Pick<NotificationsApi, "notifyMany">;
+  /** Queues the batches of the streak reminder. */
+  jobs: Pick<FeatureJobs, "enqueue">;
+  /** Users per batch of the streak reminder (`FAN_OUT_BATCH_SIZE`). */
+  fanOutBatchSize: number;
 }
 
 /** Who acts: the signed-in user and the time zone their days follow. */
