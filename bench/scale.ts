@@ -1,0 +1,384 @@
+/**
+ * `deno task bench:scale`: issue 45's measure of flat cost as data grows. The service
+ * (`main.ts serve`, a process of its own on loopback) on a fresh database: the bench creates a
+ * viewer's community, challenge and goal through the API, then grows the data in place with
+ * set-based SQL shaped as the stores write it (bench/scale/grow.ts) to 1x, 10x and 100x, where
+ * 100x is 100,000 users, 500,000 posts in a 50,000-member community, 50,000 challenge
+ * participants, 100,000 events on one goal, 100,000 notifications of one user and 1,000,000 dead
+ * jobs (bench/scale/sizes.ts). After each growth: the challenge announcement's fan-out
+ * (bench/scale/announce.ts), `VACUUM ANALYZE` (what autovacuum would have done by then), then a
+ * service started on the grown data answers every case of bench/scale/cases.ts, `BENCH_ROUNDS`
+ * (20) sequential requests each after 2 untimed ones, with real RS256 tokens from a local JWKS
+ * (viewer and admin) or the workforce signature. Each row's median client time at each size and
+ * the issue's bound (100x within max(2 × 1x, 10 ms)) go to `bench/results/scale.json` and a
+ * markdown table on stdout.
+ *
+ * Flags: `--embedded` runs on PGlite (the service's embedded mode; a temporary DATA_DIR) at 1x
+ * and 10x and writes under `embedded` in the results; `--sizes=1,10,100` picks the sizes;
+ * `--cases=feed,health` runs only the cases whose names contain one of the words.
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server; a
+ * database of its own is created and dropped.
+ */
+import postgres from "postgres";
+import { buildSchema, parse, validate } from "graphql";
+import { startIdentityProvider } from "../tests/support/identity.ts";
+import { systemClock } from "../src/platform/clock.ts";
+import { connect, type Database, openDatabase, type Sql } from "../src/platform/db.ts";
+import { memoryLogger } from "../src/platform/log.ts";
+import { encodeCursor } from "../src/graphql/pagination.ts";
+import { gql, spawnServer } from "./http-support.ts";
+import { type Base, createEmployees, grow } from "./scale/grow.ts";
+import { countsAt } from "./scale/sizes.ts";
+import { CASES, type SizeContext } from "./scale/cases.ts";
+import { type CaseFigures, measureCase, serverLog, warmUp } from "./scale/measure.ts";
+import { type AnnouncementFigures, measureAnnouncements } from "./scale/announce.ts";
+import { announcementRow, markdownTable, requestRow, type Row } from "./scale/report.ts";
+
+const flags = Object.fromEntries(
+  Deno.args.map((a) => {
+    const [k, v] = a.replace(/^--/, "").split("=");
+    return [k, v ?? "true"];
+  }),
+);
+const EMBEDDED = flags.embedded === "true";
+const SIZES = (flags.sizes ?? (EMBEDDED ? "1,10" : "1,10,100")).split(",").map(Number);
+const ROUNDS = Number(flags.rounds ?? Deno.env.get("BENCH_ROUNDS") ?? 20);
+const ONLY = flags.cases?.split(",");
+const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const RESULTS = new URL("./results/scale.json", import.meta.url);
+const WORKFORCE_SECRET = "bench-scale-workforce-secret";
+const SEED_TIMEOUTS = { connectMs: 30_000, statementMs: 1_800_000 };
+
+const cases = CASES.filter((c) => !ONLY || ONLY.some((w) => c.name.includes(w)));
+{
+  // Every query is valid before anything is seeded.
+  const schema = buildSchema(
+    await Deno.readTextFile(new URL("../schema.graphql", import.meta.url)),
+  );
+  const probe: SizeContext = {
+    size: 1,
+    communityId: "x",
+    challengeId: "x",
+    goalId: "x",
+    cursors: { feed: "x", notifications: "x", leaderboard: "x" },
+    expected: {} as SizeContext["expected"],
+  };
+  for (const c of cases) {
+    const request = c.request(probe);
+    if (request.kind !== "graphql") continue;
+    const errors = validate(schema, parse(request.query));
+    if (errors.length) throw new Error(`${c.name}: ${errors.map((e) => e.message).join("; ")}`);
+  }
+}
+
+const log = memoryLogger("warn");
+const loadStart = Deno.loadavg();
+const runStarted = performance.now();
+const identity = await startIdentityProvider(systemClock);
+const tokens = {
+  viewer: await identity.token({ sub: "bench-viewer", expiresIn: 6 * 3600 }),
+  admin: await identity.token({ sub: "bench-admin", expiresIn: 6 * 3600 }),
+};
+const tmp = await Deno.makeTempDir({ prefix: "bench-scale-" });
+const database = `bench_scale_${crypto.randomUUID().replaceAll("-", "")}`;
+const databaseUrl = (() => {
+  const url = new URL(SERVER);
+  url.pathname = `/${database}`;
+  return url.href;
+})();
+const serverEnv: Record<string, string> = {
+  HOST: "127.0.0.1",
+  LOG_LEVEL: "info",
+  RATE_LIMIT_USER_PER_MINUTE: "0",
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: "0",
+  ADMIN_SUBJECTS: "bench-admin",
+  WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,
+  ...identity.env,
+  ...(EMBEDDED
+    ? { DATA_DIR: `${tmp}/data` }
+    : { DATA_DIR: `${tmp}/data`, DATABASE_URL: databaseUrl }),
+};
+
+/** The bench's connections to the database while no service runs on it. */
+interface Connections {
+  sql: Sql;
+  appDb: Database;
+  sampler: Sql | null;
+  close(): Promise<void>;
+}
+
+async function open(): Promise<Connections> {
+  if (EMBEDDED) {
+    const db = await openDatabase({
+      dataDir: `${tmp}/data`,
+      command: "bench-scale",
+      log,
+      timeouts: SEED_TIMEOUTS,
+    });
+    return { sql: db.sql, appDb: db, sampler: null, close: () => db.close() };
+  }
+  const sql = connect(databaseUrl, 2, log, SEED_TIMEOUTS);
+  const appDb = await openDatabase({ databaseUrl, dataDir: "/nonexistent", log, poolSize: 10 });
+  const sampler = connect(databaseUrl, 1, log);
+  return {
+    sql,
+    appDb,
+    sampler,
+    async close() {
+      await Promise.all([sql.end({ timeout: 5 }), sampler.end({ timeout: 5 }), appDb.close()]);
+    },
+  };
+}
+
+/** What a client makes through the API before anything is grown. */
+async function createThroughApi(url: string) {
+  const ask = (as: "viewer" | "admin", query: string, variables = {}) =>
+    gql(url, query, variables, tokens[as]);
+  await ask("viewer", `{ me { id } }`);
+  await ask("admin", `{ me { id } }`);
+  const community = (await ask(
+    "admin",
+    `mutation { createCommunity(name: "Scale club") { community { id } errors { code } } }`,
+  )).createCommunity.community.id as string;
+  await ask(
+    "viewer",
+    `mutation($id: String!) { joinCommunity(communityId: $id) { errors { code } } }`,
+    { id: community },
+  );
+  const now = Date.now();
+  const challenge = (await ask(
+    "admin",
+    `mutation($c: String!, $s: DateTime!, $e: DateTime!) { createCommunityChallenge(
+      communityId: $c, title: "Scale", metric: check_ins, startsAt: $s, endsAt: $e) {
+      challenge { id } errors { code } } }`,
+    {
+      c: community,
+      s: new Date(now - 3_600_000).toISOString(),
+      e: new Date(now + 30 * 864e5).toISOString(),
+    },
+  )).createCommunityChallenge.challenge.id as string;
+  await ask(
+    "viewer",
+    `mutation($id: String!) { joinCommunityChallenge(challengeId: $id) { errors { code } } }`,
+    { id: challenge },
+  );
+  const goal = (await ask(
+    "viewer",
+    `mutation { addGoal(title: "Run 100,000 km", kind: target, targetValue: 1000000000) {
+      goal { id } errors { code } } }`,
+  )).addGoal.goal.id as string;
+  return { community, challenge, goal };
+}
+
+async function baseOf(sql: Sql, ids: { community: string; challenge: string; goal: string }) {
+  const [row] = await sql<Omit<Base, "t0" | "challengePublicId">[]>`
+    select (select id from users where subject = 'bench-viewer') as "viewerId",
+           (select id from users where subject = 'bench-admin') as "adminId",
+           (select id from communities where public_id = ${ids.community}) as "communityId",
+           (select id from community_challenges where public_id = ${ids.challenge})
+             as "challengeId",
+           (select id from goals where public_id = ${ids.goal}) as "goalId"`;
+  // Rows are grown back in time from a minute before now.
+  const base: Base = {
+    ...row,
+    challengePublicId: ids.challenge,
+    t0: new Date(Date.now() - 60_000),
+  };
+  // The challenge started an hour ago: the service announced its start then (to its first
+  // participant); the viewer sits mid-board.
+  await sql`
+    update community_challenges set start_announced_at = coalesce(start_announced_at, now())
+    where id = ${base.challengeId}`;
+  await sql`
+    update challenge_participants set score = 250
+    where challenge_id = ${base.challengeId} and user_id = ${base.viewerId}`;
+  await createEmployees(sql, base.t0);
+  return base;
+}
+
+/** Ids, deep cursors and what the tables hold, for the cases' requests and checks. */
+async function contextOf(
+  sql: Sql,
+  base: Base,
+  ids: { community: string; goal: string },
+  size: number,
+) {
+  const [e] = await sql<SizeContext["expected"][]>`
+    select
+      (select count(*) from community_posts p where p.community_id = ${base.communityId}
+        and not exists (select 1 from user_blocks b
+          where (b.blocker_id = ${base.viewerId} and b.blocked_id = p.author_id)
+             or (b.blocker_id = p.author_id and b.blocked_id = ${base.viewerId})))::int
+        as "visiblePosts",
+      (select count(*) from jobs where dead_at is not null)::int as "deadJobs",
+      (select count(*) from notifications where user_id = ${base.viewerId})::int
+        as "notifications",
+      (select count(*) from notifications
+        where user_id = ${base.viewerId} and acknowledged_at is null)::int
+        as "unreadNotifications",
+      (select count(*) from feedback_posts where deleted_at is null)::int as "feedbackPosts",
+      (select count(*) from ai_artifacts where approval_status = 'pending')::int
+        as "pendingArtifacts",
+      (select count(*) from ai_employees)::int as employees,
+      (select count(*) from challenge_participants where challenge_id = ${base.challengeId})::int
+        as participants,
+      0 as "deepRank"`;
+  const [post] = await sql<{ createdAt: Date; publicId: string }[]>`
+    select created_at as "createdAt", public_id as "publicId" from community_posts
+    where community_id = ${base.communityId}
+    order by created_at desc, public_id desc
+    offset ${Math.floor(e.visiblePosts * 0.9)} limit 1`;
+  const [notification] = await sql<{ key: string; publicId: string }[]>`
+    select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as key,
+           public_id as "publicId"
+    from notifications where user_id = ${base.viewerId}
+    order by created_at desc, public_id desc
+    offset ${Math.floor(e.notifications * 0.9)} limit 1`;
+  const entries = await sql<{ score: number; publicId: string; rank: number }[]>`
+    select score, "publicId", rank from (
+      select score, public_id as "publicId",
+             (rank() over (order by score desc))::int as rank,
+             row_number() over (order by score desc, public_id) as n
+      from challenge_participants where challenge_id = ${base.challengeId}
+    ) ranked
+    where n in (${Math.floor(e.participants * 0.9)}, ${Math.floor(e.participants * 0.9) + 1})
+    order by n`;
+  return {
+    size,
+    communityId: ids.community,
+    challengeId: base.challengePublicId,
+    goalId: ids.goal,
+    cursors: {
+      feed: encodeCursor([post.createdAt.toISOString(), post.publicId]),
+      notifications: encodeCursor([notification.key, notification.publicId]),
+      leaderboard: encodeCursor([entries[0].score, entries[0].publicId]),
+    },
+    expected: { ...e, deepRank: entries[1].rank },
+  } satisfies SizeContext;
+}
+
+const figures: Record<string, Record<string, CaseFigures | { error: string }>> = {};
+const announcements: Record<"start" | "end", Record<string, AnnouncementFigures>> = {
+  start: {},
+  end: {},
+};
+const sizeRecords: Record<string, unknown> = {};
+let postgresVersion = "";
+const admin = EMBEDDED ? null : postgres(SERVER, { max: 1, onnotice: () => {} });
+try {
+  await admin?.unsafe(`create database ${database}`);
+  const first = await spawnServer(["main.ts", "serve"], serverEnv);
+  let ids;
+  try {
+    ids = await createThroughApi(first.url);
+  } finally {
+    await first.stop();
+  }
+  let connections = await open();
+  const base = await baseOf(connections.sql, ids);
+  [{ postgresVersion }] = await connections.sql<{ postgresVersion: string }[]>`
+    select version() as "postgresVersion"`;
+  await connections.close();
+  let previous = countsAt(0);
+  for (const size of SIZES) {
+    const label = `x${size}`;
+    connections = await open();
+    const counts = countsAt(size);
+    let t = performance.now();
+    const growTimings = await grow(connections.sql, base, previous, counts);
+    previous = counts;
+    const growMs = performance.now() - t;
+    console.error(`${label}: grown in ${Math.round(growMs)} ms`);
+    t = performance.now();
+    const announced = await measureAnnouncements({
+      sql: connections.sql,
+      appDb: connections.appDb,
+      sampler: connections.sampler,
+      base,
+      size,
+    });
+    announcements.start[label] = announced.start;
+    announcements.end[label] = announced.end;
+    console.error(`${label}: announced in ${Math.round(performance.now() - t)} ms`);
+    t = performance.now();
+    await connections.sql`vacuum analyze`;
+    const vacuumMs = performance.now() - t;
+    const ctx = await contextOf(connections.sql, base, ids, size);
+    await connections.close();
+    sizeRecords[label] = {
+      counts,
+      grow_ms: Math.round(growMs),
+      grow_ms_by_kind: growTimings,
+      vacuum_analyze_ms: Math.round(vacuumMs),
+      expected: ctx.expected,
+    };
+    const log = serverLog();
+    const server = await spawnServer(["main.ts", "serve"], serverEnv, { onLine: log.onLine });
+    try {
+      const client = { url: server.url, tokens, workforceSecret: WORKFORCE_SECRET, log };
+      // Every case once before any is timed: the fresh process's code paths and caches.
+      for (const kase of cases) await warmUp(client, kase, ctx).catch(() => {});
+      for (const kase of cases) {
+        figures[kase.name] ??= {};
+        try {
+          figures[kase.name][label] = await measureCase(client, kase, ctx, ROUNDS);
+        } catch (err) {
+          figures[kase.name][label] = { error: err instanceof Error ? err.message : String(err) };
+        }
+        const f = figures[kase.name][label];
+        console.error(`${label} ${kase.name}: ${JSON.stringify(f).slice(0, 300)}`);
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+} finally {
+  await identity.close();
+  await admin?.unsafe(`drop database if exists ${database} with (force)`);
+  await admin?.end();
+  await Deno.remove(tmp, { recursive: true });
+}
+
+const rows: Row[] = [
+  ...cases.filter((c) => c.issueRow !== "control").map((c) =>
+    requestRow(c.name, c.issueRow, SIZES, figures[c.name])
+  ),
+  announcementRow("challenge start announcement", SIZES, announcements.start),
+  announcementRow("challenge end announcement", SIZES, announcements.end),
+  ...cases.filter((c) => c.issueRow === "control").map((c) =>
+    requestRow(c.name, c.issueRow, SIZES, figures[c.name])
+  ),
+];
+const commit = new TextDecoder().decode(
+  (await new Deno.Command("git", { args: ["rev-parse", "--short", "HEAD"], stdout: "piped" })
+    .output()).stdout,
+).trim();
+const run = {
+  rows,
+  mode: EMBEDDED ? "pglite" : "postgres",
+  database: postgresVersion,
+  sizes: sizeRecords,
+  rounds: ROUNDS,
+  measured_at: new Date().toISOString(),
+  commit,
+  run_s: Math.round((performance.now() - runStarted) / 1000),
+  cpus: navigator.hardwareConcurrency,
+  load_average_start: loadStart,
+  load_average_end: Deno.loadavg(),
+  note: "x1/x10/x100: median client time of 20 sequential requests over loopback HTTP " +
+    "(fetch to the end of the body), ms; server_ms: the request log's duration; " +
+    "announcements: the longest transaction, ms",
+};
+let previousResults: Record<string, unknown> = {};
+try {
+  previousResults = JSON.parse(await Deno.readTextFile(RESULTS));
+} catch {
+  // first run
+}
+const results = EMBEDDED ? { ...previousResults, embedded: run } : {
+  ...run,
+  ...(previousResults.embedded ? { embedded: previousResults.embedded } : {}),
+};
+// A run of some cases only is printed, not recorded.
+if (!ONLY) await Deno.writeTextFile(RESULTS, JSON.stringify(results, null, 2) + "\n");
+console.log(markdownTable(rows, SIZES));
