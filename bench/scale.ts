@@ -7,11 +7,11 @@
  * participants, 100,000 events on one goal, 100,000 notifications of one user and 1,000,000 dead
  * jobs (bench/scale/sizes.ts). After each growth: the challenge announcement's fan-out
  * (bench/scale/announce.ts), `VACUUM ANALYZE` (what autovacuum would have done by then), then a
- * service started on the grown data answers every case of bench/scale/cases.ts, `BENCH_ROUNDS`
- * (20) sequential requests each after 2 untimed ones, with real RS256 tokens from a local JWKS
- * (viewer and admin) or the workforce signature. Each row's median client time at each size and
- * the issue's bound (100x within max(2 × 1x, 10 ms)) go to `bench/results/scale.json` and a
- * markdown table on stdout.
+ * service started on the grown data answers every case of bench/scale/cases.ts: `BENCH_ROUNDS`
+ * (20) rounds after 2 untimed ones, each sending every case's request once, one request at a
+ * time, with real RS256 tokens from a local JWKS (viewer and admin) or the workforce signature.
+ * Each row's median client time at each size and the issue's bound (100x within max(2 × 1x,
+ * 10 ms)) go to `bench/results/scale.json` and a markdown table on stdout.
  *
  * Flags: `--embedded` runs on PGlite (the service's embedded mode; a temporary DATA_DIR) at 1x
  * and 10x and writes under `embedded` in the results; `--sizes=1,10,100` picks the sizes;
@@ -30,9 +30,9 @@ import { gql, spawnServer } from "./http-support.ts";
 import { type Base, createEmployees, grow } from "./scale/grow.ts";
 import { countsAt } from "./scale/sizes.ts";
 import { CASES, type SizeContext } from "./scale/cases.ts";
-import { type CaseFigures, measureCase, serverLog, warmUp } from "./scale/measure.ts";
+import { type CaseFigures, measureCases, serverLog } from "./scale/measure.ts";
 import { type AnnouncementFigures, measureAnnouncements } from "./scale/announce.ts";
-import { announcementRow, markdownTable, requestRow, type Row } from "./scale/report.ts";
+import { announcementRow, markdownTable, paceOf, requestRow, type Row } from "./scale/report.ts";
 
 const flags = Object.fromEntries(
   Deno.args.map((a) => {
@@ -316,21 +316,15 @@ try {
     const server = await spawnServer(["main.ts", "serve"], serverEnv, { onLine: log.onLine });
     try {
       const client = { url: server.url, tokens, workforceSecret: WORKFORCE_SECRET, log };
-      // Every case once before any is timed: the fresh process's code paths and caches.
-      for (const kase of cases) await warmUp(client, kase, ctx).catch(() => {});
-      for (const kase of cases) {
-        figures[kase.name] ??= {};
-        try {
-          figures[kase.name][label] = await measureCase(client, kase, ctx, ROUNDS);
-        } catch (err) {
-          figures[kase.name][label] = { error: err instanceof Error ? err.message : String(err) };
-        }
-        const f = figures[kase.name][label];
+      const measured = await measureCases(client, cases, ctx, ROUNDS);
+      for (const [kase, f] of measured) {
+        (figures[kase.name] ??= {})[label] = f;
         console.error(`${label} ${kase.name}: ${JSON.stringify(f).slice(0, 300)}`);
       }
     } finally {
       await server.stop();
     }
+    (sizeRecords[label] as Record<string, unknown>).load_average_after = Deno.loadavg();
   }
 } finally {
   await identity.close();
@@ -357,6 +351,7 @@ const run = {
   rows,
   mode: EMBEDDED ? "pglite" : "postgres",
   database: postgresVersion,
+  pace: paceOf(rows, SIZES),
   sizes: sizeRecords,
   rounds: ROUNDS,
   measured_at: new Date().toISOString(),

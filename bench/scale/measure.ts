@@ -127,44 +127,62 @@ function summarise(answer: Answer): unknown {
   return out;
 }
 
-/** One untimed request of the case. */
-export async function warmUp(client: Client, kase: Case, ctx: SizeContext): Promise<void> {
-  await send(client, kase.request(ctx));
-}
-
-/** `warmups` untimed requests, then `rounds` timed ones, one at a time. */
-export async function measureCase(
+/**
+ * `warmups` untimed rounds, then `rounds` timed ones; each round sends every case's request once,
+ * one request at a time, so a burst of load on a shared machine falls on every case alike. A
+ * case whose request fails is left out of the later rounds, with its error.
+ */
+export async function measureCases(
   client: Client,
-  kase: Case,
+  cases: Case[],
   ctx: SizeContext,
   rounds: number,
   warmups = 2,
-): Promise<CaseFigures> {
-  const request = kase.request(ctx);
-  for (let i = 0; i < warmups; i++) await send(client, request);
-  const times: number[] = [];
-  const ids: string[] = [];
-  let last: Answer = null;
-  for (let i = 0; i < rounds; i++) {
-    const started = performance.now();
-    const { answer, id } = await send(client, request);
-    times.push(performance.now() - started);
-    ids.push(id);
-    last = answer;
+): Promise<Map<Case, CaseFigures | { error: string }>> {
+  const runs = new Map(cases.map((c) => [c, {
+    request: c.request(ctx),
+    times: [] as number[],
+    ids: [] as string[],
+    last: null as Answer,
+    error: null as string | null,
+  }]));
+  for (let round = 0; round < warmups + rounds; round++) {
+    for (const run of runs.values()) {
+      if (run.error) continue;
+      try {
+        const started = performance.now();
+        const { answer, id } = await send(client, run.request);
+        if (round < warmups) continue;
+        run.times.push(performance.now() - started);
+        run.ids.push(id);
+        run.last = answer;
+      } catch (err) {
+        run.error = err instanceof Error ? err.message : String(err);
+      }
+    }
   }
   // The log line of the last request may still be on its way through the pipe.
+  const lastIds = [...runs.values()].flatMap((r) => r.ids.slice(-1));
   const deadline = Date.now() + 2000;
-  while (!client.log.entry(ids.at(-1)!) && Date.now() < deadline) {
+  while (lastIds.some((id) => !client.log.entry(id)) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 10));
   }
-  const server = ids.map((id) => client.log.entry(id)).filter((e) => e !== undefined);
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    median_ms: round2(median(times)),
-    p90_ms: round2(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]),
-    server_median_ms: server.length ? round2(median(server.map((e) => e.duration))) : null,
-    statements: server.at(-1)?.statements ?? null,
-    problem: kase.check?.(last, ctx) ?? null,
-    answer: summarise(last),
-  };
+  const out = new Map<Case, CaseFigures | { error: string }>();
+  for (const [kase, run] of runs) {
+    if (run.error) {
+      out.set(kase, { error: run.error });
+      continue;
+    }
+    const server = run.ids.map((id) => client.log.entry(id)).filter((e) => e !== undefined);
+    const sorted = [...run.times].sort((a, b) => a - b);
+    out.set(kase, {
+      median_ms: round2(median(run.times)),
+      p90_ms: round2(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]),
+      server_median_ms: server.length ? round2(median(server.map((e) => e.duration))) : null,
+      statements: server.at(-1)?.statements ?? null,
+      problem: kase.check?.(run.last, ctx) ?? null,
+      answer: summarise(run.last),
+    });
+  }
+  return out;
 }

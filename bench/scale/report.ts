@@ -127,10 +127,30 @@ export function announcementRow(
   };
 }
 
+/**
+ * The machine's pace at each size: the median over the flat controls of their time there over
+ * their time at the first size. The data grows between sizes, so sizes cannot be interleaved; on
+ * a shared machine this says how much of a change between sizes is the machine's.
+ */
+export function paceOf(rows: Row[], sizes: number[]): Record<string, number | null> {
+  const controls = rows.filter((r) => r.issue_row === "control");
+  return Object.fromEntries(sizes.map((s) => {
+    const ratios = controls.flatMap((r) => {
+      const first = r[key(sizes[0])] as number | null;
+      const here = r[key(s)] as number | null;
+      return first && here ? [here / first] : [];
+    }).sort((a, b) => a - b);
+    const mid = Math.floor(ratios.length / 2);
+    const median = ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+    return [key(s), ratios.length ? Math.round(median * 100) / 100 : null];
+  }));
+}
+
 const ms = (n: number | null) => n === null ? "–" : n < 10 ? n.toFixed(2) : n.toFixed(1);
 
-/** The markdown table of the rows (figures at the sizes measured). */
+/** The markdown table of the rows (figures at the sizes measured) and the machine's pace. */
 export function markdownTable(rows: Row[], sizes: number[]): string {
+  const pace = paceOf(rows, sizes);
   const header = [
     "operation",
     ...sizes.map((s) => `${s}x`),
@@ -169,5 +189,10 @@ export function markdownTable(rows: Row[], sizes: number[]): string {
       } |`,
     );
   }
+  lines.push(
+    `| machine pace (median of the controls' ratio to ${sizes[0]}x) | ${
+      sizes.map((s) => pace[key(s)]?.toFixed(2) ?? "–").join(" | ")
+    } | | | |`,
+  );
   return lines.join("\n");
 }
