@@ -6,16 +6,19 @@
  * 100x is 100,000 users, 500,000 posts in a 50,000-member community, 50,000 challenge
  * participants, 100,000 events on one goal, 100,000 notifications of one user and 1,000,000 dead
  * jobs (bench/scale/sizes.ts). After each growth: the challenge announcement's fan-out
- * (bench/scale/announce.ts), `VACUUM ANALYZE` (what autovacuum would have done by then), then a
- * service started on the grown data answers every case of bench/scale/cases.ts: `BENCH_ROUNDS`
- * (20) rounds after 2 untimed ones, each sending every case's request once, one request at a
- * time, with real RS256 tokens from a local JWKS (viewer and admin) or the workforce signature.
- * Each row's median client time at each size and the issue's bound (100x within max(2 × 1x,
- * 10 ms)) go to `bench/results/scale.json` and a markdown table on stdout.
+ * (bench/scale/announce.ts), `VACUUM ANALYZE` (what autovacuum would have done by then), and a
+ * copy of the database as it is at that size (the last size stays in the grown database). Then
+ * one service per size answers every case of bench/scale/cases.ts, the sizes side by side:
+ * `BENCH_ROUNDS` (20) rounds after 2 untimed ones, each sending every case's request once to
+ * every size, one request at a time, with real RS256 tokens from a local JWKS (viewer and admin)
+ * or the workforce signature. Each row's median client time at each size and the issue's bound
+ * (100x within max(2 × 1x, 10 ms)) go to `bench/results/scale.json` and a markdown table on
+ * stdout.
  *
  * Flags: `--embedded` runs on PGlite (the service's embedded mode; a temporary DATA_DIR) at 1x
  * and 10x and writes under `embedded` in the results; `--sizes=1,10,100` picks the sizes;
- * `--cases=feed,health` runs only the cases whose names contain one of the words.
+ * `--cases=feed,health` runs only the cases whose names contain one of the words (any case;
+ * printed, not recorded).
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server; a
  * database of its own is created and dropped.
  */
@@ -26,11 +29,11 @@ import { systemClock } from "../src/platform/clock.ts";
 import { connect, type Database, openDatabase, type Sql } from "../src/platform/db.ts";
 import { memoryLogger } from "../src/platform/log.ts";
 import { encodeCursor } from "../src/graphql/pagination.ts";
-import { gql, spawnServer } from "./http-support.ts";
+import { gql, type Server, spawnServer } from "./http-support.ts";
 import { type Base, createEmployees, grow } from "./scale/grow.ts";
 import { countsAt } from "./scale/sizes.ts";
 import { CASES, type SizeContext } from "./scale/cases.ts";
-import { type CaseFigures, measureCases, serverLog } from "./scale/measure.ts";
+import { type CaseFigures, measureCases, serverLog, type Target } from "./scale/measure.ts";
 import { type AnnouncementFigures, measureAnnouncements } from "./scale/announce.ts";
 import { announcementRow, markdownTable, paceOf, requestRow, type Row } from "./scale/report.ts";
 
@@ -43,13 +46,13 @@ const flags = Object.fromEntries(
 const EMBEDDED = flags.embedded === "true";
 const SIZES = (flags.sizes ?? (EMBEDDED ? "1,10" : "1,10,100")).split(",").map(Number);
 const ROUNDS = Number(flags.rounds ?? Deno.env.get("BENCH_ROUNDS") ?? 20);
-const ONLY = flags.cases?.split(",");
+const ONLY = flags.cases?.toLowerCase().split(",");
 const SERVER = Deno.env.get("BENCH_DATABASE_URL") ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const RESULTS = new URL("./results/scale.json", import.meta.url);
 const WORKFORCE_SECRET = "bench-scale-workforce-secret";
 const SEED_TIMEOUTS = { connectMs: 30_000, statementMs: 1_800_000 };
 
-const cases = CASES.filter((c) => !ONLY || ONLY.some((w) => c.name.includes(w)));
+const cases = CASES.filter((c) => !ONLY || ONLY.some((w) => c.name.toLowerCase().includes(w)));
 {
   // Every query is valid before anything is seeded.
   const schema = buildSchema(
@@ -81,12 +84,13 @@ const tokens = {
 };
 const tmp = await Deno.makeTempDir({ prefix: "bench-scale-" });
 const database = `bench_scale_${crypto.randomUUID().replaceAll("-", "")}`;
-const databaseUrl = (() => {
+const urlOf = (db: string) => {
   const url = new URL(SERVER);
-  url.pathname = `/${database}`;
+  url.pathname = `/${db}`;
   return url.href;
-})();
-const serverEnv: Record<string, string> = {
+};
+const databaseUrl = urlOf(database);
+const commonEnv: Record<string, string> = {
   HOST: "127.0.0.1",
   LOG_LEVEL: "info",
   RATE_LIMIT_USER_PER_MINUTE: "0",
@@ -94,10 +98,15 @@ const serverEnv: Record<string, string> = {
   ADMIN_SUBJECTS: "bench-admin",
   WORKFORCE_WEBHOOK_SECRET: WORKFORCE_SECRET,
   ...identity.env,
-  ...(EMBEDDED
-    ? { DATA_DIR: `${tmp}/data` }
-    : { DATA_DIR: `${tmp}/data`, DATABASE_URL: databaseUrl }),
 };
+/** The grown database's own DATA_DIR (embedded) and database (PostgreSQL). */
+const DATA_DIR = `${tmp}/data`;
+/** A service on the database `database` (PostgreSQL) or the data dir `dataDir` (embedded). */
+const serverEnv = (dataDir: string, db: string) => ({
+  ...commonEnv,
+  DATA_DIR: dataDir,
+  ...(EMBEDDED ? {} : { DATABASE_URL: urlOf(db) }),
+});
 
 /** The bench's connections to the database while no service runs on it. */
 interface Connections {
@@ -110,7 +119,7 @@ interface Connections {
 async function open(): Promise<Connections> {
   if (EMBEDDED) {
     const db = await openDatabase({
-      dataDir: `${tmp}/data`,
+      dataDir: DATA_DIR,
       command: "bench-scale",
       log,
       timeouts: SEED_TIMEOUTS,
@@ -257,17 +266,44 @@ async function contextOf(
   } satisfies SizeContext;
 }
 
+/**
+ * A copy of the grown database as it is now, for a service of its own: the sizes are measured
+ * side by side once all are grown. Its DATA_DIR and database name.
+ */
+async function snapshot(label: string): Promise<{ dataDir: string; db: string }> {
+  const dataDir = `${tmp}/data-${label}`;
+  const db = `${database}_${label}`;
+  if (EMBEDDED) {
+    const copied = await new Deno.Command("cp", { args: ["-a", DATA_DIR, dataDir] }).output();
+    if (!copied.success) throw new Error(new TextDecoder().decode(copied.stderr));
+    return { dataDir, db };
+  }
+  await Deno.mkdir(dataDir);
+  // Autovacuum may still be on the source database for a moment.
+  for (let attempt = 0;; attempt++) {
+    try {
+      await admin!.unsafe(`create database ${db} template ${database}`);
+      snapshots.push(db);
+      return { dataDir, db };
+    } catch (err) {
+      if (attempt >= 50 || !/being accessed by other users/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 const figures: Record<string, Record<string, CaseFigures | { error: string }>> = {};
 const announcements: Record<"start" | "end", Record<string, AnnouncementFigures>> = {
   start: {},
   end: {},
 };
-const sizeRecords: Record<string, unknown> = {};
+const sizeRecords: Record<string, Record<string, unknown>> = {};
+const snapshots: string[] = [];
 let postgresVersion = "";
 const admin = EMBEDDED ? null : postgres(SERVER, { max: 1, onnotice: () => {} });
 try {
   await admin?.unsafe(`create database ${database}`);
-  const first = await spawnServer(["main.ts", "serve"], serverEnv);
+  const first = await spawnServer(["main.ts", "serve"], serverEnv(DATA_DIR, database));
   let ids;
   try {
     ids = await createThroughApi(first.url);
@@ -280,6 +316,7 @@ try {
     select version() as "postgresVersion"`;
   await connections.close();
   let previous = countsAt(0);
+  const grown: { label: string; ctx: SizeContext; dataDir: string; db: string }[] = [];
   for (const size of SIZES) {
     const label = `x${size}`;
     connections = await open();
@@ -310,25 +347,45 @@ try {
       grow_ms: Math.round(growMs),
       grow_ms_by_kind: growTimings,
       vacuum_analyze_ms: Math.round(vacuumMs),
+      load_average_after_growing: Deno.loadavg(),
       expected: ctx.expected,
     };
-    const log = serverLog();
-    const server = await spawnServer(["main.ts", "serve"], serverEnv, { onLine: log.onLine });
-    try {
-      const client = { url: server.url, tokens, workforceSecret: WORKFORCE_SECRET, log };
-      const measured = await measureCases(client, cases, ctx, ROUNDS);
-      for (const [kase, f] of measured) {
+    const copy = size === SIZES.at(-1)
+      ? { dataDir: DATA_DIR, db: database }
+      : await snapshot(label);
+    grown.push({ label, ctx, ...copy });
+  }
+  // One service per size, all measured in the same rounds.
+  const servers: Server[] = [];
+  try {
+    const targets: Target[] = [];
+    for (const g of grown) {
+      const log = serverLog();
+      const server = await spawnServer(["main.ts", "serve"], serverEnv(g.dataDir, g.db), {
+        onLine: log.onLine,
+      });
+      servers.push(server);
+      targets.push({
+        label: g.label,
+        ctx: g.ctx,
+        client: { url: server.url, tokens, workforceSecret: WORKFORCE_SECRET, log },
+      });
+    }
+    const measured = await measureCases(targets, cases, ROUNDS);
+    for (const [label, byCase] of measured) {
+      for (const [kase, f] of byCase) {
         (figures[kase.name] ??= {})[label] = f;
         console.error(`${label} ${kase.name}: ${JSON.stringify(f).slice(0, 300)}`);
       }
-    } finally {
-      await server.stop();
     }
-    (sizeRecords[label] as Record<string, unknown>).load_average_after = Deno.loadavg();
+  } finally {
+    for (const server of servers) await server.stop();
   }
 } finally {
   await identity.close();
-  await admin?.unsafe(`drop database if exists ${database} with (force)`);
+  for (const db of [database, ...snapshots]) {
+    await admin?.unsafe(`drop database if exists ${db} with (force)`);
+  }
   await admin?.end();
   await Deno.remove(tmp, { recursive: true });
 }

@@ -127,62 +127,81 @@ function summarise(answer: Answer): unknown {
   return out;
 }
 
+/** One size's served instance and what its cases ask of it. */
+export interface Target {
+  label: string;
+  client: Client;
+  ctx: SizeContext;
+}
+
 /**
- * `warmups` untimed rounds, then `rounds` timed ones; each round sends every case's request once,
- * one request at a time, so a burst of load on a shared machine falls on every case alike. A
- * case whose request fails is left out of the later rounds, with its error.
+ * `warmups` untimed rounds, then `rounds` timed ones. A round sends each case's request once to
+ * each size's instance, one request at a time (the sizes' order rotating per round), so a burst
+ * of load on a shared machine falls on every case and size alike. A case whose request fails at
+ * a size is left out of that size's later rounds, with its error.
  */
 export async function measureCases(
-  client: Client,
+  targets: Target[],
   cases: Case[],
-  ctx: SizeContext,
   rounds: number,
   warmups = 2,
-): Promise<Map<Case, CaseFigures | { error: string }>> {
-  const runs = new Map(cases.map((c) => [c, {
-    request: c.request(ctx),
-    times: [] as number[],
-    ids: [] as string[],
-    last: null as Answer,
-    error: null as string | null,
-  }]));
+): Promise<Map<string, Map<Case, CaseFigures | { error: string }>>> {
+  const runs = targets.map((target) => ({
+    target,
+    cases: new Map(cases.map((c) => [c, {
+      request: c.request(target.ctx),
+      times: [] as number[],
+      ids: [] as string[],
+      last: null as Answer,
+      error: null as string | null,
+    }])),
+  }));
   for (let round = 0; round < warmups + rounds; round++) {
-    for (const run of runs.values()) {
-      if (run.error) continue;
-      try {
-        const started = performance.now();
-        const { answer, id } = await send(client, run.request);
-        if (round < warmups) continue;
-        run.times.push(performance.now() - started);
-        run.ids.push(id);
-        run.last = answer;
-      } catch (err) {
-        run.error = err instanceof Error ? err.message : String(err);
+    const order = runs.map((_, i) => runs[(i + round) % runs.length]);
+    for (const kase of cases) {
+      for (const { target, cases: byCase } of order) {
+        const run = byCase.get(kase)!;
+        if (run.error) continue;
+        try {
+          const started = performance.now();
+          const { answer, id } = await send(target.client, run.request);
+          if (round < warmups) continue;
+          run.times.push(performance.now() - started);
+          run.ids.push(id);
+          run.last = answer;
+        } catch (err) {
+          run.error = err instanceof Error ? err.message : String(err);
+        }
       }
     }
   }
-  // The log line of the last request may still be on its way through the pipe.
-  const lastIds = [...runs.values()].flatMap((r) => r.ids.slice(-1));
-  const deadline = Date.now() + 2000;
-  while (lastIds.some((id) => !client.log.entry(id)) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const out = new Map<Case, CaseFigures | { error: string }>();
-  for (const [kase, run] of runs) {
-    if (run.error) {
-      out.set(kase, { error: run.error });
-      continue;
+  const out = new Map<string, Map<Case, CaseFigures | { error: string }>>();
+  for (const { target, cases: byCase } of runs) {
+    const { client, ctx } = target;
+    // The log line of the last request may still be on its way through the pipe.
+    const lastIds = [...byCase.values()].flatMap((r) => r.ids.slice(-1));
+    const deadline = Date.now() + 2000;
+    while (lastIds.some((id) => !client.log.entry(id)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
     }
-    const server = run.ids.map((id) => client.log.entry(id)).filter((e) => e !== undefined);
-    const sorted = [...run.times].sort((a, b) => a - b);
-    out.set(kase, {
-      median_ms: round2(median(run.times)),
-      p90_ms: round2(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]),
-      server_median_ms: server.length ? round2(median(server.map((e) => e.duration))) : null,
-      statements: server.at(-1)?.statements ?? null,
-      problem: kase.check?.(run.last, ctx) ?? null,
-      answer: summarise(run.last),
-    });
+    const figures = new Map<Case, CaseFigures | { error: string }>();
+    for (const [kase, run] of byCase) {
+      if (run.error) {
+        figures.set(kase, { error: run.error });
+        continue;
+      }
+      const server = run.ids.map((id) => client.log.entry(id)).filter((e) => e !== undefined);
+      const sorted = [...run.times].sort((a, b) => a - b);
+      figures.set(kase, {
+        median_ms: round2(median(run.times)),
+        p90_ms: round2(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]),
+        server_median_ms: server.length ? round2(median(server.map((e) => e.duration))) : null,
+        statements: server.at(-1)?.statements ?? null,
+        problem: kase.check?.(run.last, ctx) ?? null,
+        answer: summarise(run.last),
+      });
+    }
+    out.set(target.label, figures);
   }
   return out;
 }
