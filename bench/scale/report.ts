@@ -146,6 +146,13 @@ export function paceOf(rows: Row[], sizes: number[]): Record<string, number | nu
   }));
 }
 
+/** An operation's name with its GraphQL or HTTP part as code: `{ me { id } }` (reference). */
+const code = (name: string) => {
+  if (!name.includes("{") && !name.startsWith("GET")) return name;
+  const at = name.indexOf(" (");
+  return at < 0 ? `\`${name}\`` : `\`${name.slice(0, at)}\`${name.slice(at)}`;
+};
+
 const ms = (n: number | null) => n === null ? "–" : n < 10 ? n.toFixed(2) : n.toFixed(1);
 
 /** The markdown table of the rows (figures at the sizes measured) and the machine's pace. */
@@ -180,7 +187,7 @@ export function markdownTable(rows: Row[], sizes: number[]): string {
     lines.push(
       `| ${
         [
-          name.includes("{") || name.startsWith("GET") ? `\`${name}\`` : name,
+          code(name),
           ...sizes.map(cell),
           bound,
           row.bound_ok === null ? "–" : row.bound_ok ? "yes" : "**no**",
