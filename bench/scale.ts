@@ -101,10 +101,15 @@ const commonEnv: Record<string, string> = {
 };
 /** The grown database's own DATA_DIR (embedded) and database (PostgreSQL). */
 const DATA_DIR = `${tmp}/data`;
-/** A service on the database `database` (PostgreSQL) or the data dir `dataDir` (embedded). */
-const serverEnv = (dataDir: string, db: string) => ({
+/**
+ * A service on the database `db` (PostgreSQL) or the data dir `dataDir` (embedded). A measured
+ * one runs no job worker: the data stays as grown while it is measured, and no background work
+ * (a prune, a schedule's job) competes with the requests.
+ */
+const serverEnv = (dataDir: string, db: string, measured = true) => ({
   ...commonEnv,
   DATA_DIR: dataDir,
+  ...(measured ? { JOB_CONCURRENCY: "0" } : {}),
   ...(EMBEDDED ? {} : { DATABASE_URL: urlOf(db) }),
 });
 
@@ -303,7 +308,7 @@ let postgresVersion = "";
 const admin = EMBEDDED ? null : postgres(SERVER, { max: 1, onnotice: () => {} });
 try {
   await admin?.unsafe(`create database ${database}`);
-  const first = await spawnServer(["main.ts", "serve"], serverEnv(DATA_DIR, database));
+  const first = await spawnServer(["main.ts", "serve"], serverEnv(DATA_DIR, database, false));
   let ids;
   try {
     ids = await createThroughApi(first.url);
@@ -392,12 +397,12 @@ try {
 
 const rows: Row[] = [
   ...cases.filter((c) => c.issueRow !== "control").map((c) =>
-    requestRow(c.name, c.issueRow, SIZES, figures[c.name])
+    requestRow(c.name, c.issueRow, SIZES, figures[c.name], ROUNDS)
   ),
   announcementRow("challenge start announcement", SIZES, announcements.start),
   announcementRow("challenge end announcement", SIZES, announcements.end),
   ...cases.filter((c) => c.issueRow === "control").map((c) =>
-    requestRow(c.name, c.issueRow, SIZES, figures[c.name])
+    requestRow(c.name, c.issueRow, SIZES, figures[c.name], ROUNDS)
   ),
 ];
 const commit = new TextDecoder().decode(

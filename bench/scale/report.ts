@@ -41,6 +41,7 @@ export function requestRow(
   issueRow: string,
   sizes: number[],
   figures: BySize<CaseFigures | { error: string }>,
+  rounds: number,
 ): Row {
   const value = (s: number) => {
     const f = figures[key(s)];
@@ -70,7 +71,7 @@ export function requestRow(
     x1: value(1),
     x10: value(10),
     x100: value(100),
-    unit: "median ms, client (20 sequential requests)",
+    unit: `median ms, client (${rounds} sequential requests)`,
     bound: "largest size within max(2 × 1x, 10 ms)",
     bound_ms: boundMs === null ? null : Math.round(boundMs * 100) / 100,
     bound_checked_at: sizes.length > 1 ? key(largest) : null,
