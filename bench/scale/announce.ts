@@ -103,9 +103,12 @@ export async function measureAnnouncements(
       select ${sql.unsafe(PUBLIC_ID)}, ${challenge.id}, user_id, 0, 0, now() - interval '2 minutes'
       from challenge_participants where challenge_id = ${base.challengeId}
       returning 1
+    ), counted as (
+      update community_challenges set participant_count = (select count(*) from p)
+      where id = ${challenge.id}
     )
-    update community_challenges set participant_count = (select count(*) from p)
-    where id = ${challenge.id}`;
+    insert into challenge_score_counts (challenge_id, score, n)
+    select ${challenge.id}, 0, count(*)::int from p`;
   for (const statement of PROBE) await sql.unsafe(statement);
   const log = memoryLogger("warn");
   const deps: Deps = {

@@ -7,6 +7,7 @@
  * A change that keeps a new figure beside the rows (a counter, a rollup) must keep it here too,
  * as its store does: the checks of cases.ts compare what the API answers with the rows.
  */
+import { recountKeptCounts } from "../../tests/support/kept-counts.ts";
 import type { Sql } from "../../src/platform/db.ts";
 import { type Counts, EMPLOYEES, SPACING_S } from "./sizes.ts";
 
@@ -246,6 +247,8 @@ export async function grow(
                   else 'auto_rejected' end as status) s
     where r.status = 'succeeded'`,
   );
+  // The counts the stores keep beside these rows, set to what the rows hold.
+  await step("kept counts", recountKeptCounts(sql));
   return timings;
 }
 

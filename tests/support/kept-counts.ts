@@ -27,6 +27,12 @@ export async function recountKeptCounts(sql: Queryable): Promise<void> {
         and a.approval_status = 'rejected'),
       auto_rejected_count = (select count(*) from ai_artifacts a where a.employee_id = e.id
         and a.approval_status = 'auto_rejected')`;
+  await sql`
+    insert into notification_counts (user_id, total, unread)
+    select u.id, count(n.id)::int, (count(n.id) filter (where n.acknowledged_at is null))::int
+    from users u left join notifications n on n.user_id = u.id
+    group by u.id
+    on conflict (user_id) do update set total = excluded.total, unread = excluded.unread`;
   await sql`delete from challenge_score_counts`;
   await sql`
     insert into challenge_score_counts (challenge_id, score, n)
