@@ -7,7 +7,7 @@ import { publicId } from "../ids.ts";
 import { inSpan, SpanKind } from "../tracing.ts";
 import { retryDelayMs } from "./backoff.ts";
 import { failureFields, isOutage, type OutageWatch } from "./outage.ts";
-import { type ClaimedJob, failJob, WORKER_LOST } from "./store.ts";
+import { type ClaimedJob, completeJobs, failJob, WORKER_LOST } from "./store.ts";
 import type { JobHandler, JobInfo, JobMetrics, JobOutcome } from "./types.ts";
 
 /** A job this worker runs now (not through `runUntilIdle`). */
@@ -69,12 +69,18 @@ export function createJobRunner(deps: JobRunnerDeps) {
   }
 
   async function runJob(job: ClaimedJob, worker: string): Promise<void> {
+    let completedByHandler = false;
     const info: JobInfo = {
       id: job.id,
       name: job.name,
       queue: job.queue,
       attempt: job.attempts,
       maxAttempts: job.maxAttempts,
+      async complete(tx) {
+        const held = await completeJobs(tx ?? sql, [job.id], worker, shard) === 1;
+        completedByHandler = true;
+        return held;
+      },
     };
     const fields = { job_id: job.id, job: job.name, queue: job.queue, attempt: job.attempts };
     const started = performance.now();
@@ -92,7 +98,7 @@ export function createJobRunner(deps: JobRunnerDeps) {
     }
     log.debug("job done", { ...fields, duration_ms: performance.now() - started });
     countAttempt(job.id, job.name, "processed", started);
-    deps.completed(job.id, worker);
+    if (!completedByHandler) deps.completed(job.id, worker);
   }
 
   async function recordFailure(

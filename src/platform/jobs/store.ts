@@ -194,7 +194,7 @@ export async function returnJobs(sql: Sql, worker: string, ids: string[]): Promi
  * (a job whose lock was lost is left to its new holder).
  */
 export async function completeJobs(
-  sql: Sql,
+  sql: Queryable,
   ids: string[],
   worker: string,
   shard: number,
