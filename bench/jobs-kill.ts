@@ -10,7 +10,9 @@
  * with SIGKILL a random BENCH_KILL_AFTER_MS (`min-max`) after its first job started, and a new one
  * is started, until fewer than BENCH_KILL_STOP_BELOW jobs are left; the last process drains the
  * rest. Then, from the run log: jobs run more than once, and of those the ones whose earlier run
- * had finished (`done`) before the later one started.
+ * had finished (`done`) before the later one started. BENCH_KILL_COMPLETE=1: each handler
+ * completes its own job right after its `done` line (`job.complete()`), instead of leaving it to
+ * the worker's batch.
  *
  * BENCH_SERVICE_ROOT (default this tree) names the tree whose `tests/support/fault-service.ts` is
  * started: an export of another commit gives its figures. BENCH_LABEL (default `after`) is the key
@@ -29,6 +31,7 @@ const JOB_MS = env("BENCH_KILL_JOB_MS", 20);
 const CONCURRENCY = env("BENCH_KILL_CONCURRENCY", 8);
 const LOCK_TIMEOUT_MS = env("BENCH_KILL_LOCK_TIMEOUT_MS", 2_000);
 const STOP_BELOW = env("BENCH_KILL_STOP_BELOW", 50);
+const COMPLETE_IN_HANDLER = env("BENCH_KILL_COMPLETE", 0) === 1;
 const [AFTER_MIN, AFTER_MAX] = (Deno.env.get("BENCH_KILL_AFTER_MS") ?? "200-1200").split("-")
   .map(Number);
 const ROOT = Deno.env.get("BENCH_SERVICE_ROOT") ?? fileURLToPath(new URL("../", import.meta.url));
@@ -85,6 +88,7 @@ async function main() {
     JOB_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
     FAULT_JOB_LOG: runLog,
     FAULT_JOB_MS: String(JOB_MS),
+    FAULT_JOB_COMPLETE: COMPLETE_IN_HANDLER ? "1" : "0",
   };
   const left = async () => {
     const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from jobs`;
@@ -131,6 +135,7 @@ async function main() {
       job_ms: JOB_MS,
       concurrency: CONCURRENCY,
       lock_timeout_ms: LOCK_TIMEOUT_MS,
+      complete_in_handler: COMPLETE_IN_HANDLER,
       kill_after_ms: [AFTER_MIN, AFTER_MAX],
       seconds: Math.round((performance.now() - started) / 1000),
       ...figures,
