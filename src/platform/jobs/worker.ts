@@ -120,9 +120,9 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
 
   let beating: Promise<boolean> | undefined;
   /**
-   * Refreshes the locks of the jobs this worker holds, running or waiting, so no other worker
-   * takes them; hands back waiting jobs that waited too long (another instance may be idle).
-   * False when the database was out of reach.
+   * Refreshes the locks of the jobs this worker holds (see {@link held}), so no other worker takes
+   * them; hands back waiting jobs that waited too long (another instance may be idle). False when
+   * the database was out of reach.
    */
   function beat(): Promise<boolean> {
     // A refresh still waiting on a slow database is not joined by another.
