@@ -41,3 +41,30 @@ export async function shutDownMidJob(
   await deploy.jobs.stop();
   return deploy;
 }
+
+/**
+ * `db` as seen by a process that can be killed: after `kill()` no statement of it reaches the
+ * database any more (each fails at once), as after a `kill -9` of the worker's process, while the
+ * database and every other user of it go on.
+ */
+export function killable(db: Database): { db: Database; kill(): void } {
+  let killed = false;
+  const refuse = () => Promise.reject(new Error("the worker's process was killed"));
+  const sql = new Proxy(db.sql, {
+    apply(target, thisArg, args) {
+      // deno-lint-ignore no-explicit-any
+      return killed ? refuse() : Reflect.apply(target as any, thisArg, args);
+    },
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop !== "begin" && prop !== "unsafe") return value;
+      return (...args: unknown[]) =>
+        // deno-lint-ignore no-explicit-any
+        killed ? refuse() : (value as any).apply(target, args);
+    },
+  });
+  return {
+    db: { ...db, sql, supportsListen: false, close: () => Promise.resolve() },
+    kill: () => killed = true,
+  };
+}

@@ -36,10 +36,10 @@ export function notificationsFeature(
     graphql: mergeModules(notificationsModule(deps), notificationNodesModule(deps)),
     jobs: [
       handles(service.broadcastJob, (input) => service.broadcast(deps, input)),
-      handles(pushJob, async (input) => {
-        await fanOut(deps, input);
+      handles(pushJob, async (input, job) => {
+        await fanOut(deps, input, job);
       }),
-      handles(pushSendJob, (input) => sendToDevice(deps, input)),
+      handles(pushSendJob, (input, job) => sendToDevice(deps, input, job)),
     ],
     subscriptions: [
       on(

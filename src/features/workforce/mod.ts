@@ -79,7 +79,7 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
         dispatchJob,
         ({ runId }, job) => workforce.dispatchRun(runId, job.attempt, job.maxAttempts),
       ),
-      handles(chatAlertJob, (alert) => workforce.sendChat(alert)),
+      handles(chatAlertJob, (alert, job) => workforce.sendChat(alert, job)),
       handles(
         deliveryJob,
         async (payload) => void await deliverArtifact(delivery, SYSTEM, payload),

@@ -14,6 +14,7 @@
  * - `shared.ts`: the deps, the actor, lookups, alerts.
  */
 import type { RunResultBody } from "../../platform/contract/mod.ts";
+import type { JobInfo } from "../../platform/jobs/types.ts";
 import type { AlertLevel } from "./rules.ts";
 import type { RunRow } from "./store.ts";
 import { dispatchRun } from "./use-cases/runs.ts";
@@ -43,8 +44,10 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
   return {
     dispatchRun: (runId: string, attempt: number, maxAttempts: number) =>
       dispatchRun(deps, SYSTEM, { runId, attempt, maxAttempts }),
-    sendChat: (alert: { subject: string; level: AlertLevel | "trigger_blocked"; text: string }) =>
-      sendChat(deps, SYSTEM, alert),
+    sendChat: (
+      alert: { subject: string; level: AlertLevel | "trigger_blocked"; text: string },
+      job: Pick<JobInfo, "complete">,
+    ) => sendChat(deps, SYSTEM, alert, job),
     concludeFromResult: (run: RunRow, result: RunResultBody) =>
       concludeFromResult(deps, SYSTEM, { run, result }),
     schedulerTick: (slot: Date) => schedulerTick(deps, SYSTEM, { slot }),

@@ -12,6 +12,7 @@ import { createEnqueue, nameOf } from "./enqueue.ts";
 import { createEventOutbox } from "./events.ts";
 import { createScheduler } from "./scheduler.ts";
 import { createWorker } from "./worker.ts";
+import { createOutageWatch } from "./outage.ts";
 import {
   countDeadJobs,
   deadJobKinds,
@@ -114,6 +115,7 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     handlers.set(name, handler as JobHandler);
   }
 
+  const outage = createOutageWatch(log);
   const { enqueue, enqueueMany } = createEnqueue({ clock, metrics, notify });
   const events = createEventOutbox<Events>({ clock, log, metrics, notify, register });
   const scheduler = createScheduler({
@@ -123,8 +125,17 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     timezone: options.timezone ?? "UTC",
     register,
     enqueue,
+    outage,
   });
-  const worker = createWorker({ db, log, tracker: options.tracker, clock, metrics, handlers }, {
+  const worker = createWorker({
+    db,
+    log,
+    tracker: options.tracker,
+    clock,
+    metrics,
+    handlers,
+    outage,
+  }, {
     concurrency,
     graceMs: options.graceMs ?? 10_000,
     lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,

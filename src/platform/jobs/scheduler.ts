@@ -4,7 +4,7 @@ import { cronZone, scheduledSlot } from "../cron.ts";
 import type { Queryable, Sql } from "../db.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { errorFields } from "../log.ts";
+import { failureFields, type OutageWatch } from "./outage.ts";
 import { fireScheduleSlot, lastScheduleSlots } from "./store.ts";
 import type { EnqueueOptions, JobHandler, ScheduleInfo } from "./types.ts";
 
@@ -25,6 +25,8 @@ export interface SchedulerDeps {
     payload: { slot: string },
     opts: EnqueueOptions,
   ): Promise<string | null>;
+  /** A tick that fails for a database outage is counted there, not logged on its own. */
+  outage: OutageWatch;
 }
 
 export function createScheduler(deps: SchedulerDeps) {
@@ -79,8 +81,10 @@ export function createScheduler(deps: SchedulerDeps) {
         const slot = scheduledSlot(self, self.currentRun() ?? clock.now());
         try {
           await fireSchedule(name, slot);
+          deps.outage.succeeded();
         } catch (err) {
-          log.error("schedule tick failed", { schedule: name, ...errorFields(err) });
+          if (deps.outage.failed("schedule", err)) return;
+          log.error("schedule tick failed", { schedule: name, ...failureFields(err) });
         }
       });
       crons.push(cron);

@@ -127,7 +127,8 @@ export const WORKER_LOST = "worker lost: the instance running this job stopped b
 /**
  * Locks up to `limit` due jobs for `worker`, spending one attempt each. A job whose lock was last
  * refreshed before `staleBefore` belongs to a worker that died: it is claimed again, its lost
- * attempt stays spent and is recorded as {@link WORKER_LOST}.
+ * attempt stays spent and is recorded as {@link WORKER_LOST}, unless it is one of `held` (the
+ * jobs the claiming worker itself still holds, whose locks aged while it could not refresh them).
  */
 export async function claimJobs(
   sql: Sql,
@@ -135,6 +136,7 @@ export async function claimJobs(
   limit: number,
   now: Date,
   staleBefore: Date,
+  held: string[] = [],
 ): Promise<ClaimedJob[]> {
   // `= any(array(...))` rather than a join: the prepared statement's generic plan would
   // otherwise hash-join against a sequential scan of the whole table on every claim.
@@ -146,7 +148,8 @@ export async function claimJobs(
     where j.id = any(array(
       select id from jobs
       where dead_at is null and run_at <= ${now}
-        and (locked_at is null or locked_at < ${staleBefore})
+        and (locked_at is null
+          or (locked_at < ${staleBefore} and id <> all(${held}::bigint[])))
       order by run_at, id
       limit ${limit}
       for update skip locked))
@@ -191,7 +194,7 @@ export async function returnJobs(sql: Sql, worker: string, ids: string[]): Promi
  * (a job whose lock was lost is left to its new holder).
  */
 export async function completeJobs(
-  sql: Sql,
+  sql: Queryable,
   ids: string[],
   worker: string,
   shard: number,

@@ -91,6 +91,16 @@ export interface JobInfo {
   /** 1 on the first run. */
   attempt: number;
   maxAttempts: number;
+  /**
+   * Completes the job now, inside `tx` when given, instead of in the worker's next batch after
+   * the handler returns. For a handler whose effect must not happen twice and that no guard of
+   * its own can make idempotent (a message sent elsewhere, jobs it enqueues): called with the
+   * transaction that records the effect, or right after the call that makes it, the job cannot
+   * run again once its handler has returned, even if the worker is killed before its batch is
+   * written. False when this worker no longer holds the job (its lock was taken over): inside a
+   * transaction, throw to roll the effect back.
+   */
+  complete(tx?: Queryable): Promise<boolean>;
 }
 
 export type JobHandler = (payload: unknown, job: JobInfo) => void | Promise<void>;

@@ -4,12 +4,12 @@
  */
 import { type Database, sessionSql } from "../db.ts";
 import type { Logger } from "../log.ts";
-import { errorFields } from "../log.ts";
 import type { Clock } from "../clock.ts";
 import type { ErrorTracker } from "../errors.ts";
 import { publicId } from "../ids.ts";
 import { createCompletions } from "./completions.ts";
 import { createJobRunner, type RunningJob } from "./run-job.ts";
+import { failureFields, outageRetryMs, type OutageWatch } from "./outage.ts";
 import {
   type ClaimedJob,
   claimJobs,
@@ -39,6 +39,8 @@ export interface WorkerDeps {
   clock: Clock;
   metrics?: JobMetrics;
   handlers: ReadonlyMap<string, JobHandler>;
+  /** Shared with the scheduler: one warning per database outage for the whole job system. */
+  outage: OutageWatch;
 }
 
 interface QueuedJob {
@@ -50,7 +52,7 @@ interface QueuedJob {
 }
 
 export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
-  const { db, log, tracker, clock } = deps;
+  const { db, log, tracker, clock, outage } = deps;
   const { concurrency, graceMs, lockTimeoutMs, localQueueSize, pollIntervalMs } = settings;
   const sql = db.sql;
   // Three refreshes can fail in a row before a live worker's job looks abandoned.
@@ -78,7 +80,7 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
     resolveSleep?.();
   };
 
-  const completions = createCompletions(sql, shard, log);
+  const completions = createCompletions(sql, shard, log, outage);
   const runner = createJobRunner({
     sql,
     log,
@@ -89,8 +91,10 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
     shard,
     handlers: deps.handlers,
     running,
+    outage,
     completed: completions.add,
   });
+  outage.onRecovered(() => wake());
 
   const staleBefore = (now: Date) => new Date(now.getTime() - lockTimeoutMs);
 
@@ -107,15 +111,27 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
     }
   }
 
-  let beating = false;
+  /** The jobs this worker holds: running, waiting in its local queue, or finished but not deleted. */
+  const held = () => [
+    ...running.keys(),
+    ...localQueue.map((q) => q.job.id),
+    ...completions.pending(workerId),
+  ];
+
+  let beating: Promise<boolean> | undefined;
   /**
-   * Refreshes the locks of the jobs this worker holds, running or waiting, so no other worker
-   * takes them; hands back waiting jobs that waited too long (another instance may be idle).
+   * Refreshes the locks of the jobs this worker holds (see {@link held}), so no other worker takes
+   * them; hands back waiting jobs that waited too long (another instance may be idle). False when
+   * the database was out of reach.
    */
-  async function beat(): Promise<void> {
+  function beat(): Promise<boolean> {
     // A refresh still waiting on a slow database is not joined by another.
-    if (beating || (!running.size && !localQueue.length)) return;
-    beating = true;
+    beating ??= refresh().finally(() => beating = undefined);
+    return beating;
+  }
+
+  async function refresh(): Promise<boolean> {
+    if (!held().length) return true;
     try {
       const now = clock.now();
       const stale = takeFromLocalQueue((q) => now.getTime() - q.queuedAt >= localQueueTtlMs);
@@ -124,16 +140,18 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
         await returnJobs(sql, workerId, stale.map((q) => q.job.id));
       }
       const runningIds = [...running.keys()];
-      const ids = [...runningIds, ...localQueue.map((q) => q.job.id)];
-      const held = new Set(await refreshLocks(sql, workerId, ids, now));
-      const lost = runningIds.filter((id) => !held.has(id)).length;
+      const still = new Set(await refreshLocks(sql, workerId, held(), now));
+      outage.succeeded();
+      const lost = runningIds.filter((id) => !still.has(id)).length;
       if (lost) log.warn("job locks lost: another worker may run these jobs too", { lost });
-      for (const q of localQueue) if (held.has(q.job.id)) q.lockedAt = now.getTime();
-      takeFromLocalQueue((q) => !held.has(q.job.id));
+      for (const q of localQueue) if (still.has(q.job.id)) q.lockedAt = now.getTime();
+      takeFromLocalQueue((q) => !still.has(q.job.id));
+      return true;
     } catch (err) {
-      log.error("job lock refresh failed", errorFields(err));
-    } finally {
-      beating = false;
+      // During an outage the next beat tries again; the locks age meanwhile.
+      if (outage.failed("heartbeat", err)) return false;
+      log.error("job lock refresh failed", failureFields(err));
+      return true;
     }
   }
 
@@ -147,12 +165,16 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
     return taken;
   }
 
-  /** Starts waiting jobs in free slots; a job whose lock may have expired meanwhile is dropped. */
+  /**
+   * Starts waiting jobs in free slots, none while the database is out of reach (they would fail
+   * for it); a job whose lock may have expired meanwhile is dropped (claimed again later).
+   */
   function dispatch(): void {
-    while (!stopping && running.size < concurrency && localQueue.length) {
+    let expired = 0;
+    while (!stopping && !outage.down && running.size < concurrency && localQueue.length) {
       const { job, lockedAt } = localQueue.shift()!;
       if (clock.now().getTime() - lockedAt >= lockTimeoutMs) {
-        log.warn("job lock expired while it waited in the local queue", { job_id: job.id });
+        expired++;
         continue;
       }
       const entry: RunningJob = {
@@ -160,6 +182,7 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
         name: job.name,
         started: performance.now(),
         counted: false,
+        failed: false,
       };
       running.set(job.id, entry);
       entry.done = runner.execute(job, workerId).finally(() => {
@@ -169,9 +192,14 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
         wake();
       });
     }
+    if (expired) {
+      log.warn("job locks expired while the jobs waited in the local queue", { expired });
+    }
   }
 
   async function workLoop(): Promise<void> {
+    // Claims failed in a row because the database was out of reach: they back off.
+    let claimRetry = 0;
     while (!stopping) {
       dispatch();
       // Refill once the waiting jobs would no longer fill every slot again, so each claim is
@@ -184,11 +212,19 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
       if (wanted > 0) {
         try {
           const now = clock.now();
-          claimed = await claimJobs(sql, workerId, wanted, now, staleBefore(now));
+          // Never the jobs this worker holds, whose locks may have aged during an outage.
+          claimed = await claimJobs(sql, workerId, wanted, now, staleBefore(now), held());
+          outage.succeeded();
+          claimRetry = 0;
         } catch (err) {
           if (stopping) break;
-          log.error("job claim failed", errorFields(err));
+          if (outage.failed("claim", err)) claimRetry++;
+          else log.error("job claim failed", failureFields(err));
         }
+      } else if (outage.down) {
+        // Nothing to claim, and waiting jobs do not start while the database is out of reach:
+        // the lock refresh tells when it is back.
+        claimRetry = (await beat()) ? 0 : claimRetry + 1;
       }
       const at = clock.now().getTime();
       for (const job of claimed) localQueue.push({ job, queuedAt: at, lockedAt: at });
@@ -199,7 +235,7 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         await new Promise<void>((resolve) => {
           resolveSleep = resolve;
-          timer = setTimeout(resolve, pollIntervalMs);
+          timer = setTimeout(resolve, claimRetry ? outageRetryMs(claimRetry) : pollIntervalMs);
         });
         clearTimeout(timer);
         resolveSleep = undefined;
@@ -217,12 +253,13 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
       await returnJobs(sql, workerId, waiting);
     } catch (err) {
       // Their locks expire after the lock timeout and another worker runs them.
-      log.error("waiting jobs could not be handed back", { ...errorFields(err), ids: waiting });
+      log.error("waiting jobs could not be handed back", { ...failureFields(err), ids: waiting });
     }
   }
 
   async function releaseAtShutdown(): Promise<void> {
-    const ids = [...running.keys()];
+    // A failed job is left to the failure being written: its retry is scheduled there.
+    const ids = [...running].filter(([, entry]) => !entry.failed).map(([id]) => id);
     const released = await releaseJobs(
       sql,
       workerId,
@@ -253,6 +290,7 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
     /** Starts claiming; `schedules` only names the registered schedules in the start-up line. */
     async start(schedules: string[]): Promise<void> {
       stopping = false;
+      outage.resumeRetrying();
       if (concurrency <= 0) {
         log.info("job worker disabled on this instance", { schedules: schedules.length });
         return;
@@ -282,10 +320,17 @@ export function createWorker(deps: WorkerDeps, settings: WorkerSettings) {
         await Promise.race([Promise.all([...running.values()].map((r) => r.done)), grace]);
         clearTimeout(timer);
       }
+      // Outcomes the database cannot take now are logged, not retried past the grace period.
+      outage.stopRetrying();
       await completions.drain();
       clearInterval(heartbeat);
       heartbeat = undefined;
-      if (running.size) await releaseAtShutdown();
+      if (running.size) {
+        await releaseAtShutdown().catch((err) => {
+          // Their locks expire after the lock timeout and another worker runs them.
+          log.error("running jobs could not be released", failureFields(err));
+        });
+      }
       await unlisten?.();
       unlisten = undefined;
     },

@@ -10,6 +10,15 @@ import { apnsToken, fcmToken, type PushFakes, startPushFakes } from "../../suppo
 import { setup, type TestSetup } from "../../support/setup.ts";
 import { ADD_HABIT, CHECK_IN } from "../../support/social.ts";
 import { MAX_PUSH_ATTEMPTS } from "../../../src/features/notifications/rules/push.ts";
+import {
+  fanOut,
+  pushJob,
+  pushSendJob,
+  sendToDevice,
+} from "../../../src/features/notifications/use-cases/push.ts";
+import { createPushProviders } from "../../../src/platform/push/mod.ts";
+import type { JobInfo } from "../../../src/platform/jobs/types.ts";
+import { createTestJobs, killable } from "../../support/jobs.ts";
 
 const REGISTER = `mutation($platform: PushPlatform!, $token: String!) {
   registerPushDevice(platform: $platform, token: $token) {
@@ -377,4 +386,58 @@ Deno.test("push: without configuration push is off and registering says so", asy
   } finally {
     await s.close();
   }
+});
+
+/**
+ * Runs the queued jobs of `kind` with the feature's own handler on a worker that is killed as soon
+ * as the handler returns (tests/support/jobs.ts `killable`): the worker's batched completion is
+ * never written, as after a `kill -9`.
+ */
+async function runThenKill(
+  s: TestSetup,
+  fakes: PushFakes,
+  kind: typeof pushJob | typeof pushSendJob,
+): Promise<void> {
+  const victim = killable(s.t.deps.db);
+  const { jobs, log } = createTestJobs(victim.db, { clock: s.clock, concurrency: 1 });
+  const deps = {
+    db: victim.db,
+    jobs,
+    clock: s.clock,
+    log,
+    providers: createPushProviders(s.t.deps.config.push, {
+      fetch: fakes.tls.fetch,
+      timeoutMs: 5_000,
+      now: () => new Date(),
+    }),
+  };
+  const handler = kind === pushJob
+    ? (input: unknown, job: JobInfo) => fanOut(deps, input as { ids: string[] }, job)
+    : (input: unknown, job: JobInfo) =>
+      sendToDevice(deps, input as Parameters<typeof sendToDevice>[1], job);
+  jobs.handle(kind.name, async (input, job) => {
+    await handler(input, job);
+    victim.kill();
+  });
+  await assert.rejects(jobs.runUntilIdle(), /killed/);
+}
+
+Deno.test("push: a fan-out or a send whose worker is killed right after it ran does not run again", async () => {
+  await withPush(async (s, fakes) => {
+    await register(s, "ann", "web", await fakes.web.subscribe("ann-browser"));
+    assert.deepEqual((await askAlly(s, "bob", "ann")).errors, []);
+    const sql = s.t.deps.db.sql;
+    await sql`delete from jobs where name <> ${pushJob.name}`;
+
+    // The fan-out's worker dies; the send it queued runs elsewhere before the fan-out's lock is
+    // stale; then the lock times out and any worker may claim what the dead one held.
+    await runThenKill(s, fakes, pushJob);
+    await runThenKill(s, fakes, pushSendJob);
+    assert.equal(fakes.web.received.length, 1);
+    s.clock.advance(2 * 60_000);
+    await s.t.app.jobs.runUntilIdle();
+    assert.equal(fakes.web.received.length, 1, "pushed once");
+    const [{ left }] = await sql`select count(*)::int as left from jobs`;
+    assert.equal(left, 0);
+  });
 });

@@ -3,6 +3,10 @@ import { buildApp } from "../../../src/app.ts";
 import { memoryLogger } from "../../../src/platform/log.ts";
 import { logged } from "../../support/app.ts";
 import { secondPool, TEST_DATABASE_URL } from "../../support/db.ts";
+import { createTestJobs, killable } from "../../support/jobs.ts";
+import { chatAlertJob } from "../../../src/features/workforce/jobs.ts";
+import { sendChat } from "../../../src/features/workforce/use-cases/schedule.ts";
+import { SYSTEM } from "../../../src/features/workforce/use-cases/shared.ts";
 import {
   asAdmin,
   completeRun,
@@ -133,3 +137,25 @@ Deno.test("budget alerts: a chat URL outside the allowed host is refused and log
       "chat host 127.0.0.1 refused: only CHAT_WEBHOOK_ALLOWED_HOST (hooks.slack.com) is allowed",
     );
   }, { env: { CHAT_WEBHOOK_ALLOWED_HOST: "hooks.slack.com", AI_MONTHLY_BUDGET_USD: "1" } }));
+
+Deno.test("chat alerts: an alert whose worker is killed right after the post is not posted again", () =>
+  withWorkforce(async (ctx) => {
+    const sql = sqlOf(ctx);
+    const alert = { subject: "workforce", level: "warning" as const, text: "spent 80%" };
+    await ctx.t.app.jobs.enqueue(sql, chatAlertJob, alert);
+    const victim = killable(ctx.t.deps.db);
+    const { jobs, log } = createTestJobs(victim.db, { clock: ctx.clock, concurrency: 1 });
+    const deps = { config: ctx.t.deps.config, log, fetch: ctx.t.deps.fetch };
+    jobs.handle(chatAlertJob, async (payload, job) => {
+      await sendChat(deps, SYSTEM, payload, job);
+      victim.kill();
+    });
+    // The worker's batched completion is never written, as after a kill -9.
+    await assert.rejects(jobs.runUntilIdle(), /killed/);
+    assert.equal(ctx.chat.requests.length, 1);
+    ctx.clock.advance(2 * 60_000);
+    await ctx.t.app.jobs.runUntilIdle();
+    assert.equal(ctx.chat.requests.length, 1, "posted once");
+    const [{ left }] = await sql`select count(*)::int as left from jobs`;
+    assert.equal(left, 0);
+  }));

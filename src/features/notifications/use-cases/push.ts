@@ -6,11 +6,13 @@
  * the provider reports gone is deleted, a temporary failure (5xx, 429, timeout) is tried again
  * later by a new job (at most {@link MAX_PUSH_ATTEMPTS} attempts, waits bounded by
  * `MAX_PUSH_WAIT_MS`), anything else is logged and given up. A provider's trouble never makes a
- * job fail, so it never fills the dead set.
+ * job fail, so it never fills the dead set. Both jobs complete themselves (`job.complete`): the
+ * fan-out in the transaction that queues the sends, a send right after the provider answered, so
+ * neither runs again once it has run, even when its worker is killed before the worker's batch.
  */
 import type { Clock } from "../../../platform/clock.ts";
 import type { Database, Queryable } from "../../../platform/db.ts";
-import { jobKind } from "../../../platform/jobs/types.ts";
+import { type JobInfo, jobKind } from "../../../platform/jobs/types.ts";
 import type { Logger } from "../../../platform/log.ts";
 import type { PushProvider } from "../../../platform/push/mod.ts";
 import type { FeatureJobs } from "../../feature.ts";
@@ -61,8 +63,15 @@ export function pushQueue(deps: Pick<PushDeps, "jobs" | "providers">): PushQueue
   };
 }
 
+/** Completes the job that runs a use case (`JobInfo.complete`). */
+export type JobCompletion = Pick<JobInfo, "complete">;
+
 /** The `notifications.push` job: one send job per (notification, device). */
-export async function fanOut(deps: PushDeps, input: { ids: string[] }): Promise<number> {
+export async function fanOut(
+  deps: PushDeps,
+  input: { ids: string[] },
+  job: JobCompletion,
+): Promise<number> {
   const sql = deps.db.sql;
   const rows = await store.notificationsByIds(sql, input.ids);
   const found = await devices.devicesOfUsers(
@@ -78,13 +87,19 @@ export async function fanOut(deps: PushDeps, input: { ids: string[] }): Promise<
     }))
   );
   if (jobs.length === 0) return 0;
-  return await deps.jobs.enqueueMany(sql, jobs);
+  // A send's key is free again once it ran: a repeated fan-out would push twice.
+  return await sql.begin(async (tx) => {
+    const queued = await deps.jobs.enqueueMany(tx, jobs);
+    if (!(await job.complete(tx))) throw new Error("another worker took over the push fan-out");
+    return queued;
+  });
 }
 
 /** The `notifications.push_send` job: one request to the device's provider, and its outcome. */
 export async function sendToDevice(
   deps: PushDeps,
   input: { notificationId: string; deviceId: string; attempt: number },
+  job: JobCompletion,
 ): Promise<void> {
   const sql = deps.db.sql;
   const [row] = await store.notificationsByIds(sql, [input.notificationId]);
@@ -100,6 +115,7 @@ export async function sendToDevice(
     notification_id: row.publicId,
     attempt: input.attempt,
   };
+  if (outcome.kind !== "retry" || input.attempt >= MAX_PUSH_ATTEMPTS) await job.complete();
   switch (outcome.kind) {
     case "sent":
       deps.log.debug("push sent", fields);
@@ -119,10 +135,13 @@ export async function sendToDevice(
       }
       const waitMs = pushRetryDelayMs(input.attempt, outcome.retryAfterMs);
       const next = input.attempt + 1;
-      await deps.jobs.enqueue(sql, pushSendJob, { ...input, attempt: next }, {
-        key: `push:${row.id}:${device.id}:${next}`,
-        maxAttempts: 3,
-        runAt: new Date(deps.clock.now().getTime() + waitMs),
+      await sql.begin(async (tx) => {
+        await deps.jobs.enqueue(tx, pushSendJob, { ...input, attempt: next }, {
+          key: `push:${row.id}:${device.id}:${next}`,
+          maxAttempts: 3,
+          runAt: new Date(deps.clock.now().getTime() + waitMs),
+        });
+        if (!(await job.complete(tx))) throw new Error("another worker took over the push");
       });
       deps.log.info("push will be retried", {
         ...fields,

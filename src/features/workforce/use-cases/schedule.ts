@@ -15,6 +15,7 @@ import * as store from "../store.ts";
 import { chatUrlRefusal } from "../delivery/rules.ts";
 import { postChat } from "../delivery/chat.ts";
 import { startRunIn } from "./runs.ts";
+import type { JobInfo } from "../../../platform/jobs/types.ts";
 import { type Actor, alertOnce, type WorkforceServiceDeps } from "./shared.ts";
 
 /** Starts a run for every active employee whose cron has a slot in the tick's window. */
@@ -94,11 +95,16 @@ export async function budgetAlerts(deps: WorkforceServiceDeps, _actor: Actor): P
   });
 }
 
-/** Posts to the chat webhook when its host is the allowed one; otherwise logs and refuses. */
+/**
+ * Posts to the chat webhook when its host is the allowed one; otherwise logs and refuses. The
+ * job completes itself right after the post: a post cannot be taken back, and once the handler
+ * has returned its job cannot run again.
+ */
 export async function sendChat(
   deps: Pick<WorkforceServiceDeps, "config" | "log" | "fetch">,
   _actor: Actor,
   alert: { subject: string; level: string; text: string },
+  job: Pick<JobInfo, "complete">,
 ): Promise<void> {
   const { config, log } = deps;
   const { text, subject, level } = alert;
@@ -119,5 +125,6 @@ export async function sendChat(
     return;
   }
   await postChat(deps.fetch, url, text, config.httpTimeoutMs);
+  await job.complete();
   log.info("chat alert sent", { subject, level });
 }
