@@ -82,6 +82,7 @@ Deno.test("health: the sidekiq check is an error when its query fails", async ()
     assert.equal(body.checks.sidekiq.status, "error");
     assert.match(body.checks.sidekiq.message, /job_counters/);
   } finally {
+    await ctx.t.deps.db.sql`alter table if exists job_counters_gone rename to job_counters`;
     await ctx.close();
   }
 });

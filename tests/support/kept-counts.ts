@@ -1,6 +1,6 @@
 /**
  * Seeds that insert rows with SQL of their own, bypassing the stores, call this after: it sets
- * the counts the stores keep (migrations 0030, 0032 and 0036) to what the rows hold.
+ * the counts the stores keep (migrations 0030, 0032, 0035, 0036 and 0039) to what the rows hold.
  */
 import type { Queryable } from "../../src/platform/db.ts";
 
@@ -33,6 +33,10 @@ export async function recountKeptCounts(sql: Queryable): Promise<void> {
     from users u left join notifications n on n.user_id = u.id
     group by u.id
     on conflict (user_id) do update set total = excluded.total, unread = excluded.unread`;
+  await sql`delete from job_counters where name like 'dead:%'`;
+  await sql`
+    insert into job_counters (name, shard, value)
+    select 'dead:' || name, 0, count(*) from jobs where dead_at is not null group by name`;
   await sql`delete from challenge_score_counts`;
   await sql`
     insert into challenge_score_counts (challenge_id, score, n)
@@ -74,6 +78,13 @@ export async function assertKeptCountsAgree(sql: Queryable): Promise<void> {
           (select count(*)::int from notifications n where n.user_id = u.id
             and n.acknowledged_at is null)] as actual
       from users u left join notification_counts k on k.user_id = u.id`,
+    "dead jobs": `
+      select name as id, sum(kept)::int as kept, sum(actual)::int as actual
+      from (select substr(name, 6) as name, value as kept, 0 as actual from job_counters
+            where name like 'dead:%'
+            union all
+            select name, 0, 1 from jobs where dead_at is not null) both_sides
+      group by name`,
     challenge_score_counts: `
       select challenge_id || '@' || score as id, sum(kept)::int as kept,
         sum(actual)::int as actual

@@ -224,6 +224,20 @@ export interface FailedAttempt {
 }
 
 /**
+ * The CTE `dead_counted` that adds, per job name, the `delta` column of the CTE `source` to the
+ * kept size of the dead set (`job_counters` rows `dead:<name>`, shard 0): each move into or out
+ * of the dead set changes it in its own statement, so reading the dead set's size costs one small
+ * row per kind however many dead jobs there are.
+ */
+const deadCounted = (sql: Queryable, source: string) =>
+  sql`dead_counted as (
+    insert into job_counters (name, shard, value)
+    select 'dead:' || name, 0, sum(delta) from ${sql(source)}
+    group by name having sum(delta) <> 0 order by name
+    on conflict (name, shard) do update set value = job_counters.value + excluded.value
+  )`;
+
+/**
  * Unlocks a failed job for a later retry (it joins the retry set) or moves it to the dead set;
  * counts the failure.
  */
@@ -235,7 +249,8 @@ export async function failJob(sql: Sql, f: FailedAttempt): Promise<boolean> {
           dead_at = ${f.dead ? f.now : null}, public_id = coalesce(public_id, ${f.publicId}),
           attempts = least(attempts, max_attempts)
       where id = ${f.id} and locked_by = ${f.worker}
-      returning id)
+      returning id, name, case when dead_at is not null then 1 else 0 end as delta),
+    ${deadCounted(sql, "failed")}
     insert into job_counters (name, shard, value)
     select c.name, ${f.shard}, 1 from failed, (values ('processed'), ('failed')) as c(name)
     on conflict (name, shard) do update set value = job_counters.value + 1
@@ -266,13 +281,17 @@ export async function releaseJobs(
 ): Promise<Released> {
   if (!ids.length) return { requeued: [], dead: [] };
   const rows = await sql<{ id: string; dead: boolean }[]>`
-    update jobs j
-    set locked_at = null, locked_by = null, run_at = ${now}, last_error = ${error},
-        dead_at = case when j.attempts >= j.max_attempts then ${now}::timestamptz end,
-        public_id = coalesce(j.public_id, r.public_id)
-    from unnest(${ids}::bigint[], ${publicIds}::text[]) as r(id, public_id)
-    where j.id = r.id and j.locked_by = ${worker}
-    returning j.id, j.dead_at is not null as dead`;
+    with released as (
+      update jobs j
+      set locked_at = null, locked_by = null, run_at = ${now}, last_error = ${error},
+          dead_at = case when j.attempts >= j.max_attempts then ${now}::timestamptz end,
+          public_id = coalesce(j.public_id, r.public_id)
+      from unnest(${ids}::bigint[], ${publicIds}::text[]) as r(id, public_id)
+      where j.id = r.id and j.locked_by = ${worker}
+      returning j.id, j.name, j.dead_at is not null as dead,
+        case when j.dead_at is not null then 1 else 0 end as delta
+    ), ${deadCounted(sql, "released")}
+    select id, dead from released`;
   return {
     requeued: rows.filter((r) => !r.dead).map((r) => r.id),
     dead: rows.filter((r) => r.dead).map((r) => r.id),
@@ -288,7 +307,7 @@ export async function queueFigures(sql: Sql, now: Date): Promise<QueueFigures> {
       (select coalesce(sum(value), 0) from job_counters where name = 'failed') as failed,
       (select count(*)::int from jobs
         where dead_at is null and locked_at is null and run_at <= ${now}) as enqueued,
-      (select count(*)::int from jobs where dead_at is not null) as dead`;
+      (select coalesce(sum(value), 0)::int from job_counters where name like 'dead:%') as dead`;
   const queues = await sql<{ name: string; size: number; oldest: Date | null }[]>`
     select queue as name,
            count(*) filter (where locked_at is null and run_at <= ${now})::int as size,
@@ -311,6 +330,9 @@ export async function queueFigures(sql: Sql, now: Date): Promise<QueueFigures> {
 const DEAD_JOB_COLUMNS = `public_id as id, queue, name, payload, attempts,
   max_attempts as "maxAttempts", last_error as "lastError", dead_at as "failedAt",
   created_at as "createdAt"`;
+/** The names of {@link DEAD_JOB_COLUMNS}, to select them again from a CTE that returned them. */
+const DEAD_COLUMN_NAMES =
+  `id, queue, name, payload, attempts, "maxAttempts", "lastError", "failedAt", "createdAt"`;
 
 /**
  * The `like` pattern of text contained anywhere: `%`, `_` and the escape character `\` in it
@@ -357,10 +379,13 @@ export async function deadJobs(sql: Sql, page: DeadJobPage): Promise<DeadJob[]> 
     from jobs where dead_at is not null ${jobWindow(sql, page, "dead_at", true)}`;
 }
 
-/** The dead set's size, or how many of it match `search`. */
+/** The dead set's size (kept), or how many of it match `search` (counted). */
 export async function countDeadJobs(sql: Sql, search?: string | null): Promise<number> {
-  const [{ count }] = await sql<{ count: number }[]>`
-    select count(*)::int as count from jobs where dead_at is not null ${matching(sql, search)}`;
+  const [{ count }] = search
+    ? await sql<{ count: number }[]>`
+      select count(*)::int as count from jobs where dead_at is not null ${matching(sql, search)}`
+    : await sql<{ count: number }[]>`
+      select coalesce(sum(value), 0)::int as count from job_counters where name like 'dead:%'`;
   return count;
 }
 
@@ -372,18 +397,23 @@ export async function retryDead(sql: Sql, publicId: string, now: Date): Promise<
       where public_id = ${publicId} and dead_at is not null
       for update
     )
-    update jobs set dead_at = null, attempts = 0, run_at = ${now}
-    from dead where jobs.id = dead.job_id
-    returning dead.id, dead.queue, dead.name, dead.payload, dead.attempts, dead."maxAttempts",
-      dead."lastError", dead."failedAt", dead."createdAt"`;
+    , retried as (
+      update jobs set dead_at = null, attempts = 0, run_at = ${now}
+      from dead where jobs.id = dead.job_id
+      returning dead.id, dead.queue, dead.name, dead.payload, dead.attempts, dead."maxAttempts",
+        dead."lastError", dead."failedAt", dead."createdAt", -1 as delta
+    ), ${deadCounted(sql, "retried")}
+    select id, queue, name, payload, attempts, "maxAttempts", "lastError", "failedAt", "createdAt"
+    from retried`;
   return row ?? null;
 }
 
-/** The dead set's job names (kinds) with their counts, most dead jobs first. */
+/** The dead set's job names (kinds) with their kept counts, most dead jobs first. */
 export async function deadJobKinds(sql: Sql): Promise<{ name: string; count: number }[]> {
   return await sql<{ name: string; count: number }[]>`
-    select name, count(*)::int as count from jobs where dead_at is not null
-    group by name order by count(*) desc, name`;
+    select substr(name, 6) as name, sum(value)::int as count from job_counters
+    where name like 'dead:%' group by name having sum(value) > 0
+    order by count desc, name`;
 }
 
 /** `and` the job is of the kind `name`; nothing for every kind (null). */
@@ -401,7 +431,14 @@ export async function moveJobs(
   notify: boolean,
 ): Promise<number> {
   const [{ count }] = await sql<{ count: number }[]>`
-    with moved as (update jobs set ${changes} where ${where} returning queue),
+    with target as (
+      select id, dead_at is not null as was_dead from jobs where ${where} for update
+    ), moved as (
+      update jobs set ${changes} from target where jobs.id = target.id
+      returning queue, name,
+        (case when dead_at is not null then 1 else 0 end)
+          - (case when target.was_dead then 1 else 0 end) as delta
+    ), ${deadCounted(sql, "moved")},
     woken as (select pg_notify(${READY_CHANNEL}, queue) from moved where ${notify} limit 1)
     select (select count(*)::int from moved) as count, (select count(*) from woken) as woken`;
   return count;
@@ -410,7 +447,10 @@ export async function moveJobs(
 /** Deletes the jobs `where` selects for good, in one statement; returns how many. */
 export async function deleteJobs(sql: Sql, where: Fragment): Promise<number> {
   const [{ count }] = await sql<{ count: number }[]>`
-    with gone as (delete from jobs where ${where} returning 1)
+    with gone as (
+      delete from jobs where ${where}
+      returning name, case when dead_at is not null then -1 else 0 end as delta
+    ), ${deadCounted(sql, "gone")}
     select count(*)::int as count from gone`;
   return count;
 }
@@ -435,8 +475,11 @@ export const discardDeadMany = (sql: Sql, name: string | null) =>
 /** Deletes a dead job for good; returns it, or null when there was none. */
 export async function discardDead(sql: Sql, publicId: string): Promise<DeadJob | null> {
   const [row] = await sql<DeadJob[]>`
-    delete from jobs where public_id = ${publicId} and dead_at is not null
-    returning ${sql.unsafe(DEAD_JOB_COLUMNS)}`;
+    with gone as (
+      delete from jobs where public_id = ${publicId} and dead_at is not null
+      returning ${sql.unsafe(DEAD_JOB_COLUMNS)}, -1 as delta
+    ), ${deadCounted(sql, "gone")}
+    select ${sql.unsafe(DEAD_COLUMN_NAMES)} from gone`;
   return row ?? null;
 }
 

@@ -2,6 +2,7 @@
  * with next attempts and "retry now", one job's page with its whole payload and error, a search
  * kept in the URL, and every destructive or bulk action confirmed in the page. */
 // test-plan: once (a page in Chromium; the sets' SQL runs in both modes in tests/features/jobs/admin_test.ts)
+import { recountKeptCounts } from "../../support/kept-counts.ts";
 import assert from "node:assert/strict";
 import { assertAccessible, type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
 import { asAdmin } from "../../support/workforce.ts";
@@ -41,6 +42,7 @@ async function seedDeadJobs(ctx: ConsoleCtx): Promise<void> {
       ${now}::timestamptz - make_interval(secs => i + 1),
       'deadjob' || lpad(i::text, 15, '0'), ${now}::timestamptz - interval '1 hour'
     from generate_series(0, 119) as i`;
+  await recountKeptCounts(ctx.t.deps.db.sql);
 }
 
 const deadId = (i: number) => `deadjob${String(i).padStart(15, "0")}`;
