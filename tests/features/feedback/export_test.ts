@@ -192,7 +192,7 @@ Deno.test("feedback export: since in any ISO 8601 form selects the same posts (n
 
 async function withNoPosts(t: TestApp) {
   await t.deps.db.sql`update feedback_posts set deleted_at = now()`;
-  const res = await recountKeptCounts(t.deps.db.sql);
+  await recountKeptCounts(t.deps.db.sql);
   return (await signedPost(t, PATH, {})).body;
 }
 
