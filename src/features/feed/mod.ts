@@ -54,7 +54,7 @@ export function feedFeature(deps: FeedDeps): Feature<FeedApi> {
     graphql: mergeModules(feedModule(deps), feedNodesModule(deps)),
     schedules: [{
       name: "feed.prune_old_items",
-      cron: "43 * * * *",
+      cron: "3-59/10 * * * *",
       run: async () => void await pruneOldFeedItems(deps),
     }],
     api: {
