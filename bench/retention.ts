@@ -3,12 +3,15 @@
  * PostgreSQL with a backlog: `BENCH_FEED_ITEMS` feed items (default 1,000,000) spread over two
  * years, half of them past `FEED_RETENTION_DAYS` (365), and `BENCH_RUNS` AI runs (200,000) with a
  * 20-entry trace spread over a year, three quarters past `AI_RUN_LOG_RETENTION_DAYS` (90).
- * Measures one batch statement of 1,000 rows (median of 5), what one scheduled run (2 s budget)
- * clears, and a run with nothing due. Results in `results/retention.json`.
+ * Measures one batch statement as the schedules size them (1,000 feed items, 200 traces; median
+ * of 5), what one scheduled run (2 s budget) clears, and a run with nothing due. Results in
+ * `results/retention.json`.
  */
 import { runAppBenchmark, summary } from "./support.ts";
 import { pruneFeedItems } from "../src/features/feed/store.ts";
 import { removeRunLogs } from "../src/features/workforce/store/runs.ts";
+import { RUN_LOG_BATCH_SIZE } from "../src/features/workforce/use-cases/schedule.ts";
+import { DEFAULT_BATCH_SIZE } from "../src/platform/prune.ts";
 
 const FEED_ITEMS = Number(Deno.env.get("BENCH_FEED_ITEMS") ?? 1_000_000);
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 200_000);
@@ -49,15 +52,15 @@ await runAppBenchmark("retention", async ({ sql, log, app }) => {
   const feedBefore = new Date(now.getTime() - 365 * DAY_MS);
   const runsBefore = new Date(now.getTime() - 90 * DAY_MS);
   const batches = {
-    feed: (limit: number) => pruneFeedItems(sql, feedBefore, limit),
-    runs: (limit: number) => removeRunLogs(sql, runsBefore, now, limit),
+    feed: () => pruneFeedItems(sql, feedBefore, DEFAULT_BATCH_SIZE),
+    runs: () => removeRunLogs(sql, runsBefore, now, RUN_LOG_BATCH_SIZE),
   };
   const batch: Record<string, unknown> = {};
   for (const [name, statement] of Object.entries(batches)) {
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const start = performance.now();
-      await statement(1000);
+      await statement();
       times.push(performance.now() - start);
     }
     batch[name] = summary(times).median_ms;
@@ -95,7 +98,7 @@ await runAppBenchmark("retention", async ({ sql, log, app }) => {
 
   return {
     data: { feed_items: FEED_ITEMS, runs: RUNS, seed_seconds: seedSeconds },
-    batch_of_1000_median_ms: batch,
+    batch_median_ms: { ...batch, sizes: { feed: DEFAULT_BATCH_SIZE, runs: RUN_LOG_BATCH_SIZE } },
     one_scheduled_run: { feed: feedRun, runs: runsRun },
     nothing_due_ms: idle,
     left: { feed_items: items, traces },

@@ -129,6 +129,12 @@ export async function sendChat(
 }
 
 /**
+ * Traces removed a statement. A trace is kilobytes of TOAST to free: 200 keep a statement near the
+ * time of 1,000 feed items, which matters on the embedded database's one session.
+ */
+export const RUN_LOG_BATCH_SIZE = 200;
+
+/**
  * Removes the traces of runs that ended more than `AI_RUN_LOG_RETENTION_DAYS` ago, in bounded
  * batches (the schedule's use case); logs how many when any. `options` bound the batches.
  */
@@ -142,7 +148,7 @@ export async function removeOldRunLogs(
   if (!before) return { rows: 0, more: false };
   const result = await inBatches(
     (limit) => store.removeRunLogs(deps.db.sql, before, now, limit),
-    options,
+    { batchSize: RUN_LOG_BATCH_SIZE, ...options },
   );
   if (result.rows) {
     deps.log.info("run logs removed", { removed: result.rows, before, more: result.more });
