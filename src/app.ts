@@ -154,7 +154,13 @@ function buildFeatures(
   const events = jobs;
 
   const users = usersFeature({ db, clock, kv, limitWaitMs: config.rateLimitStoreWaitMs });
-  const feed = feedFeature({ db, users: users.api });
+  const feed = feedFeature({
+    db,
+    clock,
+    log: log.child({ component: "feed" }),
+    users: users.api,
+    retentionDays: config.retention.feedDays,
+  });
   const funnel = funnelFeature({ config, db, clock, tracker, users: users.api });
   const notifications = notificationsFeature({
     db,

@@ -16,6 +16,7 @@ import { BACKGROUND_VARIABLES } from "./config/background.ts";
 import { DELIVERY_VARIABLES } from "./config/delivery.ts";
 import { HTTP_VARIABLES } from "./config/http.ts";
 import { PUSH_VARIABLES } from "./config/push.ts";
+import { RETENTION_VARIABLES } from "./config/retention.ts";
 import { SERVICE_LINK_VARIABLES } from "./config/services.ts";
 import { STORAGE_VARIABLES } from "./config/storage.ts";
 import type { EdgeLimits } from "./platform/edge/limits.ts";
@@ -26,6 +27,7 @@ export const SERVICE_VARIABLES = {
   ...AUTH_VARIABLES,
   ...SERVICE_LINK_VARIABLES,
   ...BACKGROUND_VARIABLES,
+  ...RETENTION_VARIABLES,
   ...DELIVERY_VARIABLES,
   ...PUSH_VARIABLES,
   ...HTTP_VARIABLES,
@@ -88,6 +90,8 @@ export interface Config {
   jobLocalQueueSize?: number;
   /** `FAN_OUT_BATCH_SIZE`: recipients per batch of an announcement or reminder. */
   fanOutBatchSize: number;
+  /** Days rows of the tables that only grow are kept (`*_RETENTION_DAYS`); 0 keeps them. */
+  retention: RetentionConfig;
   chatWebhookUrl?: string;
   chatWebhookAllowedHost: string;
   githubToken?: string;
@@ -131,6 +135,14 @@ export interface Config {
    * service warns about each at start-up.
    */
   shortSecrets: string[];
+}
+
+/** How long rows are kept, in days; 0 keeps them forever (docs/runbook.md, "Retention"). */
+export interface RetentionConfig {
+  /** `FEED_RETENTION_DAYS`: feed items, by when their activity happened. */
+  feedDays: number;
+  /** `AI_RUN_LOG_RETENTION_DAYS`: AI runs' traces, by when the run ended. */
+  aiRunLogDays: number;
 }
 
 /** The push platforms the service is configured for; a platform left out is off. */
@@ -217,6 +229,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     jobLockTimeoutMs: v.JOB_LOCK_TIMEOUT_MS,
     jobLocalQueueSize: v.JOB_LOCAL_QUEUE_SIZE,
     fanOutBatchSize: v.FAN_OUT_BATCH_SIZE,
+    retention: {
+      feedDays: v.FEED_RETENTION_DAYS,
+      aiRunLogDays: v.AI_RUN_LOG_RETENTION_DAYS,
+    },
     chatWebhookUrl: v.CHAT_WEBHOOK_URL,
     chatWebhookAllowedHost: v.CHAT_WEBHOOK_ALLOWED_HOST,
     githubToken: v.GITHUB_TOKEN,

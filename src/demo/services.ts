@@ -87,7 +87,13 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
     tracker: unwired("tracker"),
     users: unwired("users"),
   }).api;
-  const feedApi = feedFeature({ db, users: unwired("users") }).api;
+  const feedApi = feedFeature({
+    db,
+    clock: at,
+    log: unwired("log"),
+    users: unwired("users"),
+    retentionDays: 0,
+  }).api;
   const badgesApi = badgesFeature({ db, events: historyEvents, feed: feedApi, funnel }).api;
   const notifications = notificationsFeature({
     db,

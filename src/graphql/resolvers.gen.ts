@@ -640,7 +640,7 @@ export type AiRunType = {
   employee: AiEmployeeType;
   /** Why it failed, written <subtype>: <message>; null unless failed. */
   errorMessage?: Maybe<Scalars['String']['output']>;
-  /** The same trace as entries. */
+  /** The same trace as entries; empty when runLog is null. */
   executionLog: Array<AiRunLogEntryType>;
   /** When it ended; null while queued or running. */
   finishedAt?: Maybe<Scalars['DateTime']['output']>;
@@ -652,8 +652,17 @@ export type AiRunType = {
   numTurns: Scalars['Int']['output'];
   /** Model output tokens the run used. */
   outputTokens: Scalars['Int']['output'];
-  /** The runner's full trace. */
+  /**
+   * The runner's full trace; null before the result arrives, and once retention removed it:
+   * traces of runs that ended more than AI_RUN_LOG_RETENTION_DAYS (default 90) days ago are
+   * removed (runLogRemovedAt says when).
+   */
   runLog?: Maybe<Scalars['JSON']['output']>;
+  /**
+   * When retention removed the run's trace (runLog); null while it is kept. The run, its
+   * figures and its artifacts stay.
+   */
+  runLogRemovedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The cron slot a scheduled run was started for; null for a manual run. */
   scheduledFor?: Maybe<Scalars['DateTime']['output']>;
   /** Why a skill's preflight ended the run before any model call (status succeeded, no artifact); null otherwise. */
@@ -3955,7 +3964,10 @@ export type Query = {
   notifications: NotificationConnection;
   /** Pending partner requests to (incoming) or from (outgoing) the viewer, newest first. */
   partnerRequests: PartnershipConnection;
-  /** Admin: pending artifacts, oldest first (spec 4.4; pendingArtifactsConnection pages them). */
+  /**
+   * Admin: the oldest 100 pending artifacts, oldest first (spec 4.4). A larger backlog is paged
+   * by pendingArtifactsConnection, whose totalCount says how many are pending.
+   */
   pendingArtifacts: Array<AiArtifactType>;
   /** Admin: pending artifacts, oldest first. */
   pendingArtifactsConnection: AiArtifactConnection;
@@ -5890,6 +5902,7 @@ export type AiRunTypeResolvers<ContextType = GraphQLContext, ParentType extends 
   numTurns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   runLog?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  runLogRemovedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   scheduledFor?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   skippedReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   startedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;

@@ -13,6 +13,7 @@ import {
   type FeedItemMatch,
   followAudiences,
   type NewFeedItem,
+  pruneOldFeedItems,
   recordFeedItem,
   removeFeedItems,
   removeGoalFeedItems,
@@ -51,6 +52,11 @@ export function feedFeature(deps: FeedDeps): Feature<FeedApi> {
     name: "feed",
     personalData: feedPersonalData(deps.db.sql),
     graphql: mergeModules(feedModule(deps), feedNodesModule(deps)),
+    schedules: [{
+      name: "feed.prune_old_items",
+      cron: "3-59/10 * * * *",
+      run: async () => void await pruneOldFeedItems(deps),
+    }],
     api: {
       record: recordFeedItem,
       follow: followAudiences,

@@ -3,6 +3,14 @@
  * their own transactions (items, audiences followed) through the feed's API.
  */
 import type { Database, Queryable } from "../../platform/db.ts";
+import type { Clock } from "../../platform/clock.ts";
+import type { Logger } from "../../platform/log.ts";
+import {
+  type BatchOptions,
+  type BatchResult,
+  inBatches,
+  retentionCutoff,
+} from "../../platform/prune.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type Connection, type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
@@ -13,7 +21,11 @@ export type { FeedItemMatch, FeedItemRow, NewFeedItem };
 
 export interface FeedDeps {
   db: Database;
+  clock: Clock;
+  log: Logger;
   users: Pick<UsersApi, "loadUser" | "blockedBetween">;
+  /** `FEED_RETENTION_DAYS`: items whose activity is older are pruned; 0 keeps every item. */
+  retentionDays: number;
 }
 
 /**
@@ -81,3 +93,23 @@ export const reviseFeedItems = (
   match: FeedItemMatch,
   change: { occurredAt: Date; data: Record<string, unknown> },
 ) => store.reviseFeedItems(tx, match, change);
+
+/**
+ * Deletes the items whose activity happened more than `FEED_RETENTION_DAYS` ago, in bounded
+ * batches (the schedule's use case); logs how many when any. `options` bound the batches.
+ */
+export async function pruneOldFeedItems(
+  deps: Pick<FeedDeps, "db" | "clock" | "log" | "retentionDays">,
+  options: BatchOptions = {},
+): Promise<BatchResult> {
+  const before = retentionCutoff(deps.clock.now(), deps.retentionDays);
+  if (!before) return { rows: 0, more: false };
+  const result = await inBatches(
+    (limit) => store.pruneFeedItems(deps.db.sql, before, limit),
+    options,
+  );
+  if (result.rows) {
+    deps.log.info("feed items pruned", { pruned: result.rows, before, more: result.more });
+  }
+  return result;
+}

@@ -178,3 +178,16 @@ export async function feedPage(
     order by occurred_at ${order}, id ${order}
     limit ${limit}`;
 }
+
+/**
+ * Deletes up to `limit` items whose activity happened before `before`, oldest first (one range of
+ * `feed_items_occurred_idx`, then the rows by primary key); how many. Nothing refers to an item:
+ * what it shows lives in its source's own table.
+ */
+export async function pruneFeedItems(sql: Queryable, before: Date, limit: number): Promise<number> {
+  const deleted = await sql`
+    delete from feed_items
+    where id = any(array(
+      select id from feed_items where occurred_at < ${before} order by occurred_at limit ${limit}))`;
+  return deleted.count;
+}

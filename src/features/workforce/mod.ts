@@ -126,6 +126,11 @@ export function workforceFeature(deps: WorkforceDeps): Feature {
         cron: "0 * * * *",
         run: () => workforce.budgetAlerts(),
       },
+      {
+        name: "ai_workforce.remove_old_run_logs",
+        cron: "53 * * * *",
+        run: async () => void await workforce.removeOldRunLogs(),
+      },
     ],
     api: {},
   };

@@ -19,7 +19,13 @@ import type { AlertLevel } from "./rules.ts";
 import type { RunRow } from "./store.ts";
 import { dispatchRun } from "./use-cases/runs.ts";
 import { concludeFromResult } from "./use-cases/results.ts";
-import { budgetAlerts, schedulerTick, sendChat, sweepStaleRuns } from "./use-cases/schedule.ts";
+import {
+  budgetAlerts,
+  removeOldRunLogs,
+  schedulerTick,
+  sendChat,
+  sweepStaleRuns,
+} from "./use-cases/schedule.ts";
 import { SYSTEM, type WorkforceServiceDeps } from "./use-cases/shared.ts";
 
 export * from "./use-cases/shared.ts";
@@ -53,6 +59,7 @@ export function createWorkforceService(deps: WorkforceServiceDeps) {
     schedulerTick: (slot: Date) => schedulerTick(deps, SYSTEM, { slot }),
     sweepStaleRuns: () => sweepStaleRuns(deps, SYSTEM),
     budgetAlerts: () => budgetAlerts(deps, SYSTEM),
+    removeOldRunLogs: () => removeOldRunLogs(deps, SYSTEM),
   };
 }
 

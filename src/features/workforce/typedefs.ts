@@ -273,10 +273,19 @@ export const workforceTypeDefs = /* GraphQL */ `
     errorMessage: String
     "When an admin's cancel was accepted; the run ends failed with a cancelled: message."
     cancelRequestedAt: DateTime
-    "The runner's full trace."
+    """
+    The runner's full trace; null before the result arrives, and once retention removed it:
+    traces of runs that ended more than AI_RUN_LOG_RETENTION_DAYS (default 90) days ago are
+    removed (runLogRemovedAt says when).
+    """
     runLog: JSON
-    "The same trace as entries."
+    "The same trace as entries; empty when runLog is null."
     executionLog: [AiRunLogEntryType!]!
+    """
+    When retention removed the run's trace (runLog); null while it is kept. The run, its
+    figures and its artifacts stay.
+    """
+    runLogRemovedAt: DateTime
     "When it was created (queued)."
     createdAt: DateTime!
     "The employee it ran for."

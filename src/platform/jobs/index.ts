@@ -13,17 +13,16 @@ import { createEventOutbox } from "./events.ts";
 import { createScheduler } from "./scheduler.ts";
 import { createWorker } from "./worker.ts";
 import { createOutageWatch } from "./outage.ts";
+import { pruneScheduleSlots, queueFigures } from "./store.ts";
 import {
   countDeadJobs,
   deadJobKinds,
   deadJobs,
   discardDead,
   discardDeadMany,
-  pruneScheduleSlots,
-  queueFigures,
   retryDead,
   retryDeadMany,
-} from "./store.ts";
+} from "./dead-set.ts";
 import {
   countRetryingJobs,
   deleteRetrying,

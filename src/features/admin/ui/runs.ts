@@ -14,7 +14,7 @@ const REVIEW = "approvalStatus reviewedBy reviewedAt reviewer { username }";
 const RUN =
   `query($id: String!) { aiRun(id: $id) { id status trigger scheduledFor skippedReason costUsd
   inputTokens outputTokens numTurns errorMessage createdAt startedAt finishedAt cancelRequestedAt
-  runLog executionLog { at type data }
+  runLog executionLog { at type data } runLogRemovedAt
   employee { id name }
   artifacts { id kind title deliveryStatus deliveredAt deliveryMetadata rejectionReason
     postFilterReason unsupportedFigures ${REVIEW} } } }`;
@@ -95,6 +95,12 @@ export function RunPage(props: { id: string }) {
     await reload();
   };
   const trace: Record<string, unknown>[] = Array.isArray(r.runLog) ? r.runLog : [];
+  const noTrace = (empty: string) =>
+    r.runLogRemovedAt
+      ? html`<p role="note">Removed ${time(r.runLogRemovedAt)}: traces are kept
+          for AI_RUN_LOG_RETENTION_DAYS days (90 by default) after a run ends. The figures above
+          and the artifacts stay.</p>`
+      : html`<p>${empty}</p>`;
   return html`
     <section aria-labelledby="run-title">
       <p class="crumbs">
@@ -188,7 +194,7 @@ export function RunPage(props: { id: string }) {
               }</li>`;
             })
           }</ol>`
-          : html`<p>No trace.</p>`}
+          : noTrace("No trace.")}
 
         <h2>Execution log</h2>
         ${r.executionLog.length
@@ -199,7 +205,7 @@ export function RunPage(props: { id: string }) {
               }</code></li>`
             )
           }</ol>`
-          : html`<p>No entries.</p>`}
+          : noTrace("No entries.")}
       </section>
   `;
 }

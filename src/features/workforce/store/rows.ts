@@ -46,6 +46,8 @@ export interface RunRow {
   costUsd: number;
   errorMessage: string | null;
   runLog: unknown[] | null;
+  /** When retention removed the trace (`AI_RUN_LOG_RETENTION_DAYS`); null while it is kept. */
+  runLogRemovedAt: Date | null;
   /** When the runner's result arrived; null for a run that ended without one (yet). */
   resultReceivedAt: Date | null;
   cancelRequestedAt: Date | null;
@@ -111,6 +113,7 @@ export const runColumns = (sql: Queryable) =>
       scheduled_for as "scheduledFor", skipped_reason as "skippedReason", started_at as "startedAt", finished_at as "finishedAt", input_tokens as "inputTokens",
       output_tokens as "outputTokens", num_turns as "numTurns", cost_usd::float8 as "costUsd",
       error_message as "errorMessage", run_log as "runLog",
+      run_log_removed_at as "runLogRemovedAt",
       result_received_at as "resultReceivedAt", cancel_requested_at as "cancelRequestedAt",
       created_at as "createdAt"`;
 

@@ -209,3 +209,22 @@ export async function recordLateResult(
     where id = ${id} and status = 'failed' and result_received_at is null
     returning ${runColumns(tx)}`);
 }
+
+/**
+ * Removes the traces of up to `limit` runs that ended before `before`, oldest first (a range of
+ * `ai_runs_log_kept_idx`, which holds only runs that still have one), noting when; the runs
+ * themselves, their figures and artifacts stay. How many.
+ */
+export async function removeRunLogs(
+  sql: Queryable,
+  before: Date,
+  now: Date,
+  limit: number,
+): Promise<number> {
+  const updated = await sql`
+    update ai_runs set run_log = null, run_log_removed_at = ${now}
+    where id = any(array(
+      select id from ai_runs where run_log is not null and finished_at < ${before}
+      order by finished_at limit ${limit}))`;
+  return updated.count;
+}

@@ -12,6 +12,12 @@ import {
   workforceAlertText,
 } from "../rules.ts";
 import * as store from "../store.ts";
+import {
+  type BatchOptions,
+  type BatchResult,
+  inBatches,
+  retentionCutoff,
+} from "../../../platform/prune.ts";
 import { chatUrlRefusal } from "../delivery/rules.ts";
 import { postChat } from "../delivery/chat.ts";
 import { startRunIn } from "./runs.ts";
@@ -127,4 +133,32 @@ export async function sendChat(
   await postChat(deps.fetch, url, text, config.httpTimeoutMs);
   await job.complete();
   log.info("chat alert sent", { subject, level });
+}
+
+/**
+ * Traces removed a statement. A trace is kilobytes of TOAST to free: 200 keep a statement near the
+ * time of 1,000 feed items, which matters on the embedded database's one session.
+ */
+export const RUN_LOG_BATCH_SIZE = 200;
+
+/**
+ * Removes the traces of runs that ended more than `AI_RUN_LOG_RETENTION_DAYS` ago, in bounded
+ * batches (the schedule's use case); logs how many when any. `options` bound the batches.
+ */
+export async function removeOldRunLogs(
+  deps: Pick<WorkforceServiceDeps, "config" | "db" | "clock" | "log">,
+  _actor: Actor,
+  options: BatchOptions = {},
+): Promise<BatchResult> {
+  const now = deps.clock.now();
+  const before = retentionCutoff(now, deps.config.retention.aiRunLogDays);
+  if (!before) return { rows: 0, more: false };
+  const result = await inBatches(
+    (limit) => store.removeRunLogs(deps.db.sql, before, now, limit),
+    { batchSize: RUN_LOG_BATCH_SIZE, ...options },
+  );
+  if (result.rows) {
+    deps.log.info("run logs removed", { removed: result.rows, before, more: result.more });
+  }
+  return result;
 }
