@@ -178,6 +178,7 @@ function buildFeatures(
     }),
     webAllowedHosts: config.push.webAllowedHosts,
     webPushPublicKey: config.push.web?.publicKey ?? null,
+    readRetentionDays: config.retention.readNotificationDays,
   });
   const badges = badgesFeature({ db, events, feed: feed.api, funnel: funnel.api });
   const goals = goalsFeature({
@@ -346,6 +347,10 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
     graceMs: deps.config.shutdownTimeoutMs,
     lockTimeoutMs: deps.config.jobLockTimeoutMs,
     localQueueSize: deps.config.jobLocalQueueSize,
+    deadRetention: {
+      days: deps.config.retention.deadJobDays,
+      max: deps.config.retention.deadJobMax,
+    },
   });
   const { config } = deps;
   const outbound = countingFetch(deps.fetch, {

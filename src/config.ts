@@ -143,6 +143,12 @@ export interface RetentionConfig {
   feedDays: number;
   /** `AI_RUN_LOG_RETENTION_DAYS`: AI runs' traces, by when the run ended. */
   aiRunLogDays: number;
+  /** `NOTIFICATIONS_READ_RETENTION_DAYS`: read notifications, by when they were sent. */
+  readNotificationDays: number;
+  /** `JOBS_DEAD_RETENTION_DAYS`: dead jobs, by when they died. */
+  deadJobDays: number;
+  /** `JOBS_DEAD_MAX`: the most dead jobs kept (the newest). */
+  deadJobMax: number;
 }
 
 /** The push platforms the service is configured for; a platform left out is off. */
@@ -232,6 +238,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     retention: {
       feedDays: v.FEED_RETENTION_DAYS,
       aiRunLogDays: v.AI_RUN_LOG_RETENTION_DAYS,
+      readNotificationDays: v.NOTIFICATIONS_READ_RETENTION_DAYS,
+      deadJobDays: v.JOBS_DEAD_RETENTION_DAYS,
+      deadJobMax: v.JOBS_DEAD_MAX,
     },
     chatWebhookUrl: v.CHAT_WEBHOOK_URL,
     chatWebhookAllowedHost: v.CHAT_WEBHOOK_ALLOWED_HOST,

@@ -17,4 +17,22 @@ export const RETENTION_VARIABLES = {
       "Days an AI run's trace (`runLog`, `executionLog`) is kept after the run ended: older traces are removed hourly in bounded batches; the run itself (status, trigger, tokens, cost, error, artifacts) stays, and `runLogRemovedAt` says when its trace went. 0 keeps every trace.",
     schema: integer(0, MAX_DAYS).default(90),
   }),
+  NOTIFICATIONS_READ_RETENTION_DAYS: variable({
+    defaultText: "90",
+    description:
+      "Days a read (acknowledged) notification is kept, counted from when it was sent: older read ones are deleted hourly in bounded batches, and the counts `notifications { totalCount }` reads move with them. Unread notifications are never pruned. 0 keeps every notification.",
+    schema: integer(0, MAX_DAYS).default(90),
+  }),
+  JOBS_DEAD_RETENTION_DAYS: variable({
+    defaultText: "180",
+    description:
+      "Days a dead job (one that used its last attempt) is kept for the Jobs page, counted from when it died: older ones are deleted hourly in bounded batches, as Sidekiq keeps six months. 0 keeps them at any age (`JOBS_DEAD_MAX` still applies).",
+    schema: integer(0, MAX_DAYS).default(180),
+  }),
+  JOBS_DEAD_MAX: variable({
+    defaultText: "10000",
+    description:
+      "The most dead jobs kept, the newest: older ones beyond it are deleted hourly in bounded batches, as Sidekiq keeps 10,000. 0 keeps any number.",
+    schema: integer(0, 10_000_000).default(10_000),
+  }),
 } as const;

@@ -107,6 +107,7 @@ export function demoServices(db: Database, clock: Clock): DemoServices {
     providers: {},
     webAllowedHosts: [],
     webPushPublicKey: null,
+    readRetentionDays: 0,
   }).api;
   const communities: CommunitiesDeps = {
     db,

@@ -53,6 +53,11 @@ export function notificationsFeature(
         (pending) => service.notifyArtifactPending(deps, pending),
       ),
     ],
+    schedules: [{
+      name: "notifications.prune_read",
+      cron: "29 * * * *",
+      run: async () => void await service.pruneReadNotifications(deps),
+    }],
     api: service.createNotifier(deps.jobs, deps.push),
   };
 }

@@ -44,6 +44,12 @@ import {
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { NotificationRow } from "./store.ts";
+import {
+  type BatchOptions,
+  type BatchResult,
+  inBatches,
+  retentionCutoff,
+} from "../../platform/prune.ts";
 
 export interface NotificationsDeps {
   db: Database;
@@ -62,6 +68,8 @@ export interface NotificationsDeps {
   webPushPublicKey: string | null;
   /** The push queue `notify` uses (from {@link pushQueue}; null: push is off). */
   push: PushQueue | null;
+  /** `NOTIFICATIONS_READ_RETENTION_DAYS` (0: read notifications are kept). */
+  readRetentionDays: number;
 }
 
 /** Who acts: the signed-in user. */
@@ -286,4 +294,24 @@ export async function setPreference(
   await store.setPreference(deps.db.sql, actor.userId, kind, input.enabled);
   const preference = { kind, description: NOTIFICATION_KINDS[kind], enabled: input.enabled };
   return { preference, errors: [] };
+}
+
+/**
+ * Deletes the read notifications sent more than `NOTIFICATIONS_READ_RETENTION_DAYS` ago, in
+ * bounded batches (the schedule's use case); logs how many when any.
+ */
+export async function pruneReadNotifications(
+  deps: Pick<NotificationsDeps, "db" | "clock" | "log" | "readRetentionDays">,
+  options: BatchOptions = {},
+): Promise<BatchResult> {
+  const before = retentionCutoff(deps.clock.now(), deps.readRetentionDays);
+  if (!before) return { rows: 0, more: false };
+  const result = await inBatches(
+    (limit) => store.pruneReadBefore(deps.db.sql, before, limit),
+    options,
+  );
+  if (result.rows) {
+    deps.log.info("read notifications pruned", { pruned: result.rows, before, more: result.more });
+  }
+  return result;
 }

@@ -223,3 +223,23 @@ export async function setPreference(
     on conflict (user_id, kind) do update set enabled = excluded.enabled, updated_at = now()
     where notification_preferences.enabled <> excluded.enabled`;
 }
+
+/**
+ * Deletes up to `limit` read notifications sent before `before`, oldest first, and takes them out
+ * of their users' kept counts; how many.
+ */
+export async function pruneReadBefore(sql: Queryable, before: Date, limit: number) {
+  const [{ n }] = await sql<{ n: number }[]>`
+    with gone as (
+      delete from notifications where acknowledged_at is not null and id in (
+        select id from notifications where acknowledged_at is not null and created_at < ${before}
+        order by created_at limit ${limit})
+      returning user_id
+    ), counted as (
+      update notification_counts c set total = c.total - g.n
+      from (select user_id, count(*)::int as n from gone group by user_id) g
+      where c.user_id = g.user_id
+    )
+    select count(*)::int as n from gone`;
+  return n;
+}

@@ -85,3 +85,32 @@ export async function discardDead(sql: Sql, publicId: string): Promise<DeadJob |
     select ${sql.unsafe(DEAD_COLUMN_NAMES)} from gone`;
   return row ?? null;
 }
+
+/**
+ * Deletes up to `limit` dead jobs that died before `before`, oldest first, through the dead set's
+ * index; how many.
+ */
+export async function pruneDeadBefore(sql: Sql, before: Date, limit: number): Promise<number> {
+  const [{ count }] = await sql<{ count: number }[]>`
+    with gone as (
+      delete from jobs where dead_at is not null and id in (
+        select id from jobs where dead_at is not null and dead_at < ${before}
+        order by dead_at limit ${limit})
+      returning name, -1 as delta
+    ), ${deadCounted(sql, "gone")}
+    select count(*)::int as count from gone`;
+  return count;
+}
+
+/** Deletes up to `limit` of the dead jobs beyond the newest `keep`; how many. */
+export async function pruneDeadBeyond(sql: Sql, keep: number, limit: number): Promise<number> {
+  const [{ count }] = await sql<{ count: number }[]>`
+    with gone as (
+      delete from jobs where dead_at is not null and id in (
+        select id from jobs where dead_at is not null
+        order by dead_at desc, id desc offset ${keep} limit ${limit})
+      returning name, -1 as delta
+    ), ${deadCounted(sql, "gone")}
+    select count(*)::int as count from gone`;
+  return count;
+}

@@ -20,9 +20,12 @@ import {
   deadJobs,
   discardDead,
   discardDeadMany,
+  pruneDeadBefore,
+  pruneDeadBeyond,
   retryDead,
   retryDeadMany,
 } from "./dead-set.ts";
+import { inBatches, retentionCutoff } from "../prune.ts";
 import {
   countRetryingJobs,
   deleteRetrying,
@@ -85,6 +88,11 @@ export interface JobSystemOptions {
   random?: () => number;
   /** Cron time zone (default UTC). */
   timezone?: string;
+  /**
+   * The dead set is pruned hourly to jobs that died within `days` (0: any age) and to the newest
+   * `max` (0: any number), in bounded batches (default 180 days and 10,000, as Sidekiq keeps).
+   */
+  deadRetention?: { days: number; max: number; batchSize?: number };
 }
 
 const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
@@ -148,6 +156,27 @@ export function createJobSystem<Events extends EventMap = EventMap>(
     const pruned = await pruneScheduleSlots(sql, new Date(slot.getTime() - 7 * 86_400_000));
     log.info("schedule slots pruned", { pruned });
   });
+
+  const dead = options.deadRetention ?? { days: 180, max: 10_000 };
+  const pruneDead = async (now: Date) => {
+    const before = retentionCutoff(now, dead.days);
+    const batch = { batchSize: dead.batchSize };
+    const old = before
+      ? await inBatches((limit) => pruneDeadBefore(sql, before, limit), batch)
+      : { rows: 0, more: false };
+    const beyond = dead.max > 0
+      ? await inBatches((limit) => pruneDeadBeyond(sql, dead.max, limit), batch)
+      : { rows: 0, more: false };
+    if (old.rows || beyond.rows) {
+      log.info("dead jobs pruned", {
+        older: old.rows,
+        beyond_max: beyond.rows,
+        more: old.more || beyond.more,
+      });
+    }
+    return old.rows + beyond.rows;
+  };
+  scheduler.schedule("jobs.prune_dead", "41 * * * *", async (slot) => void await pruneDead(slot));
 
   return {
     get wakeup() {

@@ -353,3 +353,56 @@ Deno.test("notifications: the kept counts match the rows through sends, batches,
     await s.close();
   }
 });
+
+Deno.test("notifications: read ones older than the retention are pruned in batches; unread ones stay", async () => {
+  const s = await setupNotifications();
+  try {
+    const me = await s.signIn("yara");
+    const other = await s.signIn("zeno");
+    const send = (userId: string, content: string) =>
+      s.t.deps.db.sql.begin((tx) => s.notifier(tx, userId, testMessage("badge.earned", content)));
+    const old = [await send(me.userId, "old read 1"), await send(me.userId, "old read 2")];
+    await send(me.userId, "old unread");
+    const theirs = await send(other.userId, "their old read");
+    for (const n of old) await gql(s.t, ACK, { id: n!.id }, { token: me.token });
+    await gql(s.t, ACK, { id: theirs!.id }, { token: other.token });
+    const recent = await send(me.userId, "recent read");
+    await gql(s.t, ACK, { id: recent!.id }, { token: me.token });
+    // Sent 91 days ago, but for the last one (the database stamps a notification's time).
+    s.clock.advance(91 * 86_400_000);
+    await s.t.deps.db.sql`
+      update notifications set created_at = ${new Date(s.clock.now().getTime() - 91 * 86_400_000)}
+      where content <> 'recent read'`;
+    await s.t.deps.db.sql`
+      update notifications set created_at = ${new Date(s.clock.now().getTime() - 31 * 86_400_000)}
+      where content = 'recent read'`;
+
+    const { pruneReadNotifications } = await import(
+      "../../../src/features/notifications/service.ts"
+    );
+    const prune = (days: number) =>
+      pruneReadNotifications({
+        db: s.t.deps.db,
+        clock: s.clock,
+        log: s.t.log,
+        readRetentionDays: days,
+      }, { batchSize: 1 });
+    assert.deepEqual(await prune(0), { rows: 0, more: false }, "0 keeps every notification");
+    assert.deepEqual(await prune(90), { rows: 3, more: false });
+    assert.deepEqual(await prune(90), { rows: 0, more: false }, "a second run finds nothing");
+    const contents = await s.t.deps.db.sql<{ content: string }[]>`
+      select content from notifications order by id`;
+    assert.deepEqual(contents.map((r) => r.content), ["old unread", "recent read"]);
+    const counts = (await gql(
+      s.t,
+      `{ notifications(first: 5) { totalCount } unreadNotificationCount }`,
+      {},
+      { token: me.token },
+    )).body.data;
+    assert.deepEqual(counts, { notifications: { totalCount: 2 }, unreadNotificationCount: 1 });
+    const schedules = (await s.t.app.jobs.schedules()).map((sc) => sc.name);
+    assert.ok(schedules.includes("notifications.prune_read"), schedules.join(", "));
+  } finally {
+    await s.close();
+  }
+});
