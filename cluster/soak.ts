@@ -454,6 +454,7 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
     const byOp = new Map<string, number[]>();
     const errors: Record<string, number> = {};
     let outsideWindows = 0;
+    const outside: { op: string; at_s: number; outcome: string; detail?: string }[] = [];
     for (const s of metrics.samples) {
       if (s.at < loadStarted) continue;
       if (s.outcome === "ok") {
@@ -461,7 +462,13 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
       } else {
         const key = `${s.op}: ${s.outcome}`;
         errors[key] = (errors[key] ?? 0) + 1;
-        if (!inWindow(s.at)) outsideWindows++;
+        if (!inWindow(s.at)) {
+          outsideWindows++;
+          const at_s = Math.round((s.at - loadStarted) / 100) / 10;
+          if (outside.length < 10) {
+            outside.push({ op: s.op, at_s, outcome: s.outcome, detail: s.detail });
+          }
+        }
       }
     }
     const loadSamples = metrics.samples.filter((s) => s.at >= loadStarted);
@@ -490,6 +497,7 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
       errors_by_kind: errors,
       errors_total: loadSamples.filter((s) => s.outcome !== "ok").length,
       errors_outside_failure_windows: outsideWindows,
+      errors_outside: outside,
       error_bound:
         "errors only from a failure until 3 s after it healed (a request in flight on the killed instance, or sent before HAProxy's next check marked it down)",
       failures: heals,

@@ -12,6 +12,8 @@ export interface Sample {
   ms: number;
   /** "ok" or the kind of error. */
   outcome: string;
+  /** What a failed operation threw, for the report. */
+  detail?: string;
 }
 
 export class Metrics {
@@ -21,6 +23,7 @@ export class Metrics {
   async time<T>(op: string, work: () => Promise<T>): Promise<T> {
     const at = performance.now();
     let outcome = "ok";
+    let detail: string | undefined;
     try {
       return await work();
     } catch (err) {
@@ -29,9 +32,10 @@ export class Metrics {
         : err instanceof DOMException && err.name === "TimeoutError"
         ? "timeout"
         : "network";
+      detail = String((err as Error)?.message ?? err).slice(0, 200);
       throw err;
     } finally {
-      this.samples.push({ op, at, ms: performance.now() - at, outcome });
+      this.samples.push({ op, at, ms: performance.now() - at, outcome, detail });
     }
   }
 }
