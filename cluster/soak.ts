@@ -339,7 +339,8 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
     };
 
     const errorsBetween = (from: number, to: number) =>
-      metrics.samples.filter((s) => s.outcome !== "ok" && s.at >= from && s.at <= to).length;
+      metrics.samples.filter((s) => s.outcome !== "ok" && s.at <= to && s.at + s.ms >= from)
+        .length;
 
     /**
      * After Redis restarted: healed once a notification published after the restart reaches a
@@ -450,7 +451,10 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
       adminToken,
     });
 
-    const inWindow = (at: number) => windows.some(([from, to]) => at >= from && at <= to);
+    // A request counts in a failure's window when it was under way at any moment of it: one sent
+    // just before a kill fails with the instance.
+    const inWindow = (s: { at: number; ms: number }) =>
+      windows.some(([from, to]) => s.at <= to && s.at + s.ms >= from);
     const byOp = new Map<string, number[]>();
     const errors: Record<string, number> = {};
     let outsideWindows = 0;
@@ -462,7 +466,7 @@ export async function runSoak(options: SoakOptions, topology?: Topology): Promis
       } else {
         const key = `${s.op}: ${s.outcome}`;
         errors[key] = (errors[key] ?? 0) + 1;
-        if (!inWindow(s.at)) {
+        if (!inWindow(s)) {
           outsideWindows++;
           const at_s = Math.round((s.at - loadStarted) / 100) / 10;
           if (outside.length < 10) {
