@@ -1,6 +1,7 @@
 /**
  * Seeds that insert rows with SQL of their own, bypassing the stores, call this after: it sets
- * the counts the stores keep (migrations 0030, 0032, 0035, 0036 and 0039) to what the rows hold.
+ * the counts the stores keep (migrations 0030, 0032, 0035, 0036, 0039
+ * and 0042) to what the rows hold.
  */
 import type { Queryable } from "../../src/platform/db.ts";
 
@@ -37,6 +38,28 @@ export async function recountKeptCounts(sql: Queryable): Promise<void> {
   await sql`
     insert into job_counters (name, shard, value)
     select 'dead:' || name, 0, count(*) from jobs where dead_at is not null group by name`;
+  await sql`delete from ai_employee_weeks`;
+  await sql`
+    insert into ai_employee_weeks (employee_id, week_start, approved, rejected, auto_rejected,
+      auto_approved)
+    select employee_id, date_trunc('week', created_at at time zone 'UTC')::date,
+      count(*) filter (where approval_status = 'approved' and not auto_approved)::int,
+      count(*) filter (where approval_status = 'rejected')::int,
+      count(*) filter (where approval_status = 'auto_rejected')::int,
+      count(*) filter (where approval_status = 'approved' and auto_approved)::int
+    from ai_artifacts where approval_status <> 'pending' group by 1, 2`;
+  await sql`delete from ai_employee_days`;
+  await sql`
+    insert into ai_employee_days (employee_id, day, rejections, spend_usd)
+    select employee_id, day, sum(rejections)::int, sum(spend_usd) from (
+      select employee_id, (reviewed_at at time zone 'UTC')::date as day, 1 as rejections,
+        0 as spend_usd
+      from ai_artifacts where approval_status = 'rejected' and reviewed_at is not null
+      union all
+      select employee_id, (created_at at time zone 'UTC')::date, 0, cost_usd
+      from ai_runs where cost_usd <> 0
+    ) both_kinds
+    group by employee_id, day`;
   await sql`delete from challenge_score_counts`;
   await sql`
     insert into challenge_score_counts (challenge_id, score, n)
@@ -85,6 +108,37 @@ export async function assertKeptCountsAgree(sql: Queryable): Promise<void> {
             union all
             select name, 0, 1 from jobs where dead_at is not null) both_sides
       group by name`,
+    ai_employee_weeks: `
+      select employee_id || '@' || week_start as id,
+        array[sum(k_approved), sum(k_rejected), sum(k_auto_rejected), sum(k_auto_approved)]::int[]
+          as kept,
+        array[sum(approved), sum(rejected), sum(auto_rejected), sum(auto_approved)]::int[]
+          as actual
+      from (select employee_id, week_start, approved as k_approved, rejected as k_rejected,
+              auto_rejected as k_auto_rejected, auto_approved as k_auto_approved, 0 as approved,
+              0 as rejected, 0 as auto_rejected, 0 as auto_approved
+            from ai_employee_weeks
+            union all
+            select employee_id, date_trunc('week', created_at at time zone 'UTC')::date, 0, 0, 0,
+              0, (approval_status = 'approved' and not auto_approved)::int,
+              (approval_status = 'rejected')::int, (approval_status = 'auto_rejected')::int,
+              (approval_status = 'approved' and auto_approved)::int
+            from ai_artifacts) both_sides
+      group by employee_id, week_start`,
+    ai_employee_days: `
+      select employee_id || '@' || day as id,
+        array[sum(k_rejections)::float8, sum(k_spend)::float8] as kept,
+        array[sum(rejections)::float8, sum(spend)::float8] as actual
+      from (select employee_id, day, rejections as k_rejections, spend_usd as k_spend,
+              0 as rejections, 0 as spend
+            from ai_employee_days
+            union all
+            select employee_id, (reviewed_at at time zone 'UTC')::date, 0, 0, 1, 0
+            from ai_artifacts where approval_status = 'rejected' and reviewed_at is not null
+            union all
+            select employee_id, (created_at at time zone 'UTC')::date, 0, 0, 0, cost_usd
+            from ai_runs where cost_usd <> 0) both_sides
+      group by employee_id, day`,
     challenge_score_counts: `
       select challenge_id || '@' || score as id, sum(kept)::int as kept,
         sum(actual)::int as actual

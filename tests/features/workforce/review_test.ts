@@ -5,6 +5,8 @@ import {
   asAdmin,
   completeRun,
   createEmployee,
+  postResult,
+  resultBody,
   sqlOf,
   triggerRun,
   withWorkforce,
@@ -292,4 +294,51 @@ Deno.test("review: an employee's kept decision counts follow approvals, rejectio
       assert.deepEqual(await kept(), await counted(), `${query.slice(0, 30)} ${vars.id}`);
     }
     assert.deepEqual(await kept(), { approved: 2, rejected: 1, autoRejected: 1 });
+  }));
+
+Deno.test("recent rejections are exact at the window's edge; a month's spend counts each cost once", () =>
+  withWorkforce(async (ctx) => {
+    const employee = await createEmployee(ctx);
+    const decide = async (at: string, costUsd: number) => {
+      ctx.clock.set(at);
+      const runId = await completeRun(ctx, employee.id, {
+        usage: { input_tokens: 1, output_tokens: 1, cost_usd: costUsd, num_turns: 1 },
+      });
+      const artifact = await artifactOfRun(ctx, runId);
+      const rejected = await asAdmin(ctx, REJECT, { id: artifact.id, reason: "Not what we need." });
+      assert.deepEqual(rejected.rejectAiArtifact.errors, []);
+      return runId;
+    };
+    await decide("2026-02-20T10:00:00Z", 0.5);
+    await decide("2026-03-02T11:00:00Z", 0.0123);
+    const again = await decide("2026-03-02T13:00:00Z", 0.0123);
+    await decide("2026-03-05T09:00:00Z", 0.0123);
+    // The runner's result delivered twice changes nothing.
+    const res = await postResult(
+      ctx,
+      resultBody(again, {
+        usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0.0123, num_turns: 1 },
+      }),
+    );
+    await res.body?.cancel();
+    const figures = async () =>
+      (await asAdmin(
+        ctx,
+        `query($id: String!) { aiEmployee(id: $id) {
+          monthSpendUsd promotionCriteria { recentRejections } } }`,
+        { id: employee.id },
+      )).aiEmployee;
+    // 14 days before: 2026-03-02T12:00Z, between the two rejections of that day.
+    ctx.clock.set("2026-03-16T12:00:00Z");
+    assert.deepEqual(await figures(), {
+      monthSpendUsd: 0.0369,
+      promotionCriteria: { recentRejections: 2 },
+    });
+    ctx.clock.set("2026-03-16T13:00:00Z");
+    assert.equal((await figures()).promotionCriteria.recentRejections, 1);
+    ctx.clock.set("2026-04-01T00:00:00Z");
+    assert.deepEqual(await figures(), {
+      monthSpendUsd: 0,
+      promotionCriteria: { recentRejections: 0 },
+    });
   }));

@@ -78,8 +78,9 @@ export async function artifactCount(sql: Queryable, filter: ArtifactFilter): Pro
 }
 
 /**
- * The CTE `counted` that adds `delta` to the employee's kept decision counts (approved by an
- * admin, rejected, auto-rejected) for the artifacts the CTE `ai_artifacts` returned.
+ * The CTEs that add `delta` to the employee's kept decision counts for the artifacts the CTE
+ * `ai_artifacts` returned: the whole history (approved by an admin, rejected, auto-rejected) on
+ * the employee, the decisions of each creation week and the human rejections of each review day.
  */
 const countedReviews = (sql: Queryable, delta: number) =>
   sql`counted as (
@@ -94,7 +95,30 @@ const countedReviews = (sql: Queryable, delta: number) =>
         count(*) filter (where approval_status = 'auto_rejected')::int as auto_rejected
       from ai_artifacts group by employee_id
     ) count_of
-    where e.id = count_of.employee_id)`;
+    where e.id = count_of.employee_id
+  ), counted_weeks as (
+    insert into ai_employee_weeks (employee_id, week_start, approved, rejected, auto_rejected,
+      auto_approved)
+    select employee_id, date_trunc('week', created_at at time zone 'UTC')::date,
+      ${delta} * count(*) filter (where approval_status = 'approved' and not auto_approved),
+      ${delta} * count(*) filter (where approval_status = 'rejected'),
+      ${delta} * count(*) filter (where approval_status = 'auto_rejected'),
+      ${delta} * count(*) filter (where approval_status = 'approved' and auto_approved)
+    from ai_artifacts where approval_status <> 'pending'
+    group by 1, 2 order by 1, 2
+    on conflict (employee_id, week_start) do update set
+      approved = ai_employee_weeks.approved + excluded.approved,
+      rejected = ai_employee_weeks.rejected + excluded.rejected,
+      auto_rejected = ai_employee_weeks.auto_rejected + excluded.auto_rejected,
+      auto_approved = ai_employee_weeks.auto_approved + excluded.auto_approved
+  ), counted_days as (
+    insert into ai_employee_days (employee_id, day, rejections)
+    select employee_id, (reviewed_at at time zone 'UTC')::date, ${delta} * count(*)
+    from ai_artifacts where approval_status = 'rejected' and reviewed_at is not null
+    group by 1, 2 order by 1, 2
+    on conflict (employee_id, day) do update set
+      rejections = ai_employee_days.rejections + excluded.rejections
+  )`;
 
 export async function insertArtifact(
   tx: Queryable,
@@ -173,14 +197,15 @@ export async function undoApproval(tx: Queryable, id: string): Promise<ArtifactR
         payload = coalesce(a.original_payload, a.payload), original_payload = null,
         edit_distance = null, edit_ratio = null,
         reviewer_id = null, auto_approved = false, reviewed_at = null
-      from (select id, auto_approved from ai_artifacts where id = ${id} for update) was
+      from (select id, auto_approved, reviewed_at from ai_artifacts where id = ${id} for update) was
       where a.id = was.id and a.approval_status = 'approved' and a.delivered_at is null
         and a.delivery_status is null and a.delivery_metadata is null
-      returning a.*, was.auto_approved as was_auto
-    ), counted as (
-      update ai_employees e set approved_count = approved_count - 1
-      from undone where e.id = undone.employee_id and not undone.was_auto
-    )
+      returning a.*, was.auto_approved as was_auto, was.reviewed_at as was_reviewed_at
+    ), ai_artifacts as (
+      select employee_id, created_at, 'approved' as approval_status, was_auto as auto_approved,
+        was_reviewed_at as reviewed_at
+      from undone
+    ), ${countedReviews(tx, -1)}
     select ${artifactColumns(tx)} from undone`);
 }
 
@@ -206,16 +231,17 @@ export interface WeeklyCounts extends WeekCounts {
   employeeId: string;
 }
 
-/** Decisions per employee and ISO week (by artifact creation) since `since`. */
+/**
+ * Decisions per employee and ISO week (by artifact creation) from the week starting at `since`
+ * (a week start), as kept by the review transitions.
+ */
 export async function weeklyCountsByIds(sql: Queryable, ids: readonly string[], since: Date) {
   return await sql<WeeklyCounts[]>`
     select employee_id::text as "employeeId",
-      (date_trunc('week', created_at at time zone 'UTC') at time zone 'UTC') as "weekStart",
-      count(*) filter (where approval_status = 'approved' and not auto_approved)::int as approved,
-      count(*) filter (where approval_status = 'rejected')::int as rejected,
-      count(*) filter (where approval_status = 'auto_rejected')::int as "autoRejected",
-      count(*) filter (where approval_status = 'approved' and auto_approved)::int as "autoApproved"
-    from ai_artifacts
-    where employee_id = any(${ids as string[]}::bigint[]) and created_at >= ${since}
-    group by 1, 2 order by 1, 2`;
+      (week_start::timestamp at time zone 'UTC') as "weekStart",
+      approved, rejected, auto_rejected as "autoRejected", auto_approved as "autoApproved"
+    from ai_employee_weeks
+    where employee_id = any(${ids as string[]}::bigint[])
+      and week_start >= (${since}::timestamptz at time zone 'UTC')::date
+    order by 1, 2`;
 }

@@ -99,20 +99,27 @@ export async function unarchiveEmployee(
 
 /**
  * The decision counts behind the promotion figures of several employees (docs/workforce.md),
- * kept on the employee; human rejections reviewed after `recentSince` count as recent (read
- * through the review-time index, so the window, not the history, sets the cost).
+ * kept on the employee; human rejections reviewed after `recentSince` count as recent: the kept
+ * days after the one holding `recentSince`, and that day's rest read through the review-time
+ * index, so the window's days, not the history, set the cost.
  */
 export async function promotionCountsByIds(
   sql: Queryable,
   ids: readonly string[],
   recentSince: Date,
 ): Promise<Map<string, PromotionCounts>> {
+  const nextDay = new Date(
+    Date.UTC(recentSince.getUTCFullYear(), recentSince.getUTCMonth(), recentSince.getUTCDate() + 1),
+  );
   const rows = await sql<({ employeeId: string } & PromotionCounts)[]>`
     select e.id::text as "employeeId", e.approved_count as approved,
       e.rejected_count as rejected, e.auto_rejected_count as "autoRejected",
-      (select count(*) from ai_artifacts a
-       where a.employee_id = e.id and a.reviewed_at > ${recentSince}
-         and a.approval_status = 'rejected')::int as "recentRejections",
+      ((select coalesce(sum(d.rejections), 0) from ai_employee_days d
+        where d.employee_id = e.id and d.day >= ${nextDay.toISOString().slice(0, 10)}::date)
+       + (select count(*) from ai_artifacts a
+          where a.employee_id = e.id and a.reviewed_at > ${recentSince}
+            and a.reviewed_at < ${nextDay} and a.approval_status = 'rejected'))::int
+        as "recentRejections",
       (select min(r.created_at) from ai_runs r where r.employee_id = e.id) as "firstRunAt"
     from ai_employees e
     where e.id = any(${ids as string[]}::bigint[])`;

@@ -44,7 +44,9 @@ export async function runByPublicId(sql: Queryable, id: string): Promise<RunRow 
   );
 }
 
-/** Spend (USD) of each employee in the UTC month of `now`. */
+const day = (at: Date) => at.toISOString().slice(0, 10);
+
+/** Spend (USD) of each employee in the UTC month of `now`, from the kept days. */
 export async function monthSpendByIds(
   sql: Queryable,
   ids: readonly string[],
@@ -52,21 +54,35 @@ export async function monthSpendByIds(
 ): Promise<Map<string, number>> {
   const { start, end } = monthOf(now);
   const rows = await sql<{ employeeId: string; spend: number }[]>`
-    select employee_id::text as "employeeId", sum(cost_usd)::float8 as spend from ai_runs
+    select employee_id::text as "employeeId", sum(spend_usd)::float8 as spend
+    from ai_employee_days
     where employee_id = any(${ids as string[]}::bigint[])
-      and created_at >= ${start} and created_at < ${end}
+      and day >= ${day(start)}::date and day < ${day(end)}::date
     group by employee_id`;
   return new Map(rows.map((r) => [r.employeeId, r.spend]));
 }
 
-/** Spend (USD) of the whole workforce in the UTC month of `now`. */
+/** Spend (USD) of the whole workforce in the UTC month of `now`, from the kept days. */
 export async function workforceMonthSpend(sql: Queryable, now: Date): Promise<number> {
   const { start, end } = monthOf(now);
   const [row] = await sql<{ spend: number }[]>`
-    select coalesce(sum(cost_usd), 0)::float8 as spend from ai_runs
-    where created_at >= ${start} and created_at < ${end}`;
+    select coalesce(sum(spend_usd), 0)::float8 as spend from ai_employee_days
+    where day >= ${day(start)}::date and day < ${day(end)}::date`;
   return row.spend;
 }
+
+/**
+ * The CTE `spent` that adds the change of cost of the runs the CTE `costed` returned (`delta`,
+ * from the cost read under the row lock) to the spend of their creation day.
+ */
+const spent = (sql: Queryable) =>
+  sql`spent as (
+    insert into ai_employee_days (employee_id, day, spend_usd)
+    select employee_id, (created_at at time zone 'UTC')::date, delta from costed
+    where delta <> 0
+    on conflict (employee_id, day) do update set
+      spend_usd = ai_employee_days.spend_usd + excluded.spend_usd
+  )`;
 
 /**
  * Creates a `queued` run, or answers null when one of the employee's runs is in flight: the
@@ -181,14 +197,19 @@ export interface RunOutcome {
 /** queued/running → succeeded/failed with the runner's figures; null when already concluded. */
 export async function concludeRun(tx: Queryable, id: string, outcome: RunOutcome, now: Date) {
   return await maybeOne(tx<RunRow[]>`
-    update ai_runs set status = ${outcome.status}, finished_at = ${now},
-      started_at = coalesce(started_at, ${now}), result_received_at = ${now},
-      input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
-      num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
-      error_message = ${outcome.errorMessage}, skipped_reason = ${outcome.skippedReason ?? null},
-      run_log = ${tx.json(outcome.runLog as never)}::jsonb
-    where id = ${id} and status = any(${CONCLUDABLE})
-    returning ${runColumns(tx)}`);
+    with costed as (
+      update ai_runs r set status = ${outcome.status}, finished_at = ${now},
+        started_at = coalesce(r.started_at, ${now}), result_received_at = ${now},
+        input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
+        num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
+        error_message = ${outcome.errorMessage},
+        skipped_reason = ${outcome.skippedReason ?? null},
+        run_log = ${tx.json(outcome.runLog as never)}::jsonb
+      from (select id, cost_usd from ai_runs where id = ${id} for update) was
+      where r.id = was.id and r.status = any(${CONCLUDABLE})
+      returning r.*, r.cost_usd - was.cost_usd as delta
+    ), ${spent(tx)}
+    select ${runColumns(tx)} from costed`);
 }
 
 /**
@@ -202,12 +223,16 @@ export async function recordLateResult(
   now: Date,
 ) {
   return await maybeOne(tx<RunRow[]>`
-    update ai_runs set result_received_at = ${now},
-      input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
-      num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
-      run_log = ${tx.json(outcome.runLog as never)}::jsonb
-    where id = ${id} and status = 'failed' and result_received_at is null
-    returning ${runColumns(tx)}`);
+    with costed as (
+      update ai_runs r set result_received_at = ${now},
+        input_tokens = ${outcome.inputTokens}, output_tokens = ${outcome.outputTokens},
+        num_turns = ${outcome.numTurns}, cost_usd = ${outcome.costUsd},
+        run_log = ${tx.json(outcome.runLog as never)}::jsonb
+      from (select id, cost_usd from ai_runs where id = ${id} for update) was
+      where r.id = was.id and r.status = 'failed' and r.result_received_at is null
+      returning r.*, r.cost_usd - was.cost_usd as delta
+    ), ${spent(tx)}
+    select ${runColumns(tx)} from costed`);
 }
 
 /**
