@@ -67,6 +67,14 @@ export async function recountKeptCounts(sql: Queryable): Promise<void> {
     group by challenge_id, score`;
 }
 
+/** What {@link assertKeptCountsAgree} throws: the counts that differ from their rows. */
+export class KeptCountsDisagree extends Error {
+  constructor(readonly wrong: string[]) {
+    super(`kept counts disagree with their rows:\n${wrong.join("\n")}`);
+    this.name = "KeptCountsDisagree";
+  }
+}
+
 /**
  * Fails unless every kept count equals what its rows hold (zero-count score rows aside): called
  * at the end of tests that drive the writes behind them.
@@ -158,5 +166,5 @@ export async function assertKeptCountsAgree(sql: Queryable): Promise<void> {
       }
     }
   }
-  if (wrong.length) throw new Error(`kept counts disagree with their rows:\n${wrong.join("\n")}`);
+  if (wrong.length) throw new KeptCountsDisagree(wrong);
 }
