@@ -60,3 +60,18 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function retentionCutoff(now: Date, days: number): Date | null {
   return days > 0 ? new Date(now.getTime() - days * DAY_MS) : null;
 }
+
+/**
+ * Runs `batch` (given the cutoff and a limit) in bounded batches over the rows kept `days` days at
+ * `now` ({@link inBatches}); nothing when `days` is 0 (kept). The cutoff comes back for the log.
+ */
+export async function pruneOlderThan(
+  now: Date,
+  days: number,
+  batch: (before: Date, limit: number) => Promise<number>,
+  options: BatchOptions = {},
+): Promise<BatchResult & { before: Date | null }> {
+  const before = retentionCutoff(now, days);
+  if (!before) return { rows: 0, more: false, before };
+  return { ...await inBatches((limit) => batch(before, limit), options), before };
+}

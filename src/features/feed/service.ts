@@ -5,12 +5,7 @@
 import type { Database, Queryable } from "../../platform/db.ts";
 import type { Clock } from "../../platform/clock.ts";
 import type { Logger } from "../../platform/log.ts";
-import {
-  type BatchOptions,
-  type BatchResult,
-  inBatches,
-  retentionCutoff,
-} from "../../platform/prune.ts";
+import { type BatchOptions, type BatchResult, pruneOlderThan } from "../../platform/prune.ts";
 import { looksLikePublicId } from "../../platform/ids.ts";
 import { type Connection, type PageArgs, paginate } from "../../graphql/pagination.ts";
 import type { UsersApi } from "../users/mod.ts";
@@ -102,10 +97,10 @@ export async function pruneOldFeedItems(
   deps: Pick<FeedDeps, "db" | "clock" | "log" | "retentionDays">,
   options: BatchOptions = {},
 ): Promise<BatchResult> {
-  const before = retentionCutoff(deps.clock.now(), deps.retentionDays);
-  if (!before) return { rows: 0, more: false };
-  const result = await inBatches(
-    (limit) => store.pruneFeedItems(deps.db.sql, before, limit),
+  const { before, ...result } = await pruneOlderThan(
+    deps.clock.now(),
+    deps.retentionDays,
+    (before, limit) => store.pruneFeedItems(deps.db.sql, before, limit),
     options,
   );
   if (result.rows) {

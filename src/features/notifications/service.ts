@@ -44,12 +44,7 @@ import {
 } from "./rules.ts";
 import * as store from "./store.ts";
 import type { NotificationRow } from "./store.ts";
-import {
-  type BatchOptions,
-  type BatchResult,
-  inBatches,
-  retentionCutoff,
-} from "../../platform/prune.ts";
+import { type BatchOptions, type BatchResult, pruneOlderThan } from "../../platform/prune.ts";
 
 export interface NotificationsDeps {
   db: Database;
@@ -304,10 +299,10 @@ export async function pruneReadNotifications(
   deps: Pick<NotificationsDeps, "db" | "clock" | "log" | "readRetentionDays">,
   options: BatchOptions = {},
 ): Promise<BatchResult> {
-  const before = retentionCutoff(deps.clock.now(), deps.readRetentionDays);
-  if (!before) return { rows: 0, more: false };
-  const result = await inBatches(
-    (limit) => store.pruneReadBefore(deps.db.sql, before, limit),
+  const { before, ...result } = await pruneOlderThan(
+    deps.clock.now(),
+    deps.readRetentionDays,
+    (before, limit) => store.pruneReadBefore(deps.db.sql, before, limit),
     options,
   );
   if (result.rows) {

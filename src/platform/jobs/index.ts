@@ -25,7 +25,7 @@ import {
   retryDead,
   retryDeadMany,
 } from "./dead-set.ts";
-import { inBatches, retentionCutoff } from "../prune.ts";
+import { inBatches, pruneOlderThan } from "../prune.ts";
 import {
   countRetryingJobs,
   deleteRetrying,
@@ -159,11 +159,13 @@ export function createJobSystem<Events extends EventMap = EventMap>(
 
   const dead = options.deadRetention ?? { days: 180, max: 10_000 };
   const pruneDead = async (now: Date) => {
-    const before = retentionCutoff(now, dead.days);
     const batch = { batchSize: dead.batchSize };
-    const old = before
-      ? await inBatches((limit) => pruneDeadBefore(sql, before, limit), batch)
-      : { rows: 0, more: false };
+    const old = await pruneOlderThan(
+      now,
+      dead.days,
+      (before, limit) => pruneDeadBefore(sql, before, limit),
+      batch,
+    );
     const beyond = dead.max > 0
       ? await inBatches((limit) => pruneDeadBeyond(sql, dead.max, limit), batch)
       : { rows: 0, more: false };

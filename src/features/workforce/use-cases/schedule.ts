@@ -12,12 +12,7 @@ import {
   workforceAlertText,
 } from "../rules.ts";
 import * as store from "../store.ts";
-import {
-  type BatchOptions,
-  type BatchResult,
-  inBatches,
-  retentionCutoff,
-} from "../../../platform/prune.ts";
+import { type BatchOptions, type BatchResult, pruneOlderThan } from "../../../platform/prune.ts";
 import { chatUrlRefusal } from "../delivery/rules.ts";
 import { postChat } from "../delivery/chat.ts";
 import { startRunIn } from "./runs.ts";
@@ -151,10 +146,10 @@ export async function removeOldRunLogs(
   options: BatchOptions = {},
 ): Promise<BatchResult> {
   const now = deps.clock.now();
-  const before = retentionCutoff(now, deps.config.retention.aiRunLogDays);
-  if (!before) return { rows: 0, more: false };
-  const result = await inBatches(
-    (limit) => store.removeRunLogs(deps.db.sql, before, now, limit),
+  const { before, ...result } = await pruneOlderThan(
+    now,
+    deps.config.retention.aiRunLogDays,
+    (before, limit) => store.removeRunLogs(deps.db.sql, before, now, limit),
     { batchSize: RUN_LOG_BATCH_SIZE, ...options },
   );
   if (result.rows) {
