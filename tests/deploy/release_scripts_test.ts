@@ -435,14 +435,15 @@ Deno.test("deploy: a hook that never answers fails within the bounded timeout", 
       const started = performance.now();
       const result = await runReleaseScript("deploy", [], {
         ...deployEnv(fakes, hook, "production"),
-        DEPLOY_HOOK_TIMEOUT_MS: "300",
+        // Long enough that each attempt's request reaches the hook on a loaded machine.
+        DEPLOY_HOOK_TIMEOUT_MS: "2000",
         DEPLOY_HOOK_ATTEMPTS: "2",
       });
       const elapsed = performance.now() - started;
       assert.equal(result.code, 1);
       assert.match(
         result.stderr,
-        /no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms \(after 2 attempts\)/,
+        /no answer from http:\/\/127\.0\.0\.1:\d+ within 2000 ms \(after 2 attempts\)/,
       );
       assert.equal(hook.requests.length, 2);
       assert.ok(elapsed < 20_000, `bounded: took ${Math.round(elapsed)} ms`);
