@@ -13,6 +13,7 @@ import { createReplayGuard } from "../../runner/replay-guard.ts";
 import { parseRunnerConfig } from "../../runner/config.ts";
 import { ConfigError } from "../../src/platform/env.ts";
 import { ManualClock } from "../../src/platform/clock.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ARTIFACT = { kind: "report", title: "Weekly report", payload: "Sign-ups rose 20%." };
 const NEXT_SECRET = "next-workforce-secret-0123456789abcdef";
@@ -140,7 +141,9 @@ Deno.test("runner signature: a replay within the window is 401, and stays refuse
     const shouted = { ...headers, [SIGNATURE_HEADER]: headers[SIGNATURE_HEADER].toUpperCase() };
     assert.equal((await send(t, "/runs", { method: "POST", body, headers: shouted })).status, 401);
 
-    // A captured cancel is replayed: the first cancels, the copy is refused.
+    // A captured cancel is replayed: the first cancels, the copy is refused. The run is cancelled
+    // once it is in its model call, so that the count below tells whether a replay started one.
+    await waitFor(() => t.llm.calls.length === 1, { what: "the run's model call" });
     const runId = JSON.parse(body).run_id;
     const cancelPath = `/runs/${runId}/cancel`;
     const cancel = await signRequest(TEST_SECRET, secondsOf(t), {
