@@ -87,16 +87,17 @@ function markdownOf(format: Format, text: string): Promise<string> {
 /** The sanitised HTML of `text`, or null while it is being rendered (or could not be). */
 export function useMarkdown(text: string, format: Format = "gfm"): string | null {
   const key = keyOf(format, text);
-  const [html, setHtml] = useState(() => kept.get(key) ?? null);
+  // Kept with its key, so that the render after the text changes never shows the old text's HTML.
+  const [shown, setShown] = useState(() => ({ key, html: kept.get(key) ?? null }));
   const [lost, setLost] = useState(0);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     let live = true;
     const hit = kept.get(key);
-    setHtml(hit ?? null);
+    setShown({ key, html: hit ?? null });
     if (hit !== undefined) return;
     markdownOf(format, text).then(
-      (rendered) => live && (setHtml(rendered), setFailed(false)),
+      (rendered) => live && (setShown({ key, html: rendered }), setFailed(false)),
       (err) => live && setFailed(err instanceof UnreachableError),
     );
     return () => {
@@ -104,5 +105,5 @@ export function useMarkdown(text: string, format: Format = "gfm"): string | null
     };
   }, [key, lost]);
   useRecovery(failed, useCallback(() => setLost((n) => n + 1), []));
-  return html;
+  return shown.key === key ? shown.html : kept.get(key) ?? null;
 }
