@@ -36,7 +36,7 @@ test("admin console: an artifact's permalink shows it pending, then reviewed", a
     await page.getByRole("heading", { name: "Linked post", level: 1 }).waitFor();
     const facts = await page.locator("dl.facts").innerText();
     assert.match(facts, /Status\s+rejected/);
-    assert.match(facts, /Reviewed\s+rejected by \S+, /);
+    assert.match(facts, /Reviewed\s+rejected by \S+ at /);
     assert.match(facts, /Too short for a post of its own\./);
     assert.equal((await artifactOf(ctx, runId)).approvalStatus, "rejected");
     await assertAccessible(page, "artifact page (reviewed)");

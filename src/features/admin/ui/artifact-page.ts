@@ -7,6 +7,7 @@ import { html, Link, time } from "./html.ts";
 import { useQuery } from "./query.ts";
 import { Card, CARD_FIELDS, isLong, type Mode, type Pending, RESULT } from "./review-card.ts";
 import { ArtifactBody } from "./artifact.ts";
+import { reviewSummary } from "./rules.ts";
 
 interface Reviewed extends Pending {
   approvalStatus: string;
@@ -23,15 +24,6 @@ interface Reviewed extends Pending {
 const ARTIFACT = `query($id: String!) { aiArtifact(id: $id) { approvalStatus reviewedAt reviewedBy
   reviewer { username } rejectionReason deliveryStatus deliveredAt undoableUntil editRatio
   ${CARD_FIELDS} } }`;
-
-/** "approved by ada at …", "auto-approved at …", or null before review. */
-export function reviewLine(a: Reviewed): string | null {
-  if (!a.reviewedAt) return null;
-  const who = a.reviewedBy === "system"
-    ? "automatically"
-    : `by ${a.reviewer?.username ?? "an admin"}`;
-  return `${a.approvalStatus.replace("_", " ")} ${who}, ${time(a.reviewedAt)}`;
-}
 
 export function ArtifactPage(props: { id: string }) {
   const { data, error, reload } = useQuery<{ aiArtifact: Reviewed | null }>(ARTIFACT, {
@@ -66,7 +58,7 @@ export function ArtifactPage(props: { id: string }) {
     setMode("view");
     reload();
   };
-  const reviewed = reviewLine(a);
+  const reviewed = a.reviewedAt ? reviewSummary(a, time(a.reviewedAt)) : null;
   return html`
     <section aria-label="Artifact">
       <p>
