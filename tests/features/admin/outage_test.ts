@@ -104,18 +104,27 @@ test("admin console: the service stopped and restarted while a page is open", as
       await main.getByRole("link", { name: "Posted while offline" }).waitFor();
       await recovered("feedback");
 
-      // A form's choice not yet sent stays chosen through the outage.
+      // A form's choice not yet sent stays chosen through the outage; sent while the service is
+      // down, the page says the action did not reach it (no uncaught error in the page).
       await open("feedback-post", `/admin/feedback_posts/${seeded.postId}`, "Dark mode please");
       await page.getByLabel("New status").selectOption("planned");
-      await outage(() =>
-        ctx.as("user-1").data(
-          `mutation($id: String!) { createFeedbackComment(postId: $id, body: "Said while offline") {
+      const failedAction = page.getByRole("alert").filter({ hasText: "did not reach the service" });
+      await outage(
+        () =>
+          ctx.as("user-1").data(
+            `mutation($id: String!) { createFeedbackComment(postId: $id, body: "Said while offline") {
             errors { code } } }`,
-          { id: seeded.postId },
-        )
+            { id: seeded.postId },
+          ),
+        async () => {
+          await page.getByRole("button", { name: "Change status" }).click();
+          await failedAction.waitFor();
+        },
       );
       await main.getByText("Said while offline").waitFor();
       assert.equal(await page.getByLabel("New status").inputValue(), "planned");
+      await failedAction.getByRole("button", { name: "Dismiss" }).click();
+      await failedAction.waitFor({ state: "detached" });
       await recovered("feedback-post");
 
       await open("deliveries", "/admin/deliveries", "Delivery");

@@ -117,16 +117,36 @@ export function watchPending<T>(
   recheck: () => void,
   fallbackMs = 60_000,
 ): () => void {
-  const unsubscribe = cableClient().subscribe<{ pendingArtifactAdded: T }>(
-    { query: `subscription { pendingArtifactAdded { ${fields} } }` },
-    {
-      next: (message) => message.data && onAdded(message.data.pendingArtifactAdded),
-      error: () => {},
-      complete: () => {},
-    },
-  );
+  let stopped = false;
+  let failures = 0;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let unsubscribe = () => {};
+  const subscribe = () => {
+    unsubscribe = cableClient().subscribe<{ pendingArtifactAdded: T }>(
+      { query: `subscription { pendingArtifactAdded { ${fields} } }` },
+      {
+        next: (message) => {
+          failures = 0;
+          if (message.data) onAdded(message.data.pendingArtifactAdded);
+        },
+        // graphql-ws ends a subscription for good on a close it deems fatal (4500 among them):
+        // subscribe again after the backoff, and re-read what was missed meanwhile.
+        error: () => {
+          if (stopped || token() === null) return;
+          retry = setTimeout(() => {
+            recheck();
+            subscribe();
+          }, backoffMs(failures++));
+        },
+        complete: () => {},
+      },
+    );
+  };
+  subscribe();
   const timer = setInterval(recheck, fallbackMs);
   return () => {
+    stopped = true;
+    clearTimeout(retry);
     clearInterval(timer);
     unsubscribe();
   };

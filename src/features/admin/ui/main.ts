@@ -22,6 +22,7 @@ import { BackupsPage } from "./backups.ts";
 import { ReviewBoard } from "./review.ts";
 import { ArtifactPage } from "./artifact-page.ts";
 import { backoffMs, OfflineIndicator, UnreachableError } from "./offline.ts";
+import { FailedActionAlert } from "./failed-action.ts";
 import { type Route, routeOf } from "./rules.ts";
 import { keepScrollingTablesFocusable } from "./scroll-focus.ts";
 import {
@@ -199,6 +200,7 @@ function App() {
             html`<button type="button" class="sign-out" onClick=${signOut}>Sign out</button>`}
         </header>
     <${OfflineIndicator} />
+    <${FailedActionAlert} />
     <main id="main" tabindex="-1">${content}</main>
   `;
 }
