@@ -143,11 +143,16 @@ export async function goalFigures(
   }));
 }
 
-/** Sum of a target's events, plus its start value. */
+/**
+ * Sum of a target's events, plus its start value: the running total of the goal's last day with
+ * activity (goal_progress_days, migration 0037), so the cost does not grow with its history.
+ */
 export async function targetValueNow(tx: Queryable, goal: GoalRow): Promise<number> {
   const [row] = await tx<{ v: number }[]>`
-    select ${startValueOf(goal)}::double precision + coalesce(sum(value), 0) as v
-    from goal_events where goal_id = ${goal.id}`;
+    select ${startValueOf(goal)}::double precision + coalesce((
+      select value_through from goal_progress_days where goal_id = ${goal.id}
+      order by day desc limit 1
+    ), 0)::double precision as v`;
   return row.v;
 }
 
