@@ -3594,7 +3594,10 @@ export type NotificationPreference = {
   description: Scalars['String']['output'];
   /** Whether the user receives them (in the app and pushed). */
   enabled: Scalars['Boolean']['output'];
-  /** A Notification.kind, e.g. badge.earned. */
+  /**
+   * A Notification.kind, e.g. badge.earned.
+   * @deprecated Use type, the NotificationKind enum (the same kind with underscores).
+   */
   kind: Scalars['String']['output'];
   /** The kind as the NotificationKind enum (e.g. badge_earned). */
   type: NotificationKind;

@@ -131,7 +131,7 @@ export const notificationsTypeDefs = /* GraphQL */ `
   "Whether the current user receives one kind of notification (every kind is on until turned off)."
   type NotificationPreference {
     "A Notification.kind, e.g. badge.earned."
-    kind: String!
+    kind: String! @deprecated(reason: "Use type, the NotificationKind enum (the same kind with underscores).")
     "The kind as the NotificationKind enum (e.g. badge_earned)."
     type: NotificationKind!
     "What notifications of this kind tell."
@@ -229,7 +229,7 @@ export const notificationsTypeDefs = /* GraphQL */ `
     "Turns one kind of notification on or off for the current user (in the app and pushed); senders skip a kind turned off. Give exactly one of kind and type."
     setNotificationPreference(
       "The kind as a string, e.g. badge.earned."
-      kind: String
+      kind: String @deprecated(reason: "Use type, the NotificationKind enum (the same kind with underscores).")
       "The kind as the enum, e.g. badge_earned."
       type: NotificationKind
       "On or off."
