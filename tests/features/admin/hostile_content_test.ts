@@ -1,7 +1,6 @@
 /** Hostile and huge content in Chromium: an artifact and a feedback post that imitate the console
  * are rendered inert inside a frame labelled as content, a patch with hidden bidirectional text is
  * flagged and shown with markers, Slack markup is rendered, and no long word widens a page. */
-// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";

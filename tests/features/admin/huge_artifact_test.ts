@@ -4,7 +4,6 @@
  * responsive because the diff and the edit distance run in the page's worker. The timings are
  * printed for the record (docs/admin.md), never asserted.
  */
-// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import { ARTIFACT_PAYLOAD_MAX } from "../../../src/platform/contract/mod.ts";
 import { signIn, withConsole } from "../../support/admin.ts";

@@ -4,7 +4,6 @@
  * (reload and back return to them) and the page's caption focused; deliveries, reports, an
  * employee's runs and a post's comments the same way, more lightly.
  */
-// test-plan: once (pages in Chromium; the lists' SQL runs in both modes in the features' API tests)
 import { recountKeptCounts } from "../../support/kept-counts.ts";
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";

@@ -2,7 +2,6 @@
  * every page the offline indicator shows while nothing listens on the service's port, and once
  * the service listens again the page clears it and shows what changed meanwhile, by itself (no
  * reload, no navigation). */
-// test-plan: once (the page and the service's listener under test; the database under them is incidental)
 import assert from "node:assert/strict";
 import { assertAccessible, type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
 import { asAdmin, completeRun, createEmployee } from "../../support/workforce.ts";

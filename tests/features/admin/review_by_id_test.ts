@@ -2,7 +2,6 @@
  * another operator reviews and new artifacts arrive (or closes, saying why, keeping the text);
  * `a` never approves an artifact not yet shown; the editor's keys, preview and refusals; and a
  * second tab signed in from the first without pasting the token. */
-// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import {
   assertTokensNotInUrls,

@@ -1,7 +1,6 @@
 /** An approval on the review board can be undone in Chromium while its delivery waits: undone
  * within the window, nothing is delivered and the artifact is back on the board; once the
  * delivery has started, the Undo button is refused with the reason. */
-// test-plan: once (pages in Chromium; the database under them is incidental)
 import assert from "node:assert/strict";
 import type { ManualClock } from "../../../src/platform/clock.ts";
 import { type ConsoleCtx, signIn, withConsole } from "../../support/admin.ts";
