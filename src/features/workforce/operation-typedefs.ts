@@ -143,7 +143,7 @@ export const workforceOperationTypeDefs = /* GraphQL */ `
     approveAiArtifact(
       "The pending artifact's public id."
       artifactId: String!
-      "Replaces the payload (not empty); originalPayload then keeps the runner's text."
+      "Replaces the payload (not empty, at most 200,000 characters); originalPayload then keeps the runner's text. A code_patch edit must still be a patch, and an email_template written as JSON must keep a non-empty subject and body: otherwise invalid."
       editedPayload: String
       ${IDEMPOTENCY_KEY_ARGUMENT}
     ): AiArtifactPayload!

@@ -7,6 +7,7 @@ import { ContentFrame, Revealed } from "./content.ts";
 import { changedSpans, type Span } from "./intraline.ts";
 import { type Format, useMarkdown } from "./markdown.ts";
 import { collapsedText } from "./rules.ts";
+import { emailTemplateOf } from "../../../platform/contract/email-template.ts";
 
 /** Markdown (or Slack mrkdwn) rendered by the service, through the content allow-list; its
  * text meanwhile. */
@@ -142,28 +143,6 @@ export function ChangeList(props: { hunks: ChangeHunk[] }) {
   `;
 }
 
-interface Email {
-  subject: string;
-  body: string;
-}
-
-/** An email template as JSON (`subject` + `body`/`html`/`text`) or `Subject:` + body text. */
-export function emailOf(payload: string): Email {
-  try {
-    const parsed = JSON.parse(payload);
-    if (parsed && typeof parsed === "object") {
-      return {
-        subject: String(parsed.subject ?? ""),
-        body: String(parsed.body ?? parsed.html ?? parsed.text ?? ""),
-      };
-    }
-  } catch {
-    // Plain text.
-  }
-  const match = /^subject:\s*(.*)\r?\n\r?\n?([\s\S]*)$/i.exec(payload);
-  return match ? { subject: match[1], body: match[2] } : { subject: "", body: payload };
-}
-
 interface BodyProps {
   kind: string;
   payload: string;
@@ -177,7 +156,7 @@ interface BodyProps {
 
 /** An artifact's payload, framed as content from its employee; cut when long. */
 export function ArtifactBody(props: BodyProps) {
-  const email = props.kind === "email_template" ? emailOf(props.payload) : null;
+  const email = props.kind === "email_template" ? emailTemplateOf(props.payload) : null;
   const full = email ? email.body : props.payload;
   const start = collapsedText(full);
   const long = start !== null;

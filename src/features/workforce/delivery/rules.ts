@@ -7,6 +7,10 @@
 import type { ArtifactKind } from "../../../platform/contract/mod.ts";
 import { protectedBy } from "../../../platform/contract/protected-paths.ts";
 import {
+  emailTemplateEditRefusal,
+  emailTemplateOf,
+} from "../../../platform/contract/email-template.ts";
+import {
   type ParsedFilePatch,
   parseUnifiedDiff,
   touchedPaths,
@@ -201,6 +205,15 @@ export function editedPatchError(kind: ArtifactKind, edited: string): string | n
   return "refused" in diff ? `the edit is no longer a valid patch: ${diff.refused}` : null;
 }
 
+/** Why an edit of an email template written as JSON fields can no longer be delivered as one. */
+export function editedEmailError(
+  kind: ArtifactKind,
+  original: string,
+  edited: string,
+): string | null {
+  return kind === "email_template" ? emailTemplateEditRefusal(original, edited) : null;
+}
+
 const REGULAR: readonly string[] = ["100644", "100755"] satisfies FileMode[];
 const isRegular = (mode: string): mode is FileMode => REGULAR.includes(mode);
 
@@ -375,16 +388,18 @@ function base64Lines(text: string): string {
 }
 
 /**
- * An RFC 5322 draft: the title as subject, the payload as a UTF-8 text body, no recipients (a
- * draft in a sandbox inbox is never sent; a person copies it from there).
+ * An RFC 5322 draft of an email template (platform/contract/email-template.ts): its subject, or
+ * the title when it names none, and its body as UTF-8 text; no recipients (a draft in a sandbox
+ * inbox is never sent; a person copies it from there).
  */
 export function draftMessage(
   item: DeliveryItem,
   options: { from: string; messageId: string; date: Date },
 ): string {
+  const email = emailTemplateOf(item.payload);
   const headers = [
     `From: ${encodeHeader("AI workforce")} <${oneLine(options.from)}>`,
-    `Subject: ${encodeHeader(item.title)}`,
+    `Subject: ${encodeHeader(email.subject ?? item.title)}`,
     `Date: ${rfc5322Date(options.date)}`,
     `Message-ID: ${options.messageId}`,
     `X-AI-Workforce-Artifact: ${item.artifactId}`,
@@ -393,7 +408,7 @@ export function draftMessage(
     "Content-Type: text/plain; charset=utf-8",
     "Content-Transfer-Encoding: base64",
   ];
-  return `${headers.join("\r\n")}\r\n\r\n${base64Lines(item.payload)}\r\n`;
+  return `${headers.join("\r\n")}\r\n\r\n${base64Lines(email.body)}\r\n`;
 }
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];

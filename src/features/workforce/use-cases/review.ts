@@ -5,7 +5,7 @@
  */
 import type { Queryable } from "../../../platform/db.ts";
 import { type IdempotencyInput, type RetrySafe, retrySafe } from "../../../platform/idempotency.ts";
-import { editedPatchError, protectedPatchError } from "../delivery/rules.ts";
+import { editedEmailError, editedPatchError, protectedPatchError } from "../delivery/rules.ts";
 import { PATCH_CHECK_ATTEMPTS, patchCheckJob } from "../jobs.ts";
 import {
   appendRejection,
@@ -128,7 +128,8 @@ async function review(
 
 /**
  * `approveAiArtifact`: approves a pending artifact, with `editedPayload` replacing its payload; a
- * code patch that touches a protected path, or whose edit is no longer a patch, is refused.
+ * code patch that touches a protected path, or whose edit is no longer a patch, and an email
+ * template written as JSON fields whose edit no longer has them, are refused.
  */
 export async function approveArtifact(
   deps: WorkforceServiceDeps,
@@ -140,7 +141,8 @@ export async function approveArtifact(
   const problemOf = (artifact: ArtifactRow): WorkforceError | null => {
     const invalid = edited === null
       ? null
-      : editedPayloadError(edited) ?? editedPatchError(artifact.kind, edited);
+      : editedPayloadError(edited) ?? editedPatchError(artifact.kind, edited) ??
+        editedEmailError(artifact.kind, artifact.payload, edited);
     if (invalid !== null) return refuse("invalid", invalid, "editedPayload");
     const protectedPath = protectedPatchError(
       artifact.kind,

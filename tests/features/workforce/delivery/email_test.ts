@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import { ImapFlow } from "imapflow";
 import { type Dovecot, startDovecot } from "../../../support/dovecot.ts";
 import { logged } from "../../../support/app.ts";
-import { sqlOf } from "../../../support/workforce.ts";
+import { asAdmin, sqlOf } from "../../../support/workforce.ts";
 import {
   approveAndDeliver,
+  artifactOfRun,
   deliveredArtifact,
   pendingArtifact,
+  runAfterUndoWindow,
   withDelivery,
 } from "../../../support/delivery.ts";
 import { DOVECOT, testNeeding } from "../../../support/requirements.ts";
@@ -110,6 +112,62 @@ test("email_template: an IMAP APPEND to Drafts with \\Draft, unsent; UID and Mes
       await ctx.t.app.jobs.runUntilIdle();
       await withImap(dovecot, async (client) => {
         assert.equal((await messagesIn(client, "Drafts")).length, 1);
+      });
+    }, { env: { SANDBOX_IMAP_URL: dovecot.url } })
+  ));
+
+test("email_template: JSON fields are the draft's subject and body; an edit that breaks them is refused", () =>
+  withDovecot((dovecot) =>
+    withDelivery(async (ctx) => {
+      const payload = JSON.stringify({
+        subject: "Your refund",
+        body: "Hi,\n\nIt is on its way.\n",
+      });
+      const pending = await pendingArtifact(ctx, {
+        kind: "email_template",
+        title: "Refund reply",
+        payload,
+      });
+      const approve = async (edited: string) =>
+        (await asAdmin(
+          ctx,
+          `mutation($id: String!, $edited: String) {
+            approveAiArtifact(artifactId: $id, editedPayload: $edited) {
+              artifact { approvalStatus } errors { code message field } } }`,
+          { id: pending.id, edited },
+        )).approveAiArtifact;
+      for (
+        const [broken, message] of [
+          [payload.slice(0, -1), /^the email is no longer valid JSON: /],
+          [JSON.stringify({ subject: " ", body: "Hi" }), /non-empty “subject” string$/],
+          [JSON.stringify({ subject: "Refund", body: "" }), /non-empty “body” string$/],
+          ["[1, 2]", /a JSON object with a subject and a body$/],
+        ] as const
+      ) {
+        const refused = await approve(broken);
+        assert.equal(refused.artifact, null);
+        assert.equal(refused.errors.length, 1, broken);
+        assert.equal(refused.errors[0].code, "invalid");
+        assert.equal(refused.errors[0].field, "editedPayload");
+        assert.match(refused.errors[0].message, message);
+      }
+      assert.equal((await artifactOfRun(ctx, pending.runId)).approvalStatus, "pending");
+
+      const edited = JSON.stringify({
+        subject: "Your refund — día 2",
+        body: "Hi,\n\nSent today.\n",
+      });
+      assert.deepEqual((await approve(edited)).errors, []);
+      await runAfterUndoWindow(ctx);
+      assert.equal((await artifactOfRun(ctx, pending.runId)).deliveryStatus, "delivered");
+      await withImap(dovecot, async (client) => {
+        const [m] = await messagesIn(client, "Drafts");
+        assert.equal(m.envelope?.subject, "Your refund — día 2");
+        const body = m.source.split("\r\n\r\n")[1].replace(/\r\n/g, "");
+        assert.equal(
+          new TextDecoder().decode(Uint8Array.from(atob(body), (c) => c.charCodeAt(0))),
+          "Hi,\n\nSent today.\n",
+        );
       });
     }, { env: { SANDBOX_IMAP_URL: dovecot.url } })
   ));

@@ -162,6 +162,13 @@ Deno.test("draft message: no recipients, encoded subject, header injection strip
     date: new Date(0),
   });
   assert.match(encoded, /\r\nSubject: =\?UTF-8\?B\?ZMOtYQ==\?=\r\n/);
+  // An email written as JSON fields: its subject and body, not the title and the JSON.
+  const fields = draftMessage(
+    item({ title: "Title", payload: JSON.stringify({ subject: "From fields", body: "Body" }) }),
+    { from: "a@b", messageId: "<m@x>", date: new Date(0) },
+  );
+  assert.match(fields, /\r\nSubject: From fields\r\n/);
+  assert.equal(fields.split("\r\n\r\n")[1].trim(), btoa("Body"));
   assert.equal(rfc5322Date(new Date("2026-11-23T01:02:03Z")), "Mon, 23 Nov 2026 01:02:03 +0000");
 });
 
