@@ -24,6 +24,7 @@ import { requestErrorResponse } from "./graphql/responses.ts";
 
 import { createJobSystem, type JobSystem } from "./platform/jobs/index.ts";
 import { observeStatements } from "./platform/db.ts";
+import { EMBEDDED_VACUUM_CRON, vacuumChangedTables } from "./platform/db/maintenance.ts";
 import {
   countingFetch,
   type ServiceMetrics,
@@ -363,6 +364,13 @@ export function buildApp(deps: Deps, options: AppOptions = {}): App {
   const features = buildFeatures({ ...deps, fetch: outbound }, jobs, options, metrics);
   const all: Feature<unknown>[] = Object.values(features);
   registerBackgroundWork(jobs, all);
+  if (deps.db.mode === "embedded") {
+    const log = deps.log.child({ component: "db" });
+    jobs.schedule("platform.embedded_vacuum", EMBEDDED_VACUUM_CRON, async () => {
+      const { tables, ms } = await vacuumChangedTables(deps.db.sql);
+      log.info("embedded database vacuumed", { tables: tables.length, ms });
+    });
+  }
   const requestLimits = createRequestLimits({
     kv: deps.kv,
     clock: deps.clock,
