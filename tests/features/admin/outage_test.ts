@@ -118,6 +118,7 @@ test("admin console: the service stopped and restarted while a page is open", as
         async () => {
           await page.getByRole("button", { name: "Change status" }).click();
           await failedAction.waitFor();
+          await ctx.shoot("admin-outage-failed-action");
         },
       );
       await main.getByText("Said while offline").waitFor();
