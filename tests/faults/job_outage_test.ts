@@ -88,8 +88,9 @@ test("faults: PostgreSQL killed under the job worker: one warning, one recovery 
     await jobs.start();
     await running;
 
-    await pg.kill();
+    // Counted from before the kill: the worker may notice it before the kill's own wait ends.
     const killedAt = log.entries.length;
+    await pg.kill();
     // The handler finishes while the server is gone: its completion cannot be written.
     finish();
     await waitFor(() => finished, { what: "the handler to finish" });
