@@ -97,11 +97,11 @@ Deno.test("runner process: PORT=0, a run end to end, SIGTERM reports running run
 });
 
 Deno.test("runner process: a trickled head or body is answered 408 at its bound; an address past its cap 429", async () => {
-  const { runner, close } = await startRunnerProcess({
-    HTTP_HEADERS_TIMEOUT_MS: "500",
-    HTTP_BODY_TIMEOUT_MS: "500",
-    HTTP_MAX_CONNECTIONS_PER_ADDRESS: "3",
-  });
+  // Two runners: the cap's held connections must outlive the check, so their bound is long.
+  const [{ runner, close }, capped] = await Promise.all([
+    startRunnerProcess({ HTTP_HEADERS_TIMEOUT_MS: "500", HTTP_BODY_TIMEOUT_MS: "500" }),
+    startRunnerProcess({ HTTP_HEADERS_TIMEOUT_MS: "30000", HTTP_MAX_CONNECTIONS_PER_ADDRESS: "3" }),
+  ]);
   try {
     const [head, body] = await Promise.all([
       trickleHead(runner.port, 100),
@@ -114,12 +114,14 @@ Deno.test("runner process: a trickled head or body is answered 408 at its bound;
     assert.match(bodyClosed.text, /"error":"request_timeout"/);
     assert.ok(bodyClosed.afterMs >= 500 && bodyClosed.afterMs < 2_500, `${bodyClosed.afterMs}`);
 
-    const held = await Promise.all(Array.from({ length: 3 }, () => trickleHead(runner.port, 100)));
-    const refused = await fetch(`${runner.url}/health`);
+    const held = await Promise.all(
+      Array.from({ length: 3 }, () => trickleHead(capped.runner.port, 100)),
+    );
+    const refused = await fetch(`${capped.runner.url}/health`);
     assert.equal(refused.status, 429);
     assert.equal((await refused.json()).error, "too_many_connections");
     for (const h of held) h.abandon();
   } finally {
-    await close();
+    await Promise.all([close(), capped.close()]);
   }
 });
