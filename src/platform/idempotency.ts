@@ -245,7 +245,7 @@ export async function retrySafe<P extends { errors: readonly unknown[] }>(
     for (let look = 0;; look++) {
       const at = deps.clock.now();
       const leaseEndedBefore = new Date(at.getTime() - leaseMs);
-      if (await store.holdKey(sql, where, fingerprint, at, expiredBefore(), leaseEndedBefore)) {
+      if (await store.claimKey(sql, where, fingerprint, at, expiredBefore(), leaseEndedBefore)) {
         return { at };
       }
       const row = await store.heldOrAnsweredKey(sql, where, expiredBefore());

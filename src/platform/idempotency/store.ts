@@ -1,9 +1,9 @@
 /**
  * SQL of idempotency keys (migrations/0028_idempotency_keys.sql): one guarded statement each.
  * The claim is the first statement of the transaction that creates the records, so a concurrent
- * request with the same key waits on the primary key until that transaction ends. A held key
- * ({@link holdKey}) is the other kind of claim, for work that must not hold a transaction open: a
- * committed row without an answer, whose `created_at` tells its holder and ends its lease.
+ * request with the same key waits on the primary key until that transaction ends. A held key (the
+ * same claim with a lease, committed on its own) is for work that must not hold a transaction open:
+ * a committed row without an answer, whose `created_at` tells its holder and ends its lease.
  */
 import { maybeOne, type Queryable } from "../db.ts";
 
@@ -21,24 +21,32 @@ export interface KeyRow {
 }
 
 /**
- * Claims the key for a new request: true when it was free (or only held by a row older than
- * `expiredBefore`, which it replaces). False when a live row holds it: a request with the same
- * key answered already (read it with {@link liveKey}). Waits for a transaction that holds the key
- * uncommitted to end.
+ * Claims the key for a new request: true when it was free, or only held by a row older than
+ * `expiredBefore`, or (given `leaseEndedBefore`) held unanswered by a row older than that, whose
+ * holder is gone; the row it replaces is overwritten. False when a live row holds it: a request
+ * with the same key answered already, or still runs (read it with {@link liveKey} or
+ * {@link heldOrAnsweredKey}).
+ *
+ * Run first in the transaction that creates the records, it waits for a transaction that holds the
+ * key uncommitted to end. Run on its own (a held key, for work outside a transaction), the row is
+ * committed at once with `created_at` = `at`, which names the holder in {@link answerHeldKey} and
+ * {@link releaseHeldKey}.
  */
 export async function claimKey(
-  tx: Queryable,
+  sql: Queryable,
   scope: KeyScope,
   fingerprint: string,
   at: Date,
   expiredBefore: Date,
+  leaseEndedBefore: Date | null = null,
 ): Promise<boolean> {
-  const rows = await tx`
+  const rows = await sql`
     insert into idempotency_keys (user_id, mutation, key, fingerprint, response, created_at)
     values (${scope.userId}, ${scope.mutation}, ${scope.key}, ${fingerprint}, null, ${at})
     on conflict (user_id, mutation, key) do update
       set fingerprint = excluded.fingerprint, response = null, created_at = excluded.created_at
       where idempotency_keys.created_at < ${expiredBefore}
+        or (idempotency_keys.response is null and idempotency_keys.created_at < ${leaseEndedBefore})
     returning key`;
   return rows.length > 0;
 }
@@ -67,31 +75,6 @@ export async function releaseKey(tx: Queryable, scope: KeyScope): Promise<void> 
   await tx`
     delete from idempotency_keys
     where user_id = ${scope.userId} and mutation = ${scope.mutation} and key = ${scope.key}`;
-}
-
-/**
- * Holds the key for a request whose work runs outside a transaction: true when it was free, or
- * held by a row older than `expiredBefore`, or held unanswered by a row older than
- * `leaseEndedBefore` (its holder is gone), which it replaces. The row is committed at once with
- * `created_at` = `at`, which names the holder in {@link answerHeldKey} and {@link releaseHeldKey}.
- */
-export async function holdKey(
-  sql: Queryable,
-  scope: KeyScope,
-  fingerprint: string,
-  at: Date,
-  expiredBefore: Date,
-  leaseEndedBefore: Date,
-): Promise<boolean> {
-  const rows = await sql`
-    insert into idempotency_keys (user_id, mutation, key, fingerprint, response, created_at)
-    values (${scope.userId}, ${scope.mutation}, ${scope.key}, ${fingerprint}, null, ${at})
-    on conflict (user_id, mutation, key) do update
-      set fingerprint = excluded.fingerprint, response = null, created_at = excluded.created_at
-      where idempotency_keys.created_at < ${expiredBefore}
-        or (idempotency_keys.response is null and idempotency_keys.created_at < ${leaseEndedBefore})
-    returning key`;
-  return rows.length > 0;
 }
 
 /** The key's row when it is younger than `expiredBefore`, answered or still held; else null. */
