@@ -5,6 +5,7 @@
  * like any request; never a 5xx, and the console's CSP never names a host a request chose.
  */
 import assert from "node:assert/strict";
+import { waitFor } from "../support/wait.ts";
 import { setup } from "../support/setup.ts";
 import { createTestRunner, serveTestRunner } from "../support/runner.ts";
 import { bytes, rawRequest, type RawResponse, withHost } from "../support/raw-http.ts";
@@ -200,8 +201,13 @@ Deno.test("fuzz: the started service answers a malformed Host with a 400 from it
     const metrics = service.lines.find((l) => l.msg === "metrics listening")!;
     const refused = await rawRequest(metrics.port as number, withHost("a b", { path: "/metrics" }));
     assert.equal(refused.status, 400);
-    const logged = service.lines.filter((l) => l.msg === "request" && l.status === 400);
-    assert.equal(logged.length, 3 + BAD_HOSTS.length);
+    // The process writes its request lines after answering: wait for them to be read.
+    const refusedLines = () => service.lines.filter((l) => l.msg === "request" && l.status === 400);
+    await waitFor(() => refusedLines().length >= 3 + BAD_HOSTS.length, {
+      timeoutMs: 15_000,
+      what: "a request line for each refusal",
+    });
+    assert.equal(refusedLines().length, 3 + BAD_HOSTS.length);
     assert.deepEqual(service.lines.filter((l) => l.level === "error"), []);
   } finally {
     await service.stop();
