@@ -160,7 +160,7 @@ Deno.test("idempotency keys: a concurrent request with the key waits and answers
           select count(*)::int as n from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock'`;
         return n > 0;
-      }, { what: "the second request waiting on the key" });
+      }, { timeoutMs: 15_000, what: "the second request waiting on the key" });
     }
     assert.equal(secondDone, false, "the second request waits for the first");
     release();
