@@ -10,6 +10,8 @@ import { createPubSub } from "../../../src/platform/pubsub.ts";
 import { notificationTopic } from "../../../src/features/notifications/rules.ts";
 
 const encoder = new TextEncoder();
+/** Events of 32 KiB published to the peer at most. */
+const EVENTS = 2000;
 
 /** A masked client text frame (mask key zero, so the payload is sent as is). */
 function textFrame(text: string): Uint8Array {
@@ -60,13 +62,7 @@ Deno.test("slow consumer: a peer that stops reading is closed, not buffered for"
     const { id: userId } = (await s.t.deps.db.sql`select id from users`)[0];
     const pubsub = createPubSub(s.t.deps.kv);
     const content = "x".repeat(32 * 1024);
-    // This isolate's memory, not the process's RSS: tests in other workers share the process.
-    const isolateMemory = () => {
-      const m = Deno.memoryUsage();
-      return m.heapUsed + m.external;
-    };
-    const memoryBefore = isolateMemory();
-    for (let i = 0; i < 2000 && s.t.app.cable.stats().connections > 0; i++) {
+    for (let i = 0; i < EVENTS && s.t.app.cable.stats().connections > 0; i++) {
       await pubsub.publish(notificationTopic(String(userId)), {
         id: `n${i}`,
         kind: "bulk",
@@ -87,9 +83,9 @@ Deno.test("slow consumer: a peer that stops reading is closed, not buffered for"
     assert.ok(s.t.log.entries.some((e) => e.msg === "cable slow consumer closed"));
     const disconnected = s.t.log.entries.find((e) => e.msg === "cable disconnected");
     assert.equal(disconnected?.code, 4503);
-    // 2,000 events of 32 KiB would be 64 MiB if they were all buffered.
-    const grownMiB = (isolateMemory() - memoryBefore) / 2 ** 20;
-    assert.ok(grownMiB < 48, `memory grew by ${grownMiB.toFixed(1)} MiB`);
+    // Buffered for, the peer would have been sent events without end and never closed: the close
+    // is the bound's proof. (The isolate's heap is no measure of it: what was sent is garbage not
+    // yet collected, and how much was published before the close depends on the machine.)
   } finally {
     conn.close();
     await s.close();
