@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { DB_MODE } from "../../support/db.ts";
 import { logged } from "../../support/app.ts";
-import { setup } from "../../support/setup.ts";
+import { setup, type TestSetup } from "../../support/setup.ts";
 import { addGoal } from "../../support/goals.ts";
 
 const SCHEDULE = "platform.embedded_vacuum";
 
-const stats = async (s: Awaited<ReturnType<typeof setup>>, table: string) => {
+const stats = async (s: TestSetup, table: string) => {
   const [row] = await s.t.deps.db.sql<{ dead: number; vacuumed: boolean; analysed: boolean }[]>`
     select n_dead_tup::int as dead, last_vacuum is not null as vacuumed,
            last_analyze is not null as analysed
